@@ -195,14 +195,13 @@ export class AcpSession {
     }
   }
 
-  /**
-   * Switches the model for the next prompts (ACP v1 session-config-options, category `model`).
-   * @throws `-32602` when `modelId` does not resolve (unknown provider, missing key).
-   */
+  /** The model of the next prompts (ACP v1 config option `model`); `-32602` when it does not resolve. */
   setModel(modelId: string, announce: boolean): void {
     const resolved = this.context.host.resolveModel(modelId);
     if (!resolved.ok) {
-      throw invalidParams(resolved.message.replace(/^turnloop: /, ""), { value: modelId });
+      // session/set_model (announce) names the field modelId; session/set_config_option, value.
+      const field = announce ? "modelId" : "value";
+      throw invalidParams([field], resolved.message.replace(/^turnloop: /, ""), { value: modelId });
     }
     this.context.host.recordModelChange(this.session, this.model.id, resolved.configuration.id);
     this.model = { id: resolved.configuration.id, configuration: resolved.configuration };

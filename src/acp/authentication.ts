@@ -12,9 +12,11 @@ export function authenticate(host: SessionHost, requested: string): acp.Authenti
   const methods = authMethods(host);
   if (!methods.some((method) => method.id === requested)) {
     const known = methods.map((method) => method.id).join(", ") || "none";
-    throw invalidParams(`unknown auth method ${requested}; advertised: ${known}`, {
-      methodId: requested,
-    });
+    throw invalidParams(
+      ["methodId"],
+      `expected an advertised method (${known}), not ${JSON.stringify(requested)}`,
+      { methodId: requested },
+    );
   }
   const resolution = host.resolveModel();
   if (!resolution.ok) {

@@ -31,12 +31,30 @@ const TERMINAL_DEFAULTS: Readonly<Record<string, string>> = {
   ...NO_TERMINAL_DEFAULTS,
 };
 
+/** The variables naming the editor a program opens (git's, then everyone's). */
+const EDITOR_VARIABLES = ["GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "VISUAL", "EDITOR"];
+
+/** Carries the failing editor to {@link editorFallback}'s script, which unsets it. */
+const NO_EDITOR_VARIABLE = "TURNLOOP_NO_EDITOR";
+
+/**
+ * A `bash -c` script that gives each of `names` the failing editor only when the terminal's own
+ * environment does not set it (an editor that sets `GIT_EDITOR` in its terminals keeps its
+ * choice), then runs the command (its `$1`) as `bash -c` would have: ACP's `terminal/create`
+ * `env` can only set a variable, and the agent cannot know the client's environment.
+ */
+function editorFallback(names: readonly string[]): string {
+  return `for name in ${names.join(" ")}; do [ -v "$name" ] || export "$name=$${NO_EDITOR_VARIABLE}"; done; unset ${NO_EDITOR_VARIABLE}; exec bash -c "$1"`;
+}
+
 /**
  * The {@link CommandRunner} over the ACP client's terminals, for a client that offered
  * `terminal: true` in `initialize` (ACP v1 `terminal/*`); `undefined` otherwise. The command runs
  * as `bash -c` in the client's own environment with {@link TERMINAL_DEFAULTS} set through
  * `terminal/create`'s `env`, each with the value the request's environment holds for it (the
- * user's own when turnloop's environment set it, as for a local command: command-environment.ts).
+ * user's own when turnloop's environment set it, as for a local command: command-environment.ts);
+ * an editor variable turnloop's environment does not set is left to the terminal's own
+ * environment, and gets the failing editor only where that does not set it ({@link editorFallback}).
  * The rest of the request's environment stays on this side, since the client owns the terminal's.
  */
 export function clientTerminalRunner(access: TerminalAccess): CommandRunner | undefined {
@@ -80,16 +98,24 @@ class ClientTerminalRunner implements CommandRunner {
   }
 
   private create(command: string, request: CommandRequest): Promise<acp.TerminalHandle> {
+    // The editor variables turnloop's environment does not set (the request's holds our failing
+    // default for them: command-environment.ts) are the terminal's own to give.
+    const unset = EDITOR_VARIABLES.filter(
+      (name) => request.env[name] === undefined || request.env[name] === NO_TERMINAL_DEFAULTS[name],
+    );
+    const env = Object.entries(TERMINAL_DEFAULTS)
+      .filter(([name]) => !unset.includes(name))
+      .map(([name, value]) => ({ name, value: request.env[name] ?? value }));
+    if (unset.length > 0) {
+      env.push({ name: NO_EDITOR_VARIABLE, value: NO_TERMINAL_DEFAULTS.EDITOR ?? "false" });
+    }
     return this.access.client.createTerminal(
       {
         sessionId: this.access.sessionId,
         command: "bash",
-        args: ["-c", command],
+        args: unset.length === 0 ? ["-c", command] : ["-c", editorFallback(unset), "bash", command],
         cwd: request.cwd,
-        env: Object.entries(TERMINAL_DEFAULTS).map(([name, value]) => ({
-          name,
-          value: request.env[name] ?? value,
-        })),
+        env,
         outputByteLimit: TERMINAL_OUTPUT_BYTE_LIMIT,
       },
       { cancellationSignal: request.signal, stopWaitingOnCancel: true },

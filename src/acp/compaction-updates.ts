@@ -83,15 +83,17 @@ export class CompactionUpdates {
 /**
  * A `session.warning` as a message of the agent itself: every client shows those (ACP's `notice`
  * update is only for clients that offer `session.notices`; session-setup.ts sends an untrusted
- * project's warning as one to them).
+ * project's warning as one to them). `afterText`: whether agent text of the same reply came
+ * before, which the warning then leaves with a line break; none when it is the reply's first text.
  */
 export function warningUpdate(
   data: SessionEventData["session.warning"],
   eventId: string,
+  afterText = true,
 ): acp.SessionUpdate {
   return {
     sessionUpdate: "agent_message_chunk",
-    content: { type: "text", text: `\n⚠ ${data.message}\n` },
+    content: { type: "text", text: `${afterText ? "\n" : ""}⚠ ${data.message}\n` },
     messageId: eventId,
   };
 }
@@ -103,13 +105,14 @@ export function warningUpdate(
 export function autopilotStoppedUpdate(
   data: SessionEventData["session.autopilot_stopped"],
   eventId: string,
+  afterText = true,
 ): acp.SessionUpdate {
   const continues = `${data.continues} continuation${data.continues === 1 ? "" : "s"}`;
   return {
     sessionUpdate: "agent_message_chunk",
     content: {
       type: "text",
-      text: `\n⚠ Autopilot stopped after ${continues}: the model did not call task_complete, so the task was not marked complete.\n`,
+      text: `${afterText ? "\n" : ""}⚠ Autopilot stopped after ${continues}: the model did not call task_complete, so the task was not marked complete.\n`,
     },
     messageId: eventId,
   };
@@ -118,8 +121,9 @@ export function autopilotStoppedUpdate(
 /** A notice a user of any client should see (a warning, autopilot's cap), as an agent message. */
 export function noticeUpdate(
   event: Extract<SessionEvent, { type: "session.warning" | "session.autopilot_stopped" }>,
+  afterText: boolean,
 ): acp.SessionUpdate {
   return event.type === "session.warning"
-    ? warningUpdate(event.data, event.id)
-    : autopilotStoppedUpdate(event.data, event.id);
+    ? warningUpdate(event.data, event.id, afterText)
+    : autopilotStoppedUpdate(event.data, event.id, afterText);
 }

@@ -1,5 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { ErrorType } from "../events/events.js";
+import { pathText } from "../protocol/plain-problems.js";
+import type { FieldPath } from "./invalid-params.js";
 
 /** Longest error message sent to the client, in characters. */
 const MAX_MESSAGE_LENGTH = 1_000;
@@ -59,13 +61,23 @@ export function promptFailure(failure: {
   );
 }
 
-/** `-32602` with a message a person can act on (the SDK's own would say only "Invalid params"). */
-export function invalidParams(message: string, data?: unknown): acp.RequestError {
-  return new acp.RequestError(
-    ERROR_CODES.invalidParams,
-    bounded(`Invalid params: ${message}`),
-    data,
-  );
+/**
+ * `-32602` naming the field and what was expected there (`cwd: expected an absolute path, not
+ * "project"`), with `data` `{...data, problems: [{path, message}]}`; the message edge puts the
+ * request's method before it (`session/new: cwd: …`, src/acp/invalid-params.ts), as it does for
+ * the SDK's own `-32602`. The SDK's own message would say only "Invalid params".
+ * @param path the field, from the params down (`["mcpServers", 0, "name"]`).
+ * @param message what was expected there, and why the value given is not that.
+ */
+export function invalidParams(
+  path: FieldPath,
+  message: string,
+  data: Record<string, unknown> = {},
+): acp.RequestError {
+  return new acp.RequestError(ERROR_CODES.invalidParams, bounded(`${pathText(path)}: ${message}`), {
+    ...data,
+    problems: [{ path, message }],
+  });
 }
 
 /** `-32600` for a request that is valid but cannot be served now (e.g. a prompt is running). */

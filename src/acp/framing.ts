@@ -5,7 +5,8 @@ import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_VARIABLE } from "../sessio
 import { LineReader, type ReadLine } from "./line-reader.js";
 import { type MessageEdgeOptions, withMessageEdges } from "./message-edges.js";
 
-export interface FramingOptions extends Pick<MessageEdgeOptions, "onIdlessError" | "onCancelRead"> {
+export interface FramingOptions
+  extends Pick<MessageEdgeOptions, "onIdlessError" | "onCancelRead" | "requests"> {
   /** Longest accepted line, in bytes (default {@link DEFAULT_MAX_MESSAGE_BYTES}, 128 MiB). */
   maxMessageBytes?: number;
   /** Told about every oversized line. */
@@ -54,6 +55,7 @@ export function acpByteStream(
       ...(options.log === undefined ? {} : { log: options.log }),
       ...(options.onIdlessError === undefined ? {} : { onIdlessError: options.onIdlessError }),
       ...(options.onCancelRead === undefined ? {} : { onCancelRead: options.onCancelRead }),
+      ...(options.requests === undefined ? {} : { requests: options.requests }),
     },
   );
 }

@@ -15,6 +15,7 @@ import { TurnloopAcpAgent } from "./agent.js";
 import { ERROR_CODES } from "./errors.js";
 import { acpByteStream } from "./framing.js";
 import { answeredBeforeEnd } from "./input-end.js";
+import { OpenRequests } from "./invalid-params.js";
 import { withDirectOutput } from "./message-writer.js";
 import type { AcpStartState } from "./start.js";
 
@@ -115,11 +116,14 @@ async function serve(
   keepStdoutForProtocol();
   // Notifications written in one turn of the event loop leave in one write (batched-output.ts).
   const output = batchedOutput(process.stdout);
+  // The requests read, for the answers written straight to `output` (invalid-params.ts).
+  const requests = new OpenRequests();
   const stream = acpByteStream(Writable.toWeb(output) as WritableStream<Uint8Array>, input(start), {
     log,
     maxMessageBytes: limit,
     onIdlessError: (error) => agent.clientRejectedNotification(error),
     onCancelRead: (sessionId) => agent.cancelRead(sessionId),
+    requests,
     ...(start === undefined ? {} : { prefix: start.read.bytes }),
   });
   const answered = start?.answered;
@@ -128,6 +132,7 @@ async function serve(
     stream,
     output,
     answered === undefined ? undefined : { ...answered, log },
+    requests,
   );
   // At the end of stdin, every request read is answered before the connection closes.
   const connection = agent.app.connect(answeredBeforeEnd(direct, () => agent.inputEnded()));

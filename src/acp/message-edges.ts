@@ -1,4 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk";
+import { OpenRequests } from "./invalid-params.js";
 
 /** JSON-RPC 2.0 §5.1: the request is not a valid Request object. */
 const INVALID_REQUEST = -32600;
@@ -16,6 +17,12 @@ export interface MessageEdgeOptions {
    * handler (after the requests read with it: acp/agent.ts).
    */
   onCancelRead?: (sessionId: string) => void;
+  /**
+   * Every request read is noted here, and every answer written through this stream's writable
+   * is said through it (a `-32602` in words: invalid-params.ts); give the same one to a writer
+   * that replaces this writable (message-writer.ts). Default: one of this stream's own.
+   */
+  requests?: OpenRequests;
 }
 
 /**
@@ -26,13 +33,19 @@ export interface MessageEdgeOptions {
  *   with its id (the SDK takes it for a response to nothing and drops it);
  * - a request whose `method` is not a string gets `-32600` with its id (the SDK: `id: null`);
  * - an error answer without an id is passed on and reported to `onIdlessError`;
- * - a `session/cancel` is passed on and reported to `onCancelRead` as it is read.
+ * - a `session/cancel` is passed on and reported to `onCancelRead` as it is read;
+ * - every request read is noted in `requests`, and every `-32602` the connection answers through
+ *   this writable is said in words (invalid-params.ts).
  * Everything else goes through untouched. The answers are written in line with the SDK's own
  * messages (one outgoing queue), whatever the connection's state, `initialize` included.
  */
 export function withMessageEdges(stream: acp.Stream, options: MessageEdgeOptions = {}): acp.Stream {
   let answer: (message: acp.AnyMessage) => void = () => {};
+  const requests = options.requests ?? new OpenRequests();
   const outgoing = new TransformStream<acp.AnyMessage, acp.AnyMessage>({
+    transform(message, controller) {
+      controller.enqueue(requests.answer(message));
+    },
     start(controller) {
       answer = (message) => {
         try {
@@ -48,6 +61,7 @@ export function withMessageEdges(stream: acp.Stream, options: MessageEdgeOptions
     transform(message, controller) {
       const problem = invalidMessage(message);
       if (problem === undefined) {
+        requests.read(message);
         if (isIdlessError(message)) {
           options.onIdlessError?.((message as { error?: unknown }).error);
         }

@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import type * as acp from "@agentclientprotocol/sdk";
+import type { OpenRequests } from "./invalid-params.js";
 
 /**
  * The outgoing side of an ACP v1 stdio connection (newline-delimited JSON-RPC: one message, one
@@ -18,17 +19,22 @@ import type * as acp from "@agentclientprotocol/sdk";
  * `answered`: a request answered before the connection was made (src/acp/start.ts writes the
  * `initialize` answer before the SDK loads). The first answer to its id is not written; if its
  * JSON text differs from the one written, that is said through `answered.log`.
+ *
+ * `requests`: the requests read (message-edges.ts notes them); each answer is written as
+ * `requests.answer` gives it (a `-32602` said in words, invalid-params.ts).
  */
 export function messageWriter(
   output: Writable,
   answered?: AnsweredEarly,
+  requests?: OpenRequests,
 ): WritableStream<acp.AnyMessage> {
   let pending = answered;
   return new WritableStream<acp.AnyMessage>({
-    write(message) {
+    write(given) {
       if (output.destroyed || output.writableEnded) {
         throw new Error("ACP output is closed");
       }
+      const message = requests === undefined ? given : requests.answer(given);
       const line = JSON.stringify(message);
       if (pending !== undefined && isAnswerTo(message, pending.id)) {
         const early = pending;
@@ -64,7 +70,7 @@ function isAnswerTo(message: acp.AnyMessage, id: string | number): boolean {
 
 /**
  * An ACP stream whose incoming side is `stream`'s and whose outgoing side is
- * {@link messageWriter} on `output` (`answered` as there). `stream`'s own writable stays open for what the framing
+ * {@link messageWriter} on `output` (`answered` and `requests` as there). `stream`'s own writable stays open for what the framing
  * answers itself (malformed lines, invalid requests); it writes to the same `output`, a whole
  * line at a time, so lines never interleave.
  */
@@ -72,8 +78,9 @@ export function withDirectOutput(
   stream: acp.Stream,
   output: Writable,
   answered?: AnsweredEarly,
+  requests?: OpenRequests,
 ): acp.Stream {
-  return { readable: stream.readable, writable: messageWriter(output, answered) };
+  return { readable: stream.readable, writable: messageWriter(output, answered, requests) };
 }
 
 /** Resolves at `output`'s next `drain`; rejects if it fails or closes first. */

@@ -13,7 +13,10 @@ import { isModeId, MODE_OPTION_ID, MODEL_OPTION_ID, SANDBOX_OPTION_ID } from "./
  */
 export function applyMode(acpSession: AcpSession, modeId: string): acp.SetSessionModeResponse {
   if (!isModeId(modeId)) {
-    throw invalidParams(`unknown mode ${modeId}; use ask, auto or autopilot`);
+    throw invalidParams(
+      ["modeId"],
+      `expected ask, auto or autopilot, not ${JSON.stringify(modeId)}`,
+    );
   }
   acpSession.setMode(modeId, { mode: false, config: true });
   return {};
@@ -43,26 +46,39 @@ export async function applyConfigOption(
 ): Promise<acp.SetSessionConfigOptionResponse> {
   const { value } = params;
   if (typeof value !== "string") {
-    throw invalidParams(`option ${params.configId} takes a value id, not a boolean`);
+    throw invalidParams(
+      ["value"],
+      `expected a value id of option ${params.configId}, not a boolean`,
+    );
   }
   if (params.configId === MODE_OPTION_ID) {
     if (!isModeId(value)) {
-      throw invalidParams(`unknown mode ${value}; use ask, auto or autopilot`);
+      throw invalidParams(
+        ["value"],
+        `expected ask, auto or autopilot, not ${JSON.stringify(value)}`,
+      );
     }
     acpSession.setMode(value, { mode: true, config: false });
   } else if (params.configId === MODEL_OPTION_ID) {
     acpSession.setModel(value, false);
   } else if (params.configId === SANDBOX_OPTION_ID) {
     if (!isSandboxPolicy(value)) {
-      throw invalidParams(`unknown sandbox policy ${value}; use ${SANDBOX_POLICIES.join(", ")}`);
+      throw invalidParams(
+        ["value"],
+        `expected one of ${SANDBOX_POLICIES.join(", ")}, not ${JSON.stringify(value)}`,
+      );
     }
     const refused = await host.sandbox.refusal(value);
     if (refused !== undefined) {
-      throw invalidParams(refused, { value });
+      throw invalidParams(["value"], refused, { value });
     }
     acpSession.setSandbox(value);
   } else {
-    throw invalidParams(`unknown config option ${params.configId}`);
+    const known = acpSession.configOptions().map((option) => option.id);
+    throw invalidParams(
+      ["configId"],
+      `expected one of ${known.join(", ")}, not ${JSON.stringify(params.configId)}`,
+    );
   }
   return { configOptions: acpSession.configOptions() };
 }

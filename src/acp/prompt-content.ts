@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { PromptBlock, PromptImage, UserMessageData } from "../events/events.js";
 import { base64Bytes } from "../llm/convert.js";
+import { givenPrompt } from "../session/prompt-attachments.js";
 import { promptTitle } from "../session/session-metadata.js";
 import { invalidParams } from "./errors.js";
 
@@ -34,7 +35,8 @@ export interface PromptContent {
 export function refuseEmptyPrompt(blocks: readonly acp.ContentBlock[]): void {
   if (blocks.every((block) => block.type === "text" && block.text.trim() === "")) {
     throw invalidParams(
-      "prompt is empty: send at least one content block with text or an attachment",
+      ["prompt"],
+      "expected at least one content block with text or an attachment; it is empty",
     );
   }
 }
@@ -50,24 +52,54 @@ export function refuseEmptyPrompt(blocks: readonly acp.ContentBlock[]): void {
 export function promptContent(blocks: readonly acp.ContentBlock[]): PromptContent {
   const images: PromptImage[] = [];
   const parts: string[] = [];
-  const sent: acp.ContentBlock[] = [];
+  const sent: PromptBlock[] = [];
+  // Where the next part starts in the text: after the parts before it and their blank lines.
+  let offset = 0;
   for (const block of blocks) {
     const image = imageOf(block);
     if (image !== undefined && IMAGE_TYPES.has(image.mimeType)) {
       images.push(image);
       continue;
     }
-    sent.push(block);
     const part = blockText(block);
+    sent.push(storedBlock(block, part === "" ? undefined : offset));
     if (part !== "") {
       parts.push(part);
+      offset += part.length + 2;
     }
   }
   // One block is the common case; `join` would copy it (a 50 MB prompt, issue 27).
   const text = parts.length === 1 ? (parts[0] ?? "") : parts.join("\n\n");
   return sent.every((block) => block.type === "text")
     ? { text, images }
-    : { text, images, contentBlocks: sent as unknown as PromptBlock[] };
+    : { text, images, contentBlocks: sent };
+}
+
+/**
+ * A block as `user.message`'s `contentBlocks` keeps it: as sent, but a text block's `text` and an
+ * embedded resource's `resource.text`, which the model's text holds verbatim (at `partStart`, the
+ * start of the block's part in it), are kept there only, as `textInContent`
+ * (session/prompt-attachments.ts `TextInContent`; `givenPrompt` puts the text back).
+ */
+function storedBlock(block: acp.ContentBlock, partStart: number | undefined): PromptBlock {
+  const stored = block as unknown as PromptBlock;
+  if (partStart === undefined) {
+    return stored;
+  }
+  if (block.type === "text") {
+    const { text, ...rest } = block;
+    return { ...rest, textInContent: { start: partStart, length: text.length } } as PromptBlock;
+  }
+  if (block.type === "resource" && "text" in block.resource) {
+    const { text, ...resource } = block.resource;
+    const start = partStart + contextOpening(resource.uri).length;
+    return {
+      ...(block as unknown as PromptBlock),
+      resource,
+      textInContent: { start, length: text.length },
+    } as PromptBlock;
+  }
+  return stored;
 }
 
 function imageOf(block: acp.ContentBlock): PromptImage | undefined {
@@ -113,11 +145,16 @@ function blockText(block: acp.ContentBlock): string {
   }
 }
 
+/** What the model's text has before an embedded resource's text. */
+function contextOpening(uri: string): string {
+  return `<context source="${displayUri(uri)}">\n`;
+}
+
 function embeddedResourceText(resource: acp.EmbeddedResourceResource): string {
   const location = displayUri(resource.uri);
   if ("text" in resource) {
     const body = resource.text.endsWith("\n") ? resource.text : `${resource.text}\n`;
-    return `<context source="${location}">\n${body}</context>`;
+    return `${contextOpening(resource.uri)}${body}</context>`;
   }
   const details = `${base64Bytes(resource.blob)} bytes${resource.mimeType == null ? "" : `, ${resource.mimeType}`}`;
   return `[Binary content of ${location} was attached (${details}); it is not shown to the model.]`;
@@ -133,6 +170,31 @@ function displayUri(uri: string): string {
   } catch {
     return uri;
   }
+}
+
+/**
+ * A `user.message` replayed (`session/load`) as the prompt was given: the blocks an ACP client
+ * sent (their text put back: session/prompt-attachments.ts `givenPrompt`), or the `!command`s of
+ * the interactive face and the prompt as typed; never the text the model got with them; then the
+ * images. Each a `user_message_chunk` with the event's id as `messageId`.
+ */
+export function replayedPrompt(data: UserMessageData, eventId: string): acp.SessionUpdate[] {
+  const { runs, text, blocks } = givenPrompt(data);
+  const contents: acp.ContentBlock[] = [];
+  if (blocks === undefined) {
+    const shown = [...runs.map((run) => `!${run.command}`), text].join("\n\n");
+    contents.push({ type: "text", text: shown });
+  } else {
+    contents.push(...(blocks as unknown as acp.ContentBlock[]));
+  }
+  for (const { mimeType, data: base64, uri } of data.images ?? []) {
+    contents.push({ type: "image", mimeType, data: base64, ...(uri === undefined ? {} : { uri }) });
+  }
+  return contents.map((content) => ({
+    sessionUpdate: "user_message_chunk",
+    content,
+    messageId: eventId,
+  }));
 }
 
 /**

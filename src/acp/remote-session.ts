@@ -233,7 +233,8 @@ export class AcpRemoteSession {
     const { text, images, contentBlocks } = promptContent(blocks);
     if (images.length > 0) {
       throw invalidParams(
-        `session ${this.id} runs on another worker, which takes text prompts only: send the images to that worker`,
+        ["prompt"],
+        `expected text only: session ${this.id} runs on another worker, which takes text prompts only: send the images to that worker`,
       );
     }
     if (this.#sent.ownerClosed) {

@@ -68,7 +68,7 @@ export function sessionModel(resolution: ModelResolution): AcpSessionModel {
  */
 export function checkAbsolute(cwd: string): void {
   if (!isAbsolute(cwd)) {
-    throw invalidParams(`cwd must be an absolute path, not ${JSON.stringify(cwd)}`, { cwd });
+    throw invalidParams(["cwd"], `expected an absolute path, not ${JSON.stringify(cwd)}`, { cwd });
   }
 }
 
@@ -76,7 +76,7 @@ export async function checkDirectory(cwd: string): Promise<void> {
   checkAbsolute(cwd);
   const stats = await stat(cwd).catch(() => undefined);
   if (!stats?.isDirectory()) {
-    throw invalidParams(`cwd ${cwd} is not an existing directory`, { cwd });
+    throw invalidParams(["cwd"], `expected an existing directory; ${cwd} is not one`, { cwd });
   }
 }
 
@@ -95,7 +95,7 @@ export function checkSessionFolder(
   const folder = folderElsewhereIn(events, cwd);
   if (folder !== undefined) {
     const advice = elsewhereAdvice(sessionId, folder, { cwd, reopen: "open it with that cwd" });
-    throw invalidParams(`cwd ${cwd}: ${advice}`, { cwd, sessionCwd: folder });
+    throw invalidParams(["cwd"], advice, { cwd, sessionCwd: folder });
   }
 }
 
@@ -252,7 +252,7 @@ export async function openSession(host: SessionHost, sessionId: string): Promise
     }
     if (error instanceof SessionFolderGoneError) {
       // As session/new refuses a cwd that is not an existing directory.
-      throw invalidParams(error.message, { cwd: error.folder });
+      throw invalidParams(["cwd"], error.message, { cwd: error.folder });
     }
     if (error instanceof ConfigError) {
       // Its folder's config file is invalid: that folder's sessions only are refused.
@@ -371,7 +371,11 @@ export async function listPage(
 ): Promise<acp.ListSessionsResponse> {
   const start = params.cursor == null ? 0 : Number.parseInt(params.cursor, 10);
   if (!Number.isInteger(start) || start < 0) {
-    throw invalidParams("unknown cursor", { cursor: params.cursor });
+    throw invalidParams(
+      ["cursor"],
+      `expected a nextCursor of an earlier session/list answer, not ${JSON.stringify(params.cursor)}`,
+      { cursor: params.cursor },
+    );
   }
   if (params.cwd != null) {
     // As session/new refuses it: an editor's bug, not "no sessions" (a fresh user's trial).

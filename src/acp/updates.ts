@@ -1,8 +1,7 @@
 import { resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
-import { isSdkAppEvent } from "../events/event-categories.js";
+import { type DrawnEvent, isSdkAppEvent } from "../events/event-categories.js";
 import type { JsonObject, SessionEvent, SessionEventData } from "../events/events.js";
-import { givenPrompt } from "../session/prompt-attachments.js";
 import {
   type Change,
   isFinished,
@@ -11,7 +10,7 @@ import {
 } from "../session/session-model/session-model.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { CompactionUpdates, noticeUpdate } from "./compaction-updates.js";
-import { titleFrom } from "./prompt-content.js";
+import { replayedPrompt, titleFrom } from "./prompt-content.js";
 import { resultContent, terminalOutput, textContent } from "./tool-call-content.js";
 
 /** How a session's events are being turned into updates. */
@@ -62,6 +61,8 @@ export class UpdateMapper {
   private readonly compaction = new CompactionUpdates();
   private readonly options: UpdateMapperOptions;
   private titled: boolean;
+  /** Whether agent text was sent since the user's last prompt (a notice then starts a new line). */
+  private agentText = false;
 
   constructor(options: UpdateMapperOptions) {
     this.options = options;
@@ -104,6 +105,15 @@ export class UpdateMapper {
     if (isSdkAppEvent(event)) {
       return [];
     }
+    const updates = this.updatesOf(event, change);
+    if (!this.agentText) {
+      this.agentText = updates.some((update) => update.sessionUpdate === "agent_message_chunk");
+    }
+    return updates;
+  }
+
+  /** The updates of one event (see {@link map}). */
+  private updatesOf(event: DrawnEvent, change: Change): acp.SessionUpdate[] {
     switch (event.type) {
       case "user.message":
         return this.userMessage(event.data, event.id, event.timestamp);
@@ -131,7 +141,7 @@ export class UpdateMapper {
         return this.compaction.complete(event.data, event.id);
       case "session.warning":
       case "session.autopilot_stopped":
-        return [noticeUpdate(event)];
+        return [noticeUpdate(event, this.agentText)];
       case "session.plan_updated":
         return [planUpdate(event.data.entries)];
       case "session.start":
@@ -179,30 +189,8 @@ export class UpdateMapper {
       // Autopilot nudges and hooks are ours, not the user's words.
       return [];
     }
-    const updates: acp.SessionUpdate[] = [];
-    if (this.options.mode === "replay") {
-      // The prompt as given: the blocks an ACP client sent, or the `!command`s of the
-      // interactive face and the prompt as typed; never the text the model got with them
-      // (session/prompt-attachments.ts).
-      const { runs, text, blocks } = givenPrompt(data);
-      for (const content of blocks ?? []) {
-        const block = content as unknown as acp.ContentBlock;
-        updates.push({ sessionUpdate: "user_message_chunk", content: block, messageId: eventId });
-      }
-      if (blocks === undefined) {
-        const shown = [...runs.map((run) => `!${run.command}`), text].join("\n\n");
-        updates.push(chunk("user_message_chunk", shown, eventId));
-      }
-      for (const { mimeType, data: base64, uri } of data.images ?? []) {
-        const content = {
-          type: "image" as const,
-          mimeType,
-          data: base64,
-          ...(uri === undefined ? {} : { uri }),
-        };
-        updates.push({ sessionUpdate: "user_message_chunk", content, messageId: eventId });
-      }
-    }
+    this.agentText = false;
+    const updates = this.options.mode === "replay" ? replayedPrompt(data, eventId) : [];
     if (!this.titled) {
       this.titled = true;
       updates.push({

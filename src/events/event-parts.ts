@@ -224,7 +224,10 @@ export interface SessionShutdown {
 /**
  * One content block of a prompt as the client sent it, kept as sent: ACP v1 `ContentBlock`s
  * (`text`, `resource_link`, `resource`, an image of a type models do not take), or the text an
- * SDK app sent. `type` names the block; the other fields are the protocol's.
+ * SDK app sent. `type` names the block; the other fields are the protocol's, except that a text
+ * block's `text` or an embedded resource's `resource.text` that `content` holds verbatim is kept
+ * there only, as `textInContent` `{start, length}` (session/prompt-attachments.ts
+ * `TextInContent`; `givenPrompt` puts it back). Logs of earlier versions hold the text here too.
  */
 export type PromptBlock = { type: string } & JsonObject;
 

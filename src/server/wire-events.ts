@@ -134,13 +134,18 @@ function abortOnWire(event: SessionEventOf<"abort">): SessionEvent | object {
 /**
  * A prompt as Copilot's `user.message` carries it: `content` as the user gave it (the text of
  * session/prompt-attachments.ts `givenPrompt`), `transformedContent` the text the model got, when
- * that differs (attachments, resources or `!command` output rendered into it).
+ * that differs (attachments, resources or `!command` output rendered into it); `contentBlocks`
+ * as the client sent them (the log keeps their text in `content` only).
  */
 function userMessageOnWire(event: SessionEventOf<"user.message">): SessionEvent | object {
-  const { text } = givenPrompt(event.data);
+  const { text, blocks } = givenPrompt(event.data);
+  if (blocks === undefined && text === event.data.content) {
+    return event;
+  }
+  const data = blocks === undefined ? event.data : { ...event.data, contentBlocks: [...blocks] };
   return text === event.data.content
-    ? event
-    : { ...event, data: { ...event.data, content: text, transformedContent: event.data.content } };
+    ? { ...event, data }
+    : { ...event, data: { ...data, content: text, transformedContent: event.data.content } };
 }
 
 /** A successful call whose command failed as the SDK face reports it (see above). */

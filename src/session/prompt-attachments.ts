@@ -107,7 +107,7 @@ export interface GivenPrompt {
 export function givenPrompt(
   data: Pick<UserMessageData, "content" | "contentBlocks" | "images">,
 ): GivenPrompt {
-  const blocks = data.contentBlocks;
+  const blocks = data.contentBlocks?.map((block) => withText(block, data.content));
   const images = (data.images ?? []).map((image) => `[image: ${image.mimeType}]`);
   if (blocks !== undefined && blocks.length > 0) {
     const texts = blocks.flatMap((block) =>
@@ -122,6 +122,51 @@ export function givenPrompt(
     .filter((index) => index >= 0);
   const text = starts.length === 0 ? typed : typed.slice(0, Math.min(...starts));
   return { runs, text, attached: images };
+}
+
+/**
+ * Where a block's text is in `user.message`'s `content`, for a block that keeps it there only: a
+ * text block's `text` or an embedded resource's `resource.text` that the model's text holds
+ * verbatim (src/acp/prompt-content.ts), so a prompt's file is stored once. Offsets count UTF-16
+ * code units (JavaScript string indexes).
+ */
+export interface TextInContent {
+  start: number;
+  length: number;
+}
+
+/**
+ * `block` with its text put back from `content` when it keeps it there ({@link TextInContent}):
+ * as the client sent it. A range that does not fit `content` (a hand-edited log) gives "".
+ * Blocks of earlier logs, which hold their text, are returned as they are.
+ */
+function withText(block: PromptBlock, content: string): PromptBlock {
+  const { textInContent, ...rest } = block;
+  if (textInContent === undefined) {
+    return block;
+  }
+  const text = textAt(content, textInContent);
+  const resource = rest.resource;
+  if (
+    rest.type === "resource" &&
+    typeof resource === "object" &&
+    resource !== null &&
+    !Array.isArray(resource)
+  ) {
+    return { ...rest, resource: { ...resource, text } };
+  }
+  return { ...rest, text };
+}
+
+function textAt(content: string, range: unknown): string {
+  const { start, length } = (range ?? {}) as { start?: unknown; length?: unknown };
+  const fits =
+    Number.isSafeInteger(start) &&
+    Number.isSafeInteger(length) &&
+    (start as number) >= 0 &&
+    (length as number) >= 0 &&
+    (start as number) + (length as number) <= content.length;
+  return fits ? content.slice(start as number, (start as number) + (length as number)) : "";
 }
 
 /** One line naming a block that is not text, for the faces that show text only. */

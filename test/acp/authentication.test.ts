@@ -41,7 +41,7 @@ describe("ACP authentication", () => {
       agent.client.request(acp.methods.agent.authenticate, { methodId: "oauth" }),
     ).rejects.toMatchObject({
       code: -32602,
-      message: expect.stringContaining("unknown auth method oauth"),
+      message: expect.stringContaining("authenticate: methodId: expected an advertised method"),
     });
 
     // The session opens, so the editor can show it; its prompt asks for the key.

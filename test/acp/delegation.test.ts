@@ -94,12 +94,19 @@ describe("a client that offers fs and terminals", () => {
       {
         sessionId,
         command: "bash",
-        args: ["-c", "echo out; echo err >&2; exit 3"],
+        // The editor variables are set by the command where the terminal lacks them.
+        args: [
+          "-c",
+          'for name in GIT_EDITOR GIT_SEQUENCE_EDITOR VISUAL EDITOR; do [ -v "$name" ] || export "$name=$TURNLOOP_NO_EDITOR"; done; unset TURNLOOP_NO_EDITOR; exec bash -c "$1"',
+          "bash",
+          "echo out; echo err >&2; exit 3",
+        ],
         cwd: harness.cwd,
         env: [
           { name: "PAGER", value: "cat" },
           { name: "GIT_PAGER", value: "cat" },
-          ...Object.entries(NO_TERMINAL_DEFAULTS).map(([name, value]) => ({ name, value })),
+          { name: "GIT_TERMINAL_PROMPT", value: "0" },
+          { name: "TURNLOOP_NO_EDITOR", value: NO_TERMINAL_DEFAULTS.EDITOR },
         ],
         outputByteLimit: 1_000_000,
       },

@@ -68,14 +68,15 @@ describe("errors", () => {
       harness.client.request(acp.methods.agent.session.setMode, { sessionId, modeId: "yolo" }),
     ).rejects.toMatchObject({
       code: -32602,
-      message: "Invalid params: unknown mode yolo; use ask, auto or autopilot",
+      message: 'session/set_mode: modeId: expected ask, auto or autopilot, not "yolo"',
     });
     await expect(
       harness.setConfigOption(sessionId, "model", "nonsense:model"),
     ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("unknown model") });
     await expect(harness.setConfigOption(sessionId, "colour", "blue")).rejects.toMatchObject({
       code: -32602,
-      message: "Invalid params: unknown config option colour",
+      message:
+        'session/set_config_option: configId: expected one of mode, model, sandbox, not "colour"',
     });
     // A prompt with nothing for the model is refused before any request (a fresh user's trial).
     for (const prompt of [[], [{ type: "text", text: " \n" }]]) {
@@ -84,7 +85,7 @@ describe("errors", () => {
       ).rejects.toMatchObject({
         code: -32602,
         message:
-          "Invalid params: prompt is empty: send at least one content block with text or an attachment",
+          "session/prompt: prompt: expected at least one content block with text or an attachment; it is empty",
       });
     }
     expect(harness.server.requests).toEqual([]);

@@ -137,7 +137,8 @@ describe("images in ACP prompts", () => {
     expect(await agent.prompt(sessionId, PROMPT)).toEqual({ stopReason: "end_turn" });
     const said = agentTexts(agent.updates(sessionId));
     expect(said).toEqual([
-      "\n⚠ openai-compatible:deepseek-chat takes no images: the 2 attached images (image/png, image/gif) were not sent to it; it was told of them instead.\n",
+      // The reply's first text: no blank line before it (session 24's brief, item 4).
+      "⚠ openai-compatible:deepseek-chat takes no images: the 2 attached images (image/png, image/gif) were not sent to it; it was told of them instead.\n",
       "I cannot see it.",
     ]);
     const body = fixture.server.requests[0]?.body as {

@@ -37,36 +37,43 @@ test("session/load and session/resume with another folder's cwd are refused, nam
     const agent = fixture.startAgent();
     await agent.initialize();
     const params = { sessionId, cwd: elsewhere, mcpServers: [] };
-    const refused = {
+    const advice =
+      `session ${sessionId} works in ${fixture.cwd}; open ` +
+      `it with that cwd, or start a new session in ${elsewhere}`;
+    const refused = (method: string) => ({
       code: -32602,
-      message:
-        `Invalid params: cwd ${elsewhere}: session ${sessionId} works in ${fixture.cwd}; open ` +
-        `it with that cwd, or start a new session in ${elsewhere}`,
-      data: { cwd: elsewhere, sessionCwd: fixture.cwd },
-    };
+      message: `${method}: cwd: ${advice}`,
+      data: {
+        method,
+        cwd: elsewhere,
+        sessionCwd: fixture.cwd,
+        problems: [{ path: ["cwd"], message: advice }],
+      },
+    });
     expect(await refusal(agent.client.request(acp.methods.agent.session.load, params))).toEqual(
-      refused,
+      refused("session/load"),
     );
     expect(await refusal(agent.client.request(acp.methods.agent.session.resume, params))).toEqual(
-      refused,
+      refused("session/resume"),
     );
     // A relative cwd is refused as ACP requires (an absolute path), not judged as another folder.
     const relative = { ...params, cwd: "project" };
-    const notAbsolute = {
+    const expected = 'expected an absolute path, not "project"';
+    const notAbsolute = (method: string) => ({
       code: -32602,
-      message: 'Invalid params: cwd must be an absolute path, not "project"',
-      data: { cwd: "project" },
-    };
+      message: `${method}: cwd: ${expected}`,
+      data: { method, cwd: "project", problems: [{ path: ["cwd"], message: expected }] },
+    });
     expect(await refusal(agent.client.request(acp.methods.agent.session.load, relative))).toEqual(
-      notAbsolute,
+      notAbsolute("session/load"),
     );
     expect(await refusal(agent.client.request(acp.methods.agent.session.resume, relative))).toEqual(
-      notAbsolute,
+      notAbsolute("session/resume"),
     );
     // session/list's filter too (a fresh user's trial: it answered an empty list, which reads
     // as "no sessions"); the same filter, absolute, finds the session.
     const list = (cwd: string) => agent.client.request(acp.methods.agent.session.list, { cwd });
-    expect(await refusal(list("project"))).toEqual(notAbsolute);
+    expect(await refusal(list("project"))).toEqual(notAbsolute("session/list"));
     expect(await list(fixture.cwd)).toMatchObject({ sessions: [{ sessionId, cwd: fixture.cwd }] });
     expect(agent.updates(sessionId)).toEqual([]);
     expect(await fixture.persisted(sessionId)).toEqual(before);

@@ -37,21 +37,28 @@ test("session/load and session/resume of a session whose folder is gone: -32602 
 
   const agent = fixture.startAgent();
   await agent.initialize();
-  const refused = {
+  const gone = `session ${sessionId} works in ${folder}, which is not an existing directory here; create or restore it to resume the session`;
+  const refused = (method: string) => ({
     code: -32602,
-    message: `Invalid params: session ${sessionId} works in ${folder}, which is not an existing directory here; create or restore it to resume the session`,
-    data: { cwd: folder },
-  };
+    message: `${method}: cwd: ${gone}`,
+    data: { method, cwd: folder, problems: [{ path: ["cwd"], message: gone }] },
+  });
   const load = agent.client.request(acp.methods.agent.session.load, { ...params, sessionId });
-  expect(await refusal(load)).toEqual(refused);
+  expect(await refusal(load)).toEqual(refused("session/load"));
   const resume = agent.client.request(acp.methods.agent.session.resume, { ...params, sessionId });
-  expect(await refusal(resume)).toEqual(refused);
+  expect(await refusal(resume)).toEqual(refused("session/resume"));
   // With another cwd (session-18 brief #6): not "open it with that cwd" alone, which would fail.
   const elsewhere = { ...params, cwd: fixture.cwd, sessionId };
+  const advice = `session ${sessionId} works in ${folder}, which is not an existing directory here; create or restore it, then open it with that cwd; or start a new session in ${fixture.cwd}`;
   expect(await refusal(agent.client.request(acp.methods.agent.session.load, elsewhere))).toEqual({
     code: -32602,
-    message: `Invalid params: cwd ${fixture.cwd}: session ${sessionId} works in ${folder}, which is not an existing directory here; create or restore it, then open it with that cwd; or start a new session in ${fixture.cwd}`,
-    data: { cwd: fixture.cwd, sessionCwd: folder },
+    message: `session/load: cwd: ${advice}`,
+    data: {
+      method: "session/load",
+      cwd: fixture.cwd,
+      sessionCwd: folder,
+      problems: [{ path: ["cwd"], message: advice }],
+    },
   });
   expect(agent.updates(sessionId)).toEqual([]);
   // Refused resumes write nothing (session-18 brief #11): the log is its start alone.

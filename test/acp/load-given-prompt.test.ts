@@ -76,11 +76,17 @@ describe("a prompt with attachments comes back as the user gave it, never as the
     await peer.request("connect", {});
     const answer = await peer.request("session.getMessages", { sessionId });
     const { events } = answer.result as {
-      events: Array<{ type: string; data: { content?: string; transformedContent?: string } }>;
+      events: Array<{
+        type: string;
+        data: { content?: string; transformedContent?: string; contentBlocks?: unknown };
+      }>;
     };
     const prompt = events.find((event) => event.type === "user.message")?.data;
     expect(prompt?.content).toBe("Look at these");
     expect(prompt?.transformedContent).toContain("EMBEDDED-MARKER line");
+    // The blocks as sent (the log keeps the embedded text in `content` only); the PNG went to
+    // the model as an image, not as a block.
+    expect(prompt?.contentBlocks).toEqual(givenBlocks(harness.cwd).slice(0, 3));
     child.stdin.end();
     await exit;
   });

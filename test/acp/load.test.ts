@@ -134,7 +134,7 @@ describe("case 25: session/load replays the whole conversation, then answers", (
       {
         sessionUpdate: "agent_message_chunk",
         content: text(
-          "\n⚠ openai-compatible:fake-model takes no images in tool results: the image from view (image/png) was not sent to it; the result tells it so.\n",
+          "⚠ openai-compatible:fake-model takes no images in tool results: the image from view (image/png) was not sent to it; the result tells it so.\n",
         ),
         messageId: "message-5",
       },

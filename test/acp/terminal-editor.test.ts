@@ -33,7 +33,10 @@ function editorEnvironment(): NodeJS.ProcessEnv {
  * Runs `git commit --allow-empty` (no `-m`) through a client terminal of an agent started with
  * `agentEnvironment`: the `env` of its `terminal/create` and the tool result the model read.
  */
-async function commitWithoutMessage(agentEnvironment: NodeJS.ProcessEnv = {}) {
+async function commitWithoutMessage(
+  agentEnvironment: NodeJS.ProcessEnv = {},
+  terminalEnvironment: NodeJS.ProcessEnv = {},
+) {
   execFileSync("git", ["init", "-q"], { cwd: fixture.cwd, env: editorEnvironment() });
   const command = { command: "git commit --allow-empty", timeout: 5 };
   fixture.server.enqueue(
@@ -41,7 +44,7 @@ async function commitWithoutMessage(agentEnvironment: NodeJS.ProcessEnv = {}) {
     { text: "Done." },
   );
   const agent = fixture.startAgent(agentEnvironment);
-  agent.behaviour.terminalEnvironment = editorEnvironment();
+  agent.behaviour.terminalEnvironment = { ...editorEnvironment(), ...terminalEnvironment };
   await agent.initialize({ terminal: true });
   const sessionId = await agent.newSession();
   expect(await agent.prompt(sessionId, "commit")).toEqual({ stopReason: "end_turn" });
@@ -72,15 +75,13 @@ describe("a command in the ACP client's terminal", () => {
         "Please supply the message using either -m or -F option.\n" +
         "<exited with exit code 1>",
     });
+    // The editor variables go through the command, which sets those the terminal lacks.
     expect(env).toEqual([
       [
         { name: "PAGER", value: "cat" },
         { name: "GIT_PAGER", value: "cat" },
-        { name: "GIT_EDITOR", value: editor },
-        { name: "GIT_SEQUENCE_EDITOR", value: editor },
-        { name: "VISUAL", value: editor },
-        { name: "EDITOR", value: editor },
         { name: "GIT_TERMINAL_PROMPT", value: "0" },
+        { name: "TURNLOOP_NO_EDITOR", value: editor },
       ],
     ]);
     expect(commitSubjects()).toBe("(no commits)");
@@ -100,12 +101,21 @@ describe("a command in the ACP client's terminal", () => {
         { name: "PAGER", value: "cat" },
         { name: "GIT_PAGER", value: "cat" },
         { name: "GIT_EDITOR", value: script },
-        { name: "GIT_SEQUENCE_EDITOR", value: editor },
-        { name: "VISUAL", value: editor },
-        { name: "EDITOR", value: editor },
         { name: "GIT_TERMINAL_PROMPT", value: "0" },
+        { name: "TURNLOOP_NO_EDITOR", value: editor },
       ],
     ]);
     expect(commitSubjects()).toBe("Message from the user's editor\n");
+  });
+
+  test("keeps an editor the client's terminal sets, which turnloop's environment does not (session 24)", async () => {
+    const script = join(fixture.home, "editor-of-the-terminal.sh");
+    await writeFile(script, `#!/bin/sh\necho "Message from the terminal's editor" > "$1"\n`);
+    await chmod(script, 0o755);
+    const { result } = await commitWithoutMessage({}, { GIT_EDITOR: script });
+    expect(String(result?.content)).toMatch(
+      /^\[\S+ \(root-commit\) [0-9a-f]+\] Message from the terminal's editor\n<exited with exit code 0>$/,
+    );
+    expect(commitSubjects()).toBe("Message from the terminal's editor\n");
   });
 });
