@@ -30,7 +30,7 @@ import { SessionFold, type ToolCall } from "../session/session-model/session-mod
 import { idleReopens } from "./idle-reopens.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { closedPrompt, inferStop, type PromptState } from "./prompt-stop.js";
-import { abbreviate, firstLine, plural, trimTrailingNewlines } from "./text-lines.js";
+import { abbreviate, firstLine, foldedPrompt, plural, trimTrailingNewlines } from "./text-lines.js";
 import { outcomeMark } from "./tool-line.js";
 
 const ARGUMENTS_LENGTH = 60;
@@ -38,10 +38,6 @@ const REASONING_LENGTH = 100;
 const NUDGE_LENGTH = 100;
 const RESULT_LINES = 3;
 const RESULT_LINE_LENGTH = 120;
-/** Lines of a prompt `sessions show` prints, at most. */
-const PROMPT_LINES = 20;
-/** Characters of a prompt `sessions show` prints, at most. */
-const PROMPT_CHARACTERS = 4000;
 
 interface CallShown {
   name: string;
@@ -137,21 +133,9 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
       state.lines.push(`session ${sessionId} · ${models} · ${cwd} · started ${startTime}`);
       return;
     }
-    case "session.resume": {
-      // Calls a crash left open get their interrupted result after this line: shown there, once.
-      const open = new Set(state.pendingCalls);
-      state.pendingCalls.clear();
-      // A turn its process left open is closed after this line too (session/open-work.ts).
-      closePrompt(state, event.data.interruptedTurns ? "interrupted" : undefined);
-      state.pendingCalls = open;
-      if (state.idleReopens.has(event)) {
-        return;
-      }
-      const skipped = event.data.repaired.length;
-      const note = skipped === 0 ? "" : ` (skipped ${skipped} damaged ${plural(skipped, "line")})`;
-      state.lines.push("", `— resumed ${event.data.resumeTime}${note}`);
+    case "session.resume":
+      renderResume(state, event);
       return;
-    }
     case "user.message":
       renderUserMessage(state, event.data);
       return;
@@ -185,6 +169,21 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
     default:
       renderOutcome(state, event);
   }
+}
+
+function renderResume(state: RenderState, event: SessionEventOf<"session.resume">): void {
+  // Calls a crash left open get their interrupted result after this line: shown there, once.
+  const open = new Set(state.pendingCalls);
+  state.pendingCalls.clear();
+  // A turn its process left open is closed after this line too (session/open-work.ts).
+  closePrompt(state, event.data.interruptedTurns ? "interrupted" : undefined);
+  state.pendingCalls = open;
+  if (state.idleReopens.has(event)) {
+    return;
+  }
+  const skipped = event.data.repaired.length;
+  const note = skipped === 0 ? "" : ` (skipped ${skipped} damaged ${plural(skipped, "line")})`;
+  state.lines.push("", `— resumed ${event.data.resumeTime}${note}`);
 }
 
 function renderOutcome(state: RenderState, event: OutcomeEvent): void {
@@ -283,28 +282,6 @@ function renderUserMessage(state: RenderState, data: UserMessageData): void {
     state.lines.push(`> ${line}`.trimEnd());
   }
   state.prompt = { ...closedPrompt(), open: true };
-}
-
-/**
- * A prompt's lines, folded as tool results are: its first {@link PROMPT_LINES} lines within its
- * first {@link PROMPT_CHARACTERS} characters, then a line saying how much is left out and where
- * to see it all. Only the start of a long prompt (a 5 MB paste) is split into lines.
- */
-function foldedPrompt(text: string): string[] {
-  const lines = text.slice(0, PROMPT_CHARACTERS).split("\n").slice(0, PROMPT_LINES);
-  // `text.slice(0, shown)` is what the lines show; a left-out line starts with its `\n`.
-  const shown = lines.join("\n").length;
-  if (shown >= text.length) {
-    return lines;
-  }
-  let moreLines = 0;
-  for (let at = text.indexOf("\n", shown); at !== -1; at = text.indexOf("\n", at + 1)) {
-    moreLines += 1;
-  }
-  const characters = `${text.length - shown} more characters`;
-  const more =
-    moreLines === 0 ? characters : `${characters}, ${moreLines} more ${plural(moreLines, "line")}`;
-  return [...lines, `… ${more} (sessions export --format markdown shows the whole prompt)`];
 }
 
 function renderAssistantMessage(

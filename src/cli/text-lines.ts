@@ -53,3 +53,30 @@ function cutAtCodePoint(text: string): string {
   const last = text.charCodeAt(text.length - 1);
   return last >= 0xd800 && last <= 0xdbff ? text.slice(0, -1) : text;
 }
+
+/** Lines of a prompt `sessions show` prints, at most. */
+const PROMPT_LINES = 20;
+/** Characters of a prompt `sessions show` prints, at most. */
+const PROMPT_CHARACTERS = 4000;
+
+/**
+ * A prompt's lines, folded as tool results are: its first {@link PROMPT_LINES} lines within its
+ * first {@link PROMPT_CHARACTERS} characters, then a line saying how much is left out and where
+ * to see it all. Only the start of a long prompt (a 5 MB paste) is split into lines.
+ */
+export function foldedPrompt(text: string): string[] {
+  const lines = text.slice(0, PROMPT_CHARACTERS).split("\n").slice(0, PROMPT_LINES);
+  // `text.slice(0, shown)` is what the lines show; a left-out line starts with its `\n`.
+  const shown = lines.join("\n").length;
+  if (shown >= text.length) {
+    return lines;
+  }
+  let moreLines = 0;
+  for (let at = text.indexOf("\n", shown); at !== -1; at = text.indexOf("\n", at + 1)) {
+    moreLines += 1;
+  }
+  const characters = `${text.length - shown} more characters`;
+  const more =
+    moreLines === 0 ? characters : `${characters}, ${moreLines} more ${plural(moreLines, "line")}`;
+  return [...lines, `… ${more} (sessions export --format markdown shows the whole prompt)`];
+}

@@ -136,6 +136,22 @@ export interface ResumeDetails {
   sessionWasActive?: boolean;
 }
 
+/** `session.resume`'s data: appended when a session is reopened. */
+export type SessionResumeData = {
+  resumeTime: string;
+  eventCount: number;
+  /** The damaged lines of the log the reader skipped or cut (every open lists them again). */
+  repaired: RepairNote[];
+  /** Tool calls left without a result given an interrupted one (results follow); absent: 0. */
+  interruptedToolCalls?: number;
+  /** Turns left open closed with status `interrupted` (their ends follow); absent: 0. */
+  interruptedTurns?: number;
+  /** Compactions left open closed as failed, interrupted (their ends follow); absent: 0. */
+  interruptedCompactions?: number;
+  /** What is new of `repaired` (unlisted by earlier resumes) and what was closed, said once. */
+  notice?: string;
+} & ResumeDetails;
+
 /** One entry of the agent's plan (ACP `plan` update). */
 export interface PlanEntry {
   content: string;

@@ -21,8 +21,7 @@ import type {
   PlanEntry,
   ProviderMetadata,
   ReasoningPart,
-  RepairNote,
-  ResumeDetails,
+  SessionResumeData,
   SessionShutdown,
   StopReason,
   ToolErrorCode,
@@ -51,20 +50,7 @@ export interface SessionEventData {
     model: string;
   };
   /** Appended when a session is reopened; lists the damage the reader skipped. */
-  "session.resume": {
-    resumeTime: string;
-    eventCount: number;
-    /** The damaged lines of the log the reader skipped or cut (every open lists them again). */
-    repaired: RepairNote[];
-    /** Tool calls left without a result given an interrupted one (results follow); absent: 0. */
-    interruptedToolCalls?: number;
-    /** Turns left open closed with status `interrupted` (their ends follow); absent: 0. */
-    interruptedTurns?: number;
-    /** Compactions left open closed as failed, interrupted (their ends follow); absent: 0. */
-    interruptedCompactions?: number;
-    /** What is new of `repaired` (unlisted by earlier resumes) and what was closed, said once. */
-    notice?: string;
-  } & ResumeDetails;
+  "session.resume": SessionResumeData;
   /** A prompt. Answered by the turns that follow and, finally, `session.idle`. */
   "user.message": UserMessageData;
   /**

@@ -63,6 +63,32 @@ export interface SendJobContext {
 }
 
 /**
+ * How the app's prompt is recorded beside `text`, what the model reads: its attachments as sent
+ * (they came as JSON), its agent mode, its images, and the prompt as given — a follower's
+ * blocks, else the app's text when its attachments or a hook changed the model's.
+ */
+function promptDetails(
+  job: Job,
+  text: string,
+  images: UserPrompt["images"] & object,
+): Omit<UserPrompt, "content"> {
+  return {
+    source: "user",
+    attachments: (job.attachments ?? []) as JsonValue[],
+    ...(job.contentBlocks !== undefined
+      ? { contentBlocks: job.contentBlocks }
+      : text === job.prompt
+        ? {}
+        : { contentBlocks: [{ type: "text", text: job.prompt }] }),
+    agentMode: job.mode,
+    ...(images.length === 0 ? {} : { images }),
+    ...(job.promptId === undefined && job.messageId === undefined
+      ? {}
+      : { promptId: job.promptId ?? job.messageId }),
+  };
+}
+
+/**
  * Runs `job` to its end: hooks, the prompt, `agentStop` follow-ups. A failure or a cancel ends
  * the send.
  * @throws what the session or attachments throw (a bug, a closed log).
@@ -87,24 +113,7 @@ export async function runSendJob(
     }
   }
   text = await hooks.prompt(text, signal);
-  // The app's prompt records its attachments as sent (they came as JSON) and its agent mode.
-  const attachments = (job.attachments ?? []) as JsonValue[];
-  let details: Omit<UserPrompt, "content"> = {
-    source: "user",
-    attachments,
-    // The prompt as given: a follower's blocks, else the app's text when its attachments or a
-    // hook changed the model's.
-    ...(job.contentBlocks !== undefined
-      ? { contentBlocks: job.contentBlocks }
-      : text === job.prompt
-        ? {}
-        : { contentBlocks: [{ type: "text", text: job.prompt }] }),
-    agentMode: job.mode,
-    ...(composed.images.length === 0 ? {} : { images: composed.images }),
-    ...(job.promptId === undefined && job.messageId === undefined
-      ? {}
-      : { promptId: job.promptId ?? job.messageId }),
-  };
+  let details = promptDetails(job, text, composed.images);
   for (let blocks = 0; ; blocks++) {
     const settings = await context.settingsFor(job, signal);
     const outcome = await session.prompt(settings, text, { signal, ...details });

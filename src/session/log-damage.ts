@@ -42,6 +42,7 @@ function dataSchemas(): DataSchemas {
   return {
     ...lifeSchemas(parts),
     ...conversationSchemas(parts),
+    ...turnSchemas(parts),
     ...toolSchemas(parts),
     ...controlSchemas(parts),
     ...appSchemas(parts),
@@ -149,9 +150,9 @@ function isPromptBlock(value: unknown): value is PromptBlock {
   return isPlainObject(value) && typeof value.type === "string";
 }
 
-/** `session.resume`, `user.message`, and a model request's turn, usage and retries. */
+/** `session.resume` and `user.message` (a model request's events: {@link turnSchemas}). */
 function conversationSchemas(parts: Parts) {
-  const { string, number, boolean, optionalString, optionalNumber, errorType, image } = parts;
+  const { string, number, boolean, optionalString, optionalNumber, image } = parts;
   const repairNote = z.looseObject({
     line: number,
     offset: number,
@@ -165,8 +166,6 @@ function conversationSchemas(parts: Parts) {
       "unknown_parent",
     ]),
   });
-  const tokens = { inputTokens: optionalNumber, outputTokens: optionalNumber };
-  const cacheTokens = { cacheReadTokens: optionalNumber, cacheWriteTokens: optionalNumber };
   return {
     "session.resume": z.looseObject({
       resumeTime: string,
@@ -188,6 +187,15 @@ function conversationSchemas(parts: Parts) {
       agentMode: optionalString,
       promptId: optionalString,
     }),
+  };
+}
+
+/** A model request's turn, usage and retries. */
+function turnSchemas(parts: Parts) {
+  const { string, number, optionalNumber, errorType } = parts;
+  const tokens = { inputTokens: optionalNumber, outputTokens: optionalNumber };
+  const cacheTokens = { cacheReadTokens: optionalNumber, cacheWriteTokens: optionalNumber };
+  return {
     "assistant.turn_start": z.looseObject({
       turnId: string,
       purpose: z.enum(["compaction", "title"]).optional(),
