@@ -107,7 +107,7 @@ export interface Usage {
 
 /**
  * A line of damage found and skipped while reading `events.jsonl`: torn, not JSON, not an event
- * (`invalid_event`), or an event that is not of the log's chain (src/session/log-chain.ts
+ * (`invalid_event`), or an event that is not of the log's chain (src/session/event-log-reading.ts `LogChain`
  * `ChainBreak`: `duplicate_id`, `second_start`, `unknown_parent`).
  */
 export interface RepairNote {

@@ -4,7 +4,7 @@
  * pieces joined are exactly {@link serializeEvent}'s line.
  */
 
-import type { SessionEvent } from "../events/events.js";
+import type { SessionEvent, SessionEventType } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import { PIECE_LENGTH, stringPieces } from "../llm/huge-messages.js";
 
@@ -94,4 +94,56 @@ export function holdsLongString(value: unknown): boolean {
     }
   }
   return false;
+}
+
+/**
+ * Every event type, checked against the union at compile time (`satisfies` rejects a missing or an
+ * extra key), so the reader can refuse types it does not know.
+ */
+const KNOWN_EVENT_TYPES = {
+  "session.start": true,
+  "session.resume": true,
+  "user.message": true,
+  "assistant.turn_start": true,
+  "assistant.message_delta": true,
+  "assistant.reasoning_delta": true,
+  "assistant.tool_call_start": true,
+  "assistant.message": true,
+  "assistant.usage": true,
+  "assistant.retry": true,
+  "assistant.turn_end": true,
+  "tool.execution_start": true,
+  "tool.execution_running": true,
+  "tool.execution_partial_result": true,
+  "tool.execution_complete": true,
+  "permission.requested": true,
+  "permission.completed": true,
+  "session.plan_updated": true,
+  "session.instructions_loaded": true,
+  "session.task_complete": true,
+  "session.autopilot_stopped": true,
+  "session.error": true,
+  abort: true,
+  "session.compaction_start": true,
+  "session.compaction_complete": true,
+  "session.idle": true,
+  "external_tool.requested": true,
+  "external_tool.completed": true,
+  "hook.start": true,
+  "hook.end": true,
+  "session.mcp_server_status_changed": true,
+  "session.model_change": true,
+  "session.mode_changed": true,
+  "session.usage_info": true,
+  "pending_messages.modified": true,
+  "session.info": true,
+  "session.warning": true,
+  "session.snapshot_rewind": true,
+  "session.title_changed": true,
+  "session.grants_changed": true,
+  "session.shutdown": true,
+} satisfies Record<SessionEventType, true>;
+
+export function isKnownEventType(type: string): type is SessionEventType {
+  return Object.hasOwn(KNOWN_EVENT_TYPES, type);
 }

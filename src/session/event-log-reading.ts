@@ -1,19 +1,14 @@
 /**
  * Reading `events.jsonl` (event-log.ts writes it): each line decoded on its own, damage skipped
  * and listed as {@link RepairNote}s, never thrown; events that decode but do not belong to the
- * log (log-chain.ts: a repeated id, a second `session.start`, a `parentId` naming no event read
+ * log ({@link LogChain}: a repeated id, a second `session.start`, a `parentId` naming no event read
  * before) are skipped and listed the same way.
  */
 
 import { isUtf8 } from "node:buffer";
 import { open } from "node:fs/promises";
-import {
-  isEphemeral,
-  type RepairNote,
-  type SessionEvent,
-  type SessionEventType,
-} from "../events/events.js";
-import { LogChain } from "./log-chain.js";
+import { isEphemeral, type RepairNote, type SessionEvent } from "../events/events.js";
+import { isKnownEventType } from "./event-line.js";
 import { hasDeclaredData } from "./log-damage.js";
 
 /** What a reader got out of an `events.jsonl`. */
@@ -45,58 +40,6 @@ export type EventLineResult =
   | { kind: "damaged"; reason: "invalid_json" | "invalid_event" };
 
 const NEWLINE = 0x0a;
-
-/**
- * Every event type, checked against the union at compile time (`satisfies` rejects a missing or an
- * extra key), so the reader can refuse types it does not know.
- */
-const KNOWN_EVENT_TYPES = {
-  "session.start": true,
-  "session.resume": true,
-  "user.message": true,
-  "assistant.turn_start": true,
-  "assistant.message_delta": true,
-  "assistant.reasoning_delta": true,
-  "assistant.tool_call_start": true,
-  "assistant.message": true,
-  "assistant.usage": true,
-  "assistant.retry": true,
-  "assistant.turn_end": true,
-  "tool.execution_start": true,
-  "tool.execution_running": true,
-  "tool.execution_partial_result": true,
-  "tool.execution_complete": true,
-  "permission.requested": true,
-  "permission.completed": true,
-  "session.plan_updated": true,
-  "session.instructions_loaded": true,
-  "session.task_complete": true,
-  "session.autopilot_stopped": true,
-  "session.error": true,
-  abort: true,
-  "session.compaction_start": true,
-  "session.compaction_complete": true,
-  "session.idle": true,
-  "external_tool.requested": true,
-  "external_tool.completed": true,
-  "hook.start": true,
-  "hook.end": true,
-  "session.mcp_server_status_changed": true,
-  "session.model_change": true,
-  "session.mode_changed": true,
-  "session.usage_info": true,
-  "pending_messages.modified": true,
-  "session.info": true,
-  "session.warning": true,
-  "session.snapshot_rewind": true,
-  "session.title_changed": true,
-  "session.grants_changed": true,
-  "session.shutdown": true,
-} satisfies Record<SessionEventType, true>;
-
-function isKnownEventType(type: string): type is SessionEventType {
-  return Object.hasOwn(KNOWN_EVENT_TYPES, type);
-}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -158,7 +101,7 @@ function toSessionEvent(value: unknown): SessionEvent | undefined {
  * lose nothing and are skipped without a note. With `keep`, `events` holds only the events it
  * keeps plus the last event (whose id the next appended event chains to); damage is found and
  * listed in every line all the same. `fromLogStart` (default: `fromSeq` is 1): whether `bytes`
- * begin at the log's first line, so that the chain (log-chain.ts) is checked from its start;
+ * begin at the log's first line, so that the chain ({@link LogChain}) is checked from its start;
  * otherwise the first event's parent is taken unchecked. Never throws.
  */
 export function parseEventLog(
@@ -337,5 +280,80 @@ export async function readEventLog(path: string, fromSeq = 1): Promise<EventLogC
     return parser.end();
   } finally {
     await handle.close();
+  }
+}
+
+/*
+ * The chain rule of a session's log (README, "Where sessions are kept"): each event is chained to
+ * the one before it by `parentId`, so an event belongs to the log when its `parentId` names an
+ * event read before it (or is `null`, as the `session.start`'s is), its `id` is new, and it is not
+ * a second `session.start`. Every reader of a log applies it through one
+ * {@link LogChain} per read (this file's reader for `events.jsonl`, postgres/read.ts for rows),
+ * so that a line of another session, a repeated line or two
+ * logs joined are skipped and reported as damaged lines are, never folded into the session.
+ */
+
+/** Why an event that decoded does not belong to the log. */
+export type ChainBreak =
+  /** Its `id` is that of an event read before it: a repeated line. */
+  | "duplicate_id"
+  /** A `session.start` after the log's own: another session's log joined to this one. */
+  | "second_start"
+  /**
+   * Its `parentId` names no event read before it: a line of another session, or one chained to
+   * a line skipped for one of these reasons (what follows a skipped line is skipped with it).
+   */
+  | "unknown_parent";
+
+/** The envelope fields the rule looks at. */
+export interface ChainLink {
+  type: string;
+  id: string;
+  parentId: string | null;
+}
+
+/** The chain of one read of a log, checked an event at a time in file order. */
+export class LogChain {
+  readonly #ids = new Set<string>();
+  /** An event was taken (or the read began past the log's first line). */
+  #started: boolean;
+  /**
+   * The next event's parent is taken unchecked: the read began past the first line (the events
+   * before were read earlier), or the line before was damaged (its id, which a following event
+   * of the log names, cannot be read).
+   */
+  #parentUnchecked: boolean;
+
+  /** @param fromLogStart whether the read begins at the log's first line. */
+  constructor(fromLogStart = true) {
+    this.#started = !fromLogStart;
+    this.#parentUnchecked = !fromLogStart;
+  }
+
+  /** A line that did not decode: the next event may name it as its parent. */
+  damaged(): void {
+    this.#parentUnchecked = true;
+  }
+
+  /**
+   * Checks `event`, the next event read, and takes it into the chain when it belongs.
+   * @returns why it does not belong, or `undefined` when it does.
+   */
+  admit(event: ChainLink): ChainBreak | undefined {
+    if (this.#ids.has(event.id)) {
+      return "duplicate_id";
+    }
+    if (event.type === "session.start" && this.#started) {
+      return "second_start";
+    }
+    // `null` claims no place in the chain (tests, tools writing logs by hand): nothing to check.
+    const parentKnown = event.parentId === null || this.#ids.has(event.parentId);
+    if (!parentKnown && !this.#parentUnchecked) {
+      return "unknown_parent";
+    }
+    this.#ids.add(event.id);
+    this.#started = true;
+    this.#parentUnchecked = false;
+    return undefined;
   }
 }

@@ -17,7 +17,7 @@ import type { OpenedSession, SessionStore, StoredLog } from "./session-store.js"
 
 /**
  * Events `Session.resume` reads itself, besides the fold: the start, earlier resumes (their
- * repair notes are not reported twice, repair-notice.ts `repairNotice`), rewinds and the
+ * repair notes are not reported twice, open-work.ts `repairNotice`), rewinds and the
  * instructions loaded.
  */
 const RESUME_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType>([

@@ -12,11 +12,10 @@ import type { EventInput, SessionEvent, SessionEventOf } from "../events/events.
 import type { McpServers } from "../tools/mcp/servers.js";
 import { DeferredAppender, firstWrite, unsavedLog } from "./deferred-appender.js";
 import { createAppender, followOthers } from "./idle-lease.js";
-import { OpenWork } from "./open-work.js";
+import { OpenWork, resumeData } from "./open-work.js";
 import { type CreationOptions, type OpeningOptions, startData } from "./opening.js";
 import { newSessionId, validateSessionId } from "./paths.js";
 import { PromptInProgressError } from "./prompt-in-progress.js";
-import { resumeData } from "./repair-notice.js";
 import { type ConversationState, foldEvent, openForResume } from "./resume-fold.js";
 import { conversationEvents, rewindCut } from "./rewind.js";
 import { eventRedactor } from "./secrets.js";
@@ -66,7 +65,7 @@ export class Session {
   /** Events of opening, before any subscriber (`session.start`, or `session.resume` and repairs). */
   openingEvents: SessionEvent[] = [];
 
-  /** What opening repaired, if anything new (repair-notice.ts `repairNotice`); show it once. */
+  /** What opening repaired, if anything new (open-work.ts `repairNotice`); show it once. */
   get repairNotice(): string | undefined {
     return this.resumeEvent?.type === "session.resume" ? this.resumeEvent.data.notice : undefined;
   }

@@ -7,7 +7,7 @@
 
 import { resolve } from "node:path";
 import { decodeEventLine } from "../event-log.js";
-import { LogChain } from "../log-chain.js";
+import { LogChain } from "../event-log-reading.js";
 import type { SessionSummary, StoredLog } from "../session-store.js";
 import { byNewestActivity } from "../store.js";
 import type { Database } from "./database.js";
@@ -63,7 +63,7 @@ export interface EventRow {
  * hold, and a damaged one is skipped and listed (`line`: its sequence number; `offset`: where it
  * starts in the export, {@link exportedLog}) without costing the next. A last row without its
  * `\n` that is no event is a torn tail (a log imported that way), cut when the session is opened.
- * An event not of the log's chain (log-chain.ts) is skipped and listed as the file store's
+ * An event not of the log's chain (event-log-reading.ts `LogChain`) is skipped and listed as the file store's
  * reader does; `fromLogStart`: whether `rows` begin at the log's first row.
  */
 export function decodeRows(
