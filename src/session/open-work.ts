@@ -41,6 +41,11 @@ export class OpenWork {
       case "session.compaction_complete":
         this.#compaction = undefined;
         return;
+      case "session.snapshot_rewind":
+        // What a rewind or a truncate leaves without its end was cut on purpose: no process
+        // left it open.
+        this.clear();
+        return;
       default:
         return;
     }

@@ -129,10 +129,11 @@ describe("turnloop acp as a child process", () => {
       rawOutput: { error: "interrupted" },
     });
     const events = await fixture.persisted(sessionId);
-    expect(events.map((event) => event.type).slice(-3)).toEqual([
+    expect(events.map((event) => event.type).slice(-4)).toEqual([
       "tool.execution_start",
       "session.resume",
       "tool.execution_complete",
+      "assistant.turn_end",
     ]);
 
     const answer = await restarted.prompt(sessionId, "say ok");

@@ -50,7 +50,9 @@ describeWorkers("an ACP follower's prompt with attachments", (workers) => {
         expect.objectContaining({
           content: "Compare these",
           transformedContent: local.text,
-          contentBlocks: local.contentBlocks,
+          // The blocks as the editor gave them (the log keeps an embedded text once, in
+          // `content`: the wire puts it back).
+          contentBlocks: blocks,
           source: "user",
         }),
       ]);

@@ -46,9 +46,10 @@ describeWorkers("a session claimed after its owner died mid-tool", (workers) => 
 
     const stored = (await onB.getMessages()).slice(before);
     const claimed = stored.findIndex((event) => event.type === "session.resume");
-    expect(stored.slice(claimed, claimed + 3).map((event) => event.type)).toEqual([
+    expect(stored.slice(claimed, claimed + 4).map((event) => event.type)).toEqual([
       "session.resume",
       "tool.execution_complete",
+      "assistant.turn_end",
       "user.message",
     ]);
     // Each stored event once, in the log's order (B's own error and idles, and the deltas and

@@ -113,6 +113,8 @@ describe.skipIf(postgresUnavailable !== undefined)("a session taken over by anot
           error: expect.objectContaining({ code: "interrupted" }),
         }),
       },
+      // The turn the frozen worker left open is closed after its call (session/open-work.ts).
+      { type: "assistant.turn_end", data: { turnId: "turn-1", status: "interrupted" } },
     ]);
 
     hold.release();
@@ -128,6 +130,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session taken over by anot
       ...UNTIL_TOOL_START,
       "session.resume",
       "tool.execution_complete",
+      "assistant.turn_end",
       "user.message",
       ...ANSWER_TURN,
     ]);
@@ -157,10 +160,11 @@ describe.skipIf(postgresUnavailable !== undefined)("a session taken over by anot
     const taken = await Session.resume(second, sessionId);
     await taken.close();
     const stored = (await second.read(sessionId)).events.map((event) => event.type);
-    expect(stored.slice(-3)).toEqual([
+    expect(stored.slice(-4)).toEqual([
       "tool.execution_start",
       "session.resume",
       "tool.execution_complete",
+      "assistant.turn_end",
     ]);
   });
 });
