@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { chmod, mkdir, symlink, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -108,18 +109,48 @@ describe("view reads", () => {
     });
   });
 
-  it.skipIf(process.getuid?.() === 0)(
-    "a file it may not read, with the open's error (not as root: root reads it)",
-    async () => {
-      const path = join(directory, "secret.txt");
-      await writeFile(path, "hidden\n");
-      await chmod(path, 0o000);
-      expect(await view({ path: "secret.txt" })).toEqual({
-        content: `view failed: EACCES: permission denied, open '${path}'`,
-        isError: true,
-      });
-      await chmod(path, 0o600);
-      expect(readFileSync(path, "utf8")).toBe("hidden\n");
-    },
-  );
+  // Root reads any file, so as root the view runs in a child process as the user `nobody`
+  // (uid 65534), through the built tool (dist/tools/view.js): the case never skips.
+  it("a file it may not read, with the open's error", async () => {
+    const path = join(directory, "secret.txt");
+    await writeFile(path, "hidden\n");
+    await chmod(path, 0o000);
+    const expected = {
+      content: `view failed: EACCES: permission denied, open '${path}'`,
+      isError: true,
+    };
+    if (process.getuid?.() === 0) {
+      await chmod(directory, 0o755);
+      expect(viewAsNobody(directory, "secret.txt")).toEqual(expected);
+    } else {
+      expect(await view({ path: "secret.txt" })).toEqual(expected);
+    }
+    await chmod(path, 0o600);
+    expect(readFileSync(path, "utf8")).toBe("hidden\n");
+  });
 });
+
+/** `view` of `path` in `cwd` by the built tool in a child process running as `nobody`. */
+function viewAsNobody(cwd: string, path: string): unknown {
+  const tools = new URL("../../dist/tools/", import.meta.url);
+  const script = `
+    const { viewTool } = await import(${JSON.stringify(new URL("view.js", tools).href)});
+    const { KnownFiles } = await import(${JSON.stringify(new URL("tool-support.js", tools).href)});
+    const context = {
+      cwd: process.argv[1],
+      sessionDirectory: process.argv[1] + "/.session",
+      toolCallId: "call_1",
+      signal: new AbortController().signal,
+      knownFiles: new KnownFiles(),
+    };
+    const result = await viewTool.execute({ path: process.argv[2] }, context);
+    process.stdout.write(JSON.stringify(result));
+  `;
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script, cwd, path], {
+    uid: 65534,
+    gid: 65534,
+    encoding: "utf8",
+  });
+  expect(child.stderr).toBe("");
+  return JSON.parse(child.stdout);
+}
