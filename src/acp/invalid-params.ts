@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk";
-import { pathText } from "../protocol/plain-problems.js";
+import { pathText, TYPE_WORDS } from "../protocol/plain-problems.js";
 
 /** JSON-RPC 2.0 §5.1: invalid method parameters. */
 const INVALID_PARAMS = -32602;
@@ -223,16 +223,6 @@ function literals(messages: readonly string[]): string[] | undefined {
   }
   return [...new Set(values)];
 }
-
-const TYPE_WORDS: Record<string, string> = {
-  string: "a string",
-  number: "a number",
-  int: "a whole number",
-  boolean: "true or false",
-  array: "an array",
-  object: "an object",
-  record: "an object",
-};
 
 /**
  * What a field's complaints expect, in words, and what kind of value was given when one was:

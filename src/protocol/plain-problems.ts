@@ -44,7 +44,8 @@ export function pathText(path: ReadonlyArray<PropertyKey>): string {
   return text;
 }
 
-const TYPE_WORDS: Record<string, string> = {
+/** zod's type names in words, as an expected value is said (`a string`, `true or false`). */
+export const TYPE_WORDS: Record<string, string> = {
   string: "a string",
   number: "a number",
   int: "a whole number",
