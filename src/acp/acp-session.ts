@@ -2,6 +2,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { taskCompleteTool } from "../agent/autopilot.js";
 import { isNothingToCompact } from "../agent/compaction.js";
 import type { PromptOutcome } from "../agent/loop.js";
+import { retryNote } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import type { ModelConfiguration } from "../llm/models.js";
@@ -23,6 +24,7 @@ import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
 import { configOptions, type ModeId, modeState } from "./modes.js";
 import { type PromptContent, promptContent } from "./prompt-content.js";
 import { replayUpdates } from "./replay.js";
+import type { AcpSessionContext } from "./session-context.js";
 import {
   type AcpSessionModel,
   type AcpSessionStart,
@@ -32,18 +34,6 @@ import {
 } from "./session-setup.js";
 import { UpdateOutbox } from "./update-outbox.js";
 import { UpdateMapper } from "./updates.js";
-
-/** What every session of one ACP connection shares. */
-export interface AcpSessionContext {
-  host: SessionHost;
-  client: acp.AgentContext;
-  /** The client's capabilities from `initialize`. */
-  offered: acp.ClientCapabilities | undefined;
-  /** Whether the client takes `usage_update`s (older clients reject each one). */
-  sendsUsage: () => boolean;
-  /** Tools besides the built-in ones (tests, later MCP). */
-  extraTools: readonly AnyTool[];
-}
 
 /** One running prompt. `cancelled` is set by `session/cancel` and decides the answer. */
 interface Turn {
@@ -383,7 +373,9 @@ export class AcpSession {
     if (this.turn === undefined) {
       return;
     }
-    if (event.type === "assistant.message") {
+    if (event.type === "assistant.retry") {
+      this.context.log(`turnloop: session ${this.session.id}: ${retryNote(event.data)}`);
+    } else if (event.type === "assistant.message") {
       this.outbox.sendWaiting();
     }
     for (const update of this.mapper.map(event)) {

@@ -3,11 +3,11 @@ import type { ModelConfiguration } from "../llm/models.js";
 import { permissionModeOf } from "../session/sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
-import type { AcpSessionContext } from "./acp-session.js";
 import { acpClientCapabilities } from "./client-capabilities.js";
 import { clientTerminalRunner } from "./client-terminal-runner.js";
 import type { ModeId } from "./modes.js";
 import { acpPermissionAsker } from "./permissions.js";
+import type { AcpSessionContext } from "./session-context.js";
 import type { UpdateMapper } from "./updates.js";
 
 /** What one ACP session holds that its next turn's agent settings read. */

@@ -1,4 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk";
+import { retryNote } from "../events/errors.js";
 import type { SessionEvent, SessionEventData } from "../events/events.js";
 
 /** Title of the `tool_call` that shows a compaction. */
@@ -94,6 +95,23 @@ export function warningUpdate(
   return {
     sessionUpdate: "agent_message_chunk",
     content: { type: "text", text: `${afterText ? "\n" : ""}⚠ ${data.message}\n` },
+    messageId: eventId,
+  };
+}
+
+/**
+ * A failed model request about to be tried again (`assistant.retry`), as a message of the agent:
+ * editors hide the agent's stderr (which says it too), and a retry can keep a prompt silent for
+ * half a minute (README: "each retry is shown"). `afterText` as for {@link warningUpdate}.
+ */
+export function retryUpdate(
+  data: SessionEventData["assistant.retry"],
+  eventId: string,
+  afterText: boolean,
+): acp.SessionUpdate {
+  return {
+    sessionUpdate: "agent_message_chunk",
+    content: { type: "text", text: `${afterText ? "\n" : ""}⟳ ${retryNote(data)}\n` },
     messageId: eventId,
   };
 }

@@ -2,7 +2,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionHost } from "../session/host.js";
 import { OpeningGate } from "../session/opening-gate.js";
 import type { AnyTool } from "../tools/define-tool.js";
-import { AcpSession, type AcpSessionContext } from "./acp-session.js";
+import { AcpSession } from "./acp-session.js";
 import { invalidRequest, sessionNotFound } from "./errors.js";
 import { defaultMode } from "./modes.js";
 import { applyConfigOption, applyMode, applyModel } from "./option-requests.js";
@@ -14,6 +14,7 @@ import {
   followElsewhere,
 } from "./remote-session.js";
 import { hasUserPrompt } from "./replay.js";
+import type { AcpSessionContext } from "./session-context.js";
 import {
   type AcpSessionModel,
   announceAfterAnswer,
@@ -389,12 +390,7 @@ export class AcpSessionRequests {
   }
 
   private sessionContext(client: Client): AcpSessionContext {
-    return {
-      host: this.host,
-      client,
-      offered: this.connection.offered(),
-      sendsUsage: this.connection.sendsUsage,
-      extraTools: this.connection.extraTools,
-    };
+    const { offered, sendsUsage, extraTools, log } = this.connection;
+    return { host: this.host, client, offered: offered(), sendsUsage, extraTools, log };
   }
 }

@@ -9,7 +9,7 @@ import {
   type ToolCall,
 } from "../session/session-model/session-model.js";
 import type { AnyTool } from "../tools/define-tool.js";
-import { CompactionUpdates, noticeUpdate } from "./compaction-updates.js";
+import { CompactionUpdates, noticeUpdate, retryUpdate } from "./compaction-updates.js";
 import { replayedPrompt, titleFrom } from "./prompt-content.js";
 import { resultContent, terminalOutput, textContent } from "./tool-call-content.js";
 
@@ -148,9 +148,13 @@ export class UpdateMapper {
       case "session.resume":
       case "assistant.turn_end":
         return this.abandoned(change);
+      case "assistant.retry":
+        // Live only: a replayed session's retries are history, not news (the log keeps them).
+        return this.options.mode === "live"
+          ? [retryUpdate(event.data, event.id, this.agentText)]
+          : [];
       case "tool.execution_start":
       case "permission.completed":
-      case "assistant.retry":
       case "permission.requested":
       case "session.task_complete":
       case "session.error":

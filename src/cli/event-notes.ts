@@ -74,12 +74,6 @@ export function outcomeNote(
     : undefined;
 }
 
-/** `retrying in 1.2 s (attempt 1): <error>`: the delay in seconds with one decimal. */
-export function retryNote(data: SessionEventOf<"assistant.retry">["data"]): string {
-  const seconds = (data.delayMs / 1000).toFixed(1);
-  return `retrying in ${seconds} s (attempt ${data.attempt}): ${data.errorMessage}`;
-}
-
 /** `always allowed in this session: <rule>` for an "always" answer (README), else undefined. */
 export function alwaysRuleNote(
   data: SessionEventOf<"permission.completed">["data"],

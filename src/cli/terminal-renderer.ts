@@ -1,9 +1,9 @@
-import { terminalText, warningLine } from "../events/errors.js";
+import { retryNote, terminalText, warningLine } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import { SessionFold } from "../session/session-model/session-model.js";
 import { mcpStatusNotice } from "../tools/mcp/servers.js";
-import { abortNote, alwaysRuleNote, compactionNote, retryNote } from "./event-notes.js";
+import { abortNote, alwaysRuleNote, compactionNote } from "./event-notes.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { PromptTotals } from "./prompt-totals.js";
 import type { TextSink } from "./spinner.js";

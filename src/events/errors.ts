@@ -264,3 +264,16 @@ function hasControl(text: string): boolean {
   }
   return false;
 }
+
+/**
+ * `retrying in 1.2 s (attempt 1): <error>` for an `assistant.retry` (its `delayMs` in seconds
+ * with one decimal): every face says a retry in these words (README: "each retry is shown").
+ */
+export function retryNote(data: {
+  delayMs: number;
+  attempt: number;
+  errorMessage: string;
+}): string {
+  const seconds = (data.delayMs / 1000).toFixed(1);
+  return `retrying in ${seconds} s (attempt ${data.attempt}): ${data.errorMessage}`;
+}

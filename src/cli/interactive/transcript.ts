@@ -1,11 +1,11 @@
 import { Container, Spacer, Text, wrapTextWithAnsi } from "@mariozechner/pi-tui";
-import { terminalText } from "../../events/errors.js";
+import { retryNote, terminalText } from "../../events/errors.js";
 import { isSdkAppEvent } from "../../events/event-categories.js";
 import type { SessionEvent, SessionEventOf, UserMessageData } from "../../events/events.js";
 import { givenPrompt, ranLines } from "../../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
 import { mcpStatusNotice } from "../../tools/mcp/servers.js";
-import { abortNote, alwaysRuleNote, compactionNote, retryNote } from "../event-notes.js";
+import { abortNote, alwaysRuleNote, compactionNote } from "../event-notes.js";
 import { TerminalMarkdown } from "../markdown.js";
 import { drawnAsPlan, planChecklist } from "../plan-checklist.js";
 import { wrapText } from "../text-wrap.js";
