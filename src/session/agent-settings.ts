@@ -127,6 +127,25 @@ function anchoredRules(
   });
 }
 
+/** The spellings of each session's folder and of the home folder, read once per session. */
+const spellingsOfSessions = new WeakMap<Session, { cwds: string[]; homes: string[] }>();
+
+/**
+ * {@link folderSpellings} of `session`'s folder and of the home folder, read at its first prompt
+ * and kept for the session's life, as the run config's rules are anchored once per run
+ * ({@link prepareRun}): a server resolved both folders' links at every prompt of every session
+ * (issue 26 figure 7d, bench/notes/fleet25.md). A link in either path changed later is read by
+ * the next session.
+ */
+function sessionSpellings(session: Session): { cwds: string[]; homes: string[] } {
+  let spellings = spellingsOfSessions.get(session);
+  if (spellings === undefined) {
+    spellings = { cwds: folderSpellings(session.cwd), homes: folderSpellings(homedir()) };
+    spellingsOfSessions.set(session, spellings);
+  }
+  return spellings;
+}
+
 /** `folder` (absolute) as given, then with its links resolved when that differs. */
 function folderSpellings(folder: string): string[] {
   try {
@@ -251,7 +270,7 @@ function gateOptionsFor(
   const modeOf = face.permissionMode ?? (() => config.permissionMode.value);
   const policy = run.sandbox.policyFor(modeOf(), face.sandboxPolicy);
   // A grant's path is relative to the session's folder (permission-decision.ts `alwaysRule`).
-  const [cwds, homes] = [folderSpellings(session.cwd), folderSpellings(homedir())];
+  const { cwds, homes } = sessionSpellings(session);
   const grants = (rules: readonly PermissionRule[]) => anchoredRules(rules, cwds, homes);
   return {
     cwd: session.cwd,

@@ -26,7 +26,7 @@ import {
   type SessionEventListener,
   type SessionSubscription,
 } from "./session-follower.js";
-import { SessionLock } from "./session-lock.js";
+import { type IdleLock, SessionLock } from "./session-lock.js";
 import {
   emptyScan,
   type LogScan,
@@ -94,7 +94,8 @@ export class FileSessionStore implements SessionStore {
   async open(sessionId: string, options: LeaseOptions = {}): Promise<OpenedSession> {
     const directory = sessionDirectory(this.location, sessionId);
     const path = eventsPath(this.location, sessionId);
-    const leftIdleHere = this.#idleTails.has(path);
+    const left = this.#idleTails.get(path);
+    const leftIdleHere = left === undefined ? false : (left.idleLock ?? true);
     const lock = await SessionLock.acquire(directory, sessionId, options, leftIdleHere);
     const tail = this.#idleTails.get(path);
     this.#idleTails.delete(path);
@@ -218,6 +219,8 @@ interface LogTail {
   lastLine: { offset: number; id: string } | undefined;
   /** The metadata last stored by the appender that let the log go, while the log ends there. */
   stored?: LogScan | undefined;
+  /** The lock as the appender that let the log go left it held idle (session-lock.ts). */
+  idleLock?: IdleLock | undefined;
 }
 
 /**
@@ -345,17 +348,18 @@ class FileAppender implements SessionAppender {
       throw new Error(`session ${this.sessionId} is closed`);
     }
     this.#closed = true;
+    let idleLock: IdleLock | undefined;
     try {
       await this.commit();
       await this.#log.close();
-      await this.#lock.markIdle();
+      idleLock = await this.#lock.markIdle();
     } catch (error) {
       await this.#lock.release();
       throw error;
     }
     const path = this.#log.path;
     const [scan, stored] = [{ ...this.#scan }, this.#stored];
-    const tail = { scan, nextSeq: this.#nextSeq, lastLine: this.#lastLine, stored };
+    const tail = { scan, nextSeq: this.#nextSeq, lastLine: this.#lastLine, stored, idleLock };
     this.#idleTails.set(path, tail);
     return () => {
       if (this.#idleTails.get(path) === tail) {

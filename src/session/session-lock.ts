@@ -54,6 +54,12 @@ export { isAlive, SessionLockedError };
 
 type Held = Exclude<LockContents, { kind: "gone" }>;
 
+/**
+ * A lock as this process left it held idle ({@link SessionLock.markIdle}): what a take-back by this
+ * process expects to find, so it reads the file only under the breaker (issue 26 figure 7d).
+ */
+export type IdleLock = Extract<LockContents, { kind: "owner" }>;
+
 /** A held lock; {@link release} it when the session closes. */
 export class SessionLock {
   private released = false;
@@ -72,7 +78,10 @@ export class SessionLock {
    * Takes the lock of the session in `directory` (which must exist); `options.releasesWhenIdle`
    * is written into it for other openers (idle-lease.ts), and lets this opener take a lock held
    * idle by another such holder. `leftIdleHere`: this process let the lock go idle (file-store.ts
-   * knows), so it is read first rather than created, which would fail.
+   * knows), so it is taken over rather than created, which would fail; given as the
+   * {@link IdleLock} {@link markIdle} wrote, it is not read before the take-over, which reads it
+   * under the breaker anyway and, when it changed meanwhile (another server took it), tries again
+   * as if from the start.
    * @throws SessionLockedError when a live owner (this process included) holds it, idle or not
    * (idle: unless `releasesWhenIdle`); I/O errors.
    */
@@ -80,7 +89,7 @@ export class SessionLock {
     directory: string,
     sessionId: string,
     options: LeaseOptions = {},
-    leftIdleHere = false,
+    leftIdleHere: boolean | IdleLock = false,
   ): Promise<SessionLock> {
     const path = SessionLock.pathIn(directory);
     const sharing = options.releasesWhenIdle === true;
@@ -93,7 +102,7 @@ export class SessionLock {
     };
     let last: Held | undefined;
     for (let attempt = 0; attempt < 4; attempt++) {
-      if (attempt > 0 || !leftIdleHere) {
+      if (attempt > 0 || leftIdleHere === false) {
         try {
           await createLock(path, lockText(owner, sharing ? [owner] : []));
           return new SessionLock(path, owner);
@@ -103,7 +112,10 @@ export class SessionLock {
           }
         }
       }
-      const holder = readLock(path);
+      const holder =
+        attempt === 0 && sharing && typeof leftIdleHere === "object"
+          ? leftIdleHere
+          : readLock(path);
       if (holder.kind === "gone") {
         continue;
       }
@@ -179,15 +191,22 @@ export class SessionLock {
    * Keeps the lock, marked held idle by this process (see the file comment), until
    * {@link release}; another server may take it meanwhile. A lock no longer this process's is
    * left as it is.
+   * @returns the lock as written, for a take-back by this process ({@link acquire}); `undefined`
+   * when it was left as it was.
    */
-  async markIdle(): Promise<void> {
-    await underBreaker(this.path, async (replace) => {
+  async markIdle(): Promise<IdleLock | undefined> {
+    const written = await underBreaker(this.path, async (replace) => {
       const now = readLock(this.path);
-      if (now.kind === "owner" && sameProcess(now.owner, this.owner)) {
-        const sharers = liveSharers(now.sharers, { joining: this.owner });
-        await replace(lockText({ ...this.owner, idle: true }, sharers));
+      if (now.kind !== "owner" || !sameProcess(now.owner, this.owner)) {
+        return undefined;
       }
+      const owner = { ...this.owner, idle: true };
+      const sharers = liveSharers(now.sharers, { joining: this.owner });
+      const text = lockText(owner, sharers);
+      await replace(text);
+      return { kind: "owner", owner, sharers, text } satisfies IdleLock;
     });
+    return written;
   }
 
   /**

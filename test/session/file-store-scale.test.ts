@@ -1,5 +1,7 @@
-import { existsSync } from "node:fs";
+import fs, { existsSync } from "node:fs";
 import { readdir, readFile, readlink, writeFile } from "node:fs/promises";
+import { syncBuiltinESMExports } from "node:module";
+import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { serializeEvent } from "../../src/session/event-log.js";
 import { FileSessionStore } from "../../src/session/file-store.js";
@@ -221,6 +223,54 @@ describe("the file store with many sessions in one process (issue 26)", () => {
     await again.appender.commit({ checkpoint: true });
     expect(await metadataEvents()).toBe(4);
     await again.appender.close();
+  });
+});
+
+/** How many times `fs.readFileSync` (Node's, counted) read `path` while `run` ran. */
+async function syncReadsOf(path: string, run: () => Promise<void>): Promise<number> {
+  let reads = 0;
+  const readFileSync = fs.readFileSync;
+  fs.readFileSync = ((file: fs.PathOrFileDescriptor, options?: unknown) => {
+    reads += file === path ? 1 : 0;
+    return readFileSync(file, options as BufferEncoding);
+  }) as typeof fs.readFileSync;
+  syncBuiltinESMExports();
+  try {
+    await run();
+  } finally {
+    fs.readFileSync = readFileSync;
+    syncBuiltinESMExports();
+  }
+  return reads;
+}
+
+describe("a lease let go idle and taken back by this process (issue 26 figure 7d)", () => {
+  it("reads the lock only under its breaker: once to let it go, once to take it back", async () => {
+    const home = await makeTemporaryDirectory();
+    const store = new FileSessionStore(home);
+    const idle = { releasesWhenIdle: true };
+    const created = await store.create("s1", idle);
+    let last = appendAfter(created, [sessionStart("s1")]);
+    await created.commit();
+    let giveUp = await created.closeIdle?.();
+    const lock = join(sessionDirectory(home, "s1"), "lock");
+    const cycles = 3;
+    const reads = await syncReadsOf(lock, async () => {
+      for (let cycle = 0; cycle < cycles; cycle++) {
+        const { appender } = await store.open("s1", { ...idle, fromSeq: 2 + cycle });
+        last = appendAfter(appender, [userMessage(`prompt ${cycle}`)], last.at(-1));
+        await appender.commit();
+        giveUp = await appender.closeIdle?.();
+      }
+    });
+    expect(reads).toBe(2 * cycles);
+    expect(JSON.parse(await readFile(lock, "utf8"))).toMatchObject({
+      pid: process.pid,
+      idle: true,
+      sharers: [{ pid: process.pid }],
+    });
+    await giveUp?.();
+    expect(existsSync(lock)).toBe(false);
   });
 });
 

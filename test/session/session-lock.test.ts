@@ -129,6 +129,34 @@ describe("a lock held idle (a server that lets the lease go while idle, issue 25
     await expect(readFile(path())).rejects.toMatchObject({ code: "ENOENT" });
   });
 
+  test("a take-back from the lock as this process left it idle, when another server changed it meanwhile, goes by the lock as it is", async () => {
+    const lock = await SessionLock.acquire(directory, "s1", { releasesWhenIdle: true });
+    const me = withoutSharers(await read());
+    const left = await lock.markIdle();
+    expect(left?.owner).toEqual({ ...me, idle: true });
+    const idle = { releasesWhenIdle: true };
+
+    // Another server took it over and holds it while its prompt runs: refused, naming that one.
+    await writeFile(path(), JSON.stringify({ ...otherServer, sharers: [me, otherServer] }));
+    const refused = SessionLock.acquire(directory, "s1", idle, left);
+    await expect(refused).rejects.toMatchObject({ owner: otherServer });
+
+    // It let the lease go idle again: taken from it, both servers listed as sharers.
+    await writeFile(
+      path(),
+      JSON.stringify({ ...otherServer, idle: true, sharers: [me, otherServer] }),
+    );
+    const taken = await SessionLock.acquire(directory, "s1", idle, left);
+    const mine = await read();
+    expect(mine).toMatchObject({ pid: process.pid, releasesWhenIdle: true });
+    expect(mine.idle).toBeUndefined();
+    expect(mine.sharers).toEqual(
+      [otherServer, { ...mine, sharers: undefined }].map(withoutSharers),
+    );
+    expect((await readdir(directory)).sort()).toEqual(["lock"]);
+    await taken.release();
+  });
+
   test("letting the lease go idle and taking it back creates one file a change, the breaker, which becomes the lock (issue 26 7d)", async () => {
     const lock = await SessionLock.acquire(directory, "s1", { releasesWhenIdle: true });
     const me = withoutSharers(await read());
