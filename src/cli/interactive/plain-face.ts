@@ -10,6 +10,7 @@ import {
   TELL_QUESTION,
   toldReply,
 } from "../permission-answers.js";
+import { LiveCommandOutput } from "../output-follower.js";
 import { permissionHeadline, permissionPreview } from "../permission-preview.js";
 import { renderConversation } from "../render.js";
 import { TerminalRenderer } from "../terminal-renderer.js";
@@ -30,7 +31,8 @@ export interface PlainFaceSettings {
 
 /**
  * The interactive face as plain lines, for `TERM=dumb` (and any terminal that cannot take escape
- * sequences): one line is one input, answers stream as text, tool calls are one line each, a
+ * sequences): one line is one input, answers stream as text, tool calls are one line each (a
+ * command's output printed under a line naming it as it comes, before its ✓/✗ line), a
  * permission question is answered on the next line (y / a / n / t). The same controller, commands
  * and session as the full-screen face. End of input exits.
  * @returns the exit code.
@@ -55,7 +57,10 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
   }
   const mode = openingMode(host, opened.session, settings.mode);
   const controller = new Controller(host, opened.session, opened.model, mode);
-  const renderer = new TerminalRenderer(stdout, stdout, false, { allReplies: true });
+  const renderer = new TerminalRenderer(stdout, stdout, false, {
+    allReplies: true,
+    liveOutput: new LiveCommandOutput(),
+  });
   let exit = false;
   controller.onExit = () => {
     exit = true;
