@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { printedSessionId, test } from "../support/fixtures.js";
 
-// The interactive face as plain lines (stdin not a terminal) printed a `bash` call's output
-// only once it had failed, or not at all when it succeeded: a long command showed nothing while
-// it ran. Its output is now printed as it comes, as the finished output's
+// The interactive face as plain lines (stdin not a terminal) printed a command's output only
+// once it had ended (a `!command`), or not at all (a `bash` call that succeeded): a long command
+// showed nothing while it ran. Its output is now printed as it comes, as the finished output's
 // lines are; the call's ✓/✗ line follows without printing them again.
 
 /**
@@ -91,6 +91,27 @@ describe("the plain-line face: a running command's output", () => {
       "    step-3",
       `✗ bash ${command.slice(0, 59)}… failed (exit code 3) (N ms)`,
       "It failed.",
+    ]);
+  });
+
+  test("a `!command`'s lines are printed as they come, then how it ended", async ({
+    cli,
+    repository,
+  }) => {
+    const command = `echo shell-$((1+1)); ${WAIT_FOR_GATE}; echo shell-$((2+1))`;
+    const result = await cli([], {
+      stdin: `!${command}\n`,
+      onStart: gateWhenPrinted(repository, "shell-2"),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(linesAfterBanner(result.stdout)).toEqual([
+      `> $ ${command}`,
+      "shell-2",
+      "shell-3",
+      "exit 0 · the output goes to the model with your next prompt",
+      "> ",
+      "no prompt was sent: the session was not saved",
+      "",
     ]);
   });
 

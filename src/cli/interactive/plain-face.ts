@@ -3,6 +3,7 @@ import type { PermissionReply } from "../../permissions/permission-decision.js";
 import type { SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import type { SessionSummary } from "../../session/session-store.js";
+import { LiveCommandOutput, OutputFollower } from "../output-follower.js";
 import {
   answerFor,
   notAnAnswer,
@@ -10,12 +11,12 @@ import {
   TELL_QUESTION,
   toldReply,
 } from "../permission-answers.js";
-import { LiveCommandOutput } from "../output-follower.js";
 import { permissionHeadline, permissionPreview } from "../permission-preview.js";
 import { renderConversation } from "../render.js";
 import { TerminalRenderer } from "../terminal-renderer.js";
 import { wrapChoices, wrapText } from "../text-wrap.js";
-import { Controller, type ConversationView } from "./controller.js";
+import { Controller } from "./controller.js";
+import type { ConversationView, ShellRunView } from "./conversation-view.js";
 import { EXIT, notSavedLine, openingMode, openSession, type SessionChoice } from "./open.js";
 
 export interface PlainFaceSettings {
@@ -129,22 +130,42 @@ function plainView(
   pickSession: ConversationView["pickSession"],
   cancelPrompt: () => void,
 ): ConversationView {
+  const note = (text: string) => {
+    renderer.endLine();
+    stdout.write(`${wrapText(text, (stdout as { columns?: number }).columns)}\n`);
+  };
   return {
     // The controller's banner already names the session, its model and folder; the log's last
     // reopen is this one.
     history: (events) =>
       stdout.write(renderConversation(events, { startLine: false, openNow: true })),
     show: renderer.handle,
-    note: (text) => {
-      renderer.endLine();
-      stdout.write(`${wrapText(text, (stdout as { columns?: number }).columns)}\n`);
-    },
+    note,
     clear: () => undefined,
     statusChanged: () => undefined,
     ask: (request, signal) => askOnLines(request, signal, lines, renderer, stdout, cancelPrompt),
     confirm: async (question) =>
       /^(y|yes)$/i.test(((await lines.read(`${question.join("\n")} [y/N] `)) ?? "").trim()),
     pickSession,
+    shellRun: () => shellLines(note),
+  };
+}
+
+/**
+ * A `!command`'s output as lines printed as they come (output-follower.ts), each as its finished
+ * output's lines are: by `note`, as they are; a command that ended before any report prints its
+ * output then.
+ */
+function shellLines(note: (text: string) => void): ShellRunView {
+  const follower = new OutputFollower();
+  const print = (lines: readonly string[]) => {
+    if (lines.length > 0) {
+      note(lines.join("\n"));
+    }
+  };
+  return {
+    progress: (output) => print(follower.follow(output)),
+    end: (output) => print(follower.followed ? follower.finish() : [output].filter(Boolean)),
   };
 }
 
