@@ -1,5 +1,6 @@
 import type { SessionEvent } from "../events/events.js";
 import type { MarkdownRenderer } from "./markdown.js";
+import type { LiveCommandOutput } from "./output-follower.js";
 import type { Spinner } from "./spinner.js";
 
 /** How a `TerminalRenderer` (terminal-renderer.ts) shows a prompt. */
@@ -26,6 +27,12 @@ export interface RendererOptions {
    * terminal would break it mid-word); the output lines under it are shown as the command wrote them.
    */
   wrap?: (line: string) => string[];
+  /**
+   * The plain interactive face: a running command's output lines are printed as they come
+   * (output-follower.ts). Given by that face, so that `-p`, which shows a call as one line when
+   * it ends, does not load it.
+   */
+  liveOutput?: LiveCommandOutput;
   /** `--quiet`: only what the user must act on (`failure` below); answer and summary are the caller's. */
   failuresOnly?: boolean;
 }

@@ -82,6 +82,9 @@ export class TerminalRenderer {
         this.toolsSinceText = true;
         this.toolLine(event.data.toolCallId);
         return;
+      case "tool.execution_partial_result":
+        this.liveOutput(event.data.toolCallId);
+        return;
       case "session.plan_updated":
         this.plan();
         return;
@@ -95,7 +98,6 @@ export class TerminalRenderer {
       case "assistant.tool_call_start":
       case "tool.execution_running":
       case "assistant.turn_end":
-      case "tool.execution_partial_result":
       case "session.instructions_loaded":
       case "session.compaction_start":
       case "hook.start":
@@ -347,9 +349,21 @@ export class TerminalRenderer {
       return;
     }
     const paint = (code: string, text: string) => this.paint(code, text);
+    // Output shown as it came (the plain interactive face) is not shown again under the line.
+    const live = this.options.liveOutput?.end(toolCall, paint);
     const { line, output } = toolLines(toolCall, this.options.verbose === true, paint);
-    const rows = this.options.wrap?.(line) ?? [line];
-    this.error([...rows, ...output].map((row) => `${row}\n`).join(""));
+    const rows = [...(live?.rows ?? []), ...(this.options.wrap?.(line) ?? [line])];
+    this.error([...rows, ...(live?.shown ? [] : output)].map((row) => `${row}\n`).join(""));
+  }
+
+  /** A running command's new output lines, when the face prints them as they come. */
+  private liveOutput(toolCallId: string): void {
+    const paint = (code: string, text: string) => this.paint(code, text);
+    const rows = this.options.liveOutput?.progress(this.fold.toolCall(toolCallId), paint) ?? [];
+    if (rows.length > 0) {
+      this.endLine();
+      this.error(rows.map((row) => `${row}\n`).join(""));
+    }
   }
 
   /**

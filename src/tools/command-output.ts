@@ -8,6 +8,60 @@ import { SecretStreamRedactor, type SecretValue } from "../events/secrets.js";
 const MAX_SAVED_BYTES = 64 * 1024 * 1024;
 
 /**
+ * The line {@link CommandOutput.preview} puts between the head and the tail of an output past its
+ * limit: `[… N lines cut …]`, N the line breaks of the text left out (`[… output cut …]` when
+ * none: the cut is inside one line). A face that prints the output as it comes reads where the
+ * tail's lines stand from it ({@link previewCut}).
+ */
+function cutMarker(lineBreaks: number): string {
+  if (lineBreaks === 0) {
+    return "[… output cut …]";
+  }
+  return `[… ${lineBreaks} ${lineBreaks === 1 ? "line" : "lines"} cut …]`;
+}
+
+/**
+ * {@link cutMarker} on its own line between head and tail; group 1 is N. (`\u2026` is `…`: the
+ * scripts loaded before `-p`'s first request are ASCII, test/cli/modules-loaded.test.ts.)
+ */
+const CUT_LINE = /\n\[\u2026 (?:output|(\d+) lines?) cut \u2026\]\n/;
+
+/** A preview past the limit, read back: its head, the line breaks cut after it, its tail. */
+export interface PreviewCut {
+  head: string;
+  /** Line breaks in the text between head and tail. */
+  cutLineBreaks: number;
+  tail: string;
+}
+
+/**
+ * Reads a {@link CommandOutput.preview} (also after `plainText`, which keeps line breaks): its
+ * head, the count of line breaks cut and its tail; `undefined` for an output shown whole. The
+ * first marker line counts: the head is the runner's, a fixed length, before anything the
+ * command printed later.
+ */
+export function previewCut(preview: string): PreviewCut | undefined {
+  const match = CUT_LINE.exec(preview);
+  if (match === null) {
+    return undefined;
+  }
+  return {
+    head: preview.slice(0, match.index),
+    cutLineBreaks: Number(match[1] ?? 0),
+    tail: preview.slice(match.index + match[0].length),
+  };
+}
+
+/** Line breaks (`\n`) in `text`. */
+function lineBreaksIn(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) {
+    count++;
+  }
+  return count;
+}
+
+/**
  * A command's combined output, bounded in memory. Up to `limit` characters it is kept whole; past
  * that only the first 40% and the last 60% of `limit` are kept (errors tend to be at the end), and
  * the raw bytes, from the first (up to 64 MiB), are written to `savePath` so nothing is lost,
@@ -20,6 +74,9 @@ export class CommandOutput {
   private tail = "";
   private truncated = false;
   private totalBytes = 0;
+  /** Line breaks in all the text appended, and in {@link head}. */
+  private totalLineBreaks = 0;
+  private headLineBreaks = 0;
   private savedBytes = 0;
   private earlyChunks: Buffer[] = [];
   private file: WriteStream | undefined;
@@ -51,6 +108,7 @@ export class CommandOutput {
   append(raw: Buffer, text: string): void {
     this.totalBytes += raw.length;
     const safeText = text.replaceAll("\u0000", "\\0");
+    this.totalLineBreaks += lineBreaksIn(safeText);
     if (!this.truncated) {
       this.whole += safeText;
       this.earlyChunks.push(raw);
@@ -68,12 +126,16 @@ export class CommandOutput {
     return this.truncated;
   }
 
-  /** The output as shown so far (head and tail with a marker once it is too long). */
+  /**
+   * The output as shown so far: whole, or once too long its head and tail around a line saying
+   * how many line breaks were cut between them ({@link cutMarker}, read by {@link previewCut}).
+   */
   preview(): string {
     if (!this.truncated) {
       return this.whole;
     }
-    return `${this.head}\n[… output cut …]\n${this.tail}`;
+    const cut = this.totalLineBreaks - this.headLineBreaks - lineBreaksIn(this.tail);
+    return `${this.head}\n${cutMarker(cut)}\n${this.tail}`;
   }
 
   /**
@@ -108,6 +170,7 @@ export class CommandOutput {
   private startTruncating(): void {
     this.truncated = true;
     this.head = this.whole.slice(0, this.headLimit);
+    this.headLineBreaks = lineBreaksIn(this.head);
     this.tail = this.whole.slice(-this.tailLimit);
     this.whole = "";
     try {

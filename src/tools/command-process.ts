@@ -79,6 +79,9 @@ export class CommandProcess {
   private backgroundStopped = false;
   private lastPartialAt = 0;
   private partialTimer: NodeJS.Timeout | undefined;
+  /** Whether the output was reported while the command ran, and has grown since. */
+  private reported = false;
+  private grownSinceReport = false;
   private settle: (outcome: ProcessOutcome) => void = () => {};
   private settled = false;
 
@@ -148,6 +151,7 @@ export class CommandProcess {
 
   private onChunk(chunk: Buffer, decoder: StringDecoder): void {
     this.output.append(chunk, decoder.write(chunk));
+    this.grownSinceReport = true;
     this.reportPartial();
   }
 
@@ -162,11 +166,25 @@ export class CommandProcess {
         this.partialTimer = undefined;
         this.lastPartialAt = Date.now();
         if (!this.settled) {
+          this.reported = true;
+          this.grownSinceReport = false;
           report(this.output.preview());
         }
       },
       Math.max(wait, 0),
     );
+  }
+
+  /**
+   * Once the output has been reported while the command ran, what it printed since is reported
+   * before the command's end: the last report holds every line (a face printing the output as it
+   * comes loses none of the last ones), and the result comes after it.
+   */
+  private reportLast(): void {
+    if (this.reported && this.grownSinceReport) {
+      this.grownSinceReport = false;
+      this.options.onOutput?.(this.output.preview());
+    }
   }
 
   private stop(reason: "timed-out" | "cancelled"): void {
@@ -213,8 +231,10 @@ export class CommandProcess {
       const rest = decoder.end();
       if (rest !== "") {
         this.output.append(Buffer.alloc(0), rest);
+        this.grownSinceReport = true;
       }
     }
+    this.reportLast();
     const pid = this.child.pid;
     if (this.stopReason !== undefined) {
       // Children that ignored SIGTERM may outlive the command: make sure the group ends.

@@ -23,8 +23,11 @@ export interface CommandRequest {
   /** Milliseconds before the runner stops the command and reports `stopped: "timeout"`. */
   timeoutMs: number;
   /**
-   * Called with the output shown so far (the same head-and-tail cut as the result), at most
-   * every 100 ms while the command runs.
+   * Called with the output shown so far (the same head-and-tail cut as the result, the line
+   * between them saying how many line breaks were cut: command-output.ts `previewCut`), at most
+   * every 100 ms while the command runs; once it has been called, called again as the command
+   * ends with what it printed since, before the result. A runner may never call it (the ACP
+   * client's terminal shows the output itself).
    */
   onOutput?: (output: string) => void;
   /**

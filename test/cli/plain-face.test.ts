@@ -114,12 +114,13 @@ describe("an answer that is none of the offered ones", () => {
     const id = printedSessionId(result.stdout);
     const lines = result.stdout.split("\n");
     const asked = lines.findIndex((line) => line.startsWith("[y] yes, once"));
-    expect(lines.slice(asked, asked + 5)).toEqual([
+    expect(lines.slice(asked, asked + 7)).toEqual([
       "[y] yes, once   [a] yes, always for bash(echo x) in this session   [p] yes, always for bash(echo x *) in this session   [n] no   [t] no, and tell the model why > ",
       '"maybe" is not an answer; type y, a, p, n or t > ',
-      expect.stringMatching(
-        /^"" is not an answer; type y, a, p, n or t > ✓ bash echo x \(\d+ ms\)$/,
-      ),
+      // The command's output under a line naming it (plain-face-live-output.test.ts).
+      '"" is not an answer; type y, a, p, n or t > ● bash echo x',
+      "    x",
+      expect.stringMatching(/^✓ bash echo x \(\d+ ms\)$/),
       "Ran it.",
       "> ",
     ]);

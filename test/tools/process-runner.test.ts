@@ -1,6 +1,8 @@
+import { writeFileSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { previewCut } from "../../src/tools/command-output.js";
 import { killCommandProcessGroups } from "../../src/tools/command-process.js";
 import type { CommandRequest, CommandResult } from "../../src/tools/command-runner.js";
 import { ProcessRunner } from "../../src/tools/process-runner.js";
@@ -142,6 +144,33 @@ describe("the process runner", () => {
     });
     expect(await readFile(savePath, "utf8")).toBe(whole.replace(secret, "[redacted:TEST_TOKEN]"));
     expect((await stat(savePath)).mode & 0o777).toBe(0o600);
+  });
+
+  it("reports the output while it runs, past the limit with the line breaks cut counted, and what it printed last before the result", async () => {
+    const runner = new ProcessRunner({ maxOutputCharacters: 1_000 });
+    const reports: string[] = [];
+    // The command goes on once its output has been reported: the last line comes after a report.
+    const gate = join(directory, "gate");
+    const result = await runner.run(
+      `seq 1 2000; while [ ! -e ${gate} ]; do sleep 0.05; done; echo last`,
+      request({
+        onOutput: (output) => {
+          reports.push(output);
+          writeFileSync(gate, "");
+        },
+      }),
+    );
+    expect(result.exitCode).toBe(0);
+    const last = reports.at(-1) ?? "";
+    expect(last.endsWith("\n1999\n2000\nlast\n")).toBe(true);
+    const cut = previewCut(last);
+    expect(cut?.head).toBe(result.output.slice(0, 400));
+    // Every line of the output is in the head, the tail, or counted as cut.
+    const lineBreaks = (text: string) => text.split("\n").length - 1;
+    expect(
+      lineBreaks(cut?.head ?? "") + (cut?.cutLineBreaks ?? 0) + lineBreaks(cut?.tail ?? ""),
+    ).toBe(2_001);
+    expect(last).toMatch(/\n\[… \d+ lines cut …\]\n/);
   });
 
   it("reports a command that cannot start, and a missing working directory", async () => {

@@ -2,7 +2,6 @@ import { isNothingToCompact } from "../../agent/compaction.js";
 import { cancelReason, errorMessage, USER_CANCEL_REASON } from "../../events/errors.js";
 import type { SessionEvent } from "../../events/events.js";
 import type { ModelConfiguration } from "../../llm/models.js";
-import type { AskPermission } from "../../permissions/permission-decision.js";
 import {
   COMMANDS,
   type CommandOutcome,
@@ -14,30 +13,11 @@ import type { UntrustedProject } from "../../session/mcp-servers.js";
 import { shellContext } from "../../session/prompt-attachments.js";
 import { permissionModeOf } from "../../session/sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "../../session/session.js";
-import type { SessionSummary } from "../../session/session-store.js";
 import { UsageTotals } from "../../session/usage-totals.js";
 import type { SandboxPolicy } from "../../tools/sandbox/policy.js";
 import { abortNote, INTERACTIVE_GO_ON, outcomeNote } from "../event-notes.js";
+import type { ConversationView } from "./conversation-view.js";
 import { attachFiles, runShellCommand, saveInput, shellEnding } from "./prompt-input.js";
-
-/** How the conversation is drawn: the full-screen TUI or plain lines (TERM=dumb). */
-export interface ConversationView {
-  /** Draws a session's history from its log (before its live events). */
-  history(events: readonly SessionEvent[]): void;
-  /** Draws a live session event. */
-  show(event: SessionEvent): void;
-  /** A line of the face's own. */
-  note(text: string, style?: "plain" | "dim" | "error"): void;
-  /** Starts drawing another session: forget what is shown. */
-  clear(): void;
-  /** The model, mode, usage or busy state changed. */
-  statusChanged(): void;
-  ask: AskPermission;
-  /** A yes/no question (`lines`, the last one the question itself); resolves true for yes. */
-  confirm(lines: readonly string[]): Promise<boolean>;
-  /** @returns the chosen session id, or `undefined` when dismissed. */
-  pickSession(sessions: readonly SessionSummary[], title: string): Promise<string | undefined>;
-}
 
 /**
  * The lines a session's screen opens with (a new, resumed or switched-to session): the folder,
@@ -269,11 +249,11 @@ export class Controller {
         sessionDirectory: this.session.directory,
         secrets: this.host.secrets,
       };
-      const result = await runShellCommand(command, place, controller.signal);
-      const output = result.output.replace(/\n$/, "");
-      if (output !== "") {
-        this.view?.note(output, "plain");
-      }
+      const run = this.view?.shellRun();
+      const result = await runShellCommand(command, place, controller.signal, (output) =>
+        run?.progress(output),
+      );
+      run?.end(result.output.replace(/\n$/, ""));
       this.context.push(
         shellContext({ command, ending: shellEnding(result), output: result.output }),
       );

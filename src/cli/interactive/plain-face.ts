@@ -3,6 +3,7 @@ import type { PermissionReply } from "../../permissions/permission-decision.js";
 import type { SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import type { SessionSummary } from "../../session/session-store.js";
+import { LiveCommandOutput, OutputFollower } from "../output-follower.js";
 import {
   answerFor,
   notAnAnswer,
@@ -14,7 +15,8 @@ import { permissionHeadline, permissionPreview } from "../permission-preview.js"
 import { renderConversation } from "../render.js";
 import { TerminalRenderer } from "../terminal-renderer.js";
 import { wrapChoices, wrapText } from "../text-wrap.js";
-import { Controller, type ConversationView } from "./controller.js";
+import { Controller } from "./controller.js";
+import type { ConversationView, ShellRunView } from "./conversation-view.js";
 import { EXIT, notSavedLine, openingMode, openSession, type SessionChoice } from "./open.js";
 
 export interface PlainFaceSettings {
@@ -30,7 +32,8 @@ export interface PlainFaceSettings {
 
 /**
  * The interactive face as plain lines, for `TERM=dumb` (and any terminal that cannot take escape
- * sequences): one line is one input, answers stream as text, tool calls are one line each, a
+ * sequences): one line is one input, answers stream as text, tool calls are one line each (a
+ * command's output printed under a line naming it as it comes, before its ✓/✗ line), a
  * permission question is answered on the next line (y / a / n / t). The same controller, commands
  * and session as the full-screen face. End of input exits.
  * @returns the exit code.
@@ -55,7 +58,10 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
   }
   const mode = openingMode(host, opened.session, settings.mode);
   const controller = new Controller(host, opened.session, opened.model, mode);
-  const renderer = new TerminalRenderer(stdout, stdout, false, { allReplies: true });
+  const renderer = new TerminalRenderer(stdout, stdout, false, {
+    allReplies: true,
+    liveOutput: new LiveCommandOutput(),
+  });
   let exit = false;
   controller.onExit = () => {
     exit = true;
@@ -124,22 +130,42 @@ function plainView(
   pickSession: ConversationView["pickSession"],
   cancelPrompt: () => void,
 ): ConversationView {
+  const note = (text: string) => {
+    renderer.endLine();
+    stdout.write(`${wrapText(text, (stdout as { columns?: number }).columns)}\n`);
+  };
   return {
     // The controller's banner already names the session, its model and folder; the log's last
     // reopen is this one.
     history: (events) =>
       stdout.write(renderConversation(events, { startLine: false, openNow: true })),
     show: renderer.handle,
-    note: (text) => {
-      renderer.endLine();
-      stdout.write(`${wrapText(text, (stdout as { columns?: number }).columns)}\n`);
-    },
+    note,
     clear: () => undefined,
     statusChanged: () => undefined,
     ask: (request, signal) => askOnLines(request, signal, lines, renderer, stdout, cancelPrompt),
     confirm: async (question) =>
       /^(y|yes)$/i.test(((await lines.read(`${question.join("\n")} [y/N] `)) ?? "").trim()),
     pickSession,
+    shellRun: () => shellLines(note),
+  };
+}
+
+/**
+ * A `!command`'s output as lines printed as they come (output-follower.ts), each as its finished
+ * output's lines are: by `note`, as they are; a command that ended before any report prints its
+ * output then.
+ */
+function shellLines(note: (text: string) => void): ShellRunView {
+  const follower = new OutputFollower();
+  const print = (lines: readonly string[]) => {
+    if (lines.length > 0) {
+      note(lines.join("\n"));
+    }
+  };
+  return {
+    progress: (output) => print(follower.follow(output)),
+    end: (output) => print(follower.followed ? follower.finish() : [output].filter(Boolean)),
   };
 }
 

@@ -114,12 +114,16 @@ export interface ShellPlace {
 /**
  * Runs a `!command` typed by the user through `place.commands` (the caller chooses the runner:
  * the user's own command need not be confined as the model's are), in `place.cwd`; `signal`
- * (Esc / Ctrl-C) stops all of it, and so does a {@link SHELL_TIMEOUT_MS} timeout. Never rejects.
+ * (Esc / Ctrl-C) stops all of it, and so does a {@link SHELL_TIMEOUT_MS} timeout. `onOutput`
+ * gets the output so far while it runs, as plain text (the runner's reports:
+ * tools/command-runner.ts `onOutput`), as the bash tool's `tool.execution_partial_result`
+ * carries it. Never rejects.
  */
 export async function runShellCommand(
   command: string,
   place: ShellPlace,
   signal: AbortSignal,
+  onOutput?: (output: string) => void,
 ): Promise<ShellResult> {
   const { runner, env } = place.commands;
   const stamp = new Date().toISOString().replace(/[^0-9]/g, "");
@@ -130,6 +134,7 @@ export async function runShellCommand(
     timeoutMs: SHELL_TIMEOUT_MS,
     savePath: join(place.sessionDirectory, "user-commands", `${stamp}.txt`),
     secrets: place.secrets,
+    ...(onOutput === undefined ? {} : { onOutput: (output) => onOutput(plainText(output)) }),
   });
   return {
     command,

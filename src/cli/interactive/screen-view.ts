@@ -1,7 +1,8 @@
 import type { SessionEvent } from "../../events/events.js";
 import type { PermissionReply, PermissionRequest } from "../../permissions/permission-decision.js";
 import type { SessionSummary } from "../../session/session-store.js";
-import type { Controller, ConversationView } from "./controller.js";
+import type { Controller } from "./controller.js";
+import type { ConversationView, ShellRunView } from "./conversation-view.js";
 import { PermissionQuestion, YesNoQuestion } from "./question.js";
 import type { Screen } from "./screen.js";
 import type { StatusState } from "./status-line.js";
@@ -104,6 +105,21 @@ export class ScreenView implements ConversationView {
 
   pickSession(sessions: readonly SessionSummary[], title: string): Promise<string | undefined> {
     return this.screen.pickSession(sessions, title);
+  }
+
+  shellRun(): ShellRunView {
+    const run = this.transcript.shellRun();
+    this.screen.render();
+    return {
+      progress: (output) => {
+        run.progress(output);
+        this.screen.render();
+      },
+      end: (output) => {
+        run.end(output);
+        this.screen.render();
+      },
+    };
   }
 
   /** Stops the busy redraws. */

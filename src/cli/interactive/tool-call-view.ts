@@ -56,17 +56,14 @@ export class ToolCallView implements Component {
   invalidate(): void {}
 
   /**
-   * Keeps the last lines of `partialOutput` (a `tool.execution_partial_result`'s output so far:
-   * all of it, or its head and tail once past the command runner's limit), shown under the
-   * call's line while it runs. Only those lines are
-   * kept, cut to {@link LIVE_LINE_LENGTH} characters, so that the screen holds and redraws a few
-   * short lines whatever the command prints.
+   * Keeps the last lines of the call's output so far (the session model's `partialOutput`, from
+   * `tool.execution_partial_result`), shown under the call's line while it runs
+   * ({@link liveLines}).
    */
-  showOutput(partialOutput: string): void {
-    if (this.toolCall.status === "running") {
-      this.liveLines = lastLinesOf(partialOutput, PREVIEW_LINES, LIVE_LINE_LENGTH).map((line) =>
-        expandTabs(terminalText(line)),
-      );
+  showOutput(): void {
+    const { status, partialOutput } = this.toolCall;
+    if (status === "running" && partialOutput !== undefined) {
+      this.liveLines = liveLines(partialOutput);
     }
   }
 
@@ -197,6 +194,40 @@ export class ToolCallView implements Component {
       );
     const more = rows.length - shown.length;
     return more > 0 ? [...shown, theme.dim(`  … ${more} more`)] : shown;
+  }
+}
+
+/**
+ * The last {@link PREVIEW_LINES} lines of a running command's output so far (all of it, or its
+ * head and tail once past the command runner's limit), as drawn under its line: each cut to
+ * {@link LIVE_LINE_LENGTH} characters (the screen holds and redraws a few short lines whatever the
+ * command prints), without terminal control sequences and with hiding characters marked
+ * (events/errors.ts terminalText), tabs laid out.
+ */
+function liveLines(output: string): string[] {
+  return lastLinesOf(output, PREVIEW_LINES, LIVE_LINE_LENGTH).map((line) =>
+    expandTabs(terminalText(line)),
+  );
+}
+
+/**
+ * A running `!command`'s output on screen: its last lines, drawn as a running call's are
+ * ({@link liveLines}, dim, two columns in, cut at the terminal's edge).
+ */
+export class LiveOutputLines implements Component {
+  private lines: readonly string[] = [];
+
+  constructor(private readonly theme: Theme) {}
+
+  /** `output`: the command's output so far. */
+  show(output: string): void {
+    this.lines = liveLines(output);
+  }
+
+  invalidate(): void {}
+
+  render(width: number): string[] {
+    return this.lines.map((line) => truncateToWidth(`  ${this.theme.dim(line)}`, width));
   }
 }
 

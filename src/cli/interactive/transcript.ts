@@ -9,8 +9,9 @@ import { abortNote, alwaysRuleNote, compactionNote } from "../event-notes.js";
 import { TerminalMarkdown } from "../markdown.js";
 import { drawnAsPlan, planChecklist } from "../plan-checklist.js";
 import { wrapText } from "../text-wrap.js";
+import type { ShellRunView } from "./conversation-view.js";
 import type { Theme } from "./theme.js";
-import { ToolCallView } from "./tool-call-view.js";
+import { LiveOutputLines, ToolCallView } from "./tool-call-view.js";
 
 /** Lines of a prompt shown (a paste or an attached file is counted beyond them). */
 const PROMPT_LINES = 8;
@@ -52,6 +53,24 @@ export class Transcript extends Container {
   }
 
   /**
+   * A `!command` runs (its `$ command` line drawn above): its output's last lines, redrawn as
+   * they come as a running call's are; once it ends, all of its output in their place.
+   */
+  shellRun(): ShellRunView {
+    const live = new LiveOutputLines(this.theme);
+    this.addChild(live);
+    return {
+      progress: (output) => live.show(output),
+      end: (output) => {
+        this.removeChild(live);
+        if (output !== "") {
+          this.note(output, "plain");
+        }
+      },
+    };
+  }
+
+  /**
    * Draws one session event; `replayed` when it is the log of a reopened session read back (a
    * prompt's `!command`s are drawn with it then, as they were drawn when they ran).
    */
@@ -86,7 +105,7 @@ export class Transcript extends Container {
         return;
       // A running command's output so far, under its line until its outcome replaces it.
       case "tool.execution_partial_result":
-        this.tools.get(event.data.toolCallId)?.showOutput(event.data.partialOutput);
+        this.tools.get(event.data.toolCallId)?.showOutput();
         return;
       case "tool.execution_complete":
         this.tools.get(event.data.toolCallId)?.endOutput();

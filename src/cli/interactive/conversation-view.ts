@@ -1,0 +1,35 @@
+import type { SessionEvent } from "../../events/events.js";
+import type { AskPermission } from "../../permissions/permission-decision.js";
+import type { SessionSummary } from "../../session/session-store.js";
+
+/** How the conversation is drawn: the full-screen TUI or plain lines (TERM=dumb). */
+export interface ConversationView {
+  /** Draws a session's history from its log (before its live events). */
+  history(events: readonly SessionEvent[]): void;
+  /** Draws a live session event. */
+  show(event: SessionEvent): void;
+  /** A line of the face's own. */
+  note(text: string, style?: "plain" | "dim" | "error"): void;
+  /** Starts drawing another session: forget what is shown. */
+  clear(): void;
+  /** The model, mode, usage or busy state changed. */
+  statusChanged(): void;
+  ask: AskPermission;
+  /** A yes/no question (`lines`, the last one the question itself); resolves true for yes. */
+  confirm(lines: readonly string[]): Promise<boolean>;
+  /** @returns the chosen session id, or `undefined` when dismissed. */
+  pickSession(sessions: readonly SessionSummary[], title: string): Promise<string | undefined>;
+  /** A `!command` starts (its `$ command` line is drawn): the view of its output. */
+  shellRun(): ShellRunView;
+}
+
+/** A running `!command`'s output on a face. */
+export interface ShellRunView {
+  /**
+   * The output so far, while the command runs: plain text, past the runner's limit its head and
+   * tail around a line counting the line breaks cut (tools/command-runner.ts `onOutput`).
+   */
+  progress(output: string): void;
+  /** The command ended; `output` is all of it that is shown (without its last line break). */
+  end(output: string): void;
+}
