@@ -53,7 +53,9 @@ if (mode === "write") {
   }
 } else {
   const root = join(home, "session-state");
-  for (const id of readdirSync(root)) rmSync(join(root, id, "metadata.json"), { force: true });
+  for (const id of readdirSync(root)) {
+    rmSync(join(root, id, "metadata.json"), { force: true });
+  }
   const cpu = () => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
