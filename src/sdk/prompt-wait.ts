@@ -20,7 +20,12 @@ export type AssistantMessage = SessionEventOf<"assistant.message">;
  *
  * `done` resolves with the answer; with `undefined` when the prompt was aborted (`session.idle`
  * `{aborted: true}`: a message written before the abort, a tool call's, is no answer), never
- * ran, or gave no message. It rejects with the message of a `session.error` of this prompt, or
+ * ran, or gave no message, or when its last message broke off mid-stream (`interrupted: true`,
+ * with the stream's `error`: the app's `onErrorOccurred` answered `skip` without a retry that
+ * finished, and the `session.warning` `model_call_skipped` says so): a broken reply is never
+ * given as a whole answer: Copilot's `assistant.message` has no field marking a reply cut off
+ * (shared/reference/copilot-protocol.md, event 40), so an app written for it reads `content` as
+ * the whole reply. It rejects with the message of a `session.error` of this prompt, or
  * of the last one before an end where it never ran (a prompt dropped unrun, e.g. by an abort on
  * the worker that holds the session, is said so).
  */
@@ -72,7 +77,7 @@ export class PromptWait {
         return;
       case "assistant.message":
         if (this.stage === "running") {
-          this.last = event;
+          this.last = event.data.interrupted === true ? undefined : event;
         }
         return;
       case "session.error":

@@ -1,12 +1,15 @@
 /**
  * The line of one event in `events.jsonl`, produced in pieces (issue 27 item 3: a 50 MB prompt's
- * `user.message` must not be held as a whole line, nor encoded whole, beside its text). The
- * pieces joined are exactly {@link serializeEvent}'s line.
+ * `user.message` must not be held as a whole line, nor encoded whole, beside its text), and
+ * decoded on its own ({@link decodeEventLine}). The pieces joined are exactly
+ * {@link serializeEvent}'s line.
  */
 
-import type { SessionEvent, SessionEventType } from "../events/events.js";
+import { isUtf8 } from "node:buffer";
+import { isEphemeral, type SessionEvent, type SessionEventType } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import { PIECE_LENGTH, stringPieces } from "../llm/huge-messages.js";
+import { hasDeclaredData } from "./log-damage.js";
 
 /**
  * The line written for `event`, `\n` included. Keys always come in the order `type, data, id,
@@ -146,4 +149,63 @@ const KNOWN_EVENT_TYPES = {
 
 export function isKnownEventType(type: string): type is SessionEventType {
   return Object.hasOwn(KNOWN_EVENT_TYPES, type);
+}
+
+/** How one line of the log decoded. */
+export type EventLineResult =
+  | { kind: "event"; event: SessionEvent }
+  | { kind: "blank" }
+  | { kind: "damaged"; reason: "invalid_json" | "invalid_event" };
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Decodes one line (without its `\n`). Valid means: UTF-8, JSON, an object with string `type` (a
+ * known, persisted type), `id` and `timestamp`, an object `data`, and `parentId` a string, `null`
+ * or absent (read as `null`), and `data` an object whose fields have the types `type` declares
+ * (log-damage.ts). Never throws.
+ */
+export function decodeEventLine(line: Uint8Array): EventLineResult {
+  const buffer = Buffer.from(line.buffer, line.byteOffset, line.byteLength);
+  if (!isUtf8(buffer)) {
+    return { kind: "damaged", reason: "invalid_json" };
+  }
+  const text = buffer.toString("utf8");
+  if (text.trim() === "") {
+    return { kind: "blank" };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { kind: "damaged", reason: "invalid_json" };
+  }
+  const event = toSessionEvent(value);
+  return event === undefined
+    ? { kind: "damaged", reason: "invalid_event" }
+    : { kind: "event", event };
+}
+
+function toSessionEvent(value: unknown): SessionEvent | undefined {
+  if (!isPlainObject(value)) {
+    return undefined;
+  }
+  const { type, data, id, timestamp, parentId } = value;
+  // Ephemeral types never belong on disk; one found there was not written by us.
+  if (typeof type !== "string" || !isKnownEventType(type) || isEphemeral(type)) {
+    return undefined;
+  }
+  if (typeof id !== "string" || typeof timestamp !== "string" || !isPlainObject(data)) {
+    return undefined;
+  }
+  if (!hasDeclaredData(type, data)) {
+    return undefined;
+  }
+  if (parentId !== undefined && parentId !== null && typeof parentId !== "string") {
+    return undefined;
+  }
+  // The envelope and `data`'s fields are checked (the schemas allow fields added later).
+  return { type, data, id, timestamp, parentId: parentId ?? null } as SessionEvent;
 }

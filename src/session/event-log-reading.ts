@@ -2,14 +2,14 @@
  * Reading `events.jsonl` (event-log.ts writes it): each line decoded on its own, damage skipped
  * and listed as {@link RepairNote}s, never thrown; events that decode but do not belong to the
  * log ({@link LogChain}: a repeated id, a second `session.start`, a `parentId` naming no event read
- * before) are skipped and listed the same way.
+ * before, a `null` one past the first event) are skipped and listed the same way.
  */
 
-import { isUtf8 } from "node:buffer";
 import { open } from "node:fs/promises";
-import { isEphemeral, type RepairNote, type SessionEvent } from "../events/events.js";
-import { isKnownEventType } from "./event-line.js";
-import { hasDeclaredData } from "./log-damage.js";
+import type { RepairNote, SessionEvent } from "../events/events.js";
+import { decodeEventLine } from "./event-line.js";
+
+export { decodeEventLine, type EventLineResult } from "./event-line.js";
 
 /** What a reader got out of an `events.jsonl`. */
 export interface EventLogContents {
@@ -25,6 +25,10 @@ export interface EventLogContents {
   nextSeq: number;
   /** Events decoded (from `fromSeq` on), those a {@link KeepEvent} left out of `events` included. */
   eventCount: number;
+  /** The id of the last event of the chain read: where a read of the lines after continues. */
+  lastId: string | undefined;
+  /** A read that began mid-log met a parent it cannot judge ({@link LogChain.undecided}). */
+  undecided: boolean;
 }
 
 /**
@@ -33,84 +37,24 @@ export interface EventLogContents {
  */
 export type KeepEvent = (event: SessionEvent, seq: number) => boolean;
 
-/** How one line of the log decoded. */
-export type EventLineResult =
-  | { kind: "event"; event: SessionEvent }
-  | { kind: "blank" }
-  | { kind: "damaged"; reason: "invalid_json" | "invalid_event" };
-
 const NEWLINE = 0x0a;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/**
- * Decodes one line (without its `\n`). Valid means: UTF-8, JSON, an object with string `type` (a
- * known, persisted type), `id` and `timestamp`, an object `data`, and `parentId` a string, `null`
- * or absent (read as `null`), and `data` an object whose fields have the types `type` declares
- * (log-damage.ts). Never throws.
- */
-export function decodeEventLine(line: Uint8Array): EventLineResult {
-  const buffer = Buffer.from(line.buffer, line.byteOffset, line.byteLength);
-  if (!isUtf8(buffer)) {
-    return { kind: "damaged", reason: "invalid_json" };
-  }
-  const text = buffer.toString("utf8");
-  if (text.trim() === "") {
-    return { kind: "blank" };
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { kind: "damaged", reason: "invalid_json" };
-  }
-  const event = toSessionEvent(value);
-  return event === undefined
-    ? { kind: "damaged", reason: "invalid_event" }
-    : { kind: "event", event };
-}
-
-function toSessionEvent(value: unknown): SessionEvent | undefined {
-  if (!isPlainObject(value)) {
-    return undefined;
-  }
-  const { type, data, id, timestamp, parentId } = value;
-  // Ephemeral types never belong on disk; one found there was not written by us.
-  if (typeof type !== "string" || !isKnownEventType(type) || isEphemeral(type)) {
-    return undefined;
-  }
-  if (typeof id !== "string" || typeof timestamp !== "string" || !isPlainObject(data)) {
-    return undefined;
-  }
-  if (!hasDeclaredData(type, data)) {
-    return undefined;
-  }
-  if (parentId !== undefined && parentId !== null && typeof parentId !== "string") {
-    return undefined;
-  }
-  // The envelope and `data`'s fields are checked (the schemas allow fields added later).
-  return { type, data, id, timestamp, parentId: parentId ?? null } as SessionEvent;
-}
 
 /**
  * Splits `bytes` on `\n` bytes and decodes each line from line `fromSeq` on (default 1: all;
- * earlier lines are only counted). Splitting bytes rather than decoded text keeps a line cut
+ * earlier lines are read for the chain only, when `start` is the log's start). Splitting bytes rather than decoded text keeps a line cut
  * inside a multi-byte character a damaged line instead of a silently mangled one. Blank lines
  * lose nothing and are skipped without a note. With `keep`, `events` holds only the events it
  * keeps plus the last event (whose id the next appended event chains to); damage is found and
- * listed in every line all the same. `fromLogStart` (default: `fromSeq` is 1): whether `bytes`
- * begin at the log's first line, so that the chain ({@link LogChain}) is checked from its start;
- * otherwise the first event's parent is taken unchecked. Never throws.
+ * listed in every line all the same. `start` (default: the log's first line): where `bytes`
+ * begin in the log, for the chain ({@link ChainStart}). Never throws.
  */
 export function parseEventLog(
   bytes: Uint8Array,
   fromSeq = 1,
   keep?: KeepEvent,
-  fromLogStart = fromSeq === 1,
+  start: ChainStart = LOG_START,
 ): EventLogContents {
-  const parser = new EventLogParser(fromSeq, keep, fromLogStart);
+  const parser = new EventLogParser(fromSeq, keep, start);
   parser.push(bytes);
   return parser.end();
 }
@@ -130,6 +74,8 @@ export class EventLogParser {
     validLength: 0,
     nextSeq: 1,
     eventCount: 0,
+    lastId: undefined,
+    undecided: false,
   };
   /** The pieces of a line not ended yet, copied. */
   #partial: Buffer[] = [];
@@ -141,12 +87,15 @@ export class EventLogParser {
   /** The last event read when `keep` left it out. */
   #leftOut: { event: SessionEvent; seq: number } | undefined;
   readonly #chain: LogChain;
+  /** Lines before `fromSeq` are decoded for the chain (a read from the log's start). */
+  readonly #chainOnly: boolean;
 
   /** As {@link parseEventLog}'s parameters. */
-  constructor(fromSeq = 1, keep?: KeepEvent, fromLogStart = fromSeq === 1) {
+  constructor(fromSeq = 1, keep?: KeepEvent, start: ChainStart = LOG_START) {
     this.#fromSeq = fromSeq;
     this.#keep = keep;
-    this.#chain = new LogChain(fromLogStart);
+    this.#chain = new LogChain(start);
+    this.#chainOnly = start.from === "log_start";
   }
 
   /** Decodes every line `bytes` ends; keeps a copy of the line it starts and does not end. */
@@ -184,6 +133,8 @@ export class EventLogParser {
       this.#leftOut = undefined;
     }
     contents.nextSeq = this.#line;
+    contents.lastId = this.#chain.lastId;
+    contents.undecided = this.#chain.undecided;
     return contents;
   }
 
@@ -191,8 +142,17 @@ export class EventLogParser {
   #decode(line: Buffer): void {
     const contents = this.#contents;
     const seq = this.#line;
-    const result = seq < this.#fromSeq ? undefined : decodeEventLine(line);
+    const before = seq < this.#fromSeq;
+    const result = before && !this.#chainOnly ? undefined : decodeEventLine(line);
     const chainBreak = result?.kind === "event" ? this.#chain.admit(result.event) : undefined;
+    if (before) {
+      if (result?.kind === "damaged") {
+        this.#chain.damaged();
+      }
+      this.#offset += line.length + 1;
+      this.#line += 1;
+      return;
+    }
     const note = { line: seq, offset: this.#offset, length: line.length };
     if (chainBreak !== undefined) {
       contents.repaired.push({ ...note, reason: chainBreak });
@@ -286,11 +246,14 @@ export async function readEventLog(path: string, fromSeq = 1): Promise<EventLogC
 /*
  * The chain rule of a session's log (README, "Where sessions are kept"): each event is chained to
  * the one before it by `parentId`, so an event belongs to the log when its `parentId` names an
- * event read before it (or is `null`, as the `session.start`'s is), its `id` is new, and it is not
- * a second `session.start`. Every reader of a log applies it through one
- * {@link LogChain} per read (this file's reader for `events.jsonl`, postgres/read.ts for rows),
- * so that a line of another session, a repeated line or two
- * logs joined are skipped and reported as damaged lines are, never folded into the session.
+ * event read before it, its `id` is new, and it is not a second `session.start`. A `null` parent
+ * belongs only to the log's first event (a `session.start`, or the first line of a log written by
+ * hand); elsewhere it is a parent that names nothing. After a damaged line the next parent is not
+ * checked: it may name that line, whose id cannot be read. Every reader of a log applies it
+ * through one {@link LogChain} per read (this file's reader for `events.jsonl`, postgres/read.ts
+ * for rows, the listing's scan in session-metadata.ts), so that a line of another session, a
+ * repeated line or two logs joined are skipped and reported as damaged lines are, never folded
+ * into the session.
  */
 
 /** Why an event that decoded does not belong to the log. */
@@ -300,8 +263,9 @@ export type ChainBreak =
   /** A `session.start` after the log's own: another session's log joined to this one. */
   | "second_start"
   /**
-   * Its `parentId` names no event read before it: a line of another session, or one chained to
-   * a line skipped for one of these reasons (what follows a skipped line is skipped with it).
+   * Its `parentId` names no event read before it (or is `null` past the first event): a line of
+   * another session, or one chained to a line skipped for one of these reasons (what follows a
+   * skipped line is skipped with it).
    */
   | "unknown_parent";
 
@@ -312,22 +276,60 @@ export interface ChainLink {
   parentId: string | null;
 }
 
+/**
+ * Where a read of a log begins, for its {@link LogChain}:
+ * - `log_start`: at the first line; every event is judged.
+ * - `after_event`: right after the event `id`, the last event of the log's chain before the read
+ *   (`undefined`: the line before is damaged); an event naming it, or an event of the read, is
+ *   judged here, one naming anything else leaves the read {@link LogChain.undecided}.
+ * - `judged_event`: at an event judged before (an appender's own last line, which its store
+ *   checks by id); it is taken as is, and the events after it are judged as after `after_event`.
+ */
+export type ChainStart =
+  | { from: "log_start" }
+  | { from: "after_event"; id: string | undefined }
+  | { from: "judged_event" };
+
+/** A read from the log's first line. */
+export const LOG_START: ChainStart = { from: "log_start" };
+
 /** The chain of one read of a log, checked an event at a time in file order. */
 export class LogChain {
   readonly #ids = new Set<string>();
-  /** An event was taken (or the read began past the log's first line). */
+  /** An event was taken, or the read began past the log's first event. */
   #started: boolean;
-  /**
-   * The next event's parent is taken unchecked: the read began past the first line (the events
-   * before were read earlier), or the line before was damaged (its id, which a following event
-   * of the log names, cannot be read).
-   */
-  #parentUnchecked: boolean;
+  /** The next parent is taken unchecked: the line before it was damaged. */
+  #parentUnchecked = false;
+  /** The read began past the first line: a parent outside it cannot be judged here. */
+  readonly #midLog: boolean;
+  /** The next event is the judged one a `judged_event` read begins at. */
+  #judgedNext: boolean;
+  #undecided = false;
+  #lastId: string | undefined;
 
-  /** @param fromLogStart whether the read begins at the log's first line. */
-  constructor(fromLogStart = true) {
-    this.#started = !fromLogStart;
-    this.#parentUnchecked = !fromLogStart;
+  constructor(start: ChainStart = LOG_START) {
+    this.#started = start.from !== "log_start";
+    this.#midLog = start.from !== "log_start";
+    this.#judgedNext = start.from === "judged_event";
+    if (start.from === "after_event" && start.id !== undefined) {
+      this.#ids.add(start.id);
+      this.#lastId = start.id;
+    }
+  }
+
+  /**
+   * Whether a read that began mid-log met an event whose parent is outside the read (and not the
+   * event it began after), or follows a damaged line there: only a read from the log's first
+   * line knows every id before it, so such a read's result stands only for a reader that reads
+   * again from the start (it is then taken as `unknown_parent`, or kept after a damaged line).
+   */
+  get undecided(): boolean {
+    return this.#undecided;
+  }
+
+  /** The id of the last event taken (or the one an `after_event` read began after). */
+  get lastId(): string | undefined {
+    return this.#lastId;
   }
 
   /** A line that did not decode: the next event may name it as its parent. */
@@ -343,17 +345,22 @@ export class LogChain {
     if (this.#ids.has(event.id)) {
       return "duplicate_id";
     }
-    if (event.type === "session.start" && this.#started) {
+    if (event.type === "session.start" && this.#started && !this.#judgedNext) {
       return "second_start";
     }
-    // `null` claims no place in the chain (tests, tools writing logs by hand): nothing to check.
-    const parentKnown = event.parentId === null || this.#ids.has(event.parentId);
-    if (!parentKnown && !this.#parentUnchecked) {
+    const parent = event.parentId;
+    const known = parent === null ? !this.#started : this.#ids.has(parent);
+    if (!known && !this.#judgedNext && this.#midLog && parent !== null) {
+      this.#undecided = true;
+    }
+    if (!known && !this.#parentUnchecked && !this.#judgedNext) {
       return "unknown_parent";
     }
     this.#ids.add(event.id);
+    this.#lastId = event.id;
     this.#started = true;
     this.#parentUnchecked = false;
+    this.#judgedNext = false;
     return undefined;
   }
 }

@@ -25,9 +25,11 @@ import { isEphemeral, type RepairNote, type SessionEvent } from "../events/event
 import { collectScheduledGarbage, reclaimAfter } from "../llm/huge-messages.js";
 import { eventLinePieces } from "./event-line.js";
 import {
+  type ChainStart,
   type EventLogContents,
   EventLogParser,
   type KeepEvent,
+  LOG_START,
   type PositionalReader,
   readBlocks,
 } from "./event-log-reading.js";
@@ -65,6 +67,8 @@ function wholeFileContents(
     validLength: contents.validLength + from.offset,
     nextSeq: contents.nextSeq + lines,
     eventCount: contents.eventCount,
+    lastId: contents.lastId,
+    undecided: contents.undecided,
   };
 }
 
@@ -148,10 +152,13 @@ export class EventLog {
       }
       const lines = from.seq - 1;
       const keep = options.keep;
+      // A read from `from` begins at the appender's own last line (file-store.ts checks its id),
+      // judged when it was read or written; what another process appended after it is judged here.
+      const start: ChainStart = from.seq === 1 ? LOG_START : { from: "judged_event" };
       const parser = new EventLogParser(
         1,
         keep && ((event, seq) => keep(event, seq + lines)),
-        from.seq === 1,
+        start,
       );
       const bytesRead = await readRest(fd, from.offset, parser, size - from.offset);
       const contents = wholeFileContents(parser.end(), from);

@@ -15,6 +15,7 @@ import { statSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { errorCode } from "../events/errors.js";
 import { parseEventLog } from "./event-log.js";
+import { type ChainStart, type EventLogContents, LOG_START } from "./event-log-reading.js";
 import type { FollowedLog } from "./session-follower.js";
 
 /** One follower's reader of `path` (see the file comment). */
@@ -25,15 +26,26 @@ export class FollowerLogReader {
   #offset: number;
   /** The sequence number of the line starting at {@link #offset}. */
   #offsetSeq: number;
+  /** Where the lines past {@link #offset} are in the log's chain: after its last event read. */
+  #chainStart: ChainStart;
 
   /**
-   * @param start where to begin: the byte offset of a line start and that line's sequence number
-   * (default the start of the file), when the lines before are known (file-store.ts).
+   * @param start where to begin: the byte offset of a line start, that line's sequence number
+   * and the id of the last event of the log's chain before it (default the start of the file),
+   * when the lines before are known (file-store.ts).
    */
-  constructor(path: string, start: { offset: number; seq: number } = { offset: 0, seq: 1 }) {
+  constructor(
+    path: string,
+    start: { offset: number; seq: number; lastId: string | undefined } = {
+      offset: 0,
+      seq: 1,
+      lastId: undefined,
+    },
+  ) {
     this.path = path;
     this.#offset = start.offset;
     this.#offsetSeq = start.seq;
+    this.#chainStart = start.offset === 0 ? LOG_START : { from: "after_event", id: start.lastId };
   }
 
   /**
@@ -55,24 +67,38 @@ export class FollowerLogReader {
     if (size <= this.#offset) {
       return { events: [], seqs: [], nextSeq: this.#offsetSeq };
     }
-    const buffer = Buffer.alloc(size - this.#offset);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, this.#offset);
     const before = this.#offsetSeq - 1;
-    // The chain is checked from the log's start; a later read takes the first parent unchecked.
-    const fromLogStart = before === 0 && fromSeq <= 1;
-    const contents = parseEventLog(
-      buffer.subarray(0, bytesRead),
-      fromSeq - before,
-      undefined,
-      fromLogStart,
-    );
-    this.#offset += contents.validLength;
-    this.#offsetSeq = before + contents.nextSeq;
+    // Each read goes on from the last event of the chain read before; one that meets a parent
+    // outside what it read (a line chained to an older event, or after a damaged line) cannot
+    // judge it, and the log is read again from its first line, as a whole read judges it.
+    let read = await this.#parse(handle, this.#offset, size, fromSeq - before, this.#chainStart);
+    let offsetBefore = this.#offset;
+    let linesBefore = before;
+    if (read.undecided) {
+      read = await this.#parse(handle, 0, size, fromSeq, LOG_START);
+      [offsetBefore, linesBefore] = [0, 0];
+    }
+    this.#offset = offsetBefore + read.validLength;
+    this.#offsetSeq = linesBefore + read.nextSeq;
+    this.#chainStart = { from: "after_event", id: read.lastId };
     return {
-      events: contents.events,
-      seqs: contents.seqs.map((seq) => seq + before),
+      events: read.events,
+      seqs: read.seqs.map((seq) => seq + linesBefore),
       nextSeq: this.#offsetSeq,
     };
+  }
+
+  /** The lines of `handle`'s bytes from `offset` to `size`, decoded from line `fromSeq` on. */
+  async #parse(
+    handle: FileHandle,
+    offset: number,
+    size: number,
+    fromSeq: number,
+    start: ChainStart,
+  ): Promise<EventLogContents> {
+    const buffer = Buffer.alloc(size - offset);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
+    return parseEventLog(buffer.subarray(0, bytesRead), fromSeq, undefined, start);
   }
 
   /**

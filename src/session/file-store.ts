@@ -31,9 +31,9 @@ import {
   emptyScan,
   type LogScan,
   metadataPath,
-  scanBytes,
   scanEvent,
   scanEvents,
+  scanLog,
   writeMetadata,
 } from "./session-metadata.js";
 import {
@@ -137,7 +137,7 @@ export class FileSessionStore implements SessionStore {
     const tail = this.#idleTails.get(path);
     const start =
       tail !== undefined && fromSeq >= tail.nextSeq
-        ? { offset: tail.scan.size, seq: tail.nextSeq }
+        ? { offset: tail.scan.size, seq: tail.nextSeq, lastId: tail.scan.lastId ?? undefined }
         : undefined;
     const reader = new FollowerLogReader(path, start);
     try {
@@ -198,7 +198,7 @@ export class FileSessionStore implements SessionStore {
       } finally {
         await handle.close();
       }
-      await writeMetadata(directory, scanBytes(emptyScan(), log));
+      await writeMetadata(directory, scanLog(log));
     } finally {
       await lock.release();
     }
@@ -238,7 +238,7 @@ async function openLog(
   if (tail !== undefined && last !== undefined) {
     const from = { offset: last.offset, seq: tail.nextSeq - 1 };
     const opened = await EventLog.open(path, { create: false, from }).catch(() => undefined);
-    if (opened?.seqs[0] === from.seq && opened.events[0]?.id === last.id) {
+    if (opened?.seqs[0] === from.seq && opened.events[0]?.id === last.id && !opened.undecided) {
       const scan = { ...tail.scan };
       for (const event of opened.events.slice(1)) {
         scanEvent(scan, event, 0);

@@ -9,9 +9,10 @@
  * whole log once when the file is missing, damaged or describes more bytes than the log has (an
  * old log, a cut torn tail), then stores the result.
  *
- * Scanning looks at line prefixes (every line we write starts with `{"type":"<type>"`, see
- * `serializeEvent`): lines are counted without parsing; only `session.start`, the first user
- * prompt, model switches and the last line are parsed.
+ * Scanning reads each line as `sessions show` does (event-log-reading.ts: damaged lines and
+ * events not of the log's chain are skipped), so a listing counts what `show` shows. A scan of
+ * the bytes past the metadata goes on from the last event it describes ({@link LogScan.lastId});
+ * one that meets a parent it cannot judge there is done again over the whole log.
  */
 
 import { readFileSync } from "node:fs";
@@ -19,7 +20,7 @@ import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { PromptBlock, SessionEvent, UserMessageData } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
-import { decodeEventLine } from "./event-log.js";
+import { EventLogParser, LOG_START } from "./event-log-reading.js";
 import { givenPrompt } from "./prompt-attachments.js";
 import { createFile, writeAndClose } from "./small-file.js";
 
@@ -27,31 +28,26 @@ import { createFile, writeAndClose } from "./small-file.js";
 export interface LogScan {
   /** Bytes of `events.jsonl` described: up to the end of the last complete line scanned. */
   size: number;
-  /** Lines that look like an event: they start with `{"type":"` and end with `}`. */
+  /** Events of the log's chain (what a read of the log gives). */
   eventCount: number;
-  /** `assistant.turn_start` lines. */
+  /** `assistant.turn_start` events. */
   turns: number;
   start: { cwd: string; model: string; startTime: string } | null;
   /** The `newModel` of the last `session.model_change`: the model a resume uses, when set. */
   model: string | null;
   /** The first `user.message` with source `user`, on one line (see {@link oneLine}). */
   firstPrompt: string | null;
-  /** Timestamp of the last line that decodes as an event. */
+  /** Timestamp of the last event. */
   lastTimestamp: string | null;
+  /** The id of the last event: what the next line appended is chained to. */
+  lastId: string | null;
 }
 
-const METADATA_VERSION = 1;
+/** 2: counts of the log's chain, with `lastId` (1 counted lines that looked like events). */
+const METADATA_VERSION = 2;
 const FIRST_PROMPT_LENGTH = 80;
 /** Characters of a prompt looked at for its title. */
 const PROMPT_SCAN_LIMIT = 65_536;
-const NEWLINE = 0x0a;
-const CLOSING_BRACE = 0x7d;
-const EVENT_PREFIX = Buffer.from('{"type":"');
-const TURN_START_PREFIX = Buffer.from('{"type":"assistant.turn_start"');
-const SESSION_START_PREFIX = Buffer.from('{"type":"session.start"');
-const USER_MESSAGE_PREFIX = Buffer.from('{"type":"user.message"');
-const MODEL_CHANGE_PREFIX = Buffer.from('{"type":"session.model_change"');
-
 /** `<directory>/metadata.json`. */
 export function metadataPath(directory: string): string {
   return join(directory, "metadata.json");
@@ -67,6 +63,7 @@ export function emptyScan(): LogScan {
     model: null,
     firstPrompt: null,
     lastTimestamp: null,
+    lastId: null,
   };
 }
 
@@ -78,6 +75,7 @@ export function scanEvent(scan: LogScan, event: SessionEvent, byteLength: number
   scan.size += byteLength;
   scan.eventCount += 1;
   scan.lastTimestamp = event.timestamp;
+  scan.lastId = event.id;
   if (event.type === "assistant.turn_start") {
     scan.turns += 1;
   } else if (event.type === "session.start" && scan.start === null) {
@@ -100,37 +98,34 @@ export function scanEvents(events: readonly SessionEvent[], size: number): LogSc
 }
 
 /**
- * Continues `scan` over `bytes`, the log's bytes from `scan.size` on (a line boundary); stops at
- * the last complete line. Never throws.
+ * Continues `scan` over `bytes`, the log's bytes from `scan.size` on (a line boundary), up to the
+ * last complete line, reading each line as the log's readers do (event-log-reading.ts), its chain
+ * going on from `scan.lastId`.
+ * @returns the scan, or `undefined` when an event past `scan.size` names a parent before it other
+ * than `scan.lastId` (or follows a damaged line there): only a scan of the whole log
+ * ({@link scanLog}) can judge it. Never throws.
  */
-export function scanBytes(scan: LogScan, bytes: Buffer): LogScan {
-  const validLength = bytes.lastIndexOf(NEWLINE) + 1;
+export function scanBytes(scan: LogScan, bytes: Buffer): LogScan | undefined {
   const next = { ...scan };
-  let offset = 0;
-  while (offset < validLength) {
-    const end = bytes.indexOf(NEWLINE, offset);
-    if (hasPrefix(bytes, offset, end, EVENT_PREFIX) && bytes[end - 1] === CLOSING_BRACE) {
-      next.eventCount += 1;
-    }
-    if (hasPrefix(bytes, offset, end, TURN_START_PREFIX)) {
-      next.turns += 1;
-    } else if (next.start === null && hasPrefix(bytes, offset, end, SESSION_START_PREFIX)) {
-      const result = decodeEventLine(bytes.subarray(offset, end));
-      next.start = result.kind === "event" ? startOf(result.event.data) : null;
-    } else if (next.firstPrompt === null && hasPrefix(bytes, offset, end, USER_MESSAGE_PREFIX)) {
-      const result = decodeEventLine(bytes.subarray(offset, end));
-      next.firstPrompt = result.kind === "event" ? promptOf(result.event.data) : null;
-    } else if (hasPrefix(bytes, offset, end, MODEL_CHANGE_PREFIX)) {
-      const result = decodeEventLine(bytes.subarray(offset, end));
-      if (result.kind === "event" && result.event.type === "session.model_change") {
-        next.model = result.event.data.newModel;
-      }
-    }
-    offset = end + 1;
-  }
-  next.size = scan.size + validLength;
-  next.lastTimestamp = lastTimestamp(bytes, validLength) ?? scan.lastTimestamp;
-  return next;
+  const start =
+    scan.size === 0 ? LOG_START : { from: "after_event" as const, id: scan.lastId ?? undefined };
+  const parser = new EventLogParser(
+    1,
+    (event) => {
+      scanEvent(next, event, 0);
+      return false;
+    },
+    start,
+  );
+  parser.push(bytes);
+  const read = parser.end();
+  next.size = scan.size + read.validLength;
+  return read.undecided ? undefined : next;
+}
+
+/** The scan of a whole log's bytes (see {@link scanBytes}). Never throws. */
+export function scanLog(bytes: Buffer): LogScan {
+  return scanBytes(emptyScan(), bytes) ?? emptyScan();
 }
 
 /**
@@ -164,6 +159,7 @@ export function readMetadata(directory: string): LogScan | undefined {
     model: typeof scan.model === "string" ? scan.model : null,
     firstPrompt: typeof scan.firstPrompt === "string" ? scan.firstPrompt : null,
     lastTimestamp: typeof scan.lastTimestamp === "string" ? scan.lastTimestamp : null,
+    lastId: typeof scan.lastId === "string" ? scan.lastId : null,
   };
 }
 
@@ -214,27 +210,6 @@ function isBlock(value: unknown): value is PromptBlock {
     typeof value === "object" &&
     value !== null &&
     typeof (value as { type?: unknown }).type === "string"
-  );
-}
-
-/** Timestamp of the last line that decodes as an event, walking back from `validLength`. */
-function lastTimestamp(bytes: Buffer, validLength: number): string | undefined {
-  let end = validLength - 1;
-  while (end >= 0) {
-    const start = end === 0 ? 0 : bytes.lastIndexOf(NEWLINE, end - 1) + 1;
-    const result = decodeEventLine(bytes.subarray(start, end));
-    if (result.kind === "event") {
-      return result.event.timestamp;
-    }
-    end = start - 1;
-  }
-  return undefined;
-}
-
-function hasPrefix(bytes: Buffer, start: number, end: number, prefix: Buffer): boolean {
-  return (
-    end - start >= prefix.length &&
-    bytes.compare(prefix, 0, prefix.length, start, start + prefix.length) === 0
   );
 }
 

@@ -3,7 +3,9 @@
  *
  * Listing never reads whole logs: each session's `metadata.json` (session-metadata.ts) is read
  * and checked against the size of its `events.jsonl`; only bytes past what it describes are
- * scanned, and a log without usable metadata is scanned once, then described. A folder left
+ * scanned (the whole log again when they hold an event chained to one before them that the
+ * metadata does not name: session-metadata.ts), and a log without usable metadata is scanned
+ * once, then described. A folder left
  * without a log (a process killed between taking the lock and writing `session.start`) is
  * removed once its lock's owner is gone.
  */
@@ -19,6 +21,7 @@ import {
   type LogScan,
   readMetadata,
   scanBytes,
+  scanLog,
   writeMetadata,
 } from "./session-metadata.js";
 import type { SessionSummary } from "./session-store.js";
@@ -161,19 +164,26 @@ async function currentScan(directory: string, path: string): Promise<LogScan> {
     return stored;
   }
   const base = stored !== undefined && stored.size < size ? stored : emptyScan();
-  const handle = await open(path, "r");
-  let tail: Buffer;
-  try {
-    tail = Buffer.alloc(size - base.size);
-    await handle.read(tail, 0, tail.length, base.size);
-  } finally {
-    await handle.close();
-  }
-  const scan = scanBytes(base, tail);
+  // The bytes past the metadata; the whole log when they hold an event only it can judge.
+  const scan =
+    scanBytes(base, await readBytes(path, base.size, size)) ??
+    scanLog(await readBytes(path, 0, size));
   if (scan.size > 0 && (scan.size !== base.size || stored === undefined)) {
     await writeMetadata(directory, scan).catch(() => undefined);
   }
   return scan;
+}
+
+/** The bytes of the file at `path` from `start` to `end`. @throws its I/O errors. */
+async function readBytes(path: string, start: number, end: number): Promise<Buffer> {
+  const handle = await open(path, "r");
+  try {
+    const bytes = Buffer.alloc(end - start);
+    const { bytesRead } = await handle.read(bytes, 0, bytes.length, start);
+    return bytes.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

@@ -215,11 +215,12 @@ describe("damage reported by session.resume", () => {
     const { readFile } = await import("node:fs/promises");
     const damaged = await readFile(golden("damaged.jsonl"), "utf8");
     const complete = damaged.slice(0, damaged.lastIndexOf("\n") + 1);
-    const middle = parseEventLog(Buffer.from(complete)).repaired;
+    const { repaired: middle, lastId } = parseEventLog(Buffer.from(complete));
     const cut = { line: 11, offset: complete.length, length: 20, reason: "torn_tail" };
-    const resume = (id: string, repaired: unknown[]) =>
-      `${JSON.stringify({ type: "session.resume", data: { resumeTime: "2026-01-02T09:00:00.000Z", eventCount: 8, repaired }, id, timestamp: "2026-01-02T09:00:00.000Z", parentId: null })}\n`;
-    const text = complete + resume("r1", [...middle, cut]) + resume("r2", middle);
+    // Each resume chained to the log's last event, as the writer chains it.
+    const resume = (id: string, repaired: unknown[], parentId: string | undefined) =>
+      `${JSON.stringify({ type: "session.resume", data: { resumeTime: "2026-01-02T09:00:00.000Z", eventCount: 8, repaired }, id, timestamp: "2026-01-02T09:00:00.000Z", parentId })}\n`;
+    const text = complete + resume("r1", [...middle, cut], lastId) + resume("r2", middle, "r1");
     const { mkdtemp, writeFile, rm } = await import("node:fs/promises");
     const folder = await mkdtemp(join(tmpdir(), "turnloop-view-resume-"));
     await writeFile(join(folder, "events.jsonl"), text);

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
@@ -87,4 +88,32 @@ test("sessions import refuses two sessions' logs joined, naming both", async ({
   expect(
     JSON.parse(listed.stdout).map((session: { sessionId: string }) => session.sessionId),
   ).toEqual([b]);
+});
+
+test("the listing counts what show and export read: lines not of the chain are not counted", async ({
+  cli,
+  model,
+  home,
+}) => {
+  model.enqueue({ text: "one" }, { text: "two" });
+  const a = printedSessionId((await cli(["-p", "first"])).stderr);
+  const b = printedSessionId((await cli(["-p", "second"])).stderr);
+  const linesOfA = await logLines(home, a);
+  const turnOf = (lines: string[]) =>
+    lines.find((line) => line.includes('"assistant.turn_start"')) ?? "";
+  // B's turn, A's turn again, and a turn with a null parent past A's first event.
+  const orphan = turnOf(linesOfA)
+    .replace(/"id":"[^"]*"/, `"id":"${randomUUID()}"`)
+    .replace(/"parentId":"[^"]*"/, '"parentId":null');
+  const appended = [turnOf(await logLines(home, b)), turnOf(linesOfA), orphan];
+  await appendFile(join(home, "session-state", a, "events.jsonl"), appended.join(""));
+
+  const exported = JSON.parse((await cli(["sessions", "export", a, "--format", "json"])).stdout);
+  expect(exported.summary.turns).toBe(1);
+  const listed = JSON.parse((await cli(["sessions", "--json"])).stdout);
+  expect(listed.find((session: { sessionId: string }) => session.sessionId === a)).toMatchObject({
+    turns: exported.summary.turns,
+    eventCount: linesOfA.length,
+    firstPrompt: "first",
+  });
 });

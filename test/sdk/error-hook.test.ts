@@ -192,6 +192,30 @@ describe("onErrorOccurred acts on its output", () => {
     ]);
   });
 
+  test("skip after a reply broke mid-stream: sendAndWait gives no answer, the broken reply stays marked in the events", async () => {
+    const session = await client.createSession({
+      streaming: true,
+      hooks: { onErrorOccurred: () => ({ errorHandling: "skip" }) },
+    });
+    const seen = recordEvents(session);
+    fixture.model.enqueue({
+      text: ["Hel", "lo, ", "wor"],
+      breakAfterEvents: 2,
+      breakBy: "reset",
+    });
+    await expect(session.sendAndWait({ prompt: "hi" })).resolves.toBeUndefined();
+    const broken = seen.filter((event) => event.type === "assistant.message");
+    expect(broken.map((event) => event.data)).toEqual([
+      expect.objectContaining({
+        content: expect.stringMatching(/^Hel/),
+        interrupted: true,
+        error: expect.objectContaining({ message: expect.any(String) }),
+      }),
+    ]);
+    expect(seen.map((event) => event.type)).toContain("session.warning");
+    expect(seen.some((event) => event.type === "session.error")).toBe(false);
+  });
+
   test("abort (or no opinion) lets the failure end the prompt; the hook is asked before session.error", async () => {
     const session = await client.createSession({
       hooks: {

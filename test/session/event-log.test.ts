@@ -66,6 +66,8 @@ describe("readEventLog", () => {
       validLength: bytes.length,
       nextSeq: events.length + 1,
       eventCount: events.length,
+      lastId: events.at(-1)?.id,
+      undecided: false,
     });
     expect(contents.events.map((event) => event.parentId)).toEqual([
       null,
@@ -85,6 +87,8 @@ describe("readEventLog", () => {
       validLength: complete.length,
       nextSeq: 6,
       eventCount: 5,
+      lastId: events.at(-1)?.id,
+      undecided: false,
     });
   });
 
@@ -206,6 +210,8 @@ describe("readEventLog", () => {
       validLength: 0,
       nextSeq: 1,
       eventCount: 0,
+      lastId: undefined,
+      undecided: false,
     });
     expect(await readEventLog(await writeLog(Buffer.from("\n")))).toEqual({
       events: [],
@@ -214,6 +220,8 @@ describe("readEventLog", () => {
       validLength: 1,
       nextSeq: 2,
       eventCount: 0,
+      lastId: undefined,
+      undecided: false,
     });
   });
 
@@ -246,9 +254,11 @@ describe("EventLog", () => {
     const events = goldenEvents();
     const head = toJsonl(events.slice(0, 2));
     // Lines shorter and longer than the smallest block (4 KiB) and than the largest (1 MiB).
-    const tail = [3, 5_000, 1_500_000, 10].map((length, index) =>
-      createEnvelope(userMessage(`${index}${"é".repeat(length)}`), null),
-    );
+    const tail: SessionEvent[] = [];
+    for (const [index, length] of [3, 5_000, 1_500_000, 10].entries()) {
+      const parent = (tail.at(-1) ?? events[1])?.id ?? null;
+      tail.push(createEnvelope(userMessage(`${index}${"é".repeat(length)}`), parent));
+    }
     const path = await writeLog(Buffer.concat([head, toJsonl(tail)]));
     for (const [skipped, offset] of [
       [0, head.length],
@@ -439,6 +449,8 @@ describe("EventLog", () => {
       validLength: 1 + serializeEvent(event).length,
       nextSeq: 3,
       eventCount: 1,
+      lastId: event.id,
+      undecided: false,
     });
   });
 

@@ -3,6 +3,7 @@ import { readdir, readFile, readlink, writeFile } from "node:fs/promises";
 import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { createEnvelope } from "../../src/session/envelope.js";
 import { serializeEvent } from "../../src/session/event-log.js";
 import { FileSessionStore } from "../../src/session/file-store.js";
 import { LOG_POLL_BATCH, LOG_POLL_MS, LogWatches } from "../../src/session/log-watch.js";
@@ -206,7 +207,7 @@ describe("the file store with many sessions in one process (issue 26)", () => {
     expect(await metadataEvents()).toBe(1);
 
     const opened = await store.open("s1", { ...idle, fromSeq: 2 });
-    appendAfter(opened.appender, [userMessage("one")], before[0]);
+    const ones = appendAfter(opened.appender, [userMessage("one")], before[0]);
     // A checkpoint (a tool's start, a turn's end) after the metadata stored at closeIdle.
     await opened.appender.commit({ checkpoint: true });
     expect(await metadataEvents()).toBe(1);
@@ -216,7 +217,7 @@ describe("the file store with many sessions in one process (issue 26)", () => {
     await opened.appender.closeIdle?.();
 
     // Appended behind its back (another process): the next appender's first checkpoint stores it.
-    const other = buildEvents([userMessage("other")]);
+    const other = [createEnvelope(userMessage("other"), ones[0]?.id ?? null)];
     await writeFile(eventsPath(home, "s1"), other.map(serializeEvent).join(""), { flag: "a" });
     const again = await store.open("s1", { ...idle, fromSeq: 3 });
     appendAfter(again.appender, [userMessage("two")], other[0]);

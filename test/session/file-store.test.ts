@@ -15,7 +15,13 @@ import {
   type StoreUnderTest,
 } from "./store-contract.js";
 import { describeSubscriptions } from "./subscribe-contract.js";
-import { logBytes, makeTemporaryDirectory, sessionStart, userMessage } from "./support.js";
+import {
+  buildEvents,
+  makeTemporaryDirectory,
+  sessionStart,
+  toJsonl,
+  userMessage,
+} from "./support.js";
 
 const FILE_STORE_MODULE = fileURLToPath(
   new URL("../../dist/session/file-store.js", import.meta.url),
@@ -71,11 +77,13 @@ describe("the file store's listing metadata", () => {
     "describes an old log without metadata once, then lists it from its metadata",
     async () => {
       const home = await makeTemporaryDirectory();
-      const log = logBytes([
+      const events = buildEvents([
         sessionStart("old"),
         userMessage(`old ${"z".repeat(4 * 1024 * 1024)}`),
         { type: "assistant.turn_start", data: { turnId: "0" } },
+        { type: "assistant.turn_start", data: { turnId: "1" } },
       ]);
+      const log = toJsonl(events.slice(0, 3));
       await mkdir(sessionDirectory(home, "old"), { recursive: true });
       await writeFile(eventsPath(home, "old"), log);
       const store = new FileSessionStore(home);
@@ -89,7 +97,7 @@ describe("the file store's listing metadata", () => {
       expect(first).toMatchObject([{ sessionId: "old", turns: 1, eventCount: 3 }]);
 
       // A writer killed between commits leaves lines past the metadata: only those are read.
-      const more = logBytes([{ type: "assistant.turn_start", data: { turnId: "1" } }]);
+      const more = toJsonl(events.slice(3));
       await appendFile(eventsPath(home, "old"), more);
       expect(await bytesReadDuring(list)).toBeLessThan(64 * 1024);
       expect(listings[2]).toMatchObject([{ sessionId: "old", turns: 2, eventCount: 4 }]);

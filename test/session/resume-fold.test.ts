@@ -171,6 +171,8 @@ describe("parseEventLog with keep", () => {
       validLength: Buffer.byteLength(lines.join("\n")),
       nextSeq: 8,
       eventCount: 6,
+      lastId: events[5]?.id,
+      undecided: false,
     });
   });
 });

@@ -15,6 +15,7 @@ import {
   SessionLockedError,
   type SessionStore,
 } from "../../src/session/session-store.js";
+import { seen } from "./subscribe-contract.js";
 import { sessionStart, userMessage } from "./support.js";
 
 /** A store to test, and the few things the port cannot do itself. */
@@ -183,6 +184,35 @@ export function describeSessionStore(name: string, createStore: () => Promise<St
       const read = await store.read("s1");
       expect(read.events).toEqual([...before, ...middle, ...after]);
       expect(read.repaired.map((note) => note.reason)).toEqual(["invalid_json"]);
+    });
+
+    it("judges a read or a follower from a sequence number by the chain as a whole read does", async () => {
+      // Lines past where a reader starts: another log's event, one with a null parent past the
+      // first event, then the session's own next event. Each reader keeps only the last.
+      const underTest = await setUp();
+      const { store } = underTest;
+      const before = await stored(store, "s1", [userMessage("one")]);
+      const following = seen();
+      const subscription = await store.subscribe("s1", before.length + 1, following.onEvent);
+      const foreign = createEnvelope(userMessage("of another log"), "an-id-of-another-log");
+      const orphan = createEnvelope(userMessage("no parent"), null);
+      const own = createEnvelope(userMessage("two"), before.at(-1)?.id ?? null);
+      const lines = [foreign, orphan, own].map((event) => serializeEvent(event)).join("");
+      await underTest.appendRaw("s1", Buffer.from(lines));
+      await subscription.readNow();
+      await subscription.close();
+
+      const seq = before.length + 3;
+      expect(following.events).toEqual([{ seq, event: own }]);
+      const tail = await store.read("s1", { fromSeq: before.length + 1 });
+      expect(tail.events).toEqual([own]);
+      const whole = await store.read("s1");
+      expect(whole.events).toEqual([...before, own]);
+      expect(whole.repaired.map((note) => [note.line, note.reason])).toEqual([
+        [before.length + 1, "unknown_parent"],
+        [before.length + 2, "unknown_parent"],
+      ]);
+      expect(tail.repaired).toEqual(whole.repaired);
     });
 
     it("lists each session's metadata, newest first, filtered by folder", async () => {

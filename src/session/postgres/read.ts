@@ -7,7 +7,7 @@
 
 import { resolve } from "node:path";
 import { decodeEventLine } from "../event-log.js";
-import { LogChain } from "../event-log-reading.js";
+import { type ChainStart, LOG_START, LogChain } from "../event-log-reading.js";
 import type { SessionSummary, StoredLog } from "../session-store.js";
 import { byNewestActivity } from "../store.js";
 import type { Database } from "./database.js";
@@ -23,7 +23,12 @@ export interface ReadLog extends StoredLog {
 
 /**
  * The session's rows from `fromSeq` on, decoded. Each row is one event, read on its own
- * ({@link decodeRows}); sequence numbers are the rows' own.
+ * ({@link decodeRows}); sequence numbers are the rows' own. Past the first row, the row before
+ * `fromSeq` is read too, and the chain goes on from its event (a follower reads from where it
+ * left off, so that row is the last one it was given, or the last a caller read whole); rows
+ * naming a parent before it, or following a damaged row, are judged by reading again from the
+ * first row. That row is taken to be of the chain: were it itself a line a whole read skips (an
+ * imported log's foreign line), an event chained to it would be kept here and skipped there.
  * @throws an Error with `code: "ENOENT"` when there is no such session; driver errors.
  */
 export async function readRows(
@@ -31,6 +36,44 @@ export async function readRows(
   sessionId: string,
   fromSeq: number,
 ): Promise<ReadLog> {
+  const from = Math.max(1, fromSeq);
+  const { nextSeq, rows } = await selectRows(database, sessionId, from === 1 ? 1 : from - 1);
+  const [before] = rows;
+  let start: ChainStart = LOG_START;
+  if (from > 1) {
+    const result = before?.seq === from - 1 ? decodeEventLine(rowBody(before)) : undefined;
+    start = { from: "after_event", id: result?.kind === "event" ? result.event.id : undefined };
+  }
+  const after = from > 1 && before?.seq === from - 1 ? rows.slice(1) : rows;
+  let decoded = decodeRows(after, start);
+  if (decoded.undecided) {
+    const whole = decodeRows((await selectRows(database, sessionId, 1)).rows, LOG_START);
+    decoded = fromRow(whole, from);
+  }
+  return { ...decoded, nextSeq: decoded.tornSeq ?? nextSeq };
+}
+
+/** `read`'s events, notes and torn tail from row `fromSeq` on (its sizes as they are). */
+function fromRow(read: DecodedRows, fromSeq: number): DecodedRows {
+  const index = read.seqs.findIndex((seq) => seq >= fromSeq);
+  const first = index === -1 ? read.seqs.length : index;
+  return {
+    ...read,
+    events: read.events.slice(first),
+    seqs: read.seqs.slice(first),
+    repaired: read.repaired.filter((note) => note.line >= fromSeq),
+  };
+}
+
+/**
+ * The session's rows from `fromSeq` on, and its next sequence number.
+ * @throws an Error with `code: "ENOENT"` when there is no such session; driver errors.
+ */
+async function selectRows(
+  database: Database,
+  sessionId: string,
+  fromSeq: number,
+): Promise<{ nextSeq: number; rows: EventRow[] }> {
   const pool = await database.pool();
   const { rows } = await database.run(() =>
     pool.query<{ next_seq: string; seq: string | null; data: string | null }>(
@@ -47,8 +90,18 @@ export async function readRows(
   const stored = rows.flatMap(({ seq, data }) =>
     seq === null ? [] : [{ seq: Number(seq), data: data ?? "" }],
   );
-  const decoded = decodeRows(stored, fromSeq <= 1);
-  return { ...decoded, nextSeq: decoded.tornSeq ?? Number(first.next_seq) };
+  return { nextSeq: Number(first.next_seq), rows: stored };
+}
+
+/** A row's line without its `\n`. */
+function rowBody({ data }: EventRow): Buffer {
+  return Buffer.from(data.endsWith("\n") ? data.slice(0, -1) : data, "utf8");
+}
+
+/** What {@link decodeRows} read. */
+export interface DecodedRows extends Omit<ReadLog, "nextSeq"> {
+  /** The rows began past the first and hold a parent only a read from it can judge. */
+  undecided: boolean;
 }
 
 /** One stored row: its sequence number and its `data`, the line the file store would write. */
@@ -63,24 +116,23 @@ export interface EventRow {
  * hold, and a damaged one is skipped and listed (`line`: its sequence number; `offset`: where it
  * starts in the export, {@link exportedLog}) without costing the next. A last row without its
  * `\n` that is no event is a torn tail (a log imported that way), cut when the session is opened.
- * An event not of the log's chain (event-log-reading.ts `LogChain`) is skipped and listed as the file store's
- * reader does; `fromLogStart`: whether `rows` begin at the log's first row.
+ * An event not of the log's chain (event-log-reading.ts `LogChain`) is skipped and listed as the
+ * file store's reader does; `start`: where `rows` begin in the log's chain.
  */
-export function decodeRows(
-  rows: readonly EventRow[],
-  fromLogStart = true,
-): Omit<ReadLog, "nextSeq"> {
-  const read: Omit<ReadLog, "nextSeq"> = {
+export function decodeRows(rows: readonly EventRow[], start: ChainStart = LOG_START): DecodedRows {
+  const read: DecodedRows = {
     events: [],
     seqs: [],
     repaired: [],
     validLength: 0,
     tornSeq: undefined,
+    undecided: false,
   };
   let offset = 0;
-  const chain = new LogChain(fromLogStart);
-  for (const [index, { seq, data }] of rows.entries()) {
-    const body = Buffer.from(data.endsWith("\n") ? data.slice(0, -1) : data, "utf8");
+  const chain = new LogChain(start);
+  for (const [index, row] of rows.entries()) {
+    const { seq, data } = row;
+    const body = rowBody(row);
     const result = decodeEventLine(body);
     const note = { line: seq, offset, length: body.length };
     const chainBreak = result.kind === "event" ? chain.admit(result.event) : undefined;
@@ -100,6 +152,7 @@ export function decodeRows(
     offset += body.length + 1;
     read.validLength = offset;
   }
+  read.undecided = chain.undecided;
   return read;
 }
 

@@ -6,7 +6,7 @@
  */
 
 import { decodeEventLine } from "../event-log.js";
-import { emptyScan, scanBytes } from "../session-metadata.js";
+import { scanLog } from "../session-metadata.js";
 import { storableTimestamp } from "./appender.js";
 import type { Database } from "./database.js";
 import { missingSession } from "./lease.js";
@@ -44,7 +44,7 @@ export async function importRows(database: Database, sessionId: string, log: Buf
   }
   const lines = text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
   const decoded = lines.map((line) => decodeEventLine(Buffer.from(line.replace(/\n$/, ""))));
-  const scan = scanBytes(emptyScan(), log);
+  const scan = scanLog(log);
   const stored = await database.transaction(async (client) => {
     const { rowCount } = await client.query(
       `INSERT INTO sessions (id, status, next_seq, cwd, model, start_time, title, turns,
