@@ -26,8 +26,8 @@ type ValidationResult = { success: true; value: unknown } | { success: false; er
 
 /**
  * The version of `@ai-sdk/openai-compatible` whose chat chunk schema is {@link CHAT_CHUNK_SHAPE}
- * (test/llm/chat-chunk-check.test.ts checks that the installed package is this one and that its
- * schema has that shape).
+ * (test/llm/compatible-chunk-schema-on-first-read.test.ts checks that the installed package is
+ * this one and that its schema has that shape).
  */
 export const CHAT_CHUNK_PACKAGE_VERSION = "2.0.92";
 
