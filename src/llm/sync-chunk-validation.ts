@@ -26,7 +26,7 @@ type ValidationResult = { success: true; value: unknown } | { success: false; er
 
 /**
  * The version of `@ai-sdk/openai-compatible` whose chat chunk schema is {@link CHAT_CHUNK_SHAPE}
- * (test/llm/compatible-chunk-schema-on-first-read.test.ts checks that the installed package is
+ * (test/llm/compatible-schemas-on-first-use.test.ts checks that the installed package is
  * this one and that its schema has that shape).
  */
 export const CHAT_CHUNK_PACKAGE_VERSION = "2.0.92";
@@ -47,7 +47,7 @@ export const CHAT_CHUNK_PACKAGE_VERSION = "2.0.92";
  * without a zod `chunkSchema` (another package or version) is returned untouched.
  *
  * In turnloop's bundle the model's `chunkSchema` is an accessor that builds the schema when first
- * read (scripts/compatible-chunk-schema-on-first-read.mjs): it is then read only when zod is
+ * read (scripts/compatible-schemas-on-first-use.mjs): it is then read only when zod is
  * needed (a chunk the check is unsure of, or the schema's JSON Schema), so a run whose chunks the
  * check is sure of never builds it (bench/notes/start25.md). Its shape is then known by the
  * package's version, `packageVersion` ({@link CHAT_CHUNK_PACKAGE_VERSION}), instead of by
