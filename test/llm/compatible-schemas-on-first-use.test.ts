@@ -48,25 +48,31 @@ const PACKAGE_MODULE = createRequire(import.meta.url)
   .resolve("@ai-sdk/openai-compatible")
   .replace(/index\.js$/, "index.mjs");
 
-/** `createOpenAICompatible` of the package bundled as `name` with `plugins`. */
-async function bundledPackage(name: string, plugins: unknown[]): Promise<CreateCompatible> {
-  const output = await bundledModule(directory, name, PACKAGE_MODULE, plugins);
+/** `createOpenAICompatible` of the bundle at `output`. */
+async function createOf(output: string): Promise<CreateCompatible> {
   return (
     (await import(pathToFileURL(output).href)) as { createOpenAICompatible: CreateCompatible }
   ).createOpenAICompatible;
 }
 
+/** Copies of the package bundled for {@link schemaObjectsMade}, each imported there first. */
+const counted = { shipped: "", deferred: "" };
+
+// Bundling takes a while on a loaded machine: the hook's own limit, not a test's.
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), "turnloop-compatible-chunks-"));
-  rewritten = await bundledPackage("first-use", [compatibleSchemasOnFirstUse]);
-});
+  const plugins = [compatibleSchemasOnFirstUse];
+  rewritten = await createOf(await bundledModule(directory, "first-use", PACKAGE_MODULE, plugins));
+  counted.shipped = await bundledModule(directory, "counted-shipped", PACKAGE_MODULE, []);
+  counted.deferred = await bundledModule(directory, "counted-first-use", PACKAGE_MODULE, plugins);
+}, 120_000);
 
 /**
- * How many zod schema objects a fresh copy of the package (bundled with `plugins`, zod inside)
- * makes when it loads, and in all once it has made a chat model: zod gives each schema object its
- * `_zod` property with `Object.defineProperty`, counted here while that runs.
+ * How many zod schema objects the bundled copy of the package at `output` (zod inside) makes when
+ * it loads, and in all once it has made a chat model: zod gives each schema object its `_zod`
+ * property with `Object.defineProperty`, counted here while that runs.
  */
-async function schemaObjectsMade(name: string, plugins: unknown[]) {
+async function schemaObjectsMade(output: string) {
   const define = Object.defineProperty;
   let made = 0;
   Object.defineProperty = <T>(target: T, key: PropertyKey, attributes: PropertyDescriptor): T => {
@@ -76,7 +82,7 @@ async function schemaObjectsMade(name: string, plugins: unknown[]) {
     return define(target, key, attributes);
   };
   try {
-    const create = await bundledPackage(name, plugins);
+    const create = await createOf(output);
     const atLoad = made;
     create({
       name: "x",
@@ -279,8 +285,8 @@ describe("the OpenAI-compatible provider's schemas built on first use (issue 26)
   });
 
   test("the rewritten package makes two zod schema objects, the deferred ones, by its chat model", async () => {
-    const shipped = await schemaObjectsMade("counted-shipped", []);
-    const deferred = await schemaObjectsMade("counted-first-use", [compatibleSchemasOnFirstUse]);
+    const shipped = await schemaObjectsMade(counted.shipped);
+    const deferred = await schemaObjectsMade(counted.deferred);
     expect(deferred).toEqual({ atLoad: 2, withModel: 2 });
     // Not vacuous: the shipped package makes its schemas at both points.
     expect(shipped.atLoad).toBeGreaterThan(20);
