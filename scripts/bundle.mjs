@@ -11,7 +11,9 @@
  * optional `pg`) stay outside the bundle and load from `node_modules` as before.
  *
  * Two things keep the bundle's resident memory down (issue 26; figures in bench/RESULTS.md): the
- * ACP SDK's schemas are built on first use (scripts/acp-schemas-on-first-use.mjs), and whitespace
+ * ACP SDK's schemas are built on first use (scripts/acp-schemas-on-first-use.mjs), as are the
+ * OpenAI-compatible provider's that a request does not need
+ * (scripts/compatible-schemas-on-first-use.mjs), and whitespace
  * and comments are left out (`minifyWhitespace`; names are kept, and the source maps lead back to
  * the sources): V8 keeps each file's source in memory, as two bytes a character once a single
  * comment holds a character outside ASCII (zod's chunk did).
@@ -38,6 +40,7 @@ import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.mjs";
 import { writeCodeCacheScripts } from "./code-cache-scripts.mjs";
+import { compatibleSchemasOnFirstUse } from "./compatible-schemas-on-first-use.mjs";
 import { mergeChunks } from "./merge-chunks.mjs";
 import { piTuiBorderOneSpan } from "./pi-tui-border-one-span.mjs";
 import { piTuiBuiltinsDirect } from "./pi-tui-builtins-direct.mjs";
@@ -258,6 +261,7 @@ const result = await build({
     zodEnglishOnly,
     zod3KindsOnly,
     acpSchemasOnFirstUse,
+    compatibleSchemasOnFirstUse,
     fdirBundledPicomatch,
     providerUtilsHeaderList,
     piTuiMarkdownApart,

@@ -264,7 +264,7 @@ async function createCompatibleModel(
   configuration: ModelConfiguration,
   includeUsage: boolean,
 ): Promise<LanguageModelV3> {
-  const [{ createOpenAICompatible }, { withKeptMessages, withSyncChunkValidation }] =
+  const [{ createOpenAICompatible, VERSION }, { withKeptMessages, withSyncChunkValidation }] =
     await Promise.all([import("@ai-sdk/openai-compatible"), import("./sync-chunk-validation.js")]);
   const model = createOpenAICompatible({
     name: configuration.provider,
@@ -274,7 +274,7 @@ async function createCompatibleModel(
     ...(configuration.headers === undefined ? {} : { headers: configuration.headers }),
     fetch: withHugeBodies(openAiChatQuirksFetch),
   }).chatModel(configuration.modelName);
-  return withKeptMessages(withSyncChunkValidation(model));
+  return withKeptMessages(withSyncChunkValidation(model, VERSION));
 }
 
 function isObjectOfType(value: unknown, type: string): boolean {

@@ -26,6 +26,13 @@ const AI_SDK_SCHEMA = Symbol.for("vercel.ai.schema");
 type ValidationResult = { success: true; value: unknown } | { success: false; error: Error };
 
 /**
+ * The version of `@ai-sdk/openai-compatible` whose chat chunk schema is {@link CHAT_CHUNK_SHAPE}
+ * (test/llm/compatible-schemas-on-first-use.test.ts checks that the installed package is
+ * this one and that its schema has that shape).
+ */
+export const CHAT_CHUNK_PACKAGE_VERSION = "2.0.92";
+
+/**
  * Makes an OpenAI-compatible chat model (`@ai-sdk/openai-compatible`) validate its stream chunks
  * with zod's synchronous `safeParse`, and keeps one schema object for every chunk.
  *
@@ -39,14 +46,34 @@ type ValidationResult = { success: true; value: unknown } | { success: false; er
  * a chunk that check is sure of is checked there, to the value zod returns, and zod sees only the
  * rest (bench/notes/turn23.md); its parsers are then compiled only if such a chunk comes. A model
  * without a zod `chunkSchema` (another package or version) is returned untouched.
+ *
+ * In turnloop's bundle the model's `chunkSchema` is an accessor that builds the schema when first
+ * read (scripts/compatible-schemas-on-first-use.mjs): it is then read only when zod is
+ * needed (a chunk the check is unsure of, or the schema's JSON Schema), so a run whose chunks the
+ * check is sure of never builds it (bench/notes/start25.md). Its shape is then known by the
+ * package's version, `packageVersion` ({@link CHAT_CHUNK_PACKAGE_VERSION}), instead of by
+ * describing the built schema.
+ * @param packageVersion the package's `VERSION` export; needed only for a schema built on first read.
  * @returns `model`, changed in place.
  */
-export function withSyncChunkValidation(model: LanguageModelV3): LanguageModelV3 {
+export function withSyncChunkValidation(
+  model: LanguageModelV3,
+  packageVersion?: string,
+): LanguageModelV3 {
   const holder = model as LanguageModelV3 & { chunkSchema?: unknown };
-  if (isZodSchema(holder.chunkSchema)) {
+  const onFirstRead = Object.getOwnPropertyDescriptor(model, "chunkSchema")?.get;
+  if (onFirstRead !== undefined) {
+    // The accessor builds the schema once; later reads give the same object.
+    const schema = () => onFirstRead.call(model) as ZodType;
+    const checked = packageVersion === CHAT_CHUNK_PACKAGE_VERSION;
+    holder.chunkSchema = syncSchema(schema, checked);
+    if (!checked) {
+      prepareAt(() => compileChunkParsers(schema(), SAMPLE_CHUNKS));
+    }
+  } else if (isZodSchema(holder.chunkSchema)) {
     const schema = holder.chunkSchema;
     const checked = describeSchema(schema) === CHAT_CHUNK_SHAPE;
-    holder.chunkSchema = syncSchema(schema, checked);
+    holder.chunkSchema = syncSchema(() => schema, checked);
     if (!checked) {
       // While the first request waits for its answer (first-response.ts).
       prepareAt(() => compileChunkParsers(schema, SAMPLE_CHUNKS));
@@ -122,17 +149,18 @@ function isZodSchema(value: unknown): value is ZodType {
 }
 
 /**
- * `schema` as an AI SDK schema object whose `validate` is synchronous where zod allows; with
- * `checked`, a chunk chat-chunk-check.ts is sure of is checked there, the rest by zod.
+ * The schema `schema()` gives as an AI SDK schema object whose `validate` is synchronous where zod
+ * allows; with `checked`, a chunk chat-chunk-check.ts is sure of is checked there, the rest by
+ * zod. `schema` is called only when zod is needed.
  */
-function syncSchema(schema: ZodType, checked: boolean) {
+function syncSchema(schema: () => ZodType, checked: boolean) {
   let jsonSchema: unknown;
   return {
     [AI_SDK_SCHEMA]: true,
     _type: undefined,
     // As the SDK's own wrapper: JSON Schema of the input, made only if asked (never for chunks).
     get jsonSchema() {
-      jsonSchema ??= toJSONSchema(schema, { target: "draft-7", io: "input" });
+      jsonSchema ??= toJSONSchema(schema(), { target: "draft-7", io: "input" });
       return jsonSchema;
     },
     validate(value: unknown): ValidationResult | Promise<ValidationResult> {
@@ -142,12 +170,13 @@ function syncSchema(schema: ZodType, checked: boolean) {
           return { success: true, value: chunk };
         }
       }
+      const zodSchema = schema();
       let result: ReturnType<ZodType["safeParse"]>;
       try {
-        result = schema.safeParse(value);
+        result = zodSchema.safeParse(value);
       } catch {
         // zod throws when the schema needs async parsing: the SDK's own way then.
-        return schema.safeParseAsync(value).then(validationResult);
+        return zodSchema.safeParseAsync(value).then(validationResult);
       }
       return validationResult(result);
     },
