@@ -203,20 +203,22 @@ export class ModelHost {
 
   /**
    * The context window of `modelId` in tokens: `--context-window`, `TURNLOOP_CONTEXT_WINDOW`,
-   * the config files' `contextWindows`, the catalogue.
+   * the config files' `contextWindows` entry of `modelId`, then of its provider type's id
+   * ({@link typeIdOf}: `lab:m`, then `openai-compatible:m`), the catalogue (llm/context-window.ts).
+   * `config`: the run config whose flags and files apply (a session's folder's; default the host's).
    */
-  contextWindowOf(modelId: string): number {
+  contextWindowOf(modelId: string, config: RunConfig = this.config): number {
     const contextWindows = Object.fromEntries(
-      Object.entries(this.config.contextWindows).map(([model, size]) => [model, size.value]),
+      Object.entries(config.contextWindows).map(([model, size]) => [model, size.value]),
     );
-    const contextWindow = this.config.contextWindow?.value;
+    const contextWindow = config.contextWindow?.value;
     return contextWindowOf(
       modelId,
       { contextWindows, ...(contextWindow === undefined ? {} : { contextWindow }) },
       this.env,
+      this.typeIdOf(modelId),
     );
   }
-
 }
 
 /**
