@@ -48,7 +48,7 @@ export function authMethods(settings: AuthenticationSettings): acp.AuthMethod[] 
       name: `API key in ${variable}`,
       description:
         `Set ${variable} (or TURNLOOP_API_KEY) in the environment the editor starts ` +
-        `turnloop acp with, then restart the agent. ${modelId} reads its key from there.`,
+        `turnloop acp with, then restart the agent. ${settings.config.model?.value ?? modelId} reads its key from there.`,
       _meta: { [VARIABLE_META_KEY]: variable },
     },
   ];

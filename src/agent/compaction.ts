@@ -88,7 +88,8 @@ function nothingReason(history: History): string {
 
 /** The context window that applies to `settings` (tokens). */
 export function windowOf(settings: CompactionSettings): number {
-  return contextWindowOf(settings.provider.id, settings);
+  const { id, typeId } = settings.provider;
+  return contextWindowOf(id, settings, {}, typeId);
 }
 
 /**

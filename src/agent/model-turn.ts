@@ -60,7 +60,7 @@ export async function requestTurn(
         break;
       }
       case "done":
-        return attempts.reply(provider.id, event.reply, event.usage);
+        return attempts.reply(provider, event.reply, event.usage);
       case "error":
         return attempts.fail(event.failure, signal);
       default: {
@@ -125,11 +125,19 @@ class TurnAttempts {
     this.emit({ type: "assistant.message_delta", data: { messageId, deltaContent: text } });
   }
 
-  /** Records the reply and its usage (with its cost when known); its turn stays open. */
-  reply(model: string, reply: AssistantReply, usage: Usage): TurnResult {
+  /**
+   * Records the reply and its usage (with its cost when known, priced by the provider's
+   * `typeId`: a config profile's model as its provider type's); its turn stays open.
+   */
+  reply(
+    provider: Pick<Provider, "id" | "typeId">,
+    reply: AssistantReply,
+    usage: Usage,
+  ): TurnResult {
     const { turnId, messageId } = this.open();
     this.emit({ type: "assistant.message", data: messageData(messageId, reply) });
-    const cost = usageCost(model, usage);
+    const model = provider.id;
+    const cost = usageCost(provider.typeId ?? model, usage);
     this.emit({
       type: "assistant.usage",
       data: { model, turnId, ...usage, ...(cost === undefined ? {} : { cost }) },

@@ -119,23 +119,24 @@ function textRows(
 /**
  * The context window a new session of the configured model gets, in tokens, and where it comes
  * from, in the order sessions read it (llm/context-window.ts `contextWindowOf`): `--context-window`
- * or `TURNLOOP_CONTEXT_WINDOW`, the config files' `contextWindows` entry of the model's id (a
- * profile's model is looked up by its provider type's id, `openai-compatible:m`), the model
- * catalogue, the default. No row when no model is set.
+ * or `TURNLOOP_CONTEXT_WINDOW`, the config files' `contextWindows` entry of the model's id as
+ * written (a profile's, `lab:m`), then of its provider type's id (`openai-compatible:m`), the
+ * model catalogue, the default. No row when no model is set.
  */
 function windowRow(settings: RunConfig): string[] {
   const { contextWindow } = settings;
   if (contextWindow !== undefined) {
     return [row("contextWindow", `${contextWindow.value} tokens`, contextWindow.source)];
   }
-  const id = settings.model?.resolved;
-  if (id === undefined) {
+  if (settings.model === undefined) {
     return [];
   }
-  const entry = settings.contextWindows[id];
+  const { value: written, resolved: id } = settings.model;
+  const entryId = [written, id].find((each) => Object.hasOwn(settings.contextWindows, each));
+  const entry = entryId === undefined ? undefined : settings.contextWindows[entryId];
   if (entry !== undefined) {
     return [
-      row("contextWindow", `${entry.value} tokens`, `contextWindows.${id} in ${entry.source}`),
+      row("contextWindow", `${entry.value} tokens`, `contextWindows.${entryId} in ${entry.source}`),
     ];
   }
   const size = contextWindowOf(id);

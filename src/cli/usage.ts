@@ -39,7 +39,8 @@ Usage:
 Session options (read by -p, the interactive session, acp, serve, config and
 sessions compact, but those marked "-p only" or "-p, interactive"):
   --model <provider:model>            or TURNLOOP_MODEL; providers: openai, openai-chat,
-                                      anthropic, ollama, openai-compatible
+                                      anthropic, ollama, openai-compatible; or
+                                      <profile:model>, any model of a config file's profile
   --base-url <url>                    or TURNLOOP_BASE_URL (OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
                                       OLLAMA_HOST are read too)
   --resume <session-id>               continue a session (-p, interactive)

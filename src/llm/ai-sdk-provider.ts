@@ -15,8 +15,10 @@ import type { ToolCallIdAssigner } from "./tool-call-ids.js";
 export const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
 
 export interface AiSdkProviderOptions {
-  /** `<provider>:<model>`. */
+  /** `<provider>:<model>`, or `<profile>:<model>` for a config profile's model. */
   id: string;
+  /** See {@link Provider.typeId}; absent: {@link id}. */
+  typeId?: string;
   /**
    * Creates the AI SDK model. Called lazily (provider packages load on first use) and again with
    * `includeUsage: false` if the server rejects `stream_options` (case 15).
@@ -55,6 +57,7 @@ export interface AiSdkProviderOptions {
  */
 export class AiSdkProvider implements Provider {
   readonly id: string;
+  readonly typeId: string;
   readonly imageInput: ImageInput;
   private readonly options: AiSdkProviderOptions;
   private readonly retry: RetryPolicy;
@@ -65,6 +68,7 @@ export class AiSdkProvider implements Provider {
 
   constructor(options: AiSdkProviderOptions) {
     this.id = options.id;
+    this.typeId = options.typeId ?? options.id;
     this.options = options;
     const toolResults = options.toolResultImages ?? false;
     this.imageInput = { user: options.userImages ?? toolResults, toolResults };

@@ -31,30 +31,33 @@ export interface ContextWindowOverrides {
 }
 
 /**
- * The context window of `modelId` (`provider:model`), in tokens. Precedence as for every
- * setting (flags > environment > config files > default): `--context-window`, then
- * `TURNLOOP_CONTEXT_WINDOW`, then the config files' `contextWindows[modelId]`, then the
- * catalogue's window, then {@link OLLAMA_DEFAULT_CONTEXT_WINDOW} for `ollama:` models and
- * {@link DEFAULT_CONTEXT_WINDOW} for the rest. `env` is the session host's environment; the loop
- * passes none, since the host folds `TURNLOOP_CONTEXT_WINDOW` into `overrides.contextWindow`
- * ({@link environmentContextWindow}).
+ * The context window of `modelId` (`provider:model`, or `profile:model` for a config profile's
+ * model with `typeId` its id on the profile's provider type, `openai-compatible:m` for `lab:m`), in
+ * tokens. Precedence as for every setting (flags > environment > config files > default):
+ * `--context-window`, then `TURNLOOP_CONTEXT_WINDOW`, then the config files' `contextWindows`
+ * entry of `modelId`, then their entry of `typeId`, then the catalogue's window of `typeId`, then
+ * {@link OLLAMA_DEFAULT_CONTEXT_WINDOW} for models on `ollama` and {@link DEFAULT_CONTEXT_WINDOW}
+ * for the rest. `env` is the session host's environment; the loop passes none, since the host
+ * folds `TURNLOOP_CONTEXT_WINDOW` into `overrides.contextWindow` ({@link environmentContextWindow}).
  */
 export function contextWindowOf(
   modelId: string,
   overrides: ContextWindowOverrides = {},
   env: NodeJS.ProcessEnv = {},
+  typeId: string = modelId,
 ): number {
   const candidates = [
     overrides.contextWindow,
     environmentContextWindow(env),
     overrides.contextWindows?.[modelId],
+    overrides.contextWindows?.[typeId],
   ];
   const chosen = candidates.find(
     (value) => value !== undefined && Number.isInteger(value) && value > 0,
   );
   return (
     chosen ??
-    catalogueContextWindow(modelId) ??
-    (/^ollama:/i.test(modelId) ? OLLAMA_DEFAULT_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW)
+    catalogueContextWindow(typeId) ??
+    (/^ollama:/i.test(typeId) ? OLLAMA_DEFAULT_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW)
   );
 }

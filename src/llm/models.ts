@@ -29,8 +29,10 @@ export {
 
 /** A model choice with everything needed to reach it. */
 export interface ModelConfiguration {
-  /** `<provider>:<model>`, as given. */
+  /** `<provider>:<model>` or `<profile>:<model>` (a config profile's), as given: the session's
+   * model id. */
   id: string;
+  /** The wire: the prefix's provider, or the profile's `type`. */
   provider: ProviderName;
   modelName: string;
   /** API base including the version path, e.g. `http://127.0.0.1:11434/v1`; absent = the vendor's. */
@@ -51,6 +53,12 @@ export interface ModelSettingsInput {
   baseUrl?: string;
   /** The providers' own endpoint variables that are set, by name, each as written. */
   endpoints?: Readonly<Partial<Record<EndpointVariable, string>>>;
+  /**
+   * The config profile `model`'s prefix names (`lab` of `lab:m`; session/run-config.ts): its
+   * `type` is the wire, and its `apiKeyEnv` the only variable besides `TURNLOOP_API_KEY` the key
+   * is read from (never the provider's usual one, which may belong to another endpoint).
+   */
+  profile?: { type: ProviderName; apiKeyVariable?: string };
 }
 
 /** Why a model that is otherwise configured cannot be used: its key is not set. */
@@ -69,12 +77,13 @@ export const NO_MODEL_MESSAGE =
   "ollama:qwen3, or openai-compatible:<model> with --base-url.";
 
 /**
- * Resolves the model of `input`: the endpoint is `input.baseUrl`, else the provider's endpoint
+ * Resolves the model of `input`: the wire is its prefix's provider, or `input.profile`'s type (the
+ * id, `lab:m`, is kept as given); the endpoint is `input.baseUrl`, else the provider's endpoint
  * variable in `input.endpoints` read as its vendor does (api-keys.ts `vendorEndpoint`; Ollama's
- * default `127.0.0.1:11434`); keys from `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`
- * (`TURNLOOP_API_KEY` overrides both), read from `env`, the session host's environment.
- * Returns an error message instead of throwing; `missingKey` or `unusableKey` (a placeholder) when
- * the key is the problem, not the model or its endpoint.
+ * default `127.0.0.1:11434`); keys from `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`, or the profile's
+ * `apiKeyEnv` variable (`TURNLOOP_API_KEY` overrides each), read from `env`, the session host's
+ * environment. Returns an error message instead of throwing; `missingKey` or `unusableKey` (a
+ * placeholder) when the key is the problem, not the model or its endpoint.
  */
 export function resolveModel(
   input: ModelSettingsInput,
@@ -87,7 +96,7 @@ export function resolveModel(
     return { ok: false, message: NO_MODEL_MESSAGE };
   }
   const separator = id.indexOf(":");
-  const provider = id.slice(0, separator) as ProviderName;
+  const provider = input.profile?.type ?? (id.slice(0, separator) as ProviderName);
   const modelName = id.slice(separator + 1);
   if (separator <= 0 || !PROVIDER_NAMES.includes(provider) || modelName === "") {
     return {
@@ -102,17 +111,16 @@ export function resolveModel(
       message: `turnloop: ${id} needs an endpoint: set --base-url or TURNLOOP_BASE_URL (e.g. http://127.0.0.1:8000/v1).`,
     };
   }
-  const apiKey = turnloopApiKey(env) ?? vendorApiKey(provider, env);
-  const keyVariable = apiKeyVariable(provider);
-  if (apiKey === undefined && needsApiKey(provider)) {
+  const key = apiKeyOf(provider, input.profile?.apiKeyVariable, env);
+  if (key.value === undefined && needsApiKey(provider)) {
     return {
       ok: false,
-      message: `turnloop: ${id} needs an API key: set ${keyVariable} (or TURNLOOP_API_KEY).`,
-      missingKey: { variable: keyVariable, modelId: id },
+      message: `turnloop: ${id} needs an API key: set ${key.variable} (or TURNLOOP_API_KEY).`,
+      missingKey: { variable: key.variable, modelId: id },
     };
   }
-  const variable = turnloopApiKey(env) === undefined ? keyVariable : "TURNLOOP_API_KEY";
-  const keyProblem = apiKey === undefined ? undefined : unusableKeyProblem(apiKey, variable);
+  const keyProblem =
+    key.value === undefined ? undefined : unusableKeyProblem(key.value, key.variable);
   if (keyProblem !== undefined) {
     return { ok: false, message: keyProblem, unusableKey: true };
   }
@@ -123,9 +131,38 @@ export function resolveModel(
       provider,
       modelName,
       ...(baseUrl === undefined ? {} : { baseUrl: baseUrl.replace(/\/+$/, "") }),
-      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(key.value === undefined ? {} : { apiKey: key.value }),
     },
   };
+}
+
+/**
+ * The key of a model on `provider`'s wire and the variable it is (or would be) read from:
+ * `TURNLOOP_API_KEY` when set, else `profileVariable` (a config profile's `apiKeyEnv`) when
+ * given, else the provider's usual variable. Set but empty counts as unset.
+ */
+function apiKeyOf(
+  provider: ProviderName,
+  profileVariable: string | undefined,
+  env: NodeJS.ProcessEnv,
+): { value: string | undefined; variable: string } {
+  const overriding = turnloopApiKey(env);
+  if (overriding !== undefined) {
+    return { value: overriding, variable: "TURNLOOP_API_KEY" };
+  }
+  if (profileVariable !== undefined) {
+    const value = env[profileVariable];
+    return { value: value === "" ? undefined : value, variable: profileVariable };
+  }
+  return { value: vendorApiKey(provider, env), variable: apiKeyVariable(provider) };
+}
+
+/** `<provider>:<model>` of `configuration`: its id on its wire's provider, which the model
+ * catalogue (prices, context windows) knows it by; a profile's model's id names the profile. */
+export function typeIdOf(
+  configuration: Pick<ModelConfiguration, "provider" | "modelName">,
+): string {
+  return `${configuration.provider}:${configuration.modelName}`;
 }
 
 /** Why `apiKey`, read from `variable`, cannot be a real key (a placeholder), or `undefined`. */
@@ -191,7 +228,12 @@ export function createProvider(
 ): Provider {
   const { provider, modelName, baseUrl, apiKey, headers } = configuration;
   // Every wire's fetch below is wrapped by withHugeBodies, which fills in shared huge texts.
-  const common = { id: configuration.id, ...tuning, sharesHugeTexts: true };
+  const common = {
+    id: configuration.id,
+    typeId: typeIdOf(configuration),
+    ...tuning,
+    sharesHugeTexts: true,
+  };
   // A model that takes no images gets a note instead, whatever its wire takes ({@link takesNoImages}).
   const images = !takesNoImages(modelName);
   switch (provider) {
@@ -240,7 +282,7 @@ export function createProvider(
 /** The OpenAI Responses wire: stateless, so nothing is stored server-side (case 23). */
 function openAiResponsesProvider(
   configuration: ModelConfiguration,
-  common: { id: string; sharesHugeTexts: boolean } & ProviderTuning,
+  common: { id: string; typeId: string; sharesHugeTexts: boolean } & ProviderTuning,
   images: boolean,
 ): Provider {
   const { modelName, baseUrl, apiKey, headers } = configuration;

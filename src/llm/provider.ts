@@ -27,8 +27,15 @@ export interface ImageInput {
  * record one turn per request (DESIGN.md, "Principles").
  */
 export interface Provider {
-  /** `<provider>:<model>` as configured, e.g. `anthropic:claude-sonnet-4-5`. */
+  /** `<provider>:<model>` as configured, e.g. `anthropic:claude-sonnet-4-5`, or `<profile>:<model>`
+   * for a config profile's model (`lab:m`): the session's model id. */
   readonly id: string;
+  /**
+   * `<provider>:<model>` on the wire's provider (`openai-compatible:m` for `lab:m`), by which the
+   * model catalogue (prices, context windows) and the Ollama default know the model; absent:
+   * {@link id}.
+   */
+  readonly typeId?: string;
   /**
    * Which images its requests carry (the others reach the model as a note, and the loop tells the
    * user); absent: every image is sent.

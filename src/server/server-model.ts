@@ -53,18 +53,43 @@ export function chooseModel(
 }
 
 /**
+ * The model of a resumed session: {@link chooseModel} of `request` (`model` default `recorded`,
+ * the one it ran with; with a `provider`, `recorded`'s name). `recorded` itself naming a config
+ * profile that no config file here defines now is refused naming the profile
+ * (`SessionHost.removedProfileProblem`). Never throws.
+ */
+export function chooseResumedModel(
+  request: { model?: string | undefined; provider?: ProviderParams | undefined },
+  host: SessionHost,
+  recorded: string,
+): ModelResolution {
+  const { model, provider } = request;
+  const choice = chooseModel(
+    { model: model ?? recorded, provider },
+    host,
+    recorded.slice(recorded.indexOf(":") + 1),
+  );
+  const removed =
+    choice.ok || model !== undefined || provider !== undefined
+      ? undefined
+      : host.removedProfileProblem(recorded);
+  return removed === undefined ? choice : withMessage(removed);
+}
+
+/**
  * `models.list` entries in the Copilot SDK's `ModelInfo` shape (`{id, name, capabilities:
  * {supports, limits}, policy, supportedReasoningEfforts, defaultReasoningEffort}`, the SDK's
  * `types.d.ts`): the server's configured model and those in `TURNLOOP_MODELS`, each that resolves.
- * Ids are bare model names as with Copilot (`gpt-4.1`), which `model` and
- * `session.model.switchTo` take back; a name two providers share keeps its `<provider>:` prefix
- * after its first listing, so that every id names one model.
+ * Ids are bare model names as with Copilot (`gpt-4.1`; a config profile's `lab:m` is `m`), which
+ * `model` and `session.model.switchTo` take back; a name two providers or profiles share keeps
+ * its `<provider>:` or `<profile>:` prefix after its first listing, so that every id names one
+ * model.
  */
 export function listedModels(host: SessionHost) {
   const ids = host.configuredModels().filter((id) => host.resolveModel(id).ok);
   const seen = new Set<string>();
   return ids.map((id) => {
-    const name = withoutPrefix(id);
+    const name = withoutPrefix(host.typeIdOf(id));
     const listedId = seen.has(name) ? id : name;
     seen.add(name);
     return {
@@ -107,7 +132,7 @@ function byokModel(provider: ProviderParams, name: string): ModelResolution {
 
 function configuredName(host: SessionHost): string | undefined {
   const [configured] = host.configuredModels();
-  return configured === undefined ? undefined : withoutPrefix(configured);
+  return configured === undefined ? undefined : withoutPrefix(host.typeIdOf(configured));
 }
 
 function withoutPrefix(model: string): string {

@@ -28,7 +28,7 @@ import {
 } from "./params.js";
 import { resumeHere } from "./pending-work.js";
 import { followsHere, resumeRemote, warnedWhileFollowing } from "./remote-sessions.js";
-import { chooseModel } from "./server-model.js";
+import { chooseModel, chooseResumedModel } from "./server-model.js";
 import { ServerSession } from "./server-session.js";
 import { checkSandbox } from "./session-sandbox.js";
 import type { SessionConfig } from "./session-settings.js";
@@ -199,12 +199,7 @@ async function openStored(
       : { continuePendingWork, sessionWasActive: false };
   try {
     return await server.host.open(params.sessionId, details, ({ start, state }) => {
-      const recorded = state.changedModel ?? start.model;
-      const choice = chooseModel(
-        { model: params.model ?? recorded, provider: params.provider },
-        server.host,
-        recorded.slice(recorded.indexOf(":") + 1),
-      );
+      const choice = chooseResumedModel(params, server.host, state.changedModel ?? start.model);
       return choice.ok ? undefined : choice.message;
     });
   } catch (error) {
@@ -248,11 +243,7 @@ async function reopen(
   }
   // The model it ran with: its last `session.model_change`'s, else its start's.
   const recorded = session.changedModel ?? session.start.model;
-  const choice = chooseModel(
-    { model: params.model ?? recorded, provider: params.provider },
-    server.host,
-    recorded.slice(recorded.indexOf(":") + 1),
-  );
+  const choice = chooseResumedModel(params, server.host, recorded);
   if (!choice.ok) {
     await server.host.close(session);
     throw invalidParams(`session.resume: ${choice.message}`);

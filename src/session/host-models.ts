@@ -8,7 +8,7 @@ import {
   resolveModel,
 } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
-import type { RunConfig } from "./run-config.js";
+import { profileNameOf, type RunConfig, resolvedModel } from "./run-config.js";
 
 /**
  * The models of a session host (host.ts, whose base class this is): ids resolved to
@@ -29,44 +29,64 @@ export class ModelHost {
   /** One provider per model configuration (id, endpoint, key), shared by every session. */
   private readonly providers = new Map<string, Provider>();
 
-  /** `env` with the configured model's profile key (`apiKeyEnv`) as `TURNLOOP_API_KEY`, unless
-   * that is set: what the configured model's key is read from. */
-  private readonly configuredModelEnv: NodeJS.ProcessEnv;
-
   constructor(config: RunConfig, env: NodeJS.ProcessEnv) {
     this.config = config;
     this.env = env;
     this.tuning = providerTuning(env);
-    const variable = config.apiKeyVariable?.value;
-    const key = variable === undefined ? undefined : env[variable];
-    this.configuredModelEnv =
-      key === undefined || env.TURNLOOP_API_KEY !== undefined
-        ? env
-        : { ...env, TURNLOOP_API_KEY: key };
   }
 
   /**
-   * Resolves `<provider>:<model>` (default: the run config's model) with the run config's base URL
-   * and endpoint variables, and the environment's keys. Never throws.
+   * Resolves `<provider>:<model>` or `<profile>:<model>` (default: the run config's model, as
+   * written) with the run config's endpoints and the environment's keys. A config profile's model
+   * (any model name after the profile's) keeps its id, runs on the profile's type at the profile's
+   * endpoint ({@link RunConfig.profileBaseUrls}) with the key its `apiKeyEnv` names; a model of no
+   * profile gets {@link RunConfig.otherModelsBaseUrl} and its provider's usual key, so neither
+   * key reaches the other's server. Never throws.
    */
-  resolveModel(modelId: string | undefined = this.config.model?.resolved): ModelResolution {
-    // A profile's endpoint and key serve the configured model only: another model (`/model`, a
-    // resumed session's own) must not send its key to the profile's server, nor the profile's
-    // key to its own.
-    const configured = modelId === this.config.model?.resolved;
-    const baseUrl = (configured ? this.config.baseUrl : this.config.otherModelsBaseUrl)?.value;
-    const resolution = resolveModel(
+  resolveModel(modelId: string | undefined = this.config.model?.value): ModelResolution {
+    const endpoints = this.config.endpoints;
+    const name = modelId === undefined ? undefined : profileNameOf(modelId, this.config.providers);
+    const profile = name === undefined ? undefined : this.config.providers[name]?.value;
+    if (modelId === undefined || name === undefined || profile === undefined) {
+      const baseUrl = this.config.otherModelsBaseUrl?.value;
+      const input = { endpoints, ...(baseUrl === undefined ? {} : { baseUrl }) };
+      const resolution = resolveModel(
+        modelId === undefined ? input : { ...input, model: modelId },
+        this.env,
+      );
+      return resolution.ok || modelId === undefined
+        ? resolution
+        : withProfilesNamed(resolution, Object.keys(this.config.providers));
+    }
+    const baseUrl = this.config.profileBaseUrls[name]?.value;
+    const problem = profileProblem(modelId, name, this.config, this.env);
+    if (problem !== undefined) {
+      return problem;
+    }
+    const { type, apiKeyEnv } = profile;
+    return resolveModel(
       {
-        ...(modelId === undefined ? {} : { model: modelId }),
+        model: modelId,
+        endpoints,
+        profile: { type, ...(apiKeyEnv === undefined ? {} : { apiKeyVariable: apiKeyEnv }) },
         ...(baseUrl === undefined ? {} : { baseUrl }),
-        endpoints: this.config.endpoints,
       },
-      configured ? this.configuredModelEnv : this.env,
+      this.env,
     );
-    return (
-      (modelId === undefined ? undefined : profileProblem(modelId, this.config, this.env)) ??
-      resolution
-    );
+  }
+
+  /**
+   * `modelId`'s id on its provider type: `openai-compatible:m` for `lab:m` when `lab` is a config
+   * profile of type `openai-compatible`; any other id unchanged. The model catalogue (prices,
+   * context windows) knows a model by it.
+   */
+  typeIdOf(modelId: string): string {
+    return resolvedModel(modelId, this.config.providers);
+  }
+
+  /** Whether `modelId` starts with a provider's prefix (`anthropic:`) or a config profile's. */
+  private hasModelPrefix(modelId: string): boolean {
+    return hasProviderPrefix(this.typeIdOf(modelId));
   }
 
   /**
@@ -81,19 +101,20 @@ export class ModelHost {
     return this.resolveModel(name === undefined ? undefined : this.withProvider(name));
   }
 
-  /** The configured model id (`--model`, else `TURNLOOP_MODEL`) and those in `TURNLOOP_MODELS`. */
+  /** The configured model id as written (`--model`, else `TURNLOOP_MODEL` or a config file's;
+   * a profile's keeps its name) and those in `TURNLOOP_MODELS`. */
   configuredModels(): string[] {
     const listed = (this.env.TURNLOOP_MODELS ?? "").split(",").map((id) => id.trim());
-    const ids = [this.config.model?.resolved, ...listed];
+    const ids = [this.config.model?.value, ...listed];
     return [...new Set(ids.filter((id): id is string => id !== undefined && id !== ""))];
   }
 
   /** `modelId`, or for a bare name the configured id it names (see {@link resolveModel}). */
   private withProvider(modelId: string): string {
-    if (hasProviderPrefix(modelId)) {
+    if (this.hasModelPrefix(modelId)) {
       return modelId;
     }
-    const configured = this.configuredModels().filter(hasProviderPrefix);
+    const configured = this.configuredModels().filter((id) => this.hasModelPrefix(id));
     const named = configured.find((id) => id.slice(id.indexOf(":") + 1) === modelId);
     const first = configured[0];
     if (named !== undefined || first === undefined || modelId.includes(":")) {
@@ -107,13 +128,19 @@ export class ModelHost {
    * (`TURNLOOP_MODEL` and the config files' `model` choose new sessions' model, not a resumed
    * one's: README, "The interactive session"); when that does not resolve (e.g. its key is not
    * set here), the configured model. The recorded model's problem is reported when neither
-   * resolves. `unavailable` says why the recorded model is not used when that is the reason.
+   * resolves, and when it names a config profile that no config file here defines any more (its
+   * prefix names no provider): another endpoint and key are not silently put in its place.
+   * `unavailable` says why the recorded model is not used when that is the reason.
    */
   modelForSession(recorded: string): ModelResolution & { unavailable?: string } {
-    const given = this.config.model?.source === "--model" ? this.config.model.resolved : undefined;
+    const given = this.config.model?.source === "--model" ? this.config.model.value : undefined;
     const own = this.resolveModel(given ?? recorded);
     if (own.ok) {
       return own;
+    }
+    const removed = given === undefined ? this.removedProfileProblem(recorded) : undefined;
+    if (removed !== undefined) {
+      return removed;
     }
     const configured = this.resolveModel();
     if (!configured.ok) {
@@ -122,6 +149,24 @@ export class ModelHost {
     return given === undefined
       ? { ...configured, unavailable: unavailableReason(own) }
       : configured;
+  }
+
+  /**
+   * Why `recorded`, the model a stored session ran with, cannot be resumed when its prefix names
+   * neither a provider nor a config profile: it was a profile's (`lab:m`) that no config file
+   * here defines now. Said naming the profile, so that a face refuses the resume (README's exit
+   * codes: 64, nothing written) rather than putting another endpoint and key in its place.
+   * `undefined` for any other model.
+   */
+  removedProfileProblem(recorded: string): Extract<ModelResolution, { ok: false }> | undefined {
+    if (!recorded.includes(":") || this.hasModelPrefix(recorded)) {
+      return undefined;
+    }
+    const name = recorded.slice(0, recorded.indexOf(":"));
+    return {
+      ok: false,
+      message: `turnloop: the session's model ${recorded} names the config profile "${name}", which no config file here defines (providers.${name}): add it back to resume on its endpoint with its key, or resume with another model (--model <provider>:<model>).`,
+    };
   }
 
   /**
@@ -158,47 +203,47 @@ export class ModelHost {
 
   /**
    * The context window of `modelId` in tokens: `--context-window`, `TURNLOOP_CONTEXT_WINDOW`,
-   * the config files' `contextWindows`, the catalogue.
+   * the config files' `contextWindows` entry of `modelId`, then of its provider type's id
+   * ({@link typeIdOf}: `lab:m`, then `openai-compatible:m`), the catalogue (llm/context-window.ts).
+   * `config`: the run config whose flags and files apply (a session's folder's; default the host's).
    */
-  contextWindowOf(modelId: string): number {
+  contextWindowOf(modelId: string, config: RunConfig = this.config): number {
     const contextWindows = Object.fromEntries(
-      Object.entries(this.config.contextWindows).map(([model, size]) => [model, size.value]),
+      Object.entries(config.contextWindows).map(([model, size]) => [model, size.value]),
     );
-    const contextWindow = this.config.contextWindow?.value;
+    const contextWindow = config.contextWindow?.value;
     return contextWindowOf(
       modelId,
       { contextWindows, ...(contextWindow === undefined ? {} : { contextWindow }) },
       this.env,
+      this.typeIdOf(modelId),
     );
   }
 }
 
 /**
- * What the config's provider profile (`model: "<profile>:<model>"`, run-config.ts) leaves missing
- * for `modelId`, a model on that profile's wire, said in the profile's terms: no endpoint (an
- * `openai-compatible` profile without `baseUrl`, and no `--base-url`, `TURNLOOP_BASE_URL` or file
- * `baseUrl`), or no key in the variable its `apiKeyEnv` names (unset or empty, `TURNLOOP_API_KEY`
- * unset too). Without this the endpoint's message named only the flags, and the key's absence
- * was silent until the provider answered 401 (or another variable's key was sent there).
- * `undefined` when the model is no profile's or nothing is missing.
+ * What the config profile `name` leaves missing for `modelId`, one of its models (`<name>:<model>`),
+ * said in the profile's terms: no endpoint (an `openai-compatible` profile without `baseUrl`, and
+ * no `--base-url`, `TURNLOOP_BASE_URL` or file `baseUrl`), or no key in the variable its
+ * `apiKeyEnv` names (unset or empty, `TURNLOOP_API_KEY` unset too). Without this the endpoint's
+ * message named only the flags, and the key's absence was silent until the provider answered 401
+ * (or another variable's key was sent there). `undefined` when nothing is missing.
  */
 function profileProblem(
   modelId: string,
+  name: string,
   config: RunConfig,
   env: NodeJS.ProcessEnv,
 ): Extract<ModelResolution, { ok: false }> | undefined {
-  const written = config.model?.value ?? "";
-  const name = written.slice(0, Math.max(0, written.indexOf(":")));
-  const profile = Object.hasOwn(config.providers, name) ? config.providers[name] : undefined;
-  if (profile === undefined || !modelId.startsWith(`${profile.value.type}:`)) {
+  const profile = config.providers[name];
+  if (profile === undefined) {
     return undefined;
   }
   const where = `in ${profile.source}`;
-  const shown = modelId === config.model?.resolved ? written : modelId;
-  if (profile.value.type === "openai-compatible" && config.baseUrl === undefined) {
+  if (profile.value.type === "openai-compatible" && config.profileBaseUrls[name] === undefined) {
     return {
       ok: false,
-      message: `turnloop: ${shown} needs an endpoint: set providers.${name}.baseUrl ${where} (or --base-url or TURNLOOP_BASE_URL), e.g. http://127.0.0.1:8000/v1.`,
+      message: `turnloop: ${modelId} needs an endpoint: set providers.${name}.baseUrl ${where} (or --base-url or TURNLOOP_BASE_URL), e.g. http://127.0.0.1:8000/v1.`,
     };
   }
   const variable = profile.value.apiKeyEnv;
@@ -211,9 +256,21 @@ function profileProblem(
   }
   return {
     ok: false,
-    message: `turnloop: ${shown} needs an API key: ${variable} is not set (providers.${name}.apiKeyEnv ${where} names it); set it, or TURNLOOP_API_KEY.`,
+    message: `turnloop: ${modelId} needs an API key: ${variable} is not set (providers.${name}.apiKeyEnv ${where} names it); set it, or TURNLOOP_API_KEY.`,
     missingKey: { variable, modelId },
   };
+}
+
+/**
+ * `resolution`'s "unknown model" message naming the config profiles too (`names`), which a model
+ * id may start with as well; any other resolution as it is.
+ */
+function withProfilesNamed(resolution: ModelResolution, names: readonly string[]): ModelResolution {
+  if (resolution.ok || names.length === 0 || !resolution.message.includes("unknown model")) {
+    return resolution;
+  }
+  const profiles = `, or <profile>:<model> with a profile of the config files' providers (${names.join(", ")}).`;
+  return { ...resolution, message: resolution.message.replace(/\.$/, profiles) };
 }
 
 /** Why a model that did not resolve cannot be used here, after its id ("whose key … is not set here"). */

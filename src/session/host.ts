@@ -7,7 +7,7 @@
 import type { Authorize } from "../agent/tool-calls.js";
 import type { ResumeDetails } from "../events/events.js";
 import { secretValues } from "../events/secrets.js";
-import { contextWindowOf, environmentContextWindow } from "../llm/context-window.js";
+import { environmentContextWindow } from "../llm/context-window.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
 import type { McpServerConfigs } from "../tools/mcp/config.js";
@@ -227,9 +227,7 @@ export class SessionHost extends ModelHost {
           throw new SessionFolderGoneError(sessionId, cwd);
         }
         run = await this.runIn(cwd);
-        const windows = run.config.contextWindows;
-        const contextWindow = (id: string) =>
-          contextWindowOf(id, { contextWindow: run.contextWindow ?? windows[id]?.value });
+        const contextWindow = (id: string) => this.contextWindowOf(id, run.config);
         const refusal = refuse?.({ start: { cwd, model }, state, contextWindow });
         if (refusal !== undefined) {
           throw new ReopenRefusedError(refusal);

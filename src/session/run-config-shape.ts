@@ -25,18 +25,24 @@ export interface SourcedRule extends Sourced<string> {
 export interface RunConfig {
   /** The working directory of new sessions, absolute (`--cwd`, else the process's). */
   readonly cwd: Sourced<string>;
-  /** The model id as written (maybe `<profile>:<model>`), and the id it resolves to. */
+  /** The model id as written (maybe `<profile>:<model>`: the id new sessions get and record),
+   * and its id on its provider type (`openai-compatible:m` for `lab:m` of type
+   * `openai-compatible`; any other id unchanged). */
   readonly model?: Sourced<string> & { readonly resolved: string };
-  /** The configured model's endpoint: `--base-url`, `TURNLOOP_BASE_URL`, its profile's
-   * `baseUrl`, else a config file's `baseUrl`. */
+  /** The configured model's endpoint: its profile's in {@link profileBaseUrls} when it names one,
+   * else {@link otherModelsBaseUrl}. */
   readonly baseUrl?: Sourced<string>;
-  /** The endpoint of every other model (one picked by `/model`, a resumed session's own): as
-   * {@link baseUrl} without the profile's, which serves the profile's models only. */
+  /** The endpoint of every model that names no config profile: `--base-url`,
+   * `TURNLOOP_BASE_URL`, else a config file's `baseUrl` (absent: the provider's own). */
   readonly otherModelsBaseUrl?: Sourced<string>;
+  /** The endpoint of each config profile's models, by profile name: `--base-url`,
+   * `TURNLOOP_BASE_URL`, the profile's `baseUrl`, else a config file's `baseUrl`; a profile with
+   * none is absent (its provider's own endpoint). A profile's endpoint serves its models only. */
+  readonly profileBaseUrls: Readonly<Record<string, Sourced<string>>>;
   /** The providers' own endpoint variables set (`OPENAI_BASE_URL` …), by name, as written. */
   readonly endpoints: Readonly<Partial<Record<EndpointVariable, string>>>;
   /** The variable holding the configured model's API key instead of its provider's usual one
-   * (its profile's `apiKeyEnv`); never used for another model. */
+   * (its profile's `apiKeyEnv`, which every model of that profile reads; no other model does). */
   readonly apiKeyVariable?: Sourced<string>;
   /** Model requests per prompt. */
   readonly maxTurns: Sourced<number>;

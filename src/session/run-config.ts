@@ -136,14 +136,24 @@ function permissionSettings(
   };
 }
 
-/** Model, base URL and key variable: a `<profile>:<model>` brings its profile's endpoint and key. */
+/**
+ * Model, base URLs and key variable. A `<profile>:<model>` (any model of a config profile) is sent
+ * to `--base-url` or `TURNLOOP_BASE_URL` when given, else its profile's `baseUrl`, else a file's
+ * `baseUrl`; a model of no profile, to the same without the profile's.
+ */
 function modelSettings(
   flags: FaceOptions,
   env: NodeJS.ProcessEnv,
   layers: ConfigLayers,
 ): Pick<
   RunConfig,
-  "model" | "baseUrl" | "otherModelsBaseUrl" | "endpoints" | "apiKeyVariable" | "providers"
+  | "model"
+  | "baseUrl"
+  | "otherModelsBaseUrl"
+  | "profileBaseUrls"
+  | "endpoints"
+  | "apiKeyVariable"
+  | "providers"
 > {
   const providers = layers.merged((settings) => settings.providers);
   const model = firstOf(
@@ -151,17 +161,19 @@ function modelSettings(
     envValue(env, "TURNLOOP_MODEL"),
     layers.last((settings) => settings.model),
   );
-  const profile = model === undefined ? undefined : profileOf(model.value, providers);
+  const profileName = model === undefined ? undefined : profileNameOf(model.value, providers);
+  const profile = profileName === undefined ? undefined : providers[profileName];
   const given = firstOf(flagValue(flags.baseUrl, "--base-url"), envValue(env, "TURNLOOP_BASE_URL"));
   const fromFile = layers.last((settings) => settings.baseUrl);
-  const baseUrl = firstOf(
-    given,
-    profile?.value.baseUrl === undefined
-      ? undefined
-      : { value: profile.value.baseUrl, source: profile.source },
-    fromFile,
+  const profileBaseUrls = Object.fromEntries(
+    Object.entries(providers).flatMap(([name, { value, source }]) => {
+      const own = value.baseUrl === undefined ? undefined : { value: value.baseUrl, source };
+      const baseUrl = firstOf(given, own, fromFile);
+      return baseUrl === undefined ? [] : [[name, baseUrl] as const];
+    }),
   );
   const otherModelsBaseUrl = firstOf(given, fromFile);
+  const baseUrl = profileName === undefined ? otherModelsBaseUrl : profileBaseUrls[profileName];
   const apiKeyEnv = profile?.value.apiKeyEnv;
   return {
     ...optional(
@@ -172,6 +184,7 @@ function modelSettings(
     ),
     ...optional("baseUrl", baseUrl),
     ...optional("otherModelsBaseUrl", otherModelsBaseUrl),
+    profileBaseUrls,
     endpoints: Object.fromEntries(
       ENDPOINT_VARIABLES.flatMap((name) => {
         const value = envValue(env, name)?.value;
@@ -226,12 +239,21 @@ class ConfigLayers {
   }
 }
 
+/** The name of the config profile `model`'s prefix names (`lab` of `lab:m`), if any. */
+export function profileNameOf(
+  model: string,
+  providers: Readonly<Record<string, Sourced<ProviderProfile>>>,
+): string | undefined {
+  const prefix = model.slice(0, Math.max(0, model.indexOf(":")));
+  return Object.hasOwn(providers, prefix) ? prefix : undefined;
+}
+
 function profileOf(
   model: string,
-  providers: Record<string, Sourced<ProviderProfile>>,
+  providers: Readonly<Record<string, Sourced<ProviderProfile>>>,
 ): Sourced<ProviderProfile> | undefined {
-  const prefix = model.slice(0, Math.max(0, model.indexOf(":")));
-  return Object.hasOwn(providers, prefix) ? providers[prefix] : undefined;
+  const name = profileNameOf(model, providers);
+  return name === undefined ? undefined : providers[name];
 }
 
 /** `<profile>:<model>` → `<type>:<model>`; other ids unchanged. */

@@ -41,7 +41,7 @@ test("an unset apiKeyEnv variable: initialize names it, the prompt answers -3200
     code: -32000,
     message: `Authentication required: vllm:fake-model needs an API key: VLLM_API_KEY is not set (providers.vllm.apiKeyEnv in ${file} names it); set it, or TURNLOOP_API_KEY. Set it where the editor starts turnloop acp, then restart the agent.`,
     data: {
-      modelId: "openai-compatible:fake-model",
+      modelId: "vllm:fake-model",
       environmentVariable: "VLLM_API_KEY",
       authMethodId: "env:VLLM_API_KEY",
     },

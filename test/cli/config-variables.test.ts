@@ -79,12 +79,19 @@ describe("turnloop config and the environment's settings", () => {
     await writeFile(
       file,
       JSON.stringify({
-        providers: { lab: { type: "openai-compatible", baseUrl: "http://127.0.0.1:9/v1" } },
+        providers: {
+          lab: { type: "openai-compatible", baseUrl: "http://127.0.0.1:9/v1" },
+          work: { type: "openai-compatible", baseUrl: "http://127.0.0.1:9/v1" },
+        },
         contextWindows: { "lab:m": 5000, "openai-compatible:m": 6000 },
       }),
     );
-    // A profile's model is looked up by its provider type's id, as sessions look it up.
+    // A profile's model is looked up by its own id first, then its provider type's, as sessions
+    // look it up.
     expect(await windowRows("lab:m")).toEqual([
+      row("5000 tokens", `contextWindows.lab:m in ${file}`),
+    ]);
+    expect(await windowRows("work:m")).toEqual([
       row("6000 tokens", `contextWindows.openai-compatible:m in ${file}`),
     ]);
     expect(await windowRows("openai-compatible:unknown-one")).toEqual([

@@ -181,7 +181,8 @@ describe("config files", () => {
     expect(model.requests).toHaveLength(2);
     expect(model.requests[0]?.headers.authorization).toBe("Bearer local-secret-key-123");
     const events = await loggedEvents(printedSessionId(result.stderr));
-    expect(events[0]?.data).toMatchObject({ model: "openai-compatible:fake-model" });
+    // The session keeps the profile's name, so a resume runs on its endpoint with its key.
+    expect(events[0]?.data).toMatchObject({ model: "local:fake-model" });
 
     // Without the flag, the user's maxTurns applies.
     model.enqueue({

@@ -73,7 +73,8 @@ export async function runInteractiveCommand(
     ...common,
     openHost: createHost,
     drawAtOnce: !keyMissing && (choice.kind !== "new" || modelSet),
-    modelHint: model ?? "",
+    // As written: a profile's model (`lab:m`) is named by its profile, as its session is.
+    modelHint: io.config.model?.value ?? "",
     home: io.home,
     color: io.env.NO_COLOR === undefined || io.env.NO_COLOR === "",
   });

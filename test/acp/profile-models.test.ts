@@ -1,0 +1,85 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { expect, test } from "vitest";
+import { startFakeModelServer } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
+import { ChildFixture } from "./child-process.js";
+
+// ACP model selection (`session/set_model`, the `model` config option) of any model of a config
+// profile, `<profile>:<model>` (README, "Config files"): it runs on the profile's endpoint with
+// its `apiKeyEnv` key and keeps its id; another profile's model or a provider's never gets that
+// key. Before, only the profile's configured `model` resolved: `lab:other` was an unknown model.
+
+const fixture = ChildFixture.forEachTest();
+
+const sent = (server: FakeModelServer) =>
+  server.requests.map(({ headers, body }) => [
+    headers.authorization,
+    (body as { model?: string }).model,
+  ]);
+
+test("set_model lab:other and the model option home:x: each prompt on its profile's endpoint with its key", async () => {
+  const home = await startFakeModelServer();
+  try {
+    await writeFile(
+      join(fixture.home, "config.json"),
+      JSON.stringify({
+        model: "lab:fake-model",
+        providers: {
+          lab: {
+            type: "openai-compatible",
+            baseUrl: `${fixture.server.url}/v1`,
+            apiKeyEnv: "LAB_KEY",
+          },
+          home: { type: "openai-compatible", baseUrl: `${home.url}/v1`, apiKeyEnv: "HOME_KEY" },
+        },
+      }),
+    );
+    const agent = fixture.startAgent({
+      TURNLOOP_MODEL: "",
+      TURNLOOP_BASE_URL: "",
+      LAB_KEY: "lab-secret-111111",
+      HOME_KEY: "home-secret-222222",
+      OPENAI_API_KEY: "openai-secret-333333",
+    });
+    await agent.initialize();
+    const created = await agent.client.request(acp.methods.agent.session.new, {
+      cwd: fixture.cwd,
+      mcpServers: [],
+    });
+    const { sessionId } = created;
+    const model = created.configOptions?.find((option) => option.id === "model");
+    expect(model).toMatchObject({ currentValue: "lab:fake-model" });
+
+    fixture.server.enqueue({ text: "From lab." });
+    expect(
+      await agent.client.request("session/set_model", { sessionId, modelId: "lab:other" }),
+    ).toEqual({});
+    expect(await agent.prompt(sessionId, "one")).toEqual({ stopReason: "end_turn" });
+
+    home.enqueue({ text: "From home." });
+    const answer = await agent.client.request(acp.methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: "model",
+      value: "home:x",
+    });
+    expect(answer.configOptions.find((option) => option.id === "model")).toMatchObject({
+      currentValue: "home:x",
+    });
+    expect(await agent.prompt(sessionId, "two")).toEqual({ stopReason: "end_turn" });
+
+    expect(sent(fixture.server)).toEqual([["Bearer lab-secret-111111", "other"]]);
+    expect(sent(home)).toEqual([["Bearer home-secret-222222", "x"]]);
+    const changes = (await fixture.persisted(sessionId)).flatMap((event) =>
+      event.type === "session.model_change" ? [event.data] : [],
+    );
+    expect(changes).toEqual([
+      { previousModel: "lab:fake-model", newModel: "lab:other" },
+      { previousModel: "lab:other", newModel: "home:x" },
+    ]);
+    expect(await agent.end()).toBe(0);
+  } finally {
+    await home.close();
+  }
+});
