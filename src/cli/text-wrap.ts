@@ -12,8 +12,13 @@
  * - a list item (indented, or after a `* `, `- `, `• ` or `1. ` marker) two columns past where
  *   its text starts;
  * - prose (at the left edge, no marker) at the left edge.
- * Colour codes take no columns.
+ * Columns are display columns as pi-tui counts them (its `visibleWidth`: a wide CJK character or
+ * an emoji two, a combining mark or a joiner none, colour codes none), so that no row is wider
+ * than the screen that draws it (pi-tui stops the process on a wider one); a word is cut between
+ * graphemes, never inside one.
  */
+
+import { visibleWidth } from "@mariozechner/pi-tui";
 
 /**
  * An SGR escape sequence (ESC, `[`, parameters, `m`), built from text: Biome refuses a control
@@ -21,8 +26,8 @@
  */
 const SGR = "\u001b\\[[0-9;]*m";
 const COLOUR_CODE = new RegExp(SGR, "g");
-/** A colour code or one code point. */
-const COLOUR_CODE_OR_CHARACTER = new RegExp(`${SGR}|[\\s\\S]`, "gu");
+/** A colour code, or a run of text without one. */
+const COLOUR_CODE_OR_TEXT = new RegExp(`${SGR}|(?:(?!${SGR})[\\s\\S])+`, "gu");
 /**
  * Columns a continued row keeps at least to write in (half a narrower row): a description with
  * less room beside its term continues as a list item does.
@@ -30,16 +35,14 @@ const COLOUR_CODE_OR_CHARACTER = new RegExp(`${SGR}|[\\s\\S]`, "gu");
 const DESCRIPTION_ROOM = 20;
 /** A line indented this much or more continues a description column (usage.ts). */
 const CONTINUATION_INDENT = 8;
+/** Splits text into graphemes (UAX #29), made at the first cut: ICU starts with it. */
+let graphemes: Intl.Segmenter | undefined;
 /** A list item's marker. */
 const LIST_MARKER = /^(?:[*•-]|\d+\.) /;
 
-/** The columns `text` takes: its code points, colour codes left out. */
+/** The display columns `text` takes (pi-tui's `visibleWidth`), colour codes left out. */
 export function visibleLength(text: string): number {
-  let length = 0;
-  for (const _ of text.replace(COLOUR_CODE, "")) {
-    length++;
-  }
-  return length;
+  return visibleWidth(text);
 }
 
 /**
@@ -201,18 +204,28 @@ function descriptionColumn(line: string, width: number): number | undefined {
   return column;
 }
 
-/** `word` in pieces of `size` columns, colour codes kept with the character after them. */
+/**
+ * `word` in pieces of at most `size` display columns, cut between graphemes (a grapheme wider
+ * than `size` alone in its piece), colour codes kept where they stand.
+ */
 function cut(word: string, size: number): string[] {
   const pieces: string[] = [""];
   let columns = 0;
-  for (const [token] of word.matchAll(COLOUR_CODE_OR_CHARACTER)) {
-    const isCode = token.startsWith("\u001b[");
-    if (!isCode && columns === size) {
-      pieces.push("");
-      columns = 0;
+  for (const [token] of word.matchAll(COLOUR_CODE_OR_TEXT)) {
+    if (token.startsWith("\u001b[")) {
+      pieces[pieces.length - 1] += token;
+      continue;
     }
-    pieces[pieces.length - 1] += token;
-    columns += isCode ? 0 : 1;
+    graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
+    for (const { segment } of graphemes.segment(token)) {
+      const width = visibleWidth(segment);
+      if (columns > 0 && columns + width > size) {
+        pieces.push("");
+        columns = 0;
+      }
+      pieces[pieces.length - 1] += segment;
+      columns += width;
+    }
   }
   return pieces;
 }

@@ -70,6 +70,15 @@ const NO_PREFIX =
  */
 const KEEPS_NEXT_WORD = new Set(["make", "gmake", "go run", "zig run"]);
 
+/**
+ * A command that starts with a compound command (bash's reserved words and groupings: a loop, a
+ * condition, a `{ …; }` group, a `( … )` subshell, `[[ … ]]`, `(( … ))`, `time`, `!`): its first
+ * simple command may be nested in it (`for i in $(seq 3); do …` runs `seq` first), so a prefix
+ * would not name the command asked about.
+ */
+const STARTS_COMPOUND =
+  /^\s*(?:(?:for|while|until|if|case|select|function|coproc|time)(?=[\s;]|$)|[({!]|\[\[)/;
+
 /** Programs' own folders, whose path a prefix leaves out (`/usr/bin/git log` → `git log *`). */
 const SYSTEM_PROGRAM = /^\/(?:usr\/(?:local\/)?)?s?bin\/[^/]+$/;
 
@@ -83,6 +92,9 @@ export interface CommandPrefix {
 
 /** The prefix of `command` by the rule above, or undefined when none may be offered. */
 export function commandPrefix(command: string): CommandPrefix | undefined {
+  if (STARTS_COMPOUND.test(command)) {
+    return undefined;
+  }
   const analysis = analyseShellCommand(command);
   if (analysis.unclear.length > 0 || analysis.writesFiles) {
     return undefined;

@@ -24,6 +24,14 @@ describe("the command prefix an 'always' answer may grant", () => {
     ["npx tape a.js; npx tape b.js", "npx tape *", []],
     ["cd src && git status", "cd src *", ["git status"]],
     ["cd ../lib && npm test", "cd *", ["npm test"]],
+    // None for a command that starts with a compound command it cannot name: its first simple
+    // command may be nested in it (trial of session 24, #6: `for …` offered `bash(seq *)`).
+    ["for i in $(seq 1 3); do echo $i; done", undefined, []],
+    ["while true; do date; done", undefined, []],
+    ["if [ -f x ]; then cat x; fi", undefined, []],
+    ["(cd src && make)", undefined, []],
+    ["{ date; ls; }", undefined, []],
+    ["forward --all", "forward *", []],
     // None for a wrapper (rules match what finally runs) or what cannot be fully read.
     ["sudo rm -rf x", undefined, []],
     ["timeout 5 npm test", undefined, []],

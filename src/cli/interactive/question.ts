@@ -109,23 +109,34 @@ export class YesNoQuestion implements Component {
   }
 }
 
+/** An SGR colour code, as text: Biome refuses a control character in a regular expression literal. */
+const SGR = "\u001b\\[[0-9;]*m";
+/** A colour code at the start of a line (a preview line is painted whole: permission-preview.ts). */
+const LEADING_COLOUR = new RegExp(`^${SGR}`);
+/** Every colour code. */
+const COLOUR_CODES = new RegExp(SGR, "g");
+
 /**
- * `line` wrapped to `width` columns; continuation rows are indented two columns past the line's
- * own indent (a preview line's `    - ` marker stays alone at the left).
+ * `line` wrapped to `width` display columns; continuation rows are indented two columns past the
+ * line's own indent (a preview line's `    - ` marker stays alone at the left). The rows after
+ * the first continue the line's text where the first row ends (a word broken there is not split
+ * by a space), in the colour the line is painted in.
  */
 function wrapHanging(line: string, width: number): string[] {
-  // A coloured preview line starts with its colour code, then the indent.
-  const plain = line.startsWith("\u001b[") ? line.slice(line.indexOf("m") + 1) : line;
+  const colour = LEADING_COLOUR.exec(line)?.[0] ?? "";
+  const plain = line.replace(COLOUR_CODES, "");
   const indent = Math.min(plain.length - plain.trimStart().length, 8) + 2;
   if (visibleWidth(line) <= width || width <= indent + 8) {
     return wrapTextWithAnsi(line, Math.max(1, width));
   }
-  const [first = "", ...rest] = wrapTextWithAnsi(line, width);
-  const tail = rest.join(" ");
-  return tail === ""
-    ? [first]
-    : [
-        first,
-        ...wrapTextWithAnsi(tail, width - indent).map((row) => `${" ".repeat(indent)}${row}`),
-      ];
+  const [first = "", ...rest] = wrapTextWithAnsi(plain, width);
+  // pi-tui's rows hold the line's text apart from the spaces it broke at.
+  const tail = plain.startsWith(first) ? plain.slice(first.length).trimStart() : rest.join(" ");
+  const paint = (row: string) => (colour === "" ? row : `${colour}${row}\u001b[0m`);
+  return [
+    paint(first),
+    ...(tail === ""
+      ? []
+      : wrapTextWithAnsi(tail, width - indent).map((row) => `${" ".repeat(indent)}${paint(row)}`)),
+  ];
 }

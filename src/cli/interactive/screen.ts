@@ -1,3 +1,5 @@
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   type Component,
   Container,
@@ -6,8 +8,11 @@ import {
   ProcessTerminal,
   type SelectItem,
   SelectList,
+  type Terminal,
   Text,
   TUI,
+  truncateToWidth,
+  visibleWidth,
 } from "@mariozechner/pi-tui";
 import { age } from "../../session/age.js";
 import type { CommandDefinition } from "../../session/commands.js";
@@ -51,8 +56,10 @@ export class Screen {
     status: StatusState,
     commands: readonly CommandDefinition[],
     cwd: string,
+    home?: string,
   ) {
-    this.tui = new TUI(new ProcessTerminal());
+    // A row wider than the terminal is cut there and recorded under `home` (GuardedTUI below).
+    this.tui = new GuardedTUI(new ProcessTerminal(), home);
     const terminal = this.tui.terminal;
     this.editor = new PromptEditor(
       this.tui,
@@ -271,4 +278,95 @@ export function restoreTerminal(): void {
   } catch {
     // The terminal is gone; nothing to restore.
   }
+}
+
+/**
+ * The file under `$TURNLOOP_HOME` where the screen records a row it had to cut (mode 0600). It
+ * holds widths and places only, never the row's text, so there is nothing in it to redact.
+ */
+export const SCREEN_ERRORS_FILE = "screen-errors.log";
+
+/** Records written per process at most: a view that is wrong on every frame writes a few lines. */
+const RECORDS_PER_PROCESS = 20;
+
+/**
+ * Display columns one UTF-16 code unit takes at most in pi-tui's count (a tab is three): a row of
+ * at most a third of the width in code units fits without being measured.
+ */
+const MOST_COLUMNS_PER_CODE_UNIT = 3;
+
+/**
+ * pi-tui's `TUI` with a safety net at our edge. Every view cuts or wraps its rows to the screen's
+ * width by display columns (pi-tui's `visibleWidth`); a row that is still wider, which pi-tui
+ * answers by writing the whole screen to `~/.pi/agent/pi-crash.log` and throwing out of its
+ * render (the process ended), is cut at the width instead (`truncateToWidth`) and recorded in
+ * {@link SCREEN_ERRORS_FILE}. A view whose render throws leaves the last frame on the screen and
+ * is recorded the same way: no render error ends the process.
+ */
+export class GuardedTUI extends TUI {
+  private records = 0;
+  private lastFrame: string[] = [];
+
+  /** @param home `$TURNLOOP_HOME`, where the record goes; `undefined`: nothing is recorded. */
+  constructor(
+    terminal: Terminal,
+    private readonly home: string | undefined,
+  ) {
+    super(terminal);
+  }
+
+  override render(width: number): string[] {
+    let lines: string[];
+    try {
+      lines = super.render(width);
+    } catch (error) {
+      this.record(`a view failed to render at ${width} columns: ${errorName(error)}`);
+      return this.lastFrame;
+    }
+    this.lastFrame = fitRows(lines, width, (row, columns) =>
+      this.record(`row ${row} was ${columns} columns wide at ${width} columns; cut`),
+    );
+    return this.lastFrame;
+  }
+
+  private record(text: string): void {
+    if (this.home === undefined || this.records >= RECORDS_PER_PROCESS) {
+      return;
+    }
+    this.records++;
+    try {
+      appendFileSync(join(this.home, SCREEN_ERRORS_FILE), `${new Date().toISOString()} ${text}\n`, {
+        mode: 0o600,
+      });
+    } catch {
+      // The record is a help for fixing the view; the screen goes on without it.
+    }
+  }
+}
+
+/**
+ * `lines` with every row wider than `width` display columns cut to it (in place); `wide` is told
+ * each such row's index and width.
+ */
+export function fitRows(
+  lines: string[],
+  width: number,
+  wide: (row: number, columns: number) => void,
+): string[] {
+  for (const [index, line] of lines.entries()) {
+    if (line.length * MOST_COLUMNS_PER_CODE_UNIT <= width) {
+      continue;
+    }
+    const columns = visibleWidth(line);
+    if (columns > width) {
+      wide(index, columns);
+      lines[index] = truncateToWidth(line, width, "");
+    }
+  }
+  return lines;
+}
+
+/** An error's class, for the record: its message may quote the conversation. */
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
 }

@@ -29,7 +29,7 @@ export interface TerminalFaceSettings {
   openHost: () => Promise<SessionHost>;
   /** Whether to draw at once: when nothing can fail before the session opens (a model is set). */
   drawAtOnce: boolean;
-  /** `$TURNLOOP_HOME`, where the input history is kept. */
+  /** `$TURNLOOP_HOME`, where the input history and the screen's record of cut rows are kept. */
   home: string;
   /** Shown in the status line until the session's model is known. */
   modelHint: string;
@@ -92,7 +92,7 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
     usage: new UsageTotals(),
     contextWindow: undefined,
   };
-  const screen = new Screen(theme, status, COMMANDS, settings.cwd);
+  const screen = new Screen(theme, status, COMMANDS, settings.cwd, settings.home);
   const onProcessExit = () => restoreTerminal();
   process.on("exit", onProcessExit);
   const early = earlyInput(screen);

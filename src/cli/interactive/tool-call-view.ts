@@ -75,7 +75,9 @@ export class ToolCallView implements Component {
   render(width: number): string[] {
     const { theme } = this;
     const [state, ...preview] = this.detail();
-    const head = `${this.mark()} ${theme.bold(this.toolCall.toolName)} ${this.summary()}`;
+    const summary = this.summary();
+    // A call without arguments to show (a `view` without a path) has no gap for them.
+    const head = `${this.mark()} ${theme.bold(this.toolCall.toolName)}${summary === "" ? "" : ` ${summary}`}`;
     const room = width - visibleWidth(state ?? "") - 2;
     const line =
       state === undefined || room < 10
