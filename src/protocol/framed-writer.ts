@@ -65,6 +65,14 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
   }
 
   /**
+   * Sends a message given as its JSON text (`JSON.stringify` of a JSON-RPC message, or the same
+   * text made another way: server/notification-text.ts), as {@link send} does.
+   */
+  sendText(body: string): void {
+    this.handText(body);
+  }
+
+  /**
    * Resolves once every frame written so far was taken by `output` and `output` is below its
    * `writableHighWaterMark` (at its `drain`), or `output` closed. Never rejects.
    */
@@ -92,13 +100,17 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
   }
 
   private hand(message: Message): Handed {
+    return this.handText(JSON.stringify(message), message);
+  }
+
+  /** Frames `body` (a message's JSON text) and hands it on. */
+  private handText(body: string, message?: Message): Handed {
     const output = this.output;
     if (output.destroyed || output.writableEnded) {
       const error = new Error("the connection's output is closed");
       this.fireError(error, message, ++this.errorCount);
       return error;
     }
-    const body = JSON.stringify(message);
     const frame = `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
     if (!this.writing) {
       return this.writeOut(frame) ? "sent" : "full";

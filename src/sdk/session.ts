@@ -53,6 +53,8 @@ const HOOK_HANDLERS: Record<HookType, keyof SessionHooks> = {
 export class TurnloopSession {
   private readonly handlers = new Set<Handler>();
   private readonly typedHandlers = new Map<WireEventType, Set<Handler>>();
+  /** Per event type, the handlers `dispatch` calls in order; forgotten at every (un)subscribe. */
+  private readonly callOrder = new Map<WireEventType, readonly Handler[]>();
   private tools = new Map<string, Tool>();
   private permissionHandler: PermissionHandler | undefined;
   private hooks: SessionHooks | undefined;
@@ -86,18 +88,18 @@ export class TurnloopSession {
    */
   on(handler: (event: WireEvent) => void): () => void;
   on(typeOrHandler: WireEventType | Handler, typedHandler?: (event: never) => void): () => void {
-    if (typeof typeOrHandler === "function") {
-      this.handlers.add(typeOrHandler);
-      return () => this.handlers.delete(typeOrHandler);
-    }
-    const handler = typedHandler as Handler;
-    let set = this.typedHandlers.get(typeOrHandler);
-    if (set === undefined) {
-      set = new Set();
+    const handler = typeof typeOrHandler === "function" ? typeOrHandler : (typedHandler as Handler);
+    let set = this.handlers;
+    if (typeof typeOrHandler !== "function") {
+      set = this.typedHandlers.get(typeOrHandler) ?? new Set();
       this.typedHandlers.set(typeOrHandler, set);
     }
     set.add(handler);
-    return () => set.delete(handler);
+    this.callOrder.clear();
+    return () => {
+      set.delete(handler);
+      this.callOrder.clear();
+    };
   }
 
   /**
@@ -236,7 +238,13 @@ export class TurnloopSession {
         });
       }
     }
-    for (const handler of [...(this.typedHandlers.get(event.type) ?? []), ...this.handlers]) {
+    // One array per event type, not two spreads per event (one event per streamed delta).
+    let handlers = this.callOrder.get(event.type);
+    if (handlers === undefined) {
+      handlers = [...(this.typedHandlers.get(event.type) ?? []), ...this.handlers];
+      this.callOrder.set(event.type, handlers);
+    }
+    for (const handler of handlers) {
       try {
         handler(event);
       } catch {
