@@ -103,8 +103,17 @@ describe("errors", () => {
       message: expect.stringMatching(/^The model request failed: .*HTTP 500.*boom/),
       data: { errorType: "server", statusCode: 500 },
     });
-    const updates = harness.updates(sessionId);
-    expect(updates.some((update) => update.sessionUpdate === "agent_message_chunk")).toBe(false);
+    // The one retry (the harness allows one) is said; no reply text is.
+    const texts = harness
+      .updates(sessionId)
+      .flatMap((update) =>
+        update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+          ? [update.content.text]
+          : [],
+      );
+    expect(texts).toEqual([
+      expect.stringMatching(/^⟳ retrying in \d+\.\d s \(attempt 1\): .*boom/),
+    ]);
     const events = await harness.persisted(sessionId);
     expect(events.map((event) => event.type)).toContain("session.error");
     expect(events.some((event) => event.type === "assistant.message")).toBe(false);
