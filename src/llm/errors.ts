@@ -301,14 +301,31 @@ export function parseRetryAfter(
  */
 export class WebPageAnswerError extends Error {
   override readonly name = "WebPageAnswerError";
+  /** `requestPath`: the path turnloop asked for (`/v1/messages` …), which names the wire. */
   constructor(
     readonly url: string,
     contentType: string,
+    requestPath: string,
   ) {
     super(
-      `the server answered with a web page (${contentType.split(";")[0]?.trim()}), not the model API: check the base URL (an OpenAI-compatible one usually ends in /v1) or a proxy in between`,
+      `the server answered with a web page (${contentType.split(";")[0]?.trim()}), not the model API: check the base URL (${baseUrlHint(requestPath)}) or a proxy in between`,
     );
   }
+}
+
+/**
+ * What a base URL of the wire `requestPath` ends with: the AI SDK adds `/messages` (Anthropic
+ * Messages), `/responses` (OpenAI Responses) or `/chat/completions` (Chat Completions) to it;
+ * README, "Choosing a model", says how `ANTHROPIC_BASE_URL`'s host alone gets its `/v1`.
+ */
+function baseUrlHint(requestPath: string): string {
+  if (requestPath.endsWith("/messages")) {
+    return "an Anthropic Messages API one is the host alone or ends in /v1; turnloop adds /messages";
+  }
+  if (requestPath.endsWith("/responses")) {
+    return "an OpenAI Responses API one usually ends in /v1; turnloop adds /responses";
+  }
+  return "an OpenAI-compatible one usually ends in /v1";
 }
 
 /** When and how long to retry a failed model request (case 18). All times in ms. */
