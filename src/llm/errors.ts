@@ -46,11 +46,13 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
     const providerMessage = error.message || body;
     const errorType = categoryOfStatus(statusCode, `${providerMessage} ${body}`);
     const retryAfterMs = parseRetryAfter(error.responseHeaders);
+    const inStream = inStreamError(error);
     return {
       errorType,
-      statusCode,
+      ...(inStream === undefined ? { statusCode } : {}),
       message: boundedMessage(
-        statusCode === undefined ? providerMessage : `HTTP ${statusCode}: ${providerMessage}`,
+        inStream ??
+          (statusCode === undefined ? providerMessage : `HTTP ${statusCode}: ${providerMessage}`),
       ),
       retryable: isRetryableType(errorType) || error.isRetryable,
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
@@ -84,6 +86,21 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
     return { errorType: "network", message: boundedMessage(text), retryable: true };
   }
   return { errorType: "malformed_response", message: boundedMessage(text), retryable: false };
+}
+
+/**
+ * The words for an `error` event inside an event stream the server answered with (HTTP 200): the
+ * AI SDK's Anthropic provider reports it as an APICallError with a made-up status (529 for
+ * `overloaded_error`, else 500) and the event's `error` as its body; the answer's
+ * `text/event-stream` content type tells it from a real status. Undefined for anything else.
+ */
+function inStreamError(error: APICallError): string | undefined {
+  const contentType = error.responseHeaders?.["content-type"] ?? "";
+  if (!/^\s*text\/event-stream\b/i.test(contentType)) {
+    return undefined;
+  }
+  const kind = /"type"\s*:\s*"([^"]+)"/.exec(error.responseBody ?? "")?.[1];
+  return `the server reported an error in its event stream${kind === undefined ? "" : ` (${kind})`}: ${error.message}`;
 }
 
 /**

@@ -180,3 +180,27 @@ describe("errors that cannot succeed on retry", () => {
     ]);
   });
 });
+
+describe("errors inside an answered stream", () => {
+  // The trial of round 3, session 25 (#6): an Anthropic `error` event in an HTTP 200 stream was
+  // said as `HTTP 529: Overloaded mid-stream`, a status the server never sent.
+  test("an Anthropic error event in a 200 stream is said as the stream's error, then retried", async ({
+    cli,
+    model,
+  }) => {
+    const event = `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded mid-stream" } })}\n\n`;
+    model.enqueue({ raw: [event] }, { text: "after" });
+    const result = await run(cli, "anthropic:claude-sonnet-4-5", `${model.url}/v1`);
+    expect({
+      code: result.code,
+      stdout: result.stdout,
+      lines: errorLines(result.stderr).map((line) => line.replace(/\d+\.\d s/, "N s")),
+    }).toEqual({
+      code: 0,
+      stdout: "after\n",
+      lines: [
+        "turnloop: warning: retrying in N s (attempt 1): the server reported an error in its event stream (overloaded_error): Overloaded mid-stream",
+      ],
+    });
+  });
+});
