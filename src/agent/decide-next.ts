@@ -12,11 +12,21 @@ export type NextStep =
   | { kind: "nudge" }
   /**
    * End the prompt with an ACP stop reason. `autopilotStopped` is set when autopilot used up its
-   * nudges before the model called `task_complete`; `repeated` when the model repeated itself.
+   * nudges before the model called `task_complete`; `repeated` when the model repeated itself;
+   * `emptyAnswer`, the warning's words, when the model finished with no text.
    */
-  | { kind: "stop"; stopReason: StopReason; autopilotStopped?: "cap_reached"; repeated?: true }
+  | {
+      kind: "stop";
+      stopReason: StopReason;
+      autopilotStopped?: "cap_reached";
+      repeated?: true;
+      emptyAnswer?: string;
+    }
   /** End the prompt with a failure (ACP answers it with an error). */
   | { kind: "fail"; failure: ProviderFailure };
+
+/** The `warningType` of the warning for a finished reply without text. */
+export const EMPTY_ANSWER = "empty_answer";
 
 /** Where the prompt stands after a turn. */
 export interface LoopCounters {
@@ -80,7 +90,8 @@ export function decideNext(
  * refusal even when the reply is empty; an empty reply that did not simply stop (e.g. a
  * malformed function call) is a `malformed_response` failure; a reply cut at the output limit is
  * `max_tokens`; in autopilot the model is nudged while nudges remain, then the prompt ends
- * `end_turn` with `autopilotStopped`; otherwise `end_turn`.
+ * `end_turn` with `autopilotStopped`; otherwise `end_turn`, with `emptyAnswer` when the reply
+ * has no text (a user or script must tell an empty answer from one: trial of round 3, session 25).
  */
 function decideAfterText(
   reply: AssistantReply,
@@ -102,12 +113,27 @@ function decideAfterText(
     return { kind: "stop", stopReason: "max_tokens" };
   }
   if (!limits.autopilot) {
-    return { kind: "stop", stopReason: "end_turn" };
+    const emptyAnswer = emptyAnswerWords(reply);
+    return {
+      kind: "stop",
+      stopReason: "end_turn",
+      ...(emptyAnswer === undefined ? {} : { emptyAnswer }),
+    };
   }
   if (counters.nudges < limits.maxAutopilotContinues) {
     return requestIfAllowed({ kind: "nudge" }, counters, limits);
   }
   return { kind: "stop", stopReason: "end_turn", autopilotStopped: "cap_reached" };
+}
+
+/** The warning for a finished reply without text, or undefined when it has text. */
+function emptyAnswerWords(reply: AssistantReply): string | undefined {
+  if (reply.content.trim() !== "") {
+    return undefined;
+  }
+  return reply.reasoningParts.some((part) => part.text.trim() !== "")
+    ? "the model returned only reasoning, no answer"
+    : "the model returned an empty answer";
 }
 
 /**
@@ -132,7 +158,8 @@ export function requestIfAllowed(
 /**
  * Records why the prompt stops after the turn being ended, before its `assistant.turn_end`, whose
  * `stopReason` this returns: that turn end is then the prompt's last stored event, where a
- * follower ends it (issue 22). The repetition guard's notice, autopilot's cap. A cancel and a
+ * follower ends it (issue 22). The repetition guard's notice, autopilot's cap, an empty answer
+ * (`session.warning`, `warningType` {@link EMPTY_ANSWER}). A cancel and a
  * failure are recorded after the turn instead (agent/loop.ts `conclude`).
  */
 export function recordStop(
@@ -150,6 +177,12 @@ export function recordStop(
   if (step.autopilotStopped !== undefined) {
     const data = { reason: step.autopilotStopped, continues: nudges };
     emit({ type: "session.autopilot_stopped", data });
+  }
+  if (step.emptyAnswer !== undefined) {
+    emit({
+      type: "session.warning",
+      data: { warningType: EMPTY_ANSWER, message: step.emptyAnswer },
+    });
   }
   return { stopReason: step.stopReason };
 }

@@ -110,11 +110,15 @@ export interface Conversation {
  * How a prompt ended: an ACP stop reason, or a failure (ACP answers those with an error).
  * `autopilotStopped` is set when autopilot reached its continuation cap before the model called
  * `task_complete` (the task was not marked complete; `-p` exits 2); `repetition`, what the model
- * repeated, when the repetition guard stopped it (`max_turn_requests`, yet no `--max-turns`).
+ * repeated, when the repetition guard stopped it (`max_turn_requests`, yet no `--max-turns`);
+ * `emptyAnswer` when the model finished without text (a `session.warning` says so; `-p` exits 2).
  */
 export type PromptOutcome =
-  | { stopReason: StopReason; autopilotStopped?: "cap_reached"; repetition?: string }
+  | ({ stopReason: StopReason; autopilotStopped?: "cap_reached" } & StopDetails)
   | { error: { errorType: ErrorType; message: string; statusCode?: number } };
+
+/** What a stop adds to its reason: see {@link PromptOutcome}. */
+type StopDetails = { repetition?: string; emptyAnswer?: true };
 
 /**
  * One prompt as `user.message` records it: the text the model reads, who sent it, its images,
@@ -342,6 +346,7 @@ function conclude(
         stopReason: step.stopReason,
         ...(step.autopilotStopped === undefined ? {} : { autopilotStopped: step.autopilotStopped }),
         ...(step.repeated === true ? { repetition: guard.stopCause } : {}),
+        ...(step.emptyAnswer === undefined ? {} : { emptyAnswer: true }),
       };
     case "fail":
       return fail(emit, step.failure);

@@ -23,7 +23,7 @@ import type { RendererOptions } from "./terminal-renderer.js";
 export const EXIT = {
   endTurn: 0,
   error: 1,
-  /** max_tokens, max_turn_requests, refusal, or autopilot's cap: the prompt did not finish. */
+  /** max_tokens, max_turn_requests, refusal, autopilot's cap, an empty answer: not finished. */
   incomplete: 2,
   usage: 64,
   cancelled: 130,
@@ -314,7 +314,8 @@ async function runWithSignals(
           );
           return EXIT.incomplete;
         }
-        return EXIT.endTurn;
+        // The warning line said it: an empty answer is not a finished one (README's exit codes).
+        return outcome.emptyAnswer === true ? EXIT.incomplete : EXIT.endTurn;
       case "cancelled":
         return stops.cancelledExitCode();
       case "max_tokens":

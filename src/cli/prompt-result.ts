@@ -143,6 +143,7 @@ export type ResultSubtype =
   | "error_max_turns"
   | "error_repetition"
   | "error_max_autopilot_continues"
+  | "error_empty_answer"
   | "error_max_tokens"
   | "error_refusal"
   | "error_cancelled"
@@ -150,8 +151,8 @@ export type ResultSubtype =
 
 /**
  * The result's `subtype` for how the prompt ended: `success` only when the model finished
- * (`end_turn`) and, under autopilot, did not stop at `--max-autopilot-continues`
- * (`error_max_autopilot_continues`); `error_max_turns` only when `--max-turns` stopped it, the
+ * (`end_turn`) with text (else `error_empty_answer`) and, under autopilot, did not stop at
+ * `--max-autopilot-continues` (`error_max_autopilot_continues`); `error_max_turns` only when `--max-turns` stopped it, the
  * repetition guard's stop (also `max_turn_requests`) being `error_repetition`; `error_max_tokens`,
  * `error_refusal`, `error_cancelled` for those stop reasons; `error_during_execution` for an error.
  */
@@ -161,6 +162,9 @@ export function resultSubtype(outcome: PromptOutcome): ResultSubtype {
   }
   switch (outcome.stopReason) {
     case "end_turn":
+      if (outcome.emptyAnswer === true) {
+        return "error_empty_answer";
+      }
       return outcome.autopilotStopped === undefined ? "success" : "error_max_autopilot_continues";
     case "max_turn_requests":
       return outcome.repetition === undefined ? "error_max_turns" : "error_repetition";

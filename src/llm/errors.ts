@@ -46,11 +46,13 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
     const providerMessage = error.message || body;
     const errorType = categoryOfStatus(statusCode, `${providerMessage} ${body}`);
     const retryAfterMs = parseRetryAfter(error.responseHeaders);
+    const inStream = inStreamError(error);
     return {
       errorType,
-      statusCode,
+      ...(inStream === undefined ? { statusCode } : {}),
       message: boundedMessage(
-        statusCode === undefined ? providerMessage : `HTTP ${statusCode}: ${providerMessage}`,
+        inStream ??
+          (statusCode === undefined ? providerMessage : `HTTP ${statusCode}: ${providerMessage}`),
       ),
       retryable: isRetryableType(errorType) || error.isRetryable,
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
@@ -84,6 +86,21 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
     return { errorType: "network", message: boundedMessage(text), retryable: true };
   }
   return { errorType: "malformed_response", message: boundedMessage(text), retryable: false };
+}
+
+/**
+ * The words for an `error` event inside an event stream the server answered with (HTTP 200): the
+ * AI SDK's Anthropic provider reports it as an APICallError with a made-up status (529 for
+ * `overloaded_error`, else 500) and the event's `error` as its body; the answer's
+ * `text/event-stream` content type tells it from a real status. Undefined for anything else.
+ */
+function inStreamError(error: APICallError): string | undefined {
+  const contentType = error.responseHeaders?.["content-type"] ?? "";
+  if (!/^\s*text\/event-stream\b/i.test(contentType)) {
+    return undefined;
+  }
+  const kind = /"type"\s*:\s*"([^"]+)"/.exec(error.responseBody ?? "")?.[1];
+  return `the server reported an error in its event stream${kind === undefined ? "" : ` (${kind})`}: ${error.message}`;
 }
 
 /**
@@ -301,14 +318,31 @@ export function parseRetryAfter(
  */
 export class WebPageAnswerError extends Error {
   override readonly name = "WebPageAnswerError";
+  /** `requestPath`: the path turnloop asked for (`/v1/messages` …), which names the wire. */
   constructor(
     readonly url: string,
     contentType: string,
+    requestPath: string,
   ) {
     super(
-      `the server answered with a web page (${contentType.split(";")[0]?.trim()}), not the model API: check the base URL (an OpenAI-compatible one usually ends in /v1) or a proxy in between`,
+      `the server answered with a web page (${contentType.split(";")[0]?.trim()}), not the model API: check the base URL (${baseUrlHint(requestPath)}) or a proxy in between`,
     );
   }
+}
+
+/**
+ * What a base URL of the wire `requestPath` ends with: the AI SDK adds `/messages` (Anthropic
+ * Messages), `/responses` (OpenAI Responses) or `/chat/completions` (Chat Completions) to it;
+ * README, "Choosing a model", says how `ANTHROPIC_BASE_URL`'s host alone gets its `/v1`.
+ */
+function baseUrlHint(requestPath: string): string {
+  if (requestPath.endsWith("/messages")) {
+    return "an Anthropic Messages API one is the host alone or ends in /v1; turnloop adds /messages";
+  }
+  if (requestPath.endsWith("/responses")) {
+    return "an OpenAI Responses API one usually ends in /v1; turnloop adds /responses";
+  }
+  return "an OpenAI-compatible one usually ends in /v1";
 }
 
 /** When and how long to retry a failed model request (case 18). All times in ms. */

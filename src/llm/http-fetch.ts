@@ -79,11 +79,12 @@ export async function httpExchange(
   init?: RequestInit,
   options: HttpFetchOptions = {},
 ): Promise<HttpResponse> {
-  const response = await sendFollowingRedirects(requestOf(input, init, options), 0);
+  const request = requestOf(input, init, options);
+  const response = await sendFollowingRedirects(request, 0);
   const contentType = response.headers.get("content-type") ?? "";
   if (response.ok && /^\s*(?:text\/html|application\/xhtml\+xml)\b/i.test(contentType)) {
     await response.body?.cancel();
-    throw new WebPageAnswerError(response.url, contentType);
+    throw new WebPageAnswerError(response.url, contentType, request.url.pathname);
   }
   return response;
 }

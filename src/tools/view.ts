@@ -225,6 +225,28 @@ function showLines(
   return textResult(output.join("\n"));
 }
 
+/**
+ * What a `view` result showed, for a tool line: `lines 1–1109 of 1959` when its output was cut
+ * (the `[Output cut: showing lines A-B of T. …]` note {@link showLines} writes), `lines 10–20`
+ * for a `view_range` read whole, `empty file`, else `N lines` (a whole file; a folder's entries).
+ */
+export function viewSummary(output: string, ranged: boolean): string {
+  const cut = /\[Output cut: showing lines (\d+)-(\d+) of (\d+)\./.exec(output);
+  if (cut !== null) {
+    return `lines ${cut[1]}–${cut[2]} of ${cut[3]}`;
+  }
+  const numbers = [...output.matchAll(/^(\d+)\.(?: |$)/gm)].map((match) => match[1]);
+  const [first, last] = [numbers[0], numbers.at(-1)];
+  if (ranged && first !== undefined && last !== undefined) {
+    return `lines ${first}–${last}`;
+  }
+  if (output === "(empty file)") {
+    return "empty file";
+  }
+  const count = output === "" ? 0 : output.split("\n").length;
+  return `${count} line${count === 1 ? "" : "s"}`;
+}
+
 /** `N. text` as Copilot CLI shows it; an empty line is just `N.` (no trailing space). */
 function numberLine(lineNumber: number, rawLine: string): string {
   let line = rawLine.endsWith("\r") ? rawLine.slice(0, -1) : rawLine;

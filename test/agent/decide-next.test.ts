@@ -102,9 +102,13 @@ describe("decideNext: one row per way a turn ends", () => {
         },
       },
     },
-    "an empty reply that stopped ends the prompt": {
+    "an empty reply that stopped ends the prompt, saying it is empty": {
       reply: reply("", "stop"),
-      next: stop("end_turn"),
+      next: { ...stop("end_turn"), emptyAnswer: "the model returned an empty answer" },
+    },
+    "a reply of only reasoning ends the prompt, saying so": {
+      reply: { ...reply("", "stop"), reasoningParts: [{ text: "Thinking." }] },
+      next: { ...stop("end_turn"), emptyAnswer: "the model returned only reasoning, no answer" },
     },
     "text after a cancel outside autopilot still ends the prompt": {
       reply: text,

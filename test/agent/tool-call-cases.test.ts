@@ -320,7 +320,8 @@ describe("case 16: empty replies", () => {
     async (wire, { openHarness }) => {
       const harness = await openHarness({ wire });
       harness.server.enqueue({ text: "" }, { text: "fine" });
-      expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
+      // The answer is empty, and says so (trial of round 3, session 25).
+      expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn", emptyAnswer: true });
       expect(types(harness.events).includes("assistant.message_delta")).toBe(false);
       expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
       expect(harness.server.requests.map((request) => request.status)).toEqual([200, 200]);

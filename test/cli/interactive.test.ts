@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { ANSWER_TURN, TOOL_TURN } from "../support/event-sequences.js";
@@ -23,6 +23,29 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
     terminal.type("Make an empty file");
     const screen = await terminal.waitFor(/Created it\./);
     expect(screen).toMatch(/✓ create empty\.txt +\d\.\ds \(empty file\)/);
+    terminal.key("C-d");
+    expect((await terminal.exited()).code).toBe(0);
+  });
+
+  // The trial of round 3, session 25 (#7): a README cut at line 1109 of 1959 said `· 1110 lines`
+  // (its output's lines, the cut note among them). The line says which lines of how many.
+  interactiveTest("a cut view says which lines of how many it showed", async ({ fixture }) => {
+    const text = Array.from({ length: 2500 }, (_, index) => `row ${index + 1}`).join("\n");
+    await writeFile(join(fixture.repository, "long.txt"), `${text}\n`);
+    fixture.server.enqueue(
+      { toolCalls: [{ id: "call_1", name: "view", arguments: '{"path":"long.txt"}' }] },
+      {
+        toolCalls: [
+          { id: "call_2", name: "view", arguments: '{"path":"long.txt","view_range":[10,20]}' },
+        ],
+      },
+      { text: "Read it." },
+    );
+    const terminal = await fixture.openReady();
+    terminal.type("Read long.txt");
+    const screen = await terminal.waitFor(/Read it\./);
+    expect(screen).toMatch(/✓ view long\.txt +\d\.\ds · lines 1–2000 of 2500\n/);
+    expect(screen).toMatch(/✓ view long\.txt .*\d\.\ds · lines 10–20\n/);
     terminal.key("C-d");
     expect((await terminal.exited()).code).toBe(0);
   });

@@ -98,17 +98,19 @@ describe("errors that cannot succeed on retry", () => {
 
   // A fresh user's trial (round 3, session 19, #13): a proxy's page answered with 200 was read
   // as a broken event stream ("Response stream ended without a finish reason.") and retried.
-  test("a web page answered with 200 (a proxy, a website's base URL) is said after one request", async ({
+  test("a web page answered with 200 (a proxy, a website's base URL) is said after one request, with its wire's base URL", async ({
     cli,
     model,
   }) => {
     const page = "<!doctype html><html><title>Sign in to the proxy</title></html>";
     const seen: Array<{ requests: number; code: number | null; lines: string[] }> = [];
-    for (const modelId of [
-      "openai-compatible:fake-model",
-      "openai-chat:gpt-4.1",
-      "anthropic:claude-sonnet-4-5",
-    ]) {
+    const wires = [
+      ["openai-compatible:fake-model", "chat/completions"],
+      ["openai-chat:gpt-4.1", "chat/completions"],
+      ["anthropic:claude-sonnet-4-5", "messages"],
+      ["openai:gpt-5", "responses"],
+    ] as const;
+    for (const [modelId, path] of wires) {
       model.enqueue({
         status: 200,
         headers: { "content-type": "text/html; charset=utf-8" },
@@ -116,7 +118,6 @@ describe("errors that cannot succeed on retry", () => {
       });
       const before = model.requests.length;
       const result = await run(cli, modelId, `${model.url}/v1`);
-      const path = modelId.startsWith("anthropic") ? "messages" : "chat/completions";
       seen.push({
         requests: model.requests.length - before,
         code: result.code,
@@ -125,9 +126,26 @@ describe("errors that cannot succeed on retry", () => {
         ),
       });
     }
-    const said =
-      "turnloop: the server answered with a web page (text/html), not the model API: check the base URL (an OpenAI-compatible one usually ends in /v1) or a proxy in between (URL)";
-    expect(seen).toEqual([1, 2, 3].map(() => ({ requests: 1, code: 1, lines: [said] })));
+    const said = (hint: string) => [
+      `turnloop: the server answered with a web page (text/html), not the model API: check the base URL (${hint}) or a proxy in between (URL)`,
+    ];
+    const chat = said("an OpenAI-compatible one usually ends in /v1");
+    expect(seen).toEqual([
+      { requests: 1, code: 1, lines: chat },
+      { requests: 1, code: 1, lines: chat },
+      {
+        requests: 1,
+        code: 1,
+        lines: said(
+          "an Anthropic Messages API one is the host alone or ends in /v1; turnloop adds /messages",
+        ),
+      },
+      {
+        requests: 1,
+        code: 1,
+        lines: said("an OpenAI Responses API one usually ends in /v1; turnloop adds /responses"),
+      },
+    ]);
   });
 
   // Found by the session-19 fixes lane: TURNLOOP_BASE_URL="" made a request to "" and failed with
@@ -160,5 +178,29 @@ describe("errors that cannot succeed on retry", () => {
       `turnloop: warning: retrying in N s (attempt 1): ${message}`,
       `turnloop: ${message}`,
     ]);
+  });
+});
+
+describe("errors inside an answered stream", () => {
+  // The trial of round 3, session 25 (#6): an Anthropic `error` event in an HTTP 200 stream was
+  // said as `HTTP 529: Overloaded mid-stream`, a status the server never sent.
+  test("an Anthropic error event in a 200 stream is said as the stream's error, then retried", async ({
+    cli,
+    model,
+  }) => {
+    const event = `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded mid-stream" } })}\n\n`;
+    model.enqueue({ raw: [event] }, { text: "after" });
+    const result = await run(cli, "anthropic:claude-sonnet-4-5", `${model.url}/v1`);
+    expect({
+      code: result.code,
+      stdout: result.stdout,
+      lines: errorLines(result.stderr).map((line) => line.replace(/\d+\.\d s/, "N s")),
+    }).toEqual({
+      code: 0,
+      stdout: "after\n",
+      lines: [
+        "turnloop: warning: retrying in N s (attempt 1): the server reported an error in its event stream (overloaded_error): Overloaded mid-stream",
+      ],
+    });
   });
 });

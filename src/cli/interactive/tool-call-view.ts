@@ -8,6 +8,7 @@ import { terminalText } from "../../events/errors.js";
 import { lastLines, type ToolCall } from "../../session/session-model/session-model.js";
 import { commandStop } from "../../tools/bash.js";
 import { editDiffRows } from "../../tools/line-diff.js";
+import { viewSummary } from "../../tools/view.js";
 import { lastLinesOf } from "../text-lines.js";
 import { callSummary, unsuccessfulLabel } from "../tool-line.js";
 import type { Theme } from "./theme.js";
@@ -175,7 +176,12 @@ export class ToolCallView implements Component {
       const tail = output.slice(-PREVIEW_LINES);
       return [timing, ...tail.map((line) => theme.dim(expandTabs(line)))];
     }
-    return [`${timing} ${theme.dim(`· ${output.length} line${output.length === 1 ? "" : "s"}`)}`];
+    // `view` says which lines of how many it showed (tools/view.ts), not its output's length.
+    const summary =
+      toolCall.toolName === "view"
+        ? viewSummary(output.join("\n"), toolCall.arguments.view_range !== undefined)
+        : `${output.length} line${output.length === 1 ? "" : "s"}`;
+    return [`${timing} ${theme.dim(`· ${summary}`)}`];
   }
 
   /** The edit's minimal diff, as its permission question showed it (tools/line-diff.ts), capped. */

@@ -1,0 +1,22 @@
+import { describe, expect, test } from "vitest";
+import { AcpHarness, agentTexts } from "./support.js";
+
+// Trial of round 3, session 25, item 1: an empty reply ended `end_turn` with no message at all;
+// the editor shows the warning as an agent message, as every client shows those.
+
+describe("an empty answer in ACP", () => {
+  test("an empty reply and a reasoning-only one each end with the warning as an agent message", async () => {
+    const harness = await AcpHarness.start();
+    harness.server.enqueue({ text: "" }, { reasoning: "Thinking it over.", text: "" });
+    const sessionId = await harness.newSession();
+    const answers = [
+      await harness.prompt(sessionId, "hi"),
+      await harness.prompt(sessionId, "again"),
+    ];
+    expect(answers).toEqual([{ stopReason: "end_turn" }, { stopReason: "end_turn" }]);
+    expect(agentTexts(harness.updates(sessionId))).toEqual([
+      "⚠ the model returned an empty answer\n",
+      "⚠ the model returned only reasoning, no answer\n",
+    ]);
+  });
+});
