@@ -1,35 +1,23 @@
 import fs from "node:fs";
-import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { syncBuiltinESMExports } from "node:module";
-import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { homedir } from "node:os";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { SessionHost } from "../../src/session/host.js";
-import { resolveRunConfig } from "../../src/session/run-config.js";
-import { defaultFaceOptions } from "../support/face-options.js";
+import type { SessionHost } from "../../src/session/host.js";
+import { type TemporaryHost, temporaryHost } from "../support/temporary-host.js";
 
 // Issue 26 figure 7d: a server resolved the links of each session's folder and of the home folder
 // at every prompt of every session (session/agent-settings.ts `folderSpellings`); the answers are
 // now read once per session, as the run config's rules are anchored once per run.
 
-let root: string;
 let host: SessionHost;
+let temporary: TemporaryHost;
 
 beforeEach(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), "turnloop-agent-settings-")));
-  const cwd = join(root, "project");
-  await mkdir(cwd);
-  host = new SessionHost({
-    home: join(root, "home"),
-    env: {},
-    config: resolveRunConfig(defaultFaceOptions(cwd), {}),
-  });
+  temporary = await temporaryHost("turnloop-agent-settings-");
+  ({ host } = temporary);
 });
 
-afterEach(async () => {
-  await host.closeAll();
-  await rm(root, { recursive: true, force: true });
-});
+afterEach(() => temporary.remove());
 
 /** The paths given to `fs.realpathSync` while `run` runs (Node's own function, counted). */
 function realpathsDuring(run: () => void): string[] {

@@ -1,31 +1,18 @@
-import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { SessionHost } from "../../src/session/host.js";
-import { resolveRunConfig } from "../../src/session/run-config.js";
-import { defaultFaceOptions } from "../support/face-options.js";
+import type { SessionHost } from "../../src/session/host.js";
+import { type TemporaryHost, temporaryHost } from "../support/temporary-host.js";
 
 /** The session registry: `host.open(id)` is single-flight and cached; `host.get(id)` finds it. */
 
-let root: string;
 let host: SessionHost;
+let temporary: TemporaryHost;
 
 beforeEach(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), "turnloop-registry-")));
-  const cwd = join(root, "project");
-  await mkdir(cwd);
-  host = new SessionHost({
-    home: join(root, "home"),
-    env: {},
-    config: resolveRunConfig(defaultFaceOptions(cwd), {}),
-  });
+  temporary = await temporaryHost("turnloop-registry-");
+  ({ host } = temporary);
 });
 
-afterEach(async () => {
-  await host.closeAll();
-  await rm(root, { recursive: true, force: true });
-});
+afterEach(() => temporary.remove());
 
 /** A session on disk, closed again. */
 async function storedSession(): Promise<string> {
