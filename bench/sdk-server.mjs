@@ -54,8 +54,13 @@ export async function measureSdkServer(options) {
   // As an SDK app starts it (src/sdk/transport.ts `spawnServer`; the Copilot SDK likewise runs a
   // `.js` path with `node`): `node <cliPath> --headless --stdio`, so the bin's first line and its
   // Node flags do not apply. `nodeArguments` add flags to measure another start.
-  const command = process.execPath;
-  const args = [...(options.nodeArguments ?? []), options.cliPath, "--headless", "--stdio"];
+  // `TURNLOOP_BENCH_SERVER_PREFIX` (words split at blanks) runs the server under another command,
+  // which must end by running node in the same process (e.g. `setarch -R valgrind
+  // --tool=callgrind`, for instruction counts of the server alone; bench/notes/fleet26.md).
+  const prefix = (process.env.TURNLOOP_BENCH_SERVER_PREFIX ?? "").split(/\s+/).filter(Boolean);
+  const nodeArgs = [...(options.nodeArguments ?? []), options.cliPath, "--headless", "--stdio"];
+  const command = prefix[0] ?? process.execPath;
+  const args = prefix.length === 0 ? nodeArgs : [...prefix.slice(1), process.execPath, ...nodeArgs];
   const { child, stderr } = spawnPeer(command, args, options);
   const connection = rpc.createMessageConnection(
     new rpc.StreamMessageReader(child.stdout),
