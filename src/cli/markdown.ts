@@ -60,7 +60,8 @@ export function markdownRenderer(width: number): MarkdownRenderer {
 /**
  * A reply drawn as it streams: the rows of its finished blocks (markdown-blocks.ts) are drawn once
  * for a width and kept; each frame draws the last block only. Memory: the reply's text and its
- * rows, about twice the reply; time: each character drawn once, plus the last block per frame.
+ * rows (padded to the width), in proportion to the reply; time: each finished block drawn once per
+ * width, plus the last block (at most markdown-blocks.ts's BLOCK_LIMIT characters) per frame.
  */
 export class StreamedMarkdown implements Component {
   private blocks = new MarkdownBlocks();
