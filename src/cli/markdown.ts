@@ -1,16 +1,18 @@
 /**
  * Markdown for a terminal: the one renderer of both terminal faces (issue 24 item 5). The
- * interactive screen draws replies with {@link TerminalMarkdown} as they stream; `-p` renders each
- * complete answer with {@link markdownRenderer} when stdout is a terminal. Both are pi-tui's
- * `Markdown` with the interactive theme (`interactive/theme.ts`), plus task-list checkboxes,
- * which pi-tui drops: `- [ ] a` shows as `- ☐ a`, `- [x] b` as `- ☑ b`, as the plan does.
+ * interactive screen draws replies with {@link StreamedMarkdown} as they stream; `-p` renders each
+ * complete answer with {@link markdownRenderer} when stdout is a terminal. Both draw a reply block
+ * by block (markdown-blocks.ts) with pi-tui's `Markdown` and the interactive theme
+ * (`interactive/theme.ts`), plus task-list checkboxes, which pi-tui drops: `- [ ] a` shows as
+ * `- ☐ a`, `- [x] b` as `- ☑ b`, as the plan does.
  * Loaded by `-p` only when it renders Markdown (a dynamic import: pi-tui is not on its start-up
  * path otherwise).
  */
 
-import { Markdown, type MarkdownTheme } from "@mariozechner/pi-tui";
+import { type Component, Markdown, type MarkdownTheme } from "@mariozechner/pi-tui";
 import { terminalText } from "../events/errors.js";
 import { createTheme } from "./interactive/theme.js";
+import { type MarkdownBlock, MarkdownBlocks } from "./markdown-blocks.js";
 
 export type MarkdownRenderer = (markdown: string) => string;
 
@@ -34,15 +36,114 @@ export function markdownRenderer(width: number): MarkdownRenderer {
   const columns = Math.max(40, width);
   return (markdown) => {
     try {
-      const lines = new TerminalMarkdown(markdown, theme).render(columns);
-      const text = lines.map((line) => line.trimEnd()).join("\n");
-      return `${text.replace(/\n+$/, "")}\n`;
+      const blocks = new MarkdownBlocks();
+      blocks.append(markdown);
+      blocks.settle();
+      const rows: string[] = [];
+      for (const block of [...blocks.finished, blocks.last]) {
+        for (const row of blockRows(block, columns, theme)) {
+          rows.push(row.trimEnd());
+        }
+      }
+      while (rows.at(-1) === "") {
+        rows.pop();
+      }
+      return `${rows.join("\n")}\n`;
     } catch {
       // A renderer bug must not lose the answer: print it as it came, safe for the terminal.
       const text = terminalText(markdown);
       return text.endsWith("\n") ? text : `${text}\n`;
     }
   };
+}
+
+/**
+ * A reply drawn as it streams: the rows of its finished blocks (markdown-blocks.ts) are drawn once
+ * for a width and kept; each frame draws the last block only. Memory: the reply's text and its
+ * rows (padded to the width), in proportion to the reply; time: each finished block drawn once per
+ * width, plus the last block (at most markdown-blocks.ts's BLOCK_LIMIT characters) per frame.
+ */
+export class StreamedMarkdown implements Component {
+  private blocks = new MarkdownBlocks();
+  /** The reply so far, as given. */
+  private text = "";
+  /** The width the rows are for; `undefined`: to draw again. */
+  private width: number | undefined;
+  /** Rows of the first {@link drawnBlocks} finished blocks at {@link width}. */
+  private finishedRows: string[] = [];
+  private drawnBlocks = 0;
+  /** The last block's view: pi-tui's `Markdown` keeps its rows until its text changes. */
+  private readonly lastView: TerminalMarkdown;
+  /** The rows of the last frame, while nothing has changed. */
+  private rows: string[] | undefined;
+
+  constructor(
+    private readonly theme: MarkdownTheme,
+    text = "",
+  ) {
+    this.lastView = new TerminalMarkdown("", theme);
+    this.append(text);
+  }
+
+  /** Adds the next piece of the reply. */
+  append(text: string): void {
+    this.text += text;
+    this.blocks.append(text);
+    this.rows = undefined;
+  }
+
+  /** The whole reply: the rest of it when it continues what came, else drawn anew. */
+  setText(text: string): void {
+    if (text.startsWith(this.text)) {
+      this.append(text.slice(this.text.length));
+      return;
+    }
+    this.blocks = new MarkdownBlocks();
+    this.text = "";
+    this.invalidate();
+    this.append(text);
+  }
+
+  invalidate(): void {
+    this.width = undefined;
+    this.rows = undefined;
+  }
+
+  render(width: number): string[] {
+    if (this.rows !== undefined && width === this.width) {
+      return this.rows;
+    }
+    if (width !== this.width) {
+      this.width = width;
+      this.finishedRows = [];
+      this.drawnBlocks = 0;
+      this.lastView.invalidate();
+    }
+    this.blocks.settle();
+    const { finished, last } = this.blocks;
+    for (; this.drawnBlocks < finished.length; this.drawnBlocks++) {
+      const block = finished[this.drawnBlocks];
+      for (const row of block === undefined ? [] : blockRows(block, width, this.theme)) {
+        this.finishedRows.push(row);
+      }
+    }
+    this.lastView.setText(last.text);
+    const lastRows = trimmedRows(this.lastView.render(width), last);
+    this.rows = lastRows.length === 0 ? this.finishedRows : this.finishedRows.concat(lastRows);
+    return this.rows;
+  }
+}
+
+/** The rows of one block, `width` columns wide. */
+function blockRows(block: MarkdownBlock, width: number, theme: MarkdownTheme): string[] {
+  return trimmedRows(new TerminalMarkdown(block.text, theme).render(width), block);
+}
+
+/** `rows` without the fence rows of a code block cut at the block's edges. */
+function trimmedRows(rows: string[], block: MarkdownBlock): string[] {
+  const start = block.continuesCode ? 1 : 0;
+  const end = block.codeGoesOn ? rows.length - 1 : rows.length;
+  return start === 0 && end === rows.length ? rows : rows.slice(start, end);
 }
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;

@@ -6,7 +6,7 @@ import { givenPrompt, ranLines } from "../../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
 import { mcpStatusNotice } from "../../tools/mcp/servers.js";
 import { abortNote, alwaysRuleNote, compactionNote } from "../event-notes.js";
-import { TerminalMarkdown } from "../markdown.js";
+import { StreamedMarkdown } from "../markdown.js";
 import { drawnAsPlan, planChecklist } from "../plan-checklist.js";
 import { wrapText } from "../text-wrap.js";
 import type { ShellRunView } from "./conversation-view.js";
@@ -26,8 +26,8 @@ export class Transcript extends Container {
   /** The session model the tool calls are drawn from. */
   private readonly fold = new SessionFold();
   private readonly tools = new Map<string, ToolCallView>();
-  /** The answer being streamed: its message id and text so far. */
-  private streaming: { messageId: string; text: string; view: TerminalMarkdown } | undefined;
+  /** The answer being streamed: its message id and its view, which holds its text so far. */
+  private streaming: { messageId: string; view: StreamedMarkdown } | undefined;
   /** The plan's checklist block, and its text, to redraw it only when it changes. */
   private planBlock: Container | undefined;
   private shownPlan = "";
@@ -271,13 +271,12 @@ export class Transcript extends Container {
 
   private delta(messageId: string, text: string): void {
     if (this.streaming?.messageId !== messageId) {
-      const view = new TerminalMarkdown("", this.theme.markdown);
+      const view = new StreamedMarkdown(this.theme.markdown);
       this.addChild(new Spacer(1));
       this.addChild(view);
-      this.streaming = { messageId, text: "", view };
+      this.streaming = { messageId, view };
     }
-    this.streaming.text += text;
-    this.streaming.view.setText(this.streaming.text);
+    this.streaming.view.append(text);
   }
 
   private finishMessage(messageId: string, content: string): void {
@@ -285,7 +284,7 @@ export class Transcript extends Container {
       this.streaming.view.setText(content);
     } else if (content.trim() !== "") {
       this.addChild(new Spacer(1));
-      this.addChild(new TerminalMarkdown(content, this.theme.markdown));
+      this.addChild(new StreamedMarkdown(this.theme.markdown, content));
     }
     this.streaming = undefined;
   }
