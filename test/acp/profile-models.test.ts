@@ -83,3 +83,43 @@ test("set_model lab:other and the model option home:x: each prompt on its profil
     await home.close();
   }
 });
+
+test("TURNLOOP_BASE_URL set: set_model lab:other goes to lab's own endpoint with its key; a model of no profile to TURNLOOP_BASE_URL with its provider's", async () => {
+  const lab = await startFakeModelServer();
+  try {
+    await writeFile(
+      join(fixture.home, "config.json"),
+      JSON.stringify({
+        providers: {
+          lab: { type: "openai-compatible", baseUrl: `${lab.url}/v1`, apiKeyEnv: "LAB_KEY" },
+        },
+      }),
+    );
+    // The fixture's TURNLOOP_BASE_URL is its own fake model, TURNLOOP_MODEL a model of no profile.
+    const agent = fixture.startAgent({
+      LAB_KEY: "lab-secret-111111",
+      OPENAI_API_KEY: "openai-secret-333333",
+    });
+    await agent.initialize();
+    const sessionId = await agent.newSession();
+    fixture.server.enqueue({ text: "From the other endpoint." }, { text: "Again." });
+    lab.enqueue({ text: "From lab." });
+    expect(await agent.prompt(sessionId, "one")).toEqual({ stopReason: "end_turn" });
+    await agent.client.request("session/set_model", { sessionId, modelId: "lab:other" });
+    expect(await agent.prompt(sessionId, "two")).toEqual({ stopReason: "end_turn" });
+    await agent.client.request("session/set_model", {
+      sessionId,
+      modelId: "openai-compatible:fake-model",
+    });
+    expect(await agent.prompt(sessionId, "three")).toEqual({ stopReason: "end_turn" });
+
+    expect(sent(lab)).toEqual([["Bearer lab-secret-111111", "other"]]);
+    expect(sent(fixture.server)).toEqual([
+      ["Bearer openai-secret-333333", "fake-model"],
+      ["Bearer openai-secret-333333", "fake-model"],
+    ]);
+    expect(await agent.end()).toBe(0);
+  } finally {
+    await lab.close();
+  }
+});
