@@ -19,7 +19,15 @@ import { profileNameOf, type RunConfig, resolvedModel } from "./run-config.js";
 /** A model id resolved to a configuration, or why it cannot be (a message a person can act on). */
 export type ModelResolution =
   | { ok: true; configuration: ModelConfiguration }
-  | { ok: false; message: string; missingKey?: MissingKey; unusableKey?: true };
+  | {
+      ok: false;
+      message: string;
+      missingKey?: MissingKey;
+      unusableKey?: true;
+      /** The config profile a stored session's model names that no config file defines now
+       * ({@link ModelHost.removedProfileProblem}): the request to reopen it is what is wrong. */
+      removedProfile?: string;
+    };
 
 export class ModelHost {
   readonly env: NodeJS.ProcessEnv;
@@ -165,6 +173,7 @@ export class ModelHost {
     const name = recorded.slice(0, recorded.indexOf(":"));
     return {
       ok: false,
+      removedProfile: name,
       message: `turnloop: the session's model ${recorded} names the config profile "${name}", which no config file here defines (providers.${name}): add it back to resume on its endpoint with its key, or resume with another model (--model <provider>:<model>).`,
     };
   }
