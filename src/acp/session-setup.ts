@@ -48,17 +48,22 @@ const LIST_PAGE_SIZE = 100;
 /**
  * The model a session opens with. One whose key is missing still opens (its prompts answer
  * auth-required `-32000` until the key is there), so an editor can show the session and guide
- * the user; any other configuration problem fails the request.
- * @throws `-32603` with the configuration problem.
+ * the user; any other configuration problem fails the request. `reopened`: the stored session
+ * being reopened and the model it ran with.
+ * @throws `-32602` for a reopened session whose profile is gone, `-32603` with any other
+ *   configuration problem (authentication.ts `modelUnavailable`).
  */
-export function sessionModel(resolution: ModelResolution): AcpSessionModel {
+export function sessionModel(
+  resolution: ModelResolution,
+  reopened?: { sessionId: string; model: string },
+): AcpSessionModel {
   if (resolution.ok) {
     return { id: resolution.configuration.id, configuration: resolution.configuration };
   }
   if (resolution.missingKey !== undefined) {
     return { id: resolution.missingKey.modelId };
   }
-  throw modelUnavailable(resolution);
+  throw modelUnavailable(resolution, reopened);
 }
 
 /**
@@ -229,15 +234,17 @@ export async function createSession(
  * Reopens a session from its log, for writing.
  * @throws `-32002` for an unknown (or impossible) id; `-32600` naming the process that has the
  * session open when another one (or this connection) does; `-32602` naming its folder when that is
- * not an existing directory; `-32603` naming its folder's invalid config file and key, or the
- * reason its model cannot run here (`sessionModel`: without a key, `-32000`), or otherwise the
- * file or database a store could not write.
+ * not an existing directory, or naming the config profile its model names when no config file
+ * defines it now; `-32603` naming its folder's invalid config file and key, or the reason its
+ * model cannot run here (`sessionModel`: without a key, `-32000`), or otherwise the file or
+ * database a store could not write.
  */
 export async function openSession(host: SessionHost, sessionId: string): Promise<Session> {
   try {
     // Its model is checked before anything is written: a refused load leaves the log as it was.
     return await host.open(sessionId, undefined, ({ start, state }) => {
-      sessionModel(host.modelForSession(state.changedModel ?? start.model));
+      const model = state.changedModel ?? start.model;
+      sessionModel(host.modelForSession(model), { sessionId, model });
       return undefined;
     });
   } catch (error) {

@@ -73,7 +73,7 @@ function textRows(
       settings.model === undefined ? undefined : describeModel(settings.model),
       settings.model?.source,
     ),
-    row("baseUrl", settings.baseUrl?.value, settings.baseUrl?.source),
+    ...baseUrlRows(settings),
     row(
       "apiKey",
       key?.value ??
@@ -113,6 +113,26 @@ function textRows(
       row(`contextWindows.${model}`, `${size.value} tokens`, size.source),
     ),
     ...promptRows(settings),
+  ];
+}
+
+/**
+ * The configured model's endpoint (a config profile's model: its profile's `baseUrl`, named so),
+ * and, when that is a profile's model, where the models of no profile go (`otherModelsBaseUrl`:
+ * `--base-url`, `TURNLOOP_BASE_URL` or a file's `baseUrl`, which never serve a profile).
+ */
+function baseUrlRows(settings: RunConfig): string[] {
+  const { baseUrl, otherModelsBaseUrl, model } = settings;
+  const name = model?.value.slice(0, Math.max(0, model.value.indexOf(":"))) ?? "";
+  const profile = Object.hasOwn(settings.profileBaseUrls, name) ? name : undefined;
+  const ofProfile = name !== "" && Object.hasOwn(settings.providers, name);
+  const source =
+    profile === undefined ? baseUrl?.source : `providers.${profile}.baseUrl in ${baseUrl?.source}`;
+  return [
+    row("baseUrl", baseUrl?.value, source),
+    ...(ofProfile && otherModelsBaseUrl !== undefined
+      ? [row("otherModelsBaseUrl", otherModelsBaseUrl.value, otherModelsBaseUrl.source)]
+      : []),
   ];
 }
 
@@ -243,6 +263,8 @@ function jsonFields(settings: RunConfig) {
   return {
     model: settings.model,
     baseUrl: settings.baseUrl,
+    otherModelsBaseUrl:
+      settings.otherModelsBaseUrl === settings.baseUrl ? undefined : settings.otherModelsBaseUrl,
     apiKeyVariable: settings.apiKeyVariable,
     maxTurns: settings.maxTurns,
     maxAutopilotContinues: settings.maxAutopilotContinues,

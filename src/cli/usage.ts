@@ -42,7 +42,8 @@ sessions compact, but those marked "-p only" or "-p, interactive"):
                                       anthropic, ollama, openai-compatible; or
                                       <profile:model>, any model of a config file's profile
   --base-url <url>                    or TURNLOOP_BASE_URL (OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
-                                      OLLAMA_HOST are read too)
+                                      OLLAMA_HOST are read too); not for a profile's models,
+                                      which run at the profile's baseUrl
   --resume <session-id>               continue a session (-p, interactive)
   --continue                          continue the newest session of this directory (-p,
                                       interactive)

@@ -10,6 +10,7 @@ import {
   brokenStreamFailure,
   brokenStreamReason,
   causeChain,
+  closedBeforeAnswerFailure,
   ENDED_EARLY,
   malformedEvent,
   messageOf,
@@ -36,7 +37,7 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
   if (unsendable !== undefined) {
     return unsendable;
   }
-  const broken = brokenStream(error);
+  const broken = brokenStream(error) ?? closedBeforeAnswer(error);
   if (broken !== undefined) {
     return broken;
   }
@@ -173,6 +174,29 @@ function brokenStream(error: unknown): ClassifiedFailure | undefined {
     return brokenStreamFailure(ENDED_EARLY);
   }
   return undefined;
+}
+
+/** The codes of a connection the other side closed or reset (Node's net and http, undici). */
+const CLOSED_CONNECTION_CODES = ["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"];
+
+/**
+ * A request whose connection the server closed or reset before any answer (no status: a
+ * response that began and broke off is {@link brokenStream}'s): the failed fetch's cause chain
+ * (http-fetch.ts: `TypeError("fetch failed")` and the socket's error, which the AI SDK wraps as
+ * "Cannot connect to API: <the socket's error>") has ECONNRESET, EPIPE or undici's socket error.
+ * The connection was made, so it is not said as a failure to connect. Retried: nothing was shown,
+ * and the server either never read the request or dropped it (a restart, a proxy's idle cut of a
+ * reused connection), which sending it again is the usual answer to (the AI SDK marks it
+ * retryable; the vendors' SDKs retry it). Undefined for anything else.
+ */
+function closedBeforeAnswer(error: unknown): ClassifiedFailure | undefined {
+  if (APICallError.isInstance(error) && error.statusCode !== undefined) {
+    return undefined;
+  }
+  const chain = causeChain(error);
+  const codes = chain.map((item) => (item as NodeJS.ErrnoException).code);
+  const closed = CLOSED_CONNECTION_CODES.some((code) => codes.includes(code));
+  return closed ? closedBeforeAnswerFailure(chain.at(-1)?.message ?? "ECONNRESET") : undefined;
 }
 
 function hostOf(url: string | undefined): string | undefined {

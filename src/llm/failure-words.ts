@@ -29,6 +29,24 @@ export function brokenStreamFailure(reason: string): ClassifiedFailure {
   };
 }
 
+/**
+ * A connection the model server closed or reset after the request was sent and before any byte
+ * of its answer (the HTTP layer's ECONNRESET: "socket hang up", "read ECONNRESET"; undici's
+ * "other side closed"; EPIPE while the request was written): said as that, not as a failure to
+ * connect (the AI SDK's "Cannot connect to API: …"), with the HTTP layer's word as `detail`. A
+ * network failure, retried as any: nothing of a reply has been shown, and a model request
+ * changes nothing on the server but its bill (errors.ts `closedBeforeAnswer` says why retried).
+ */
+export function closedBeforeAnswerFailure(detail: string): ClassifiedFailure {
+  return {
+    errorType: "network",
+    message: boundedMessage(
+      `the model server closed the connection after the request was sent, before answering (${detail})`,
+    ),
+    retryable: true,
+  };
+}
+
 /** A response that ended without its wire's end of reply (a finish reason, `[DONE]`, …). */
 export const ENDED_EARLY = "the response ended before the reply was complete";
 

@@ -117,8 +117,10 @@ export interface ErrorOccurredOutput {
   /** Sent to the app, and kept in the log, as `session.info` with `infoType: "notification"`. */
   userNotification?: string;
   /**
-   * Recorded only: the server shows the user nothing itself (the app decides what to show, and
-   * `session.error` is how the app learns that the prompt failed).
+   * Copilot's "don't show the error output to the user". Changes nothing here, kept in the log
+   * with the rest of the output (`hook.end`): the server shows the user no output of its own (its
+   * stderr never carries a model's failure), and `session.error` is how the app learns that the
+   * prompt failed, which it shows or not (README, "In an app: the SDK and `turnloop --headless`").
    */
   suppressOutput?: boolean;
 }

@@ -6,7 +6,7 @@
 
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
-import type { PromptImage } from "../events/events.js";
+import type { PromptBlock, PromptImage } from "../events/events.js";
 import type { SendParams, SystemMessageParams } from "./params.js";
 
 /**
@@ -99,6 +99,20 @@ export function transformedSections(message: SystemMessageParams | undefined): s
   return Object.entries(message.sections)
     .filter(([, override]) => override.action === "transform")
     .map(([id]) => id);
+}
+
+/**
+ * The app's prompt as `user.message`'s `contentBlocks` keeps it beside `text`, the model's text,
+ * when the two differ: one text block whose text is kept in `content` only (`textInContent`, the
+ * range of `text` that holds it: session/prompt-attachments.ts `TextInContent`, which
+ * `givenPrompt` puts back), so the prompt is stored once; with its own `text` only when the
+ * model's text does not hold it (a `userPromptSubmitted` hook rewrote it).
+ */
+export function givenPromptBlocks(prompt: string, text: string): PromptBlock[] {
+  const start = prompt === "" ? -1 : text.indexOf(prompt);
+  return start === -1
+    ? [{ type: "text", text: prompt }]
+    : [{ type: "text", textInContent: { start, length: prompt.length } }];
 }
 
 type Attachment = NonNullable<SendParams["attachments"]>[number];

@@ -11,7 +11,7 @@ import type { SessionMode } from "../protocol/copilot.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import { type HookRunner, MAX_AGENT_STOP_BLOCKS } from "./hooks.js";
 import type { SendParams } from "./params.js";
-import { withAttachments } from "./prompt-text.js";
+import { givenPromptBlocks, withAttachments } from "./prompt-text.js";
 
 /** One `session.send`, waiting in the queue or running. */
 export type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> & {
@@ -79,7 +79,7 @@ function promptDetails(
       ? { contentBlocks: job.contentBlocks }
       : text === job.prompt
         ? {}
-        : { contentBlocks: [{ type: "text", text: job.prompt }] }),
+        : { contentBlocks: givenPromptBlocks(job.prompt, text) }),
     agentMode: job.mode,
     ...(images.length === 0 ? {} : { images }),
     ...(job.promptId === undefined && job.messageId === undefined

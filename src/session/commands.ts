@@ -264,7 +264,11 @@ async function resumeCommand(
     if (resolved.sessionId === current.id) {
       return { kind: "text", text: "that is the session open now" };
     }
-    const opened = await host.open(resolved.sessionId);
+    // Its model is checked before anything is written, as `--resume` checks it: a session whose
+    // model cannot run here (its config profile removed) is refused and its log left as it was.
+    const opened = await host.open(resolved.sessionId, undefined, ({ start, state }) =>
+      host.modelRefusal(state.changedModel ?? start.model),
+    );
     // Its folder's project file applies (host.ts `configOf`): say what that file holds back.
     const held = host.configOf(opened).heldWarning;
     const elsewhere = host.configOf(opened) === host.config ? "" : ` in ${opened.cwd}`;

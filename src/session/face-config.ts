@@ -246,7 +246,33 @@ function runSettingProblem(settings: RunConfig, files: ReadonlySet<string>): str
   ) {
     return `${model.source} ${notAModel(model.value, settings)}`;
   }
-  return baseUrlProblem(settings, files);
+  return (
+    profileBaseUrlProblem(settings) ??
+    baseUrlProblem(settings, files) ??
+    baseUrlProblem({ ...settings, baseUrl: settings.otherModelsBaseUrl }, files)
+  );
+}
+
+/**
+ * `--base-url` given with a configured model of a config profile, which never runs there
+ * (run-config.ts `modelSettings`: `--base-url` serves models of no profile, so that a profile's
+ * key never goes to another URL): said rather than ignored, since both were asked for.
+ * `TURNLOOP_BASE_URL`, set for a whole environment, is not an error (`turnloop config` shows
+ * where each model goes).
+ */
+function profileBaseUrlProblem(settings: RunConfig): string | undefined {
+  const { model, otherModelsBaseUrl: given } = settings;
+  const name = model?.value.slice(0, Math.max(0, model.value.indexOf(":"))) ?? "";
+  const profile = Object.hasOwn(settings.providers, name) ? settings.providers[name] : undefined;
+  if (model === undefined || profile === undefined || given?.source !== "--base-url") {
+    return undefined;
+  }
+  const own = settings.profileBaseUrls[name];
+  const where =
+    own === undefined
+      ? `its type's own endpoint`
+      : `providers.${name}.baseUrl in ${own.source}, ${own.value}`;
+  return `--base-url does not apply to ${model.value}, a model of the config profile "${name}": it runs at ${where}, with the profile's key (--base-url serves models of no config profile); to send it to ${given.value}, use --model ${model.resolved}`;
 }
 
 /**

@@ -19,7 +19,15 @@ import { profileNameOf, type RunConfig, resolvedModel } from "./run-config.js";
 /** A model id resolved to a configuration, or why it cannot be (a message a person can act on). */
 export type ModelResolution =
   | { ok: true; configuration: ModelConfiguration }
-  | { ok: false; message: string; missingKey?: MissingKey; unusableKey?: true };
+  | {
+      ok: false;
+      message: string;
+      missingKey?: MissingKey;
+      unusableKey?: true;
+      /** The config profile a stored session's model names that no config file defines now
+       * ({@link ModelHost.removedProfileProblem}): the request to reopen it is what is wrong. */
+      removedProfile?: string;
+    };
 
 export class ModelHost {
   readonly env: NodeJS.ProcessEnv;
@@ -165,6 +173,7 @@ export class ModelHost {
     const name = recorded.slice(0, recorded.indexOf(":"));
     return {
       ok: false,
+      removedProfile: name,
       message: `turnloop: the session's model ${recorded} names the config profile "${name}", which no config file here defines (providers.${name}): add it back to resume on its endpoint with its key, or resume with another model (--model <provider>:<model>).`,
     };
   }
@@ -223,8 +232,8 @@ export class ModelHost {
 
 /**
  * What the config profile `name` leaves missing for `modelId`, one of its models (`<name>:<model>`),
- * said in the profile's terms: no endpoint (an `openai-compatible` profile without `baseUrl`, and
- * no `--base-url`, `TURNLOOP_BASE_URL` or file `baseUrl`), or no key in the variable its
+ * said in the profile's terms: no endpoint (an `openai-compatible` profile without `baseUrl`:
+ * `--base-url` and the like never serve a profile, run-config.ts), or no key in the variable its
  * `apiKeyEnv` names (unset or empty, `TURNLOOP_API_KEY` unset too). Without this the endpoint's
  * message named only the flags, and the key's absence was silent until the provider answered 401
  * (or another variable's key was sent there). `undefined` when nothing is missing.
@@ -243,7 +252,7 @@ function profileProblem(
   if (profile.value.type === "openai-compatible" && config.profileBaseUrls[name] === undefined) {
     return {
       ok: false,
-      message: `turnloop: ${modelId} needs an endpoint: set providers.${name}.baseUrl ${where} (or --base-url or TURNLOOP_BASE_URL), e.g. http://127.0.0.1:8000/v1.`,
+      message: `turnloop: ${modelId} needs an endpoint: set providers.${name}.baseUrl ${where}, e.g. http://127.0.0.1:8000/v1 (--base-url and TURNLOOP_BASE_URL serve models of no config profile, never a profile's key).`,
     };
   }
   const variable = profile.value.apiKeyEnv;

@@ -35,9 +35,11 @@ export interface RunConfig {
   /** The endpoint of every model that names no config profile: `--base-url`,
    * `TURNLOOP_BASE_URL`, else a config file's `baseUrl` (absent: the provider's own). */
   readonly otherModelsBaseUrl?: Sourced<string>;
-  /** The endpoint of each config profile's models, by profile name: `--base-url`,
-   * `TURNLOOP_BASE_URL`, the profile's `baseUrl`, else a config file's `baseUrl`; a profile with
-   * none is absent (its provider's own endpoint). A profile's endpoint serves its models only. */
+  /** The endpoint of each config profile's models, by profile name: the profile's `baseUrl`
+   * (its source the file defining the profile); a profile without one is absent (its type's own
+   * endpoint: `OPENAI_BASE_URL` …). `--base-url`, `TURNLOOP_BASE_URL` and a file's top-level
+   * `baseUrl` never apply here ({@link otherModelsBaseUrl}). A profile's endpoint serves its
+   * models only. */
   readonly profileBaseUrls: Readonly<Record<string, Sourced<string>>>;
   /** The providers' own endpoint variables set (`OPENAI_BASE_URL` …), by name, as written. */
   readonly endpoints: Readonly<Partial<Record<EndpointVariable, string>>>;

@@ -138,8 +138,10 @@ function permissionSettings(
 
 /**
  * Model, base URLs and key variable. A `<profile>:<model>` (any model of a config profile) is sent
- * to `--base-url` or `TURNLOOP_BASE_URL` when given, else its profile's `baseUrl`, else a file's
- * `baseUrl`; a model of no profile, to the same without the profile's.
+ * to its profile's `baseUrl`, else its type's own endpoint (`OPENAI_BASE_URL` …), never to
+ * `--base-url`, `TURNLOOP_BASE_URL` or a file's top-level `baseUrl`: those set the endpoint of the
+ * models of no profile, and must not redirect a profile's key (as a provider's base URL is set
+ * per provider in Codex's `model_providers` and opencode's `provider.<id>.options.baseURL`).
  */
 function modelSettings(
   flags: FaceOptions,
@@ -166,11 +168,9 @@ function modelSettings(
   const given = firstOf(flagValue(flags.baseUrl, "--base-url"), envValue(env, "TURNLOOP_BASE_URL"));
   const fromFile = layers.last((settings) => settings.baseUrl);
   const profileBaseUrls = Object.fromEntries(
-    Object.entries(providers).flatMap(([name, { value, source }]) => {
-      const own = value.baseUrl === undefined ? undefined : { value: value.baseUrl, source };
-      const baseUrl = firstOf(given, own, fromFile);
-      return baseUrl === undefined ? [] : [[name, baseUrl] as const];
-    }),
+    Object.entries(providers).flatMap(([name, { value, source }]) =>
+      value.baseUrl === undefined ? [] : [[name, { value: value.baseUrl, source }] as const],
+    ),
   );
   const otherModelsBaseUrl = firstOf(given, fromFile);
   const baseUrl = profileName === undefined ? otherModelsBaseUrl : profileBaseUrls[profileName];

@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { expect, test } from "vitest";
@@ -81,5 +81,103 @@ test("set_model lab:other and the model option home:x: each prompt on its profil
     expect(await agent.end()).toBe(0);
   } finally {
     await home.close();
+  }
+});
+
+test("session/load and session/resume of a session whose profile was removed: -32602 naming the profile, nothing written", async () => {
+  const config = join(fixture.home, "config.json");
+  const lab = { type: "openai-compatible", baseUrl: `${fixture.server.url}/v1` };
+  await writeFile(
+    config,
+    JSON.stringify({ model: "lab:fake-model", providers: { lab, home: lab } }),
+  );
+  const env = { TURNLOOP_MODEL: "", TURNLOOP_BASE_URL: "" };
+  const first = fixture.startAgent(env);
+  await first.initialize();
+  const { sessionId } = await first.client.request(acp.methods.agent.session.new, {
+    cwd: fixture.cwd,
+    mcpServers: [],
+  });
+  await first.client.request("session/set_model", { sessionId, modelId: "home:kept" });
+  fixture.server.enqueue({ text: "One." });
+  expect(await first.prompt(sessionId, "one")).toEqual({ stopReason: "end_turn" });
+  expect(await first.end()).toBe(0);
+  const before = await readFile(
+    join(fixture.home, "session-state", sessionId, "events.jsonl"),
+    "utf8",
+  );
+
+  // `home` removed; the configured model (lab's) still runs, and is not put in its place.
+  await writeFile(config, JSON.stringify({ model: "lab:fake-model", providers: { lab } }));
+  const agent = fixture.startAgent(env);
+  await agent.initialize();
+  const words = `the session's model home:kept names the config profile "home", which no config file here defines (providers.home): add it back to resume on its endpoint with its key, or resume with another model (--model <provider>:<model>).`;
+  for (const method of [acp.methods.agent.session.load, acp.methods.agent.session.resume]) {
+    const answer = await agent.client
+      .request(method, { sessionId, cwd: fixture.cwd, mcpServers: [] })
+      .then(
+        () => "answered",
+        (error: { code?: number; message?: string; data?: unknown }) => ({
+          code: error.code,
+          message: error.message,
+          data: error.data,
+        }),
+      );
+    expect(answer).toEqual({
+      code: -32602,
+      message: `${method}: sessionId: ${words}`,
+      data: {
+        method,
+        sessionId,
+        model: "home:kept",
+        problems: [{ path: ["sessionId"], message: words }],
+      },
+    });
+  }
+  expect(agent.updates(sessionId)).toEqual([]);
+  expect(
+    await readFile(join(fixture.home, "session-state", sessionId, "events.jsonl"), "utf8"),
+  ).toBe(before);
+  expect(fixture.server.requests).toHaveLength(1);
+  expect(await agent.end()).toBe(0);
+});
+
+test("TURNLOOP_BASE_URL set: set_model lab:other goes to lab's own endpoint with its key; a model of no profile to TURNLOOP_BASE_URL with its provider's", async () => {
+  const lab = await startFakeModelServer();
+  try {
+    await writeFile(
+      join(fixture.home, "config.json"),
+      JSON.stringify({
+        providers: {
+          lab: { type: "openai-compatible", baseUrl: `${lab.url}/v1`, apiKeyEnv: "LAB_KEY" },
+        },
+      }),
+    );
+    // The fixture's TURNLOOP_BASE_URL is its own fake model, TURNLOOP_MODEL a model of no profile.
+    const agent = fixture.startAgent({
+      LAB_KEY: "lab-secret-111111",
+      OPENAI_API_KEY: "openai-secret-333333",
+    });
+    await agent.initialize();
+    const sessionId = await agent.newSession();
+    fixture.server.enqueue({ text: "From the other endpoint." }, { text: "Again." });
+    lab.enqueue({ text: "From lab." });
+    expect(await agent.prompt(sessionId, "one")).toEqual({ stopReason: "end_turn" });
+    await agent.client.request("session/set_model", { sessionId, modelId: "lab:other" });
+    expect(await agent.prompt(sessionId, "two")).toEqual({ stopReason: "end_turn" });
+    await agent.client.request("session/set_model", {
+      sessionId,
+      modelId: "openai-compatible:fake-model",
+    });
+    expect(await agent.prompt(sessionId, "three")).toEqual({ stopReason: "end_turn" });
+
+    expect(sent(lab)).toEqual([["Bearer lab-secret-111111", "other"]]);
+    expect(sent(fixture.server)).toEqual([
+      ["Bearer openai-secret-333333", "fake-model"],
+      ["Bearer openai-secret-333333", "fake-model"],
+    ]);
+    expect(await agent.end()).toBe(0);
+  } finally {
+    await lab.close();
   }
 });

@@ -173,3 +173,46 @@ test("a resume of a session whose profile is no longer in the config: exit 64 na
   expect(await readFile(log, "utf8")).toBe(before);
   expect(lab.requests.length).toBe(1);
 });
+
+test("/resume of a session whose profile is no longer in the config: refused naming the profile, the session open stays, nothing written", async ({
+  cli,
+  home,
+  model: lab,
+}) => {
+  const file = join(home, "config.json");
+  await writeProfiles(file, lab, lab);
+  const env = { ...FROM_FILE, ...KEYS };
+  lab.enqueue({ text: "One." });
+  const first = await cli(["-p", "hi", "--model", "home:kept"], { env });
+  expect(first.code).toBe(0);
+  const id = printedSessionId(first.stderr);
+  const log = join(home, "session-state", id, "events.jsonl");
+  const before = await readFile(log, "utf8");
+  await writeFile(
+    file,
+    JSON.stringify({
+      model: "lab:fake-model",
+      providers: {
+        lab: { type: "openai-compatible", baseUrl: `${lab.url}/v1`, apiKeyEnv: "LAB_KEY" },
+      },
+    }),
+  );
+  lab.enqueue({ text: "Two." });
+  const result = await cli([], { env, stdin: `/resume ${id}\nsecond\n` });
+  expect(result.code, result.stderr).toBe(0);
+  const current = printedSessionId(result.stdout);
+  expect(result.stdout.split("\n")).toEqual([
+    expect.stringMatching(/^turnloop in /),
+    `model lab:fake-model · session ${current} · /help lists the commands`,
+    `> cannot resume: the session's model home:kept names the config profile "home", which no config file here defines (providers.home): add it back to resume on its endpoint with its key, or resume with another model (--model <provider>:<model>).`,
+    "> Two.",
+    "> ",
+    `session ${current}`,
+    "",
+  ]);
+  expect(await readFile(log, "utf8")).toBe(before);
+  expect(sent(lab)).toEqual([
+    ["/v1/chat/completions", `Bearer ${KEYS.HOME_KEY}`, "kept"],
+    ["/v1/chat/completions", `Bearer ${KEYS.LAB_KEY}`, "fake-model"],
+  ]);
+});

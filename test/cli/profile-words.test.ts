@@ -12,7 +12,7 @@ import { test } from "../support/fixtures.js";
 /** No model or endpoint from the environment: the config file's profile alone. */
 const FROM_FILE = { TURNLOOP_MODEL: "", TURNLOOP_BASE_URL: "" };
 
-test("a profile without baseUrl names the profile's key to set, then the flag and the variable", async ({
+test("a profile without baseUrl names the profile's key to set; TURNLOOP_BASE_URL does not stand in for it", async ({
   cli,
   home,
   model,
@@ -30,12 +30,14 @@ test("a profile without baseUrl names the profile's key to set, then the flag an
     code: 64,
     signal: null,
     stdout: "",
-    stderr: `turnloop: vllm:fake-model needs an endpoint: set providers.vllm.baseUrl in ${file} (or --base-url or TURNLOOP_BASE_URL), e.g. http://127.0.0.1:8000/v1.\n`,
+    stderr: `turnloop: vllm:fake-model needs an endpoint: set providers.vllm.baseUrl in ${file}, e.g. http://127.0.0.1:8000/v1 (--base-url and TURNLOOP_BASE_URL serve models of no config profile, never a profile's key).\n`,
   });
-  // The other way the message names works.
-  model.enqueue({ text: "Reached." });
-  const given = await cli(["-p", "hi", "--base-url", `${model.url}/v1`], { env: FROM_FILE });
-  expect([given.code, given.stdout]).toEqual([0, "Reached.\n"]);
+  // TURNLOOP_BASE_URL does not serve a profile's model either (README, "Config files").
+  const fromVariable = await cli(["-p", "hi"], {
+    env: { ...FROM_FILE, TURNLOOP_BASE_URL: `${model.url}/v1` },
+  });
+  expect([fromVariable.code, fromVariable.stderr]).toEqual([64, result.stderr]);
+  expect(model.requests).toEqual([]);
 });
 
 test("an apiKeyEnv naming an unset variable is said before any request, whatever other key is set; config shows it unset", async ({

@@ -298,7 +298,8 @@ describe("config files", () => {
       `model                    vllm:qwen3 (= openai-compatible:qwen3)    from ${source}\n`,
     );
     expect(result.stdout).toContain(
-      `baseUrl                  http://127.0.0.1:8000/v1    from ${source}\n`,
+      // The profile's model: its profile's endpoint, named as such (README, "Config files").
+      `baseUrl                  http://127.0.0.1:8000/v1    from providers.vllm.baseUrl in ${source}\n`,
     );
     expect(result.stdout).toContain("apiKey                   sk-a…[redacted]    from VLLM_KEY\n");
     expect(result.stdout).toContain("maxTurns                 9    from --max-turns\n");

@@ -98,3 +98,30 @@ test("resumeSession of a session whose profile was removed from the config: refu
   expect(await readFile(log, "utf8")).toBe(before);
   expect(fixture.model.requests).toEqual([]);
 });
+
+test("TURNLOOP_BASE_URL set: createSession and setModel of a profile's model use its own endpoint and key; a model of no profile goes there with its provider's", async () => {
+  const elsewhere = await startFakeModelServer();
+  try {
+    Object.assign(fixture.env, {
+      TURNLOOP_BASE_URL: `${elsewhere.url}/v1`,
+      OPENAI_API_KEY: "openai-secret-333333",
+    });
+    const client = await fixture.startedClient();
+    const session = await client.createSession({ model: "home:x" });
+    home.enqueue({ text: "From home." });
+    await session.sendAndWait({ prompt: "one" });
+    await session.setModel("openai-compatible:plain");
+    elsewhere.enqueue({ text: "From elsewhere." });
+    await session.sendAndWait({ prompt: "two" });
+    await session.setModel("lab:other");
+    fixture.model.enqueue({ text: "From lab." });
+    await session.sendAndWait({ prompt: "three" });
+    await client.stop();
+
+    expect(sent(home)).toEqual([["Bearer home-secret-222222", "x"]]);
+    expect(sent(elsewhere)).toEqual([["Bearer openai-secret-333333", "plain"]]);
+    expect(sent(fixture.model)).toEqual([["Bearer lab-secret-111111", "other"]]);
+  } finally {
+    await elsewhere.close();
+  }
+});

@@ -177,6 +177,15 @@ class ScriptedModelServer implements FakeModelServer {
       await play(response, reply.raw);
       return;
     }
+    if ("reset" in reply) {
+      record.status = 0;
+      if (reply.by === "close") {
+        response.socket?.destroy();
+      } else {
+        response.socket?.resetAndDestroy();
+      }
+      return;
+    }
     if ("status" in reply) {
       record.status = reply.status;
       sendError(response, reply);

@@ -78,7 +78,20 @@ export interface ErrorReply {
   body: string | object;
 }
 
-export type Reply = SemanticReply | RawReply | ErrorReply;
+/**
+ * No answer at all: once the request is read, the connection goes away before any byte of the
+ * response, as a server or proxy that dies after taking the request does: `by` "reset" (default)
+ * a real TCP reset (`socket.resetAndDestroy()`: the client reads ECONNRESET), "close" the socket
+ * destroyed, a FIN (Node's client says "socket hang up"). For a reset during the answer, use a
+ * {@link SemanticReply}'s `breakAfterEvents` with `breakBy: "reset"` (`breakAfterEvents: 0`: right
+ * after the status line and headers).
+ */
+export interface ResetReply {
+  reset: "before-answer";
+  by?: "reset" | "close";
+}
+
+export type Reply = SemanticReply | RawReply | ErrorReply | ResetReply;
 
 export interface RecordedRequest {
   wire: Wire;
@@ -89,7 +102,7 @@ export interface RecordedRequest {
   receivedAt: number;
   /** true if the client closed the connection before the reply finished */
   clientClosed: boolean;
-  /** what the server answered: status code */
+  /** what the server answered: status code (0: the connection was reset before any answer) */
   status: number;
   validationError?: string;
 }
