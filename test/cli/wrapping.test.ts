@@ -71,7 +71,8 @@ describe.skipIf(tmuxMissing())("wrapping at 80 columns", () => {
       // The exact call's rule escapes its star (trial finding 14).
       `  [a] yes, always for bash(${command.replace("*", "\\*")}) in this session`,
       "  [p] yes, always for bash(npx tape *) in this session (tail -5 still asks)",
-      "  [n] no   [t] no, and tell the model why",
+      "  [n] no",
+      "  [t] no, and tell the model why",
       ">",
     ]);
   });
