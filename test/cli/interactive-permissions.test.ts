@@ -105,11 +105,12 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
       const listed = await terminal.waitFor(/\/permissions remove N/);
       expect(trimmed(listed)).toContain(
         [
-          'session grants (from "always" answers):',
-          "  1. allow bash(npx tape *)",
-          "rules from the config files and flags:",
-          `  allow bash(git status)  (from ${config})`,
-          "  deny bash(rm -rf /)  (from --deny-tool)",
+          "/permissions",
+          '  session grants (from "always" answers):',
+          "    1. allow bash(npx tape *)",
+          "  rules from the config files and flags:",
+          `    allow bash(git status)  (from ${config})`,
+          "    deny bash(rm -rf /)  (from --deny-tool)",
         ].join("\n"),
       );
       // Saved to the project's config on request, beside what the file had.
