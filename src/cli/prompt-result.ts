@@ -2,6 +2,7 @@ import type { PromptOutcome } from "../agent/loop.js";
 import { terminalText, USER_CANCEL_REASON } from "../events/errors.js";
 import type { SessionEvent, StopReason } from "../events/events.js";
 import type { Session } from "../session/session.js";
+import { UsageTotals } from "../session/usage-totals.js";
 import type { PromptOptions } from "./arguments.js";
 import { abortNote } from "./event-notes.js";
 import type { PromptIo } from "./prompt-command.js";
@@ -32,7 +33,10 @@ export interface PromptResult {
    * write: a full disk, a database down), so a script never resumes an id that names nothing.
    */
   session_id: string | null;
-  /** Model requests of the prompt. */
+  /**
+   * Model requests of the prompt (its `assistant.turn_start` events, failed, cancelled and
+   * compaction requests included): the count of the summary line and `/usage` (usage-totals.ts).
+   */
   num_turns: number;
   /** Wall time of the prompt, ms. */
   duration_ms: number;
@@ -43,7 +47,7 @@ export interface PromptResult {
     cache_read_input_tokens?: number;
     cache_creation_input_tokens?: number;
   };
-  /** USD, present when every request's cost was known. */
+  /** USD, present when every request that reported usage had a cost. */
   total_cost_usd?: number;
   error?: { type: string; message: string };
   /**
@@ -54,20 +58,19 @@ export interface PromptResult {
   cancel_reason?: string;
 }
 
-/** Collects what a {@link PromptResult} needs from a prompt's events. */
+/**
+ * Collects what a {@link PromptResult} needs from a prompt's events; its {@link totals} also give
+ * the text summary line (prompt-totals.ts), so that both count by one rule (usage-totals.ts).
+ */
 export class PromptResultCollector {
-  private turns = 0;
+  /** The prompt's requests, tokens and cost. */
+  readonly totals = new UsageTotals();
   private lastText = "";
-  private readonly usage: PromptResult["usage"] = {};
-  private cost: number | undefined = 0;
-  private usageEvents = 0;
   private abortReason: string | undefined;
 
   readonly handle = (event: SessionEvent): void => {
+    this.totals.apply(event);
     switch (event.type) {
-      case "assistant.turn_start":
-        this.turns++;
-        return;
       case "assistant.message":
         this.lastText = event.data.content;
         return;
@@ -82,16 +85,6 @@ export class PromptResultCollector {
         this.lastText = "";
         this.abortReason = event.data.reason;
         return;
-      case "assistant.usage": {
-        this.usageEvents++;
-        const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, cost } = event.data;
-        add(this.usage, "input_tokens", inputTokens);
-        add(this.usage, "output_tokens", outputTokens);
-        add(this.usage, "cache_read_input_tokens", cacheReadTokens);
-        add(this.usage, "cache_creation_input_tokens", cacheWriteTokens);
-        this.cost = cost === undefined || this.cost === undefined ? undefined : this.cost + cost;
-        return;
-      }
       default:
         return;
     }
@@ -112,6 +105,7 @@ export class PromptResultCollector {
     const failed = "error" in outcome;
     const stopReason = failed ? null : outcome.stopReason;
     const subtype = resultSubtype(outcome);
+    const { totals } = this;
     return {
       type: "result",
       subtype,
@@ -119,10 +113,10 @@ export class PromptResultCollector {
       result: failed ? "" : this.lastText,
       stop_reason: stopReason,
       session_id: sessionId,
-      num_turns: this.turns,
+      num_turns: totals.requests,
       duration_ms: Math.round(durationMs),
-      usage: this.usage,
-      ...(this.cost === undefined || this.usageEvents === 0 ? {} : { total_cost_usd: this.cost }),
+      usage: resultUsage(totals),
+      ...(totals.costComplete ? { total_cost_usd: totals.cost } : {}),
       ...(failed
         ? { error: { type: outcome.error.errorType, message: outcome.error.message } }
         : {}),
@@ -181,14 +175,21 @@ export function resultSubtype(outcome: PromptOutcome): ResultSubtype {
   }
 }
 
-function add(
-  usage: PromptResult["usage"],
-  key: keyof PromptResult["usage"],
-  value: number | undefined,
-): void {
-  if (value !== undefined) {
-    usage[key] = (usage[key] ?? 0) + value;
+/** The result's `usage`, in Anthropic's names: a count no request reported is left out. */
+function resultUsage(totals: UsageTotals): PromptResult["usage"] {
+  const usage: PromptResult["usage"] = {};
+  const counts = [
+    ["input_tokens", totals.inputTokens],
+    ["output_tokens", totals.outputTokens],
+    ["cache_read_input_tokens", totals.cacheReadTokens],
+    ["cache_creation_input_tokens", totals.cacheWriteTokens],
+  ] as const;
+  for (const [key, count] of counts) {
+    if (count !== undefined) {
+      usage[key] = count;
+    }
   }
+  return usage;
 }
 
 /** `--output-format stream-json`'s event lines, as {@link streamJsonLines} prints them. */
@@ -298,7 +299,8 @@ export function promptOutput(
       if ("error" in outcome && !errorShown) {
         io.stderr.write(`turnloop: ${outcome.error.message}\n`);
       }
-      io.stderr.write(`${renderer.summary(elapsedMs, saved ? session.id : undefined)}\n`);
+      const sessionId = saved ? session.id : undefined;
+      io.stderr.write(`${renderer.summary(collector.totals, elapsedMs, sessionId)}\n`);
     }
   };
   return { unsubscribe, finish };

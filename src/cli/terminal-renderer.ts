@@ -2,10 +2,11 @@ import { retryNote, terminalText, warningLine } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import { SessionFold } from "../session/session-model/session-model.js";
+import type { UsageTotals } from "../session/usage-totals.js";
 import { mcpStatusNotice } from "../tools/mcp/servers.js";
 import { abortNote, alwaysRuleNote, compactionNote } from "./event-notes.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
-import { PromptTotals } from "./prompt-totals.js";
+import { summaryLine } from "./prompt-totals.js";
 import type { TextSink } from "./spinner.js";
 import type { NoticeEvent, RendererOptions } from "./terminal-renderer-options.js";
 import { toolLines } from "./tool-line.js";
@@ -41,7 +42,6 @@ export class TerminalRenderer {
   private taskSummary: string | undefined;
   /** The checklist last shown, to show the plan only when it changes. */
   private shownPlan = "";
-  readonly totals = new PromptTotals();
 
   constructor(
     private readonly stdout: TextSink,
@@ -67,13 +67,9 @@ export class TerminalRenderer {
         this.reply(event.data);
         return;
       case "assistant.turn_start":
-        this.totals.turns++;
         // Another turn: the reply held as the answer was not the last one.
         this.releaseHeldAnswer();
         this.options.spinner?.start("thinking");
-        return;
-      case "assistant.usage":
-        this.totals.addUsage(event.data);
         return;
       case "tool.execution_start":
         this.options.spinner?.start(`running ${event.data.toolName}`);
@@ -98,6 +94,7 @@ export class TerminalRenderer {
       case "assistant.tool_call_start":
       case "tool.execution_running":
       case "assistant.turn_end":
+      case "assistant.usage":
       case "session.instructions_loaded":
       case "session.compaction_start":
       case "hook.start":
@@ -136,9 +133,9 @@ export class TerminalRenderer {
     }
   }
 
-  /** The closing line on stderr (dim): {@link PromptTotals.line}. */
-  summary(elapsedMs: number, sessionId: string | undefined): string {
-    return this.paint("2", this.totals.line(elapsedMs, sessionId));
+  /** The closing line on stderr (dim): {@link summaryLine} of the prompt's `totals`. */
+  summary(totals: UsageTotals, elapsedMs: number, sessionId: string | undefined): string {
+    return this.paint("2", summaryLine(totals, elapsedMs, sessionId));
   }
 
   /** Writes the answer held for the end of the prompt, if any, and ends the line. */

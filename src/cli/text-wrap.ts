@@ -73,9 +73,10 @@ export function wrapText(text: string, width: number | undefined): string {
 }
 
 /**
- * `choices` (`[y] yes`, `[n] no` …) on as few rows of `width` columns as they fit, `gap` between
- * two, each row starting with `indent`; a choice is never split across rows unless it alone is
- * wider than a row. An undefined `width` (not a terminal) keeps them on one row.
+ * `choices` (`[y] yes`, `[n] no` …) on one row, `gap` between two, when they all fit in `width`
+ * columns; otherwise one choice per row, so that none is split between rows with another: a
+ * choice wider than a row continues on rows indented under its text, past its `[k] ` key. Each
+ * row starts with `indent`. An undefined `width` (not a terminal) keeps them on one row.
  */
 export function wrapChoices(
   choices: readonly string[],
@@ -83,19 +84,25 @@ export function wrapChoices(
   indent = "",
   gap = "   ",
 ): string[] {
-  const rows: string[] = [];
-  let row = "";
-  for (const choice of choices) {
-    const joined = row === "" ? `${indent}${choice}` : `${row}${gap}${choice}`;
-    if (width === undefined || visibleLength(joined) <= width || row === "") {
-      row = joined;
-      continue;
-    }
-    rows.push(row);
-    row = `${indent}${choice}`;
+  const row = `${indent}${choices.join(gap)}`;
+  if (width === undefined || visibleLength(row) <= width) {
+    return [row];
   }
-  rows.push(row);
-  return width === undefined ? rows : rows.flatMap((line) => wrapLine(line, width));
+  return choices.flatMap((choice) => choiceRows(`${indent}${choice}`, width));
+}
+
+/** A choice's key (`[a] `, painted or not) after the row's indent. */
+const CHOICE_KEY = new RegExp(`^ *(?:${SGR})*\\[[^\\]]*\\](?:${SGR})* `);
+
+/** One choice on rows of `width` columns, continued under its text (see {@link wrapChoices}). */
+function choiceRows(choice: string, width: number): string[] {
+  const key = CHOICE_KEY.exec(choice)?.[0] ?? "";
+  const hang = visibleLength(key);
+  if (visibleLength(choice) <= width || hang === 0 || width - hang < room(width)) {
+    return wrapLine(choice, width);
+  }
+  const [first = "", ...rest] = wrapLine(choice.slice(key.length), width - hang);
+  return [`${key}${first}`, ...rest.map((row) => `${" ".repeat(hang)}${row}`)];
 }
 
 /** One line as rows of at most `width` columns (the module comment's rules). */

@@ -10,6 +10,7 @@ import { toolSpecifications } from "../agent/tool-specifications.js";
 import type { EventInput } from "../events/events.js";
 import type { SessionListEntry } from "../protocol/copilot.js";
 import type { SessionSummary } from "../session/session-store.js";
+import { UsageTotals } from "../session/usage-totals.js";
 import { builtinTools } from "../tools/index.js";
 import type { ClientConnection } from "./connection.js";
 import { parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
@@ -105,33 +106,35 @@ export function toolsListMethod() {
 }
 
 /**
- * `session.usage.getMetrics` → token totals of the session's model requests (from its
- * `assistant.usage` events), and the number of requests.
+ * `session.usage.getMetrics` → the session's token totals and its number of model requests, by
+ * the rule every face counts them (usage-totals.ts: every `assistant.turn_start`, failed and
+ * cancelled ones included), and per model the requests that reported usage and their tokens.
  */
 export async function usageMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.usage.getMetrics", sessionOnlyParams, raw);
   openSession(connection.server, sessionId);
   const { events } = await connection.server.host.readEvents(sessionId);
-  const totals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-  let requests = 0;
+  const totals = UsageTotals.of(events);
   const byModel: Record<string, { requests: number; inputTokens: number; outputTokens: number }> =
     {};
   for (const event of events) {
     if (event.type !== "assistant.usage") {
       continue;
     }
-    requests += 1;
-    totals.inputTokens += event.data.inputTokens ?? 0;
-    totals.outputTokens += event.data.outputTokens ?? 0;
-    totals.cacheReadTokens += event.data.cacheReadTokens ?? 0;
-    totals.cacheWriteTokens += event.data.cacheWriteTokens ?? 0;
     const model = byModel[event.data.model] ?? { requests: 0, inputTokens: 0, outputTokens: 0 };
     byModel[event.data.model] = model;
     model.requests += 1;
     model.inputTokens += event.data.inputTokens ?? 0;
     model.outputTokens += event.data.outputTokens ?? 0;
   }
-  return { ...totals, requests, modelMetrics: byModel };
+  return {
+    inputTokens: totals.inputTokens ?? 0,
+    outputTokens: totals.outputTokens ?? 0,
+    cacheReadTokens: totals.cacheReadTokens ?? 0,
+    cacheWriteTokens: totals.cacheWriteTokens ?? 0,
+    requests: totals.requests,
+    modelMetrics: byModel,
+  };
 }
 
 /**

@@ -15,7 +15,7 @@ import { PERMISSIONS_COMMAND } from "./permissions-command.js";
 import { describeAutoMode } from "./sandbox-setup.js";
 import type { Session } from "./session.js";
 import { SessionLockedError, type SessionSummary, summaryLine } from "./session-store.js";
-import { compactCount, formatCost, UsageTotals } from "./usage-totals.js";
+import { compactCount, costText, requestDetails, UsageTotals } from "./usage-totals.js";
 
 /**
  * How tool calls are allowed (the same three modes ACP offers, see `acp/modes.ts`): `ask` asks
@@ -285,14 +285,23 @@ async function resumeCommand(
   }
 }
 
+/**
+ * `/usage`: the session's requests, tokens and cost by the rule `-p`'s summary and JSON result
+ * count a prompt's by (usage-totals.ts).
+ */
 function usageText(totals: UsageTotals): string {
+  // No request yet: nothing to report; requests made and none reported a count: said so.
+  const tokens = (count: number | undefined) =>
+    count ?? (totals.requests === 0 ? 0 : "not reported");
   const cached =
-    totals.cacheReadTokens > 0 ? ` (${compactCount(totals.cacheReadTokens)} read from cache)` : "";
+    (totals.cacheReadTokens ?? 0) > 0
+      ? ` (${compactCount(totals.cacheReadTokens ?? 0)} read from cache)`
+      : "";
   return [
-    `model requests: ${totals.requests}`,
-    `input tokens:   ${totals.inputTokens}${cached}`,
-    `output tokens:  ${totals.outputTokens}`,
-    `cost:           ${totals.costKnown ? formatCost(totals.cost) : "unknown (no price for this model)"}`,
+    `model requests: ${totals.requests}${requestDetails(totals)}`,
+    `input tokens:   ${tokens(totals.inputTokens)}${cached}`,
+    `output tokens:  ${tokens(totals.outputTokens)}`,
+    `cost:           ${costText(totals) ?? "unknown (no price for this model)"}`,
   ].join("\n");
 }
 

@@ -1,41 +1,83 @@
-import type { SessionEvent } from "../events/events.js";
+import type { SessionEvent, SessionEventOf } from "../events/events.js";
 
 /**
- * Token and cost totals of a session, folded from its `assistant.usage` events. Shared by the
- * interactive status line and the `/usage` command.
+ * The one rule every face counts a session's (or a prompt's) model requests, tokens and cost by,
+ * folded from its events: `-p`'s summary line and JSON result (over the prompt's events), `/usage`
+ * and the interactive status line, ACP's `usage_update`, the server's `session.usage.getMetrics`
+ * (over the session's). A request is an `assistant.turn_start` (DESIGN.md: every model API
+ * request is a turn, failed and cancelled attempts and the loop's own compaction and title
+ * requests included), so `grep -c assistant.turn_start events.jsonl` gives the same number;
+ * tokens and cost are the sums of what the `assistant.usage` events reported.
  */
 export class UsageTotals {
-  /** Model requests that reported usage. */
+  /** Model API requests: `assistant.turn_start` events. */
   requests = 0;
-  /** Tokens. */
-  inputTokens = 0;
-  outputTokens = 0;
-  cacheReadTokens = 0;
-  cacheWriteTokens = 0;
+  /** Requests that ended `failed` (each then retried, or the prompt's error). */
+  failedRequests = 0;
+  /** Requests that ended `cancelled`, or `interrupted` (their process ended first). */
+  cancelledRequests = 0;
+  /** Requests the loop made to compact the conversation (`purpose: "compaction"`). */
+  compactionRequests = 0;
+  /** Requests that reported usage: `assistant.usage` events. */
+  reportedRequests = 0;
+  /**
+   * Tokens summed over the requests that reported them; `undefined` while no request reported
+   * that count (a count no provider reported is left out, not 0).
+   */
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
+  cacheReadTokens: number | undefined;
+  cacheWriteTokens: number | undefined;
   /** US dollars, summed over the requests that reported a cost. */
   cost = 0;
-  /** Whether any request reported a cost (an unknown price is not $0). */
-  costKnown = false;
+  /** Requests that reported a cost (the model's price was known). */
+  pricedRequests = 0;
   /**
    * Tokens the last request sent (input plus cached input): how full the context is now.
    * `undefined` before the first reported usage.
    */
   contextTokens: number | undefined;
 
-  /** Folds one event; anything but `assistant.usage` is ignored. */
+  /** Whether any request reported a cost (an unknown price is not $0). */
+  get costKnown(): boolean {
+    return this.pricedRequests > 0;
+  }
+
+  /** Whether every request that reported usage reported a cost too (and one did). */
+  get costComplete(): boolean {
+    return this.reportedRequests > 0 && this.pricedRequests === this.reportedRequests;
+  }
+
+  /** Folds one event; any but `assistant.turn_start`, `assistant.turn_end` and `assistant.usage` is ignored. */
   apply(event: SessionEvent): void {
-    if (event.type !== "assistant.usage") {
-      return;
+    switch (event.type) {
+      case "assistant.turn_start":
+        this.requests++;
+        this.compactionRequests += event.data.purpose === "compaction" ? 1 : 0;
+        return;
+      case "assistant.turn_end": {
+        const { status } = event.data;
+        this.failedRequests += status === "failed" || status === "error" ? 1 : 0;
+        this.cancelledRequests += status === "cancelled" || status === "interrupted" ? 1 : 0;
+        return;
+      }
+      case "assistant.usage":
+        this.usage(event.data);
+        return;
+      default:
+        return;
     }
-    const { data } = event;
-    this.requests++;
-    this.inputTokens += data.inputTokens ?? 0;
-    this.outputTokens += data.outputTokens ?? 0;
-    this.cacheReadTokens += data.cacheReadTokens ?? 0;
-    this.cacheWriteTokens += data.cacheWriteTokens ?? 0;
+  }
+
+  private usage(data: SessionEventOf<"assistant.usage">["data"]): void {
+    this.reportedRequests++;
+    this.inputTokens = sum(this.inputTokens, data.inputTokens);
+    this.outputTokens = sum(this.outputTokens, data.outputTokens);
+    this.cacheReadTokens = sum(this.cacheReadTokens, data.cacheReadTokens);
+    this.cacheWriteTokens = sum(this.cacheWriteTokens, data.cacheWriteTokens);
     if (data.cost !== undefined) {
       this.cost += data.cost;
-      this.costKnown = true;
+      this.pricedRequests++;
     }
     if (data.inputTokens !== undefined) {
       this.contextTokens = data.inputTokens + (data.cacheReadTokens ?? 0);
@@ -43,13 +85,45 @@ export class UsageTotals {
   }
 
   /** Totals of `events`. */
-  static of(events: readonly SessionEvent[]): UsageTotals {
+  static of(events: Iterable<SessionEvent>): UsageTotals {
     const totals = new UsageTotals();
     for (const event of events) {
       totals.apply(event);
     }
     return totals;
   }
+}
+
+function sum(total: number | undefined, value: number | undefined): number | undefined {
+  return value === undefined ? total : (total ?? 0) + value;
+}
+
+/**
+ * What of the requests was not a plain answer, as `/usage` and `-p`'s summary say it after their
+ * count: ` (1 failed, 1 cancelled, 1 compaction)`; empty when all were.
+ */
+export function requestDetails(totals: UsageTotals): string {
+  const { failedRequests, cancelledRequests, compactionRequests } = totals;
+  const details = [
+    ...(failedRequests > 0 ? [`${failedRequests} failed`] : []),
+    ...(cancelledRequests > 0 ? [`${cancelledRequests} cancelled`] : []),
+    ...(compactionRequests > 0 ? [`${compactionRequests} compaction`] : []),
+  ];
+  return details.length === 0 ? "" : ` (${details.join(", ")})`;
+}
+
+/**
+ * The cost as `/usage` and `-p`'s summary say it: `$0.0042` when every request that reported
+ * usage had a price, `$0.0042 for 2 of 3 requests` when only some had, `undefined` when none had.
+ */
+export function costText(totals: UsageTotals): string | undefined {
+  if (!totals.costKnown) {
+    return undefined;
+  }
+  const cost = formatCost(totals.cost);
+  return totals.costComplete
+    ? cost
+    : `${cost} for ${totals.pricedRequests} of ${totals.reportedRequests} requests`;
 }
 
 /** `1234` → `1.2k`, `2500000` → `2.5M`: token counts for narrow lines. */

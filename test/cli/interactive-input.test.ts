@@ -167,9 +167,9 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       dumb.type("/mode");
       await dumb.waitFor(/\* ask: /);
       dumb.type("write it");
-      // The choices wrap at the terminal's width, each whole (text-wrap.ts).
+      // The choices do not fit on one row: one each (text-wrap.ts).
       await dumb.waitFor(
-        /\[y\] yes, once [\s\S]*\n\[n\] no {3}\[t\] no, and tell the model why > *$/m,
+        /\[y\] yes, once\n[\s\S]*\n\[n\] no\n\[t\] no, and tell the model why > *$/m,
       );
       dumb.type("y");
       await dumb.waitFor(/Done in plain mode\./);

@@ -1,13 +1,9 @@
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { trustProject } from "../../src/session/config-paths.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import {
-  type InteractiveFixture,
-  interactiveTest,
-  printedSessionId,
-} from "./interactive-support.js";
+import { fakeNpx, interactiveTest, printedSessionId } from "./interactive-support.js";
 
 const bash = (id: string, command: string) => ({
   toolCalls: [{ id, name: "bash", arguments: JSON.stringify({ command }) }],
@@ -19,15 +15,6 @@ function trimmed(screen: string): string {
     .split("\n")
     .map((row) => row.trimEnd())
     .join("\n");
-}
-
-/** A folder with an `npx` that prints its arguments: the test runs no package from a registry. */
-async function fakeNpx(fixture: InteractiveFixture): Promise<NodeJS.ProcessEnv> {
-  const bin = join(fixture.home, "bin");
-  await mkdir(bin, { recursive: true });
-  await writeFile(join(bin, "npx"), '#!/bin/sh\necho "ran npx $*"\n');
-  await chmod(join(bin, "npx"), 0o755);
-  return { PATH: `${bin}:${process.env.PATH ?? ""}` };
 }
 
 describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command prefix", () => {
@@ -85,8 +72,10 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
       // Each answer names the rule it creates; the other part of the pipe is not covered.
       expect(question).toContain(
         // The exact call's rule escapes its star: it matches that command alone (trial finding 14).
-        "[y] yes, once   [a] yes, always for bash(npx tape 'test/\\*.js' | tail -5) in this session\n" +
-          "[p] yes, always for bash(npx tape *) in this session (tail -5 still asks)   [n] no   " +
+        "[y] yes, once\n" +
+          "[a] yes, always for bash(npx tape 'test/\\*.js' | tail -5) in this session\n" +
+          "[p] yes, always for bash(npx tape *) in this session (tail -5 still asks)\n" +
+          "[n] no\n" +
           "[t] no, and tell the model why",
       );
       terminal.write("p");
@@ -116,11 +105,12 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
       const listed = await terminal.waitFor(/\/permissions remove N/);
       expect(trimmed(listed)).toContain(
         [
-          'session grants (from "always" answers):',
-          "  1. allow bash(npx tape *)",
-          "rules from the config files and flags:",
-          `  allow bash(git status)  (from ${config})`,
-          "  deny bash(rm -rf /)  (from --deny-tool)",
+          "/permissions",
+          '  session grants (from "always" answers):',
+          "    1. allow bash(npx tape *)",
+          "  rules from the config files and flags:",
+          `    allow bash(git status)  (from ${config})`,
+          "    deny bash(rm -rf /)  (from --deny-tool)",
         ].join("\n"),
       );
       // Saved to the project's config on request, beside what the file had.

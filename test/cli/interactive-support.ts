@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
@@ -177,4 +177,13 @@ export async function editThroughPrompt(
   expect(result.code).toBe(0);
   const tool = chatMessages(fixture.server, -1).find((message) => message.role === "tool");
   return String(tool?.content);
+}
+
+/** A folder with an `npx` that prints its arguments: the test runs no package from a registry. */
+export async function fakeNpx(fixture: InteractiveFixture): Promise<NodeJS.ProcessEnv> {
+  const bin = join(fixture.home, "bin");
+  await mkdir(bin, { recursive: true });
+  await writeFile(join(bin, "npx"), '#!/bin/sh\necho "ran npx $*"\n');
+  await chmod(join(bin, "npx"), 0o755);
+  return { PATH: `${bin}:${process.env.PATH ?? ""}` };
 }

@@ -139,12 +139,15 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
       // The question as every face words it (permission-answers.ts), laid out at 80 columns.
       const rows = screen.split("\n").map((row) => row.trimEnd());
       const start = rows.indexOf("turnloop wants to run echo one > one.txt");
-      expect(rows.slice(start, start + 5)).toEqual([
+      expect(rows.slice(start, start + 7)).toEqual([
         "turnloop wants to run echo one > one.txt",
         "    $ echo one > one.txt",
         "",
-        "[y] yes, once   [a] yes, always for bash(echo one > one.txt) in this session",
-        "[n] no   [t] no, and tell the model why",
+        // Not all on one row: one each (interactive-permission-choices.test.ts).
+        "[y] yes, once",
+        "[a] yes, always for bash(echo one > one.txt) in this session",
+        "[n] no",
+        "[t] no, and tell the model why",
       ]);
       // Keys that are not answers go nowhere: not into the input box.
       terminal.write("qqq");

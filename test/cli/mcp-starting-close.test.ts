@@ -37,7 +37,9 @@ describe("the piped face with an MCP server that never answers initialize", () =
     const { code, signal, stdout, stderr } = await result;
     expect({ code, signal, stderr }).toEqual({ code: 0, signal: null, stderr: "" });
     expect(stdout.split("\n").slice(2)).toEqual([
-      "> slow (stdio): starting, 0 tools",
+      "> ",
+      "/mcp",
+      "  slow (stdio): starting, 0 tools",
       "> ",
       "no prompt was sent: the session was not saved",
       "",

@@ -41,7 +41,8 @@ describe("one prefix on stderr", () => {
     });
     // Every line but the closing summary is turnloop's, and says so.
     expect(lines.slice(0, -1).filter((line) => !line.startsWith("turnloop: "))).toEqual([]);
-    expect(lines.at(-1)).toMatch(/^1 turn · .* · session [0-9a-f-]{36}$/);
+    // The failed request is counted, and said to have failed (usage-totals.ts).
+    expect(lines.at(-1)).toMatch(/^1 turn \(1 failed\) · .* · session [0-9a-f-]{36}$/);
   });
 
   test("sessions delete says what it did with the prefix", async ({ cli, model }) => {

@@ -141,9 +141,9 @@ describe("a session resumed from another folder runs with its own folder's proje
     const other = await otherFolder();
     const resumed = await cli(["--resume", id], { cwd: other, stdin: "/mode\n" });
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stdout).toMatch(/^(> )?\* auto: /m);
+    expect(resumed.stdout).toMatch(/^ {2}\* auto: /m);
     const here = await cli([], { cwd: other, stdin: "/mode\n" });
-    expect(here.stdout).toMatch(/^(> )?\* ask: /m);
+    expect(here.stdout).toMatch(/^ {2}\* ask: /m);
   });
 });
 

@@ -46,14 +46,34 @@ describe("wrapText", () => {
   });
 });
 
-test("wrapChoices keeps each choice whole and fills rows", () => {
+test("wrapChoices puts the choices on one row when they fit, else one per row, each continued under its text", () => {
   const choices = ["[y] yes", "[a] always for bash(ls)", "[n] no", "[t] tell"];
   expect(wrapChoices(choices, undefined, "  ")).toEqual([
     "  [y] yes   [a] always for bash(ls)   [n] no   [t] tell",
   ]);
+  expect(wrapChoices(choices, 60, "  ")).toEqual([
+    "  [y] yes   [a] always for bash(ls)   [n] no   [t] tell",
+  ]);
+  // Not all on one row: one each, never two sharing a row while another has one of its own.
   expect(wrapChoices(choices, 30, "  ")).toEqual([
     "  [y] yes",
     "  [a] always for bash(ls)",
-    "  [n] no   [t] tell",
+    "  [n] no",
+    "  [t] tell",
+  ]);
+  // A choice wider than the row continues under its text, past its key (painted or not).
+  const long = ["[y] yes", "[a] always for bash(echo 日本語のテキスト日本語) here", "[n] no"];
+  expect(wrapChoices(long, 24)).toEqual([
+    "[y] yes",
+    "[a] always for bash(echo",
+    "    日本語のテキスト日本",
+    "    語) here",
+    "[n] no",
+  ]);
+  const bold = (text: string) => `\u001b[1m${text}\u001b[22m`;
+  expect(wrapChoices([`${bold("[a]")} always for bash(npx tape x)`, "[n] no"], 20)).toEqual([
+    `${bold("[a]")} always for`,
+    "    bash(npx tape x)",
+    "[n] no",
   ]);
 });

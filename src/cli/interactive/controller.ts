@@ -16,6 +16,7 @@ import type { Session, SessionAgentSettings } from "../../session/session.js";
 import { UsageTotals } from "../../session/usage-totals.js";
 import type { SandboxPolicy } from "../../tools/sandbox/policy.js";
 import { abortNote, INTERACTIVE_GO_ON, outcomeNote } from "../event-notes.js";
+import { commandBody } from "./command-output.js";
 import type { ConversationView } from "./conversation-view.js";
 import { attachFiles, runShellCommand, saveInput, shellEnding } from "./prompt-input.js";
 
@@ -150,8 +151,9 @@ export class Controller {
     }
     const command = parseCommandLine(input);
     if (command !== undefined) {
+      this.typedCommand = input;
       if (command.definition === undefined) {
-        this.view?.note(`unknown command /${command.name}; /help lists them`, "error");
+        this.commandNote(`unknown command /${command.name}; /help lists them`, "error");
         return;
       }
       const outcome = await command.definition.run({
@@ -167,6 +169,23 @@ export class Controller {
   }
 
   private ending: string | undefined;
+  /** The slash command being run, as typed, until its heading is drawn ({@link commandNote}). */
+  private typedCommand: string | undefined;
+
+  /**
+   * A line of the running slash command's output: the first is preceded by the command as typed
+   * (dim, after a blank row), and each is drawn two columns in (command-output.ts), so that it
+   * never reads as the model's answer.
+   */
+  private commandNote(text: string | undefined, style: "plain" | "error" = "plain"): void {
+    if (this.typedCommand !== undefined) {
+      this.view?.note(`\n${this.typedCommand}`, "dim");
+      this.typedCommand = undefined;
+    }
+    if (text !== undefined) {
+      this.view?.note(commandBody(text), style);
+    }
+  }
 
   /** How the prompt that just ended stopped (`stopped: max_turn_requests`, event-notes.ts), once. */
   takeEnding(): string | undefined {
@@ -203,12 +222,13 @@ export class Controller {
    * as it would remove nothing writes no event, and its reason is the note.
    */
   private async compact(instructions: string): Promise<void> {
+    this.commandNote(undefined);
     const settings = this.agentSettings();
     this.setBusy(Date.now());
     try {
       const result = await this.session.compact(settings, instructions);
       if (!result.ok && isNothingToCompact(result.message)) {
-        this.view?.note(result.message);
+        this.commandNote(result.message);
       }
     } finally {
       this.setBusy(undefined);
@@ -270,22 +290,22 @@ export class Controller {
     const view = this.view;
     switch (outcome.kind) {
       case "text":
-        view?.note(outcome.text, outcome.error ? "error" : "plain");
+        this.commandNote(outcome.text, outcome.error ? "error" : "plain");
         return;
       case "model":
         this.host.recordModelChange(this.session, this.model.id, outcome.model.id);
         this.model = outcome.model;
-        view?.note(outcome.text, "plain");
+        this.commandNote(outcome.text);
         view?.statusChanged();
         return;
       case "mode":
         this.mode = outcome.mode;
-        view?.note(outcome.text, "plain");
+        this.commandNote(outcome.text);
         view?.statusChanged();
         return;
       case "open":
         await this.switchTo(outcome.session);
-        view?.note(outcome.text);
+        this.commandNote(outcome.text);
         return;
       case "choose-session": {
         const chosen = await view?.pickSession(outcome.sessions, "Resume a session");

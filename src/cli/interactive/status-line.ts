@@ -90,7 +90,9 @@ export class StatusLine implements Component {
       ...(state.sandbox === undefined ? [] : [state.sandbox]),
       contextText(usage.contextTokens, state.contextWindow),
       ...(tokens
-        ? [`${compactCount(usage.inputTokens)} in ${compactCount(usage.outputTokens)} out`]
+        ? [
+            `${compactCount(usage.inputTokens ?? 0)} in ${compactCount(usage.outputTokens ?? 0)} out`,
+          ]
         : []),
       ...(usage.costKnown ? [formatCost(usage.cost)] : []),
     ].join(" · ");

@@ -19,8 +19,10 @@ export function applyEvent(state: FoldState, event: SessionEvent, at: number): C
     case "session.instructions_loaded":
       return applySessionEvent(state, event, at);
     case "assistant.turn_start":
+      state.model.usage.apply(event); // Every request counts (usage-totals.ts).
       return turnStart(state, event.data, at);
     case "assistant.turn_end":
+      state.model.usage.apply(event);
       return turnEnd(state, event.data, at);
     case "assistant.message_delta":
     case "assistant.reasoning_delta":
