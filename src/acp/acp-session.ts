@@ -7,7 +7,6 @@ import type { SessionEvent } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { parseCommandLine } from "../session/commands.js";
-import type { SessionHost } from "../session/host.js";
 import { describeAutoMode, permissionModeOf } from "../session/sandbox-setup.js";
 import {
   PromptInProgressError,
