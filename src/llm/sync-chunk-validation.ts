@@ -15,6 +15,7 @@ import { toJSONSchema, type ZodType } from "zod";
 import { CHAT_CHUNK_SHAPE, checkChatChunk, describeSchema, UNSURE } from "./chat-chunk-check.js";
 import { prepareAt } from "./first-response.js";
 import { fillsJsonPlaceholders, holdsSharedTexts, jsonPlaceholder } from "./huge-messages.js";
+import { KeptTools } from "./kept-tools.js";
 
 /**
  * The AI SDK's schema marker (`@ai-sdk/provider-utils`, `schemaSymbol`): an object carrying it,
@@ -191,7 +192,7 @@ function validationResult(result: ReturnType<ZodType["safeParse"]>): ValidationR
 
 /** What the chat model's `getArgs` returns (`@ai-sdk/openai-compatible` 2.x): the body's fields. */
 interface ChatArguments {
-  args: { messages: unknown[] };
+  args: { messages: unknown[]; tools?: unknown };
 }
 
 type GetArguments = (options: LanguageModelV3CallOptions) => Promise<ChatArguments>;
@@ -227,7 +228,8 @@ interface KeptMessages {
  * fills in placeholders (huge-messages.ts, `withHugeBodies`), the earlier wire messages are also
  * serialised once: the request's messages hold one placeholder for their JSON, which the fetch
  * puts in its place, so the SDK's `JSON.stringify` of the body no longer grows with the history
- * (issue 26, figure 3) and the body's bytes are the same.
+ * (issue 26, figure 3) and the body's bytes are the same; and the request's tool definitions are
+ * serialised once per tool set (kept-tools.ts).
  * @returns `model`, changed in place.
  */
 export function withKeptMessages(model: LanguageModelV3): LanguageModelV3 {
@@ -237,6 +239,7 @@ export function withKeptMessages(model: LanguageModelV3): LanguageModelV3 {
   }
   const getArguments = (holder.getArgs as GetArguments).bind(model);
   const serialised = fillsJsonPlaceholders(holder.config?.fetch);
+  const tools = serialised ? new KeptTools() : undefined;
   const keptByLast = new WeakMap<LanguageModelV3Message, KeptMessages>();
   holder.getArgs = async (options: LanguageModelV3CallOptions): Promise<ChatArguments> => {
     const { prompt } = options;
@@ -253,6 +256,9 @@ export function withKeptMessages(model: LanguageModelV3): LanguageModelV3 {
     const result = await getArguments(
       from === 1 ? options : { ...options, prompt: [system, ...prompt.slice(from)] },
     );
+    if (tools !== undefined) {
+      result.args.tools = tools.placeholderFor(options.tools, result.args.tools);
+    }
     const converted = result.args.messages;
     let kept: KeptMessages;
     if (found === undefined) {
