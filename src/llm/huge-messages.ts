@@ -148,7 +148,8 @@ const MAX_WAITING_JSON = 16;
  * A placeholder (plain ASCII) for `json`, a JSON text, to stand as a string in a request's JSON
  * value: a fetch made by {@link withHugeBodies} sends `json` in place of the placeholder's quoted
  * string, once (issue 26: an OpenAI-compatible model's earlier wire messages, serialised once,
- * sync-chunk-validation.ts). Only for a model whose fetch {@link fillsJsonPlaceholders}.
+ * sync-chunk-validation.ts, and its tool definitions, kept-tools.ts). Only for a model whose
+ * fetch {@link fillsJsonPlaceholders}.
  */
 export function jsonPlaceholder(json: string): string {
   const placeholder = `${PLACEHOLDER_PREFIX}${nextPlaceholder++}j~`;
