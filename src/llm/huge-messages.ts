@@ -82,14 +82,20 @@ export function joinAndCollect(text: string): void {
  * redirect") instead of being followed. (Node's own `fetch`, which turnloop used before, also kept
  * a second copy of a redirectable body: the Fetch standard's HTTP-network-or-cache fetch, step 8,
  * tees it.) With another redirect mode the body is sent as one string (placeholders replaced).
+ * A body holding {@link jsonPlaceholder}s and no shared huge text is sent as one string with each
+ * filled in, as the SDK's own body would be, when it is under {@link HUGE_MESSAGE_BYTES}.
  * Throws if a placeholder's text was released.
  */
 export function withHugeBodies(fetchFunction: typeof fetch = httpFetch): typeof fetch {
-  return async (input, init) => {
+  const wrapped: typeof fetch = async (input, init) => {
     const body = init?.body;
     const segments = typeof body === "string" ? bodySegments(body) : undefined;
     if (segments === undefined) {
       return fetchFunction(input, init);
+    }
+    const filled = ordinaryBody(segments);
+    if (filled !== undefined) {
+      return fetchFunction(input, { ...init, body: filled });
     }
     joinAndCollect(body as string);
     const redirect = init?.redirect ?? "error";
@@ -108,6 +114,70 @@ export function withHugeBodies(fetchFunction: typeof fetch = httpFetch): typeof 
     scheduled = true;
     return response;
   };
+  fillingFetches.add(wrapped);
+  return wrapped;
+}
+
+/** The fetches made by {@link withHugeBodies}: they fill in {@link jsonPlaceholder}s too. */
+const fillingFetches = new WeakSet<object>();
+
+/** Whether `fetch` was made by {@link withHugeBodies}, so a body may hold {@link jsonPlaceholder}s. */
+export function fillsJsonPlaceholders(fetch: unknown): boolean {
+  return typeof fetch === "function" && fillingFetches.has(fetch);
+}
+
+/**
+ * Whether `json` (a JSON text) holds a placeholder of {@link shareHugeTexts}: one that stands for
+ * its text only until its request is over. Such a text must not be kept, nor sent through
+ * {@link jsonPlaceholder} (whose text the fetch sends as it is, placeholders unfilled).
+ */
+export function holdsSharedTexts(json: string): boolean {
+  return sharedTexts.size > 0 && json.includes(PLACEHOLDER_PREFIX);
+}
+
+/**
+ * JSON texts by their placeholders as they appear in a body (quoted), from {@link jsonPlaceholder}
+ * until the fetch sends them. A request's fetch comes in the same run of the event loop as its
+ * arguments (the SDK's `doStream`), so this holds a few at most; the oldest beyond
+ * {@link MAX_WAITING_JSON} (a request that failed before its fetch) are dropped.
+ */
+const jsonTexts = new Map<string, string>();
+const MAX_WAITING_JSON = 16;
+
+/**
+ * A placeholder (plain ASCII) for `json`, a JSON text, to stand as a string in a request's JSON
+ * value: a fetch made by {@link withHugeBodies} sends `json` in place of the placeholder's quoted
+ * string, once (issue 26: an OpenAI-compatible model's earlier wire messages, serialised once,
+ * sync-chunk-validation.ts, and its tool definitions, kept-tools.ts). Only for a model whose
+ * fetch {@link fillsJsonPlaceholders}.
+ */
+export function jsonPlaceholder(json: string): string {
+  const placeholder = `${PLACEHOLDER_PREFIX}${nextPlaceholder++}j~`;
+  jsonTexts.set(`"${placeholder}"`, json);
+  for (const waiting of jsonTexts.keys()) {
+    if (jsonTexts.size <= MAX_WAITING_JSON) {
+      break;
+    }
+    jsonTexts.delete(waiting);
+  }
+  return placeholder;
+}
+
+/**
+ * The body of `segments` as one string when it is an ordinary one: no shared huge text in it and
+ * shorter than {@link HUGE_MESSAGE_BYTES} (so sent as the SDK's body would have been); else undefined.
+ */
+function ordinaryBody(segments: readonly BodySegment[]): string | undefined {
+  let length = 0;
+  for (const segment of segments) {
+    if (!("literal" in segment)) {
+      return undefined;
+    }
+    length += segment.literal.length;
+  }
+  return length < HUGE_MESSAGE_BYTES
+    ? segments.map((segment) => ("literal" in segment ? segment.literal : "")).join("")
+    : undefined;
 }
 
 /** A request body cut at its placeholders: literal JSON, or a shared text to escape. */
@@ -118,21 +188,32 @@ type BodySegment = { literal: string } | { text: string };
  * huge itself; undefined for an ordinary body (sent as it is).
  */
 function bodySegments(body: string): BodySegment[] | undefined {
-  if (!body.includes(PLACEHOLDER_PREFIX)) {
+  // No placeholder made yet: none can be in the body (the prefix holds a random UUID).
+  if (nextPlaceholder === 0 || !body.includes(PLACEHOLDER_PREFIX)) {
     return body.length < HUGE_MESSAGE_BYTES ? undefined : [{ literal: body }];
   }
   const segments: BodySegment[] = [];
   let start = 0;
   for (const match of body.matchAll(PLACEHOLDER_PATTERN)) {
-    const text = sharedTexts.get(match[0]);
-    if (text === undefined) {
-      throw new Error(`a model request refers to a released huge text (${match[0]})`);
-    }
-    segments.push({ literal: body.slice(start, match.index) }, { text });
+    segments.push({ literal: body.slice(start, match.index) }, filledIn(match[0]));
     start = match.index + match[0].length;
   }
   segments.push({ literal: body.slice(start) });
   return segments;
+}
+
+/** What a placeholder of a body stands for: a JSON text (taken: it is sent once) or a shared text. */
+function filledIn(placeholder: string): BodySegment {
+  const json = jsonTexts.get(placeholder);
+  if (json !== undefined) {
+    jsonTexts.delete(placeholder);
+    return { literal: json };
+  }
+  const text = sharedTexts.get(placeholder);
+  if (text === undefined) {
+    throw new Error(`a model request refers to a released huge text (${placeholder})`);
+  }
+  return { text };
 }
 
 /**
@@ -155,7 +236,11 @@ function* bodyPieces(segments: BodySegment[]): Generator<string> {
 /** Texts of at least this many UTF-16 code units (1 Mi) are shared with request bodies. */
 const SHARED_TEXT_LENGTH = HUGE_MESSAGE_BYTES;
 const PLACEHOLDER_PREFIX = `turnloop-huge-text-${randomUUID()}-`;
-const PLACEHOLDER_PATTERN = new RegExp(`${PLACEHOLDER_PREFIX}\\d+~`, "g");
+/** A shared text's placeholder, or a JSON text's with the quotes of its string. */
+const PLACEHOLDER_PATTERN = new RegExp(
+  `"${PLACEHOLDER_PREFIX}\\d+j~"|${PLACEHOLDER_PREFIX}\\d+~`,
+  "g",
+);
 const sharedTexts = new Map<string, string>();
 let nextPlaceholder = 0;
 

@@ -14,6 +14,8 @@ import type {
 import { toJSONSchema, type ZodType } from "zod";
 import { CHAT_CHUNK_SHAPE, checkChatChunk, describeSchema, UNSURE } from "./chat-chunk-check.js";
 import { prepareAt } from "./first-response.js";
+import { fillsJsonPlaceholders, holdsSharedTexts, jsonPlaceholder } from "./huge-messages.js";
+import { KeptTools } from "./kept-tools.js";
 
 /**
  * The AI SDK's schema marker (`@ai-sdk/provider-utils`, `schemaSymbol`): an object carrying it,
@@ -190,7 +192,7 @@ function validationResult(result: ReturnType<ZodType["safeParse"]>): ValidationR
 
 /** What the chat model's `getArgs` returns (`@ai-sdk/openai-compatible` 2.x): the body's fields. */
 interface ChatArguments {
-  args: { messages: unknown[] };
+  args: { messages: unknown[]; tools?: unknown };
 }
 
 type GetArguments = (options: LanguageModelV3CallOptions) => Promise<ChatArguments>;
@@ -203,6 +205,12 @@ type GetArguments = (options: LanguageModelV3CallOptions) => Promise<ChatArgumen
 interface KeptMessages {
   prompt: LanguageModelV3Message[];
   wire: unknown[];
+  /**
+   * With a fetch that fills in placeholders: the JSON of the wire messages after the system
+   * message's, comma-separated, serialised once each ({@link serialisedOnce}); `wire` then holds
+   * the system message's stand-in only.
+   */
+  json: string;
 }
 
 /**
@@ -216,15 +224,22 @@ interface KeptMessages {
  * (a system message to exactly one wire message), so the body is the one it would build from the
  * whole prompt. One kept conversion per conversation: keyed by its last message (weakly), taken
  * by one request at a time and extended by it. A prompt not starting with a system
- * message, or a model without `getArgs`, is converted whole as before.
+ * message, or a model without `getArgs`, is converted whole as before. When the model's fetch
+ * fills in placeholders (huge-messages.ts, `withHugeBodies`), the earlier wire messages are also
+ * serialised once: the request's messages hold one placeholder for their JSON, which the fetch
+ * puts in its place, so the SDK's `JSON.stringify` of the body no longer grows with the history
+ * (issue 26, figure 3) and the body's bytes are the same; and the request's tool definitions are
+ * serialised once per tool set (kept-tools.ts).
  * @returns `model`, changed in place.
  */
 export function withKeptMessages(model: LanguageModelV3): LanguageModelV3 {
-  const holder = model as LanguageModelV3 & { getArgs?: unknown };
+  const holder = model as LanguageModelV3 & { getArgs?: unknown; config?: { fetch?: unknown } };
   if (typeof holder.getArgs !== "function") {
     return model;
   }
   const getArguments = (holder.getArgs as GetArguments).bind(model);
+  const serialised = fillsJsonPlaceholders(holder.config?.fetch);
+  const tools = serialised ? new KeptTools() : undefined;
   const keptByLast = new WeakMap<LanguageModelV3Message, KeptMessages>();
   holder.getArgs = async (options: LanguageModelV3CallOptions): Promise<ChatArguments> => {
     const { prompt } = options;
@@ -241,10 +256,13 @@ export function withKeptMessages(model: LanguageModelV3): LanguageModelV3 {
     const result = await getArguments(
       from === 1 ? options : { ...options, prompt: [system, ...prompt.slice(from)] },
     );
+    if (tools !== undefined) {
+      result.args.tools = tools.placeholderFor(options.tools, result.args.tools);
+    }
     const converted = result.args.messages;
     let kept: KeptMessages;
     if (found === undefined) {
-      kept = { prompt: prompt.slice(), wire: converted.slice() };
+      kept = { prompt: prompt.slice(), wire: converted.slice(), json: "" };
     } else {
       kept = found;
       for (let index = from; index < prompt.length; index++) {
@@ -253,14 +271,50 @@ export function withKeptMessages(model: LanguageModelV3): LanguageModelV3 {
       for (let index = 1; index < converted.length; index++) {
         kept.wire.push(converted[index]);
       }
-      const messages = kept.wire.slice();
+      const { messages, keep } = serialised
+        ? serialisedOnce(kept, converted[0])
+        : { messages: kept.wire.slice(), keep: true };
       messages[0] = converted[0];
       result.args.messages = messages;
+      if (!keep) {
+        return result;
+      }
     }
     keptByLast.set(prompt.at(-1) as LanguageModelV3Message, kept);
     return result;
   };
   return model;
+}
+
+/**
+ * A request's messages when earlier ones are serialised once: `system`, then one placeholder for
+ * the JSON of all the others (the kept ones and the request's new ones, which join the kept JSON
+ * here, serialised as `JSON.stringify` would serialise them inside the array); `keep`: true.
+ *
+ * When the messages not yet serialised hold a shared huge text's placeholder (huge-messages.ts,
+ * `shareHugeTexts`), they stay objects after the kept JSON's placeholder, and `keep` is false:
+ * that placeholder stands for its text during this request only (released after it), so it must
+ * reach the body where the fetch looks for it, not inside a kept JSON text, which the fetch sends
+ * as it is; and the message holding it is a copy made for this request, which no later prompt
+ * holds, so the conversion would not be found again anyway.
+ */
+function serialisedOnce(
+  kept: KeptMessages,
+  system: unknown,
+): { messages: unknown[]; keep: boolean } {
+  const added = kept.wire
+    .slice(1)
+    .map((message) => JSON.stringify(message) ?? "null")
+    .join(",");
+  const keep = !holdsSharedTexts(added);
+  if (keep) {
+    kept.wire.length = 1;
+    if (added !== "") {
+      kept.json = kept.json === "" ? added : `${kept.json},${added}`;
+    }
+  }
+  const messages = kept.json === "" ? [system] : [system, jsonPlaceholder(kept.json)];
+  return { messages: keep ? messages : [...messages, ...kept.wire.slice(1)], keep };
 }
 
 /**

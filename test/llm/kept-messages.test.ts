@@ -6,6 +6,7 @@
  * conversations taking turns on one model.
  */
 
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
@@ -15,7 +16,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { History } from "../../src/agent/history.js";
 import type { EventInput } from "../../src/events/events.js";
 import { toPrompt } from "../../src/llm/convert.js";
-import { collectGarbage } from "../../src/llm/huge-messages.js";
+import { collectGarbage, withHugeBodies } from "../../src/llm/huge-messages.js";
 import { withKeptMessages } from "../../src/llm/sync-chunk-validation.js";
 import { buildEvents } from "../session/support.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
@@ -105,13 +106,19 @@ async function messagesOf(model: ChatModel, history: History): Promise<string> {
   return JSON.stringify(args.messages);
 }
 
-/** Each request's body from a kept-messages model and from the SDK's model alone, in order. */
+/**
+ * Each request's body from a kept-messages model and from the SDK's model alone, in order; with
+ * `filling`, the kept one's fetch is turnloop's, which fills in placeholders (huge-messages.ts).
+ */
 async function bodiesOf(
   steps: Array<(send: (history: History) => Promise<void>) => Promise<void>>,
+  filling = false,
 ) {
   server = await startFakeModelServer();
   server.setResponder(() => ({ text: "ok" }));
-  const kept = withKeptMessages(compatibleModel(`${server.url}/v1`));
+  const kept = withKeptMessages(
+    filling ? fillingModel(`${server.url}/v1`) : compatibleModel(`${server.url}/v1`),
+  );
   const plain = compatibleModel(`${server.url}/v1`);
   const bodies = { kept: [] as string[], plain: [] as string[] };
   for (const step of steps) {
@@ -123,51 +130,88 @@ async function bodiesOf(
   return bodies;
 }
 
-describe("an OpenAI-compatible model's kept wire messages", () => {
+/** {@link compatibleModel} with the fetch turnloop gives it (models.ts). */
+function fillingModel(baseUrl: string): LanguageModelV3 {
+  return createOpenAICompatible({
+    name: "openai-compatible",
+    baseURL: baseUrl,
+    apiKey: "test-key",
+    includeUsage: true,
+    fetch: withHugeBodies(),
+  }).chatModel("fake-model");
+}
+
+describe.each([
+  ["", false],
+  [" serialised once by turnloop's fetch", true],
+])("an OpenAI-compatible model's kept wire messages%s", (_title, filling) => {
   it("sends the body the SDK builds from the whole prompt, turn after turn", async () => {
     const history = new History();
     const other = new History();
-    const bodies = await bodiesOf([
-      async (send) => {
-        fold(history, [userMessage("read the notes"), ...toolTurn(1)]);
-        await send(history);
-      },
-      async (send) => {
-        fold(history, [...toolTurn(2, 3), ...toolTurn(3)]);
-        await send(history);
-        // The same prompt again (a retried request).
-        await send(history);
-      },
-      async (send) => {
-        // Another conversation on the same model, taking turns with the first.
-        fold(other, [userMessage("another"), ...toolTurn(1)]);
-        await send(other);
-        fold(history, toolTurn(4));
-        await send(history);
-        fold(other, toolTurn(2));
-        await send(other);
-      },
-      async (send) => {
-        fold(history, [...toolTurn(9, 2)]);
-        await send(history);
-        fold(history, [userMessage("and now?"), ...toolTurn(10)]);
-        await send(history);
-      },
-      async (send) => {
-        // Compactions: a summary in place of the history's start, its last messages kept; the
-        // first replaces one message, so every later message keeps its place.
-        for (const messagesRemoved of [1, 14]) {
-          fold(history, [compaction(messagesRemoved)]);
-          await send(history);
-        }
-        fold(history, toolTurn(11));
-        await send(history);
-        fold(history, toolTurn(12));
-        await send(history);
-      },
-    ]);
+    const bodies = await bodiesOf(conversationSteps(history, other), filling);
     expect(bodies.kept).toHaveLength(12);
     expect(bodies.kept).toEqual(bodies.plain);
+  });
+});
+
+/** Turns, a retry, a second conversation and compactions, each step sending its requests. */
+function conversationSteps(
+  history: History,
+  other: History,
+): Array<(send: (history: History) => Promise<void>) => Promise<void>> {
+  return [
+    async (send) => {
+      fold(history, [userMessage("read the notes"), ...toolTurn(1)]);
+      await send(history);
+    },
+    async (send) => {
+      fold(history, [...toolTurn(2, 3), ...toolTurn(3)]);
+      await send(history);
+      // The same prompt again (a retried request).
+      await send(history);
+    },
+    async (send) => {
+      // Another conversation on the same model, taking turns with the first.
+      fold(other, [userMessage("another"), ...toolTurn(1)]);
+      await send(other);
+      fold(history, toolTurn(4));
+      await send(history);
+      fold(other, toolTurn(2));
+      await send(other);
+    },
+    async (send) => {
+      fold(history, [...toolTurn(9, 2)]);
+      await send(history);
+      fold(history, [userMessage("and now?"), ...toolTurn(10)]);
+      await send(history);
+    },
+    async (send) => {
+      // Compactions: a summary in place of the history's start, its last messages kept; the
+      // first replaces one message, so every later message keeps its place.
+      for (const messagesRemoved of [1, 14]) {
+        fold(history, [compaction(messagesRemoved)]);
+        await send(history);
+      }
+      fold(history, toolTurn(11));
+      await send(history);
+      fold(history, toolTurn(12));
+      await send(history);
+    },
+  ];
+}
+
+describe("an OpenAI-compatible model's kept wire messages", () => {
+  it("serialises an earlier wire message once, when its fetch fills in placeholders", async () => {
+    const model = withKeptMessages(fillingModel("http://127.0.0.1:9/v1")) as ChatModel;
+    const history = new History();
+    fold(history, [userMessage("read the notes"), ...toolTurn(1)]);
+    const first = (await model.getArgs({ prompt: toPrompt("system", history.messages) })).args;
+    expect(first.messages).toHaveLength(4);
+    fold(history, toolTurn(2));
+    const second = (await model.getArgs({ prompt: toPrompt("system", history.messages) })).args;
+    // The system message, then one placeholder for the JSON of the other five.
+    expect(second.messages).toHaveLength(2);
+    expect(second.messages[1]).toMatch(/^turnloop-huge-text-[-0-9a-f]+-\d+j~$/);
   });
 
   it("follows a result inserted between kept messages", async () => {
