@@ -43,8 +43,8 @@ sessions compact, but those marked "-p only" or "-p, interactive"):
                                       <profile:model>, any model of a config file's profile
   --base-url <url>                    or TURNLOOP_BASE_URL (OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
                                       OLLAMA_HOST are read too)
-  --resume <session-id>               continue a session (-p, interactive)
-  --continue                          continue the newest session of this directory (-p,
+  --resume, -r <session-id>           continue a session (-p, interactive)
+  --continue, -c                      continue the newest session of this directory (-p,
                                       interactive)
   --max-turns <n>                     model requests allowed for the prompt, n ≥ 1 (default
                                       100; a compaction's summary requests are not counted)
