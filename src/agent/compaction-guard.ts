@@ -151,7 +151,7 @@ export class CompactionGuard {
     });
     if (this.compactedSinceReply) {
       return overflow(
-        `it was compacted once in this prompt and the model has not answered since. ${describeView(this.conversation.history, this.fixedTokens())}`,
+        `it was compacted once in this prompt and the model has not answered since; ${describeView(this.conversation.history, this.fixedTokens())}`,
       );
     }
     const result = await compactConversation(
@@ -171,9 +171,7 @@ export class CompactionGuard {
     const nextTokens = this.conversation.history.meter.current(this.fixedTokens());
     if (nextTokens >= window) {
       const how = result.ok ? "even compacted" : `compaction failed (${result.message}), and`;
-      return overflow(
-        `${how} the next request would take about ${nextTokens} tokens. ${describeView(this.conversation.history, this.fixedTokens())}`,
-      );
+      return overflow(`${how} ${describeView(this.conversation.history, this.fixedTokens())}`);
     }
     return result.ok
       ? undefined
@@ -254,8 +252,11 @@ function fixedOverflow(
 }
 
 /**
- * What the view is made of, biggest parts named, for an overflow message: the latest turn's
- * tool results, the latest user message, the system prompt and tools, and the rest.
+ * What the next request would take, for an overflow message: one total, the figure the guard
+ * decides with (the meter's `current`: the server's count of the last request plus what was
+ * added since, or our estimate when larger), and the parts that make it up, biggest named: the
+ * latest turn's tool results, the latest user message, the system prompt and tools (estimated),
+ * and the rest (earlier messages and summaries), so the parts add up to the total.
  */
 function describeView(history: History, fixedTokens: number): string {
   const { messages } = history;
@@ -266,7 +267,7 @@ function describeView(history: History, fixedTokens: number): string {
   const results = messages.slice(resultsStart);
   const resultTokens = results.reduce((sum, message) => sum + estimateMessageTokens(message), 0);
   const userTokens = latestUserTokens(history);
-  const total = fixedTokens + history.meter.messageTokens;
+  const total = history.meter.current(fixedTokens);
   const rest = Math.max(0, total - fixedTokens - resultTokens - userTokens);
   const parts = [
     ...(results.length === 0
@@ -276,7 +277,7 @@ function describeView(history: History, fixedTokens: number): string {
     `the system prompt and tool definitions about ${fixedTokens}`,
     `earlier messages and summaries about ${rest}`,
   ];
-  return `Of the about ${total} tokens, ${parts.join(", ")}.`;
+  return `the next request would take about ${total} tokens: ${parts.join(", ")}.`;
 }
 
 function exhausted(settings: CompactionSettings, window: number, reason: string): Unanswered {

@@ -15,8 +15,8 @@ export const FLAGS = {
   model: { type: "string", short: "m" },
   "base-url": { type: "string" },
   store: { type: "string" },
-  resume: { type: "string" },
-  continue: { type: "boolean" },
+  resume: { type: "string", short: "r" },
+  continue: { type: "boolean", short: "c" },
   "max-turns": { type: "string" },
   autopilot: { type: "boolean" },
   "max-autopilot-continues": { type: "string" },
@@ -61,14 +61,14 @@ export const FLAGS = {
 /** The flags a command line gave, typed by {@link FLAGS}. */
 export type ParsedValues = ReturnType<typeof parseFlags>["values"];
 
-/** Whether `argv[index]` is a `--resume` without an id (last, or before another flag). */
+/** Whether `argv[index]` is a `--resume` (`-r`) without an id (last, or before another flag). */
 function isBareResume(argv: readonly string[], index: number): boolean {
-  const next = argv[index + 1];
-  return argv[index] === "--resume" && (next === undefined || next.startsWith("-"));
+  const [word = "", next] = [argv[index], argv[index + 1]];
+  return /^(?:--resume|-r)$/.test(word) && (next === undefined || next.startsWith("-"));
 }
 
 /**
- * `--resume` with no id (last, or before another flag): the interactive picker. Such an
+ * `--resume` (`-r`) with no id (last, or before another flag): the interactive picker. Such an
  * occurrence is left out before parsing, since `--resume` otherwise takes a value.
  */
 export function resumeWithoutId(argv: readonly string[]): boolean {

@@ -44,8 +44,8 @@ sessions compact, but those marked "-p only" or "-p, interactive"):
   --base-url <url>                    or TURNLOOP_BASE_URL (OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
                                       OLLAMA_HOST are read too); not for a profile's models,
                                       which run at the profile's baseUrl
-  --resume <session-id>               continue a session (-p, interactive)
-  --continue                          continue the newest session of this directory (-p,
+  --resume, -r <session-id>           continue a session (-p, interactive)
+  --continue, -c                      continue the newest session of this directory (-p,
                                       interactive)
   --max-turns <n>                     model requests allowed for the prompt, n ≥ 1 (default
                                       100; a compaction's summary requests are not counted)

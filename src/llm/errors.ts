@@ -14,6 +14,8 @@ import {
   ENDED_EARLY,
   malformedEvent,
   messageOf,
+  plainStreamError,
+  streamErrorWords,
 } from "./failure-words.js";
 import type { ProviderFailure } from "./provider.js";
 
@@ -70,7 +72,7 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
   if (LoadAPIKeyError.isInstance(error)) {
     return { errorType: "configuration", message: boundedMessage(error.message), retryable: false };
   }
-  const text = messageOf(error);
+  const text = plainStreamError(error) ?? messageOf(error);
   if (isContextLengthError(text)) {
     // Some servers report the overflow inside an otherwise successful stream.
     return {
@@ -101,7 +103,7 @@ function inStreamError(error: APICallError): string | undefined {
     return undefined;
   }
   const kind = /"type"\s*:\s*"([^"]+)"/.exec(error.responseBody ?? "")?.[1];
-  return `the server reported an error in its event stream${kind === undefined ? "" : ` (${kind})`}: ${error.message}`;
+  return streamErrorWords(kind, error.message);
 }
 
 /**

@@ -172,3 +172,29 @@ export function redactSecrets(text: string): string {
     .replace(/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, "$1[redacted]")
     .replace(/([?&](?:key|api_key|apikey|token|access_token)=)[^&\s"']+/gi, "$1[redacted]");
 }
+
+/**
+ * The words for an `error` event inside an event stream the server answered with (HTTP 200), the
+ * same on every wire: `the server reported an error in its event stream (overloaded_error): …`,
+ * the event's error type or code in brackets when it names one.
+ */
+export function streamErrorWords(kind: string | undefined, message: string): string {
+  return `the server reported an error in its event stream${kind === undefined ? "" : ` (${kind})`}: ${message}`;
+}
+
+/**
+ * An error chunk of an OpenAI Chat or OpenAI-compatible stream (`{"error": {message, type?,
+ * code?}}`, or Anthropic's event shape a compatible server may send), which the AI SDK's chat
+ * providers pass on as that plain object, not an Error: in {@link streamErrorWords}, its `type`
+ * (else `code`) as the kind. Undefined for anything else.
+ */
+export function plainStreamError(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || error instanceof Error) {
+    return undefined;
+  }
+  const { message, type, code } = error as Record<string, unknown>;
+  const kind = [type, code].find((value) => typeof value === "string" || typeof value === "number");
+  return typeof message === "string"
+    ? streamErrorWords(kind === undefined ? undefined : String(kind), message)
+    : undefined;
+}

@@ -22,7 +22,7 @@ import type { CommandRunner, CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
-import { loadInstructions } from "./instructions.js";
+import { loadInstructions, sayInstructionWarnings } from "./instructions.js";
 import type { RunConfig, SourcedRule } from "./run-config.js";
 import type { HostSandbox } from "./sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "./session.js";
@@ -296,12 +296,13 @@ function gateOptionsFor(
 /**
  * The system prompt for `session`: ours (or `--system-prompt-file`'s), the instruction files that
  * apply in its cwd, then `--append-system-prompt`. Records `session.instructions_loaded` when the
- * files used differ from the last ones recorded in the session.
+ * files used differ from the last ones recorded in the session, and says files cut or left out
+ * (instructions.ts, `sayInstructionWarnings`).
  */
 function systemPromptFor(session: Session, run: PreparedRun, autopilot: boolean): string {
   const loaded =
     run.instructionsHome === undefined
-      ? { files: [], text: "" }
+      ? { files: [], text: "", warnings: [] }
       : loadInstructions(session.cwd, run.instructionsHome);
   const files = [...loaded.files];
   if (run.systemPrompt !== undefined) {
@@ -320,6 +321,7 @@ function systemPromptFor(session: Session, run: PreparedRun, autopilot: boolean)
   if (JSON.stringify(record) !== JSON.stringify(previous)) {
     session.emit({ type: "session.instructions_loaded", data: record });
   }
+  sayInstructionWarnings(session, loaded.warnings);
   return buildSystemPrompt({
     cwd: session.cwd,
     platform: process.platform,

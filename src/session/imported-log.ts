@@ -34,8 +34,8 @@ export interface ImportedLog {
 /**
  * The log `file` as `sessions import` stores it. A file whose last line has no `\n` is read as if
  * it had one, so that a grant in a torn last line, which the added line would complete, counts.
- * @throws Error when the file has no readable `session.start`, or holds a second one (two logs
- * joined: the error names both sessions).
+ * @throws Error when the file has no readable `session.start` (another export format is named
+ * as such), or holds a second one (two logs joined: the error names both sessions).
  */
 export function importedLog(file: Buffer): ImportedLog {
   const ended = file.at(-1) === 0x0a || file.length === 0;
@@ -44,7 +44,7 @@ export function importedLog(file: Buffer): ImportedLog {
   );
   const start = events.find((event) => event.type === "session.start");
   if (start?.type !== "session.start") {
-    throw new Error("the file has no readable session.start event: nothing to import");
+    throw new Error(noStartMessage(file));
   }
   const second = repaired.find((note) => note.reason === "second_start");
   if (second !== undefined) {
@@ -64,6 +64,41 @@ export function importedLog(file: Buffer): ImportedLog {
   }
   const line = serializeEvent(setAsideEvent(grants, events.at(-1)?.id ?? null));
   return { ...identity, bytes: Buffer.concat([file, Buffer.from(ended ? line : `\n${line}`)]) };
+}
+
+/** What import takes, for a file that is no session log. */
+const IMPORT_TAKES =
+  "import takes a session's log, as `turnloop sessions export <id> --format jsonl` writes it";
+
+/**
+ * Why `file`, without a readable `session.start`, is not imported: another format of `sessions
+ * export` (an HTML page, Markdown, the view's JSON with its `summary` and `turns`) named as such,
+ * else a log without its start; either way, what import takes.
+ */
+function noStartMessage(file: Buffer): string {
+  const head = file.subarray(0, 64).toString("utf8").trimStart();
+  const format = /^<!doctype html|^<html/i.test(head)
+    ? "html"
+    : head.startsWith("# turnloop session")
+      ? "markdown"
+      : isViewJson(file)
+        ? "json"
+        : undefined;
+  return format === undefined
+    ? `the file has no readable session.start event: nothing to import (${IMPORT_TAKES})`
+    : `the file is a \`sessions export --format ${format}\` export, for reading, not a session's log: nothing to import (${IMPORT_TAKES})`;
+}
+
+/** Whether `file` is one JSON object with a session view's `summary` and `turns` (export --format json). */
+function isViewJson(file: Buffer): boolean {
+  try {
+    const parsed: unknown = JSON.parse(file.toString("utf8"));
+    return (
+      typeof parsed === "object" && parsed !== null && "summary" in parsed && "turns" in parsed
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** The `sessionId` of the `session.start` at `note`'s line of `file`. */

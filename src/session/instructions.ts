@@ -1,18 +1,24 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { decodeFileBytes } from "../tools/text-decoding.js";
+import type { Session } from "./session.js";
 
 /**
  * Project and user instructions for the system prompt, found the way Codex finds `AGENTS.md`
  * (developers.openai.com/codex/guides/agents-md): the user's file in `$TURNLOOP_HOME`, then one
  * file per directory from the project root (the nearest folder with `.git`, else the cwd) down to
  * the cwd, joined root first so the more specific files come later; empty files are skipped and
- * the project files together are cut at {@link INSTRUCTIONS_MAX_BYTES}, as Codex's
+ * the project files together fit in {@link INSTRUCTIONS_MAX_BYTES}, as Codex's
  * `project_doc_max_bytes`. Unlike Codex (which fills the budget root first, so a large root file
- * leaves out the cwd's), the budget goes to the nearest file first: the most specific file is
- * never the one lost. A file cut, or left out whole, says so in the prompt and in its
- * {@link InstructionFile} (README, "Instructions"). In each directory the first of
- * {@link INSTRUCTION_FILE_NAMES} wins, so a repository written for Claude Code, Gemini CLI or
- * Copilot works without an `AGENTS.md`.
+ * leaves out the cwd's) and unlike a budget spent nearest first (where a large file in the cwd
+ * leaves out the root's rules), the budget is shared ({@link fairShares}): a file no longer than
+ * its share goes in whole, and only a file longer than its share is cut, at its end, so no file
+ * is left out whole for another's size. A cut file says so in the prompt, in its
+ * {@link InstructionFile} and in a `session.warning` ({@link sayInstructionWarnings}); a file
+ * that is not text (binary data) is left out with a warning, in the words `-p` refuses binary
+ * stdin with (README, "Project instructions"). In each directory the first of
+ * {@link INSTRUCTION_FILE_NAMES} that holds text wins, so a repository written for Claude Code,
+ * Gemini CLI or Copilot works without an `AGENTS.md`.
  */
 
 /** Candidate names in each directory, first match wins (AGENTS.md, then the other agents' files). */
@@ -26,16 +32,27 @@ export const INSTRUCTION_FILE_NAMES = [
 /** Budget of the project files together, and of the user's file (bytes of UTF-8), as Codex's default. */
 export const INSTRUCTIONS_MAX_BYTES = 32 * 1024;
 
+/** The `warningType` of a `session.warning` naming an instruction file cut to fit its budget. */
+export const INSTRUCTIONS_CUT = "instructions_cut";
+/** The `warningType` of a `session.warning` naming an instruction file left out as not text. */
+export const INSTRUCTIONS_NOT_TEXT = "instructions_not_text";
+
 /** One file that went into the system prompt. */
 export interface InstructionFile {
   /** Absolute path. */
   path: string;
   /** `user`: `$TURNLOOP_HOME/AGENTS.md`; `project`: the repository's; `system-prompt-file`: `--system-prompt-file`. */
   scope: "user" | "project" | "system-prompt-file";
-  /** Bytes of the file used (after any cut): 0 for a file left out whole. */
+  /** Bytes of the file used (after any cut). */
   bytes: number;
-  /** Whether the file was cut, or left out whole (`bytes` 0), to fit the budget. */
+  /** Whether the file was cut to fit the budget (logs of older versions: or left out whole, `bytes` 0). */
   truncated: boolean;
+}
+
+/** What a user is told about the instructions: `warningType` and a sentence. */
+export interface InstructionWarning {
+  warningType: typeof INSTRUCTIONS_CUT | typeof INSTRUCTIONS_NOT_TEXT;
+  message: string;
 }
 
 /** Instructions found for a cwd: the files and the system prompt section built from them. */
@@ -43,48 +60,44 @@ export interface LoadedInstructions {
   files: InstructionFile[];
   /** The section to append to the system prompt; empty when there are no files. */
   text: string;
+  /** Files cut to fit their budget and files left out as not text, in the order found. */
+  warnings: InstructionWarning[];
+}
+
+/** A file found, its text decoded, and the bytes of UTF-8 it gets in the prompt. */
+interface FoundFile {
+  path: string;
+  scope: "user" | "project";
+  content: string;
+  /** Bytes of `content` as UTF-8. */
+  size: number;
+  /** Bytes it may take: its budget (the user's file) or its share (a project file). */
+  given: number;
 }
 
 /**
  * Reads the instructions that apply in `cwd`: `<home>/AGENTS.md` and the project's files, the
- * project's budget given to the nearest file first. Unreadable files are skipped (instructions
- * never stop a prompt).
+ * project's budget shared by its files. Unreadable files are skipped (instructions never stop a
+ * prompt); files that are not text are left out with a warning.
  * @param home `$TURNLOOP_HOME` (default `~/.turnloop`).
  */
 export function loadInstructions(cwd: string, home: string): LoadedInstructions {
-  const found: Array<{ path: string; scope: InstructionFile["scope"]; content: string }> = [];
-  const userPath = join(home, "AGENTS.md");
-  const user = readInstructionFile(userPath);
-  if (user !== undefined) {
-    found.push({ path: userPath, scope: "user", content: user });
-  }
-  for (const directory of directoriesFromRoot(resolve(cwd))) {
-    for (const name of INSTRUCTION_FILE_NAMES) {
-      const path = join(directory, name);
-      const content = readInstructionFile(path);
-      if (content !== undefined) {
-        found.push({ path, scope: "project", content });
-        break;
-      }
-    }
-  }
-  // The nearest project file first (the user's file has a budget of its own).
-  const budgets = new Map<string, number>();
-  let left = INSTRUCTIONS_MAX_BYTES;
-  for (const file of [...found].reverse()) {
-    const given = file.scope === "user" ? INSTRUCTIONS_MAX_BYTES : left;
-    budgets.set(file.path, given);
-    left -= file.scope === "user" ? 0 : cutToBytes(file.content, given).bytes;
-  }
+  const warnings: InstructionWarning[] = [];
+  const found = findFiles(cwd, home, warnings);
   const files: InstructionFile[] = [];
   const sections: string[] = [];
-  for (const { path, scope, content } of found) {
-    const given = budgets.get(path) ?? 0;
-    const { text, bytes, truncated } = cutToBytes(content, given);
-    files.push({ path, scope, bytes, truncated });
-    const note = truncated ? [cutNote(bytes, given)] : [];
+  for (const file of found) {
+    const { text, bytes, truncated } = cutToBytes(file.content, file.given);
+    files.push({ path: file.path, scope: file.scope, bytes, truncated });
+    const note = truncated ? [`[cut: ${cutReason(file, bytes)}]`] : [];
+    if (truncated) {
+      warnings.push({
+        warningType: INSTRUCTIONS_CUT,
+        message: `${file.path} was cut to fit: ${cutReason(file, bytes)}; README "Project instructions" says how the budget is shared`,
+      });
+    }
     const body = [text.trim(), ...note].filter((part) => part !== "").join("\n");
-    sections.push(`<instructions path="${path}">\n${body}\n</instructions>`);
+    sections.push(`<instructions path="${file.path}">\n${body}\n</instructions>`);
   }
   const text =
     sections.length === 0
@@ -93,18 +106,112 @@ export function loadInstructions(cwd: string, home: string): LoadedInstructions 
           "Instructions from the user and the project follow, each with its file's path. Follow them; later (more specific) files take precedence over earlier ones.",
           ...sections,
         ].join("\n\n");
-  return { files, text };
+  return { files, text, warnings };
 }
 
-/** What the prompt says of a file cut (to `given` bytes) or left out whole (`bytes` 0). */
-function cutNote(bytes: number, given: number): string {
-  const budget = `turnloop's ${INSTRUCTIONS_MAX_BYTES}-byte budget`;
-  if (bytes === 0) {
-    return `[left out: ${budget} for the project's files was spent on nearer folders' files]`;
+/**
+ * The user's file and the project's (one per folder from the root down to `cwd`), each with its
+ * budget; a file that is not text is skipped, named in `warnings`, and the folder's next name tried.
+ */
+function findFiles(cwd: string, home: string, warnings: InstructionWarning[]): FoundFile[] {
+  const read = (path: string): string | undefined => {
+    const file = readInstructionFile(path);
+    if (file?.kind === "binary") {
+      const type = file.mediaType === undefined ? "" : ` (${file.mediaType})`;
+      warnings.push({
+        warningType: INSTRUCTIONS_NOT_TEXT,
+        message: `${path} is binary data${type}, not text; it was left out of the instructions`,
+      });
+      return undefined;
+    }
+    return file?.text;
+  };
+  const found: FoundFile[] = [];
+  const userPath = join(home, "AGENTS.md");
+  const user = read(userPath);
+  if (user !== undefined) {
+    const size = Buffer.byteLength(user);
+    found.push({
+      path: userPath,
+      scope: "user",
+      content: user,
+      size,
+      given: INSTRUCTIONS_MAX_BYTES,
+    });
   }
-  return given === INSTRUCTIONS_MAX_BYTES
-    ? `[cut: the file is longer than ${budget}]`
-    : `[cut: the file is longer than the ${given} bytes left of ${budget} for the project's files, given to nearer folders' files first]`;
+  const project: FoundFile[] = [];
+  for (const directory of directoriesFromRoot(resolve(cwd))) {
+    for (const name of INSTRUCTION_FILE_NAMES) {
+      const path = join(directory, name);
+      const content = read(path);
+      if (content !== undefined) {
+        project.push({
+          path,
+          scope: "project",
+          content,
+          size: Buffer.byteLength(content),
+          given: 0,
+        });
+        break;
+      }
+    }
+  }
+  const shares = fairShares(
+    project.map((file) => file.size),
+    INSTRUCTIONS_MAX_BYTES,
+  );
+  project.forEach((file, index) => {
+    file.given = shares[index] ?? 0;
+  });
+  return [...found, ...project];
+}
+
+/**
+ * Each of `sizes`' share of `budget` (bytes), max-min fair: taken smallest first, a file no
+ * longer than an equal share of what the smaller ones left gets all of itself; the files longer
+ * than that share what is left equally. All fit: each gets its size.
+ */
+export function fairShares(sizes: readonly number[], budget: number): number[] {
+  const shares = sizes.map(() => 0);
+  const bySize = sizes.map((size, index) => ({ size, index })).sort((a, b) => a.size - b.size);
+  let left = budget;
+  bySize.forEach(({ size, index }, position) => {
+    const share = Math.min(size, Math.floor(left / (bySize.length - position)));
+    shares[index] = share;
+    left -= share;
+  });
+  return shares;
+}
+
+/** Why `file` was cut to `bytes`: the prompt's note and the warning say it alike. */
+function cutReason(file: FoundFile, bytes: number): string {
+  const kept = `only its first ${bytes} of ${file.size} bytes are used`;
+  const budget = `turnloop's ${INSTRUCTIONS_MAX_BYTES}-byte budget`;
+  return file.scope === "user"
+    ? `${kept} (${budget} for the user's file)`
+    : `${kept} (its share of ${budget} for the project's files)`;
+}
+
+/** Sessions and the warnings this process last said in each, joined. */
+const said = new WeakMap<Session, string>();
+
+/**
+ * Emits each of `warnings` in `session` as a `session.warning` (`-p` says it on stderr, the
+ * interactive session on its screen, ACP as an agent message, the SDK as an event), unless this
+ * process said the same ones in `session` last time: once per open session, again when they change.
+ */
+export function sayInstructionWarnings(
+  session: Session,
+  warnings: readonly InstructionWarning[],
+): void {
+  const key = JSON.stringify(warnings);
+  if (said.get(session) === key) {
+    return;
+  }
+  said.set(session, key);
+  for (const data of warnings) {
+    session.emit({ type: "session.warning", data: { ...data } });
+  }
 }
 
 /** The project root (nearest ancestor with `.git`, else `cwd`) and each folder down to `cwd`. */
@@ -125,18 +232,26 @@ function directoriesFromRoot(cwd: string): string[] {
 }
 
 /**
- * The file's text when it is a regular, non-empty, readable file; else undefined. A missing file
- * (the usual case: the user's file and up to four names per folder are tried at every prompt)
- * is found without an error thrown and caught (`throwIfNoEntry: false`): building Node's error
- * and its stack cost more than the `stat` itself (issue 26 figure 7d, bench/notes/headless.md).
+ * The file's text (decoded as the `view` tool and stdin decode: UTF-8, UTF-16 with a byte order
+ * mark, else windows-1252) when it is a regular, non-empty, readable file; `binary` when its
+ * bytes are not text (NUL bytes, a known binary signature, mostly control characters); else
+ * undefined. A missing file (the usual case: the user's file and up to four names per folder are
+ * tried at every prompt) is found without an error thrown and caught (`throwIfNoEntry: false`):
+ * building Node's error and its stack cost more than the `stat` itself (issue 26 figure 7d,
+ * bench/notes/headless.md).
  */
-function readInstructionFile(path: string): string | undefined {
+function readInstructionFile(
+  path: string,
+): { kind: "text"; text: string } | { kind: "binary"; mediaType: string | undefined } | undefined {
   try {
     if (statSync(path, { throwIfNoEntry: false })?.isFile() !== true) {
       return undefined;
     }
-    const text = readFileSync(path, "utf8");
-    return text.trim() === "" ? undefined : text;
+    const decoded = decodeFileBytes(readFileSync(path));
+    if (decoded.kind === "binary") {
+      return { kind: "binary", mediaType: decoded.mediaType };
+    }
+    return decoded.text.trim() === "" ? undefined : { kind: "text", text: decoded.text };
   } catch {
     return undefined;
   }

@@ -61,3 +61,37 @@ test("turnloop acp holds an untrusted project's allow rules: one warning on stde
   await agent.waitUntil(() => agent.stderr.includes(warning), "the warning");
   expect(agent.stderr.split(warning)).toHaveLength(2);
 });
+
+test("turnloop acp tells the editor, as an agent message, of an instruction file cut to fit and one that is not text", async () => {
+  // Session 26's trial: a cut or left-out file was said only by `sessions show`.
+  // Not text: left out, and the folder's next name is read.
+  await writeFile(join(fixture.cwd, "AGENTS.md"), Buffer.from([0, 1, 2, 3, 0xff, 0]));
+  await writeFile(join(fixture.cwd, "CLAUDE.md"), "a".repeat(40_000));
+  fixture.server.enqueue({ text: "Hello.", usage: null }, { text: "Again.", usage: null });
+  const agent = fixture.startAgent();
+  await agent.initialize();
+  const sessionId = await agent.newSession();
+  expect(await agent.prompt(sessionId, "hi")).toEqual({ stopReason: "end_turn" });
+  const cut =
+    `${join(fixture.cwd, "CLAUDE.md")} was cut to fit: only its first 32768 of 40000 bytes are used ` +
+    `(its share of turnloop's 32768-byte budget for the project's files); README "Project instructions" says how the budget is shared`;
+  const binary = `${join(fixture.cwd, "AGENTS.md")} is binary data, not text; it was left out of the instructions`;
+  // Said once per open session: the second prompt, with the same files, says nothing again.
+  expect(await agent.prompt(sessionId, "again")).toEqual({ stopReason: "end_turn" });
+  const messages = agent
+    .updates(sessionId)
+    .flatMap((update) =>
+      update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+        ? [update.content.text]
+        : [],
+    );
+  expect(messages).toEqual([`⚠ ${binary}\n`, `\n⚠ ${cut}\n`, "Hello.", "Again."]);
+  const warnings = (await fixture.persisted(sessionId)).filter(
+    (event) => event.type === "session.warning",
+  );
+  expect(warnings.map((event) => event.data)).toEqual([
+    { warningType: "instructions_not_text", message: binary },
+    { warningType: "instructions_cut", message: cut },
+  ]);
+  expect(await agent.end()).toBe(0);
+});

@@ -100,6 +100,42 @@ describe("the command line", () => {
     });
   });
 
+  test("-c is --continue and -r is --resume, as in Claude Code (session 26's trial)", () => {
+    expect(parseCommand(["-p", "x", "-c"], "/work")).toMatchObject({
+      kind: "prompt",
+      options: { continue: true },
+    });
+    expect(parseCommand(["-p", "-c", "x"], "/work")).toMatchObject({
+      kind: "prompt",
+      options: { prompt: "x", continue: true },
+    });
+    expect(parseCommand(["-p", "x", "-r", "abc"], "/work")).toMatchObject({
+      kind: "prompt",
+      options: { resume: "abc", continue: false },
+    });
+    expect(parseCommand(["-c"], "/work")).toMatchObject({
+      kind: "interactive",
+      options: { continue: true },
+    });
+    expect(parseCommand(["-r", "abc"], "/work")).toMatchObject({
+      kind: "interactive",
+      options: { resume: "abc" },
+    });
+    // -r without an id: the picker, as --resume alone.
+    for (const argv of [["-r"], ["-r", "--model", "openai:gpt-5"]]) {
+      expect(parseCommand(argv, "/work")).toMatchObject({
+        kind: "interactive",
+        options: { resume: { pick: true } },
+      });
+    }
+    expect(() => parseCommand(["-p", "x", "-r", "a", "-c"], "/work")).toThrow(
+      /^use either --resume or --continue, not both$/,
+    );
+    expect(() => parseCommand(["-c", "-r"], "/work")).toThrow(
+      /^use either --resume or --continue, not both$/,
+    );
+  });
+
   test("bad input is a usage error with a readable message", () => {
     expect(() => parseCommand(["-p", "x", "--max-turns", "many"], "/work")).toThrow(UsageError);
     expect(() => parseCommand(["--unknown-flag"], "/work")).toThrow(

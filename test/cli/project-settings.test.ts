@@ -85,7 +85,9 @@ describe("project instructions", () => {
     expect(result.code).toBe(0);
     const prompt = systemPrompt(model);
     expect(prompt).toContain(`path="${join(repository, ".github", "copilot-instructions.md")}"`);
-    expect(prompt).toContain("[cut: the file is longer than turnloop's 32768-byte budget]");
+    expect(prompt).toContain(
+      "[cut: only its first 32768 of 40001 bytes are used (its share of turnloop's 32768-byte budget for the project's files)]",
+    );
     expect(prompt).not.toContain("\uFFFD");
     const events = await loggedEvents(printedSessionId(result.stderr));
     expect(events[1]?.data).toMatchObject({ files: [{ bytes: 32_768, truncated: true }] });

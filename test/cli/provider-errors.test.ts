@@ -203,4 +203,28 @@ describe("errors inside an answered stream", () => {
       ],
     });
   });
+
+  // The trial of round 3, session 26 (#11): the same event on the OpenAI-compatible wire (and an
+  // OpenAI-shaped error chunk, `{"error": {…}}`) was said as raw JSON, `{"message":…,"type":…}`.
+  test("an error chunk on the OpenAI-compatible wire is said in the same words, its kind in brackets", async ({
+    cli,
+    model,
+  }) => {
+    const anthropicShaped = `data: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded mid-stream" } })}\n\n`;
+    const openaiShaped = `data: ${JSON.stringify({ error: { message: "The server had an error", type: "server_error", code: null } })}\n\n`;
+    model.enqueue({ raw: [anthropicShaped] }, { raw: [openaiShaped] });
+    const result = await run(cli, "openai-compatible:local", `${model.url}/v1`);
+    expect({
+      code: result.code,
+      stdout: result.stdout,
+      lines: errorLines(result.stderr).map((line) => line.replace(/\d+\.\d s/, "N s")),
+    }).toEqual({
+      code: 1,
+      stdout: "",
+      lines: [
+        "turnloop: warning: retrying in N s (attempt 1): the server reported an error in its event stream (overloaded_error): Overloaded mid-stream",
+        "turnloop: the server reported an error in its event stream (server_error): The server had an error",
+      ],
+    });
+  });
 });

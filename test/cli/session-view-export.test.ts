@@ -115,7 +115,7 @@ describe("turnloop sessions export", () => {
 });
 
 describe("marks before their prompt", () => {
-  test("instructions loaded before the prompt is logged are at −N ms, not +-N ms", async () => {
+  test("instructions loaded before the prompt is logged are N ms before it, not +-N ms", async () => {
     const server = await startFakeModelServer();
     const home = await mkdtemp(join(tmpdir(), "turnloop-marks-home-"));
     const repository = await mkdtemp(join(tmpdir(), "turnloop-marks-repo-"));
@@ -144,7 +144,7 @@ describe("marks before their prompt", () => {
       });
       expect(markdown.code).toBe(0);
       expect(markdown.stdout).toMatch(
-        /^- \*\*instructions\*\* at [+−]\d+ ms: instructions: 1 file$/m,
+        /^- \*\*instructions\*\* (at \+\d+ ms|\d+ ms before the prompt): instructions: 1 file$/m,
       );
       expect(markdown.stdout).not.toContain("+-");
       const html = await runCli(["sessions", "export", sessionId, "--format", "html"], {

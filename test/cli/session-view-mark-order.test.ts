@@ -12,7 +12,7 @@ function outline(markdown: string): string[] {
     .map((line) =>
       line
         .replace(/ · (\d+(\.\d+)? m?s|\?)( · .*)?$/, "")
-        .replace(/ at [+−][\d.]+ m?s: /, ": ")
+        .replace(/ (at \+[\d.]+ m?s|[\d.]+ m?s before the (request|prompt)): /, ": ")
         .replace(/\d+/g, (digits) => (digits.length > 2 ? "N" : digits)),
     );
 }

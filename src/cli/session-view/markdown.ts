@@ -19,15 +19,19 @@ function duration(ms: number | undefined): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
 }
 
-/** An offset from the prompt's or turn's start: `+6 ms` after it, `−6 ms` before it. */
-function offset(ms: number): string {
-  return ms < 0 ? `−${duration(-ms)}` : `+${duration(ms)}`;
+/**
+ * When a mark was, from the start of what it is listed under (`origin`: `prompt`, or `request`
+ * for a turn's): `at +6 ms` after it, `6 ms before the request` before it (a compaction, or
+ * instructions loaded, just before the request or prompt they are listed with), never `−6 ms`.
+ */
+function offset(ms: number, origin: "prompt" | "request"): string {
+  return ms < 0 ? `${duration(-ms)} before the ${origin}` : `at +${duration(ms)}`;
 }
 
-function marks(list: readonly ViewMark[], origin: number): string[] {
+function marks(list: readonly ViewMark[], start: number, origin: "prompt" | "request"): string[] {
   return list.map((mark) => {
     const detail = mark.detail === undefined ? "" : `\n\n${fenced(mark.detail, "text")}`;
-    return `- **${mark.kind}** at ${offset(mark.at - origin)}: ${mark.text}${detail}`;
+    return `- **${mark.kind}** ${offset(mark.at - start, origin)}: ${mark.text}${detail}`;
   });
 }
 
@@ -79,7 +83,7 @@ function turn(entry: ViewTurn): string[] {
     `${usage.input ?? "?"} in / ${usage.output ?? "?"} out`,
   ].filter((part) => part !== undefined);
   const lines = [heading.join(" · "), ""];
-  lines.push(...marks(entry.marks, entry.requestAt));
+  lines.push(...marks(entry.marks, entry.requestAt, "request"));
   if (entry.marks.length > 0) {
     lines.push("");
   }
@@ -137,13 +141,13 @@ export function sessionViewMarkdown(view: SessionView): string {
       ...prompt.content.split("\n").map((line) => `> ${line}`),
       "",
     );
-    lines.push(...marks(prompt.marks, prompt.at));
+    lines.push(...marks(prompt.marks, prompt.at, "prompt"));
     while (next < view.turns.length && view.turns[next]?.prompt === prompt.index) {
       lines.push(...turn(view.turns[next] as ViewTurn));
       next += 1;
     }
     if (prompt.closingMarks.length > 0) {
-      lines.push(...marks(prompt.closingMarks, prompt.at), "");
+      lines.push(...marks(prompt.closingMarks, prompt.at, "prompt"), "");
     }
   }
   return `${lines.join("\n")}\n`;

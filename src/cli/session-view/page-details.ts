@@ -86,10 +86,10 @@ function toolDetails(turn, tool) {
   ]);
 }
 
-// An offset from the prompt's or turn's start: "+6 ms" after it, "−6 ms" before it (instructions
-// are loaded just before the prompt is logged).
+// An offset from the session's or turn's start: "+6 ms" after it, "6 ms before the request"
+// before it (a compaction just before the request it is listed with), never "−6 ms".
 function formatOffset(ms) {
-  return ms < 0 ? "−" + formatDuration(-ms) : "+" + formatDuration(ms);
+  return ms < 0 ? formatDuration(-ms) + " before the request" : "+" + formatDuration(ms);
 }
 
 function marksList(marks, origin) {
