@@ -1,14 +1,9 @@
 import type { LanguageModelV3, SharedV3ProviderOptions } from "@ai-sdk/provider";
 import { type ReplayFilter, toFunctionTools, toPrompt } from "./convert.js";
-import {
-  type ClassifiedFailure,
-  classifyFailure,
-  DEFAULT_RETRY_POLICY,
-  delayBeforeRetry,
-  type RetryPolicy,
-} from "./errors.js";
+import { type ClassifiedFailure, classifyFailure } from "./errors.js";
 import { type AttemptOutcome, type AttemptSettings, ModelAttempt } from "./model-attempt.js";
 import type { ImageInput, LlmEvent, ModelRequest, Provider, ProviderFailure } from "./provider.js";
+import { DEFAULT_RETRY_POLICY, delayBeforeRetry, type RetryPolicy } from "./retry-policy.js";
 import type { ToolCallIdAssigner } from "./tool-call-ids.js";
 
 /** Default inter-chunk idle limit (ms): generous, since reasoning models pause (case 20). */

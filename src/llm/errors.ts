@@ -18,6 +18,7 @@ import {
   streamErrorWords,
 } from "./failure-words.js";
 import type { ProviderFailure } from "./provider.js";
+import { parseRetryAfter } from "./retry-policy.js";
 
 /** A failure with what the retry policy needs besides the public {@link ProviderFailure}. */
 export interface ClassifiedFailure extends ProviderFailure {
@@ -311,30 +312,6 @@ function isNetworkError(error: unknown): boolean {
   );
 }
 
-/** Reads `retry-after-ms`, then `retry-after` (seconds or an HTTP date). Returns ms or undefined. */
-export function parseRetryAfter(
-  headers: Record<string, string | undefined> | undefined,
-  now: number = Date.now(),
-): number | undefined {
-  if (headers === undefined) {
-    return undefined;
-  }
-  const milliseconds = Number.parseFloat(headers["retry-after-ms"] ?? "");
-  if (Number.isFinite(milliseconds) && milliseconds >= 0) {
-    return milliseconds;
-  }
-  const value = headers["retry-after"];
-  if (value === undefined) {
-    return undefined;
-  }
-  const seconds = Number.parseFloat(value);
-  if (Number.isFinite(seconds) && seconds >= 0) {
-    return seconds * 1000;
-  }
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 /**
  * A successful answer that is a web page (`text/html`): no model API answers so, a proxy's or
  * captive portal's page, or a base URL that names a website rather than its API, does. Thrown by
@@ -369,41 +346,4 @@ function baseUrlHint(requestPath: string): string {
     return "an OpenAI Responses API one usually ends in /v1; turnloop adds /responses";
   }
   return "an OpenAI-compatible one usually ends in /v1";
-}
-
-/** When and how long to retry a failed model request (case 18). All times in ms. */
-export interface RetryPolicy {
-  /** Retries after the first attempt. */
-  maxRetries: number;
-  /** First backoff delay; doubles each retry, with ±20 % jitter. */
-  initialDelayMs: number;
-  /** Longest backoff delay. */
-  maxDelayMs: number;
-  /** A `Retry-After` above this fails at once with the server's delay in the message. */
-  retryAfterCapMs: number;
-}
-
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
-  maxRetries: 5,
-  initialDelayMs: 1_000,
-  maxDelayMs: 30_000,
-  retryAfterCapMs: 60_000,
-};
-
-/**
- * Backoff in ms for retry number `attempt` (0-based) under `policy`: exponential from
- * `initialDelayMs`, capped at `maxDelayMs`, ±20 % jitter, never below the server's Retry-After;
- * undefined when the Retry-After exceeds `retryAfterCapMs`.
- */
-export function delayBeforeRetry(
-  policy: RetryPolicy,
-  attempt: number,
-  failure: ClassifiedFailure,
-): number | undefined {
-  if (failure.retryAfterMs !== undefined && failure.retryAfterMs > policy.retryAfterCapMs) {
-    return undefined;
-  }
-  const exponential = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** attempt);
-  const jittered = exponential * (0.8 + Math.random() * 0.4);
-  return Math.round(Math.max(jittered, failure.retryAfterMs ?? 0));
 }

@@ -12,12 +12,12 @@ import {
   vendorEndpoint,
 } from "./api-keys.js";
 import { withoutOpenAiItemIds } from "./convert.js";
-import type { RetryPolicy } from "./errors.js";
 import { prepareReleasedLockErrors } from "./first-response.js";
 import { unsendableHeaderCharacter } from "./header-value.js";
 import { withHugeBodies } from "./huge-messages.js";
 import { openAiChatQuirksFetch } from "./openai-chat-quirks.js";
 import type { Provider } from "./provider.js";
+import type { RetryPolicy } from "./retry-policy.js";
 
 export {
   apiKeyVariable,

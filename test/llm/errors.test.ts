@@ -1,7 +1,8 @@
 import { APICallError, LoadAPIKeyError } from "@ai-sdk/provider";
 import { describe, expect, test } from "vitest";
-import { classifyFailure, parseRetryAfter } from "../../src/llm/errors.js";
+import { classifyFailure } from "../../src/llm/errors.js";
 import { boundedMessage, redactSecrets } from "../../src/llm/failure-words.js";
+import { parseRetryAfter } from "../../src/llm/retry-policy.js";
 
 function apiCallError(
   statusCode: number | undefined,
