@@ -10,11 +10,11 @@
  * secrets redacted as in `events.jsonl`).
  */
 
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/client";
 import { z } from "zod";
-import { errorMessage } from "../../events/errors.js";
+import { errorMessage, makeFolders } from "../../events/errors.js";
 import type { JsonObject } from "../../events/events.js";
 import { SecretStreamRedactor, type SecretValue } from "../../events/secrets.js";
 import { type AnyTool, defineTool, type ToolImage, type ToolResult } from "../define-tool.js";
@@ -182,7 +182,7 @@ async function cutToLimit(text: string, result: CallToolResult, save: SaveTarget
   const savePath = save.path;
   let where = `the whole result is saved to ${savePath}`;
   try {
-    await mkdir(join(savePath, ".."), { recursive: true, mode: 0o700 });
+    await makeFolders(join(savePath, ".."), 0o700);
     // Secrets are replaced as in events.jsonl (events/secrets.ts), in their JSON-escaped form.
     const secrets = save.secrets.map(({ name, value }) => ({
       name,
