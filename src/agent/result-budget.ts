@@ -1,6 +1,6 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { errorMessage } from "../events/errors.js";
+import { errorMessage, makeFolders } from "../events/errors.js";
 import { SecretStreamRedactor, type SecretValue } from "../events/secrets.js";
 import type { HistoryMessage } from "../llm/provider.js";
 import type { History } from "./history.js";
@@ -94,7 +94,7 @@ async function save(
   const redactor = new SecretStreamRedactor(secrets);
   const bytes = Buffer.concat([redactor.push(Buffer.from(content, "utf8")), redactor.end()]);
   try {
-    await mkdir(join(path, ".."), { recursive: true, mode: 0o700 });
+    await makeFolders(join(path, ".."), 0o700);
     await writeFile(path, bytes, { mode: 0o600 });
     return `full output saved to ${path}`;
   } catch (error) {

@@ -10,6 +10,7 @@ import {
 } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
 import { PRODUCER_VERSION } from "../session/session.js";
+import { builtinTools } from "../tools/index.js";
 import { type McpServerSummary, McpServers } from "../tools/mcp/servers.js";
 import type { Command } from "./arguments.js";
 
@@ -70,6 +71,8 @@ export async function runMcpCommand(
   await servers.whenStarted();
   // Listed once: a server that has not answered by the end of the wait is said to have failed.
   servers.giveUpOnPending();
+  // Named as a session names them (apart from the built-in tools): what was renamed is listed.
+  servers.tools([...builtinTools().map((tool) => tool.name), "task_complete"]);
   const rows: ListedServer[] = [
     ...servers.list(),
     ...(gathered.untrustedProject?.names ?? [])
@@ -100,7 +103,9 @@ function listing(rows: readonly ListedServer[], cwd: string): string {
     .map((row) => {
       const detail = "error" in row && row.error !== undefined ? `  ${row.error}` : "";
       const tools = `${row.toolCount} tool${row.toolCount === 1 ? "" : "s"}`;
-      return `${row.name}  ${row.type}  ${row.state}  ${tools}${detail}\n`;
+      const renamed = "renamedTools" in row ? (row.renamedTools ?? []) : [];
+      const notes = renamed.map((sentence) => `  ${sentence}\n`).join("");
+      return `${row.name}  ${row.type}  ${row.state}  ${tools}${detail}\n${notes}`;
     })
     .join("");
 }

@@ -3,7 +3,8 @@
  * from here (the lowest layer), so a thrown value, a cancel's reason and a warning line are
  * described the same way on every face; and so is text from elsewhere on a terminal
  * ({@link terminalText}: here rather than in a module of its own, which would raise the modules
- * loaded before `-p`'s first request, test/cli/modules-loaded*).
+ * loaded before `-p`'s first request, test/cli/modules-loaded*). {@link makeFolders} is here for
+ * the same reason: every layer makes folders, and Node's own recursive `mkdir` can spin forever.
  */
 
 /** The message of anything thrown: `error.message` for an `Error`, else `String(error)`. */
@@ -276,4 +277,95 @@ export function retryNote(data: {
 }): string {
   const seconds = (data.delayMs / 1000).toFixed(1);
   return `retrying in ${seconds} s (attempt ${data.attempt}): ${data.errorMessage}`;
+}
+
+/**
+ * `mkdir -p`: makes the folder `path` (absolute) and each missing folder above it, new ones with
+ * `mode` (less the umask; default 0777). Node's own `mkdir(path, { recursive: true })` never
+ * returns where a folder exists but refuses new entries with `ENOENT`, as `/proc` does (its walk
+ * goes back up on each `ENOENT`, finds the parent, and tries again forever: a thread-pool thread
+ * spins, and once four do, every file operation of the process waits, a SIGTERM's clean stop
+ * included). Here each folder is tried at most twice, before and after its parent is made.
+ * @throws `EEXIST` when a file that is not a folder is at `path`; `ENOTDIR` when one is above it;
+ * `ENOENT` naming the parent when the parent exists but the folder still cannot be made (see
+ * {@link refusedFolder}); other errors of `mkdir` (EACCES, EROFS, ENOSPC …) as they are.
+ */
+export async function makeFolders(path: string, mode?: number): Promise<void> {
+  const { mkdir, stat } = fs().promises;
+  const isFolder = () =>
+    stat(path).then(
+      (stats) => stats.isDirectory(),
+      () => false,
+    );
+  const first = await mkdir(path, { mode }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  if (first === undefined || (errorCode(first) === "EEXIST" && (await isFolder()))) {
+    return;
+  }
+  const parent = parentFolder(path);
+  if (errorCode(first) !== "ENOENT" || parent === path) {
+    throw first;
+  }
+  await makeFolders(parent, mode);
+  const second = await mkdir(path, { mode }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  if (second === undefined || (errorCode(second) === "EEXIST" && (await isFolder()))) {
+    return;
+  }
+  throw errorCode(second) === "ENOENT" ? refusedFolder(path, parent) : second;
+}
+
+/** {@link makeFolders}, synchronous: for a caller that must not wait (a tool's output file). */
+export function makeFoldersSync(path: string, mode?: number): void {
+  const { mkdirSync, statSync } = fs();
+  const made = (): unknown => {
+    try {
+      mkdirSync(path, { mode });
+      return undefined;
+    } catch (error) {
+      const isFolder = statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+      return errorCode(error) === "EEXIST" && isFolder ? undefined : error;
+    }
+  };
+  const first = made();
+  if (first === undefined) {
+    return;
+  }
+  const parent = parentFolder(path);
+  if (errorCode(first) !== "ENOENT" || parent === path) {
+    throw first;
+  }
+  makeFoldersSync(parent, mode);
+  const second = made();
+  if (second !== undefined) {
+    throw errorCode(second) === "ENOENT" ? refusedFolder(path, parent) : second;
+  }
+}
+
+/**
+ * The `ENOENT` of folder `path` whose `parent` exists but takes no new folder (`/proc/nope`):
+ * `ENOENT: /proc exists but takes no new folder, mkdir '/proc/nope'`.
+ */
+function refusedFolder(path: string, parent: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(
+    `ENOENT: ${parent} exists but takes no new folder, mkdir '${path}'`,
+  );
+  error.code = "ENOENT";
+  error.syscall = "mkdir";
+  error.path = path;
+  return error;
+}
+
+/** Node's file system module, taken when a folder is made (this module imports nothing). */
+function fs(): typeof import("node:fs") {
+  return process.getBuiltinModule("node:fs");
+}
+
+/** The folder above `path` (`node:path`'s `dirname`, taken when needed). */
+function parentFolder(path: string): string {
+  return process.getBuiltinModule("node:path").dirname(path);
 }

@@ -4,8 +4,9 @@
  * them (the recordings in `../shared/transcripts/copilot-sdk/session/should_send_with_*`).
  */
 
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
+import { makeFolders } from "../events/errors.js";
 import type { PromptBlock, PromptImage } from "../events/events.js";
 import type { SendParams, SystemMessageParams } from "./params.js";
 
@@ -194,7 +195,7 @@ async function taggedLine(
     }
     case "blob": {
       const directory = join(folders.sessionDirectory, "files");
-      await mkdir(directory, { recursive: true });
+      await makeFolders(directory);
       const name = `attachment-${Date.now()}-${index}${extensionFor(attachment)}`;
       const path = join(directory, name);
       await writeFile(path, Buffer.from(attachment.data, "base64"));

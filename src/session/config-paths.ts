@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { errorCode } from "../events/errors.js";
+import { errorCode, makeFolders } from "../events/errors.js";
 import { isRelativePathRule } from "../permissions/permission-mode.js";
 import type { Sourced, SourcedRule } from "./run-config.js";
 
@@ -285,8 +285,8 @@ export async function untrustProject(
 }
 
 async function writeTrusted(home: string, projects: Record<string, unknown>): Promise<void> {
-  const { mkdir, writeFile, rename } = promises();
-  await mkdir(home, { recursive: true });
+  const { writeFile, rename } = promises();
+  await makeFolders(home);
   const path = trustFile(home);
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify({ projects }, null, 2)}\n`, { mode: 0o600 });

@@ -19,7 +19,6 @@ import {
   readSync,
   writeSync,
 } from "node:fs";
-import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { isEphemeral, type RepairNote, type SessionEvent } from "../events/events.js";
 import { collectScheduledGarbage, reclaimAfter } from "../llm/huge-messages.js";
@@ -46,6 +45,8 @@ export {
   parseEventLog,
   readEventLog,
 } from "./event-log-reading.js";
+
+import { makeFolders } from "../events/errors.js";
 
 /** `contents` parsed from `from.offset` on, with the whole file's line numbers and offsets. */
 function wholeFileContents(
@@ -137,7 +138,7 @@ export class EventLog {
    */
   static async open(path: string, options: OpenEventLogOptions): Promise<OpenedEventLog> {
     if (options.create) {
-      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      await makeFolders(dirname(path), 0o700);
     }
     const flags = constants.O_RDWR | constants.O_APPEND | (options.create ? constants.O_CREAT : 0);
     // A create goes through the thread pool (on ext4 it may take hundreds of microseconds in the

@@ -14,8 +14,8 @@
  * per follower (file-store-reader.ts).
  */
 
-import { mkdir, open, readFile, stat } from "node:fs/promises";
-import { errorCode } from "../events/errors.js";
+import { open, readFile, stat } from "node:fs/promises";
+import { errorCode, makeFolders } from "../events/errors.js";
 import { isEphemeral, type SessionEvent } from "../events/events.js";
 import { EventLog, type KeepEvent, type OpenedEventLog, readEventLog } from "./event-log.js";
 import { FollowerLogReader } from "./file-store-reader.js";
@@ -182,7 +182,7 @@ export class FileSessionStore implements SessionStore {
 
   async importLog(sessionId: string, log: Buffer): Promise<void> {
     const directory = sessionDirectory(this.location, sessionId);
-    await mkdir(directory, { recursive: true, mode: 0o700 });
+    await makeFolders(directory, 0o700);
     const lock = await SessionLock.acquire(directory, sessionId);
     try {
       const handle = await open(eventsPath(this.location, sessionId), "wx", 0o600).catch(

@@ -196,6 +196,22 @@ export function startMcpServers(
     version: PRODUCER_VERSION,
     ...(options.startupWaitMs === undefined ? {} : { startupWaitMs: options.startupWaitMs }),
     ...(options.toolNaming === undefined ? {} : { toolNaming: options.toolNaming }),
+    onRenamedTools: (serverName, sentences) => {
+      // A session.warning: every face shows those, the app's included.
+      for (const sentence of sentences) {
+        try {
+          session.emit({
+            type: "session.warning",
+            data: {
+              warningType: "mcp_tool_name",
+              message: `MCP server ${serverName}: ${sentence}`,
+            },
+          });
+        } catch {
+          // The session is closing; nobody is left to tell.
+        }
+      }
+    },
     onStatus: (summary) => {
       const notice = mcpStatusNotice({
         serverName: summary.name,

@@ -7,10 +7,10 @@
  * project have them.
  */
 
-import { access, mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { access, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { errorCode, errorMessage } from "../events/errors.js";
+import { errorCode, errorMessage, makeFolders } from "../events/errors.js";
 import { reanchoredRuleText } from "../permissions/permission-mode.js";
 import type { PermissionRule } from "../permissions/permission-rules.js";
 import type { CommandDefinition, CommandOutcome } from "./commands.js";
@@ -162,7 +162,7 @@ async function saveGrants(host: SessionHost, session: Session): Promise<CommandO
     const allow = Array.isArray(permissions.allow) ? (permissions.allow as unknown[]) : [];
     const added = rules.filter((rule) => !allow.includes(rule));
     const next = { ...settings, permissions: { ...permissions, allow: [...allow, ...added] } };
-    await mkdir(dirname(path), { recursive: true });
+    await makeFolders(dirname(path));
     const temporary = `${path}.${process.pid}.tmp`;
     await writeFile(temporary, `${JSON.stringify(next, null, 2)}\n`);
     await rename(temporary, path);

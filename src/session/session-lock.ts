@@ -26,9 +26,9 @@
  * the pid and its command line, which a user can check); another host's names the lock file.
  */
 
-import { mkdir, rmdir, stat, unlink } from "node:fs/promises";
+import { rmdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { errorCode } from "../events/errors.js";
+import { errorCode, makeFolders } from "../events/errors.js";
 import { redactDatabaseUrl } from "./database-url.js";
 import {
   handOver,
@@ -144,7 +144,7 @@ export class SessionLock {
     sessionId: string,
     options: LeaseOptions = {},
   ): Promise<SessionLock> {
-    await mkdir(directory, { recursive: true, mode: 0o700 }).catch((e) => rejectAs(directory, e));
+    await makeFolders(directory, 0o700).catch((e) => rejectAs(directory, e));
     try {
       return await SessionLock.acquire(directory, sessionId, options);
     } catch (error) {

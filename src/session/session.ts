@@ -258,7 +258,10 @@ export class Session {
       await mcp?.whenStarted(controller.signal);
       const agentSettings = {
         ...settings,
-        ...(mcp === undefined ? {} : mcp.loopTools()),
+        // MCP tools are named apart from the session's own (and task_complete, autopilot's).
+        ...(mcp === undefined
+          ? {}
+          : mcp.loopTools([...settings.tools.map((tool) => tool.name), "task_complete"])),
         cwd: this.cwd,
         sessionDirectory: this.directory,
       };

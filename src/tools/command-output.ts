@@ -1,7 +1,7 @@
-import { chmodSync, createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import { chmodSync, createWriteStream, type WriteStream } from "node:fs";
 import { unlink } from "node:fs/promises";
 import { dirname } from "node:path";
-import { errorMessage } from "../events/errors.js";
+import { errorMessage, makeFoldersSync } from "../events/errors.js";
 import { SecretStreamRedactor, type SecretValue } from "../events/secrets.js";
 
 /** Bytes written to the saved-output file at most, so that `yes` cannot fill the disk. */
@@ -175,7 +175,7 @@ export class CommandOutput {
     this.whole = "";
     try {
       const folder = dirname(this.savePath);
-      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      makeFoldersSync(folder, 0o700);
       // An older version may have made the folder with the default mode.
       chmodSync(folder, 0o700);
       this.file = createWriteStream(this.savePath, { mode: 0o600 });

@@ -1,6 +1,7 @@
-import { mkdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
+import { makeFolders } from "../events/errors.js";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { writeFileAtomically } from "./file-writing.js";
 import { decodeFileBytes } from "./text-decoding.js";
@@ -87,7 +88,7 @@ async function createFile(input: CreateInput, context: ToolContext): Promise<Too
         `on line ${encoded.line}. Nothing was written.`,
     );
   }
-  await mkdir(dirname(absolutePath), { recursive: true });
+  await makeFolders(dirname(absolutePath));
   const writeTextFile = context.client?.writeTextFile;
   if (writeTextFile !== undefined) {
     await writeTextFile.call(context.client, absolutePath, input.file_text, context.signal);

@@ -3,9 +3,14 @@
  */
 
 import { spawn } from "node:child_process";
-import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { errorCode, errorMessage, terminalText, warningLine } from "../../events/errors.js";
+import {
+  errorCode,
+  errorMessage,
+  makeFolders,
+  terminalText,
+  warningLine,
+} from "../../events/errors.js";
 import { databaseUrlOf, openSessionStore } from "../../session/open-store.js";
 import { turnloopHome } from "../../session/paths.js";
 import { resolveSessionId } from "../../session/session-store.js";
@@ -122,7 +127,7 @@ export async function runSessionsExport(
  * files folder exists only once the session kept a file there, or not at all on another worker.
  */
 async function defaultViewPath(folder: string): Promise<string> {
-  await mkdir(folder, { recursive: true, mode: 0o700 });
+  await makeFolders(folder, 0o700);
   return join(folder, VIEW_FILE_NAME);
 }
 

@@ -8,7 +8,8 @@
 import type { AnyTool } from "../define-tool.js";
 import type { McpServerConfig, McpServerConfigs } from "./config.js";
 import { McpConnection, type McpServerState } from "./connection.js";
-import { type McpToolNaming, mcpTool, namesToolOf } from "./tools.js";
+import { OfferedTools } from "./offered-tools.js";
+import { type McpToolNaming, namesToolOf } from "./tools.js";
 
 /** How long a prompt waits for a server that is still starting, from the server's start (ms). */
 export const DEFAULT_STARTUP_WAIT_MS = 5_000;
@@ -46,6 +47,12 @@ export interface McpServerSummary {
   type: string;
   /** Set while the server is turned off ({@link McpServers.disable}). */
   disabled?: true;
+  /**
+   * Its tools not offered under their usual names ({@link McpServers.tools}): one sentence each,
+   * `tool "echo" is listed twice; offered once, as w__echo`, or `tool "get_data" is offered as
+   * w__get_data_2: w__get_data is tool "get.data" of server w`.
+   */
+  renamedTools?: string[];
 }
 
 export interface McpServersOptions {
@@ -63,6 +70,12 @@ export interface McpServersOptions {
   onStatus?: (summary: McpServerSummary) => void;
   /** Tool list changes of a connected server. */
   onToolsChanged?: (summary: McpServerSummary) => void;
+  /**
+   * A server's tools offered under other names than usual, or left out, to keep every name the
+   * model sees unique ({@link McpServers.tools}): said once per change, each sentence with the
+   * server's name (`MCP server w: tool "echo" is listed twice; offered once, as w__echo`).
+   */
+  onRenamedTools?: (serverName: string, sentences: readonly string[]) => void;
   /** How the tools are named to the model (tools.ts); `turnloop` by default. */
   toolNaming?: McpToolNaming;
 }
@@ -74,7 +87,7 @@ export class McpServers {
   private readonly states = new Map<McpConnection, McpServerState>();
   private readonly deadline: number;
   private readonly startupWaitMs: number;
-  private readonly toolCache = new WeakMap<object, AnyTool>();
+  private readonly offered: OfferedTools;
   /** Servers reported still starting after the start-up wait ({@link reportStillStarting}). */
   private readonly reportedPending = new WeakSet<McpConnection>();
   private closing: Promise<void> | undefined;
@@ -85,6 +98,9 @@ export class McpServers {
     private readonly options: McpServersOptions,
   ) {
     this.startupWaitMs = options.startupWaitMs ?? DEFAULT_STARTUP_WAIT_MS;
+    this.offered = new OfferedTools(options.toolNaming, (serverName, sentences) =>
+      options.onRenamedTools?.(serverName, sentences),
+    );
     this.deadline = Date.now() + this.startupWaitMs;
     this.connections = Object.entries(configs).map(([name, config]) => this.start(name, config));
   }
@@ -229,30 +245,22 @@ export class McpServers {
     }
   }
 
-  /** The tools of the connected servers, as they are now. */
-  tools(): AnyTool[] {
-    const tools: AnyTool[] = [];
-    for (const connection of this.connections) {
-      if (connection.state !== "connected") {
-        continue;
-      }
-      for (const tool of connection.tools) {
-        let wrapped = this.toolCache.get(tool);
-        if (wrapped === undefined) {
-          wrapped = mcpTool(connection, tool, this.options.toolNaming);
-          this.toolCache.set(tool, wrapped);
-        }
-        tools.push(wrapped);
-      }
-    }
-    return tools;
+  /**
+   * The tools of the connected servers, as they are now, each under a name unique among them and
+   * `taken` (the session's other tools), as offered-tools.ts says; each change of what was
+   * renamed is said through `onRenamedTools`.
+   */
+  tools(taken: Iterable<string> = []): AnyTool[] {
+    const connected = this.connections.filter((connection) => connection.state === "connected");
+    return this.offered.offer(connected, taken);
   }
 
   /**
    * What the loop reads of these servers (agent/loop.ts `AgentSettings`): the tools offered to
-   * each model request ({@link tools}) and the lookup of a tool not offered ({@link unavailableTool}).
+   * each model request ({@link tools}, named apart from `taken`, the session's other tools) and
+   * the lookup of a tool not offered ({@link unavailableTool}).
    */
-  loopTools(): {
+  loopTools(taken: readonly string[] = []): {
     changingTools: () => AnyTool[];
     unavailableTool: (
       toolName: string,
@@ -260,8 +268,8 @@ export class McpServers {
     ) => Promise<AnyTool | string | undefined>;
   } {
     return {
-      changingTools: () => this.tools(),
-      unavailableTool: (toolName, signal) => this.unavailableTool(toolName, signal),
+      changingTools: () => this.tools(taken),
+      unavailableTool: (toolName, signal) => this.unavailableTool(toolName, signal, taken),
     };
   }
 
@@ -277,6 +285,7 @@ export class McpServers {
   async unavailableTool(
     toolName: string,
     signal: AbortSignal,
+    taken: readonly string[] = [],
   ): Promise<AnyTool | string | undefined> {
     const connection = this.serverOf(toolName);
     if (connection === undefined) {
@@ -296,7 +305,7 @@ export class McpServers {
       });
     }
     if (signal.aborted || connection.state === "connected") {
-      return this.tools().find((tool) => tool.name === toolName);
+      return this.tools(taken).find((tool) => tool.name === toolName);
     }
     return connection.unavailable();
   }
@@ -346,6 +355,7 @@ export class McpServers {
       type: connection.config.type,
       ...(connection.error === undefined ? {} : { error: connection.error }),
       ...(this.disabled.has(connection.name) ? { disabled: true } : {}),
+      ...this.offered.renamedOf(connection.name),
     };
   }
 

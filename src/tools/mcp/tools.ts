@@ -10,11 +10,11 @@
  * secrets redacted as in `events.jsonl`).
  */
 
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/client";
 import { z } from "zod";
-import { errorMessage } from "../../events/errors.js";
+import { errorMessage, makeFolders } from "../../events/errors.js";
 import type { JsonObject } from "../../events/events.js";
 import { SecretStreamRedactor, type SecretValue } from "../../events/secrets.js";
 import { type AnyTool, defineTool, type ToolImage, type ToolResult } from "../define-tool.js";
@@ -82,16 +82,37 @@ export function namesToolOf(
   );
 }
 
-/** The turnloop tool for one tool of a connected server, named as `naming` says. */
+/**
+ * `name` made unique among `taken`: `<name>_2`, `<name>_3` … (cut to stay within 64 characters),
+ * the first of them not taken. Still a name {@link namesToolOf} gives to the same server.
+ */
+export function uniqueToolName(name: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(name)) {
+    return name;
+  }
+  for (let count = 2; ; count++) {
+    const suffix = `_${count}`;
+    const candidate = `${name.slice(0, MAX_TOOL_NAME - suffix.length)}${suffix}`;
+    if (!taken.has(candidate)) {
+      return candidate;
+    }
+  }
+}
+
+/**
+ * The turnloop tool for one tool of a connected server, named as `naming` says, or `name` when
+ * given (a name made unique, servers.ts).
+ */
 export function mcpTool(
   connection: McpConnection,
   tool: McpTool,
   naming: McpToolNaming = "turnloop",
+  name = qualifiedToolName(connection.name, tool.name, naming),
 ): AnyTool {
   const { $schema: _schema, ...schema } = tool.inputSchema as JsonObject;
   const title = tool.annotations?.title ?? tool.title ?? tool.name;
   return defineTool({
-    name: qualifiedToolName(connection.name, tool.name, naming),
+    name,
     description: tool.description ?? title,
     // Any object passes; the model sees the server's own schema (zod copies `meta` into it).
     input: z.looseObject({}).meta(schema) as unknown as z.ZodType<JsonObject>,
@@ -182,7 +203,7 @@ async function cutToLimit(text: string, result: CallToolResult, save: SaveTarget
   const savePath = save.path;
   let where = `the whole result is saved to ${savePath}`;
   try {
-    await mkdir(join(savePath, ".."), { recursive: true, mode: 0o700 });
+    await makeFolders(join(savePath, ".."), 0o700);
     // Secrets are replaced as in events.jsonl (events/secrets.ts), in their JSON-escaped form.
     const secrets = save.secrets.map(({ name, value }) => ({
       name,
