@@ -46,7 +46,7 @@ test("an MCP server that fails to start, before or after session/new is answered
   expect(updates).toEqual([
     { sessionUpdate: "available_commands_update" },
     message(
-      "⚠ MCP server tracker failed: spawn /nonexistent/tracker-mcp ENOENT; its tools are not available\n",
+      "⚠ MCP server tracker failed: command not found: /nonexistent/tracker-mcp; its tools are not available\n",
     ),
     message(
       "⚠ MCP server late failed: the server exited with exit code 3 (stderr: late: no token); its tools are not available\n",
@@ -54,7 +54,7 @@ test("an MCP server that fails to start, before or after session/new is answered
   ]);
   // stderr still has both lines, for logs.
   expect(agent.stderr).toContain(
-    "turnloop: MCP server tracker failed: spawn /nonexistent/tracker-mcp ENOENT; its tools are not available\n",
+    "turnloop: MCP server tracker failed: command not found: /nonexistent/tracker-mcp; its tools are not available\n",
   );
   expect(agent.stderr).toContain(
     "turnloop: MCP server late failed: the server exited with exit code 3 (stderr: late: no token); its tools are not available\n",
@@ -90,7 +90,7 @@ test("servers the editor gives that cannot start (a url that is no http URL) or 
     "available_commands_update",
     '⚠ MCP server s failed: mcpServers[0]: "url" is not an http:// or https:// URL: "notaurl"; its tools are not available\n',
     "⚠ MCP server twice is given twice, as mcpServers[1] and mcpServers[2]: turnloop uses mcpServers[2], the last one\n",
-    "⚠ MCP server twice failed: spawn /nonexistent/second ENOENT; its tools are not available\n",
+    "⚠ MCP server twice failed: command not found: /nonexistent/second; its tools are not available\n",
   ]);
   expect(agent.stderr).toContain(
     'turnloop: warning: MCP server s failed: mcpServers[0]: "url" is not an http:// or https:// URL: "notaurl"; its tools are not available\n',

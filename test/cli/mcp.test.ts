@@ -205,7 +205,9 @@ describe("turnloop -p with MCP servers", () => {
     expect(listed.code).toBe(1);
     const lines = listed.stdout.trim().split("\n");
     expect(lines[0]).toBe("good  stdio  connected  2 tools");
-    expect(lines[1]).toMatch(/^broken {2}stdio {2}failed {2}0 tools {2}.*ENOENT/);
+    expect(lines[1]).toBe(
+      "broken  stdio  failed  0 tools  command not found: /nonexistent/program",
+    );
     expect(lines[2]).toBe("repo  project  untrusted  0 tools");
     expect(lines).toHaveLength(3);
   });

@@ -291,7 +291,7 @@ describe("output", () => {
       signal: null,
       stdout: "Could not run it.\n",
       stderr:
-        "turnloop: MCP server tracker failed: spawn /nonexistent/tracker-mcp ENOENT; its tools are not available\n" +
+        "turnloop: MCP server tracker failed: command not found: /nonexistent/tracker-mcp; its tools are not available\n" +
         "✗ bash echo hi (<ms>): Permission denied for 'bash': no terminal to ask on; rerun with " +
         "--allow-tool 'bash(echo hi)' or --allow-all-tools\n",
     });

@@ -50,8 +50,16 @@ export function isUnreachable(error: unknown): boolean {
   return networkCode(error) !== undefined;
 }
 
-/** The HTTP status of an `SdkHttpError` of the MCP client (`data.status`), if `error` is one. */
+/**
+ * The HTTP status of an `SdkHttpError` of the MCP client (`data.status`), or of its HTTP+SSE
+ * transport's `SseError` ("SSE error: Non-200 status code (404)", the status in `code`), if
+ * `error` is one.
+ */
 function httpStatus(error: unknown): { status: number; statusText: string } | undefined {
+  const sseCode = (error as { code?: unknown } | null)?.code;
+  if (errorMessage(error).startsWith("SSE error: Non-200") && typeof sseCode === "number") {
+    return { status: sseCode, statusText: "" };
+  }
   const data = (error as { data?: { status?: unknown; statusText?: unknown } } | null)?.data;
   if (typeof data?.status !== "number") {
     return undefined;

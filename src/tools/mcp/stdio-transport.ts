@@ -9,12 +9,14 @@
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import {
   type JSONRPCMessage,
   serializeMessage,
   type Transport,
 } from "@modelcontextprotocol/client";
 import { DEFAULT_INHERITED_ENV_VARS } from "@modelcontextprotocol/client/stdio";
+import { errorCode } from "../../events/errors.js";
 import { type FirstOutput, notAnMcpServer } from "./first-output.js";
 import { JsonLineReader, MAX_MESSAGE_BYTES } from "./line-reader.js";
 
@@ -45,6 +47,30 @@ function installExitHook(): void {
         killGroup(pid, "SIGKILL");
       }
     });
+  }
+}
+
+/**
+ * Node's spawn failure in words (README "MCP servers": "a command not found"): `spawn
+ * no-such-program ENOENT` is `command not found: no-such-program`, or `folder not found: <cwd>`
+ * when the missing file is the server's `cwd`; `EACCES` is `command not runnable (permission
+ * denied): <command>`. Any other error is returned as it is.
+ */
+function spawnFailure(error: Error, parameters: StdioServerParameters): Error {
+  switch (errorCode(error)) {
+    case "ENOENT":
+      return new Error(
+        existsSync(parameters.cwd)
+          ? `command not found: ${parameters.command}`
+          : `folder not found: ${parameters.cwd} (the server's cwd)`,
+        { cause: error },
+      );
+    case "EACCES":
+      return new Error(`command not runnable (permission denied): ${parameters.command}`, {
+        cause: error,
+      });
+    default:
+      return error;
   }
 }
 
@@ -106,8 +132,9 @@ export class ProcessGroupStdioTransport implements Transport {
       this.child = child;
       this.exited = new Promise((settle) => child.once("close", () => settle()));
       child.once("error", (error) => {
-        reject(error);
-        this.onerror?.(error);
+        const said = spawnFailure(error, this.parameters);
+        reject(said);
+        this.onerror?.(said);
       });
       child.once("spawn", () => {
         if (child.pid !== undefined) {

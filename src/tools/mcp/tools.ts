@@ -14,12 +14,29 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/client";
 import { z } from "zod";
-import { errorMessage, makeFolders } from "../../events/errors.js";
+import { errorCode, errorMessage, makeFolders } from "../../events/errors.js";
 import type { JsonObject } from "../../events/events.js";
 import { SecretStreamRedactor, type SecretValue } from "../../events/secrets.js";
 import { type AnyTool, defineTool, type ToolImage, type ToolResult } from "../define-tool.js";
 import { errorResult, runGuarded } from "../tool-support.js";
 import { type McpConnection, McpServerUnavailableError } from "./connection.js";
+
+/**
+ * The MCP client's `Request timed out` (its `REQUEST_TIMEOUT` error) in words naming the wait and
+ * the setting that made it (README "MCP servers": a call waits 10 minutes unless the server's
+ * `timeout`, in ms, says otherwise): `did not answer within 2 s (its \`timeout\` setting)`;
+ * undefined for any other error.
+ */
+function timedOut(error: unknown, timeoutMs: number | undefined): Error | undefined {
+  if (errorCode(error) !== "REQUEST_TIMEOUT") {
+    return undefined;
+  }
+  const words =
+    timeoutMs === undefined
+      ? "did not answer within 10 min (the default: set `timeout` on the server, in ms, to change it)"
+      : `did not answer within ${timeoutMs / 1000} s (its \`timeout\` setting)`;
+  return new Error(words, { cause: error });
+}
 
 /** Characters of a result the model sees at most; the same cut as a command's output. */
 export const MAX_RESULT_CHARACTERS = 30_000;
@@ -128,7 +145,7 @@ export function mcpTool(
             if (error instanceof McpServerUnavailableError) {
               return error.message;
             }
-            throw error;
+            throw timedOut(error, connection.config.timeoutMs) ?? error;
           });
         if (typeof result === "string") {
           return errorResult(result);
