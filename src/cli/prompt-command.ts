@@ -252,6 +252,7 @@ async function startMcp(session: Session, io: PromptIo): Promise<void> {
   startMcpServers(session, mcp.servers, {
     env: io.env,
     ...(startupWaitMs === undefined ? {} : { startupWaitMs }),
+    ...(mcp.untrustedProject === undefined ? {} : { untrusted: mcp.untrustedProject }),
   });
 }
 

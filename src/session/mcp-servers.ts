@@ -164,6 +164,8 @@ export interface McpStartOptions {
   trust?: (untrusted: UntrustedProject) => Promise<boolean>;
   /** How the servers' tools are named to the model (a face's choice; tools/mcp/tools.ts). */
   toolNaming?: McpToolNaming;
+  /** The project's servers waiting for trust: a call of their tools is answered why. */
+  untrusted?: UntrustedProject;
 }
 
 /** A project `.mcp.json` (or project config) whose servers wait for the user's trust. */
@@ -187,6 +189,7 @@ export function startMcpServers(
   servers: McpServerConfigs,
   options: McpStartOptions,
 ): McpServers | undefined {
+  session.mcpLoopTools = (taken) => loopTools(session, options.untrusted, taken);
   if (Object.keys(servers).length === 0 || session.closing) {
     return undefined;
   }
@@ -284,7 +287,45 @@ async function gatherAndStart(
   }
   reportGathered(gathered, options.log);
   session.mcpWaitingForTrust = gathered.untrustedProject;
-  return startMcpServers(session, gathered.servers, options);
+  const { untrustedProject } = gathered;
+  return startMcpServers(session, gathered.servers, {
+    ...options,
+    ...(untrustedProject === undefined ? {} : { untrusted: untrustedProject }),
+  });
+}
+
+/**
+ * What a prompt's loop reads of the MCP servers of `session` (tools/mcp/servers.ts `loopTools`),
+ * with a call of a tool of a project server waiting for trust (`<server>__<tool>` or `<server>-<tool>`)
+ * answered with why that server did not start and how to allow it, never "does not exist"
+ * (README "MCP servers"): `MCP server proj was not started: this project is not trusted; run
+ * \`turnloop mcp trust\` in /repo to allow its servers from the next session`.
+ */
+function loopTools(
+  session: Session,
+  untrusted: UntrustedProject | undefined,
+  taken: readonly string[],
+): Partial<ReturnType<McpServers["loopTools"]>> {
+  const started = session.mcp?.loopTools(taken);
+  if (untrusted === undefined) {
+    return started ?? {};
+  }
+  const words = (toolName: string): string | undefined => {
+    // A server of another file with the same name runs: its lookup answered for it.
+    const running = new Set(session.mcp?.list().map((server) => server.name));
+    const server = untrusted.names.find(
+      (name) =>
+        !running.has(name) && (toolName.startsWith(`${name}__`) || toolName.startsWith(`${name}-`)),
+    );
+    return server === undefined
+      ? undefined
+      : `MCP server ${server} was not started: ${untrustedPhrase(untrusted.trust ?? { trusted: false })}; run \`turnloop mcp trust\` in ${projectFolder(session.cwd)} to allow its servers from the next session`;
+  };
+  return {
+    ...started,
+    unavailableTool: async (toolName, signal) =>
+      (await started?.unavailableTool(toolName, signal)) ?? words(toolName),
+  };
 }
 
 /** Writes the problems of `gathered` and a note about an untrusted project file to `log`. */

@@ -190,6 +190,8 @@ export class Session {
 
   /** The project's MCP servers not started as it is untrusted (for `/mcp`; mcp-servers.ts). */
   mcpWaitingForTrust: { path: string; names: string[] } | undefined;
+  /** What a prompt's loop reads of the MCP servers, named apart from `taken` (mcp-servers.ts). */
+  mcpLoopTools: (taken: string[]) => Partial<ReturnType<McpServers["loopTools"]>> = () => ({});
 
   /** The MCP servers being gathered and started (mcp-servers.ts); `/mcp` waits for it. */
   mcpOpening: Promise<unknown> = Promise.resolve();
@@ -259,9 +261,7 @@ export class Session {
       const agentSettings = {
         ...settings,
         // MCP tools are named apart from the session's own (and task_complete, autopilot's).
-        ...(mcp === undefined
-          ? {}
-          : mcp.loopTools([...settings.tools.map((tool) => tool.name), "task_complete"])),
+        ...this.mcpLoopTools([...settings.tools.map((tool) => tool.name), "task_complete"]),
         cwd: this.cwd,
         sessionDirectory: this.directory,
       };

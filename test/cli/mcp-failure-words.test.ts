@@ -76,3 +76,33 @@ describe("MCP failures in turnloop's words", () => {
     expect(JSON.stringify(complete)).toContain(JSON.stringify(words).slice(1, -1));
   });
 });
+
+describe("a call of a tool of an untrusted project's server", () => {
+  // Trial 26: it was answered "Tool 'proj__echo' does not exist", though README promises a
+  // stopped server's tools never get that.
+  test("-p: the model is told the server was not started, why, and how to allow it", async ({
+    cli,
+    model,
+    repository,
+    loggedEvents,
+  }) => {
+    await writeFile(
+      join(repository, ".mcp.json"),
+      JSON.stringify({ mcpServers: { proj: stdioEntry() } }),
+    );
+    model.enqueue(
+      { toolCalls: [{ id: "call_1", name: "proj__echo", arguments: '{"text":"x"}' }] },
+      { text: "Not started." },
+    );
+    const result = await cli(["-p", "echo", "--allow-tool", "mcp"]);
+    expect(result.code).toBe(0);
+    const words = `MCP server proj was not started: this project is not trusted; run \`turnloop mcp trust\` in ${repository} to allow its servers from the next session`;
+    const second = model.requests[1]?.body as {
+      messages: Array<{ role: string; content: string }>;
+    };
+    expect(second.messages.at(-1)).toMatchObject({ role: "tool", content: words });
+    const events = await loggedEvents(printedSessionId(result.stderr));
+    const complete = events.find((event) => event.type === "tool.execution_complete");
+    expect(complete?.data).toMatchObject({ success: false, error: { message: words } });
+  });
+});
