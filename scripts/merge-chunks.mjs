@@ -122,13 +122,24 @@ function mergeableFiles(metafile) {
           output.endsWith(".js") &&
           basename(dirname(output)) === "chunks" &&
           (entryPoint === undefined
-            ? basename(output).startsWith("chunk-")
+            ? basename(output).startsWith("chunk-") && !holdsRuntimeRequire(output)
             : Object.keys(inputs).length > 0 &&
               !importedStatically.has(output) &&
               !importedFromOutside.has(output)),
       )
       .map(([output]) => output),
   );
+}
+
+/**
+ * Whether `output` holds esbuild's runtime helpers (`__require`, `__toESM` …), the one chunk that
+ * names `require` and so imports `node:module` (scripts/require-where-used.mjs): it stays a file of
+ * its own, loaded only by the runs that load a CommonJS package, rather than joining a group that
+ * runs without one load (`acp` before its `initialize` answer, where random-id.ts joined it).
+ * @param {string} output @returns {boolean}
+ */
+function holdsRuntimeRequire(output) {
+  return readFileSync(output, "utf8").includes("var __require=");
 }
 
 /**

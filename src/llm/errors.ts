@@ -17,8 +17,8 @@ import {
   plainStreamError,
   streamErrorWords,
 } from "./failure-words.js";
+import { parseRetryAfter } from "./header-value.js";
 import type { ProviderFailure } from "./provider.js";
-import { parseRetryAfter } from "./retry-policy.js";
 
 /** A failure with what the retry policy needs besides the public {@link ProviderFailure}. */
 export interface ClassifiedFailure extends ProviderFailure {

@@ -15,3 +15,27 @@ export function unsendableHeaderCharacter(
   }
   return undefined;
 }
+
+/** Reads `retry-after-ms`, then `retry-after` (seconds or an HTTP date). Returns ms or undefined. */
+export function parseRetryAfter(
+  headers: Record<string, string | undefined> | undefined,
+  now: number = Date.now(),
+): number | undefined {
+  if (headers === undefined) {
+    return undefined;
+  }
+  const milliseconds = Number.parseFloat(headers["retry-after-ms"] ?? "");
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) {
+    return milliseconds;
+  }
+  const value = headers["retry-after"];
+  if (value === undefined) {
+    return undefined;
+  }
+  const seconds = Number.parseFloat(value);
+  if (Number.isFinite(seconds) && seconds >= 0) {
+    return seconds * 1000;
+  }
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

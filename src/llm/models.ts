@@ -1,4 +1,5 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { RetryPolicy } from "./ai-sdk-provider.js";
 import { AiSdkProvider } from "./ai-sdk-provider.js";
 import {
   apiKeyVariable,
@@ -17,7 +18,6 @@ import { unsendableHeaderCharacter } from "./header-value.js";
 import { withHugeBodies } from "./huge-messages.js";
 import { openAiChatQuirksFetch } from "./openai-chat-quirks.js";
 import type { Provider } from "./provider.js";
-import type { RetryPolicy } from "./retry-policy.js";
 
 export {
   apiKeyVariable,

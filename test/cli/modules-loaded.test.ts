@@ -90,9 +90,13 @@ const NOT_BEFORE_NEEDED =
  * permissions/shell-values.ts (what bash does with a variable's value) were added, and
  * permissions/rule-syntax.ts merged into permission-mode.ts (both the permission settings as
  * written, read without the matching code); all in the permissions' bundle chunk, so no file is
- * added to what `-p` reads.
+ * added to what `-p` reads. 228 in session 26 with llm/kept-tools.ts (a request's `tools`
+ * serialised once per tool set: bench/notes/turn26.md), in the model request's bundle chunk, so
+ * no file is added either; the MCP tools' unique names went into tools/mcp/tools.ts and the retry
+ * policy's split of llm/errors.ts into header-value.ts and ai-sdk-provider.ts rather than
+ * modules of their own.
  */
-const PROMPT_MODULE_BOUND = 227;
+const PROMPT_MODULE_BOUND = 228;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every
@@ -116,9 +120,13 @@ const ACP_SDK_OR_ZOD = /(^|\/)node_modules\/(@agentclientprotocol\/sdk|zod)\//;
  * 7 once it was answered before the ACP SDK loads (src/acp/start.ts). Node's loader resolves,
  * opens and reads each one. Counts, never times. One more each in session 12 once the bundle ran
  * as scripts with V8's code cache (src/cli/code-cache.cts): `main.js` became three files, itself,
- * the loader and main.ts's script.
+ * the loader and main.ts's script. `initialize` 10 in session 26: events/random-id.ts, once in
+ * the group of the run config's modules, is now loaded by other runs than they are, so it is a
+ * chunk of its own; esbuild's runtime helpers (the chunk that imports `node:module`) are never
+ * merged into a group (scripts/merge-chunks.mjs `holdsRuntimeRequire`), where their `require`
+ * banner would be renamed and the file would lose its code cache.
  */
-const BUNDLE_FILE_BOUND = { prompt: 17, acpInitialize: 9, acpSession: 15 };
+const BUNDLE_FILE_BOUND = { prompt: 17, acpInitialize: 10, acpSession: 15 };
 /**
  * Modules no run loads (scripts/bundle.mjs): zod 3 itself (the AI SDK gets its kind names alone,
  * in a module named `zod3-kinds:…`), and a second, unbundled picomatch, which fdir used to require

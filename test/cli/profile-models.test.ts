@@ -213,7 +213,9 @@ test("/resume of a session whose profile is no longer in the config: refused nam
   expect(result.stdout.split("\n")).toEqual([
     expect.stringMatching(/^turnloop in /),
     `model lab:fake-model · session ${current} · /help lists the commands`,
-    `> cannot resume: the session's model home:kept names the config profile "home", which no config file here defines (providers.home): add it back to resume on its endpoint with its key, or resume with another model (--model <provider>:<model>).`,
+    "> ",
+    `/resume ${id}`,
+    `  cannot resume: the session's model home:kept names the config profile "home", which no config file here defines (providers.home): add it back to resume on its endpoint with its key, or resume with another model (--model <provider>:<model>).`,
     "> Two.",
     "> ",
     `session ${current}`,

@@ -10,7 +10,7 @@ import { chatMessages } from "../support/harness.js";
  * A trial (round 3 session 26): a server listing `echo` twice sent `w__echo` twice in the model's
  * `tools`, and `get.data` beside `get_data` cleaned to `w__get_data` twice; Anthropic refuses a
  * request naming a tool twice (400), so one sloppy server broke every request. Every name offered
- * is now unique (tools/mcp/offered-tools.ts), a call reaches the server's own tool, and the
+ * is now unique (tools/mcp/tools.ts `OfferedTools`), a call reaches the server's own tool, and the
  * renaming is said: a warning on stderr, and under the server in `turnloop mcp list`.
  */
 

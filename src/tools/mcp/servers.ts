@@ -8,8 +8,7 @@
 import type { AnyTool } from "../define-tool.js";
 import type { McpServerConfig, McpServerConfigs } from "./config.js";
 import { McpConnection, type McpServerState } from "./connection.js";
-import { OfferedTools } from "./offered-tools.js";
-import { type McpToolNaming, namesToolOf } from "./tools.js";
+import { type McpToolNaming, namesToolOf, OfferedTools } from "./tools.js";
 
 /** How long a prompt waits for a server that is still starting, from the server's start (ms). */
 export const DEFAULT_STARTUP_WAIT_MS = 5_000;
@@ -247,7 +246,7 @@ export class McpServers {
 
   /**
    * The tools of the connected servers, as they are now, each under a name unique among them and
-   * `taken` (the session's other tools), as offered-tools.ts says; each change of what was
+   * `taken` (the session's other tools), as tools.ts `OfferedTools` says; each change of what was
    * renamed is said through `onRenamedTools`.
    */
   tools(taken: Iterable<string> = []): AnyTool[] {
