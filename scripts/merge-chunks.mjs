@@ -95,7 +95,10 @@ export function chunkGroups(metafile, phases) {
 }
 
 /**
- * The files that can be merged: the shared chunks, and the entry files with code of their own
+ * The files that can be merged: the shared chunks with code of our sources (not esbuild's runtime
+ * helpers alone, `__require` and the CommonJS wrappers: that chunk names `require`, and in a group
+ * its banner, scripts/require-where-used.mjs, was renamed, so the file lost its code cache and
+ * `acp` loaded `node:module` before answering `initialize`), and the entry files with code of their own
  * (each an `import()` target) that only other chunks import, and only by `import()`; not the
  * command's own entry (`main.js`, which keeps its first line and its source map) nor the entry
  * files that only re-export a chunk ({@link stubRedirects} takes those out).
@@ -122,24 +125,13 @@ function mergeableFiles(metafile) {
           output.endsWith(".js") &&
           basename(dirname(output)) === "chunks" &&
           (entryPoint === undefined
-            ? basename(output).startsWith("chunk-") && !holdsRuntimeRequire(output)
+            ? basename(output).startsWith("chunk-") && Object.keys(inputs).length > 0
             : Object.keys(inputs).length > 0 &&
               !importedStatically.has(output) &&
               !importedFromOutside.has(output)),
       )
       .map(([output]) => output),
   );
-}
-
-/**
- * Whether `output` holds esbuild's runtime helpers (`__require`, `__toESM` …), the one chunk that
- * names `require` and so imports `node:module` (scripts/require-where-used.mjs): it stays a file of
- * its own, loaded only by the runs that load a CommonJS package, rather than joining a group that
- * runs without one load (`acp` before its `initialize` answer, where random-id.ts joined it).
- * @param {string} output @returns {boolean}
- */
-function holdsRuntimeRequire(output) {
-  return readFileSync(output, "utf8").includes("var __require=");
 }
 
 /**

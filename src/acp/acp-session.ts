@@ -21,16 +21,11 @@ import { clientAgentSettings } from "./client-agent-settings.js";
 import { type CommandTarget, commandModel, runSlashCommand } from "./commands.js";
 import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
 import { configOptions, type ModeId, modeState } from "./modes.js";
+import { mcpFailureUpdates, openingUpdates } from "./opening-updates.js";
 import { type PromptContent, promptContent } from "./prompt-content.js";
 import { replayUpdates } from "./replay.js";
 import type { AcpSessionContext } from "./session-context.js";
-import {
-  type AcpSessionModel,
-  type AcpSessionStart,
-  autopilotMeta,
-  mcpFailureUpdates,
-  openingUpdates,
-} from "./session-setup.js";
+import { type AcpSessionModel, type AcpSessionStart, autopilotMeta } from "./session-setup.js";
 import { UpdateOutbox } from "./update-outbox.js";
 import { UpdateMapper } from "./updates.js";
 

@@ -31,20 +31,8 @@ export async function runMcpCommand(
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
 ): Promise<number> {
   const home = turnloopHome(process.env);
-  if (command.kind === "mcp-trust") {
-    const project = await trustProject(home, command.cwd);
-    io.stdout.write(
-      `Trusted ${project}: its .mcp.json servers will run and its .turnloop/config.json applies whole.\n`,
-    );
-    return 0;
-  }
-  if (command.kind === "mcp-untrust") {
-    const { project, wasTrusted } = await untrustProject(home, command.cwd);
-    io.stdout.write(
-      wasTrusted
-        ? `Untrusted ${project}: its .mcp.json servers no longer run and the keys of its .turnloop/config.json that loosen permissions or send data elsewhere are held again.\n`
-        : `${project} was not trusted: nothing to take back.\n`,
-    );
+  if (command.kind === "mcp-trust" || command.kind === "mcp-untrust") {
+    io.stdout.write(await changeTrust(command.kind, home, command.cwd));
     return 0;
   }
   // A bad config or MCP server file stops `mcp list` as it stops every face (exit 64), unless
@@ -87,6 +75,22 @@ export async function runMcpCommand(
   await servers.close();
   io.stdout.write(command.json ? `${JSON.stringify(rows, null, 2)}\n` : listing(rows, cwd));
   return rows.some((row) => row.state === "failed") ? 1 : 0;
+}
+
+/** `mcp trust` / `mcp untrust` of the project around `cwd`: what is said on stdout. */
+async function changeTrust(
+  kind: "mcp-trust" | "mcp-untrust",
+  home: string,
+  cwd: string,
+): Promise<string> {
+  if (kind === "mcp-trust") {
+    const project = await trustProject(home, cwd);
+    return `Trusted ${project}: its .mcp.json servers will run and its .turnloop/config.json applies whole.\n`;
+  }
+  const { project, wasTrusted } = await untrustProject(home, cwd);
+  return wasTrusted
+    ? `Untrusted ${project}: its .mcp.json servers no longer run and the keys of its .turnloop/config.json that loosen permissions or send data elsewhere are held again.\n`
+    : `${project} was not trusted: nothing to take back.\n`;
 }
 
 /** One row of `mcp list`: a configured server, or an untrusted project's server not started. */

@@ -121,10 +121,12 @@ const ACP_SDK_OR_ZOD = /(^|\/)node_modules\/(@agentclientprotocol\/sdk|zod)\//;
  * opens and reads each one. Counts, never times. One more each in session 12 once the bundle ran
  * as scripts with V8's code cache (src/cli/code-cache.cts): `main.js` became three files, itself,
  * the loader and main.ts's script. `initialize` 10 in session 26: events/random-id.ts, once in
- * the group of the run config's modules, is now loaded by other runs than they are, so it is a
- * chunk of its own; esbuild's runtime helpers (the chunk that imports `node:module`) are never
- * merged into a group (scripts/merge-chunks.mjs `holdsRuntimeRequire`), where their `require`
- * banner would be renamed and the file would lose its code cache.
+ * the group of the run config's modules, is loaded by other runs than they are since the model
+ * request's kept messages and tools import llm/huge-messages.ts (which imports it), so it is a
+ * chunk of its own; it had joined esbuild's runtime helpers (the chunk that imports
+ * `node:module`), whose `require` banner the merge renamed, so `acp` loaded `node:module` before
+ * answering and the file lost its code cache: that chunk is never merged now
+ * (scripts/merge-chunks.mjs `mergeableFiles`).
  */
 const BUNDLE_FILE_BOUND = { prompt: 17, acpInitialize: 10, acpSession: 15 };
 /**

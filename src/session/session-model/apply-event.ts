@@ -19,11 +19,9 @@ export function applyEvent(state: FoldState, event: SessionEvent, at: number): C
     case "session.instructions_loaded":
       return applySessionEvent(state, event, at);
     case "assistant.turn_start":
-      state.model.usage.apply(event); // Every request counts (usage-totals.ts).
-      return turnStart(state, event.data, at);
+      return turnStart(state, event, at);
     case "assistant.turn_end":
-      state.model.usage.apply(event);
-      return turnEnd(state, event.data, at);
+      return turnEnd(state, event, at);
     case "assistant.message_delta":
     case "assistant.reasoning_delta":
       return delta(state, event);
@@ -247,11 +245,14 @@ function delta(
   return { kind: "message", message, toolCalls: [], abandoned: [] };
 }
 
+/** A model request begins; every request counts in the usage (usage-totals.ts). */
 function turnStart(
   state: FoldState,
-  data: SessionEventData["assistant.turn_start"],
+  event: Extract<SessionEvent, { type: "assistant.turn_start" }>,
   at: number,
 ): Change {
+  state.model.usage.apply(event);
+  const data = event.data;
   const turn = {
     turnId: data.turnId,
     status: "running" as const,
@@ -266,9 +267,11 @@ function turnStart(
 
 function turnEnd(
   state: FoldState,
-  data: SessionEventData["assistant.turn_end"],
+  event: Extract<SessionEvent, { type: "assistant.turn_end" }>,
   at: number,
 ): Change {
+  state.model.usage.apply(event);
+  const data = event.data;
   const abandoned = state.calls.abandonAnnounced(at);
   const turn = state.turnsById.get(data.turnId);
   if (turn === undefined) {
