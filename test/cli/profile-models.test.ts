@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
-import { printedSessionId, test } from "../support/fixtures.js";
+import { type CliFixtures, printedSessionId, test } from "../support/fixtures.js";
 
 // Any model of a config profile, `<profile>:<model>`, runs on that profile's endpoint with the
 // key its `apiKeyEnv` names, and keeps the profile's name in the session (README, "Config
@@ -149,25 +149,7 @@ test("a resume of a session whose profile is no longer in the config: exit 64 na
   home,
   model: lab,
 }) => {
-  const file = join(home, "config.json");
-  await writeProfiles(file, lab, lab);
-  const env = { ...FROM_FILE, ...KEYS };
-  lab.enqueue({ text: "One." });
-  const first = await cli(["-p", "hi", "--model", "home:kept"], { env });
-  expect(first.code).toBe(0);
-  const id = printedSessionId(first.stderr);
-  const log = join(home, "session-state", id, "events.jsonl");
-  const before = await readFile(log, "utf8");
-  // `home` removed; the configured model (lab's) still runs, and is not put in its place.
-  await writeFile(
-    file,
-    JSON.stringify({
-      model: "lab:fake-model",
-      providers: {
-        lab: { type: "openai-compatible", baseUrl: `${lab.url}/v1`, apiKeyEnv: "LAB_KEY" },
-      },
-    }),
-  );
+  const { env, id, log, before } = await sessionOfRemovedProfile(cli, home, lab);
   for (const args of [
     ["-p", "again", "--resume", id],
     ["-p", "again", "--continue"],
@@ -188,24 +170,7 @@ test("/resume of a session whose profile is no longer in the config: refused nam
   home,
   model: lab,
 }) => {
-  const file = join(home, "config.json");
-  await writeProfiles(file, lab, lab);
-  const env = { ...FROM_FILE, ...KEYS };
-  lab.enqueue({ text: "One." });
-  const first = await cli(["-p", "hi", "--model", "home:kept"], { env });
-  expect(first.code).toBe(0);
-  const id = printedSessionId(first.stderr);
-  const log = join(home, "session-state", id, "events.jsonl");
-  const before = await readFile(log, "utf8");
-  await writeFile(
-    file,
-    JSON.stringify({
-      model: "lab:fake-model",
-      providers: {
-        lab: { type: "openai-compatible", baseUrl: `${lab.url}/v1`, apiKeyEnv: "LAB_KEY" },
-      },
-    }),
-  );
+  const { env, id, log, before } = await sessionOfRemovedProfile(cli, home, lab);
   lab.enqueue({ text: "Two." });
   const result = await cli([], { env, stdin: `/resume ${id}\nsecond\n` });
   expect(result.code, result.stderr).toBe(0);
@@ -227,3 +192,33 @@ test("/resume of a session whose profile is no longer in the config: refused nam
     ["/v1/chat/completions", `Bearer ${KEYS.LAB_KEY}`, "fake-model"],
   ]);
 });
+
+/**
+ * A session run on `home:kept` (profile `home`), then the config rewritten without `home`: the
+ * configured model (lab's) still runs, and is not put in its place. The log's text as it was.
+ */
+async function sessionOfRemovedProfile(
+  cli: CliFixtures["cli"],
+  home: string,
+  lab: FakeModelServer,
+) {
+  const file = join(home, "config.json");
+  await writeProfiles(file, lab, lab);
+  const env = { ...FROM_FILE, ...KEYS };
+  lab.enqueue({ text: "One." });
+  const first = await cli(["-p", "hi", "--model", "home:kept"], { env });
+  expect(first.code).toBe(0);
+  const id = printedSessionId(first.stderr);
+  const log = join(home, "session-state", id, "events.jsonl");
+  const before = await readFile(log, "utf8");
+  await writeFile(
+    file,
+    JSON.stringify({
+      model: "lab:fake-model",
+      providers: {
+        lab: { type: "openai-compatible", baseUrl: `${lab.url}/v1`, apiKeyEnv: "LAB_KEY" },
+      },
+    }),
+  );
+  return { env, id, log, before };
+}

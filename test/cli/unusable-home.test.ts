@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
+import { unsavedResult } from "./storage-refusals.js";
 
 /**
  * A turnloop home below `/proc`, where a new folder gets `ENOENT` although its parent exists: Node's
@@ -30,16 +31,8 @@ describe.runIf(existsSync("/proc/self"))("a turnloop home that cannot be made (/
     const sessionFolder = /session-state\/[0-9a-f-]{36}/g;
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout.replaceAll(sessionFolder, "session-state/<id>"))).toEqual({
-      type: "result",
-      subtype: "error_during_execution",
-      is_error: true,
-      result: "",
-      stop_reason: null,
-      session_id: null,
-      num_turns: 0,
+      ...unsavedResult(refusal),
       duration_ms: expect.any(Number),
-      usage: {},
-      error: { type: "storage", message: refusal },
     });
     expect(result.stderr.replaceAll(sessionFolder, "session-state/<id>")).toBe(
       `turnloop: ${refusal}\n`,
