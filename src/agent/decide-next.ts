@@ -191,7 +191,7 @@ export function recordStop(
  * A face's say over a model request that failed for good (after the provider's own retries and
  * compaction's replay), asked before the loop records the failure as the prompt's end: the SDK
  * server asks the app's `errorOccurred` hook (src/server/error-hook.ts). The loop calls
- * {@link requestAsking} for each of its requests and {@link stepAfter} for an unanswered one.
+ * {@link requestAsking} for each of its requests; with nobody to ask, a failure stands at once.
  * (Here, not in a module of its own: the modules loaded before `-p`'s first request are bounded,
  * test/cli/modules-loaded.test.ts.)
  */

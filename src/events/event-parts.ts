@@ -198,7 +198,7 @@ export type ToolErrorCode =
  * A file's text as the model knows it after a call that viewed, edited or created the file
  * (`tool.execution_complete`): its absolute path, links resolved, and the SHA-256 (hex) of its
  * text as UTF-16 code units, a leading byte order mark left out. An `edit` or an overwriting
- * `create` of the file is refused while its text no longer has that hash (tools/known-files.ts).
+ * `create` of the file is refused while its text no longer has that hash (tools/tool-support.ts `KnownFiles`).
  */
 export interface KnownFile {
   path: string;

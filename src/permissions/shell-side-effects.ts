@@ -129,7 +129,7 @@ export function optionRunningProgram(name: string, tail: readonly string[]): str
         : undefined;
 }
 
-/** Why a git command runs a program: `git -c` of a key that runs one, or its subcommand's options (git-commands.ts). */
+/** Why a git command runs a program: `git -c` of a key that runs one, or its subcommand's options (program-arguments.ts). */
 function gitRunningProgram(words: readonly string[]): string | undefined {
   for (const [index, word] of words.entries()) {
     const next = words[index + 1] ?? "";

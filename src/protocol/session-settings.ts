@@ -127,7 +127,7 @@ export type CreateParams = z.infer<typeof createParams>;
 export const resumeParams = z.looseObject({
   ...sessionConfigShape,
   sessionId: sessionIdSchema,
-  /** Whether work left waiting for an app goes on (see `ServerSession.meetResume`). */
+  /** Whether work left waiting for an app goes on (server/pending-work.ts). */
   continuePendingWork: z.boolean().optional(),
 });
 export type ResumeParams = z.infer<typeof resumeParams>;

@@ -9,7 +9,7 @@ import type { FaceOptions } from "./face-options.js";
  * The run config: every setting a session runs with, resolved once from the flags, the
  * environment and the config files, with where each value came from: a flag (`--model`), a
  * variable (`TURNLOOP_MODEL`), a config file's path, or `default`. Precedence: flags >
- * environment > project config > user config > default (issue 21; README, "Configuration").
+ * environment > project config > user config > default (issue 21; README, "Config files").
  * `turnloop config` prints it; the session host derives each prompt's agent settings from it.
  */
 

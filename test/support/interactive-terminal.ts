@@ -4,7 +4,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { CLI_PATH } from "./cli.js";
 
-/** Whether tmux can run here; interactive tests fail in CI without it (see {@link requireTmux}). */
+/** Whether tmux can run here; interactive tests fail in CI without it (see {@link tmuxMissing}). */
 const HAVE_TMUX = spawnSync("tmux", ["-V"]).status === 0;
 
 /**
