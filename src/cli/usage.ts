@@ -5,7 +5,7 @@ Usage:
   turnloop ["<prompt>"] [options]     an interactive session in this folder (the session
                                       options; --continue, --resume [<id>] reopen one)
   turnloop -p "<prompt>" [options]    run one prompt: the final answer to stdout, progress
-                                      to stderr
+                                      to stderr (-p is --prompt)
   turnloop acp                        serve the Agent Client Protocol (v1) on stdio, for editors
   turnloop --headless --stdio|--port N [--host H]
                                       serve the SDK's JSON-RPC protocol (also: turnloop serve)
@@ -34,11 +34,11 @@ Usage:
   turnloop mcp untrust                take that trust back
   turnloop sessions compact <id> [instructions]
                                       summarise a session's older history now
-  turnloop --version | --help
+  turnloop --version | --help         (also -v, -h)
 
 Session options (read by -p, the interactive session, acp, serve, config and
 sessions compact, but those marked "-p only" or "-p, interactive"):
-  --model <provider:model>            or TURNLOOP_MODEL; providers: openai, openai-chat,
+  --model, -m <provider:model>        or TURNLOOP_MODEL; providers: openai, openai-chat,
                                       anthropic, ollama, openai-compatible; or
                                       <profile:model>, any model of a config file's profile
   --base-url <url>                    or TURNLOOP_BASE_URL (OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
