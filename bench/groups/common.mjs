@@ -127,7 +127,7 @@ export function scenarioEnvironment(context, baseUrl) {
  * whose shebang runs `node --max-semi-space-size=2` (bench/bin.mjs starts it that way).
  */
 export function cliCommand(args, extraEnvironment = "") {
-  return `cd "$REPO" && TURNLOOP_HOME="$TL_HOME" TURNLOOP_MODEL=${BENCH_MODEL} TURNLOOP_BASE_URL="$FAKE_MODEL"/v1 ${extraEnvironment}/usr/bin/time -v dist/cli/main.js ${args}`;
+  return `cd "$REPO" && TURNLOOP_HOME="$TL_HOME" TURNLOOP_MODEL=${BENCH_MODEL} TURNLOOP_BASE_URL="$FAKE_MODEL"/v1 ${extraEnvironment}/usr/bin/time -v "$TURNLOOP"/dist/cli/main.js ${args}`;
 }
 
 /** @param {string} name @param {object} options */

@@ -220,7 +220,7 @@ export async function benchHeadless(context) {
     environment.UV_THREADPOOL_SIZE === undefined
       ? ""
       : `UV_THREADPOOL_SIZE=${environment.UV_THREADPOOL_SIZE} `;
-  const command = `${cliCommand("--headless --stdio", threadPool).replace("dist/cli/main.js", "node dist/cli/main.js")}   # SDK JSON-RPC client (bench/sdk-server.mjs): connect, ${settings.headlessSessions} × session.create, ${settings.headlessSessions} × session.send at once, then its input ended; the fake model's answers: ${pace}`;
+  const command = `${cliCommand("--headless --stdio", threadPool).replace('"$TURNLOOP"/dist/cli/main.js', 'node "$TURNLOOP"/dist/cli/main.js')}   # SDK JSON-RPC client (bench/sdk-server.mjs): connect, ${settings.headlessSessions} × session.create, ${settings.headlessSessions} × session.send at once, then its input ended; the fake model's answers: ${pace}`;
   const received = clientEventRecorder();
   try {
     const result = await measureSdkServer({
