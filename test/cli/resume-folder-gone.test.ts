@@ -7,7 +7,7 @@ import { type CliFixtures, printedSessionId, test } from "../support/fixtures.js
 // A fresh user's trial (round 3, session 16, #18): a session whose folder had been removed (or a
 // log imported from another machine) was resumed without a word, and every tool then failed in
 // it. Every face opens a resumed session through the session host, which now refuses it there,
-// naming the folder, before any model request (src/session/host.ts `tracked`).
+// naming the folder, before any model request (src/session/host.ts `open`: `SessionFolderGoneError`).
 
 const folders: string[] = [];
 
