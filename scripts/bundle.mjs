@@ -180,7 +180,7 @@ const providerUtilsHeaderList = {
       { filter: /[\\/]node_modules[\\/]@ai-sdk[\\/]provider-utils[\\/]dist[\\/]index\.mjs$/ },
       async ({ path }) => ({
         contents: providerUtilsAsBundled(await readFile(path, "utf8"), path, {
-          headerList: join(process.cwd(), "src", "llm", "http-response.ts"),
+          headerList: join(process.cwd(), "src", "llm", "http-headers.ts"),
           sseEventTransform: join(process.cwd(), "src", "llm", "sse-event-transform.ts"),
         }),
         loader: "js",

@@ -2,7 +2,7 @@
  * `@ai-sdk/provider-utils` as turnloop's bundle runs it (scripts/bundle.mjs), in one function, so
  * the in-process benchmarks (bench/in-process.mjs), which run `tsc`'s `dist/` against the packages
  * in `node_modules`, can load the same code the command runs:
- * - the global `Headers` is turnloop's `HeaderList` (src/llm/http-response.ts): touching the
+ * - the global `Headers` is turnloop's `HeaderList` (src/llm/http-headers.ts): touching the
  *   global loads undici, about 6 MiB of resident memory that turnloop's own `fetch` over
  *   `node:http` (src/llm/http-fetch.ts) otherwise never needs (issue 26; figures in
  *   bench/notes/targets.md, "Start-up and memory, round 3, session 5"); the records it builds
@@ -19,7 +19,7 @@ import { oneStageJsonEvents } from "./provider-utils-one-stage-events.mjs";
  * @param {string} source provider-utils' `dist/index.mjs`
  * @param {string} path its path, for the errors
  * @param {{headerList: string, sseEventTransform: string}} modules what its imports name: the
- *   module of `HeaderList` (src/llm/http-response.ts or its `dist/` output) and of
+ *   module of `HeaderList` (src/llm/http-headers.ts or its `dist/` output) and of
  *   `jsonEventStream` (src/llm/sse-event-transform.ts or its output)
  * @returns {string}
  */

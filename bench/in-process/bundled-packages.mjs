@@ -20,7 +20,7 @@ let modules;
 /** @param {{dist: string}} data */
 export function initialize(data) {
   modules = {
-    headerList: pathToFileURL(`${data.dist}/llm/http-response.js`).href,
+    headerList: pathToFileURL(`${data.dist}/llm/http-headers.js`).href,
     sseEventTransform: pathToFileURL(`${data.dist}/llm/sse-event-transform.js`).href,
   };
 }

@@ -5,7 +5,8 @@
 
 import { errorMessage } from "../events/errors.js";
 import { closestName as closest } from "../session/closest-name.js";
-import { isNumericFlag, numericFlagProblem, wordsOf } from "./argument-flags.js";
+import { wordsOf } from "./argument-flags.js";
+import { isNumericFlag, numericFlagProblem } from "./numeric-settings.js";
 import { MCP_ACTIONS, withUsage } from "./subcommands.js";
 
 /**

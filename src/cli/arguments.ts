@@ -3,7 +3,7 @@ import { isPermissionMode, PERMISSION_MODES } from "../permissions/permission-mo
 import type { FaceOptions } from "../session/face-options.js";
 import { isSandboxPolicy, SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
 import {
-  numericFlag,
+  checkPermissionFlags,
   type ParsedValues,
   parseFlags,
   resumeWithoutId,
@@ -20,7 +20,7 @@ import {
   promptWithCommandProblem,
   unknownCommandMessage,
 } from "./argument-suggestions.js";
-import { checkPermissionFlags } from "./permission-flags.js";
+import { numericFlag } from "./numeric-settings.js";
 import { sessionsCommand, storeFlag } from "./sessions-arguments.js";
 import {
   type CommandName,
@@ -372,7 +372,7 @@ function interactiveCommand(
 
 /**
  * `--permission-mode`, `--sandbox` and `--sandbox-network`.
- * @throws UsageError for a bad name, or flags that contradict each other (permission-flags.ts).
+ * @throws UsageError for a bad name, or flags that contradict each other (argument-flags.ts).
  */
 function sandboxOptions(
   values: ParsedValues,

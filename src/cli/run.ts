@@ -5,7 +5,6 @@
 
 import { warningLine } from "../events/errors.js";
 import type { RunConfig } from "../session/run-config.js";
-import { numericVariableProblem } from "./argument-flags.js";
 import {
   type Command,
   type FaceOptions,
@@ -14,6 +13,7 @@ import {
   UsageError,
   usageOf,
 } from "./arguments.js";
+import { numericVariableProblem } from "./numeric-settings.js";
 
 // The AI SDK prints warnings with console.warn; stdout and stderr belong to us.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -34,7 +34,7 @@ export async function runCommand(argv: readonly string[], version: string): Prom
     }
     throw error;
   }
-  // A numeric variable out of its range (argument-flags.ts, NUMERIC_VARIABLES) is a usage error
+  // A numeric variable out of its range (numeric-settings.ts, NUMERIC_VARIABLES) is a usage error
   // before anything runs; `acp` reports it on every session request instead (runAcpFace).
   const variable = numericVariableProblem(process.env, command.kind);
   if (variable !== undefined && command.kind !== "acp") {

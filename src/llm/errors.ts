@@ -17,7 +17,7 @@ import {
   plainStreamError,
   streamErrorWords,
 } from "./failure-words.js";
-import { parseRetryAfter } from "./header-value.js";
+import { parseRetryAfter } from "./http-headers.js";
 import type { ProviderFailure } from "./provider.js";
 
 /** A failure with what the retry policy needs besides the public {@link ProviderFailure}. */

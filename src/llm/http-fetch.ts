@@ -2,13 +2,11 @@ import type { ClientRequest, IncomingMessage } from "node:http";
 import type { RequestOptions } from "node:https";
 import { WebPageAnswerError } from "./errors.js";
 import { preparationsWaiting, runPreparations } from "./first-response.js";
-import { unsendableHeaderCharacter } from "./header-value.js";
+import { type HeaderInit, HeaderList, unsendableHeaderCharacter } from "./http-headers.js";
 import {
   type BodyMap,
   bodyStream,
   decoded,
-  type HeaderInit,
-  HeaderList,
   HttpResponse,
   responseHeaders,
 } from "./http-response.js";

@@ -1,110 +1,14 @@
 import type { IncomingMessage } from "node:http";
+import { HeaderList } from "./http-headers.js";
 
 /**
- * The parts of the Fetch standard's `Headers` and `Response` that model requests use, without
- * Node's global `Headers`/`Response`: touching either global loads undici (about 6 MiB of
- * resident memory, issue 26; figures in bench/notes/targets.md). {@link httpFetch} (http-fetch.ts)
- * answers with a {@link HttpResponse}; the AI SDK reads `ok`, `status`, `statusText`, `headers`
- * (iterated, `get`) and `body` (a web `ReadableStream`) or `text()`.
+ * The parts of the Fetch standard's `Response` that model requests use, without Node's global
+ * `Response`: touching it loads undici (about 6 MiB of resident memory, issue 26; figures in
+ * bench/notes/targets.md), and so would the global `Headers` (http-headers.ts has ours). `httpFetch`
+ * (http-fetch.ts) answers with a {@link HttpResponse}, its body a web stream fed from the socket
+ * ({@link bodyStream}); the AI SDK reads `ok`, `status`, `statusText`, `headers` (iterated,
+ * `get`) and `body` (a web `ReadableStream`) or `text()`.
  */
-
-/** What `Headers` may be built from: a record, `[name, value]` pairs, or anything iterable of them. */
-export type HeaderInit =
-  | Record<string, string | readonly string[] | undefined>
-  | Iterable<readonly [string, string]>
-  | Iterable<readonly string[]>;
-
-/**
- * A `Headers` without undici: names lower-cased, values of one name joined with `", "` (as the
- * Fetch standard combines them), iterated sorted by name. Also what scripts/bundle.mjs gives the
- * AI SDK's provider-utils in place of the global `Headers`.
- */
-export class HeaderList {
-  readonly #values = new Map<string, string>();
-
-  /** @throws TypeError for a pair that is not two strings. */
-  constructor(init?: HeaderInit | null) {
-    if (init === undefined || init === null) {
-      return;
-    }
-    if (Symbol.iterator in init) {
-      for (const pair of init as Iterable<readonly string[]>) {
-        const [name, value] = pair;
-        if (pair.length !== 2 || name === undefined || value === undefined) {
-          throw new TypeError("Headers: each header must be a [name, value] pair");
-        }
-        this.append(name, value);
-      }
-      return;
-    }
-    for (const [name, value] of Object.entries(init)) {
-      if (typeof value === "string") {
-        this.append(name, value);
-      } else if (value !== undefined) {
-        for (const each of value) {
-          this.append(name, each);
-        }
-      }
-    }
-  }
-
-  append(name: string, value: string): void {
-    const key = name.toLowerCase();
-    const current = this.#values.get(key);
-    const trimmed = String(value).trim();
-    this.#values.set(key, current === undefined ? trimmed : `${current}, ${trimmed}`);
-  }
-
-  set(name: string, value: string): void {
-    this.#values.set(name.toLowerCase(), String(value).trim());
-  }
-
-  get(name: string): string | null {
-    return this.#values.get(name.toLowerCase()) ?? null;
-  }
-
-  has(name: string): boolean {
-    return this.#values.has(name.toLowerCase());
-  }
-
-  delete(name: string): void {
-    this.#values.delete(name.toLowerCase());
-  }
-
-  forEach(callback: (value: string, name: string, headers: HeaderList) => void): void {
-    for (const [name, value] of this.entries()) {
-      callback(value, name, this);
-    }
-  }
-
-  *entries(): IterableIterator<[string, string]> {
-    const names = [...this.#values.keys()].sort();
-    for (const name of names) {
-      yield [name, this.#values.get(name) ?? ""];
-    }
-  }
-
-  *keys(): IterableIterator<string> {
-    for (const [name] of this.entries()) {
-      yield name;
-    }
-  }
-
-  *values(): IterableIterator<string> {
-    for (const [, value] of this.entries()) {
-      yield value;
-    }
-  }
-
-  [Symbol.iterator](): IterableIterator<[string, string]> {
-    return this.entries();
-  }
-
-  /** The headers as a plain record, for `node:http`. */
-  toRecord(): Record<string, string> {
-    return Object.fromEntries(this.#values);
-  }
-}
 
 /** What a {@link HttpResponse} is made of. */
 export interface HttpResponseInit {

@@ -1,6 +1,6 @@
 import { randomUUID } from "../events/random-id.js";
 import { httpFetch } from "./http-fetch.js";
-import { type HeaderInit, HeaderList } from "./http-response.js";
+import { type HeaderInit, HeaderList } from "./http-headers.js";
 
 /**
  * Memory for huge messages (issue 27 item 3: a 50 MB ACP prompt must peak at ≤ 4 × its size over

@@ -14,7 +14,7 @@ import {
 } from "./api-keys.js";
 import { withoutOpenAiItemIds } from "./convert.js";
 import { prepareReleasedLockErrors } from "./first-response.js";
-import { unsendableHeaderCharacter } from "./header-value.js";
+import { unsendableHeaderCharacter } from "./http-headers.js";
 import { withHugeBodies } from "./huge-messages.js";
 import { openAiChatQuirksFetch } from "./openai-chat-quirks.js";
 import type { Provider } from "./provider.js";
@@ -179,7 +179,7 @@ function unusableKeyProblem(apiKey: string, variable: string): string | undefine
 /**
  * Whether a key is a documentation placeholder rather than a key: `<your key>`-style angle
  * brackets or whitespace inside (no provider's key has either). Keys with `…` are refused by
- * header-value.ts.
+ * http-headers.ts.
  */
 function looksLikePlaceholder(key: string): boolean {
   return /^<.*>$/.test(key.trim()) || /\s/.test(key.trim());

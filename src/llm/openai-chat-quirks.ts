@@ -1,5 +1,6 @@
 import { httpExchange } from "./http-fetch.js";
-import type { BodyMap, HeaderList, HttpResponse } from "./http-response.js";
+import type { HeaderList } from "./http-headers.js";
+import type { BodyMap, HttpResponse } from "./http-response.js";
 import { sseEventBytes } from "./sse-event-transform.js";
 
 /**

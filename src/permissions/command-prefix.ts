@@ -33,7 +33,8 @@
 
 import { commandMatches } from "./permission-rules.js";
 import { readPackageRunner, SHELL_NAME } from "./program-runners.js";
-import { analyseShellCommand, baseName, type ShellCommand } from "./shell-commands.js";
+import type { ShellCommand } from "./shell-analysis.js";
+import { analyseShellCommand, baseName } from "./shell-commands.js";
 import type { DecodedWord } from "./shell-words.js";
 import type { WrapperResult } from "./shell-wrappers.js";
 import { COMMAND_RUNNERS, WRAPPERS } from "./shell-wrappers.js";

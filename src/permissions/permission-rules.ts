@@ -1,12 +1,8 @@
 import { isAbsolute, relative, sep } from "node:path";
 import picomatch from "picomatch";
 import type { PermissionRule } from "./permission-mode.js";
-import {
-  analyseShellCommand,
-  baseName,
-  type ShellAnalysis,
-  type ShellCommand,
-} from "./shell-commands.js";
+import type { ShellAnalysis, ShellCommand } from "./shell-analysis.js";
+import { analyseShellCommand, baseName } from "./shell-commands.js";
 
 export { type PermissionRule, parseRule } from "./permission-mode.js";
 

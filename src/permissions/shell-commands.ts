@@ -24,6 +24,7 @@ import { createRequire } from "node:module";
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
 import { readGitAlias } from "./program-arguments.js";
 import { readWrapper, trapHandler } from "./program-runners.js";
+import type { ShellAnalysis, ShellCommand } from "./shell-analysis.js";
 import {
   assignedVariables,
   readBuiltinSettings,
@@ -50,46 +51,6 @@ import {
 import { WRAPPERS, type WrapperResult } from "./shell-wrappers.js";
 
 export { baseName } from "./shell-words.js";
-
-/** One simple command as it would run. */
-export interface ShellCommand {
-  /** Its words after quote removal; a computed word keeps its source text (`$HOME`). */
-  words: string[];
-  /**
-   * The spellings rules are matched against: the command with its path removed, then each
-   * command a wrapper runs (`sudo nice rm x` gives `sudo nice rm x`, `nice rm x`, `rm x`).
-   * The last is what finally runs.
-   */
-  forms: string[];
-  /** The words of what finally runs (the last of {@link forms}), as written. */
-  runs: DecodedWord[];
-  /**
-   * Allow rules judge not this command but the script it runs, listed separately (`bash -c '…'`),
-   * or the package runner's call running it (`npx tape x` for `tape x`, shell-side-effects.ts).
-   */
-  runsScript: boolean;
-  /**
-   * Variables it sets (shell-environment.ts): for what it runs (`A=1 cmd`, `env A=1 cmd`) or for
-   * later commands (`A=1`, `export A=1`). Allow rules cover it only by its whole text when any.
-   */
-  assigns: string[];
-  /** The `NAME=value` words it runs with (`A=1 cmd`, `env A=1 cmd`), as written. */
-  environment?: string[];
-}
-
-/** What a bash command does, as far as its text tells. */
-export interface ShellAnalysis {
-  /** Every simple command, nested ones (`$(…)`, `bash -c '…'`) included, in source order. */
-  commands: ShellCommand[];
-  /** Why the command cannot be fully understood; empty when it can. */
-  unclear: string[];
-  /** Whether it writes a file: output redirected (`>` … but to /dev/null), `sort -o` and the like. */
-  writesFiles: boolean;
-  /** Words and names the text mentions, decoded, for deny rules when `unclear` is not empty. */
-  mentions: Set<string>;
-  /** Command names that are globs or brace lists (`/bin/r?`, `{r,}m`), without their path. */
-  namePatterns: string[];
-}
 
 /** Nesting of `bash -c` / `eval` scripts read before giving up. */
 const MAX_DEPTH = 4;

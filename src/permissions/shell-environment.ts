@@ -19,7 +19,7 @@
  */
 
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
-import type { ShellAnalysis } from "./shell-commands.js";
+import type { ShellAnalysis } from "./shell-analysis.js";
 import { type BuiltinReading, readNamesAndCommands, subscriptEvaluated } from "./shell-values.js";
 import { type DecodedWord, decodeWord, sourceOf } from "./shell-words.js";
 

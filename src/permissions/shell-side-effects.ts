@@ -17,7 +17,7 @@ import {
   SHELL_NAME,
   xargsInputConcern,
 } from "./program-runners.js";
-import type { ShellAnalysis } from "./shell-commands.js";
+import type { ShellAnalysis } from "./shell-analysis.js";
 import { baseName, type DecodedWord, HARMLESS_TARGETS } from "./shell-words.js";
 
 /**

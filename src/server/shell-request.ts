@@ -25,12 +25,8 @@
  */
 
 import type { ShellNode } from "mvdan-sh";
-import {
-  analyseShellCommand,
-  baseName,
-  type ShellCommand,
-  shellSyntax,
-} from "../permissions/shell-commands.js";
+import type { ShellCommand } from "../permissions/shell-analysis.js";
+import { analyseShellCommand, baseName, shellSyntax } from "../permissions/shell-commands.js";
 import { decodeWord, redirectWritesFile } from "../permissions/shell-words.js";
 
 /** Copilot's `shell` fields (the SDK's `PermissionRequestShell`, besides the common ones). */

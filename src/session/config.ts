@@ -66,7 +66,7 @@ const configShape = (object: ObjectBuilder) =>
     mcpServers: z.record(z.string(), mcpServerSchema()).optional(),
     /**
      * Context window sizes in tokens, by model id; at least 1,000, as `--context-window` and
-     * `TURNLOOP_CONTEXT_WINDOW` (cli/argument-flags.ts `NUMERIC_FLAGS`: no model has less).
+     * `TURNLOOP_CONTEXT_WINDOW` (cli/numeric-settings.ts `NUMERIC_FLAGS`: no model has less).
      */
     contextWindows: z
       .record(

@@ -284,7 +284,7 @@ function switchValue(on: boolean, flag: string): Sourced<boolean> {
 
 /**
  * The numeric variables that tune a run, by the setting name `turnloop config` shows (README,
- * "Environment variables"; ranges checked before a run: cli/argument-flags.ts NUMERIC_VARIABLES):
+ * "Environment variables"; ranges checked before a run: cli/numeric-settings.ts NUMERIC_VARIABLES):
  * host-models.ts `providerTuning`, mcp-servers.ts `startupWaitFrom`, message-size.ts.
  */
 export const TUNING_VARIABLES = {

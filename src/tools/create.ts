@@ -17,9 +17,7 @@ import {
   statIfExists,
   textResult,
 } from "./tool-support.js";
-
-/** Files larger than this (bytes) cannot have been viewed as they are (the limit of `view`). */
-const MAX_VIEWED_BYTES = 50 * 1024 * 1024;
+import { MAX_VIEW_FILE_BYTES } from "./view.js";
 
 // Built on first parse (z.lazy): a run's first request needs only its JSON Schema (input-json-schemas.ts).
 const createInput = z.lazy(() =>
@@ -76,7 +74,7 @@ async function createFile(input: CreateInput, context: ToolContext): Promise<Too
   if (
     existing !== undefined &&
     (await changedSinceKnown(context.knownFiles, await resolveLinks(absolutePath), () =>
-      existing.size > MAX_VIEWED_BYTES ? undefined : currentText(absolutePath, context),
+      existing.size > MAX_VIEW_FILE_BYTES ? undefined : currentText(absolutePath, context),
     ))
   ) {
     return errorResult(changedFileMessage(absolutePath, "it was not overwritten"));

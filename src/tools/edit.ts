@@ -17,9 +17,8 @@ import {
   statIfExists,
   textResult,
 } from "./tool-support.js";
+import { MAX_VIEW_FILE_BYTES } from "./view.js";
 
-/** Files larger than this (bytes) are not edited (the same limit as `view`). */
-const MAX_FILE_BYTES = 50 * 1024 * 1024;
 /** Line numbers listed in an "old_str matches several places" error. */
 const MAX_LISTED_LINES = 20;
 
@@ -143,10 +142,10 @@ async function readTextFile(
   if (!stats.isFile()) {
     return refused(`Path ${absolutePath} is not a regular file; edit changes text files.`);
   }
-  if (stats.size > MAX_FILE_BYTES) {
+  if (stats.size > MAX_VIEW_FILE_BYTES) {
     return refused(
       `File ${absolutePath} is too large to edit (${stats.size} bytes; the limit is ` +
-        `${MAX_FILE_BYTES}).`,
+        `${MAX_VIEW_FILE_BYTES}).`,
     );
   }
   const bytes = await readFile(absolutePath, { signal: context.signal });

@@ -23,8 +23,11 @@ const MAX_VIEW_LINES = 2_000;
 const MAX_VIEW_CHARACTERS = 100_000;
 /** Characters kept of a single line (minified code, data); the rest is replaced by a note. */
 const MAX_LINE_CHARACTERS = 2_000;
-/** Files larger than this (bytes) are refused rather than read into memory. */
-const MAX_FILE_BYTES = 50 * 1024 * 1024;
+/**
+ * Files larger than this (bytes) are refused rather than read into memory; `edit` refuses them
+ * too, and `create` does not read them to compare (neither could have been viewed).
+ */
+export const MAX_VIEW_FILE_BYTES = 50 * 1024 * 1024;
 /**
  * Files up to this size (bytes) are read on the calling thread ({@link readSmallFile}); larger
  * ones through Node's thread pool, cancellable while they are read.
@@ -80,9 +83,9 @@ async function view(input: ViewInput, context: ToolContext): Promise<ToolResult>
     // Devices and pipes (/dev/zero, a FIFO) could be read forever.
     return errorResult(`Path ${input.path} is not a regular file or directory.`);
   }
-  if (stats.size > MAX_FILE_BYTES) {
+  if (stats.size > MAX_VIEW_FILE_BYTES) {
     return errorResult(
-      `File is too large to view (${stats.size} bytes; the limit is ${MAX_FILE_BYTES} bytes). ` +
+      `File is too large to view (${stats.size} bytes; the limit is ${MAX_VIEW_FILE_BYTES} bytes). ` +
         `Use grep to find lines, or bash (e.g. sed -n '100,200p') to print a part.`,
     );
   }

@@ -94,7 +94,12 @@ const NOT_BEFORE_NEEDED =
  * serialised once per tool set: bench/notes/turn26.md), in the model request's bundle chunk, so
  * no file is added either; the MCP tools' unique names went into tools/mcp/tools.ts and the retry
  * policy's split of llm/errors.ts into header-value.ts and ai-sdk-provider.ts rather than
- * modules of their own.
+ * modules of their own. Still 228 in session 27, when four files at their 400 lines split: the
+ * numeric flags' ranges left cli/argument-flags.ts for cli/numeric-settings.ts while
+ * cli/permission-flags.ts (35 lines) joined argument-flags.ts's other checks of the flags;
+ * `HeaderList` left llm/http-response.ts for header-value.ts, renamed llm/http-headers.ts; the
+ * loop's types (agent/loop-types.ts) and the shell analysis's (permissions/shell-analysis.ts)
+ * are types only, which the bundle holds no code of.
  */
 const PROMPT_MODULE_BOUND = 228;
 /**

@@ -5,7 +5,7 @@ import { test } from "../support/fixtures.js";
 import { type UsageErrorCase, usageErrorOutcomes } from "../support/usage-errors.js";
 
 // A fresh user's trial: `turnloop -p hi --max-turns 0` was accepted, sent no request and exited 2.
-// Every flag that takes a number is now checked in one place (src/cli/argument-flags.ts, `NUMERIC_FLAGS`): decimal
+// Every flag that takes a number is now checked in one place (src/cli/numeric-settings.ts, `NUMERIC_FLAGS`): decimal
 // digits only, within the flag's range, else exit 64 naming the flag, its range and the value,
 // before any request; `--max-turns -1` (a value parseArgs calls ambiguous) is refused the same
 // way. Through the built CLI as a child process.

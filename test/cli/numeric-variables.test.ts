@@ -6,7 +6,7 @@ import { usageErrorOutcomes } from "../support/usage-errors.js";
 
 // A daily driver's run: `TURNLOOP_CONTEXT_WINDOW=abc` (or 0, 12.5, -1) was ignored silently and
 // the catalogue's window used. Every numeric variable turnloop reads is now checked from one table
-// beside the flags' (src/cli/argument-flags.ts, NUMERIC_VARIABLES), with the rules of its flag
+// beside the flags' (src/cli/numeric-settings.ts, NUMERIC_VARIABLES), with the rules of its flag
 // where it has one: a bad value exits 64 naming the variable, its range and the value, before any
 // request; `turnloop acp` answers `initialize` and fails each session request with it, as it does
 // for a bad config file. Through the built CLI as child processes.

@@ -2,7 +2,7 @@ import { APICallError, LoadAPIKeyError } from "@ai-sdk/provider";
 import { describe, expect, test } from "vitest";
 import { classifyFailure } from "../../src/llm/errors.js";
 import { boundedMessage, redactSecrets } from "../../src/llm/failure-words.js";
-import { parseRetryAfter } from "../../src/llm/header-value.js";
+import { parseRetryAfter } from "../../src/llm/http-headers.js";
 
 function apiCallError(
   statusCode: number | undefined,
