@@ -4,7 +4,7 @@
  */
 
 import { errorMessage } from "../events/errors.js";
-import { closestName as closest } from "../session/closest-name.js";
+import { closestName as closest } from "../events/setting-words.js";
 import { isNumericFlag, numericFlagProblem, wordsOf } from "./argument-flags.js";
 import { MCP_ACTIONS, withUsage } from "./subcommands.js";
 

@@ -25,7 +25,7 @@ describe("bad MCP server files", () => {
       },
       {
         file: "entry.json",
-        stderr: `turnloop: ${join(repository, "entry.json")}: server "files": needs "command" (stdio) or "url" (http, sse)\n`,
+        stderr: `turnloop: ${join(repository, "entry.json")}: server "files": needs "command" (stdio) or "url" (http, sse); it has unknown key "cmd"\n`,
       },
       {
         file: "missing.json",
@@ -48,7 +48,7 @@ describe("bad MCP server files", () => {
   }) => {
     const project = join(repository, ".mcp.json");
     await writeFile(project, '{"mcpServers": {"files": {"command": 7}}}');
-    const problem = `${project}: server "files": ✖ Invalid input: expected string, received number → at command`;
+    const problem = `${project}: server "files": command must be a string, not the number 7`;
     expect(await cli(["-p", "hi"])).toEqual({
       code: 64,
       signal: null,
@@ -81,7 +81,7 @@ describe("bad MCP server files in turnloop mcp list", () => {
     await writeFile(join(repository, "entry.json"), '{"mcpServers": {"files": {"cmd": "x"}}}');
     const problems = {
       "broken.json": `${join(repository, "broken.json")} is not valid JSON: line 2, column 1: Expected property name or '}'`,
-      "entry.json": `${join(repository, "entry.json")}: server "files": needs "command" (stdio) or "url" (http, sse)`,
+      "entry.json": `${join(repository, "entry.json")}: server "files": needs "command" (stdio) or "url" (http, sse); it has unknown key "cmd"`,
       "missing.json": `${join(repository, "missing.json")}: no such file`,
     };
     const results = [];
