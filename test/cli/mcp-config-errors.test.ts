@@ -202,8 +202,8 @@ describe("a program that never answers in turnloop mcp list", () => {
       signal: null,
       stdout:
         "chatty  stdio  failed  0 tools  did not answer as an MCP server: initialize failed " +
-        "(initialize got no answer within 3 s); what it printed first: Ready. (stderr: starting)\n" +
-        "silent  stdio  failed  0 tools  initialize got no answer within 3 s\n",
+        "(initialize got no answer within 3 s (the start-up wait, TURNLOOP_MCP_STARTUP_WAIT_MS)); what it printed first: Ready. (stderr: starting)\n" +
+        "silent  stdio  failed  0 tools  initialize got no answer within 3 s (the start-up wait, TURNLOOP_MCP_STARTUP_WAIT_MS)\n",
       stderr: "",
     });
   });
