@@ -4,7 +4,7 @@
  */
 
 import { errorMessage } from "../events/errors.js";
-import { closestName as closest } from "../session/closest-name.js";
+import { closestName as closest } from "../events/setting-words.js";
 import { wordsOf } from "./argument-flags.js";
 import { isNumericFlag, numericFlagProblem } from "./numeric-settings.js";
 import { MCP_ACTIONS, withUsage } from "./subcommands.js";

@@ -9,7 +9,7 @@
  * (usage.ts), which says the same.
  */
 
-import { closestName } from "../session/closest-name.js";
+import { closestName } from "../events/setting-words.js";
 import { FLAGS } from "./argument-flags.js";
 
 /** A command of `turnloop` as usage errors name it; `-p` and `interactive` are no subcommand. */

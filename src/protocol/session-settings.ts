@@ -13,7 +13,7 @@
  */
 
 import { z } from "zod";
-import { closestName } from "../session/closest-name.js";
+import { closestName } from "../events/setting-words.js";
 import { SESSION_ID_PATTERN } from "../session/paths.js";
 import { SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
 
@@ -245,7 +245,7 @@ function letters(name: string): string {
 
 /**
  * The near setting `name` may be a misspelling of, if any: one with the same letters in another
- * order ("modle" → "model", not "mode"), else the nearest spelling (closest-name.ts).
+ * order ("modle" → "model", not "mode"), else the nearest spelling (events/setting-words.ts).
  */
 export function closestSetting(name: string): string | undefined {
   const known = [...TURNLOOP_SETTINGS, ...Object.keys(COPILOT_ONLY_SETTINGS)];

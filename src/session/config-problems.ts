@@ -1,10 +1,12 @@
 /**
  * Readable reports of what is wrong in a config file (config.ts): unknown keys with the closest
- * known key at their level (JSON syntax errors with line and column: events/errors.ts).
+ * known key at their level (JSON syntax errors with line and column: events/errors.ts; an invalid
+ * value's sentence: events/setting-words.ts `describeIssue`, which the MCP module's parser of
+ * server entries, a layer below, words its problems with too).
  */
 
 import type { z } from "zod";
-import { closestName } from "./closest-name.js";
+import { closestName } from "../events/setting-words.js";
 
 /**
  * The config sections whose unknown keys are errors (config.ts): going on without the deny list
@@ -34,7 +36,7 @@ export interface UnknownKey {
 
 /**
  * The unknown keys that zod's `unrecognized_keys` issues of `schema` name, each with the
- * closest known key at its level (closest-name.ts).
+ * closest known key at its level (events/setting-words.ts).
  */
 export function unknownKeys(schema: z.ZodType, issues: readonly z.core.$ZodIssue[]): UnknownKey[] {
   return issues.flatMap((issue) => {
@@ -99,79 +101,4 @@ interface SchemaDefinition {
   innerType?: unknown;
   valueType?: unknown;
   shape?: Record<string, unknown>;
-}
-
-/** What a JSON value is, in words: `a string`, `a whole number`, `an array` … */
-function kindOf(value: unknown): string {
-  if (value === null) {
-    return "null";
-  }
-  if (Array.isArray(value)) {
-    return "an array";
-  }
-  if (typeof value === "number") {
-    return Number.isInteger(value) ? `the number ${value}` : `the fraction ${value}`;
-  }
-  if (typeof value === "string") {
-    return `the string ${JSON.stringify(value)}`;
-  }
-  return typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`;
-}
-
-/** zod's name of an expected type, in words. */
-const EXPECTED: Record<string, string> = {
-  number: "a number",
-  int: "a whole number",
-  string: "a string",
-  boolean: "true or false",
-  array: "a list ([…])",
-  object: "an object ({…})",
-  record: "an object ({…})",
-};
-
-/** The value at `path` in `json`. */
-function valueAt(json: unknown, path: readonly PropertyKey[]): unknown {
-  let value = json;
-  for (const key of path) {
-    value =
-      typeof value === "object" && value !== null
-        ? (value as Record<PropertyKey, unknown>)[key]
-        : undefined;
-  }
-  return value;
-}
-
-/**
- * One invalid value of a config file as a plain sentence, as the flags' checks word theirs
- * (`must be at least 1, not the number 0`); a message the schema wrote itself
- * is kept. `json` is the file's parsed content, `issue` zod's report about it.
- */
-export function describeIssue(json: unknown, issue: z.core.$ZodIssue): string {
-  const value = valueAt(json, issue.path);
-  const own = !/^(Invalid|Too (small|big))/.test(issue.message);
-  if (own) {
-    return issue.message;
-  }
-  switch (issue.code) {
-    case "too_small":
-    case "too_big": {
-      const bound = issue.code === "too_small" ? issue.minimum : issue.maximum;
-      const side = issue.code === "too_small" ? "at least" : "at most";
-      if (issue.origin === "number") {
-        return `must be ${side} ${String(bound)}, not ${kindOf(value)}`;
-      }
-      const unit = issue.origin === "string" ? "character" : "item";
-      return `must have ${side} ${String(bound)} ${unit}${bound === 1 ? "" : "s"}`;
-    }
-    case "invalid_type":
-      return `must be ${EXPECTED[issue.expected] ?? issue.expected}, not ${kindOf(value)}`;
-    case "invalid_value":
-      return `must be one of ${issue.values.map((option) => JSON.stringify(option)).join(", ")}, not ${kindOf(value)}`;
-    case "invalid_format":
-      return issue.format === "url"
-        ? `${typeof value === "string" ? JSON.stringify(value) : kindOf(value)} is not an http:// or https:// URL (e.g. http://127.0.0.1:8000/v1)`
-        : `${kindOf(value)} is not ${issue.format === "regex" ? "in the expected form" : `a valid ${issue.format}`}`;
-    default:
-      return `${kindOf(value)} is not a valid value here`;
-  }
 }

@@ -1,11 +1,12 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { errorCode, errorMessage, jsonSyntaxMessage } from "../events/errors.js";
+import { describeIssue } from "../events/setting-words.js";
 import { PERMISSION_MODES } from "../permissions/permission-mode.js";
 import { mcpServerSchema, parseServerEntry } from "../tools/mcp/config.js";
 import { SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
 import { ConfigError, configPaths } from "./config-paths.js";
-import { describeIssue, type GuardingSection, unknownKeys } from "./config-problems.js";
+import { type GuardingSection, unknownKeys } from "./config-problems.js";
 
 export { ConfigError, configPaths };
 
@@ -184,7 +185,9 @@ function readConfigFile(
   const invalid = strict.error.issues.filter((issue) => issue.code !== "unrecognized_keys");
   const first = invalid[0];
   if (first !== undefined) {
-    const field = first.path.length === 0 ? "the file" : first.path.map(String).join(".");
+    // An MCP server's problem names its own field (`mcpServers.s: env.A must be a string …`).
+    const at = first.path[0] === "mcpServers" ? first.path.slice(0, 2) : first.path;
+    const field = at.length === 0 ? "the file" : at.map(String).join(".");
     throw new ConfigError(`${path}: ${field}: ${invalidValue(json, first)}`);
   }
   for (const problem of unknownKeys(configSchemas().strict, unknown)) {

@@ -28,7 +28,7 @@ test("a server still starting when the prompt's start-up wait ends is told to th
   fixture.server.enqueue({ text: "Answered without it." });
   expect(await agent.prompt(sessionId, "hi")).toMatchObject({ stopReason: "end_turn" });
   const said =
-    "MCP server slow is still starting: initialize got no answer within 0.2 s; the session goes on without its tools until it answers\n";
+    "MCP server slow is still starting: initialize got no answer within 0.2 s (the start-up wait, TURNLOOP_MCP_STARTUP_WAIT_MS); the session goes on without its tools until it answers\n";
   const notices = agent
     .updates(sessionId)
     .filter(

@@ -28,7 +28,7 @@ const cases: Array<[string, unknown, string]> = [
   [
     "an MCP server with neither command nor url",
     { mcpServers: { a: { cmd: "x" } } },
-    'mcpServers.a: needs "command" (stdio) or "url" (http, sse)',
+    'mcpServers.a: needs "command" (stdio) or "url" (http, sse); it has unknown key "cmd"',
   ],
   ["a list for the file", [], "the file: must be an object ({…}), not an array"],
 ];

@@ -25,7 +25,7 @@ describe("bad MCP server files", () => {
       },
       {
         file: "entry.json",
-        stderr: `turnloop: ${join(repository, "entry.json")}: server "files": needs "command" (stdio) or "url" (http, sse)\n`,
+        stderr: `turnloop: ${join(repository, "entry.json")}: server "files": needs "command" (stdio) or "url" (http, sse); it has unknown key "cmd"\n`,
       },
       {
         file: "missing.json",
@@ -48,7 +48,7 @@ describe("bad MCP server files", () => {
   }) => {
     const project = join(repository, ".mcp.json");
     await writeFile(project, '{"mcpServers": {"files": {"command": 7}}}');
-    const problem = `${project}: server "files": ✖ Invalid input: expected string, received number → at command`;
+    const problem = `${project}: server "files": command must be a string, not the number 7`;
     expect(await cli(["-p", "hi"])).toEqual({
       code: 64,
       signal: null,
@@ -81,7 +81,7 @@ describe("bad MCP server files in turnloop mcp list", () => {
     await writeFile(join(repository, "entry.json"), '{"mcpServers": {"files": {"cmd": "x"}}}');
     const problems = {
       "broken.json": `${join(repository, "broken.json")} is not valid JSON: line 2, column 1: Expected property name or '}'`,
-      "entry.json": `${join(repository, "entry.json")}: server "files": needs "command" (stdio) or "url" (http, sse)`,
+      "entry.json": `${join(repository, "entry.json")}: server "files": needs "command" (stdio) or "url" (http, sse); it has unknown key "cmd"`,
       "missing.json": `${join(repository, "missing.json")}: no such file`,
     };
     const results = [];
@@ -202,8 +202,8 @@ describe("a program that never answers in turnloop mcp list", () => {
       signal: null,
       stdout:
         "chatty  stdio  failed  0 tools  did not answer as an MCP server: initialize failed " +
-        "(initialize got no answer within 3 s); what it printed first: Ready. (stderr: starting)\n" +
-        "silent  stdio  failed  0 tools  initialize got no answer within 3 s\n",
+        "(initialize got no answer within 3 s (the start-up wait, TURNLOOP_MCP_STARTUP_WAIT_MS)); what it printed first: Ready. (stderr: starting)\n" +
+        "silent  stdio  failed  0 tools  initialize got no answer within 3 s (the start-up wait, TURNLOOP_MCP_STARTUP_WAIT_MS)\n",
       stderr: "",
     });
   });

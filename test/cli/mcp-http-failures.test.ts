@@ -55,6 +55,33 @@ describe("remote MCP servers that fail, in turnloop mcp list", () => {
     });
   });
 
+  // Session 26's trial: an `sse` server that could not be reached said the library's words
+  // (`SSE error: TypeError: fetch failed: connect ECONNREFUSED …`, or `… ENOTFOUND …`) where an
+  // `http` one says what happened. Both transports now word it alike.
+  test("an sse server with nothing listening or an unknown host is said as an http one is", async ({
+    cli,
+    repository,
+  }) => {
+    const port = await freePort();
+    const servers = {
+      down: { type: "sse", url: `http://127.0.0.1:${port}/sse` },
+      downHttp: { type: "http", url: `http://127.0.0.1:${port}/mcp` },
+      nowhere: { type: "sse", url: "http://no-such-host.invalid/sse" },
+      nowhereHttp: { type: "http", url: "http://no-such-host.invalid/mcp" },
+    };
+    await writeFile(join(repository, "servers.json"), JSON.stringify({ mcpServers: servers }));
+    expect(await cli(["mcp", "list", "--mcp-config", "servers.json"])).toEqual({
+      code: 1,
+      signal: null,
+      stdout:
+        `down  sse  failed  0 tools  nothing is listening at http://127.0.0.1:${port}/sse\n` +
+        `downHttp  http  failed  0 tools  nothing is listening at http://127.0.0.1:${port}/mcp\n` +
+        "nowhere  sse  failed  0 tools  the host no-such-host.invalid was not found (DNS), for http://no-such-host.invalid/sse\n" +
+        "nowhereHttp  http  failed  0 tools  the host no-such-host.invalid was not found (DNS), for http://no-such-host.invalid/mcp\n",
+      stderr: "",
+    });
+  });
+
   test('a VS Code-shaped file ({"servers": …}) is warned about, naming "mcpServers"', async ({
     cli,
     repository,

@@ -10,6 +10,7 @@ import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { errorMessage, isMissingFileError, jsonSyntaxMessage } from "../../events/errors.js";
+import { closestName, describeIssue, kindOf } from "../../events/setting-words.js";
 
 /** One MCP server, normalised. */
 export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
@@ -145,8 +146,25 @@ function unknownTopLevelKeys(file: Record<string, unknown>, path: string): strin
     });
 }
 
+/** The keys of a stdio server entry (Claude Code's, the Copilot SDK's `local` and `workingDirectory`). */
+const STDIO_KEYS = [
+  "type",
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "workingDirectory",
+  "tools",
+  "timeout",
+];
+
+/** The keys of an `http` or `sse` server entry. */
+const REMOTE_KEYS = ["type", "url", "headers", "tools", "timeout"];
+
 /**
- * Reads one entry of an `mcpServers` object.
+ * Reads one entry of an `mcpServers` object. An entry that is neither kind says so, with its
+ * misspelt keys (`"comand"`: did you mean "command"?); an invalid value is said as the config
+ * files' are (`args must be a list ([…]), not the string "-y"`, events/setting-words.ts).
  * @returns the server, or a readable problem.
  */
 export function parseServerEntry(name: string, value: unknown): McpServerConfig | string {
@@ -157,7 +175,7 @@ export function parseServerEntry(name: string, value: unknown): McpServerConfig 
   if ("command" in record) {
     const parsed = entrySchemas().stdio.safeParse(value);
     if (!parsed.success) {
-      return `server "${name}": ${z.prettifyError(parsed.error).replace(/\s*\n\s*/g, " ")}`;
+      return `server "${name}": ${entryProblem(value, parsed.error)}`;
     }
     const { command, args, env, cwd, workingDirectory, tools, timeout } = parsed.data;
     const directory = cwd ?? workingDirectory;
@@ -176,8 +194,15 @@ export function parseServerEntry(name: string, value: unknown): McpServerConfig 
   }
   const parsed = entrySchemas().remote.safeParse(value);
   if (!parsed.success) {
-    const detail = "url" in record ? z.prettifyError(parsed.error).replace(/\s*\n\s*/g, " ") : "";
-    return `server "${name}": ${detail || 'needs "command" (stdio) or "url" (http, sse)'}`;
+    if ("url" in record) {
+      return `server "${name}": ${entryProblem(value, parsed.error)}`;
+    }
+    // Its unknown keys, each with the one of the two it is closest to ("comand", "ulr").
+    const known = [...new Set([...STDIO_KEYS, ...REMOTE_KEYS])];
+    const misspelt = Object.keys(record)
+      .filter((key) => !known.includes(key))
+      .map((key) => unknownKey(key, ["command", "url"]));
+    return `server "${name}": needs "command" (stdio) or "url" (http, sse)${misspelt.length === 0 ? "" : `; it has ${misspelt.join(", ")}`}`;
   }
   const { type, url, headers, tools, timeout } = parsed.data;
   return {
@@ -186,6 +211,79 @@ export function parseServerEntry(name: string, value: unknown): McpServerConfig 
     headers: headers ?? {},
     ...options(tools, timeout),
   };
+}
+
+/**
+ * The warnings about the keys of a server entry turnloop does not read, each ignored, as an
+ * unknown key of a config file is (README "Config files"): `unknown key "comand" (did you mean
+ * "command"?) ignored`; a key of the other kind of server says so (`"url" ignored: a server
+ * with "command" is a stdio server`). For the entries of files and apps, not ACP's (whose schema
+ * has `name` and `_meta`).
+ */
+export function entryWarnings(value: unknown): string[] {
+  if (typeof value !== "object" || value === null) {
+    return [];
+  }
+  const stdio = "command" in value;
+  const known = stdio ? STDIO_KEYS : REMOTE_KEYS;
+  const other = stdio ? REMOTE_KEYS : STDIO_KEYS;
+  return Object.keys(value)
+    .filter((key) => !known.includes(key))
+    .map((key) =>
+      other.includes(key)
+        ? `${JSON.stringify(key)} ignored: a server with "${stdio ? "command" : "url"}" is ${stdio ? "a stdio server" : "an http or sse server"}`
+        : `${unknownKey(key, known)} ignored`,
+    );
+}
+
+/** `unknown key "comand" (did you mean "command"?)`: `key`, with the one of `known` it is closest to. */
+function unknownKey(key: string, known: readonly string[]): string {
+  const near = closestName(key, known);
+  return `unknown key ${JSON.stringify(key)}${near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`}`;
+}
+
+/**
+ * The first invalid value of an entry, in the config files' words: `args must be a list ([…]),
+ * not the string "-y"`, `env.A must be a string, not the number 1`.
+ */
+function entryProblem(value: unknown, error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) {
+    return "is not a server";
+  }
+  const field = issue.path
+    .map((key, index) =>
+      typeof key === "number" ? `[${key}]` : `${index === 0 ? "" : "."}${String(key)}`,
+    )
+    .join("");
+  if (issue.code === "invalid_union") {
+    // `env` and `headers`: an object of strings, or ACP's `[{name, value}]`.
+    return keyValuesProblem(field, (value as Record<PropertyKey, unknown>)[issue.path[0] ?? ""]);
+  }
+  return `${field} ${describeIssue(value, issue)}`;
+}
+
+/** Why `given` is not an object of strings or a list of `{name, value}`, naming `field`. */
+function keyValuesProblem(field: string, given: unknown): string {
+  if (Array.isArray(given)) {
+    const index = given.findIndex(
+      (item: unknown) =>
+        typeof item !== "object" ||
+        item === null ||
+        typeof (item as { name?: unknown }).name !== "string" ||
+        typeof (item as { value?: unknown }).value !== "string",
+    );
+    if (index >= 0) {
+      return `${field}[${index}] must be {"name": "…", "value": "…"} with strings, not ${kindOf(given[index])}`;
+    }
+  }
+  if (typeof given === "object" && given !== null) {
+    const wrong = Object.entries(given).find(([, item]) => typeof item !== "string");
+    if (wrong !== undefined) {
+      return `${field}.${wrong[0]} must be a string, not ${kindOf(wrong[1])}`;
+    }
+  }
+  return `${field} must be an object of strings ({"NAME": "value"}), not ${kindOf(given)}`;
 }
 
 /** Whether `value` parses as a URL with scheme http or https (WHATWG URL, as `fetch` reads it). */
@@ -205,10 +303,14 @@ function options(tools: string[] | undefined, timeout: number | undefined): McpS
   };
 }
 
-/** Reads an `mcpServers` object (`{name: server}`); `where` prefixes each problem. */
+/**
+ * Reads an `mcpServers` object (`{name: server}`); `where` prefixes each problem and each
+ * warning (an entry's keys that are not read, {@link entryWarnings}).
+ */
 export function parseServers(value: unknown, where: string): ParsedServers {
   const servers: McpServerConfigs = {};
   const problems: string[] = [];
+  const warnings: string[] = [];
   if (value === undefined || value === null) {
     return { servers, problems };
   }
@@ -221,9 +323,12 @@ export function parseServers(value: unknown, where: string): ParsedServers {
       problems.push(`${where}: ${parsed}`);
     } else {
       servers[name] = parsed;
+      warnings.push(
+        ...entryWarnings(entry).map((warning) => `${where}: server "${name}": ${warning}`),
+      );
     }
   }
-  return { servers, problems };
+  return { servers, problems, ...(warnings.length === 0 ? {} : { warnings }) };
 }
 
 /**
@@ -268,11 +373,9 @@ export async function readServersFile(
     return { servers: {}, problems: [`${path}: expected {"mcpServers": {...}}`] };
   }
   const file = json as Record<string, unknown>;
-  const warnings = unknownTopLevelKeys(file, path);
-  return {
-    ...parseServers(file.mcpServers, path),
-    ...(warnings.length === 0 ? {} : { warnings }),
-  };
+  const parsed = parseServers(file.mcpServers, path);
+  const warnings = [...unknownTopLevelKeys(file, path), ...(parsed.warnings ?? [])];
+  return { ...parsed, ...(warnings.length === 0 ? {} : { warnings }) };
 }
 
 /** Whether `tool` (the server's own name) is offered under the server's `tools` list. */

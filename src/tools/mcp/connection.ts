@@ -148,14 +148,16 @@ export class McpConnection {
 
   /**
    * What a server still starting (`pending`) after `waitedMs` waits on: `initialize (or
-   * tools/list) got no answer within 5 s`; undefined in any other state.
+   * tools/list) got no answer within 5 s (the start-up wait, TURNLOOP_MCP_STARTUP_WAIT_MS)`;
+   * undefined in any other state.
    */
   noAnswerWithin(waitedMs: number): string | undefined {
     if (this.state !== "pending") {
       return undefined;
     }
     const request = this.initialized ? "tools/list" : "initialize";
-    return `${request} got no answer within ${waitedMs / 1000} s`;
+    // The wait is the start-up wait: a server's `timeout` is for its tool calls (README "MCP servers").
+    return `${request} got no answer within ${waitedMs / 1000} s (the start-up wait, TURNLOOP_MCP_STARTUP_WAIT_MS)`;
   }
 
   /**

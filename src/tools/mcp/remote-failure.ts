@@ -4,7 +4,7 @@
  * `cause`: `ECONNREFUSED`, `ENOTFOUND` …), and whose answer to a non-MCP page is an
  * `SdkHttpError` quoting the page's whole body. These name the URL and the reason instead:
  * "nothing is listening at http://127.0.0.1:8899/mcp", "did not answer as an MCP server (HTTP
- * 404 Not Found at …)".
+ * 404 Not Found at …)", in the same words for both transports.
  */
 
 import { errorCode, errorMessage } from "../../events/errors.js";
@@ -31,7 +31,12 @@ function causes(error: unknown): unknown[] {
   return chain;
 }
 
-/** The first system error code in `error`'s cause chain (`ECONNREFUSED` …), if any. */
+/**
+ * The first system error code in `error`'s cause chain (`ECONNREFUSED` …), if any; for the
+ * HTTP+SSE transport's `SseError`, the code in its message, since the `eventsource` package
+ * flattens fetch's failure and its causes into one string (`SSE error: TypeError: fetch failed:
+ * connect ECONNREFUSED 127.0.0.1:8899`) and keeps no `cause`.
+ */
 function networkCode(error: unknown): string | undefined {
   for (const item of causes(error)) {
     const code = errorCode(item);
@@ -39,7 +44,26 @@ function networkCode(error: unknown): string | undefined {
       return code;
     }
   }
+  const message = errorMessage(error);
+  if (message.startsWith(SSE_ERROR)) {
+    return message.match(/\b[A-Z][A-Z_]+\b/g)?.find((word) => UNREACHABLE_CODES.has(word));
+  }
   return undefined;
+}
+
+/** How the MCP client's `SseError` messages begin. */
+const SSE_ERROR = "SSE error: ";
+
+/**
+ * The system's own words for an unreachable server, without the layers above them: the last
+ * cause's message, or an `SseError`'s message after its last `fetch failed: `.
+ */
+function deepestMessage(error: unknown): string {
+  const message = errorMessage(causes(error).at(-1));
+  const flattened = message.lastIndexOf("fetch failed: ");
+  return message.startsWith(SSE_ERROR) && flattened >= 0
+    ? message.slice(flattened + "fetch failed: ".length)
+    : message;
 }
 
 /**
@@ -57,7 +81,7 @@ export function isUnreachable(error: unknown): boolean {
  */
 function httpStatus(error: unknown): { status: number; statusText: string } | undefined {
   const sseCode = (error as { code?: unknown } | null)?.code;
-  if (errorMessage(error).startsWith("SSE error: Non-200") && typeof sseCode === "number") {
+  if (errorMessage(error).startsWith(`${SSE_ERROR}Non-200`) && typeof sseCode === "number") {
     return { status: sseCode, statusText: "" };
   }
   const data = (error as { data?: { status?: unknown; statusText?: unknown } } | null)?.data;
@@ -84,8 +108,7 @@ export function remoteFailure(error: unknown, url: string): string {
     return `the host ${new URL(url).host} was not found (DNS), for ${url}`;
   }
   if (code !== undefined) {
-    const deepest = causes(error).at(-1);
-    return `could not reach ${url}: ${errorMessage(deepest)}`;
+    return `could not reach ${url}: ${deepestMessage(error)}`;
   }
   const http = httpStatus(error);
   if (http !== undefined) {
