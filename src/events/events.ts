@@ -177,7 +177,8 @@ export interface SessionEventData {
   "session.plan_updated": { entries: PlanEntry[] };
   /**
    * The instruction files that went into the system prompt (`AGENTS.md` and the like, see
-   * `src/session/instructions.ts`), recorded when they first apply and whenever the set changes;
+   * `src/session/instructions.ts`), recorded when they first apply and whenever the set or the
+   * warnings about it change;
    * `truncated`: cut (or left out whole: `bytes` 0). `appendedBytes`: `--append-system-prompt`'s.
    */
   "session.instructions_loaded": {
@@ -188,6 +189,8 @@ export interface SessionEventData {
       truncated: boolean;
     }>;
     appendedBytes?: number;
+    /** The `session.warning`s about these files (instructions.ts), absent when there were none. */
+    warnings?: Array<{ warningType: string; message: string }>;
   };
   /** The model called `task_complete` (autopilot). */
   "session.task_complete": { summary: string; success: boolean };

@@ -73,7 +73,8 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
   if (LoadAPIKeyError.isInstance(error)) {
     return { errorType: "configuration", message: boundedMessage(error.message), retryable: false };
   }
-  const text = plainStreamError(error) ?? messageOf(error);
+  const plain = plainStreamError(error);
+  const text = plain ?? messageOf(error);
   if (isContextLengthError(text)) {
     // Some servers report the overflow inside an otherwise successful stream.
     return {
@@ -81,6 +82,9 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
       message: boundedMessage(text),
       retryable: false,
     };
+  }
+  if (plain !== undefined) {
+    return plainStreamFailure(error as Record<string, unknown>, plain);
   }
   // Anthropic and gateways stream `{"type":"error","error":{"type":"overloaded_error"}}` mid-response.
   if (/overloaded/i.test(text)) {
@@ -105,6 +109,45 @@ function inStreamError(error: APICallError): string | undefined {
   }
   const kind = /"type"\s*:\s*"([^"]+)"/.exec(error.responseBody ?? "")?.[1];
   return streamErrorWords(kind, error.message);
+}
+
+/**
+ * An error a provider reported inside its event stream after the answer began (HTTP 200), which
+ * the AI SDK passes on as a plain object: Anthropic's `error` event (`api_error`,
+ * `overloaded_error` …), an OpenAI Chat or compatible chunk's `error` object (`server_error` …),
+ * the Responses API's `error` event and `response.failed` (the AI SDK's OpenAI provider adds the
+ * `statusCode` it reads from them). Categorised as the HTTP status it stands for would be
+ * (case 18, one rule on every wire): its own `statusCode`, else the status its `type` and `code`
+ * name (the AI SDK's OpenAI provider's reading: `rate_limit` 429, `overloaded` 529, `invalid` or
+ * `bad_request` 400, `authentication` 401, `permission` 403, `not_found` 404, `timeout` 504, any
+ * other 500). Retried as that status is, except `insufficient_quota`; the loop retries only
+ * while nothing of the attempt was shown.
+ */
+function plainStreamFailure(error: Record<string, unknown>, text: string): ClassifiedFailure {
+  const inner = typeof error.error === "object" && error.error !== null ? error.error : error;
+  const { type, code } = inner as Record<string, unknown>;
+  const kind = [code, type, error.code, error.type]
+    .filter((value) => typeof value === "string" || typeof value === "number")
+    .join(" ")
+    .toLowerCase();
+  const statusCode = typeof error.statusCode === "number" ? error.statusCode : statusOfKind(kind);
+  const errorType = categoryOfStatus(statusCode, `${text} ${kind}`);
+  const retryable = isRetryableType(errorType) && !kind.includes("insufficient_quota");
+  return { errorType, message: boundedMessage(text), retryable };
+}
+
+/** The HTTP status an in-stream error's type and code name ({@link plainStreamFailure}). */
+function statusOfKind(kind: string): number {
+  const statuses: Array<[RegExp, number]> = [
+    [/rate_limit|insufficient_quota/, 429],
+    [/overload/, 529],
+    [/authentication/, 401],
+    [/permission/, 403],
+    [/not_found/, 404],
+    [/invalid|bad_request|context_length/, 400],
+    [/timeout/, 504],
+  ];
+  return statuses.find(([pattern]) => pattern.test(kind))?.[1] ?? 500;
 }
 
 /**

@@ -89,7 +89,11 @@ export function joinAndCollect(text: string): void {
 export function withHugeBodies(fetchFunction: typeof fetch = httpFetch): typeof fetch {
   const wrapped: typeof fetch = async (input, init) => {
     const body = init?.body;
-    const segments = typeof body === "string" ? bodySegments(body) : undefined;
+    const json = jsonTexts.get(init?.signal ?? NO_SIGNAL);
+    const segments = typeof body === "string" ? bodySegments(body, json) : undefined;
+    if (json?.size === 0) {
+      jsonTexts.delete(init?.signal ?? NO_SIGNAL);
+    }
     if (segments === undefined) {
       return fetchFunction(input, init);
     }
@@ -136,30 +140,30 @@ export function holdsSharedTexts(json: string): boolean {
 }
 
 /**
- * JSON texts by their placeholders as they appear in a body (quoted), from {@link jsonPlaceholder}
- * until the fetch sends them. A request's fetch comes in the same run of the event loop as its
- * arguments (the SDK's `doStream`), so this holds a few at most; the oldest beyond
- * {@link MAX_WAITING_JSON} (a request that failed before its fetch) are dropped.
+ * JSON texts by their placeholders as they appear in a body (quoted), per request, from
+ * {@link jsonPlaceholder} until the request's fetch sends them: keyed by the request's abort
+ * signal, the one object the AI SDK hands both to the model's `getArgs` (the call options'
+ * `abortSignal`) and to its fetch (`init.signal`, `@ai-sdk/provider-utils` `postToApi`). So any
+ * number of requests may wait between the two, and the texts of a request that failed before its
+ * fetch go with its signal. Requests without a signal (turnloop's all have one, model-attempt.ts)
+ * share {@link NO_SIGNAL}'s, each taking its own at its fetch.
  */
-const jsonTexts = new Map<string, string>();
-const MAX_WAITING_JSON = 16;
+const jsonTexts = new WeakMap<object, Map<string, string>>();
+const NO_SIGNAL = {};
 
 /**
- * A placeholder (plain ASCII) for `json`, a JSON text, to stand as a string in a request's JSON
- * value: a fetch made by {@link withHugeBodies} sends `json` in place of the placeholder's quoted
- * string, once (issue 26: an OpenAI-compatible model's earlier wire messages, serialised once,
- * sync-chunk-validation.ts, and its tool definitions, kept-tools.ts). Only for a model whose
- * fetch {@link fillsJsonPlaceholders}.
+ * A placeholder (plain ASCII) for `json`, a JSON text, to stand as a string in the JSON value of
+ * the request whose abort signal is `request`: a fetch made by {@link withHugeBodies} given that
+ * signal sends `json` in place of the placeholder's quoted string, once (issue 26: an
+ * OpenAI-compatible model's earlier wire messages, serialised once, sync-chunk-validation.ts, and
+ * its tool definitions, kept-tools.ts). Only for a model whose fetch {@link fillsJsonPlaceholders}.
  */
-export function jsonPlaceholder(json: string): string {
+export function jsonPlaceholder(json: string, request: AbortSignal | undefined): string {
   const placeholder = `${PLACEHOLDER_PREFIX}${nextPlaceholder++}j~`;
-  jsonTexts.set(`"${placeholder}"`, json);
-  for (const waiting of jsonTexts.keys()) {
-    if (jsonTexts.size <= MAX_WAITING_JSON) {
-      break;
-    }
-    jsonTexts.delete(waiting);
-  }
+  const key = request ?? NO_SIGNAL;
+  const waiting = jsonTexts.get(key) ?? new Map<string, string>();
+  jsonTexts.set(key, waiting);
+  waiting.set(`"${placeholder}"`, json);
   return placeholder;
 }
 
@@ -187,7 +191,10 @@ type BodySegment = { literal: string } | { text: string };
  * `body` cut at the placeholders of {@link shareHugeTexts}, or as one literal segment when it is
  * huge itself; undefined for an ordinary body (sent as it is).
  */
-function bodySegments(body: string): BodySegment[] | undefined {
+function bodySegments(
+  body: string,
+  json: Map<string, string> | undefined,
+): BodySegment[] | undefined {
   // No placeholder made yet: none can be in the body (the prefix holds a random UUID).
   if (nextPlaceholder === 0 || !body.includes(PLACEHOLDER_PREFIX)) {
     return body.length < HUGE_MESSAGE_BYTES ? undefined : [{ literal: body }];
@@ -195,25 +202,28 @@ function bodySegments(body: string): BodySegment[] | undefined {
   const segments: BodySegment[] = [];
   let start = 0;
   for (const match of body.matchAll(PLACEHOLDER_PATTERN)) {
-    segments.push({ literal: body.slice(start, match.index) }, filledIn(match[0]));
+    segments.push({ literal: body.slice(start, match.index) }, filledIn(match[0], json));
     start = match.index + match[0].length;
   }
   segments.push({ literal: body.slice(start) });
   return segments;
 }
 
-/** What a placeholder of a body stands for: a JSON text (taken: it is sent once) or a shared text. */
-function filledIn(placeholder: string): BodySegment {
-  const json = jsonTexts.get(placeholder);
-  if (json !== undefined) {
-    jsonTexts.delete(placeholder);
-    return { literal: json };
+/**
+ * What a placeholder of a body stands for: a JSON text of its request's (`json`; taken: it is sent
+ * once) or a shared text.
+ */
+function filledIn(placeholder: string, json: Map<string, string> | undefined): BodySegment {
+  const text = json?.get(placeholder);
+  if (text !== undefined) {
+    json?.delete(placeholder);
+    return { literal: text };
   }
-  const text = sharedTexts.get(placeholder);
-  if (text === undefined) {
+  const shared = sharedTexts.get(placeholder);
+  if (shared === undefined) {
     throw new Error(`a model request refers to a released huge text (${placeholder})`);
   }
-  return { text };
+  return { text: shared };
 }
 
 /**

@@ -29,7 +29,7 @@ export class KeptTools {
    * brings the same schema object; a changed list, such as an MCP server's, brings new ones).
    * Anything but an array of function tools (no tools, a provider tool) is returned as it is.
    */
-  placeholderFor(tools: CallTools, wireTools: unknown): unknown {
+  placeholderFor(tools: CallTools, wireTools: unknown, request: AbortSignal | undefined): unknown {
     if (!Array.isArray(wireTools) || tools === undefined || !tools.every(isFunctionTool)) {
       return wireTools;
     }
@@ -37,7 +37,7 @@ export class KeptTools {
       this.#json = JSON.stringify(wireTools);
       this.#tools = tools;
     }
-    return jsonPlaceholder(this.#json);
+    return jsonPlaceholder(this.#json, request);
   }
 }
 

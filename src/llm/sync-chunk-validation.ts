@@ -257,7 +257,11 @@ export function withKeptMessages(model: LanguageModelV3): LanguageModelV3 {
       from === 1 ? options : { ...options, prompt: [system, ...prompt.slice(from)] },
     );
     if (tools !== undefined) {
-      result.args.tools = tools.placeholderFor(options.tools, result.args.tools);
+      result.args.tools = tools.placeholderFor(
+        options.tools,
+        result.args.tools,
+        options.abortSignal,
+      );
     }
     const converted = result.args.messages;
     let kept: KeptMessages;
@@ -272,7 +276,7 @@ export function withKeptMessages(model: LanguageModelV3): LanguageModelV3 {
         kept.wire.push(converted[index]);
       }
       const { messages, keep } = serialised
-        ? serialisedOnce(kept, converted[0])
+        ? serialisedOnce(kept, converted[0], options.abortSignal)
         : { messages: kept.wire.slice(), keep: true };
       messages[0] = converted[0];
       result.args.messages = messages;
@@ -301,6 +305,7 @@ export function withKeptMessages(model: LanguageModelV3): LanguageModelV3 {
 function serialisedOnce(
   kept: KeptMessages,
   system: unknown,
+  request: AbortSignal | undefined,
 ): { messages: unknown[]; keep: boolean } {
   const added = kept.wire
     .slice(1)
@@ -313,7 +318,7 @@ function serialisedOnce(
       kept.json = kept.json === "" ? added : `${kept.json},${added}`;
     }
   }
-  const messages = kept.json === "" ? [system] : [system, jsonPlaceholder(kept.json)];
+  const messages = kept.json === "" ? [system] : [system, jsonPlaceholder(kept.json, request)];
   return { messages: keep ? messages : [...messages, ...kept.wire.slice(1)], keep };
 }
 

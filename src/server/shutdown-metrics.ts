@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import type { EventInput, SessionEvent, SessionShutdown } from "../events/events.js";
 import type { SessionHost } from "../session/host.js";
 import type { Session } from "../session/session.js";
+import { usageByModel } from "../session/usage-totals.js";
 
 /**
  * Records `session.shutdown` in `session` (before it closes: the apps still attached see it),
@@ -54,8 +55,9 @@ export interface ShutdownState {
 }
 
 /**
- * `session.shutdown` for the session whose stored events are `events`: usage per model from
- * `assistant.usage`; API time from each conversation turn's `assistant.turn_start` to its
+ * `session.shutdown` for the session whose stored events are `events`: per model its requests,
+ * failed and cancelled ones included, and the usage they reported (usage-totals.ts
+ * `usageByModel`); API time from each conversation turn's `assistant.turn_start` to its
  * `assistant.message` (or its `assistant.turn_end` when no reply came); code changes from the
  * successful `edit` and `create` calls (lines of `old_str` removed and `new_str` added; a
  * created file's lines added), with paths resolved against `state.cwd`.
@@ -118,22 +120,8 @@ function apiDurationMs(events: readonly SessionEvent[]): number {
 
 function modelMetrics(events: readonly SessionEvent[]): SessionShutdown["modelMetrics"] {
   const metrics: SessionShutdown["modelMetrics"] = {};
-  for (const event of events) {
-    if (event.type !== "assistant.usage") {
-      continue;
-    }
-    const { data } = event;
-    const metric = metrics[data.model] ?? {
-      requests: { count: 0, cost: 0 },
-      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
-    };
-    metrics[data.model] = metric;
-    metric.requests.count += 1;
-    metric.requests.cost += data.cost ?? 0;
-    metric.usage.inputTokens += data.inputTokens ?? 0;
-    metric.usage.outputTokens += data.outputTokens ?? 0;
-    metric.usage.cacheReadTokens += data.cacheReadTokens ?? 0;
-    metric.usage.cacheWriteTokens += data.cacheWriteTokens ?? 0;
+  for (const [model, { requests, cost, ...usage }] of usageByModel(events)) {
+    metrics[model] = { requests: { count: requests, cost }, usage };
   }
   return metrics;
 }

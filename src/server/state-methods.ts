@@ -10,7 +10,7 @@ import { toolSpecifications } from "../agent/tool-specifications.js";
 import type { EventInput } from "../events/events.js";
 import type { SessionListEntry } from "../protocol/copilot.js";
 import type { SessionSummary } from "../session/session-store.js";
-import { UsageTotals } from "../session/usage-totals.js";
+import { UsageTotals, usageByModel } from "../session/usage-totals.js";
 import { builtinTools } from "../tools/index.js";
 import type { ClientConnection } from "./connection.js";
 import { parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
@@ -108,7 +108,8 @@ export function toolsListMethod() {
 /**
  * `session.usage.getMetrics` → the session's token totals and its number of model requests, by
  * the rule every face counts them (usage-totals.ts: every `assistant.turn_start`, failed and
- * cancelled ones included), and per model the requests that reported usage and their tokens.
+ * cancelled ones included), and per model by the same rule its requests and their tokens
+ * (usage-totals.ts `usageByModel`).
  */
 export async function usageMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.usage.getMetrics", sessionOnlyParams, raw);
@@ -117,15 +118,8 @@ export async function usageMethod(connection: ClientConnection, raw: unknown) {
   const totals = UsageTotals.of(events);
   const byModel: Record<string, { requests: number; inputTokens: number; outputTokens: number }> =
     {};
-  for (const event of events) {
-    if (event.type !== "assistant.usage") {
-      continue;
-    }
-    const model = byModel[event.data.model] ?? { requests: 0, inputTokens: 0, outputTokens: 0 };
-    byModel[event.data.model] = model;
-    model.requests += 1;
-    model.inputTokens += event.data.inputTokens ?? 0;
-    model.outputTokens += event.data.outputTokens ?? 0;
+  for (const [model, { requests, inputTokens, outputTokens }] of usageByModel(events)) {
+    byModel[model] = { requests, inputTokens, outputTokens };
   }
   return {
     inputTokens: totals.inputTokens ?? 0,

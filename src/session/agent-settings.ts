@@ -22,7 +22,7 @@ import type { CommandRunner, CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
-import { loadInstructions, sayInstructionWarnings } from "./instructions.js";
+import { loadInstructions, recordInstructions } from "./instructions.js";
 import type { RunConfig, SourcedRule } from "./run-config.js";
 import type { HostSandbox } from "./sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "./session.js";
@@ -296,8 +296,9 @@ function gateOptionsFor(
 /**
  * The system prompt for `session`: ours (or `--system-prompt-file`'s), the instruction files that
  * apply in its cwd, then `--append-system-prompt`. Records `session.instructions_loaded` when the
- * files used differ from the last ones recorded in the session, and says files cut or left out
- * (instructions.ts, `sayInstructionWarnings`).
+ * files used or the warnings about them differ from the last ones recorded in the session, and
+ * says files cut or left out when that is new to the session (instructions.ts,
+ * `recordInstructions`).
  */
 function systemPromptFor(session: Session, run: PreparedRun, autopilot: boolean): string {
   const loaded =
@@ -317,11 +318,7 @@ function systemPromptFor(session: Session, run: PreparedRun, autopilot: boolean)
   const append = run.config.appendSystemPrompt?.value;
   const appendedBytes = append === undefined ? undefined : Buffer.byteLength(append);
   const record = { files, ...(appendedBytes === undefined ? {} : { appendedBytes }) };
-  const previous = session.instructions ?? { files: [] };
-  if (JSON.stringify(record) !== JSON.stringify(previous)) {
-    session.emit({ type: "session.instructions_loaded", data: record });
-  }
-  sayInstructionWarnings(session, loaded.warnings);
+  recordInstructions(session, record, loaded.warnings);
   return buildSystemPrompt({
     cwd: session.cwd,
     platform: process.platform,

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import type { SessionEventOf } from "../events/events.js";
 import { decodeFileBytes } from "../tools/text-decoding.js";
 import type { Session } from "./session.js";
 
@@ -14,7 +15,7 @@ import type { Session } from "./session.js";
  * leaves out the root's rules), the budget is shared ({@link fairShares}): a file no longer than
  * its share goes in whole, and only a file longer than its share is cut, at its end, so no file
  * is left out whole for another's size. A cut file says so in the prompt, in its
- * {@link InstructionFile} and in a `session.warning` ({@link sayInstructionWarnings}); a file
+ * {@link InstructionFile} and in a `session.warning` ({@link recordInstructions}); a file
  * that is not text (binary data) is left out with a warning, in the words `-p` refuses binary
  * stdin with (README, "Project instructions"). In each directory the first of
  * {@link INSTRUCTION_FILE_NAMES} that holds text wins, so a repository written for Claude Code,
@@ -192,25 +193,35 @@ function cutReason(file: FoundFile, bytes: number): string {
     : `${kept} (its share of ${budget} for the project's files)`;
 }
 
-/** Sessions and the warnings this process last said in each, joined. */
-const said = new WeakMap<Session, string>();
+/** What `session.instructions_loaded` records: the files used and what the user was told of them. */
+export type InstructionsRecord = SessionEventOf<"session.instructions_loaded">["data"];
 
 /**
- * Emits each of `warnings` in `session` as a `session.warning` (`-p` says it on stderr, the
- * interactive session on its screen, ACP as an agent message, the SDK as an event), unless this
- * process said the same ones in `session` last time: once per open session, again when they change.
+ * Records `record` (the files used, `--append-system-prompt`'s bytes) with `warnings` in `session`
+ * as `session.instructions_loaded` when they differ from the last one its log holds (this
+ * process's, or an earlier one's: a continued or resumed session), and emits each warning that
+ * last record did not hold as a `session.warning` (`-p` says it on stderr, the interactive
+ * session on its screen, ACP as an agent message, the SDK as an event). So a session is told of a
+ * cut or binary file once, not at every prompt or run, and again when its warning's words change
+ * (a cut file's size) or it comes back after the file was fixed.
  */
-export function sayInstructionWarnings(
+export function recordInstructions(
   session: Session,
+  record: InstructionsRecord,
   warnings: readonly InstructionWarning[],
 ): void {
-  const key = JSON.stringify(warnings);
-  if (said.get(session) === key) {
+  const next: InstructionsRecord =
+    warnings.length === 0 ? record : { ...record, warnings: warnings.map((item) => ({ ...item })) };
+  const previous = session.instructions ?? { files: [] };
+  if (JSON.stringify(next) === JSON.stringify(previous)) {
     return;
   }
-  said.set(session, key);
+  const told = new Set((previous.warnings ?? []).map((item) => JSON.stringify(item)));
+  session.emit({ type: "session.instructions_loaded", data: next });
   for (const data of warnings) {
-    session.emit({ type: "session.warning", data: { ...data } });
+    if (!told.has(JSON.stringify(data))) {
+      session.emit({ type: "session.warning", data: { ...data } });
+    }
   }
 }
 

@@ -94,6 +94,90 @@ export class UsageTotals {
   }
 }
 
+/** One model's share of a session: its requests and what those requests reported. */
+export interface ModelUsage {
+  /** Model API requests made to this model (`assistant.turn_start` events), as {@link UsageTotals}. */
+  requests: number;
+  /** US dollars, summed over its requests that reported a cost. */
+  cost: number;
+  /** Tokens summed over its requests that reported them (0 when none did). */
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+/**
+ * {@link UsageTotals}' rule per model, for the server's `session.usage.getMetrics` and
+ * `session.shutdown` (`modelMetrics`; the Copilot SDK's `requests.count`: "Total number of API
+ * requests made to this model"): every `assistant.turn_start` is a request of the model that
+ * answered it (its `assistant.usage`'s `model`) or, when it reported no usage (failed, cancelled,
+ * a provider that reports none), of the model the session ran when it started (`session.start`'s,
+ * then each `session.model_change`'s). Tokens and cost are summed per `assistant.usage` model.
+ * Keyed by the log's model ids, in the order the models first appear in its requests; a turn of a
+ * log that names no model (no `session.start`) and reported no usage is counted under none.
+ */
+export function usageByModel(events: Iterable<SessionEvent>): Map<string, ModelUsage> {
+  const byModel = new Map<string, ModelUsage>();
+  const of = (model: string): ModelUsage => {
+    const usage = byModel.get(model) ?? {
+      requests: 0,
+      cost: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    };
+    byModel.set(model, usage);
+    return usage;
+  };
+  // The model of each request in log order, and each turn's request (a retry is a new turn).
+  const requestModels: Array<string | undefined> = [];
+  const requestOfTurn = new Map<string, number>();
+  let current: string | undefined;
+  for (const event of events) {
+    switch (event.type) {
+      case "session.start":
+        current = event.data.model;
+        break;
+      case "session.model_change":
+        current = event.data.newModel;
+        break;
+      case "assistant.turn_start":
+        requestOfTurn.set(event.data.turnId, requestModels.length);
+        requestModels.push(current);
+        if (current !== undefined) {
+          of(current);
+        }
+        break;
+      case "assistant.usage": {
+        const request = requestOfTurn.get(event.data.turnId);
+        if (request !== undefined) {
+          requestModels[request] = event.data.model;
+        }
+        addUsage(of(event.data.model), event.data);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  for (const model of requestModels) {
+    if (model !== undefined) {
+      of(model).requests++;
+    }
+  }
+  return byModel;
+}
+
+function addUsage(usage: ModelUsage, data: SessionEventOf<"assistant.usage">["data"]): void {
+  usage.cost += data.cost ?? 0;
+  usage.inputTokens += data.inputTokens ?? 0;
+  usage.outputTokens += data.outputTokens ?? 0;
+  usage.cacheReadTokens += data.cacheReadTokens ?? 0;
+  usage.cacheWriteTokens += data.cacheWriteTokens ?? 0;
+}
+
 function sum(total: number | undefined, value: number | undefined): number | undefined {
   return value === undefined ? total : (total ?? 0) + value;
 }

@@ -67,6 +67,12 @@ describe("the project instructions' 32 KiB budget, shared by the project's files
         { path: join(repository, "AGENTS.md"), scope: "project", bytes: left, truncated: true },
         { path: join(sub, "AGENTS.md"), scope: "project", bytes: subBytes, truncated: false },
       ],
+      warnings: [
+        {
+          warningType: "instructions_cut",
+          message: `${join(repository, "AGENTS.md")} was cut to fit: ${cut}; ${README}`,
+        },
+      ],
     });
   });
 
@@ -103,11 +109,12 @@ describe("the project instructions' 32 KiB budget, shared by the project's files
         { path: join(middle, "CLAUDE.md"), scope: "project", bytes: 15, truncated: false },
         { path: join(core, "AGENTS.md"), scope: "project", bytes: kept, truncated: true },
       ],
+      warnings: [{ warningType: "instructions_cut", message: warning.slice(19) }],
     });
-    // Each -p is told, a continued session's too: the user of this process has not seen it.
+    // A continued session was told already (the log holds it): not again while the file is the same.
     const again = await cli(["-p", "more", "--continue", "--cwd", core]);
     expect(again.code).toBe(0);
-    expect(warnings(again.stderr)).toEqual([warning]);
+    expect(warnings(again.stderr)).toEqual([]);
   });
 
   test("two files over half the budget each: both are cut to half, each said", async ({
@@ -187,6 +194,47 @@ describe("an instruction file that is not text", () => {
         warningType: "instructions_not_text",
         message: `${join(sub, "AGENTS.md")} is binary data, not text; it was left out of the instructions`,
       },
+    ]);
+  });
+});
+
+describe("a continued session", () => {
+  // The closing note of round 3, session 26: `-p -c` said a cut AGENTS.md again at every run, on
+  // stderr and as one more identical `session.warning` in the log.
+  test("is told of a cut file once, and again when the file changes", async ({
+    cli,
+    model,
+    repository,
+    loggedEvents,
+  }) => {
+    const path = join(repository, "AGENTS.md");
+    await writeFile(path, `${"r".repeat(40_000)}\n`);
+    const cut = (size: number) =>
+      `${path} was cut to fit: only its first 32768 of ${size} bytes are used (${SHARE}); ${README}`;
+    const run = async (...flags: string[]) => {
+      model.enqueue({ text: "ok", usage: null });
+      const result = await cli(["-p", "hi", "--cwd", repository, ...flags]);
+      expect(result.code).toBe(0);
+      return result;
+    };
+    const first = await run();
+    const sessionId = printedSessionId(first.stderr);
+    const runs = [first, await run("-c"), await run("-c")];
+    await writeFile(path, `${"r".repeat(50_000)}\n`);
+    runs.push(await run("-c"), await run("-c"));
+    expect(runs.map((result) => warnings(result.stderr))).toEqual([
+      [`turnloop: warning: ${cut(40_001)}`],
+      [],
+      [],
+      [`turnloop: warning: ${cut(50_001)}`],
+      [],
+    ]);
+    const events = await loggedEvents(sessionId);
+    expect(
+      events.filter((event) => event.type === "session.warning").map((event) => event.data),
+    ).toEqual([
+      { warningType: "instructions_cut", message: cut(40_001) },
+      { warningType: "instructions_cut", message: cut(50_001) },
     ]);
   });
 });

@@ -212,18 +212,19 @@ describe("errors inside an answered stream", () => {
   }) => {
     const anthropicShaped = `data: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded mid-stream" } })}\n\n`;
     const openaiShaped = `data: ${JSON.stringify({ error: { message: "The server had an error", type: "server_error", code: null } })}\n\n`;
-    model.enqueue({ raw: [anthropicShaped] }, { raw: [openaiShaped] });
+    // Both are retried as their HTTP statuses would be (529, 500): nothing was shown yet.
+    model.enqueue({ raw: [anthropicShaped] }, { raw: [openaiShaped] }, { text: "recovered" });
     const result = await run(cli, "openai-compatible:local", `${model.url}/v1`);
     expect({
       code: result.code,
       stdout: result.stdout,
       lines: errorLines(result.stderr).map((line) => line.replace(/\d+\.\d s/, "N s")),
     }).toEqual({
-      code: 1,
-      stdout: "",
+      code: 0,
+      stdout: "recovered\n",
       lines: [
         "turnloop: warning: retrying in N s (attempt 1): the server reported an error in its event stream (overloaded_error): Overloaded mid-stream",
-        "turnloop: the server reported an error in its event stream (server_error): The server had an error",
+        "turnloop: warning: retrying in N s (attempt 2): the server reported an error in its event stream (server_error): The server had an error",
       ],
     });
   });

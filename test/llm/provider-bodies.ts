@@ -6,13 +6,15 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { LanguageModelV3, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { afterEach, expect } from "vitest";
 import { History } from "../../src/agent/history.js";
 import type { EventInput } from "../../src/events/events.js";
 import { toFunctionTools, toPrompt } from "../../src/llm/convert.js";
-import { HUGE_MESSAGE_BYTES } from "../../src/llm/huge-messages.js";
+import { HUGE_MESSAGE_BYTES, withHugeBodies } from "../../src/llm/huge-messages.js";
 import { createProvider, resolveModel } from "../../src/llm/models.js";
 import type { ModelRequest, ToolSpecification } from "../../src/llm/provider.js";
+import { withKeptMessages } from "../../src/llm/sync-chunk-validation.js";
 import { buildEvents } from "../session/support.js";
 
 let server: Server | undefined;
@@ -153,6 +155,65 @@ export async function differencesOver(
     const found = difference(index, ours, sdk);
     if (found !== undefined) {
       differences.push(found);
+    }
+  }
+  return differences;
+}
+
+/**
+ * Sends `prompts` all at once (in the same turn of the event loop, so each request's arguments
+ * are made before any of their fetches) through an OpenAI-compatible model built as turnloop
+ * builds it (src/llm/models.ts: its fetch wrapped by `withHugeBodies`, its earlier wire messages
+ * and tools kept by `withKeptMessages`), each with an abort signal of its own as the loop's
+ * requests have, then one by one through the AI SDK's model alone; returns how the bodies differ,
+ * compared as sets (the server receives concurrent ones in any order), and each failed request's
+ * error.
+ */
+export async function concurrentDifferences(
+  steps: ReadonlyArray<ReadonlyArray<LanguageModelV3Prompt>>,
+): Promise<string[]> {
+  const bodies: Buffer[] = [];
+  const baseURL = await startServer(bodies);
+  const settings = { name: "openai-compatible", baseURL, apiKey: "unused", includeUsage: true };
+  const ours = withKeptMessages(
+    createOpenAICompatible({ ...settings, fetch: withHugeBodies() }).chatModel("fake-model"),
+  );
+  const sdkModel = createOpenAICompatible(settings).chatModel("fake-model");
+  const tools = toFunctionTools(TOOLS);
+  const drain = async (
+    model: LanguageModelV3,
+    prompt: LanguageModelV3Prompt,
+    signal?: AbortSignal,
+  ) => {
+    const { stream } = await model.doStream({
+      prompt,
+      tools,
+      ...(signal ? { abortSignal: signal } : {}),
+    });
+    for await (const _part of stream) {
+      // drained
+    }
+  };
+  const differences: string[] = [];
+  for (const [step, prompts] of steps.entries()) {
+    const sent = await Promise.allSettled(
+      prompts.map((prompt) => drain(ours, prompt, new AbortController().signal)),
+    );
+    for (const result of sent) {
+      if (result.status === "rejected") {
+        differences.push(`step ${step}: ${String(result.reason).slice(0, 120)}`);
+      }
+    }
+    const received = bodies.splice(0).sort(Buffer.compare);
+    for (const prompt of prompts) {
+      await drain(sdkModel, prompt);
+    }
+    const expected = bodies.splice(0).sort(Buffer.compare);
+    for (const [index, body] of expected.entries()) {
+      const found = difference(index, received[index] ?? Buffer.alloc(0), body);
+      if (found !== undefined) {
+        differences.push(`step ${step}: ${found}`);
+      }
     }
   }
   return differences;

@@ -103,6 +103,75 @@ describe("session.shutdown", () => {
     ]);
   });
 
+  test("every request counts for the model the session ran then, failed and cancelled ones too, as every count of requests does", async () => {
+    const { client, fixture } = setup;
+    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const seen = recordEvents(session);
+    fixture.model.enqueue({ text: "first", usage: { input: 10, output: 1 } });
+    await session.sendAndWait({ prompt: "one" });
+    await session.setModel("second-model");
+    // A failed request (no retries in this fixture), a cancelled one, then an answer.
+    fixture.model.enqueue({
+      status: 500,
+      body: { error: { message: "boom", type: "server_error" } },
+    });
+    await expect(session.sendAndWait({ prompt: "two" })).rejects.toThrow(/boom/);
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const streaming = new Promise<void>((resolve) => {
+      session.on((event: SessionEvent) => {
+        if (event.type === "assistant.turn_start") {
+          resolve();
+        }
+      });
+    });
+    fixture.model.enqueue({ text: ["held", " back"], pause: { afterEvents: 1, until: gate } });
+    const cancelled = session.sendAndWait({ prompt: "three" });
+    await streaming;
+    await session.abort();
+    await cancelled.catch(() => undefined);
+    open();
+    fixture.model.enqueue({ text: "last", usage: { input: 20, output: 2 } });
+    await session.sendAndWait({ prompt: "four" });
+
+    const metrics = await session.rpc.usage.getMetrics();
+    const shutdown = new Promise<SessionEvent>((resolve) => {
+      session.on((event: SessionEvent) => {
+        if (event.type === "session.shutdown") {
+          resolve(event);
+        }
+      });
+    });
+    await session.rpc.shutdown({ type: "routine" });
+    const event = await shutdown;
+    const logged = await loggedEvents(session.sessionId);
+    const turnEnds = logged.flatMap((entry) =>
+      entry.type === "assistant.turn_end" ? [entry.data.status] : [],
+    );
+    expect(turnEnds).toEqual(["completed", "failed", "cancelled", "completed"]);
+    expect(seen.filter((entry) => entry.type === "assistant.turn_start")).toHaveLength(4);
+    expect(metrics).toMatchObject({
+      requests: 4,
+      modelMetrics: {
+        "openai-compatible:fake-model": { requests: 1, inputTokens: 10, outputTokens: 1 },
+        "openai-compatible:second-model": { requests: 3, inputTokens: 20, outputTokens: 2 },
+      },
+    });
+    const perModel = event.type === "session.shutdown" ? event.data.modelMetrics : {};
+    expect(perModel).toEqual({
+      "fake-model": {
+        requests: { count: 1, cost: 0 },
+        usage: { inputTokens: 10, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      },
+      "second-model": {
+        requests: { count: 3, cost: 0 },
+        usage: { inputTokens: 20, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      },
+    });
+  });
+
   test("an error shutdown carries its reason; a disconnect records a routine one", async () => {
     const { client, fixture } = setup;
     const failing = await client.createSession({ onPermissionRequest: approveAll });
