@@ -107,11 +107,6 @@ export class ScrolledRows {
     return this.handed;
   }
 
-  /** How many rows are kept above the screen. */
-  get count(): number {
-    return this.rows.length;
-  }
-
   /** The rows of `all` to hand pi-tui: those below the kept ones, or all of them (see the class). */
   private frame(all: readonly string[], width: number, height: number): string[] {
     const count = this.rows.length;
