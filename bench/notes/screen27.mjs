@@ -111,8 +111,6 @@ const ticks = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" "
 const seconds = (Number(ticks[11]) + Number(ticks[12])) / 100;
 spawnSync("tmux", ["-L", socket, "kill-server"]);
 server.close();
-rmSync(home, { recursive: true, force: true });
-rmSync(repo, { recursive: true, force: true });
 const deltas = Math.ceil(answer.length / deltaBytes);
 console.log(
   [
@@ -123,3 +121,7 @@ console.log(
     "end shown",
   ].join("\t"),
 );
+// The CLI may still be writing its log as it exits: removed with retries, after the figures.
+const removal = { recursive: true, force: true, maxRetries: 10, retryDelay: 200 };
+rmSync(home, removal);
+rmSync(repo, removal);
