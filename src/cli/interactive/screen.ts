@@ -18,6 +18,7 @@ import { age } from "../../session/age.js";
 import type { CommandDefinition } from "../../session/commands.js";
 import { type SessionSummary, summaryLine } from "../../session/session-store.js";
 import { PromptCompletion, PromptEditor } from "./completion.js";
+import { ScrolledRows } from "./scrolled-rows.js";
 import { StatusLine, type StatusState } from "./status-line.js";
 import type { Theme } from "./theme.js";
 
@@ -306,6 +307,8 @@ const MOST_COLUMNS_PER_CODE_UNIT = 3;
 export class GuardedTUI extends TUI {
   private records = 0;
   private lastFrame: string[] = [];
+  /** The rows above the screen, out of pi-tui's frames (scrolled-rows.ts). */
+  readonly scrolled: ScrolledRows | undefined;
 
   /** @param home `$TURNLOOP_HOME`, where the record goes; `undefined`: nothing is recorded. */
   constructor(
@@ -313,20 +316,33 @@ export class GuardedTUI extends TUI {
     private readonly home: string | undefined,
   ) {
     super(terminal);
+    this.scrolled = ScrolledRows.attach(
+      this,
+      (width) => this.renderAll(width),
+      (rows, width, first) => this.fit(rows, width, first),
+    );
   }
 
+  /** In a frame, the rows below those scrolled above the screen; else every row. */
   override render(width: number): string[] {
-    let lines: string[];
+    return this.scrolled?.take() ?? this.fit(this.renderAll(width), width, 0);
+  }
+
+  /** Every row of the views as drawn; the last good frame's when a view fails. */
+  private renderAll(width: number): string[] {
     try {
-      lines = super.render(width);
+      this.lastFrame = super.render(width);
     } catch (error) {
       this.record(`a view failed to render at ${width} columns: ${errorName(error)}`);
-      return this.lastFrame;
     }
-    this.lastFrame = fitRows(lines, width, (row, columns) =>
-      this.record(`row ${row} was ${columns} columns wide at ${width} columns; cut`),
-    );
     return this.lastFrame;
+  }
+
+  /** `rows` (the view's from row `first` on), each cut to `width` (in place). */
+  private fit(rows: string[], width: number, first: number): string[] {
+    return fitRows(rows, width, (row, columns) =>
+      this.record(`row ${first + row} was ${columns} columns wide at ${width} columns; cut`),
+    );
   }
 
   private record(text: string): void {

@@ -5,7 +5,12 @@ import {
   wrapTextWithAnsi,
 } from "@mariozechner/pi-tui";
 import { terminalText } from "../../events/errors.js";
-import { lastLines, type ToolCall } from "../../session/session-model/session-model.js";
+import {
+  isFinished,
+  lastLines,
+  type ToolCall,
+  type ToolCallStatus,
+} from "../../session/session-model/session-model.js";
 import { commandStop } from "../../tools/bash.js";
 import { editDiffRows } from "../../tools/line-diff.js";
 import { viewSummary } from "../../tools/view.js";
@@ -44,6 +49,14 @@ export class ToolCallView implements Component {
   answerNote: string | undefined;
   /** The last {@link PREVIEW_LINES} lines of the running call's output so far. */
   private liveLines: readonly string[] = [];
+  /**
+   * The rows of the call once it is finished, at a width and with the answer note they were drawn
+   * with: the fold changes a call no more once it ends, so a long transcript's calls are not drawn
+   * again on every frame (bench/notes/screen27.md).
+   */
+  private drawn:
+    | { width: number; status: ToolCallStatus; answerNote: string | undefined; rows: string[] }
+    | undefined;
 
   constructor(
     private readonly theme: Theme,
@@ -54,7 +67,9 @@ export class ToolCallView implements Component {
     return this.toolCall.toolCallId;
   }
 
-  invalidate(): void {}
+  invalidate(): void {
+    this.drawn = undefined;
+  }
 
   /**
    * Keeps the last lines of the call's output so far (the session model's `partialOutput`, from
@@ -74,6 +89,23 @@ export class ToolCallView implements Component {
   }
 
   render(width: number): string[] {
+    const { drawn, answerNote } = this;
+    const { status } = this.toolCall;
+    if (
+      drawn !== undefined &&
+      drawn.width === width &&
+      drawn.status === status &&
+      drawn.answerNote === answerNote
+    ) {
+      return drawn.rows;
+    }
+    const rows = this.draw(width);
+    this.drawn = isFinished(status) ? { width, status, answerNote, rows } : undefined;
+    return rows;
+  }
+
+  /** The call's rows at `width`, drawn from the session model. */
+  private draw(width: number): string[] {
     const { theme } = this;
     const [state, ...preview] = this.detail();
     const summary = this.summary();
