@@ -55,13 +55,16 @@ function noHandlerReason(situation: NoAskSituation): string {
   }
   const limit = sandboxLimit(stopped, situation.confinement?.policy);
   const setting = liftingSetting(limit, LIMIT_SETTINGS);
-  return `nobody could be asked (the app registered no permission handler, onPermissionRequest); ${setting}, or register one to be asked`;
+  return `nobody could be asked (the app registered no handler of requests to leave the sandbox, onSandboxBypassRequest); ${setting}, or register one to be asked`;
 }
 
 /**
  * The session's sandbox callbacks for the host's agent settings: the app's `sandbox` policy, and
- * for a command the sandbox stopped, `ask` (the app's handler is asked to run it outside, as ACP
- * and the terminal ask) or, with no handler, why it is not run outside ({@link noHandlerReason}).
+ * for a command the sandbox stopped, `ask` or why it is not run outside ({@link noHandlerReason}).
+ * Only an app that registered a handler of such questions (`requestSandboxBypass`, the SDK's
+ * `onSandboxBypassRequest`) is asked: leaving the sandbox is a decision per command, as the
+ * terminal and ACP ask it (no "always"), which an `onPermissionRequest` that approves everything
+ * (`approveAll`) or `allowAllTools` must not take by the way.
  */
 export function sandboxCallbacks(
   config: SessionConfig,
@@ -69,7 +72,7 @@ export function sandboxCallbacks(
 ): Pick<PermissionCallbacks, "sandboxPolicy" | "noAskReason" | "ask"> {
   return {
     ...(config.sandbox === undefined ? {} : { sandboxPolicy: config.sandbox }),
-    ...(config.requestPermission === true ? { ask } : { noAskReason: noHandlerReason }),
+    ...(config.requestSandboxBypass === true ? { ask } : { noAskReason: noHandlerReason }),
   };
 }
 
@@ -148,8 +151,10 @@ export function permissionPath(settings: PermissionPathSettings): Authorize {
 /** Open permission questions of one session, answered by the app. */
 export class PendingPermissions {
   private readonly pending = new Map<string, (reply: PermissionReply) => void>();
-  /** Questions kept for a resume (pending work): {@link answerAllUnavailable} leaves them. */
+  /** Questions kept for a resume (pending work): {@link answerUnavailable} leaves them. */
   private readonly held = new Set<string>();
+  /** The open questions to run a command outside the sandbox, by request id. */
+  private readonly bypass = new Set<string>();
   /** Copilot's `permissionRequest` of each question asked and not answered yet, by request id. */
   private readonly open = new Map<string, WirePermissionRequest>();
   /** Calls at the gate by tool call id, so `permission.requested` can be described. */
@@ -199,26 +204,40 @@ export class PendingPermissions {
   readonly ask: AskPermission = (request, signal) =>
     new Promise<PermissionReply>((settle) => {
       let stop = (): void => {};
+      if (request.sandbox?.outsideReason !== undefined) {
+        this.bypass.add(request.requestId);
+      }
       this.pending.set(request.requestId, (reply) => {
         stop();
         settle(reply);
       });
       stop = whenAborted(signal, () => {
-        this.pending.delete(request.requestId);
-        this.held.delete(request.requestId);
+        this.forget(request.requestId);
       });
     });
 
   /**
-   * Answers every open question as Copilot's `user-not-available` (the model goes on with "Permission
-   * denied and could not request permission from user"): no attached app has a handler any more.
+   * Answers open questions as Copilot's `user-not-available` (the model goes on with "Permission
+   * denied and could not request permission from user"): those no attached app has a handler of
+   * any more, by the session's registrations (`requestPermission`, `requestSandboxBypass`).
    */
-  answerAllUnavailable(): void {
+  answerUnavailable(
+    config: Pick<SessionConfig, "requestPermission" | "requestSandboxBypass">,
+  ): void {
     for (const requestId of [...this.pending.keys()]) {
-      if (!this.held.has(requestId)) {
+      const handled = this.bypass.has(requestId)
+        ? config.requestSandboxBypass === true
+        : config.requestPermission === true;
+      if (!handled && !this.held.has(requestId)) {
         this.answer(requestId, { kind: "user-not-available" });
       }
     }
+  }
+
+  private forget(requestId: string): void {
+    this.pending.delete(requestId);
+    this.held.delete(requestId);
+    this.bypass.delete(requestId);
   }
 
   /**
@@ -251,8 +270,7 @@ export class PendingPermissions {
     if (settle === undefined) {
       return false;
     }
-    this.pending.delete(requestId);
-    this.held.delete(requestId);
+    this.forget(requestId);
     settle(reply);
     return true;
   }

@@ -132,9 +132,7 @@ export class ServerSession {
     this.externalTools = this.toolCalls.toolsFor(this.config.tools ?? []);
     this.authorize = this.buildAuthorize();
     this.toolCalls.abandonUnregistered(new Set(this.externalTools.map((tool) => tool.name)));
-    if (this.config.requestPermission !== true) {
-      this.permissions.answerAllUnavailable();
-    }
+    this.permissions.answerUnavailable(this.config);
   }
 
   /** `session.name.set`: the app's name for the session while it is open here. */
