@@ -15,14 +15,18 @@ import {
   type LimitSettings,
   liftingSetting,
   outsideConfinement,
+  type PermissionMode,
   sandboxLimit,
 } from "../permissions/permission-mode.js";
-import type { WirePermissionRequest } from "../protocol/copilot.js";
+import type { SessionMode, WirePermissionRequest } from "../protocol/copilot.js";
 import type { PermissionCallbacks } from "../session/agent-settings.js";
+import type { RunConfig } from "../session/run-config.js";
+import { type HostSandbox, permissionModeOf } from "../session/sandbox-setup.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import type { Gates, HookRunner } from "./hooks.js";
 import { type CallDetails, wirePermissionRequest } from "./permission-request.js";
+import { sessionConfinement } from "./session-sandbox.js";
 import type { SessionConfig } from "./session-settings.js";
 
 /** Said to the model when a call needs approval and the app has no permission handler. */
@@ -69,11 +73,26 @@ function noHandlerReason(situation: NoAskSituation): string {
 export function sandboxCallbacks(
   config: SessionConfig,
   ask: AskPermission,
-): Pick<PermissionCallbacks, "sandboxPolicy" | "noAskReason" | "ask"> {
+  permissionMode: PermissionMode,
+): Pick<PermissionCallbacks, "sandboxPolicy" | "noAskReason" | "ask" | "permissionMode"> {
   return {
+    permissionMode: () => permissionMode,
     ...(config.sandbox === undefined ? {} : { sandboxPolicy: config.sandbox }),
     ...(config.requestSandboxBypass === true ? { ask } : { noAskReason: noHandlerReason }),
   };
+}
+
+/**
+ * The permission mode of an SDK session's prompt in session mode `mode` (README, "Permission
+ * modes"): in `autopilot`, `auto` (commands run in the sandbox without asking; `full-access` when
+ * the server runs so), as `--autopilot` and ACP's mode `autopilot` have it; in the other modes
+ * (`interactive`, `plan`, `shell`), the server's (`--permission-mode`, config; default `ask`).
+ */
+export function permissionModeFor(
+  mode: SessionMode,
+  config: Pick<RunConfig, "permissionMode">,
+): PermissionMode {
+  return mode === "autopilot" ? permissionModeOf("autopilot", config) : config.permissionMode.value;
 }
 
 /** What the gates of one session are built from: the app's choices and callbacks. */
@@ -88,6 +107,8 @@ export interface GateSettings {
   skipPermission: ReadonlySet<string>;
   /** The app's `sandbox` for the session (session-sandbox.ts); absent: the run config's. */
   sandboxPolicy?: SandboxPolicy;
+  /** The prompt's permission mode ({@link permissionModeFor}). */
+  permissionMode: PermissionMode;
 }
 
 /**
@@ -101,6 +122,7 @@ export function createGates(settings: GateSettings): Gates {
     ...(settings.ask === undefined ? {} : { ask: settings.ask }),
     ...(settings.sandboxPolicy === undefined ? {} : { sandboxPolicy: settings.sandboxPolicy }),
     noAskReason: noHandlerReason,
+    permissionMode: () => settings.permissionMode,
   };
   const allowed = settings.gateOf({ ...asking, allowAllTools: () => true });
   const normal = settings.gateOf(
@@ -127,24 +149,37 @@ export interface PermissionPathSettings {
 
 /**
  * The session's permission path: the app's `preToolUse` hook (hooks.ts), then the gate its
- * decision picks ({@link createGates}), each recording the calls it judges for the wire.
+ * decision picks ({@link createGates}) under the running prompt's permission mode
+ * ({@link PendingPermissions.mode}), each recording the calls it judges for the wire.
  */
 export function permissionPath(settings: PermissionPathSettings): Authorize {
   const { config, permissions, externalTools } = settings;
-  const gates = createGates({
-    gateOf: settings.gateOf,
-    ...(config.sandbox === undefined ? {} : { sandboxPolicy: config.sandbox }),
-    ...(config.allowAllTools === undefined ? {} : { allowAllTools: config.allowAllTools }),
-    ...(config.requestPermission === true ? { ask: permissions.ask } : {}),
-    skipPermission: new Set(
-      (config.tools ?? []).filter((tool) => tool.skipPermission).map((tool) => tool.name),
-    ),
-  });
+  const skipPermission = new Set(
+    (config.tools ?? []).filter((tool) => tool.skipPermission).map((tool) => tool.name),
+  );
+  const byMode = new Map<PermissionMode, Gates>();
+  const gatesOf = (permissionMode: PermissionMode): Gates => {
+    let gates = byMode.get(permissionMode);
+    if (gates === undefined) {
+      gates = createGates({
+        gateOf: settings.gateOf,
+        ...(config.sandbox === undefined ? {} : { sandboxPolicy: config.sandbox }),
+        ...(config.allowAllTools === undefined ? {} : { allowAllTools: config.allowAllTools }),
+        ...(config.requestPermission === true ? { ask: permissions.ask } : {}),
+        skipPermission,
+        permissionMode,
+      });
+      byMode.set(permissionMode, gates);
+    }
+    return gates;
+  };
   const isExternal = (tool: AnyTool) => externalTools.some((each) => each.name === tool.name);
+  const current = (gate: keyof Gates): Authorize =>
+    permissions.recording((request) => gatesOf(permissions.mode)[gate](request), isExternal);
   return settings.hooks.authorize({
-    normal: permissions.recording(gates.normal, isExternal),
-    allowed: permissions.recording(gates.allowed, isExternal),
-    ask: permissions.recording(gates.ask, isExternal),
+    normal: current("normal"),
+    allowed: current("allowed"),
+    ask: current("ask"),
   });
 }
 
@@ -161,6 +196,21 @@ export class PendingPermissions {
   readonly calls = new Map<string, CallDetails>();
   /** Where the session's commands run (set before each prompt), shown with each question about one. */
   confinement: CommandConfinement | undefined;
+  /** The running prompt's permission mode ({@link prepare}); `ask` until the first prompt. */
+  mode: PermissionMode = "ask";
+
+  /**
+   * Sets {@link mode} and {@link confinement} for a prompt in session mode `sessionMode` under the
+   * app's `sandbox` choice.
+   */
+  async prepare(
+    host: { sandbox: HostSandbox; config: Pick<RunConfig, "permissionMode"> },
+    sessionMode: SessionMode,
+    chosen: SandboxPolicy | undefined,
+  ): Promise<void> {
+    this.mode = permissionModeFor(sessionMode, host.config);
+    this.confinement = await sessionConfinement(host.sandbox, this.mode, chosen);
+  }
 
   /**
    * `gate`, recording each call in {@link calls} as it reaches the gate (after `preToolUse`), so
