@@ -14,6 +14,7 @@ import type {
 } from "../events/events.js";
 import type { PermissionDecision, SessionMode } from "../protocol/copilot.js";
 import type { WireEvent, WireEventOf, WireEventType } from "../protocol/wire-event.js";
+import { answerHook, type GuardFailure } from "./hook-answers.js";
 import { answerPermission, handlerOf, type PermissionHandlerName } from "./permission-answers.js";
 import { PromptWait } from "./prompt-wait.js";
 import { sendRequest } from "./requests.js";
@@ -31,18 +32,6 @@ export const DEFAULT_WAIT_MS = 60_000;
 
 type Handler = (event: WireEvent) => void;
 
-const HOOK_HANDLERS: Record<HookType, keyof SessionHooks> = {
-  preToolUse: "onPreToolUse",
-  postToolUse: "onPostToolUse",
-  postToolUseFailure: "onPostToolUseFailure",
-  userPromptSubmitted: "onUserPromptSubmitted",
-  userPromptTransformed: "onUserPromptTransformed",
-  sessionStart: "onSessionStart",
-  sessionEnd: "onSessionEnd",
-  agentStop: "onAgentStop",
-  errorOccurred: "onErrorOccurred",
-};
-
 /**
  * A session opened by {@link TurnloopClient.createSession} or {@link TurnloopClient.resumeSession}.
  * Requests are the Copilot SDK's `session.*` methods; a refused one rejects with vscode-jsonrpc's
@@ -58,6 +47,8 @@ export class TurnloopSession {
   private tools = new Map<string, Tool>();
   private permissionHandlers: Pick<SessionConfig, PermissionHandlerName> = {};
   private hooks: SessionHooks | undefined;
+  /** The causes of failed `preToolUse` guards the app was warned about (hook-answers.ts). */
+  private readonly guardWarnings = new Set<GuardFailure>();
   /** Running tool handlers by request id, aborted on `external_tool.completed`. */
   private readonly running = new Map<string, AbortController>();
   private readonly disconnectWaiters = new Set<(error: Error) => void>();
@@ -257,21 +248,9 @@ export class TurnloopSession {
     }
   }
 
-  /** @internal Answers `hooks.invoke`; a failing handler has no opinion. */
-  async invokeHook(hookType: HookType, input: JsonObject): Promise<{ output?: JsonValue }> {
-    const name = HOOK_HANDLERS[hookType];
-    const handler = this.hooks?.[name] as
-      | ((input: JsonObject, context: { sessionId: string }) => unknown)
-      | undefined;
-    if (handler === undefined) {
-      return {};
-    }
-    try {
-      const output = await handler(input, { sessionId: this.sessionId });
-      return output === undefined ? {} : { output: output as JsonValue };
-    } catch {
-      return {};
-    }
+  /** @internal Answers `hooks.invoke` (hook-answers.ts says how a failing handler is answered). */
+  invokeHook(hookType: HookType, input: JsonObject): Promise<{ output?: JsonValue }> {
+    return answerHook(this.hooks, hookType, input, this.sessionId, this.guardWarnings);
   }
 
   /** @internal The connection closed or the session was detached. */

@@ -114,7 +114,8 @@ export const approveAll: PermissionHandler = (request) =>
 /**
  * A hook handler: gets the hook's input (the wire's names: `cwd`, `timestamp` in ms since the
  * epoch, `stop_hook_active`), returns its output, or nothing for "no opinion". A handler that
- * throws has no opinion either; the server goes on without an answer after 30 s.
+ * throws has no opinion either (the log records the failure), and the server goes on without an
+ * answer after 30 s; except `onPreToolUse`, a guard, which fails closed (see there).
  */
 export type HookHandler<Type extends HookType> = (
   input: HookInputBase & HookInputs[Type],
@@ -133,7 +134,11 @@ export interface SessionHooks {
   /**
    * `{toolName, toolArgs}` → `{permissionDecision?: "allow" | "deny" | "ask",
    * permissionDecisionReason?, modifiedArgs?, additionalContext?}` before a call's permission
-   * question, and for a call of a tool that does not exist (output unused there).
+   * question, and for a call of a tool that does not exist (output unused there). It fails
+   * closed: a handler that throws, answers no such object (`"deny"`, `permissionDecision:
+   * "DENY"`) or does not answer within 30 s denies the call (the model reads why; `hook.end` has
+   * `success: false` and the reason), and the app gets a `TurnloopSdkWarning` process warning
+   * once per cause and session.
    */
   onPreToolUse?: HookHandler<"preToolUse">;
   /**

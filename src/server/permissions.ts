@@ -26,6 +26,7 @@ import type { AnyTool } from "../tools/define-tool.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import type { Gates, HookRunner } from "./hooks.js";
 import { type CallDetails, wirePermissionRequest } from "./permission-request.js";
+import { behindPreToolUse } from "./pre-tool-hook.js";
 import { sessionConfinement } from "./session-sandbox.js";
 import type { SessionConfig } from "./session-settings.js";
 
@@ -176,7 +177,7 @@ export function permissionPath(settings: PermissionPathSettings): Authorize {
   const isExternal = (tool: AnyTool) => externalTools.some((each) => each.name === tool.name);
   const current = (gate: keyof Gates): Authorize =>
     permissions.recording((request) => gatesOf(permissions.mode)[gate](request), isExternal);
-  return settings.hooks.authorize({
+  return behindPreToolUse(settings.hooks, {
     normal: current("normal"),
     allowed: current("allowed"),
     ask: current("ask"),
