@@ -244,6 +244,15 @@ export interface WirePermissionRequest {
     network: boolean;
     outsideReason?: string;
   };
+  /**
+   * `shell`, Copilot's field: the question is to run outside the sandbox a command the sandbox
+   * stopped (`sandbox.outsideReason` says why). Sent only to an app that registered a handler
+   * for such questions (`requestSandboxBypass: true` in `session.create`; turnloop's SDK:
+   * `onSandboxBypassRequest`), never to its `onPermissionRequest`.
+   */
+  requestSandboxBypass?: boolean;
+  /** `shell`, Copilot's field: why the sandbox stopped the command, with `requestSandboxBypass`. */
+  requestSandboxBypassReason?: string;
   /** `shell`: the command's text. */
   fullCommandText?: string;
   /**

@@ -25,8 +25,50 @@ export interface HooksInvokeResult {
  * `sessionStart` (first prompt after create or resume only), `userPromptSubmitted`,
  * `userPromptTransformed`, then per call `preToolUse` and `postToolUse` or `postToolUseFailure`,
  * then `agentStop`; `sessionEnd` when the app detaches. An output that is absent, `null` or not
- * an object is "no opinion"; so is a hook that throws or does not answer within 30 s.
+ * an object is "no opinion"; so is a hook that throws or does not answer within
+ * {@link HOOK_TIMEOUT_MS} — except `preToolUse`, a guard, which fails closed: a `preToolUse` that
+ * throws (an error answer to `hooks.invoke`), does not answer in time, or answers what
+ * {@link preToolUseProblem} refuses denies the call.
  */
+
+/** How long the runtime waits for the app's answer to `hooks.invoke` (ms). */
+export const HOOK_TIMEOUT_MS = 30_000;
+
+/** `preToolUse`'s decisions, spelt exactly so (the Copilot SDK's `PreToolUseHookOutput`). */
+const PRE_TOOL_USE_DECISIONS: readonly unknown[] = ["allow", "deny", "ask"];
+
+/**
+ * Why `output`, a `preToolUse` answer, is none the runtime can follow, or undefined when it is
+ * one: nothing or `null` (no opinion), or an object ({@link PreToolUseOutput}) whose
+ * `permissionDecision` is absent or exactly `allow`, `deny` or `ask` (the Copilot SDK's
+ * `PreToolUseHookOutput` type; `"DENY"` is not one) and whose `modifiedArgs`, if any, is an
+ * object. The runtime denies the call for any other answer.
+ */
+export function preToolUseProblem(output: unknown): string | undefined {
+  if (output === undefined || output === null) {
+    return undefined;
+  }
+  if (typeof output !== "object" || Array.isArray(output)) {
+    return `its answer must be an object ({permissionDecision, …}) or nothing, not ${shownValue(output)}`;
+  }
+  const { permissionDecision, modifiedArgs } = output as Record<string, unknown>;
+  if (permissionDecision !== undefined && !PRE_TOOL_USE_DECISIONS.includes(permissionDecision)) {
+    return `permissionDecision must be "allow", "deny" or "ask", not ${shownValue(permissionDecision)}`;
+  }
+  if (
+    modifiedArgs !== undefined &&
+    (typeof modifiedArgs !== "object" || modifiedArgs === null || Array.isArray(modifiedArgs))
+  ) {
+    return `modifiedArgs must be an object, not ${shownValue(modifiedArgs)}`;
+  }
+  return undefined;
+}
+
+/** `value` as JSON, cut at 80 characters. */
+function shownValue(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
 
 /** `preToolUse` output. */
 export interface PreToolUseOutput {
@@ -35,6 +77,7 @@ export interface PreToolUseOutput {
    * handler even where rules or the read-only default would allow; `deny`: refused, the model
    * reads "Permission denied for '<tool>': Denied by preToolUse hook: <permissionDecisionReason,
    * or 'No reason provided'>" and no post-tool hook runs. Absent: the session's policy decides.
+   * Any other value (`"DENY"`) denies the call as a failed hook ({@link preToolUseProblem}).
    */
   permissionDecision?: "allow" | "deny" | "ask";
   permissionDecisionReason?: string;

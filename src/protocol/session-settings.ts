@@ -100,6 +100,13 @@ const sessionConfigShape = {
   clientName: z.string().optional(),
   reasoningEffort: z.string().min(1).optional(),
   requestPermission: z.boolean().optional(),
+  /**
+   * turnloop's extension (the Copilot SDK's `SessionConfig` has no such field): the app answers
+   * the questions to run outside the sandbox a command it stopped (`permissionRequest` with
+   * `requestSandboxBypass: true`, Copilot's name for such a request); absent or false, those
+   * commands are not run outside it and the model reads why (README, "Sandbox").
+   */
+  requestSandboxBypass: z.boolean().optional(),
   /** The app answers `userInput.request`: the `ask_user` tool is offered. */
   requestUserInput: z.boolean().optional(),
   hooks: z.boolean().optional(),

@@ -284,19 +284,21 @@ export class TurnloopClient {
   private wireConfig(
     config: SessionConfig,
   ): { workingDirectory?: string } & Record<string, unknown> {
-    const { tools, onPermissionRequest, hooks, sessionId: _sessionId, ...rest } = config;
+    const { tools, onPermissionRequest, onSandboxBypassRequest, hooks, ...rest } = config;
+    const { sessionId: _sessionId, ...settings } = rest;
     // A server this client spawns works in `cwd` unless `cliArgs` has `--cwd`: its own folder is
     // the default. One listening on a port has another: this client's.
     const clientFolder =
       this.options.port === undefined ? undefined : (this.options.cwd ?? process.cwd());
     const workingDirectory = config.workingDirectory ?? clientFolder;
     return {
-      ...rest,
+      ...settings,
       // The server follows Copilot (no `streaming: true`, no deltas); this SDK streams by default.
       streaming: config.streaming ?? true,
       ...(workingDirectory === undefined ? {} : { workingDirectory }),
       ...(tools === undefined ? {} : { tools: tools.map(declaration) }),
       requestPermission: onPermissionRequest !== undefined,
+      requestSandboxBypass: onSandboxBypassRequest !== undefined,
       hooks: hooks !== undefined && Object.values(hooks).some(Boolean),
     };
   }

@@ -70,11 +70,12 @@ export function checkSessionConfig(call: "createSession" | "resumeSession", conf
   const settings = config ?? {};
   const problem =
     toolsProblem(settings.tools) ??
+    fieldProblem("onPermissionRequest", settings.onPermissionRequest, "a function", isFunction) ??
     fieldProblem(
-      "onPermissionRequest",
-      settings.onPermissionRequest,
+      "onSandboxBypassRequest",
+      settings.onSandboxBypassRequest,
       "a function",
-      (value) => typeof value === "function",
+      isFunction,
     ) ??
     hooksProblem(settings.hooks);
   if (problem !== undefined) {
@@ -83,7 +84,16 @@ export function checkSessionConfig(call: "createSession" | "resumeSession", conf
 }
 
 /** Settings only this SDK reads: they do not go on the wire as they are. */
-const SDK_SETTINGS: readonly string[] = ["tools", "onPermissionRequest", "hooks"];
+const SDK_SETTINGS: readonly string[] = [
+  "tools",
+  "onPermissionRequest",
+  "onSandboxBypassRequest",
+  "hooks",
+];
+
+function isFunction(value: unknown): boolean {
+  return typeof value === "function";
+}
 
 /**
  * Checks the names of `config`'s settings and `params`, what `call` sends for them

@@ -14,13 +14,14 @@ import type {
 } from "../events/events.js";
 import type { PermissionDecision, SessionMode } from "../protocol/copilot.js";
 import type { WireEvent, WireEventOf, WireEventType } from "../protocol/wire-event.js";
+import { answerHook, type GuardFailure } from "./hook-answers.js";
+import { answerPermission, handlerOf, type PermissionHandlerName } from "./permission-answers.js";
 import { PromptWait } from "./prompt-wait.js";
 import { sendRequest } from "./requests.js";
 import { type Tool, toWireResult } from "./tools.js";
 import type {
   HistoryCompactResult,
   MessageOptions,
-  PermissionHandler,
   PermissionRequest,
   SessionConfig,
   SessionHooks,
@@ -30,18 +31,6 @@ import type {
 export const DEFAULT_WAIT_MS = 60_000;
 
 type Handler = (event: WireEvent) => void;
-
-const HOOK_HANDLERS: Record<HookType, keyof SessionHooks> = {
-  preToolUse: "onPreToolUse",
-  postToolUse: "onPostToolUse",
-  postToolUseFailure: "onPostToolUseFailure",
-  userPromptSubmitted: "onUserPromptSubmitted",
-  userPromptTransformed: "onUserPromptTransformed",
-  sessionStart: "onSessionStart",
-  sessionEnd: "onSessionEnd",
-  agentStop: "onAgentStop",
-  errorOccurred: "onErrorOccurred",
-};
 
 /**
  * A session opened by {@link TurnloopClient.createSession} or {@link TurnloopClient.resumeSession}.
@@ -56,8 +45,10 @@ export class TurnloopSession {
   /** Per event type, the handlers `dispatch` calls in order; forgotten at every (un)subscribe. */
   private readonly callOrder = new Map<WireEventType, readonly Handler[]>();
   private tools = new Map<string, Tool>();
-  private permissionHandler: PermissionHandler | undefined;
+  private permissionHandlers: Pick<SessionConfig, PermissionHandlerName> = {};
   private hooks: SessionHooks | undefined;
+  /** The causes of failed `preToolUse` guards the app was warned about (hook-answers.ts). */
+  private readonly guardWarnings = new Set<GuardFailure>();
   /** Running tool handlers by request id, aborted on `external_tool.completed`. */
   private readonly running = new Map<string, AbortController>();
   private readonly disconnectWaiters = new Set<(error: Error) => void>();
@@ -214,7 +205,7 @@ export class TurnloopSession {
   /** @internal Replaces the handlers (resume on the same client). */
   register(config: SessionConfig): void {
     this.tools = new Map((config.tools ?? []).map((tool) => [tool.name, tool]));
-    this.permissionHandler = config.onPermissionRequest;
+    this.permissionHandlers = config;
     this.hooks = config.hooks;
   }
 
@@ -230,12 +221,16 @@ export class TurnloopSession {
       this.running.get(event.data.requestId)?.abort();
     } else if (event.type === "permission.requested") {
       const data = event.data as typeof event.data & { permissionRequest?: PermissionRequest };
-      if (this.permissionHandler !== undefined && data.permissionRequest !== undefined) {
-        // Never rejects: a handler's throw answers `user-not-available` (decide, sendDecision).
-        void this.decide(this.permissionHandler, {
-          ...data.permissionRequest,
-          requestId: data.requestId,
-        });
+      const request =
+        data.permissionRequest === undefined
+          ? undefined
+          : { ...data.permissionRequest, requestId: data.requestId };
+      const handler =
+        request === undefined ? undefined : handlerOf(this.permissionHandlers, request);
+      if (handler !== undefined && request !== undefined) {
+        // Never rejects: a handler's throw answers `user-not-available` (permission-answers.ts).
+        const send = (result: PermissionDecision) => this.sendDecision(request.requestId, result);
+        void answerPermission(handler, request, this.sessionId, send);
       }
     }
     // One array per event type, not two spreads per event (one event per streamed delta).
@@ -253,21 +248,9 @@ export class TurnloopSession {
     }
   }
 
-  /** @internal Answers `hooks.invoke`; a failing handler has no opinion. */
-  async invokeHook(hookType: HookType, input: JsonObject): Promise<{ output?: JsonValue }> {
-    const name = HOOK_HANDLERS[hookType];
-    const handler = this.hooks?.[name] as
-      | ((input: JsonObject, context: { sessionId: string }) => unknown)
-      | undefined;
-    if (handler === undefined) {
-      return {};
-    }
-    try {
-      const output = await handler(input, { sessionId: this.sessionId });
-      return output === undefined ? {} : { output: output as JsonValue };
-    } catch {
-      return {};
-    }
+  /** @internal Answers `hooks.invoke` (hook-answers.ts says how a failing handler is answered). */
+  invokeHook(hookType: HookType, input: JsonObject): Promise<{ output?: JsonValue }> {
+    return answerHook(this.hooks, hookType, input, this.sessionId, this.guardWarnings);
   }
 
   /** @internal The connection closed or the session was detached. */
@@ -316,35 +299,6 @@ export class TurnloopSession {
       .catch(() => undefined);
   }
 
-  /**
-   * Runs the app's permission handler and sends its decision. A handler that throws, returns no
-   * decision object, or returns a kind the runtime refuses denies the call with
-   * `{kind: "user-not-available"}` (Copilot SDK: a throwing handler sends that kind), and the app
-   * is told by a process warning (`TurnloopSdkWarning`) naming the value, so the prompt never
-   * waits for an answer that will not come. `{kind: "no-result"}` sends nothing, leaving the
-   * request to another client (Copilot SDK).
-   */
-  private async decide(handler: PermissionHandler, request: PermissionRequest): Promise<void> {
-    let result: unknown;
-    try {
-      result = await handler(request, { sessionId: this.sessionId });
-    } catch {
-      result = UNAVAILABLE;
-    }
-    if (isDecision(result) && result.kind === "no-result") {
-      return;
-    }
-    if (!isDecision(result)) {
-      warn(`onPermissionRequest returned ${describe(result)}, not a decision object`);
-      result = UNAVAILABLE;
-    }
-    const refusal = await this.sendDecision(request.requestId, result as PermissionDecision);
-    if (refusal !== undefined && result !== UNAVAILABLE) {
-      warn(`the runtime refused onPermissionRequest's decision: ${refusal}`);
-      await this.sendDecision(request.requestId, UNAVAILABLE);
-    }
-  }
-
   /** Sends `result`; the runtime's refusal as its message, undefined when it took the answer. */
   private async sendDecision(
     requestId: string,
@@ -365,33 +319,4 @@ export class TurnloopSession {
       return this.disconnected ? undefined : errorMessage(error);
     }
   }
-}
-
-/** The decision sent when the app gave none it could use (Copilot: "could not request"). */
-const UNAVAILABLE: PermissionDecision = { kind: "user-not-available" };
-
-function isDecision(value: unknown): value is PermissionDecision {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as { kind?: unknown }).kind === "string"
-  );
-}
-
-function describe(value: unknown): string {
-  if (value === undefined || value === null) {
-    return String(value);
-  }
-  try {
-    return JSON.stringify(value) ?? typeof value;
-  } catch {
-    return typeof value;
-  }
-}
-
-/** Tells the app about a handler's unusable answer without throwing into its code. */
-function warn(message: string): void {
-  process.emitWarning(`${message}; the call was denied as user-not-available`, {
-    type: "TurnloopSdkWarning",
-  });
 }

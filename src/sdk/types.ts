@@ -88,20 +88,34 @@ export type PermissionRequest = WirePermissionRequest & { requestId: string };
 
 /**
  * Decides a permission question. Return `{kind: "approve-once"}`, `{kind:
- * "approve-for-session"}`, `{kind: "reject", feedback?}`; a throw answers `user-not-available`.
+ * "approve-for-session"}`, `{kind: "reject", feedback?}`, `{kind: "user-not-available"}`, or
+ * `{kind: "no-result"}` to leave it to another client; a throw answers `user-not-available`.
  */
 export type PermissionHandler = (
   request: PermissionRequest,
   invocation: { sessionId: string },
 ) => PermissionDecision | Promise<PermissionDecision>;
 
-/** Approves every request once (for trusted environments and tests). */
-export const approveAll: PermissionHandler = () => ({ kind: "approve-once" });
+/**
+ * Approves every request once (for trusted environments and tests), as the Copilot SDK's
+ * `approveAll` does, except a request to run a command outside the sandbox
+ * (`requestSandboxBypass: true`), which it rejects with feedback the model reads: leaving the
+ * sandbox is a decision per command (README, "Sandbox"). Such requests reach only
+ * `onSandboxBypassRequest` anyway; this holds where an app passes `approveAll` there.
+ */
+export const approveAll: PermissionHandler = (request) =>
+  request.requestSandboxBypass === true
+    ? {
+        kind: "reject",
+        feedback: "approveAll does not approve running a command outside the sandbox",
+      }
+    : { kind: "approve-once" };
 
 /**
  * A hook handler: gets the hook's input (the wire's names: `cwd`, `timestamp` in ms since the
  * epoch, `stop_hook_active`), returns its output, or nothing for "no opinion". A handler that
- * throws has no opinion either; the server goes on without an answer after 30 s.
+ * throws has no opinion either (the log records the failure), and the server goes on without an
+ * answer after 30 s; except `onPreToolUse`, a guard, which fails closed (see there).
  */
 export type HookHandler<Type extends HookType> = (
   input: HookInputBase & HookInputs[Type],
@@ -120,7 +134,11 @@ export interface SessionHooks {
   /**
    * `{toolName, toolArgs}` → `{permissionDecision?: "allow" | "deny" | "ask",
    * permissionDecisionReason?, modifiedArgs?, additionalContext?}` before a call's permission
-   * question, and for a call of a tool that does not exist (output unused there).
+   * question, and for a call of a tool that does not exist (output unused there). It fails
+   * closed: a handler that throws, answers no such object (`"deny"`, `permissionDecision:
+   * "DENY"`) or does not answer within 30 s denies the call (the model reads why; `hook.end` has
+   * `success: false` and the reason), and the app gets a `TurnloopSdkWarning` process warning
+   * once per cause and session.
    */
   onPreToolUse?: HookHandler<"preToolUse">;
   /**
@@ -177,8 +195,22 @@ export interface SessionConfig {
   provider?: ProviderConfig;
   /** Tools the app runs; see {@link defineTool}. */
   tools?: Tool[];
-  /** Asked for calls that need approval. Absent: the server's default policy decides. */
+  /**
+   * Asked for calls that need approval. Absent: the server's default policy decides. Never asked
+   * to run a command outside the sandbox: that is {@link onSandboxBypassRequest}'s.
+   */
   onPermissionRequest?: PermissionHandler;
+  /**
+   * Asked whether a command the sandbox stopped may run again outside it, once (turnloop's: sent
+   * as `requestSandboxBypass: true` in `session.create` / `session.resume`). The request is a
+   * `shell` one with Copilot's `requestSandboxBypass: true` and `requestSandboxBypassReason` (why
+   * the sandbox stopped it; also `sandbox.outsideReason`); `approve-once` runs it unconfined,
+   * other answers as {@link PermissionHandler}, an "always" answer counting once. Absent: such
+   * commands are not run outside the sandbox, and the model reads why and which setting lets the
+   * sandbox allow it (README, "Sandbox"). `allowAllTools` and `onPermissionRequest` never
+   * approve them.
+   */
+  onSandboxBypassRequest?: PermissionHandler;
   /** Handlers the server calls (`hooks.invoke`) at each hook point; see {@link SessionHooks}. */
   hooks?: SessionHooks;
   /** Stream `assistant.message_delta` events. Default: true. */

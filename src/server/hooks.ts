@@ -2,7 +2,8 @@
  * Hooks of an SDK app (Copilot SDK `SessionHooks`), called with `hooks.invoke {sessionId,
  * hookType, input}` → `{output}` when the session was created with `hooks: true`. Each call is
  * recorded as `hook.start` / `hook.end`. A hook that fails, times out or is cancelled has no
- * opinion: the runtime goes on as without it.
+ * opinion: the runtime goes on as without it; except `preToolUse`, a guard, which fails closed
+ * (pre-tool-hook.ts): the call is denied.
  *
  * Where each hook runs and what its output does (each input and output: src/protocol/hooks.ts):
  * - `preToolUse` {toolName, toolArgs}: in the permission path, before the gate, and, as the
@@ -46,15 +47,15 @@ import type { UnknownToolCallback } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type { EventInput, HookType, JsonObject, JsonValue } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
-import type { Authorize, PermissionAnswer } from "../permissions/permission-gate.js";
-import type {
-  AgentStopOutput,
-  PostToolUseFailureOutput,
-  PostToolUseOutput,
-  PreToolUseOutput,
-  PromptHookOutput,
-  SessionStartOutput,
-  UserPromptTransformedOutput,
+import type { Authorize } from "../permissions/permission-gate.js";
+import {
+  type AgentStopOutput,
+  HOOK_TIMEOUT_MS,
+  type PostToolUseFailureOutput,
+  type PostToolUseOutput,
+  type PromptHookOutput,
+  type SessionStartOutput,
+  type UserPromptTransformedOutput,
 } from "../protocol/hooks.js";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/define-tool.js";
 import { askErrorOccurred } from "./error-hook.js";
@@ -62,8 +63,15 @@ import { resultTypeOf } from "./tool-result-type.js";
 
 /** Consecutive `agentStop` blocks honoured before the runtime stops anyway. */
 export const MAX_AGENT_STOP_BLOCKS = 3;
-/** How long the runtime waits for a hook (ms) before going on without it. */
-export const HOOK_TIMEOUT_MS = 30_000;
+export { HOOK_TIMEOUT_MS };
+
+/**
+ * What a hook call came to: the app's answer (an object, or undefined for no opinion), or why it
+ * failed (it threw, timed out, was cancelled, or gave an answer its check refused).
+ */
+export type HookAnswer =
+  | { answered: true; output: JsonObject | undefined }
+  | { answered: false; reason: string };
 
 /** Sends `hooks.invoke` to the app; resolves with its `output`. */
 export type InvokeHook = (
@@ -114,8 +122,23 @@ export class HookRunner {
     input: JsonObject,
     signal?: AbortSignal,
   ): Promise<JsonObject | undefined> {
+    const answer = await this.answer(hookType, input, signal);
+    return answer.answered ? answer.output : undefined;
+  }
+
+  /**
+   * {@link call}, telling a failure apart from no opinion. An answer `check` refuses (its
+   * problem, in words) is a failure too, recorded with the answer: `hook.end` has `success:
+   * false`, `error.message` the problem and `output` what the app gave.
+   */
+  async answer(
+    hookType: HookType,
+    input: JsonObject,
+    signal?: AbortSignal,
+    check?: (output: JsonValue) => string | undefined,
+  ): Promise<HookAnswer> {
     if (!this.host.enabled()) {
-      return undefined;
+      return { answered: true, output: undefined };
     }
     const hookInvocationId = randomUUID();
     const wireInput = {
@@ -125,21 +148,27 @@ export class HookRunner {
       ...input,
     };
     this.host.emit({ type: "hook.start", data: { hookInvocationId, hookType, input: wireInput } });
+    const ended = { hookInvocationId, hookType };
     try {
       const output = (await this.host.invoke(hookType, wireInput, signal)) ?? null;
-      this.host.emit({
-        type: "hook.end",
-        data: { hookInvocationId, hookType, success: true, output },
-      });
-      return isObject(output) ? output : undefined;
+      const problem = check?.(output);
+      if (problem !== undefined) {
+        const error = { message: problem };
+        this.host.emit({ type: "hook.end", data: { ...ended, success: false, output, error } });
+        return { answered: false, reason: problem };
+      }
+      this.host.emit({ type: "hook.end", data: { ...ended, success: true, output } });
+      return { answered: true, output: isObject(output) ? output : undefined };
     } catch (error) {
       const message = errorMessage(error);
-      this.host.emit({
-        type: "hook.end",
-        data: { hookInvocationId, hookType, success: false, error: { message } },
-      });
-      return undefined;
+      this.host.emit({ type: "hook.end", data: { ...ended, success: false, error: { message } } });
+      return { answered: false, reason: message };
     }
+  }
+
+  /** Keeps `preToolUse`'s `additionalContext` for the call that runs with `input`. */
+  keepContext(input: object, context: string): void {
+    this.contexts.set(input, context);
   }
 
   /**
@@ -209,64 +238,6 @@ export class HookRunner {
       return undefined;
     }
     return typeof output.reason === "string" && output.reason !== "" ? output.reason : "Continue.";
-  }
-
-  /**
-   * The gate wrapped with `preToolUse`. `modifiedArgs` become the call's input and arguments for
-   * the gate (so a question shows what would run) and the input of its answer (so the tool runs
-   * them); as with Copilot, the history keeps what the model asked: `tool.execution_start` logs
-   * the original arguments.
-   */
-  authorize(gates: Gates): Authorize {
-    return async (request): Promise<PermissionAnswer> => {
-      const { tool, toolCall, signal } = request;
-      const output = (await this.call(
-        "preToolUse",
-        { toolName: tool.name, toolArgs: toolCall.arguments },
-        signal,
-      )) as PreToolUseOutput | undefined;
-      let effective = request;
-      if (output?.modifiedArgs !== undefined) {
-        const parsed = tool.input.safeParse(output.modifiedArgs);
-        if (!parsed.success) {
-          return { allowed: false, reason: "the preToolUse hook gave arguments that do not fit" };
-        }
-        const toolArguments = output.modifiedArgs;
-        effective = {
-          ...request,
-          input: parsed.data,
-          toolCall: { ...toolCall, arguments: toolArguments },
-          start: () => request.start(toolCall.arguments),
-        };
-      }
-      const decided = await this.decide(output, gates, effective);
-      const answer = decided.allowed ? { ...decided, arguments: toolCall.arguments } : decided;
-      const context = output?.additionalContext;
-      if (answer.allowed && typeof context === "string" && isObjectInput(answer.input)) {
-        this.contexts.set(answer.input, context);
-      }
-      return answer;
-    };
-  }
-
-  private decide(
-    output: PreToolUseOutput | undefined,
-    gates: Gates,
-    request: Parameters<Authorize>[0],
-  ): Promise<PermissionAnswer> {
-    switch (output?.permissionDecision) {
-      case "deny": {
-        const reason = output.permissionDecisionReason ?? "No reason provided";
-        return Promise.resolve({ allowed: false, reason: `Denied by preToolUse hook: ${reason}` });
-      }
-      case "allow":
-        return gates.allowed(request);
-      case "ask":
-        // Judged as if it could change things, so even a read inside the cwd is asked about.
-        return gates.ask({ ...request, tool: { ...request.tool, mutates: true } });
-      default:
-        return gates.normal(request);
-    }
   }
 
   /**

@@ -53,8 +53,13 @@ export function wirePermissionRequest(
   const kind = permissionKind(event.kind, details?.external === true);
   switch (kind) {
     case "shell": {
-      const onceOnly = event.outsideSandbox !== undefined;
-      return { ...common, kind, ...shellRequestFields(scope?.command ?? "", onceOnly) };
+      const outside = event.outsideSandbox;
+      const bypass =
+        outside === undefined
+          ? {}
+          : { requestSandboxBypass: true, requestSandboxBypassReason: outside };
+      const fields = shellRequestFields(scope?.command ?? "", outside !== undefined);
+      return { ...common, kind, ...bypass, ...fields };
     }
     case "write": {
       const fileName = paths[0] ?? "";

@@ -15,14 +15,19 @@ import {
   type LimitSettings,
   liftingSetting,
   outsideConfinement,
+  type PermissionMode,
   sandboxLimit,
 } from "../permissions/permission-mode.js";
-import type { WirePermissionRequest } from "../protocol/copilot.js";
+import type { SessionMode, WirePermissionRequest } from "../protocol/copilot.js";
 import type { PermissionCallbacks } from "../session/agent-settings.js";
+import type { RunConfig } from "../session/run-config.js";
+import { type HostSandbox, permissionModeOf } from "../session/sandbox-setup.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import type { Gates, HookRunner } from "./hooks.js";
 import { type CallDetails, wirePermissionRequest } from "./permission-request.js";
+import { behindPreToolUse } from "./pre-tool-hook.js";
+import { sessionConfinement } from "./session-sandbox.js";
 import type { SessionConfig } from "./session-settings.js";
 
 /** Said to the model when a call needs approval and the app has no permission handler. */
@@ -55,22 +60,40 @@ function noHandlerReason(situation: NoAskSituation): string {
   }
   const limit = sandboxLimit(stopped, situation.confinement?.policy);
   const setting = liftingSetting(limit, LIMIT_SETTINGS);
-  return `nobody could be asked (the app registered no permission handler, onPermissionRequest); ${setting}, or register one to be asked`;
+  return `nobody could be asked (the app registered no handler of requests to leave the sandbox, onSandboxBypassRequest); ${setting}, or register one to be asked`;
 }
 
 /**
  * The session's sandbox callbacks for the host's agent settings: the app's `sandbox` policy, and
- * for a command the sandbox stopped, `ask` (the app's handler is asked to run it outside, as ACP
- * and the terminal ask) or, with no handler, why it is not run outside ({@link noHandlerReason}).
+ * for a command the sandbox stopped, `ask` or why it is not run outside ({@link noHandlerReason}).
+ * Only an app that registered a handler of such questions (`requestSandboxBypass`, the SDK's
+ * `onSandboxBypassRequest`) is asked: leaving the sandbox is a decision per command, as the
+ * terminal and ACP ask it (no "always"), which an `onPermissionRequest` that approves everything
+ * (`approveAll`) or `allowAllTools` must not take by the way.
  */
 export function sandboxCallbacks(
   config: SessionConfig,
   ask: AskPermission,
-): Pick<PermissionCallbacks, "sandboxPolicy" | "noAskReason" | "ask"> {
+  permissionMode: PermissionMode,
+): Pick<PermissionCallbacks, "sandboxPolicy" | "noAskReason" | "ask" | "permissionMode"> {
   return {
+    permissionMode: () => permissionMode,
     ...(config.sandbox === undefined ? {} : { sandboxPolicy: config.sandbox }),
-    ...(config.requestPermission === true ? { ask } : { noAskReason: noHandlerReason }),
+    ...(config.requestSandboxBypass === true ? { ask } : { noAskReason: noHandlerReason }),
   };
+}
+
+/**
+ * The permission mode of an SDK session's prompt in session mode `mode` (README, "Permission
+ * modes"): in `autopilot`, `auto` (commands run in the sandbox without asking; `full-access` when
+ * the server runs so), as `--autopilot` and ACP's mode `autopilot` have it; in the other modes
+ * (`interactive`, `plan`, `shell`), the server's (`--permission-mode`, config; default `ask`).
+ */
+export function permissionModeFor(
+  mode: SessionMode,
+  config: Pick<RunConfig, "permissionMode">,
+): PermissionMode {
+  return mode === "autopilot" ? permissionModeOf("autopilot", config) : config.permissionMode.value;
 }
 
 /** What the gates of one session are built from: the app's choices and callbacks. */
@@ -85,6 +108,8 @@ export interface GateSettings {
   skipPermission: ReadonlySet<string>;
   /** The app's `sandbox` for the session (session-sandbox.ts); absent: the run config's. */
   sandboxPolicy?: SandboxPolicy;
+  /** The prompt's permission mode ({@link permissionModeFor}). */
+  permissionMode: PermissionMode;
 }
 
 /**
@@ -98,6 +123,7 @@ export function createGates(settings: GateSettings): Gates {
     ...(settings.ask === undefined ? {} : { ask: settings.ask }),
     ...(settings.sandboxPolicy === undefined ? {} : { sandboxPolicy: settings.sandboxPolicy }),
     noAskReason: noHandlerReason,
+    permissionMode: () => settings.permissionMode,
   };
   const allowed = settings.gateOf({ ...asking, allowAllTools: () => true });
   const normal = settings.gateOf(
@@ -124,38 +150,68 @@ export interface PermissionPathSettings {
 
 /**
  * The session's permission path: the app's `preToolUse` hook (hooks.ts), then the gate its
- * decision picks ({@link createGates}), each recording the calls it judges for the wire.
+ * decision picks ({@link createGates}) under the running prompt's permission mode
+ * ({@link PendingPermissions.mode}), each recording the calls it judges for the wire.
  */
 export function permissionPath(settings: PermissionPathSettings): Authorize {
   const { config, permissions, externalTools } = settings;
-  const gates = createGates({
-    gateOf: settings.gateOf,
-    ...(config.sandbox === undefined ? {} : { sandboxPolicy: config.sandbox }),
-    ...(config.allowAllTools === undefined ? {} : { allowAllTools: config.allowAllTools }),
-    ...(config.requestPermission === true ? { ask: permissions.ask } : {}),
-    skipPermission: new Set(
-      (config.tools ?? []).filter((tool) => tool.skipPermission).map((tool) => tool.name),
-    ),
-  });
+  const skipPermission = new Set(
+    (config.tools ?? []).filter((tool) => tool.skipPermission).map((tool) => tool.name),
+  );
+  const byMode = new Map<PermissionMode, Gates>();
+  const gatesOf = (permissionMode: PermissionMode): Gates => {
+    let gates = byMode.get(permissionMode);
+    if (gates === undefined) {
+      gates = createGates({
+        gateOf: settings.gateOf,
+        ...(config.sandbox === undefined ? {} : { sandboxPolicy: config.sandbox }),
+        ...(config.allowAllTools === undefined ? {} : { allowAllTools: config.allowAllTools }),
+        ...(config.requestPermission === true ? { ask: permissions.ask } : {}),
+        skipPermission,
+        permissionMode,
+      });
+      byMode.set(permissionMode, gates);
+    }
+    return gates;
+  };
   const isExternal = (tool: AnyTool) => externalTools.some((each) => each.name === tool.name);
-  return settings.hooks.authorize({
-    normal: permissions.recording(gates.normal, isExternal),
-    allowed: permissions.recording(gates.allowed, isExternal),
-    ask: permissions.recording(gates.ask, isExternal),
+  const current = (gate: keyof Gates): Authorize =>
+    permissions.recording((request) => gatesOf(permissions.mode)[gate](request), isExternal);
+  return behindPreToolUse(settings.hooks, {
+    normal: current("normal"),
+    allowed: current("allowed"),
+    ask: current("ask"),
   });
 }
 
 /** Open permission questions of one session, answered by the app. */
 export class PendingPermissions {
   private readonly pending = new Map<string, (reply: PermissionReply) => void>();
-  /** Questions kept for a resume (pending work): {@link answerAllUnavailable} leaves them. */
+  /** Questions kept for a resume (pending work): {@link answerUnavailable} leaves them. */
   private readonly held = new Set<string>();
+  /** The open questions to run a command outside the sandbox, by request id. */
+  private readonly bypass = new Set<string>();
   /** Copilot's `permissionRequest` of each question asked and not answered yet, by request id. */
   private readonly open = new Map<string, WirePermissionRequest>();
   /** Calls at the gate by tool call id, so `permission.requested` can be described. */
   readonly calls = new Map<string, CallDetails>();
   /** Where the session's commands run (set before each prompt), shown with each question about one. */
   confinement: CommandConfinement | undefined;
+  /** The running prompt's permission mode ({@link prepare}); `ask` until the first prompt. */
+  mode: PermissionMode = "ask";
+
+  /**
+   * Sets {@link mode} and {@link confinement} for a prompt in session mode `sessionMode` under the
+   * app's `sandbox` choice.
+   */
+  async prepare(
+    host: { sandbox: HostSandbox; config: Pick<RunConfig, "permissionMode"> },
+    sessionMode: SessionMode,
+    chosen: SandboxPolicy | undefined,
+  ): Promise<void> {
+    this.mode = permissionModeFor(sessionMode, host.config);
+    this.confinement = await sessionConfinement(host.sandbox, this.mode, chosen);
+  }
 
   /**
    * `gate`, recording each call in {@link calls} as it reaches the gate (after `preToolUse`), so
@@ -199,26 +255,40 @@ export class PendingPermissions {
   readonly ask: AskPermission = (request, signal) =>
     new Promise<PermissionReply>((settle) => {
       let stop = (): void => {};
+      if (request.sandbox?.outsideReason !== undefined) {
+        this.bypass.add(request.requestId);
+      }
       this.pending.set(request.requestId, (reply) => {
         stop();
         settle(reply);
       });
       stop = whenAborted(signal, () => {
-        this.pending.delete(request.requestId);
-        this.held.delete(request.requestId);
+        this.forget(request.requestId);
       });
     });
 
   /**
-   * Answers every open question as Copilot's `user-not-available` (the model goes on with "Permission
-   * denied and could not request permission from user"): no attached app has a handler any more.
+   * Answers open questions as Copilot's `user-not-available` (the model goes on with "Permission
+   * denied and could not request permission from user"): those no attached app has a handler of
+   * any more, by the session's registrations (`requestPermission`, `requestSandboxBypass`).
    */
-  answerAllUnavailable(): void {
+  answerUnavailable(
+    config: Pick<SessionConfig, "requestPermission" | "requestSandboxBypass">,
+  ): void {
     for (const requestId of [...this.pending.keys()]) {
-      if (!this.held.has(requestId)) {
+      const handled = this.bypass.has(requestId)
+        ? config.requestSandboxBypass === true
+        : config.requestPermission === true;
+      if (!handled && !this.held.has(requestId)) {
         this.answer(requestId, { kind: "user-not-available" });
       }
     }
+  }
+
+  private forget(requestId: string): void {
+    this.pending.delete(requestId);
+    this.held.delete(requestId);
+    this.bypass.delete(requestId);
   }
 
   /**
@@ -251,8 +321,7 @@ export class PendingPermissions {
     if (settle === undefined) {
       return false;
     }
-    this.pending.delete(requestId);
-    this.held.delete(requestId);
+    this.forget(requestId);
     settle(reply);
     return true;
   }

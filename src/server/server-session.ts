@@ -37,7 +37,6 @@ import { PendingPermissions, permissionPath, sandboxCallbacks } from "./permissi
 import { type Job, jobOf, runSendJob, type SendJobContext } from "./send-job.js";
 import { SessionChoices } from "./session-choices.js";
 import { SessionClients } from "./session-clients.js";
-import { sessionConfinement } from "./session-sandbox.js";
 import { promptSettings, requestProvider, type SessionConfig } from "./session-settings.js";
 import { recordShutdown, type ShutdownCause } from "./shutdown-metrics.js";
 import { type CurrentModel, modelNamesOnWire, usageInfo } from "./wire-events.js";
@@ -132,9 +131,7 @@ export class ServerSession {
     this.externalTools = this.toolCalls.toolsFor(this.config.tools ?? []);
     this.authorize = this.buildAuthorize();
     this.toolCalls.abandonUnregistered(new Set(this.externalTools.map((tool) => tool.name)));
-    if (this.config.requestPermission !== true) {
-      this.permissions.answerAllUnavailable();
-    }
+    this.permissions.answerUnavailable(this.config);
   }
 
   /** `session.name.set`: the app's name for the session while it is open here. */
@@ -330,9 +327,9 @@ export class ServerSession {
     // The gate comes from buildAuthorize (hooks first); the host's is not used here.
     const { host, session } = this;
     const hostOfSession = { sandbox: host.sandboxOf(session), config: host.configOf(session) };
-    this.permissions.confinement = await sessionConfinement(hostOfSession, this.config.sandbox);
+    await this.permissions.prepare(hostOfSession, job.mode, this.config.sandbox);
     const settings = this.host.agentSettings(this.session, this.choices.model, {
-      ...sandboxCallbacks(this.config, this.permissions.ask),
+      ...sandboxCallbacks(this.config, this.permissions.ask, this.permissions.mode),
       provider: requestProvider(
         this.choices.provider,
         this.config,

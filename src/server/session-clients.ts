@@ -125,7 +125,8 @@ export class SessionClients {
 
   /**
    * The session's registrations as one app's: the latest attach's settings, the union of the
-   * custom tools, `requestPermission` / `requestUserInput` / `hooks` when any app asked.
+   * custom tools, `requestPermission` / `requestSandboxBypass` / `requestUserInput` / `hooks`
+   * when any app asked.
    */
   config(): SessionConfig {
     const latest = this.latest === undefined ? undefined : this.attached.get(this.latest);
@@ -137,12 +138,13 @@ export class SessionClients {
         }
       }
     }
-    const any = (flag: "requestPermission" | "requestUserInput" | "hooks") =>
-      [...this.attached.values()].some((config) => config[flag] === true);
+    type Flag = "requestPermission" | "requestSandboxBypass" | "requestUserInput" | "hooks";
+    const any = (flag: Flag) => [...this.attached.values()].some((config) => config[flag] === true);
     return {
       ...latest,
       tools: [...tools.values()],
       requestPermission: any("requestPermission") || this.followers.size > 0,
+      requestSandboxBypass: any("requestSandboxBypass"),
       requestUserInput: any("requestUserInput"),
       hooks: any("hooks"),
     };

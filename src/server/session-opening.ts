@@ -321,11 +321,12 @@ function open(
 function configOf(params: CreateParams): SessionConfig {
   const { tools, systemMessage, requestPermission, hooks, streaming, allowAllTools } = params;
   const { availableTools, clientName, requestUserInput, sandbox, infiniteSessions } = params;
+  const { requestSandboxBypass } = params;
   // turnloop has no sub-agents: the default agent's exclusions exclude for the session.
   const excluded = [...(params.excludedTools ?? []), ...(params.defaultAgent?.excludedTools ?? [])];
   return {
     ...{ tools, systemMessage, requestPermission, hooks, streaming, allowAllTools },
-    ...{ availableTools, clientName, requestUserInput, infiniteSessions },
+    ...{ availableTools, clientName, requestUserInput, requestSandboxBypass, infiniteSessions },
     ...(sandbox === undefined ? {} : { sandbox }),
     ...(excluded.length === 0 ? {} : { excludedTools: excluded }),
   };

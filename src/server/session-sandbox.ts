@@ -5,8 +5,7 @@
  * default of its permission mode).
  */
 
-import type { CommandConfinement } from "../permissions/permission-mode.js";
-import type { RunConfig } from "../session/run-config.js";
+import type { CommandConfinement, PermissionMode } from "../permissions/permission-mode.js";
 import type { HostSandbox } from "../session/sandbox-setup.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import { invalidParams } from "./params.js";
@@ -31,14 +30,15 @@ export async function checkSandbox(
 }
 
 /**
- * Where a command of the session runs: its policy (the app's `sandbox`, else the server's) and
- * whether the network is on, as the session's permission gate sees it; carried on the wire by
- * each `permission.requested` about a command (`permissionRequest.sandbox`).
+ * Where a command of the session runs under permission mode `mode`: its policy (the app's
+ * `sandbox`, else the server's, else `workspace-write` in mode `auto`) and whether the network is
+ * on, as the session's permission gate sees it; carried on the wire by each
+ * `permission.requested` about a command (`permissionRequest.sandbox`).
  */
 export function sessionConfinement(
-  host: { sandbox: HostSandbox; config: Pick<RunConfig, "permissionMode"> },
+  sandbox: HostSandbox,
+  mode: PermissionMode,
   chosen: SandboxPolicy | undefined,
 ): Promise<CommandConfinement> {
-  const policy = host.sandbox.policyFor(host.config.permissionMode.value, chosen);
-  return host.sandbox.confinement(policy);
+  return sandbox.confinement(sandbox.policyFor(mode, chosen));
 }

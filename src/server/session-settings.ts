@@ -30,6 +30,7 @@ export type SessionConfig = Pick<
   | "tools"
   | "systemMessage"
   | "requestPermission"
+  | "requestSandboxBypass"
   | "requestUserInput"
   | "hooks"
   | "streaming"

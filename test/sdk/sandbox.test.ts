@@ -30,7 +30,7 @@ afterAll(async () => {
 
 /** What a tool result says when a command the sandbox stopped is not run outside it, no handler. */
 const NO_HANDLER =
-  "nobody could be asked (the app registered no permission handler, onPermissionRequest); ";
+  "nobody could be asked (the app registered no handler of requests to leave the sandbox, onSandboxBypassRequest); ";
 const OR_HANDLER = ", or register one to be asked";
 
 /**
@@ -178,6 +178,7 @@ test.runIf(sandboxWorks)(
     const confined = await client.createSession({
       sandbox: "workspace-write",
       onPermissionRequest,
+      onSandboxBypassRequest: onPermissionRequest,
     });
     const open = await client.createSession({ onPermissionRequest });
     const confinedPath = modelWritesOutside("confined.txt", "Tried.");
@@ -218,7 +219,7 @@ test("a sandbox policy turnloop does not know fails createSession, naming the po
 });
 
 test.runIf(sandboxWorks)(
-  "the official @github/copilot-sdk: a server started with --sandbox confines, its permission handler sees where the command runs, and it is asked before a stopped command runs outside",
+  "the official @github/copilot-sdk: a server started with --sandbox confines, its permission handler sees where the command runs, and a handler that approves never runs a stopped command outside",
   async () => {
     const client = new CopilotClient({
       connection: RuntimeConnection.forStdio({
@@ -239,22 +240,20 @@ test.runIf(sandboxWorks)(
       });
       const results: unknown[] = [];
       session.on("tool.execution_complete", (event) => results.push(event.data.result?.content));
-      const escaped = modelWritesOutside("official.txt", "Wrote.");
+      const escaped = modelWritesOutside("official.txt", "Tried.");
       const reply = await session.sendAndWait({ prompt: "write it" });
-      expect(reply?.data.content).toBe("Wrote.");
-      const reason = "the sandbox lets it write only inside the workspace (Read-only file system)";
+      expect(reply?.data.content).toBe("Tried.");
       expect(seen).toEqual([
         { kind: "shell", sandbox: { policy: "workspace-write", network: false } },
-        {
-          kind: "shell",
-          sandbox: { policy: "danger-full-access", network: true, outsideReason: reason },
-        },
       ]);
+      // The Copilot SDK sends no turnloop settings: it cannot register onSandboxBypassRequest.
       expect(results).toEqual([
-        `The sandbox stopped this command (${reason}); the user allowed it to run again outside ` +
-          "the sandbox:\n<exited with exit code 0>",
+        `bash: line 1: ${escaped}: Read-only file system\n<exited with exit code 1>\n` +
+          "The sandbox stopped this command: the sandbox lets it write only inside the workspace " +
+          `(Read-only file system). It was not run outside the sandbox: ${NO_HANDLER}start the ` +
+          `server with --add-dir <folder> (sandboxed commands may write there too)${OR_HANDLER}.`,
       ]);
-      expect(existsSync(escaped)).toBe(true);
+      expect(existsSync(escaped)).toBe(false);
       await session.disconnect();
     } finally {
       await client.stop();

@@ -1,0 +1,82 @@
+/**
+ * How a session answers the runtime's `hooks.invoke` with the app's hook handlers
+ * (src/protocol/hooks.ts describes each hook). A handler that throws is answered with an error,
+ * which the runtime records (`hook.end` with `success: false` and the message): for most hooks
+ * that is "no opinion", but `preToolUse`, a guard, fails closed, so the call is denied and the app
+ * is told once per cause by a `TurnloopSdkWarning` process warning: it threw, it answered
+ * something that is no decision ({@link preToolUseProblem}), or it did not answer in time.
+ */
+
+import { ResponseError } from "vscode-jsonrpc";
+import { errorMessage } from "../events/errors.js";
+import type { HookType, JsonObject, JsonValue } from "../events/events.js";
+import { HOOK_TIMEOUT_MS, preToolUseProblem } from "../protocol/hooks.js";
+import { describeValue, sdkWarning } from "./permission-answers.js";
+import type { SessionHooks } from "./types.js";
+
+const HOOK_HANDLERS: Record<HookType, keyof SessionHooks> = {
+  preToolUse: "onPreToolUse",
+  postToolUse: "onPostToolUse",
+  postToolUseFailure: "onPostToolUseFailure",
+  userPromptSubmitted: "onUserPromptSubmitted",
+  userPromptTransformed: "onUserPromptTransformed",
+  sessionStart: "onSessionStart",
+  sessionEnd: "onSessionEnd",
+  agentStop: "onAgentStop",
+  errorOccurred: "onErrorOccurred",
+};
+
+/** JSON-RPC's "internal error": the app's handler failed. */
+const HANDLER_FAILED = -32603;
+
+/** Why a `preToolUse` guard denied a call, one warning each per session. */
+export type GuardFailure = "threw" | "invalid" | "timeout";
+
+/**
+ * The answer to `hooks.invoke` of `hookType` with `input`: `{output}` from the app's handler, `{}`
+ * for no opinion or no handler.
+ * @param warned the causes this session has already warned about (added to here).
+ * @throws ResponseError (-32603) `<handler> threw: <message>` when the handler throws.
+ */
+export async function answerHook(
+  hooks: SessionHooks | undefined,
+  hookType: HookType,
+  input: JsonObject,
+  sessionId: string,
+  warned: Set<GuardFailure>,
+): Promise<{ output?: JsonValue }> {
+  const name = HOOK_HANDLERS[hookType];
+  const handler = hooks?.[name] as
+    | ((input: JsonObject, context: { sessionId: string }) => unknown)
+    | undefined;
+  if (handler === undefined) {
+    return {};
+  }
+  const guard = hookType === "preToolUse";
+  const warnOnce = (cause: GuardFailure, message: string) => {
+    if (guard && !warned.has(cause)) {
+      warned.add(cause);
+      sdkWarning(`${message}; a preToolUse guard that fails denies the call`);
+    }
+  };
+  const late = setTimeout(
+    () => warnOnce("timeout", `${name} did not answer within ${HOOK_TIMEOUT_MS} ms`),
+    HOOK_TIMEOUT_MS,
+  );
+  late.unref();
+  let output: unknown;
+  try {
+    output = await handler(input, { sessionId });
+  } catch (error) {
+    const message = `${name} threw: ${errorMessage(error)}`;
+    warnOnce("threw", message);
+    throw new ResponseError(HANDLER_FAILED, message);
+  } finally {
+    clearTimeout(late);
+  }
+  const problem = guard ? preToolUseProblem(output) : undefined;
+  if (problem !== undefined) {
+    warnOnce("invalid", `${name} answered ${describeValue(output)}: ${problem}`);
+  }
+  return output === undefined ? {} : { output: output as JsonValue };
+}
