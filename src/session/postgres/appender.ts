@@ -6,6 +6,7 @@
  * refuses everything after that, and the session stops (session-journal.ts).
  */
 
+import type { Pool } from "pg";
 import { isEphemeral, type SessionEvent } from "../../events/events.js";
 import { serializeEvent } from "../event-log.js";
 import { type LogScan, scanEvent } from "../session-metadata.js";
@@ -35,10 +36,13 @@ export async function writeRows(
   rows: readonly PendingRow[],
   scan: LogScan,
 ): Promise<boolean> {
-  const pool = await database.pool();
   const nextSeq = (rows.at(-1)?.seq ?? lease.nextSeq - 1) + 1;
-  const result = await database.run(() =>
-    pool.query<{ id: string }>(
+  const result = await database.retried(async (again) => {
+    const pool = await database.pool();
+    if (again && (await written(pool, lease, worker, nextSeq))) {
+      return { rows: [{ id: lease.sessionId }] };
+    }
+    return pool.query<{ id: string }>(
       `WITH lease AS (
          UPDATE sessions SET next_seq = $4, event_count = $5, turns = $6, size = $7,
            cwd = $8, model = $9, start_time = $10, title = $11,
@@ -70,13 +74,30 @@ export async function writeRows(
         rows.map((row) => row.timestamp),
         rows.map((row) => row.data),
       ],
-    ),
-  );
+    );
+  });
   if (result.rows.length === 0) {
     return false;
   }
   lease.nextSeq = nextSeq;
   return true;
+}
+
+/**
+ * Whether a batch ending before `nextSeq` is already stored under `lease`: a try whose connection
+ * was cut after the server committed it (the answer lost) must not be sent again.
+ */
+async function written(
+  pool: Pool,
+  lease: Lease,
+  worker: Worker,
+  nextSeq: number,
+): Promise<boolean> {
+  const { rows } = await pool.query<{ next_seq: string }>(
+    "SELECT next_seq FROM sessions WHERE id = $1 AND owner_id = $2 AND epoch = $3",
+    [lease.sessionId, worker.id, lease.epoch],
+  );
+  return rows[0] !== undefined && Number(rows[0].next_seq) === nextSeq;
 }
 
 /** `timestamp` when PostgreSQL can store it as a `timestamptz`, else `null`. */
