@@ -1,8 +1,10 @@
 import { once } from "node:events";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { PostgresSessionStore } from "../../src/session/postgres/store.js";
-import { startHarness, types } from "../support/harness.js";
+import { defineTool } from "../../src/tools/define-tool.js";
+import { type Harness, startHarness, types } from "../support/harness.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
 import { buildEvents, makeTemporaryDirectory, sessionStart, userMessage } from "./support.js";
 
@@ -222,6 +224,99 @@ describe.skipIf(postgresUnavailable !== undefined)("the PostgreSQL store across 
       "session.start",
       ...["user.message", "assistant.turn_start", "assistant.message", "assistant.usage"],
       "assistant.turn_end",
+      ...["user.message", "assistant.turn_start", "assistant.message", "assistant.usage"],
+      "assistant.turn_end",
+    ]);
+  });
+
+  /**
+   * Trial 27f, finding 2: the database went away while a command ran, so the command's result
+   * could not be written and the model later read "Interrupted … it may have partly run".
+   */
+  async function toolHarness(url: string, relay: Relay, restoreAfter: number | undefined) {
+    const finish = defineTool({
+      name: "finish",
+      description: "Finishes while the database is away.",
+      input: z.object({}),
+      kind: "other",
+      mutates: false,
+      execute: async () => {
+        relay.cut(Number.POSITIVE_INFINITY);
+        if (restoreAfter !== undefined) {
+          void relay.refusedAtLeast(restoreAfter).then(() => relay.restore());
+        }
+        return { content: "tool-done", isError: false };
+      },
+    });
+    let store: PostgresSessionStore | undefined;
+    const harness = await startHarness({
+      tools: [finish],
+      store: (home) => {
+        store = new PostgresSessionStore({
+          url,
+          home,
+          heartbeatMs: 600_000,
+          leaseMs: 1_200_000,
+          retryDelaysMs: restoreAfter === undefined ? [10, 10] : Array(100).fill(20),
+        });
+        return store;
+      },
+    });
+    cleanups.push(async () => {
+      await harness.close();
+      await store?.close();
+    });
+    harness.server.enqueue(
+      { toolCalls: [{ id: "call_1", name: "finish", arguments: "{}" }] },
+      { text: "done" },
+      { text: "after the outage" },
+    );
+    return harness;
+  }
+
+  const TOOL_PROMPT = [
+    ...["user.message", "assistant.turn_start", "assistant.message", "assistant.usage"],
+    ...["tool.execution_start", "tool.execution_complete", "assistant.turn_end"],
+    ...["assistant.turn_start", "assistant.message", "assistant.usage", "assistant.turn_end"],
+  ];
+
+  async function toolResults(harness: Harness): Promise<unknown[]> {
+    return (await harness.persisted())
+      .filter((event) => event.type === "tool.execution_complete")
+      .map((event) => event.data);
+  }
+
+  it("keeps a tool's result that finished during a short outage, and the prompt goes on", async () => {
+    const { url, relay } = await relayedDatabase();
+    const harness = await toolHarness(url, relay, 2);
+    expect(await harness.prompt("run it")).toEqual({ stopReason: "end_turn" });
+    expect(types(await harness.persisted())).toEqual(["session.start", ...TOOL_PROMPT]);
+    expect(await toolResults(harness)).toMatchObject([
+      { toolCallId: "call_1", success: true, result: { content: "tool-done" } },
+    ]);
+  });
+
+  it("stops the prompt in a long outage as README says, and stores the result once it is back", async () => {
+    const { url, relay } = await relayedDatabase();
+    const harness = await toolHarness(url, relay, undefined);
+    expect(await harness.prompt("run it")).toEqual({
+      error: {
+        errorType: "storage",
+        message: expect.stringMatching(
+          /^postgres:\/\/postgres@127\.0\.0\.1:\d+\/t_\w+ \(session [\w-]+\) could not be written \(.*Connection terminated unexpectedly\): the prompt was stopped; every event written before is kept$/,
+        ),
+      },
+    });
+    relay.restore();
+    expect(await harness.prompt("again")).toEqual({ stopReason: "end_turn" });
+    expect(await toolResults(harness)).toMatchObject([
+      { toolCallId: "call_1", success: true, result: { content: "tool-done" } },
+    ]);
+    // The second request was sent before the turn end's checkpoint had failed its three tries;
+    // nothing the outage held back is missing.
+    expect(types(await harness.persisted())).toEqual([
+      "session.start",
+      ...TOOL_PROMPT,
       ...["user.message", "assistant.turn_start", "assistant.message", "assistant.usage"],
       "assistant.turn_end",
     ]);
