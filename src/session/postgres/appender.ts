@@ -2,7 +2,8 @@
  * The PostgreSQL store's writer of one session. `append` queues the event's line (exactly what
  * the file store writes, `serializeEvent`); `commit` sends every queued line as one statement
  * that also checks the lease (owner and epoch) and stores the listing metadata, so a batch is
- * written whole under the lease or not at all. Zero rows means the lease is lost: the appender
+ * written whole under the lease or not at all. An `assistant.turn_start` starts a commit itself
+ * (a model request is counted even when its worker dies during it). Zero rows means the lease is lost: the appender
  * refuses everything after that, and the session stops (session-journal.ts).
  */
 
@@ -178,6 +179,12 @@ export class PostgresAppender implements SessionAppender {
     });
     this.#nextSeq += 1;
     scanEvent(this.#scan, event, Buffer.byteLength(data));
+    if (event.type === "assistant.turn_start") {
+      // Sent as the model request goes out, so that a worker killed during the request leaves
+      // it counted (README, "Where sessions are kept": one `assistant.turn_start` per request
+      // made). Not awaited: a failure keeps the batch for the next commit, which reports it.
+      void this.commit().catch(() => undefined);
+    }
   }
 
   commit(): Promise<void> {
