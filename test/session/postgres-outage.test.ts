@@ -18,10 +18,14 @@ import { buildEvents, makeTemporaryDirectory, sessionStart, userMessage } from "
  * connection through it, and it then ends each new one at once (`pg`: "Connection terminated
  * unexpectedly"), counting them, so a test waits on the tries themselves, never on time.
  */
+/** What the appender's batch write (appender.ts `writeRows`) sends, and nothing else does. */
+const BATCH_WRITE = "UPDATE sessions SET next_seq = $4";
+
 class Relay {
   readonly #server: Server;
   readonly #open = new Set<Socket>();
   #refuseLeft = 0;
+  #failWritesLeft = 0;
   #refused = 0;
   #waiters: Array<{ count: number; resolve: () => void }> = [];
 
@@ -29,14 +33,8 @@ class Relay {
     this.#server = createServer((socket) => {
       if (this.#refuseLeft > 0) {
         this.#refuseLeft -= 1;
-        this.#refused += 1;
         socket.destroy();
-        this.#waiters = this.#waiters.filter((waiter) => {
-          if (this.#refused >= waiter.count) {
-            waiter.resolve();
-          }
-          return this.#refused < waiter.count;
-        });
+        this.#count();
         return;
       }
       const upstream = connect(Number(target.port), target.hostname);
@@ -50,9 +48,33 @@ class Relay {
           this.#open.delete(one);
           other.destroy();
         });
-        one.pipe(other);
       }
+      upstream.pipe(socket);
+      socket.on("data", (chunk: Buffer) => {
+        if (this.#failWritesLeft > 0 && chunk.includes(BATCH_WRITE)) {
+          this.#failWritesLeft -= 1;
+          socket.destroy();
+          this.#count();
+          return;
+        }
+        upstream.write(chunk);
+      });
     });
+  }
+
+  #count(): void {
+    this.#refused += 1;
+    this.#waiters = this.#waiters.filter((waiter) => {
+      if (this.#refused >= waiter.count) {
+        waiter.resolve();
+      }
+      return this.#refused < waiter.count;
+    });
+  }
+
+  /** Ends the connection of each of the next `count` batch writes as it is sent (counted as refused). */
+  failWrites(count: number): void {
+    this.#failWritesLeft = count;
   }
 
   async listen(): Promise<number> {
@@ -191,7 +213,7 @@ describe.skipIf(postgresUnavailable !== undefined)("the PostgreSQL store across 
   });
 
   it("answers the prompt after an outage that ended with the last turn's end", async () => {
-    const { url, relay } = await relayedDatabase();
+    const { tested, url, relay } = await relayedDatabase();
     let store: PostgresSessionStore | undefined;
     const harness = await startHarness({
       store: (home) => {
@@ -209,14 +231,25 @@ describe.skipIf(postgresUnavailable !== undefined)("the PostgreSQL store across 
       await harness.close();
       await store?.close();
     });
-    // The database goes while the model answers; the turn's end checkpoint's three tries fail
-    // (after session.idle), the prompt's last commit gets through.
-    harness.server.setResponder((request) => {
-      if (harness.server.requests.length === 1) {
-        relay.cut(3);
-      }
-      return { text: request === harness.server.requests[0] ? "one" : "two" };
+    // Once the request's turn_start is stored, the turn end checkpoint's three tries fail (after
+    // session.idle: the checkpoint is not awaited), and the prompt's last commit gets through.
+    const watcher = new PostgresSessionStore({ url: tested.url, home: harness.home });
+    cleanups.push(() => watcher.close());
+    let requestStored: () => void = () => undefined;
+    const stored = new Promise<void>((resolve) => {
+      requestStored = resolve;
     });
+    const subscription = await watcher.subscribe(harness.session.id, 1, (event) => {
+      if (event.type === "assistant.turn_start") {
+        requestStored();
+      }
+    });
+    cleanups.push(() => subscription.close());
+    const writesFail = stored.then(() => relay.failWrites(3));
+    harness.server.setResponder((request) => ({
+      text: request === harness.server.requests[0] ? "one" : "two",
+      pause: { afterEvents: 0, until: writesFail },
+    }));
     expect(await harness.prompt("first")).toEqual({ stopReason: "end_turn" });
     expect(relay.refused).toBe(3);
     expect(await harness.prompt("second")).toEqual({ stopReason: "end_turn" });
