@@ -33,10 +33,12 @@ export function sessionNotFound(sessionId: string, kind: "not open" | "no log"):
 }
 
 /**
- * The JSON-RPC error that answers a prompt whose model request failed (case 17): ACP has no error
- * stop reason, so a failure is an error, never an empty `end_turn`. An authentication failure is
- * ACP's auth-required `-32000`; anything else is `-32603` with the provider's message (already
- * bounded and redacted by the provider layer), e.g. "The model request failed: HTTP 500: boom".
+ * The JSON-RPC error that answers a prompt that failed (case 17): ACP has no error stop reason,
+ * so a failure is an error, never an empty `end_turn`. An authentication failure is ACP's
+ * auth-required `-32000`; anything else is `-32603` with the failure's message (already bounded
+ * and redacted below): a store that could not be written (`storage`) says so, "The session could
+ * not be stored: <database or file> could not be written (<error>): …"; any other is the model
+ * request's, e.g. "The model request failed: HTTP 500: boom".
  */
 export function promptFailure(failure: {
   errorType: ErrorType;
@@ -54,11 +56,11 @@ export function promptFailure(failure: {
       data,
     );
   }
-  return new acp.RequestError(
-    ERROR_CODES.internal,
-    bounded(`The model request failed: ${failure.message}`),
-    data,
-  );
+  const what =
+    failure.errorType === "storage"
+      ? "The session could not be stored"
+      : "The model request failed";
+  return new acp.RequestError(ERROR_CODES.internal, bounded(`${what}: ${failure.message}`), data);
 }
 
 /**

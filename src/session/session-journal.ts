@@ -136,10 +136,24 @@ export class SessionJournal {
     }
   }
 
-  /** The storage error a prompt ended with, once; `undefined` when its writes all went through. */
-  takeFailedPrompt(): { errorType: "storage"; message: string } | undefined {
+  /**
+   * Ends a prompt's writing: commits what it appended, then drops a write failure still kept. Such
+   * a failure came after the prompt's `session.idle` (the checkpoint of its last turn's end failing
+   * late), and this commit has since sent again what it kept back, or failed with a newer error;
+   * kept, it would stop the next prompt with an error that is no longer true.
+   * @returns the storage error the prompt ends with: this commit's, else the one reported at its
+   * `session.idle`; `undefined` when its writes all went through.
+   */
+  async endPrompt(): Promise<{ errorType: "storage"; message: string } | undefined> {
     const failed = this.#failedPrompt;
     this.#failedPrompt = undefined;
+    try {
+      await this.commit();
+    } catch (error) {
+      return { errorType: "storage", message: this.storageMessage(error) };
+    } finally {
+      this.#writeFailure = undefined;
+    }
     return failed;
   }
 

@@ -269,12 +269,7 @@ export class Session {
       const prompt = { ...given, content, source: options.source ?? "user" };
       return runPrompt(agentSettings, this.conversation(controller), prompt, controller.signal);
     });
-    const failed = this.journal.takeFailedPrompt();
-    try {
-      await this.journal.commit();
-    } catch (error) {
-      return { error: { errorType: "storage", message: this.journal.storageMessage(error) } };
-    }
+    const failed = await this.journal.endPrompt();
     return failed === undefined ? outcome : { error: failed };
   }
 

@@ -2,10 +2,12 @@
  * The PostgreSQL store's writer of one session. `append` queues the event's line (exactly what
  * the file store writes, `serializeEvent`); `commit` sends every queued line as one statement
  * that also checks the lease (owner and epoch) and stores the listing metadata, so a batch is
- * written whole under the lease or not at all. Zero rows means the lease is lost: the appender
+ * written whole under the lease or not at all. An `assistant.turn_start` starts a commit itself
+ * (a model request is counted even when its worker dies during it). Zero rows means the lease is lost: the appender
  * refuses everything after that, and the session stops (session-journal.ts).
  */
 
+import type { Pool } from "pg";
 import { isEphemeral, type SessionEvent } from "../../events/events.js";
 import { serializeEvent } from "../event-log.js";
 import { type LogScan, scanEvent } from "../session-metadata.js";
@@ -35,10 +37,13 @@ export async function writeRows(
   rows: readonly PendingRow[],
   scan: LogScan,
 ): Promise<boolean> {
-  const pool = await database.pool();
   const nextSeq = (rows.at(-1)?.seq ?? lease.nextSeq - 1) + 1;
-  const result = await database.run(() =>
-    pool.query<{ id: string }>(
+  const result = await database.retried(async (again) => {
+    const pool = await database.pool();
+    if (again && (await written(pool, lease, worker, nextSeq))) {
+      return { rows: [{ id: lease.sessionId }] };
+    }
+    return pool.query<{ id: string }>(
       `WITH lease AS (
          UPDATE sessions SET next_seq = $4, event_count = $5, turns = $6, size = $7,
            cwd = $8, model = $9, start_time = $10, title = $11,
@@ -70,13 +75,30 @@ export async function writeRows(
         rows.map((row) => row.timestamp),
         rows.map((row) => row.data),
       ],
-    ),
-  );
+    );
+  });
   if (result.rows.length === 0) {
     return false;
   }
   lease.nextSeq = nextSeq;
   return true;
+}
+
+/**
+ * Whether a batch ending before `nextSeq` is already stored under `lease`: a try whose connection
+ * was cut after the server committed it (the answer lost) must not be sent again.
+ */
+async function written(
+  pool: Pool,
+  lease: Lease,
+  worker: Worker,
+  nextSeq: number,
+): Promise<boolean> {
+  const { rows } = await pool.query<{ next_seq: string }>(
+    "SELECT next_seq FROM sessions WHERE id = $1 AND owner_id = $2 AND epoch = $3",
+    [lease.sessionId, worker.id, lease.epoch],
+  );
+  return rows[0] !== undefined && Number(rows[0].next_seq) === nextSeq;
 }
 
 /** `timestamp` when PostgreSQL can store it as a `timestamptz`, else `null`. */
@@ -157,6 +179,12 @@ export class PostgresAppender implements SessionAppender {
     });
     this.#nextSeq += 1;
     scanEvent(this.#scan, event, Buffer.byteLength(data));
+    if (event.type === "assistant.turn_start") {
+      // Sent as the model request goes out, so that a worker killed during the request leaves
+      // it counted (README, "Where sessions are kept": one `assistant.turn_start` per request
+      // made). Not awaited: a failure keeps the batch for the next commit, which reports it.
+      void this.commit().catch(() => undefined);
+    }
   }
 
   commit(): Promise<void> {

@@ -7,7 +7,7 @@
  */
 
 import type { Client, Pool, PoolClient } from "pg";
-import { errorMessage } from "../../events/errors.js";
+import { errorCode, errorMessage } from "../../events/errors.js";
 import { redactDatabaseUrl, redactPassword } from "../database-url.js";
 import { SessionLockedError } from "../session-store.js";
 import { MissingSessionError } from "./lease.js";
@@ -18,6 +18,48 @@ type Driver = typeof import("pg")["default"];
 
 /** Connections of the query pool (appends of one worker's sessions share them). */
 const POOL_SIZE = 4;
+
+/**
+ * The waits, in ms, before each new try of a write that failed because the database could not be
+ * reached ({@link isTransient}): 5.1 s in all, enough for a restart (`pg_ctl restart`, a
+ * failover) to finish, short enough that a database that stays down stops the prompt soon.
+ */
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [100, 200, 400, 800, 1600, 2000];
+
+/**
+ * SQLSTATEs of a server that is there but cannot serve this connection now (PostgreSQL's
+ * Appendix A, "Class 57 — Operator Intervention"): `57P01` admin_shutdown (terminating
+ * connection: a fast stop), `57P02` crash_shutdown, `57P03` cannot_connect_now (the database
+ * system is starting up, or shutting down).
+ */
+const TRANSIENT_SQLSTATES = new Set(["57P01", "57P02", "57P03"]);
+
+/** System error codes of a connection that could not be made or was cut (Node's `net`). */
+const TRANSIENT_SYSTEM_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+
+/**
+ * Whether `error` says the database could not be reached, so the same statement may succeed on a
+ * new connection: a transient SQLSTATE above, Class 08 (connection exception), a cut or refused
+ * socket, or `pg`'s own "Connection terminated" (its message when the server closes the socket;
+ * it has no code).
+ */
+export function isTransient(error: unknown): boolean {
+  const cause = error instanceof DatabaseError ? error.cause : error;
+  const code = error instanceof DatabaseError ? error.sqlState : errorCode(cause);
+  if (code !== undefined) {
+    return (
+      TRANSIENT_SQLSTATES.has(code) || code.startsWith("08") || TRANSIENT_SYSTEM_CODES.has(code)
+    );
+  }
+  return /^Connection terminated/.test(errorMessage(cause));
+}
 
 /** The `pg` module, loaded on first use. */
 async function loadDriver(): Promise<Driver> {
@@ -35,11 +77,14 @@ export class Database {
   /** The URL as users may see it (password redacted). */
   readonly displayUrl: string;
   readonly #url: string;
+  readonly #retryDelaysMs: readonly number[];
   #ready: Promise<{ pool: Pool; driver: Driver }> | undefined;
 
-  constructor(url: string) {
+  /** @param retryDelaysMs see {@link DEFAULT_RETRY_DELAYS_MS} and {@link retried}. */
+  constructor(url: string, retryDelaysMs: readonly number[] = DEFAULT_RETRY_DELAYS_MS) {
     this.#url = url;
     this.displayUrl = redactDatabaseUrl(url);
+    this.#retryDelaysMs = retryDelaysMs;
   }
 
   /** The query pool, connected and migrated. */
@@ -85,6 +130,28 @@ export class Database {
     }
   }
 
+  /**
+   * Runs `work` (one statement, whole or not at all), trying it again on a new connection after
+   * each wait of the retry delays while it fails because the database could not be reached
+   * ({@link isTransient}; the pool drops a connection that failed, so the next try opens another).
+   * `work` gets whether an earlier try failed (a try cut off after the server committed it must
+   * be recognised as done, appender.ts).
+   * @throws the last try's error, redacted: the current one, never one kept from before.
+   */
+  async retried<T>(work: (again: boolean) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.run(() => work(attempt > 0));
+      } catch (error) {
+        const delay = this.#retryDelaysMs[attempt];
+        if (delay === undefined || !isTransient(error)) {
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+
   /** Closes the pool. Later calls connect again. */
   async close(): Promise<void> {
     const ready = this.#ready;
@@ -126,6 +193,10 @@ export class Database {
       allowExitOnIdle: true,
     });
     pool.on("error", () => undefined);
+    // A connection cut while its client is checked out (the database stopped mid-query) emits
+    // `error` on the client as well as failing its query; the pool listens only to idle ones, and
+    // an `error` nobody listens to would end the process. The query's failure reports it.
+    pool.on("connect", (client) => client.on("error", () => undefined));
     try {
       const client = await pool.connect();
       try {
@@ -149,7 +220,7 @@ export class DatabaseError extends Error {
   readonly sqlState: string | undefined;
 
   constructor(message: string, cause: Error | undefined) {
-    super(message);
+    super(message, { cause });
     const code = cause !== undefined && "code" in cause ? cause.code : undefined;
     this.sqlState = typeof code === "string" ? code : undefined;
   }

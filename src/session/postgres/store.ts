@@ -59,6 +59,11 @@ export interface PostgresStoreOptions {
    * notification wakes them at once; the poll covers a lost one.
    */
   pollMs?: number;
+  /**
+   * The waits in ms before each new try of a write the database could not take because it could
+   * not be reached (default database.ts `DEFAULT_RETRY_DELAYS_MS`: 5.1 s in all).
+   */
+  retryDelaysMs?: readonly number[];
 }
 
 /** Sessions in PostgreSQL. Each instance is one worker, with an id of its own. */
@@ -75,7 +80,7 @@ export class PostgresSessionStore implements SessionStore {
   readonly #inbox: InboxReceiver;
 
   constructor(options: PostgresStoreOptions) {
-    this.#database = new Database(options.url);
+    this.#database = new Database(options.url, options.retryDelaysMs);
     this.location = this.#database.displayUrl;
     this.#home = options.home;
     this.#worker = {
