@@ -34,7 +34,9 @@ import {
  * - no proxy: Node 20's global `fetch` reads no proxy variables either.
  * A connection silent for {@link IDLE_TIMEOUT_MS} (undici's header and body timeouts) fails with
  * `ETIMEDOUT`: before the response as above, during the body with `TypeError("terminated")`
- * whose cause says `no data from the server for 300 s`. Connections are kept alive by Node's
+ * whose cause says `no data from the server for 300 s`. The time runs from the moment the agent
+ * hands the request a socket, connecting or not, and restarts on every byte either way (Node's
+ * socket timeout), so it never fires sooner than it says. Connections are kept alive by Node's
  * global agents. {@link createHttpFetch} makes one with other options.
  */
 export const httpFetch: typeof fetch = (input, init) =>
@@ -280,7 +282,9 @@ export function send(request: HttpRequest): Promise<HttpResponse> {
         reject(new TypeError("fetch failed", { cause: error }));
       }
     });
-    outgoing.setTimeout(request.idleTimeoutMs, () => {
+    // The socket's time is set by startRequest: `outgoing.setTimeout` would set it only once
+    // the socket connects, and until then the global agent's 5 s fired this as 300 s.
+    outgoing.once("timeout", () => {
       const seconds = request.idleTimeoutMs / 1000;
       const error = new Error(`no data from the server for ${seconds} s`);
       // During the body the response carries it, so the reader's cause is this, not "aborted".
@@ -312,6 +316,8 @@ function startRequest(request: HttpRequest): ClientRequest {
   const options: RequestOptions = {
     method,
     headers: headers.toRecord(),
+    // Set on the socket as soon as the agent hands it over, connecting or not.
+    timeout: request.idleTimeoutMs,
     ...(request.certificateAuthorities === undefined ? {} : { ca: request.certificateAuthorities }),
   };
   const module = process.getBuiltinModule(url.protocol === "https:" ? "node:https" : "node:http");
