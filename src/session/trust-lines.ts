@@ -9,6 +9,7 @@
  */
 
 import { markedText } from "../events/errors.js";
+import { redactedUrl } from "../llm/shown-values.js";
 import type { McpServerConfig } from "../tools/mcp/config.js";
 import { redactDatabaseUrl } from "./database-url.js";
 import type { UntrustedProject } from "./mcp-servers.js";
@@ -34,18 +35,16 @@ export function bounded(text: string, limit = MAX_VALUE_CHARACTERS): string {
 }
 
 /**
- * A URL with its scheme and host always whole (where the data goes), its password never shown
- * (`***`), and the rest bounded; a value that is not a URL is bounded as text.
+ * A URL with its scheme and host always whole (where the data goes), its password and secret
+ * query values never shown (`***`: llm/shown-values.ts `redactedUrl`), and the rest bounded; a
+ * value that is not a URL is bounded as text.
  */
 export function shownUrl(value: string): string {
   let url: URL;
   try {
-    url = new URL(value);
+    url = new URL(redactedUrl(value));
   } catch {
     return bounded(value);
-  }
-  if (url.password !== "") {
-    url.password = "***";
   }
   const { href } = url;
   const hostEnd = href.indexOf("/", url.protocol.length + 2);
