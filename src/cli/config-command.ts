@@ -6,7 +6,7 @@ import { redactedConfig, redactedUrl } from "../llm/shown-values.js";
 import { configPaths } from "../session/config.js";
 import { redactDatabaseUrl } from "../session/database-url.js";
 import { configuredFace } from "../session/face-config.js";
-import { gatherMcpServers } from "../session/mcp-servers.js";
+import { gatherMcpServers, untrustedServerSource } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
 import type { HeldSettings } from "../session/project-holds.js";
 import type { RunConfig, SourcedRule } from "../session/run-config.js";
@@ -259,7 +259,7 @@ async function mcpServerRows(
       .map((name) => ({
         name,
         value: "(not run: project not trusted; see turnloop mcp trust)",
-        source: untrusted?.path ?? "",
+        source: untrusted === undefined ? "" : untrustedServerSource(untrusted, name),
       })),
   ];
 }

@@ -12,7 +12,7 @@ import { markedText } from "../events/errors.js";
 import { redactedUrl } from "../llm/shown-values.js";
 import type { McpServerConfig } from "../tools/mcp/config.js";
 import { redactDatabaseUrl } from "./database-url.js";
-import type { UntrustedProject } from "./mcp-servers.js";
+import { serversByFile, type UntrustedProject } from "./mcp-servers.js";
 
 /** Characters of one value shown at most; the rest is cut with a note. */
 export const MAX_VALUE_CHARACTERS = 160;
@@ -131,13 +131,12 @@ function listOf(items: readonly string[]): string {
  * then that they run programs from the project. `turnloop -p` (cli/mcp-trust-question.ts) and the interactive session ask it.
  */
 export function untrustedServersQuestion(untrusted: UntrustedProject): string[] {
-  const servers = untrusted.names.map((name) => {
-    const server = untrusted.servers?.[name];
-    return `  ${server === undefined ? bounded(name, 64) : serverLine(name, server)}`;
-  });
-  return [
-    `${bounded(untrusted.path)} wants to start MCP servers:`,
-    ...servers,
-    "They run programs from this project.",
-  ];
+  const files = serversByFile(untrusted).flatMap(([path, names]) => [
+    `${bounded(path)} wants to start MCP servers:`,
+    ...names.map((name) => {
+      const server = untrusted.servers?.[name];
+      return `  ${server === undefined ? bounded(name, 64) : serverLine(name, server)}`;
+    }),
+  ]);
+  return [...files, "They run programs from this project."];
 }
