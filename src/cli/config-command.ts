@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs";
 import { warningLine } from "../events/errors.js";
 import { contextWindowOf } from "../llm/context-window.js";
-import { redactSecrets } from "../llm/failure-words.js";
 import { catalogueContextWindow } from "../llm/model-catalogue.js";
+import { redactedConfig, redactedUrl } from "../llm/shown-values.js";
 import { configPaths } from "../session/config.js";
 import { redactDatabaseUrl } from "../session/database-url.js";
 import { configuredFace } from "../session/face-config.js";
-import { gatherMcpServers } from "../session/mcp-servers.js";
+import { gatherMcpServers, untrustedServerSource } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
 import type { HeldSettings } from "../session/project-holds.js";
 import type { RunConfig, SourcedRule } from "../session/run-config.js";
@@ -15,7 +15,8 @@ import type { FaceOptions } from "./arguments.js";
 /**
  * Runs `turnloop config`: the settings in force for the cwd and the source of each (flag,
  * variable, file path, default); the API key only as the variable it comes from, with its value
- * redacted. `--json` prints the same as one object.
+ * redacted; every other value through llm/shown-values.ts `redactedConfig` (header and `env`
+ * values, URL passwords and secret query values). `--json` prints the same as one object.
  * @returns 0, or 64 when a config file is invalid.
  */
 export async function runConfigCommand(
@@ -39,7 +40,7 @@ export async function runConfigCommand(
   const sandbox = await sandboxRows(settings, env);
   if (json) {
     const mcpServers = Object.fromEntries(
-      mcp.map(({ name, value, source }) => [name, { value, source }]),
+      mcp.map(({ name, value, source }) => [name, { value: redactedConfig(value), source }]),
     );
     const shown = {
       // At the home folder, which is never a project, there is no project's file (config-paths.ts).
@@ -48,7 +49,9 @@ export async function runConfigCommand(
       sandbox: sandbox.json,
       mcpServers,
       apiKey: key ?? null,
-      ...(held === undefined ? {} : { held: { ...held, keys: shownHeldKeys(held) } }),
+      ...(held === undefined
+        ? {}
+        : { held: { ...held, keys: redactedConfig(shownHeldKeys(held)) } }),
     };
     stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
     return 0;
@@ -97,7 +100,7 @@ function textRows(
     ...settings.deny.map((rule) => row("permissions.deny", rule.value, ruleSource(rule))),
     ...sandboxRows,
     ...Object.entries(settings.providers).map(([name, profile]) =>
-      row(`providers.${name}`, redactSecrets(JSON.stringify(profile.value)), profile.source),
+      row(`providers.${name}`, JSON.stringify(redactedConfig(profile.value)), profile.source),
     ),
     // A server's entry is shown as JSON; a project's server left waiting for trust, as its note.
     ...mcp.map((server) =>
@@ -105,7 +108,7 @@ function textRows(
         `mcpServers.${server.name}`,
         typeof server.value === "string"
           ? server.value
-          : redactSecrets(JSON.stringify(server.value)),
+          : JSON.stringify(redactedConfig(server.value)),
         server.source,
       ),
     ),
@@ -129,9 +132,15 @@ function baseUrlRows(settings: RunConfig): string[] {
   const source =
     profile === undefined ? baseUrl?.source : `providers.${profile}.baseUrl in ${baseUrl?.source}`;
   return [
-    row("baseUrl", baseUrl?.value, source),
+    row("baseUrl", baseUrl === undefined ? undefined : redactedUrl(baseUrl.value), source),
     ...(ofProfile && otherModelsBaseUrl !== undefined
-      ? [row("otherModelsBaseUrl", otherModelsBaseUrl.value, otherModelsBaseUrl.source)]
+      ? [
+          row(
+            "otherModelsBaseUrl",
+            redactedUrl(otherModelsBaseUrl.value),
+            otherModelsBaseUrl.source,
+          ),
+        ]
       : []),
   ];
 }
@@ -211,7 +220,7 @@ function heldRows(held: HeldSettings | undefined): string[] {
   return keys.map(([name, value]) =>
     row(
       name,
-      `held: ${redactSecrets(JSON.stringify(value))} (project not trusted; see turnloop mcp trust)`,
+      `held: ${JSON.stringify(redactedConfig(value))} (project not trusted; see turnloop mcp trust)`,
       held.path,
     ),
   );
@@ -250,7 +259,7 @@ async function mcpServerRows(
       .map((name) => ({
         name,
         value: "(not run: project not trusted; see turnloop mcp trust)",
-        source: untrusted?.path ?? "",
+        source: untrusted === undefined ? "" : untrustedServerSource(untrusted, name),
       })),
   ];
 }
@@ -260,18 +269,26 @@ async function mcpServerRows(
  * `addDirs` and `instructions` at their defaults).
  */
 function jsonFields(settings: RunConfig) {
+  const { baseUrl, otherModelsBaseUrl } = settings;
   return {
     model: settings.model,
-    baseUrl: settings.baseUrl,
+    baseUrl: baseUrl === undefined ? undefined : { ...baseUrl, value: redactedUrl(baseUrl.value) },
     otherModelsBaseUrl:
-      settings.otherModelsBaseUrl === settings.baseUrl ? undefined : settings.otherModelsBaseUrl,
+      otherModelsBaseUrl === baseUrl || otherModelsBaseUrl === undefined
+        ? undefined
+        : { ...otherModelsBaseUrl, value: redactedUrl(otherModelsBaseUrl.value) },
     apiKeyVariable: settings.apiKeyVariable,
     maxTurns: settings.maxTurns,
     maxAutopilotContinues: settings.maxAutopilotContinues,
     permissionMode: settings.permissionMode,
     allow: settings.allow,
     deny: settings.deny,
-    providers: settings.providers,
+    providers: Object.fromEntries(
+      Object.entries(settings.providers).map(([name, profile]) => [
+        name,
+        { ...profile, value: redactedConfig(profile.value) },
+      ]),
+    ),
     contextWindows: settings.contextWindows,
     contextWindow: settings.contextWindow,
     tuning: settings.tuning,

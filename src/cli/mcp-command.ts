@@ -84,13 +84,33 @@ async function changeTrust(
   cwd: string,
 ): Promise<string> {
   if (kind === "mcp-trust") {
+    const applies = await whatTrustingApplies(home, cwd);
     const project = await trustProject(home, cwd);
-    return `Trusted ${project}: its .mcp.json servers will run and its .turnloop/config.json applies whole.\n`;
+    return `${applies}Trusted ${project}: its .mcp.json servers will run and its .turnloop/config.json applies whole.\n`;
   }
   const { project, wasTrusted } = await untrustProject(home, cwd);
   return wasTrusted
     ? `Untrusted ${project}: its .mcp.json servers no longer run and the keys of its .turnloop/config.json that loosen permissions or send data elsewhere are held again.\n`
     : `${project} was not trusted: nothing to take back.\n`;
+}
+
+/**
+ * What trusting the project of `cwd` lets in, as the trust question of `-p` shows it
+ * (cli/project-trust-question.ts): the keys of its `.turnloop/config.json` held until now
+ * (session/project-holds.ts) with their values, its config's MCP servers and those of its
+ * `.mcp.json`, each with its command line or URL; "" when nothing was held.
+ */
+async function whatTrustingApplies(home: string, cwd: string): Promise<string> {
+  const { loadConfig } = await import("../session/config.js");
+  const { holdUntrustedSettings } = await import("../session/project-holds.js");
+  const { whatTrustingDoes } = await import("./project-trust-question.js");
+  let held: ReturnType<typeof holdUntrustedSettings>["held"];
+  try {
+    ({ held } = holdUntrustedSettings(loadConfig(home, cwd, { ignoreErrors: true })));
+  } catch {
+    // An unreadable config file holds nothing; the trust is recorded all the same.
+  }
+  return whatTrustingDoes(held, cwd);
 }
 
 /** One row of `mcp list`: a configured server, or an untrusted project's server not started. */

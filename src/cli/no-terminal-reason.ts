@@ -4,7 +4,9 @@
  * tool, a command the sandbox stopped to run again outside it, a command, an edit or other call)
  * and how the run decides (permission mode `ask` or `auto`, and the sandbox policy in force). Said to the model and shown on the tool line, so it
  * stays short: the rule suggested is the one an "always" answer would record (`bash(npm test)`,
- * `edit(src/a.ts)`), quoted for a POSIX shell whatever it holds, so the advice can be pasted.
+ * `edit(src/a.ts)`), quoted for a POSIX shell whatever it holds, so the advice can be pasted; for
+ * a compound command the allow rules cover in part, the parts they leave are named, each with its
+ * own rule (`the allow rules do not cover \`rm a01\`; … --allow-tool 'bash(rm a01)'`).
  */
 
 import { isConfigurationOfLaterRuns } from "../permissions/permission-decision.js";
@@ -80,15 +82,27 @@ const WAY_OUT: Record<NoTerminalCase, string> = {
 export function noTerminalReason(mode: PermissionMode): (situation: NoAskSituation) => string {
   return (situation) => {
     const { question } = situation;
+    // A compound command's parts the allow rules leave: named, each with a rule of its own.
+    const parts = question.notAllowed ?? [];
     const rules: Record<string, string> = {
-      RULE: question.alwaysRule,
-      MCP_RULE: `mcp(${question.mcp?.serverName ?? ""})`,
+      RULE:
+        parts.length === 0
+          ? shellQuoted(question.alwaysRule)
+          : parts
+              .map((part) => shellQuoted(`${question.toolName}(${part})`))
+              .join(" --allow-tool "),
+      MCP_RULE: shellQuoted(`mcp(${question.mcp?.serverName ?? ""})`),
     };
     // One pass, by a function: a rule holding `MCP_RULE` or `$&` is not read as a placeholder.
-    const wayOut = WAY_OUT[caseOf(situation, mode)].replace(/\b(?:MCP_)?RULE\b/g, (name) =>
-      shellQuoted(rules[name] ?? name),
+    const wayOut = WAY_OUT[caseOf(situation, mode)].replace(
+      /\b(?:MCP_)?RULE\b/g,
+      (name) => rules[name] ?? name,
     );
-    return `no terminal to ask on; ${wayOut}`;
+    const uncovered =
+      parts.length === 0
+        ? ""
+        : `the allow rules do not cover ${parts.map((part) => `\`${part}\``).join(", ")}; `;
+    return `no terminal to ask on; ${uncovered}${wayOut}`;
   };
 }
 

@@ -37,15 +37,19 @@ export async function askProjectTrust(
 }
 
 /**
- * The lines of the question above its last two: the held keys and their values under the
- * config file's path, then the MCP servers of the project's `.mcp.json` under its path.
+ * The lines of the question above its last two, also said by `turnloop mcp trust`: the held keys
+ * and their values under the config file's path (none without `held`), then the MCP servers of
+ * the project's `.mcp.json` under its path; "" when there is neither.
  */
-async function whatTrustingDoes(held: HeldSettings, cwd: string): Promise<string> {
+export async function whatTrustingDoes(
+  held: HeldSettings | undefined,
+  cwd: string,
+): Promise<string> {
   // Loaded at the question only, as the MCP config module is by every face (issue 26).
   const { parseServers, readServersFile } = await import("../tools/mcp/config.js");
-  const settings = Object.entries(held.keys).flatMap(([key, value]) =>
+  const settings = Object.entries(held?.keys ?? {}).flatMap(([key, value]) =>
     key === "mcpServers"
-      ? Object.entries(parseServers(value, held.path).servers).map(
+      ? Object.entries(parseServers(value, held?.path ?? "").servers).map(
           ([name, server]) => `MCP server ${serverLine(name, server)}`,
         )
       : [heldKeyLine(key, value)],
@@ -56,7 +60,9 @@ async function whatTrustingDoes(held: HeldSettings, cwd: string): Promise<string
   );
   const indented = (lines: readonly string[]) => lines.map((line) => `  ${line}\n`).join("");
   return (
-    `${bounded(held.path)} loosens permissions or sends data elsewhere:\n${indented(settings)}` +
+    (held === undefined
+      ? ""
+      : `${bounded(held.path)} loosens permissions or sends data elsewhere:\n${indented(settings)}`) +
     (servers.length === 0
       ? ""
       : `${bounded(mcpPath)} starts MCP servers, programs from this project:\n${indented(servers)}`)

@@ -18,6 +18,7 @@ import {
   isInside,
   MCP_RULE,
   type PermissionRule,
+  partsNotAllowed,
   type RuleSubject,
   rulesCover,
   ruleTouches,
@@ -53,6 +54,11 @@ export interface PermissionRequest {
    * ask. Absent when no prefix may be offered.
    */
   prefix?: { rule: string; notCovered: string[] };
+  /**
+   * For a compound command some of whose parts the allow rules cover: the parts they do not
+   * (`rm a01` of `git status && rm a01`; permission-rules.ts `partsNotAllowed`).
+   */
+  notAllowed?: string[];
   /** Set for a tool of an MCP server. */
   mcp?: McpToolOrigin;
   /** Where the call's command would run; set for commands (see {@link CommandConfinement}). */
@@ -198,6 +204,7 @@ export function permissionDecider(
       ...(tool.mcp === undefined ? {} : { mcp: tool.mcp }),
       ...(scope.command === undefined ? {} : { command: scope.command }),
       ...prefixChoice(tool, scope.command),
+      ...notAllowedChoice(rules.allow, subject),
       ...(scope.command === undefined || rules.confinement === undefined
         ? {}
         : { sandbox: rules.confinement }),
@@ -328,4 +335,13 @@ async function resolveReal(path: string): Promise<string> {
     const parent = dirname(path);
     return parent === path ? path : join(await resolveReal(parent), basename(path));
   }
+}
+
+/** {@link PermissionQuestion.notAllowed}, when the allow rules leave some parts of a command. */
+function notAllowedChoice(
+  allow: readonly PermissionRule[],
+  subject: RuleSubject,
+): { notAllowed?: string[] } {
+  const parts = partsNotAllowed(allow, subject);
+  return parts === undefined ? {} : { notAllowed: parts };
 }

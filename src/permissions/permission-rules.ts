@@ -192,19 +192,54 @@ function commandCovered(patterns: readonly string[], command: string): boolean {
   const movesFolder = analysis.commands.some(({ forms }) => FOLDER_CHANGE.test(forms.at(-1) ?? ""));
   return (
     judged.length > 0 &&
-    judged.every((shellCommand) => {
-      const runs = shellCommand.forms.at(-1);
-      return (
-        runs !== undefined &&
-        shellCommand.assigns.length === 0 &&
-        patterns.some(
-          (pattern) =>
-            commandMatches(normalisePattern(pattern), runs) &&
-            namedAsWritten(pattern, shellCommand.runs[0]?.text ?? "", movesFolder),
-        )
-      );
-    })
+    judged.every((shellCommand) => partCovered(patterns, shellCommand, movesFolder))
   );
+}
+
+/** Whether one simple command of a command is covered by one of `patterns` (commandCovered). */
+function partCovered(
+  patterns: readonly string[],
+  shellCommand: ShellCommand,
+  movesFolder: boolean,
+): boolean {
+  const runs = shellCommand.forms.at(-1);
+  return (
+    runs !== undefined &&
+    shellCommand.assigns.length === 0 &&
+    patterns.some(
+      (pattern) =>
+        commandMatches(normalisePattern(pattern), runs) &&
+        namedAsWritten(pattern, shellCommand.runs[0]?.text ?? "", movesFolder),
+    )
+  );
+}
+
+/**
+ * The simple commands of a compound command (`git status && rm a01`) that none of the allow rules
+ * of its tool covers, as {@link rulesCover} reads them, each as its words (`rm a01`): what a
+ * refusal names and suggests a rule for. Undefined when the tool has no allow rule with a
+ * pattern, or the command is one simple command or cannot be read part by part.
+ */
+export function partsNotAllowed(
+  rules: readonly PermissionRule[],
+  subject: RuleSubject,
+): string[] | undefined {
+  const patterns = rules.flatMap((rule) =>
+    rule.tool === subject.toolName && rule.pattern !== undefined ? [rule.pattern] : [],
+  );
+  if (patterns.length === 0 || subject.command === undefined) {
+    return undefined;
+  }
+  const analysis = analyse(subject.command);
+  const judged = analysis.commands.filter((shellCommand) => !shellCommand.runsScript);
+  if (analysis.unclear.length > 0 || analysis.writesFiles || judged.length < 2) {
+    return undefined;
+  }
+  const movesFolder = analysis.commands.some(({ forms }) => FOLDER_CHANGE.test(forms.at(-1) ?? ""));
+  const parts = judged
+    .filter((shellCommand) => !partCovered(patterns, shellCommand, movesFolder))
+    .map((shellCommand) => shellCommand.words.join(" "));
+  return parts.length === 0 ? undefined : parts;
 }
 
 /**

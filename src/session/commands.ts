@@ -180,7 +180,10 @@ export const COMMANDS: readonly CommandDefinition[] = [
       );
       if (waiting !== undefined) {
         lines.push(
-          ...waiting.names.map((name) => `${name}: untrusted (from ${waiting.path}), not started`),
+          ...waiting.names.map(
+            (name) =>
+              `${name}: untrusted (from ${waiting.sources?.[name] ?? waiting.path}), not started`,
+          ),
           "to allow this project's servers: run turnloop mcp trust in this folder, then /new or reopen the session",
         );
       }

@@ -96,6 +96,13 @@ export async function gatherMcpServers(sources: McpSources): Promise<GatheredSer
     {},
     ...waiting.map((layer) => layer.servers),
   );
+  // Later files win, as for servers that run: each name's file is the last that has it.
+  const waitingSources: Record<string, string> = Object.assign(
+    {},
+    ...waiting.map((layer) =>
+      Object.fromEntries(Object.keys(layer.servers).map((name) => [name, layer.path])),
+    ),
+  );
   const names = Object.keys(waitingServers);
   problems.push(...waiting.flatMap((layer) => [...layer.problems, ...(layer.warnings ?? [])]));
   return {
@@ -108,6 +115,7 @@ export async function gatherMcpServers(sources: McpSources): Promise<GatheredSer
             path: waiting.map((layer) => layer.path).join(" and "),
             names,
             servers: waitingServers,
+            sources: waitingSources,
             trust,
           },
         }
@@ -170,8 +178,11 @@ export interface McpStartOptions {
 
 /** A project `.mcp.json` (or project config) whose servers wait for the user's trust. */
 export interface UntrustedProject {
+  /** The project's files with servers waiting, joined with " and " (each server's: `sources`). */
   path: string;
   names: string[];
+  /** The file each server comes from (`.mcp.json` or `.turnloop/config.json`), by name. */
+  sources?: Record<string, string>;
   /** The servers by name, as the files configure them (the trust question shows each). */
   servers?: McpServerConfigs;
   /** Why they wait: no trust, or one given for files that changed since. */
@@ -342,7 +353,29 @@ export function reportGathered(
   }
 }
 
-/** The warning about an untrusted project's MCP servers, not started (without `turnloop: …`). */
+/**
+ * The warning about an untrusted project's MCP servers, not started (without `turnloop: …`), each
+ * under its own file: `not starting the MCP servers of /p/.mcp.json (a) and
+ * /p/.turnloop/config.json (b): …`.
+ */
 export function untrustedServersWarning(untrusted: UntrustedProject): string {
-  return `not starting the MCP servers of ${untrusted.path} (${untrusted.names.join(", ")}): ${untrustedPhrase(untrusted.trust ?? { trusted: false })}; run \`turnloop mcp trust\` in it to allow them`;
+  const files = serversByFile(untrusted)
+    .map(([path, names]) => `${path} (${names.join(", ")})`)
+    .join(" and ");
+  return `not starting the MCP servers of ${files}: ${untrustedPhrase(untrusted.trust ?? { trusted: false })}; run \`turnloop mcp trust\` in it to allow them`;
+}
+
+/** The file a waiting server of `untrusted` comes from. */
+export function untrustedServerSource(untrusted: UntrustedProject, name: string): string {
+  return untrusted.sources?.[name] ?? untrusted.path;
+}
+
+/** The waiting servers' names grouped by their file, in the files' order. */
+export function serversByFile(untrusted: UntrustedProject): Array<[string, string[]]> {
+  const groups = new Map<string, string[]>();
+  for (const name of untrusted.names) {
+    const path = untrustedServerSource(untrusted, name);
+    groups.set(path, [...(groups.get(path) ?? []), name]);
+  }
+  return [...groups];
 }

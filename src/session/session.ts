@@ -189,7 +189,9 @@ export class Session {
   }
 
   /** The project's MCP servers not started as it is untrusted (for `/mcp`; mcp-servers.ts). */
-  mcpWaitingForTrust: { path: string; names: string[] } | undefined;
+  mcpWaitingForTrust:
+    | { path: string; names: string[]; sources?: Record<string, string> }
+    | undefined;
   /** What a prompt's loop reads of the MCP servers, named apart from `taken` (mcp-servers.ts). */
   mcpLoopTools: (taken: string[]) => Partial<ReturnType<McpServers["loopTools"]>> = () => ({});
 

@@ -9,9 +9,10 @@
  */
 
 import { markedText } from "../events/errors.js";
+import { redactedUrl } from "../llm/shown-values.js";
 import type { McpServerConfig } from "../tools/mcp/config.js";
 import { redactDatabaseUrl } from "./database-url.js";
-import type { UntrustedProject } from "./mcp-servers.js";
+import { serversByFile, type UntrustedProject } from "./mcp-servers.js";
 
 /** Characters of one value shown at most; the rest is cut with a note. */
 export const MAX_VALUE_CHARACTERS = 160;
@@ -34,18 +35,16 @@ export function bounded(text: string, limit = MAX_VALUE_CHARACTERS): string {
 }
 
 /**
- * A URL with its scheme and host always whole (where the data goes), its password never shown
- * (`***`), and the rest bounded; a value that is not a URL is bounded as text.
+ * A URL with its scheme and host always whole (where the data goes), its password and secret
+ * query values never shown (`***`: llm/shown-values.ts `redactedUrl`), and the rest bounded; a
+ * value that is not a URL is bounded as text.
  */
 export function shownUrl(value: string): string {
   let url: URL;
   try {
-    url = new URL(value);
+    url = new URL(redactedUrl(value));
   } catch {
     return bounded(value);
-  }
-  if (url.password !== "") {
-    url.password = "***";
   }
   const { href } = url;
   const hostEnd = href.indexOf("/", url.protocol.length + 2);
@@ -132,13 +131,12 @@ function listOf(items: readonly string[]): string {
  * then that they run programs from the project. `turnloop -p` (cli/mcp-trust-question.ts) and the interactive session ask it.
  */
 export function untrustedServersQuestion(untrusted: UntrustedProject): string[] {
-  const servers = untrusted.names.map((name) => {
-    const server = untrusted.servers?.[name];
-    return `  ${server === undefined ? bounded(name, 64) : serverLine(name, server)}`;
-  });
-  return [
-    `${bounded(untrusted.path)} wants to start MCP servers:`,
-    ...servers,
-    "They run programs from this project.",
-  ];
+  const files = serversByFile(untrusted).flatMap(([path, names]) => [
+    `${bounded(path)} wants to start MCP servers:`,
+    ...names.map((name) => {
+      const server = untrusted.servers?.[name];
+      return `  ${server === undefined ? bounded(name, 64) : serverLine(name, server)}`;
+    }),
+  ]);
+  return [...files, "They run programs from this project."];
 }

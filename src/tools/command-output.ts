@@ -1,11 +1,29 @@
-import { chmodSync, createWriteStream, type WriteStream } from "node:fs";
+import { chmodSync, createWriteStream, readdirSync, statSync, type WriteStream } from "node:fs";
 import { unlink } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { errorMessage, makeFoldersSync } from "../events/errors.js";
 import { SecretStreamRedactor, type SecretValue } from "../events/secrets.js";
 
 /** Bytes written to the saved-output file at most, so that `yes` cannot fill the disk. */
 const MAX_SAVED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Bytes the saved outputs of one session's folder (`tool-outputs/`) hold at most, all calls
+ * together (README, "Commands the model runs"): a call past it saves what fits, then nothing more is saved, each
+ * result saying so. 256 MiB.
+ */
+export const MAX_SESSION_SAVED_BYTES = 256 * 1024 * 1024;
+
+/** The bytes of the files in `folder` (not below it); 0 when it cannot be read. */
+function folderBytes(folder: string): number {
+  try {
+    return readdirSync(folder, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .reduce((sum, entry) => sum + statSync(join(folder, entry.name)).size, 0);
+  } catch {
+    return 0;
+  }
+}
 
 /**
  * The line {@link CommandOutput.preview} puts between the head and the tail of an output past its
@@ -64,7 +82,8 @@ function lineBreaksIn(text: string): number {
 /**
  * A command's combined output, bounded in memory. Up to `limit` characters it is kept whole; past
  * that only the first 40% and the last 60% of `limit` are kept (errors tend to be at the end), and
- * the raw bytes, from the first (up to 64 MiB), are written to `savePath` so nothing is lost,
+ * the raw bytes, from the first (up to 64 MiB, and up to 256 MiB for all the files of
+ * `savePath`'s folder: {@link MAX_SESSION_SAVED_BYTES}), are written to `savePath`,
  * with secrets replaced as in `events.jsonl` (`[redacted:NAME]`), in a file of mode 0600 in a
  * folder of mode 0700 (issue 11).
  */
@@ -78,6 +97,8 @@ export class CommandOutput {
   private totalLineBreaks = 0;
   private headLineBreaks = 0;
   private savedBytes = 0;
+  /** Bytes this call may save: {@link MAX_SAVED_BYTES}, less once the session's cap is near. */
+  private saveLimit = MAX_SAVED_BYTES;
   private earlyChunks: Buffer[] = [];
   private file: WriteStream | undefined;
   private fileError: string | undefined;
@@ -156,13 +177,17 @@ export class CommandOutput {
     const keptBytes = Buffer.byteLength(this.head) + Buffer.byteLength(this.tail);
     const omitted = Math.max(this.totalBytes - keptBytes, 0);
     let where = `full output saved to ${this.savePath}`;
-    if (this.fileError !== undefined) {
+    const capped = this.saveLimit < MAX_SAVED_BYTES;
+    const cap = `this session's saved outputs are capped at ${MAX_SESSION_SAVED_BYTES / 1024 / 1024} MiB`;
+    if (this.saveLimit <= 0) {
+      where = `the full output was not saved: ${cap}, and that is reached`;
+    } else if (this.fileError !== undefined) {
       where =
         this.file === undefined
           ? `the full output could not be saved: ${this.fileError}`
           : `the full output could not be saved to ${this.savePath} (${this.fileError}); the partial copy was removed`;
     } else if (this.savedBytes < this.totalBytes) {
-      where = `the first ${this.savedBytes} bytes of the output saved to ${this.savePath}`;
+      where = `the first ${this.savedBytes} bytes of the output saved to ${this.savePath}${capped ? ` (${cap})` : ""}`;
     }
     return `${this.head}\n[… ${omitted} bytes omitted; ${where}]\n${this.tail}`;
   }
@@ -173,8 +198,13 @@ export class CommandOutput {
     this.headLineBreaks = lineBreaksIn(this.head);
     this.tail = this.whole.slice(-this.tailLimit);
     this.whole = "";
+    const folder = dirname(this.savePath);
+    this.saveLimit = Math.min(MAX_SAVED_BYTES, MAX_SESSION_SAVED_BYTES - folderBytes(folder));
+    if (this.saveLimit <= 0) {
+      this.earlyChunks = [];
+      return;
+    }
     try {
-      const folder = dirname(this.savePath);
       makeFoldersSync(folder, 0o700);
       // An older version may have made the folder with the default mode.
       chmodSync(folder, 0o700);
@@ -194,7 +224,7 @@ export class CommandOutput {
   }
 
   private writeToFile(raw: Buffer): void {
-    const room = MAX_SAVED_BYTES - this.savedBytes;
+    const room = this.saveLimit - this.savedBytes;
     if (this.file === undefined || this.fileError !== undefined || room <= 0) {
       return;
     }

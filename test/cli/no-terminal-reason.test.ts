@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
@@ -30,6 +31,15 @@ const cases: Case[] = [
     call: { name: "bash", arguments: { command: "touch made.txt" } },
     flags: [],
     reason: "rerun with --allow-tool 'bash(touch made.txt)' or --allow-all-tools",
+  },
+  // Trial 27, finding 10b: a compound command the allow rules cover in part was refused with the
+  // whole command as the rule to allow; the parts they leave are named, each with its own rule.
+  {
+    name: "a compound command the allow rules cover in part",
+    call: { name: "bash", arguments: { command: "echo hi && touch made.txt; touch b.txt" } },
+    flags: ["--allow-tool", "bash(echo *)"],
+    reason:
+      "the allow rules do not cover `touch made.txt`, `touch b.txt`; rerun with --allow-tool 'bash(touch made.txt)' --allow-tool 'bash(touch b.txt)' or --allow-all-tools",
   },
   {
     name: "an edit, mode ask",
@@ -155,6 +165,27 @@ describe("the advised --allow-tool, run in sh", () => {
       expect(String(ran)).not.toContain("Permission denied");
     },
   );
+  test("the parts' rules, with the rules given, allow a compound command refused in part", async ({
+    cli,
+    model,
+    environment,
+    repository,
+  }) => {
+    const command = "echo hi && touch made.txt";
+    const call = { id: "call_1", name: "bash", arguments: JSON.stringify({ command }) };
+    model.enqueue({ toolCalls: [call] }, { text: "Refused." });
+    expect((await cli(["-p", "go", "--allow-tool", "bash(echo *)"])).code).toBe(0);
+    const reason = String(chatMessages(model, -1).find((m) => m.role === "tool")?.content);
+    const advice = /rerun with (--allow-tool .*) or --allow-all-tools$/.exec(reason)?.[1];
+    expect(advice).toBe("--allow-tool 'bash(touch made.txt)'");
+    model.enqueue({ toolCalls: [call] }, { text: "Ran it." });
+    const line = `exec '${process.execPath}' '${CLI_PATH}' -p go --allow-tool 'bash(echo *)' ${advice}`;
+    expect(await runShell(line, repository, environment())).toEqual({
+      code: 0,
+      stdout: "Ran it.\n",
+    });
+    expect(existsSync(join(repository, "made.txt"))).toBe(true);
+  });
 });
 
 function runShell(

@@ -8,6 +8,7 @@
  */
 
 import { errorCode, errorMessage } from "../../events/errors.js";
+import { redactedText } from "../../llm/shown-values.js";
 
 /** System error codes that mean the server cannot be reached at all. */
 const UNREACHABLE_CODES = new Set([
@@ -100,6 +101,11 @@ function httpStatus(error: unknown): { status: number; statusText: string } | un
  * client's own message when it is none of these (a timeout, a JSON-RPC error).
  */
 export function remoteFailure(error: unknown, url: string): string {
+  // A URL's password and token are never shown (llm/shown-values.ts), here nor in the event.
+  return redactedText(failureWords(error, url));
+}
+
+function failureWords(error: unknown, url: string): string {
   const code = networkCode(error);
   if (code === "ECONNREFUSED") {
     return `nothing is listening at ${url}`;
