@@ -56,6 +56,8 @@ const configShape = (object: ObjectBuilder) =>
     sandbox: object({
       policy: z.enum(SANDBOX_POLICIES).optional(),
       network: z.boolean().optional(),
+      /** Whether sandboxed commands may make Unix sockets (default: refused). */
+      allowUnixSockets: z.boolean().optional(),
       /** Places hidden besides the default list: absolute, or relative to the home folder. */
       hidden: z.array(z.string().min(1)).optional(),
     }).optional(),

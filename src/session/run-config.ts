@@ -106,7 +106,12 @@ function permissionSettings(
   layers: ConfigLayers,
 ): Pick<
   RunConfig,
-  "allowAllTools" | "permissionMode" | "sandboxPolicy" | "sandboxNetwork" | "sandboxHidden"
+  | "allowAllTools"
+  | "permissionMode"
+  | "sandboxPolicy"
+  | "sandboxNetwork"
+  | "sandboxUnixSockets"
+  | "sandboxHidden"
 > {
   const permissionMode = firstOf<PermissionMode>(
     flagValue(flags.permissionMode, "--permission-mode"),
@@ -132,6 +137,10 @@ function permissionSettings(
       flags.sandboxNetwork === true ? { value: true, source: "--sandbox-network" } : undefined,
       layers.last((settings) => settings.sandbox?.network),
     ) ?? { value: false, source: "default" },
+    sandboxUnixSockets: layers.last((settings) => settings.sandbox?.allowUnixSockets) ?? {
+      value: false,
+      source: "default",
+    },
     sandboxHidden: layers.listed((settings) => settings.sandbox?.hidden, [], "sandbox.hidden"),
   };
 }

@@ -24,7 +24,8 @@ export class HostSandbox {
   private readonly runners = new Map<string, SandboxedRunner>();
 
   /**
-   * @param config the run config (`sandboxPolicy`, `sandboxNetwork`, `sandboxHidden`, `folders`).
+   * @param config the run config (`sandboxPolicy`, `sandboxNetwork`, `sandboxUnixSockets`,
+   *   `sandboxHidden`, `folders`).
    * @param env the commands' environment: its `PATH` finds `bwrap`, its `HOME` and
    *   `XDG_RUNTIME_DIR` name the places hidden, and its `HOME` and `XDG_CONFIG_HOME` where git
    *   finds the user's config (whose hooks folder and included files stay read-only).
@@ -48,8 +49,9 @@ export class HostSandbox {
    * not at start-up), never rejects.
    */
   availability(): Promise<SandboxAvailability> {
+    const allowUnixSockets = this.config.sandboxUnixSockets.value;
     this.probe ??= import("../tools/sandbox/availability.js").then(({ sandboxAvailability }) =>
-      sandboxAvailability({ env: this.env }),
+      sandboxAvailability({ env: this.env, allowUnixSockets }),
     );
     return this.probe;
   }
@@ -114,6 +116,7 @@ export class HostSandbox {
         home: this.env.HOME ?? "/",
         turnloopHome: this.turnloopHome,
         network: this.config.sandboxNetwork.value,
+        allowUnixSockets: this.config.sandboxUnixSockets.value,
         hidden: [...DEFAULT_HIDDEN_PATHS, ...this.config.sandboxHidden.map((path) => path.value)],
         additionalDirectories: [...this.config.folders.map((folder) => folder.value), ...folders],
         ...(this.env.XDG_RUNTIME_DIR === undefined
@@ -213,7 +216,10 @@ export async function sandboxProblem(
   }
   const chosen = config.sandboxPolicy;
   const { sandboxAvailability } = await import("../tools/sandbox/availability.js");
-  const availability = await sandboxAvailability({ env: { PATH: env.PATH ?? "" } });
+  const availability = await sandboxAvailability({
+    env: { PATH: env.PATH ?? "" },
+    allowUnixSockets: config.sandboxUnixSockets.value,
+  });
   if (availability.available) {
     return undefined;
   }

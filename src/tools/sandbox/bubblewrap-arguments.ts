@@ -10,6 +10,7 @@ import {
   type SandboxSettings,
 } from "./policy.js";
 import { isInside, RealPaths } from "./real-paths.js";
+import { unixSocketFilter } from "./unix-socket-filter.js";
 
 /**
  * The namespaces and privileges of every sandboxed command (bubblewrap ≥ 0.8.0, bwrap(1)): its
@@ -62,7 +63,8 @@ function cacheEnvironment(home: string, writableRoots: readonly string[]): strin
 
 /**
  * The bubblewrap arguments that run `bash -c command` under `policy` (never
- * `danger-full-access`, which runs no sandbox). Mounts come in the order that makes the narrower
+ * `danger-full-access`, which runs no sandbox); unless Unix sockets are allowed they hold
+ * `--seccomp 3`, whose filter {@link bubblewrapInvocation} gives with them. Mounts come in the order that makes the narrower
  * rule win, since a later mount shadows an earlier one: the whole file system read-only; the
  * writable roots (`workspace-write`); fresh `/dev` and `/proc` and a private `/tmp` (over a root
  * that holds them, e.g. a cwd of `/`); the roots inside `/tmp` (read-only under `read-only`);
@@ -92,8 +94,29 @@ export function bubblewrapArguments(
  */
 export interface BubblewrapInvocation {
   args: string[];
+  /** What `bwrap` reads on file descriptors 3, … (the seccomp filter of `--seccomp 3`). */
+  inputs: readonly Uint8Array[];
   cwd: string;
   hidden: readonly HiddenPlace[];
+}
+
+/**
+ * `--seccomp 3` and the filter it reads there, unless the settings allow Unix sockets
+ * (unix-socket-filter.ts). Throws on a processor the filter does not know: availability.ts
+ * refuses the sandbox there first, so this is never reached by a checked caller.
+ */
+function unixSocketFiltering(settings: SandboxSettings): {
+  args: string[];
+  inputs: Uint8Array[];
+} {
+  if (settings.allowUnixSockets === true) {
+    return { args: [], inputs: [] };
+  }
+  const filter = unixSocketFilter();
+  if (filter === undefined) {
+    throw new Error(`the sandbox cannot refuse Unix sockets on ${process.arch}`);
+  }
+  return { args: ["--seccomp", "3"], inputs: [filter] };
 }
 
 /** {@link bubblewrapArguments} with the places they hide and the real cwd. */
@@ -118,9 +141,11 @@ export function bubblewrapInvocation(
   const user = gitUserOf(settings.home, settings.configHome, cwd);
   const configured = configuredPlacesIn(writableRoots, gitEntries, user, paths);
   const hidden = hiddenPlaces(settings, roots, paths);
+  const filtering = unixSocketFiltering(settings);
   const args = [
     ...ISOLATION_OPTIONS,
     ...(settings.network === true ? [] : ["--unshare-net"]),
+    ...filtering.args,
     ...["--ro-bind", "/", "/"],
     ...writableRoots.filter((root) => !inTemporary(root)).flatMap(bind),
     ...["--dev", "/dev", "--proc", "/proc"],
@@ -138,7 +163,7 @@ export function bubblewrapInvocation(
     ...API_KEY_VARIABLES.flatMap((name) => ["--unsetenv", name]),
     ...["--chdir", cwd, "--", "bash", "-c", command],
   ];
-  return { args, cwd, hidden };
+  return { args, inputs: filtering.inputs, cwd, hidden };
 }
 
 /** The cwd and the additional directories that exist, as real paths, without repeats. */
