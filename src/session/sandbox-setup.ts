@@ -20,6 +20,8 @@ import { type RunConfig, type Sourced, sandboxWanted } from "./run-config.js";
  */
 export class HostSandbox {
   private probe: Promise<SandboxAvailability> | undefined;
+  /** The probe's answer once it came ({@link unavailableReason}). */
+  private known: SandboxAvailability | undefined;
   /** Sandboxed runners by policy and session folders ({@link sandboxedRunner}). */
   private readonly runners = new Map<string, SandboxedRunner>();
 
@@ -50,10 +52,22 @@ export class HostSandbox {
    */
   availability(): Promise<SandboxAvailability> {
     const allowUnixSockets = this.config.sandboxUnixSockets.value;
-    this.probe ??= import("../tools/sandbox/availability.js").then(({ sandboxAvailability }) =>
-      sandboxAvailability({ env: this.env, allowUnixSockets }),
-    );
+    this.probe ??= import("../tools/sandbox/availability.js")
+      .then(({ sandboxAvailability }) => sandboxAvailability({ env: this.env, allowUnixSockets }))
+      .then((availability) => {
+        this.known = availability;
+        return availability;
+      });
     return this.probe;
+  }
+
+  /**
+   * Why no sandbox can run here (`<reason> <what to install>.`) once {@link availability} has
+   * answered so; `undefined` while it has not answered, or when bubblewrap works.
+   */
+  unavailableReason(): string | undefined {
+    const known = this.known;
+    return known === undefined || known.available ? undefined : `${known.reason} ${known.install}.`;
   }
 
   /**
@@ -154,7 +168,11 @@ export function permissionModeOf(
 function autoModeDescription(
   permission: Exclude<PermissionMode, "ask">,
   policy: SandboxPolicy,
+  sandboxAvailable: boolean,
 ): string {
+  if (permission === "auto" && policy !== "danger-full-access" && !sandboxAvailable) {
+    return "commands and edits ask first, since no sandbox can run here";
+  }
   const commands =
     policy === "danger-full-access" ? "commands run unconfined" : "commands run in the sandbox";
   return permission === "full-access"
@@ -164,15 +182,18 @@ function autoModeDescription(
 
 /**
  * {@link autoModeDescription} for a run config and the policy a session chose (if any): what
- * `auto` lets run without asking there.
+ * `auto` lets run without asking there; `sandboxAvailable` false where bubblewrap cannot run
+ * (then `auto` asks: README, "Sandbox").
  */
 export function describeAutoMode(
   config: Pick<RunConfig, "permissionMode" | "sandboxPolicy">,
   chosen?: SandboxPolicy,
+  sandboxAvailable = true,
 ): string {
   const permission = permissionModeOf("auto", config);
   const policy = chosen ?? sandboxPolicyOf(config, permission).value;
-  return autoModeDescription(permission === "full-access" ? "full-access" : "auto", policy);
+  const mode = permission === "full-access" ? "full-access" : "auto";
+  return autoModeDescription(mode, policy, sandboxAvailable);
 }
 
 /** The session mode a face starts in: `autopilot` with `--autopilot`, `auto` when the permission mode is not `ask`. */
