@@ -41,12 +41,14 @@ export async function folderRun(
       config.sandboxPolicy,
       config.sandboxNetwork,
       config.sandboxUnixSockets,
+      config.sandboxTmpfsSizeMiB,
       config.sandboxHidden,
     ]) ===
     JSON.stringify([
       host.config.sandboxPolicy,
       host.config.sandboxNetwork,
       host.config.sandboxUnixSockets,
+      host.config.sandboxTmpfsSizeMiB,
       host.config.sandboxHidden,
     ]);
   const { commands } = host;

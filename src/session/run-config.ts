@@ -111,6 +111,7 @@ function permissionSettings(
   | "sandboxPolicy"
   | "sandboxNetwork"
   | "sandboxUnixSockets"
+  | "sandboxTmpfsSizeMiB"
   | "sandboxHidden"
 > {
   const permissionMode = firstOf<PermissionMode>(
@@ -141,6 +142,10 @@ function permissionSettings(
       value: false,
       source: "default",
     },
+    ...optional(
+      "sandboxTmpfsSizeMiB",
+      layers.last((settings) => settings.sandbox?.tmpfsSizeMiB),
+    ),
     sandboxHidden: layers.listed((settings) => settings.sandbox?.hidden, [], "sandbox.hidden"),
   };
 }

@@ -131,6 +131,9 @@ export class HostSandbox {
         turnloopHome: this.turnloopHome,
         network: this.config.sandboxNetwork.value,
         allowUnixSockets: this.config.sandboxUnixSockets.value,
+        ...(this.config.sandboxTmpfsSizeMiB === undefined
+          ? {}
+          : { tmpfsSizeMiB: this.config.sandboxTmpfsSizeMiB.value }),
         hidden: [...DEFAULT_HIDDEN_PATHS, ...this.config.sandboxHidden.map((path) => path.value)],
         additionalDirectories: [...this.config.folders.map((folder) => folder.value), ...folders],
         ...(this.env.XDG_RUNTIME_DIR === undefined

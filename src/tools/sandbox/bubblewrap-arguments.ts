@@ -32,6 +32,18 @@ const ISOLATION_OPTIONS: readonly string[] = [
 ];
 
 /**
+ * The size cap of the sandbox's private `/tmp` and `/dev/shm`, in MiB, each: without one a tmpfs
+ * may grow to half the machine's memory (tmpfs(5), `size`), taken from RAM. bwrap(1) `--size`
+ * before `--tmpfs` sets it (bubblewrap ≥ 0.7.0; availability.ts asks for ≥ 0.8.0).
+ */
+export const DEFAULT_TMPFS_SIZE_MIB = 1024;
+
+/** `--size <bytes> --tmpfs <path>`: a memory file system of at most `sizeMiB` at `path`. */
+function cappedTmpfs(path: string, sizeMiB: number): string[] {
+  return ["--size", String(sizeMiB * 1024 * 1024), "--tmpfs", path];
+}
+
+/**
  * Settings for tools that retry a failed connection, set where there is no network to retry
  * for: npm retries a failed fetch twice, backing off 10 s then 60 s (its `fetch-retries`,
  * `fetch-retry-mintimeout` and `fetch-retry-maxtimeout` defaults), so `npm view` took some 72 s
@@ -67,7 +79,8 @@ function cacheEnvironment(home: string, writableRoots: readonly string[]): strin
  * `--seccomp 3`, whose filter {@link bubblewrapInvocation} gives with them. Mounts come in the order that makes the narrower
  * rule win, since a later mount shadows an earlier one: the whole file system read-only; the
  * writable roots (`workspace-write`); fresh `/dev` and `/proc` and a private `/tmp` (over a root
- * that holds them, e.g. a cwd of `/`); the roots inside `/tmp` (read-only under `read-only`);
+ * that holds them, e.g. a cwd of `/`; `/tmp` and `/dev/shm` capped at {@link DEFAULT_TMPFS_SIZE_MIB}
+ * unless the settings say otherwise); the roots inside `/tmp` (read-only under `read-only`);
  * what each root's `.turnloop` and `.mcp.json` resolve through, read-only
  * (configuration-chain.ts `configurationMounts`) between the git folders of each root bound over
  * themselves and their `hooks`, `config` and `.git` files read-only (git-folders.ts
@@ -142,6 +155,7 @@ export function bubblewrapInvocation(
   const configured = configuredPlacesIn(writableRoots, gitEntries, user, paths);
   const hidden = hiddenPlaces(settings, roots, paths);
   const filtering = unixSocketFiltering(settings);
+  const tmpfsSize = settings.tmpfsSizeMiB ?? DEFAULT_TMPFS_SIZE_MIB;
   const args = [
     ...ISOLATION_OPTIONS,
     ...(settings.network === true ? [] : ["--unshare-net"]),
@@ -149,7 +163,8 @@ export function bubblewrapInvocation(
     ...["--ro-bind", "/", "/"],
     ...writableRoots.filter((root) => !inTemporary(root)).flatMap(bind),
     ...["--dev", "/dev", "--proc", "/proc"],
-    ...(temporary === undefined ? ["--tmpfs", "/tmp"] : ["--bind", temporary, "/tmp"]),
+    ...cappedTmpfs("/dev/shm", tmpfsSize),
+    ...(temporary === undefined ? cappedTmpfs("/tmp", tmpfsSize) : ["--bind", temporary, "/tmp"]),
     ...writableRoots.filter(inTemporary).flatMap(bind),
     ...readOnlyRoots.filter(inTemporary).flatMap((root) => ["--ro-bind", root, root]),
     ...gitFolderBinds(git),

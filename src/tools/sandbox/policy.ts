@@ -106,6 +106,12 @@ export interface SandboxSettings {
    * `false`: a seccomp filter refuses them (unix-socket-filter.ts).
    */
   allowUnixSockets?: boolean;
+  /**
+   * The size cap of each memory file system the sandbox makes for the command, its private `/tmp`
+   * and `/dev/shm` (config `sandbox.tmpfsSizeMiB`), in MiB; default
+   * bubblewrap-arguments.ts `DEFAULT_TMPFS_SIZE_MIB`.
+   */
+  tmpfsSizeMiB?: number;
 }
 
 /** A program and its arguments, as a runner spawns them (no shell in between). */

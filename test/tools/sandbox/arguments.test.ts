@@ -25,7 +25,10 @@ const ISOLATION = [
   "--cap-drop",
   "ALL",
 ];
-const BASE_MOUNTS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+/** 1 GiB, the default cap of the sandbox's /tmp and /dev/shm. */
+const GIB = String(1024 * 1024 * 1024);
+const SHARED_MEMORY = ["--size", GIB, "--tmpfs", "/dev/shm"];
+const BASE_MOUNTS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...SHARED_MEMORY];
 /** The seccomp filter that refuses Unix sockets, read by bwrap from file descriptor 3. */
 const UNIX_SOCKET_FILTER = ["--seccomp", "3"];
 const FILTER_INPUTS = [unixSocketFilter()];
@@ -102,7 +105,7 @@ describe("the bubblewrap command line", () => {
         ...UNIX_SOCKET_FILTER,
         ...["--ro-bind", "/", "/"],
         ...["--bind", workspace, workspace, "--bind", join(base, "extra"), join(base, "extra")],
-        ...["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"],
+        ...["--dev", "/dev", "--proc", "/proc", ...SHARED_MEMORY, "--size", GIB, "--tmpfs", "/tmp"],
         ...["--bind", join(workspace, ".git"), join(workspace, ".git")],
         ...["--ro-bind", join(workspace, ".git/hooks"), join(workspace, ".git/hooks")],
         ...["--ro-bind", join(workspace, ".git/config"), join(workspace, ".git/config")],
@@ -159,9 +162,9 @@ describe("the bubblewrap command line", () => {
       "ls",
     ).args;
     await rm(inTemporary, { recursive: true });
-    expect(args.slice(ISOLATION.length + 3, ISOLATION.length + 15)).toEqual([
+    expect(args.slice(ISOLATION.length + 3, ISOLATION.length + 21)).toEqual([
       ...BASE_MOUNTS,
-      ...["--tmpfs", "/tmp"],
+      ...["--size", GIB, "--tmpfs", "/tmp"],
       ...["--bind", real, real],
     ]);
   });
