@@ -7,7 +7,6 @@ import type { SessionEvent } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { parseCommandLine } from "../session/commands.js";
-import { describeAutoMode, permissionModeOf } from "../session/sandbox-setup.js";
 import {
   PromptInProgressError,
   type Session,
@@ -24,6 +23,7 @@ import { configOptions, type ModeId, modeState } from "./modes.js";
 import { mcpFailureUpdates, openingUpdates } from "./opening-updates.js";
 import { type PromptContent, promptContent } from "./prompt-content.js";
 import { replayUpdates } from "./replay.js";
+import { SandboxNotice } from "./sandbox-notice.js";
 import type { AcpSessionContext } from "./session-context.js";
 import { type AcpSessionModel, type AcpSessionStart, autopilotMeta } from "./session-setup.js";
 import { UpdateOutbox } from "./update-outbox.js";
@@ -62,8 +62,11 @@ export class AcpSession {
    */
   private closed = false;
   private readonly outbox: UpdateOutbox;
+  private readonly sandboxNotice: SandboxNotice;
 
   constructor(context: AcpSessionContext, start: AcpSessionStart) {
+    const sandbox = () => context.host.sandboxOf(start.session);
+    this.sandboxNotice = new SandboxNotice(sandbox, context.offered, (update) => this.send(update));
     this.context = context;
     this.session = start.session;
     this.model = start.model;
@@ -98,20 +101,28 @@ export class AcpSession {
 
   /** The `modes` of a `session/new` / `load` / `resume` answer. */
   modes(): acp.SessionModeState {
-    const auto = describeAutoMode(this.context.host.configOf(this.session), this.sandbox);
-    return modeState(this.mode, auto);
+    return modeState(this.mode, this.sandboxView().auto);
+  }
+
+  private sandboxView(mode = this.mode) {
+    return this.sandboxNotice.view(this.context.host, this.session, mode, this.sandbox);
+  }
+
+  /** Probes bubblewrap when `mode`'s commands are to be confined, so the options tell the truth. */
+  probeSandbox(mode: ModeId = this.mode): Promise<void> {
+    return this.sandboxNotice.probe(this.sandboxView(mode).policy);
+  }
+
+  /** Says once that no sandbox can run, when the session's commands were to be confined. */
+  warnSandboxOnce(): void {
+    this.sandboxNotice.warnOnce(this.sandboxView().policy);
   }
 
   /** The full config options (mode, model, sandbox). */
   configOptions(): acp.SessionConfigOption[] {
-    const { host } = this.context;
-    const config = host.configOf(this.session);
-    const sandbox = host
-      .sandboxOf(this.session)
-      .policyFor(permissionModeOf(this.mode, config), this.sandbox);
-    const auto = describeAutoMode(config, this.sandbox);
-    const choices = host.modelChoices(this.model.id, this.session.start.model);
-    return configOptions(this.mode, this.model.id, choices, sandbox, auto);
+    const { policy, auto, unavailable } = this.sandboxView();
+    const choices = this.context.host.modelChoices(this.model.id, this.session.start.model);
+    return configOptions(this.mode, this.model.id, choices, policy, auto, unavailable);
   }
 
   /** Chooses the sandbox policy of the next prompts' commands (the `sandbox` config option). */
@@ -132,6 +143,7 @@ export class AcpSession {
     for (const update of openingUpdates(this.session, host.configOf(this.session), offered)) {
       this.send(update);
     }
+    this.warnSandboxOnce();
   }
 
   /**
@@ -217,6 +229,8 @@ export class AcpSession {
     const turn: Turn = { controller: new AbortController(), cancelled: false, finished, finish };
     this.turn = turn;
     this.announceCommands();
+    await this.probeSandbox();
+    this.warnSandboxOnce();
     const onRequestCancelled = () => this.cancel();
     requestSignal.addEventListener("abort", onRequestCancelled, { once: true });
     if (requestSignal.aborted) {

@@ -89,6 +89,7 @@ export function configOptions(
   models: readonly string[],
   sandbox: SandboxPolicy,
   auto: string,
+  unavailable?: string,
 ): acp.SessionConfigOption[] {
   return [
     {
@@ -111,13 +112,39 @@ export function configOptions(
       currentValue: model,
       options: models.map((id) => ({ value: id, name: id })),
     },
-    {
-      type: "select",
-      id: SANDBOX_OPTION_ID,
-      name: "Sandbox",
-      category: "_sandbox",
-      currentValue: sandbox,
-      options: SANDBOX_CHOICES.map((choice) => ({ ...choice })),
-    },
+    unavailable === undefined
+      ? {
+          type: "select",
+          id: SANDBOX_OPTION_ID,
+          name: "Sandbox",
+          category: "_sandbox",
+          currentValue: sandbox,
+          options: SANDBOX_CHOICES.map((choice) => ({ ...choice })),
+        }
+      : unavailableSandboxOption(unavailable),
   ];
 }
+
+/**
+ * The `sandbox` option where a confining policy was due and bubblewrap cannot run: its value
+ * `unavailable` (not a policy: choosing it is refused, as choosing a confining policy is here),
+ * with the reason in its description and the option's.
+ */
+function unavailableSandboxOption(reason: string): acp.SessionConfigOption {
+  const description = `No sandbox can run here: ${reason} Commands and edits ask first, and run unconfined once allowed.`;
+  return {
+    type: "select",
+    id: SANDBOX_OPTION_ID,
+    name: "Sandbox",
+    description,
+    category: "_sandbox",
+    currentValue: UNAVAILABLE,
+    options: [
+      { value: UNAVAILABLE, name: "Unavailable", description },
+      ...SANDBOX_CHOICES.map((choice) => ({ ...choice })),
+    ],
+  };
+}
+
+/** The `sandbox` option's value where no sandbox can run. */
+const UNAVAILABLE = "unavailable";

@@ -11,14 +11,19 @@ import { isModeId, MODE_OPTION_ID, MODEL_OPTION_ID, SANDBOX_OPTION_ID } from "./
  * ACP v1 session-modes: `session/set_mode`; the config options follow with `config_option_update`.
  * @throws `-32602` for a mode that is not `ask`, `auto` or `autopilot`.
  */
-export function applyMode(acpSession: AcpSession, modeId: string): acp.SetSessionModeResponse {
+export async function applyMode(
+  acpSession: AcpSession,
+  modeId: string,
+): Promise<acp.SetSessionModeResponse> {
   if (!isModeId(modeId)) {
     throw invalidParams(
       ["modeId"],
       `expected ask, auto or autopilot, not ${JSON.stringify(modeId)}`,
     );
   }
+  await acpSession.probeSandbox(modeId);
   acpSession.setMode(modeId, { mode: false, config: true });
+  acpSession.warnSandboxOnce();
   return {};
 }
 
@@ -58,6 +63,7 @@ export async function applyConfigOption(
         `expected ask, auto or autopilot, not ${JSON.stringify(value)}`,
       );
     }
+    await acpSession.probeSandbox(value);
     acpSession.setMode(value, { mode: true, config: false });
   } else if (params.configId === MODEL_OPTION_ID) {
     acpSession.setModel(value, false);
@@ -80,5 +86,6 @@ export async function applyConfigOption(
       `expected one of ${known.join(", ")}, not ${JSON.stringify(params.configId)}`,
     );
   }
+  acpSession.warnSandboxOnce();
   return { configOptions: acpSession.configOptions() };
 }

@@ -165,6 +165,7 @@ export class AcpSessionRequests {
       titled: false,
     });
     this.sessions.set(session.id, acpSession);
+    await acpSession.probeSandbox();
     announceAfterAnswer(acpSession, this.connection.log);
     return {
       sessionId: session.id,
@@ -195,6 +196,7 @@ export class AcpSessionRequests {
     const { events } = await this.host.readEvents(acpSession.id);
     acpSession.replay(events);
     await acpSession.flush();
+    await acpSession.probeSandbox();
     announceAfterAnswer(acpSession, this.connection.log);
     return {
       modes: acpSession.modes(),
@@ -224,6 +226,7 @@ export class AcpSessionRequests {
     }
     const acpSession = await this.reopen(params, client, mcpServers);
     acpSession.learn((await this.host.readEvents(acpSession.id)).events);
+    await acpSession.probeSandbox();
     announceAfterAnswer(acpSession, this.connection.log);
     return {
       modes: acpSession.modes(),

@@ -304,9 +304,9 @@ function jsonFields(settings: RunConfig) {
 }
 
 /**
- * The sandbox's rows (policy, network, extra hidden places) and whether bubblewrap works here,
- * with the reason and how to install it when it does not (README, "Sandbox"). The network
- * setting `applies` only under a policy that confines.
+ * The sandbox's rows (policy, network, Unix sockets, extra hidden places) and whether bubblewrap works here,
+ * with the reason and how to install it when it does not (README, "Sandbox"). The network and
+ * Unix socket settings `apply` only under a policy that confines (the latter's row is left out).
  */
 async function sandboxRows(settings: RunConfig, env: NodeJS.ProcessEnv) {
   const { sandboxPolicyOf } = await import("../session/sandbox-setup.js");
@@ -314,7 +314,10 @@ async function sandboxRows(settings: RunConfig, env: NodeJS.ProcessEnv) {
     "../tools/sandbox/index.js"
   );
   const policy = sandboxPolicyOf(settings, settings.permissionMode.value);
-  const availability = await sandboxAvailability({ env: { PATH: env.PATH ?? "" } });
+  const availability = await sandboxAvailability({
+    env: { PATH: env.PATH ?? "" },
+    allowUnixSockets: settings.sandboxUnixSockets.value,
+  });
   // With no sandbox, commands have the network as everything else: on/off would read as confined.
   const applies = policy.value !== "danger-full-access";
   const network = { ...settings.sandboxNetwork, applies };
@@ -323,13 +326,16 @@ async function sandboxRows(settings: RunConfig, env: NodeJS.ProcessEnv) {
       ? "on"
       : "off"
     : "not applicable (no sandbox under danger-full-access: commands have the network)";
+  const unixSockets = { ...settings.sandboxUnixSockets, applies };
+  const unixSocketsShown = settings.sandboxUnixSockets.value ? "allowed" : "refused";
   const rows = [
     row("sandbox.policy", policy.value, policy.source),
     row("sandbox.network", networkShown, applies ? network.source : undefined),
+    ...(applies ? [row("sandbox.allowUnixSockets", unixSocketsShown, unixSockets.source)] : []),
     ...settings.sandboxHidden.map((path) => row("sandbox.hidden", path.value, path.source)),
     row("sandbox", describeSandboxAvailability(availability).replace(/^sandbox:? /, ""), undefined),
   ];
-  const json = { policy, network, hidden: settings.sandboxHidden, availability };
+  const json = { policy, network, unixSockets, hidden: settings.sandboxHidden, availability };
   return { rows, json };
 }
 

@@ -25,6 +25,7 @@ import {
  */
 const LIMIT_FLAGS: LimitSettings = {
   network: "--sandbox-network or sandbox.network: true in a config file",
+  "unix-socket": "sandbox.allowUnixSockets: true in a config file",
   "read-only": "--sandbox workspace-write",
   "outside-workspace": "--add-dir <folder>",
   protected: "--sandbox danger-full-access --allow-tool RULE",
@@ -45,6 +46,7 @@ type NoTerminalCase =
   | "outside-edit"
   | "configuration-edit"
   | "sandbox-network"
+  | "sandbox-unix-socket"
   | "sandbox-read-only"
   | "sandbox-outside-workspace"
   | "sandbox-protected"
@@ -68,6 +70,7 @@ const WAY_OUT: Record<NoTerminalCase, string> = {
   // A command the sandbox stopped, which would run again outside it only with the user's yes: the
   // flag that lets the sandbox allow what it hit (permissions/permission-mode.ts).
   "sandbox-network": sandboxWayOut("network"),
+  "sandbox-unix-socket": sandboxWayOut("unix-socket"),
   "sandbox-read-only": sandboxWayOut("read-only"),
   "sandbox-outside-workspace": sandboxWayOut("outside-workspace"),
   "sandbox-protected": sandboxWayOut("protected"),

@@ -75,11 +75,17 @@ export function shownConfinement(confinement: CommandConfinement | undefined): s
  */
 
 /**
- * What the sandbox hit: no network, a read-only workspace, a place outside the workspace, or a
- * place it keeps read-only whatever the settings (`.git/hooks`, `.git/config`:
- * tools/sandbox/policy.ts `protectedPlaceStop`), which only running without the sandbox allows.
+ * What the sandbox hit: no network, a refused Unix socket (tools/sandbox/unix-socket-filter.ts),
+ * a read-only workspace, a place outside the workspace, or a place it keeps read-only whatever
+ * the settings (`.git/hooks`, `.git/config`: tools/sandbox/policy.ts `protectedPlaceStop`), which
+ * only running without the sandbox allows.
  */
-export type SandboxLimit = "network" | "read-only" | "outside-workspace" | "protected";
+export type SandboxLimit =
+  | "network"
+  | "unix-socket"
+  | "read-only"
+  | "outside-workspace"
+  | "protected";
 
 /**
  * The limit a stopped command hit. `outsideReason` is the question's (permission-mode.ts
@@ -96,12 +102,16 @@ export function sandboxLimit(
   if (outsideReason.includes("no network")) {
     return "network";
   }
+  if (outsideReason.includes("refuses Unix sockets")) {
+    return "unix-socket";
+  }
   return policy === "read-only" ? "read-only" : "outside-workspace";
 }
 
 /** How a face names the settings that lift each limit, and its extra writable folders. */
 export interface LimitSettings {
   network: string;
+  "unix-socket": string;
   "read-only": string;
   "outside-workspace": string;
   /** The setting that runs commands without the sandbox (what a protected place needs). */
@@ -118,6 +128,8 @@ export function liftingSetting(limit: SandboxLimit, names: LimitSettings): strin
   switch (limit) {
     case "network":
       return `${names.network} (sandboxed commands may use the network)`;
+    case "unix-socket":
+      return `${names["unix-socket"]} (sandboxed commands may connect to Unix sockets)`;
     case "read-only":
       return `${names["read-only"]} (sandboxed commands may write in the workspace and ${names.folders} folders)`;
     case "outside-workspace":

@@ -41,6 +41,7 @@ const NO_HANDLER_REASON =
  */
 const LIMIT_SETTINGS: LimitSettings = {
   network: "start the server with --sandbox-network",
+  "unix-socket": "start the server with sandbox.allowUnixSockets: true in its config file",
   "read-only": 'create or resume the session with sandbox: "workspace-write"',
   "outside-workspace": "start the server with --add-dir <folder>",
   protected: 'create or resume the session with sandbox: "danger-full-access"',

@@ -57,6 +57,10 @@ const configShape = (object: ObjectBuilder) =>
     sandbox: object({
       policy: z.enum(SANDBOX_POLICIES).optional(),
       network: z.boolean().optional(),
+      /** Whether sandboxed commands may make Unix sockets (default: refused). */
+      allowUnixSockets: z.boolean().optional(),
+      /** The size cap of the sandbox's /tmp and /dev/shm, each, in MiB. */
+      tmpfsSizeMiB: z.int().min(1).optional(),
       /** Places hidden besides the default list: absolute, or relative to the home folder. */
       hidden: z.array(z.string().min(1)).optional(),
     }).optional(),

@@ -37,10 +37,18 @@ export async function folderRun(
     throw new ConfigError(`the session's folder ${folder}: ${sandbox.error}`);
   }
   const sameSandbox =
-    JSON.stringify([config.sandboxPolicy, config.sandboxNetwork, config.sandboxHidden]) ===
+    JSON.stringify([
+      config.sandboxPolicy,
+      config.sandboxNetwork,
+      config.sandboxUnixSockets,
+      config.sandboxTmpfsSizeMiB,
+      config.sandboxHidden,
+    ]) ===
     JSON.stringify([
       host.config.sandboxPolicy,
       host.config.sandboxNetwork,
+      host.config.sandboxUnixSockets,
+      host.config.sandboxTmpfsSizeMiB,
       host.config.sandboxHidden,
     ]);
   const { commands } = host;

@@ -11,7 +11,7 @@ import { type ProjectTrust, untrustedPhrase } from "./config-paths.js";
  * looser than the user's file (else `ask`), `baseUrl`, `providers`, `model` naming a profile only
  * the held `providers` define, `store`, `sandbox.policy` looser than the user's file (else
  * `workspace-write`, the policy of mode `auto`), `sandbox.network: true` unless the user's file
- * has it, and `mcpServers` (started by mcp-servers.ts only once trusted). Every other key
+ * has it, `sandbox.allowUnixSockets: true` likewise, and `mcpServers` (started by mcp-servers.ts only once trusted). Every other key
  * (`permissions.deny`, `sandbox.hidden`, `maxTurns`, `contextWindows`, …) only tightens or is
  * harmless, and applies.
  */
@@ -106,13 +106,15 @@ function splitProjectSettings(
   const modeHeld =
     mode !== undefined && MODE_RANK[mode] > MODE_RANK[user.permissions?.mode ?? "ask"];
   hold("permissions.mode", modeHeld ? mode : undefined);
-  const { policy, network, ...sandboxKept } = sandbox ?? {};
+  const { policy, network, allowUnixSockets, ...sandboxKept } = sandbox ?? {};
   const policyHeld =
     policy !== undefined &&
     POLICY_RANK[policy] > POLICY_RANK[user.sandbox?.policy ?? "workspace-write"];
   hold("sandbox.policy", policyHeld ? policy : undefined);
   const networkHeld = network === true && user.sandbox?.network !== true;
   hold("sandbox.network", networkHeld ? network : undefined);
+  const socketsHeld = allowUnixSockets === true && user.sandbox?.allowUnixSockets !== true;
+  hold("sandbox.allowUnixSockets", socketsHeld ? allowUnixSockets : undefined);
   return {
     kept: {
       ...kept,
@@ -132,6 +134,7 @@ function splitProjectSettings(
               ...sandboxKept,
               ...(policyHeld || policy === undefined ? {} : { policy }),
               ...(networkHeld || network === undefined ? {} : { network }),
+              ...(socketsHeld || allowUnixSockets === undefined ? {} : { allowUnixSockets }),
             },
           }),
     },

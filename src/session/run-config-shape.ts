@@ -63,6 +63,10 @@ export interface RunConfig {
   readonly sandboxPolicy?: Sourced<SandboxPolicy>;
   /** Whether sandboxed commands may use the network (`--sandbox-network`, config `sandbox.network`). */
   readonly sandboxNetwork: Sourced<boolean>;
+  /** Whether sandboxed commands may make Unix sockets (config `sandbox.allowUnixSockets`). */
+  readonly sandboxUnixSockets: Sourced<boolean>;
+  /** The size cap of the sandbox's /tmp and /dev/shm in MiB (config `sandbox.tmpfsSizeMiB`); absent: the default. */
+  readonly sandboxTmpfsSizeMiB?: Sourced<number>;
   /** Places hidden from sandboxed commands besides the default list (config `sandbox.hidden`). */
   readonly sandboxHidden: ReadonlyArray<Sourced<string>>;
   /** Allow rules as written (`Tool` or `Tool(pattern)`): user file, project file, then flags. */

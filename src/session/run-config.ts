@@ -106,7 +106,13 @@ function permissionSettings(
   layers: ConfigLayers,
 ): Pick<
   RunConfig,
-  "allowAllTools" | "permissionMode" | "sandboxPolicy" | "sandboxNetwork" | "sandboxHidden"
+  | "allowAllTools"
+  | "permissionMode"
+  | "sandboxPolicy"
+  | "sandboxNetwork"
+  | "sandboxUnixSockets"
+  | "sandboxTmpfsSizeMiB"
+  | "sandboxHidden"
 > {
   const permissionMode = firstOf<PermissionMode>(
     flagValue(flags.permissionMode, "--permission-mode"),
@@ -132,6 +138,14 @@ function permissionSettings(
       flags.sandboxNetwork === true ? { value: true, source: "--sandbox-network" } : undefined,
       layers.last((settings) => settings.sandbox?.network),
     ) ?? { value: false, source: "default" },
+    sandboxUnixSockets: layers.last((settings) => settings.sandbox?.allowUnixSockets) ?? {
+      value: false,
+      source: "default",
+    },
+    ...optional(
+      "sandboxTmpfsSizeMiB",
+      layers.last((settings) => settings.sandbox?.tmpfsSizeMiB),
+    ),
     sandboxHidden: layers.listed((settings) => settings.sandbox?.hidden, [], "sandbox.hidden"),
   };
 }

@@ -20,11 +20,14 @@ import { type RunConfig, type Sourced, sandboxWanted } from "./run-config.js";
  */
 export class HostSandbox {
   private probe: Promise<SandboxAvailability> | undefined;
+  /** The probe's answer once it came ({@link unavailableReason}). */
+  private known: SandboxAvailability | undefined;
   /** Sandboxed runners by policy and session folders ({@link sandboxedRunner}). */
   private readonly runners = new Map<string, SandboxedRunner>();
 
   /**
-   * @param config the run config (`sandboxPolicy`, `sandboxNetwork`, `sandboxHidden`, `folders`).
+   * @param config the run config (`sandboxPolicy`, `sandboxNetwork`, `sandboxUnixSockets`,
+   *   `sandboxHidden`, `folders`).
    * @param env the commands' environment: its `PATH` finds `bwrap`, its `HOME` and
    *   `XDG_RUNTIME_DIR` name the places hidden, and its `HOME` and `XDG_CONFIG_HOME` where git
    *   finds the user's config (whose hooks folder and included files stay read-only).
@@ -48,10 +51,23 @@ export class HostSandbox {
    * not at start-up), never rejects.
    */
   availability(): Promise<SandboxAvailability> {
-    this.probe ??= import("../tools/sandbox/availability.js").then(({ sandboxAvailability }) =>
-      sandboxAvailability({ env: this.env }),
-    );
+    const allowUnixSockets = this.config.sandboxUnixSockets.value;
+    this.probe ??= import("../tools/sandbox/availability.js")
+      .then(({ sandboxAvailability }) => sandboxAvailability({ env: this.env, allowUnixSockets }))
+      .then((availability) => {
+        this.known = availability;
+        return availability;
+      });
     return this.probe;
+  }
+
+  /**
+   * Why no sandbox can run here (`<reason> <what to install>.`) once {@link availability} has
+   * answered so; `undefined` while it has not answered, or when bubblewrap works.
+   */
+  unavailableReason(): string | undefined {
+    const known = this.known;
+    return known === undefined || known.available ? undefined : `${known.reason} ${known.install}.`;
   }
 
   /**
@@ -114,6 +130,10 @@ export class HostSandbox {
         home: this.env.HOME ?? "/",
         turnloopHome: this.turnloopHome,
         network: this.config.sandboxNetwork.value,
+        allowUnixSockets: this.config.sandboxUnixSockets.value,
+        ...(this.config.sandboxTmpfsSizeMiB === undefined
+          ? {}
+          : { tmpfsSizeMiB: this.config.sandboxTmpfsSizeMiB.value }),
         hidden: [...DEFAULT_HIDDEN_PATHS, ...this.config.sandboxHidden.map((path) => path.value)],
         additionalDirectories: [...this.config.folders.map((folder) => folder.value), ...folders],
         ...(this.env.XDG_RUNTIME_DIR === undefined
@@ -151,7 +171,11 @@ export function permissionModeOf(
 function autoModeDescription(
   permission: Exclude<PermissionMode, "ask">,
   policy: SandboxPolicy,
+  sandboxAvailable: boolean,
 ): string {
+  if (permission === "auto" && policy !== "danger-full-access" && !sandboxAvailable) {
+    return "commands and edits ask first, since no sandbox can run here";
+  }
   const commands =
     policy === "danger-full-access" ? "commands run unconfined" : "commands run in the sandbox";
   return permission === "full-access"
@@ -161,15 +185,18 @@ function autoModeDescription(
 
 /**
  * {@link autoModeDescription} for a run config and the policy a session chose (if any): what
- * `auto` lets run without asking there.
+ * `auto` lets run without asking there; `sandboxAvailable` false where bubblewrap cannot run
+ * (then `auto` asks: README, "Sandbox").
  */
 export function describeAutoMode(
   config: Pick<RunConfig, "permissionMode" | "sandboxPolicy">,
   chosen?: SandboxPolicy,
+  sandboxAvailable = true,
 ): string {
   const permission = permissionModeOf("auto", config);
   const policy = chosen ?? sandboxPolicyOf(config, permission).value;
-  return autoModeDescription(permission === "full-access" ? "full-access" : "auto", policy);
+  const mode = permission === "full-access" ? "full-access" : "auto";
+  return autoModeDescription(mode, policy, sandboxAvailable);
 }
 
 /** The session mode a face starts in: `autopilot` with `--autopilot`, `auto` when the permission mode is not `ask`. */
@@ -213,7 +240,10 @@ export async function sandboxProblem(
   }
   const chosen = config.sandboxPolicy;
   const { sandboxAvailability } = await import("../tools/sandbox/availability.js");
-  const availability = await sandboxAvailability({ env: { PATH: env.PATH ?? "" } });
+  const availability = await sandboxAvailability({
+    env: { PATH: env.PATH ?? "" },
+    allowUnixSockets: config.sandboxUnixSockets.value,
+  });
   if (availability.available) {
     return undefined;
   }

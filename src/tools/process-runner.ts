@@ -1,3 +1,5 @@
+import type { ChildProcessByStdio } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
 import { CommandOutput } from "./command-output.js";
 import { CommandProcess, type ProcessOutcome } from "./command-process.js";
 import type { CommandRequest, CommandResult, CommandRunner } from "./command-runner.js";
@@ -10,6 +12,11 @@ export const MAX_OUTPUT_CHARACTERS = 30_000;
 export interface ProcessArgv {
   file: string;
   args: string[];
+  /**
+   * Data the program reads on file descriptors 3, 4, … in order (each a pipe, written whole and
+   * closed at the start), e.g. the seccomp filter of bwrap's `--seccomp 3`.
+   */
+  inputs?: readonly Uint8Array[];
 }
 
 /** How a {@link ProcessRunner} starts its commands; every member is optional. */
@@ -55,15 +62,17 @@ export class ProcessRunner implements CommandRunner {
     if (!cwdStats?.isDirectory()) {
       return notStarted(`Working directory ${request.cwd} does not exist.`);
     }
-    const { file, args } = this.wrap(command);
+    const { file, args, inputs = [] } = this.wrap(command);
     // Loaded with the first command: a run that starts none never loads it (issue 26).
     const { spawn } = await import("node:child_process");
     const child = spawn(file, args, {
       cwd: request.cwd,
       detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["ignore", "pipe", "pipe", ...inputs.map(() => "pipe" as const)],
       env: { ...request.env },
-    });
+      // Pipes for stdout, stderr and the inputs, so stdout and stderr are never null.
+    }) as ChildProcessByStdio<null, Readable, Readable>;
+    writeInputs(child.stdio.slice(3), inputs);
     let watched: CommandProcess | undefined;
     const output = new CommandOutput(
       this.maxOutputCharacters,
@@ -79,6 +88,23 @@ export class ProcessRunner implements CommandRunner {
     const text = await output.finish();
     return resultOf(outcome, text, output.cut, file);
   }
+}
+
+/**
+ * Writes each of `inputs` whole into its pipe and closes it. A program that exits before reading
+ * one breaks its pipe: that error is its own outcome's business, not a crash.
+ */
+export function writeInputs(
+  pipes: readonly (Readable | Writable | null | undefined)[],
+  inputs: readonly Uint8Array[],
+): void {
+  inputs.forEach((input, index) => {
+    const pipe = pipes[index];
+    if (pipe !== null && pipe !== undefined && "end" in pipe) {
+      pipe.on("error", () => {});
+      pipe.end(input);
+    }
+  });
 }
 
 function resultOf(

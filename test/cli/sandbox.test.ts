@@ -223,6 +223,7 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
       {
         policy: { value: "workspace-write", source: "default in permission mode auto" },
         network: { value: false, source: "default", applies: true },
+        unixSockets: { value: false, source: "default", applies: true },
         hidden: [],
         availability: { available: true },
       },

@@ -1,5 +1,7 @@
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import type { Readable } from "node:stream";
+import { writeInputs } from "../../src/tools/process-runner.js";
 import { sandboxAvailability } from "../../src/tools/sandbox/index.js";
 import type { CommandLine } from "../../src/tools/sandbox/policy.js";
 
@@ -51,8 +53,8 @@ export interface RunningCommand {
 }
 
 /**
- * Spawns a command line as a runner does (own process group, stdin closed, the given environment
- * only) and collects its output; no timeout: a test that hangs hits vitest's.
+ * Spawns a command line as a runner does (own process group, stdin closed, its inputs on file
+ * descriptors 3 …, the given environment only) and collects its output; no timeout: a test that hangs hits vitest's.
  */
 export function startCommandLine(
   line: CommandLine,
@@ -62,8 +64,9 @@ export function startCommandLine(
     cwd: options.cwd,
     env: options.env,
     detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+    stdio: ["ignore", "pipe", "pipe", ...(line.inputs ?? []).map(() => "pipe" as const)],
+  }) as ChildProcessByStdio<null, Readable, Readable>;
+  writeInputs(child.stdio.slice(3), line.inputs ?? []);
   let output = "";
   const streams = { stdout: "", stderr: "" };
   const waiters: { text: string; resolve: () => void }[] = [];

@@ -1,4 +1,6 @@
-import { type ExecFileException, execFile } from "node:child_process";
+import { spawn } from "node:child_process";
+import { writeInputs } from "../process-runner.js";
+import { unixSocketFilter } from "./unix-socket-filter.js";
 
 /** The package that provides `bwrap` on Debian and Ubuntu. */
 const INSTALL_BUBBLEWRAP = "apt-get install bubblewrap";
@@ -20,30 +22,64 @@ export interface AvailabilityOptions {
   env: Readonly<Record<string, string>>;
   /** The bubblewrap program (default `bwrap`). */
   bwrapPath?: string;
+  /**
+   * Whether sandboxed commands may make Unix sockets (config `sandbox.allowUnixSockets`); when
+   * not (the default), the probe applies the seccomp filter that refuses them, and a processor
+   * it does not know makes the sandbox unavailable.
+   */
+  allowUnixSockets?: boolean;
 }
 
 const probes = new Map<string, Promise<SandboxAvailability>>();
 
 /**
- * Probes bubblewrap once per process and program: runs `bwrap` with the namespaces every
- * sandboxed command gets (new user namespace and no further ones inside, which needs
- * bubblewrap ≥ 0.8.0) around `true`. Never rejects: a missing program, user namespaces turned
- * off or an old bubblewrap each give `available: false` with the reason.
+ * Probes bubblewrap once per process, program and Unix socket setting: runs `bwrap` with the
+ * namespaces every sandboxed command gets (new user namespace and no further ones inside, which
+ * needs bubblewrap ≥ 0.8.0) and, unless Unix sockets are allowed, the seccomp filter that refuses
+ * them (unix-socket-filter.ts), around `true`. Never rejects: a missing program, user namespaces
+ * turned off, an old bubblewrap, a kernel without seccomp or a processor the filter does not know
+ * each give `available: false` with the reason.
  */
 export function sandboxAvailability(options: AvailabilityOptions): Promise<SandboxAvailability> {
   const file = options.bwrapPath ?? "bwrap";
   const path = options.env.PATH ?? "";
-  const key = `${file}\u0000${path}`;
+  const allowUnixSockets = options.allowUnixSockets === true;
+  const key = `${file}\u0000${path}\u0000${allowUnixSockets}`;
   let probe = probes.get(key);
   if (probe === undefined) {
-    probe = runProbe(file, { PATH: path });
+    const filter = allowUnixSockets ? undefined : unixSocketFilter();
+    probe =
+      !allowUnixSockets && filter === undefined
+        ? Promise.resolve(UNKNOWN_PROCESSOR)
+        : runProbe(file, { PATH: path }, filter === undefined ? [] : [filter]);
     probes.set(key, probe);
   }
   return probe;
 }
 
-function runProbe(file: string, env: Record<string, string>): Promise<SandboxAvailability> {
+/** Where the seccomp filter does not know the system calls (unix-socket-filter.ts). */
+const UNKNOWN_PROCESSOR: SandboxAvailability = {
+  available: false,
+  reason: `the sandbox cannot refuse Unix sockets on this processor (${process.arch}; it knows x86_64 and aarch64), and does not run without that.`,
+  install:
+    "Allow sandboxed commands Unix sockets with sandbox.allowUnixSockets: true in your config file",
+};
+
+/** How the probe's `bwrap` ended: its error (as `execFile` words it) and what it printed. */
+interface ProbeEnd {
+  code?: string;
+  killed: boolean;
+  message: string;
+  stderr: string;
+}
+
+function runProbe(
+  file: string,
+  env: Record<string, string>,
+  inputs: readonly Uint8Array[],
+): Promise<SandboxAvailability> {
   const args = [
+    ...(inputs.length === 0 ? [] : ["--seccomp", "3"]),
     "--unshare-user",
     "--disable-userns",
     "--unshare-pid",
@@ -58,14 +94,37 @@ function runProbe(file: string, env: Record<string, string>): Promise<SandboxAva
     "true",
   ];
   return new Promise((resolve) => {
-    execFile(file, args, { env, timeout: PROBE_TIMEOUT_MS }, (error, _stdout, stderr) => {
-      resolve(error === null ? { available: true } : unavailable(file, error, stderr));
+    const child = spawn(file, args, {
+      env,
+      timeout: PROBE_TIMEOUT_MS,
+      stdio: ["ignore", "ignore", "pipe", ...inputs.map(() => "pipe" as const)],
+    });
+    writeInputs(child.stdio.slice(3), inputs);
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    const end = (ended: Omit<ProbeEnd, "stderr">) =>
+      resolve(unavailable(file, { ...ended, stderr }));
+    child.on("error", (error: NodeJS.ErrnoException) =>
+      end({
+        ...(error.code === undefined ? {} : { code: error.code }),
+        killed: false,
+        message: error.message,
+      }),
+    );
+    child.on("close", (code, signal) => {
+      if (code === 0) {
+        resolve({ available: true });
+      } else {
+        end({ killed: signal !== null, message: `exit ${code ?? signal}` });
+      }
     });
   });
 }
 
-function unavailable(file: string, error: ExecFileException, stderr: string): SandboxAvailability {
-  const said = stderr.trim().split("\n")[0] ?? "";
+function unavailable(file: string, error: ProbeEnd): SandboxAvailability {
+  const said = error.stderr.trim().split("\n")[0] ?? "";
   if (error.code === "ENOENT") {
     return {
       available: false,
@@ -90,7 +149,7 @@ function unavailable(file: string, error: ExecFileException, stderr: string): Sa
         "run it with user namespaces allowed",
     };
   }
-  const detail = said === "" ? (error.killed === true ? "timed out" : error.message) : said;
+  const detail = said === "" ? (error.killed ? "timed out" : error.message) : said;
   return {
     available: false,
     reason: `bubblewrap (${file}) does not run here: ${detail}.`,

@@ -10,6 +10,7 @@ import {
   type SandboxSettings,
 } from "./policy.js";
 import { isInside, RealPaths } from "./real-paths.js";
+import { unixSocketFilter } from "./unix-socket-filter.js";
 
 /**
  * The namespaces and privileges of every sandboxed command (bubblewrap ≥ 0.8.0, bwrap(1)): its
@@ -29,6 +30,18 @@ const ISOLATION_OPTIONS: readonly string[] = [
   "--cap-drop",
   "ALL",
 ];
+
+/**
+ * The size cap of the sandbox's private `/tmp` and `/dev/shm`, in MiB, each: without one a tmpfs
+ * may grow to half the machine's memory (tmpfs(5), `size`), taken from RAM. bwrap(1) `--size`
+ * before `--tmpfs` sets it (bubblewrap ≥ 0.7.0; availability.ts asks for ≥ 0.8.0).
+ */
+export const DEFAULT_TMPFS_SIZE_MIB = 1024;
+
+/** `--size <bytes> --tmpfs <path>`: a memory file system of at most `sizeMiB` at `path`. */
+function cappedTmpfs(path: string, sizeMiB: number): string[] {
+  return ["--size", String(sizeMiB * 1024 * 1024), "--tmpfs", path];
+}
 
 /**
  * Settings for tools that retry a failed connection, set where there is no network to retry
@@ -62,10 +75,12 @@ function cacheEnvironment(home: string, writableRoots: readonly string[]): strin
 
 /**
  * The bubblewrap arguments that run `bash -c command` under `policy` (never
- * `danger-full-access`, which runs no sandbox). Mounts come in the order that makes the narrower
+ * `danger-full-access`, which runs no sandbox); unless Unix sockets are allowed they hold
+ * `--seccomp 3`, whose filter {@link bubblewrapInvocation} gives with them. Mounts come in the order that makes the narrower
  * rule win, since a later mount shadows an earlier one: the whole file system read-only; the
  * writable roots (`workspace-write`); fresh `/dev` and `/proc` and a private `/tmp` (over a root
- * that holds them, e.g. a cwd of `/`); the roots inside `/tmp` (read-only under `read-only`);
+ * that holds them, e.g. a cwd of `/`; `/tmp` and `/dev/shm` capped at {@link DEFAULT_TMPFS_SIZE_MIB}
+ * unless the settings say otherwise); the roots inside `/tmp` (read-only under `read-only`);
  * what each root's `.turnloop` and `.mcp.json` resolve through, read-only
  * (configuration-chain.ts `configurationMounts`) between the git folders of each root bound over
  * themselves and their `hooks`, `config` and `.git` files read-only (git-folders.ts
@@ -92,8 +107,29 @@ export function bubblewrapArguments(
  */
 export interface BubblewrapInvocation {
   args: string[];
+  /** What `bwrap` reads on file descriptors 3, … (the seccomp filter of `--seccomp 3`). */
+  inputs: readonly Uint8Array[];
   cwd: string;
   hidden: readonly HiddenPlace[];
+}
+
+/**
+ * `--seccomp 3` and the filter it reads there, unless the settings allow Unix sockets
+ * (unix-socket-filter.ts). Throws on a processor the filter does not know: availability.ts
+ * refuses the sandbox there first, so this is never reached by a checked caller.
+ */
+function unixSocketFiltering(settings: SandboxSettings): {
+  args: string[];
+  inputs: Uint8Array[];
+} {
+  if (settings.allowUnixSockets === true) {
+    return { args: [], inputs: [] };
+  }
+  const filter = unixSocketFilter();
+  if (filter === undefined) {
+    throw new Error(`the sandbox cannot refuse Unix sockets on ${process.arch}`);
+  }
+  return { args: ["--seccomp", "3"], inputs: [filter] };
 }
 
 /** {@link bubblewrapArguments} with the places they hide and the real cwd. */
@@ -118,13 +154,17 @@ export function bubblewrapInvocation(
   const user = gitUserOf(settings.home, settings.configHome, cwd);
   const configured = configuredPlacesIn(writableRoots, gitEntries, user, paths);
   const hidden = hiddenPlaces(settings, roots, paths);
+  const filtering = unixSocketFiltering(settings);
+  const tmpfsSize = settings.tmpfsSizeMiB ?? DEFAULT_TMPFS_SIZE_MIB;
   const args = [
     ...ISOLATION_OPTIONS,
     ...(settings.network === true ? [] : ["--unshare-net"]),
+    ...filtering.args,
     ...["--ro-bind", "/", "/"],
     ...writableRoots.filter((root) => !inTemporary(root)).flatMap(bind),
     ...["--dev", "/dev", "--proc", "/proc"],
-    ...(temporary === undefined ? ["--tmpfs", "/tmp"] : ["--bind", temporary, "/tmp"]),
+    ...cappedTmpfs("/dev/shm", tmpfsSize),
+    ...(temporary === undefined ? cappedTmpfs("/tmp", tmpfsSize) : ["--bind", temporary, "/tmp"]),
     ...writableRoots.filter(inTemporary).flatMap(bind),
     ...readOnlyRoots.filter(inTemporary).flatMap((root) => ["--ro-bind", root, root]),
     ...gitFolderBinds(git),
@@ -138,7 +178,7 @@ export function bubblewrapInvocation(
     ...API_KEY_VARIABLES.flatMap((name) => ["--unsetenv", name]),
     ...["--chdir", cwd, "--", "bash", "-c", command],
   ];
-  return { args, cwd, hidden };
+  return { args, inputs: filtering.inputs, cwd, hidden };
 }
 
 /** The cwd and the additional directories that exist, as real paths, without repeats. */

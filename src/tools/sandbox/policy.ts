@@ -101,12 +101,25 @@ export interface SandboxSettings {
   temporaryDirectory?: string;
   /** The bubblewrap program (default `bwrap`, looked up in the command's `PATH`). */
   bwrapPath?: string;
+  /**
+   * Whether the command may make Unix sockets (config `sandbox.allowUnixSockets`); default
+   * `false`: a seccomp filter refuses them (unix-socket-filter.ts).
+   */
+  allowUnixSockets?: boolean;
+  /**
+   * The size cap of each memory file system the sandbox makes for the command, its private `/tmp`
+   * and `/dev/shm` (config `sandbox.tmpfsSizeMiB`), in MiB; default
+   * bubblewrap-arguments.ts `DEFAULT_TMPFS_SIZE_MIB`.
+   */
+  tmpfsSizeMiB?: number;
 }
 
 /** A program and its arguments, as a runner spawns them (no shell in between). */
 export interface CommandLine {
   file: string;
   args: string[];
+  /** Data for file descriptors 3, 4, … (process-runner.ts `ProcessArgv.inputs`). */
+  inputs?: readonly Uint8Array[];
 }
 
 /*

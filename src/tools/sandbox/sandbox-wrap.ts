@@ -1,10 +1,11 @@
-import { bubblewrapArguments } from "./bubblewrap-arguments.js";
+import { bubblewrapInvocation } from "./bubblewrap-arguments.js";
 import type { CommandLine, SandboxPolicy, SandboxSettings } from "./policy.js";
 import { RealPaths } from "./real-paths.js";
 
 /**
  * How a runner turns `command` into what it spawns under `policy`: `bash -c command` for
- * `danger-full-access`, else `bwrap … -- bash -c command` ({@link bubblewrapArguments}; the file
+ * `danger-full-access`, else `bwrap … -- bash -c command` (bubblewrap-arguments.ts `bubblewrapInvocation`, with the seccomp
+ * filter bwrap reads on file descriptor 3; the file
  * system is read at each call, `paths` remembering what each place resolved to, by default across
  * the calls of the returned function). Check {@link sandboxAvailability} first: this does not.
  */
@@ -17,5 +18,8 @@ export function sandboxWrap(
     return (command) => ({ file: "bash", args: ["-c", command] });
   }
   const file = settings.bwrapPath ?? "bwrap";
-  return (command) => ({ file, args: bubblewrapArguments(policy, settings, command, paths) });
+  return (command) => {
+    const { args, inputs } = bubblewrapInvocation(policy, settings, command, paths);
+    return { file, args, ...(inputs.length === 0 ? {} : { inputs }) };
+  };
 }

@@ -57,7 +57,8 @@ export class SandboxedRunner implements CommandRunner {
     const wrap = (line: string) => {
       const settings = { ...this.settings, cwd: request.cwd };
       spawned.invocation = bubblewrapInvocation(this.policy, settings, line, this.paths);
-      return { file, args: spawned.invocation.args };
+      const { args, inputs } = spawned.invocation;
+      return { file, args, inputs };
     };
     const runner = new ProcessRunner({ wrap, description: this.description });
     const roots = [request.cwd, ...(this.settings.additionalDirectories ?? [])];
@@ -74,6 +75,7 @@ export class SandboxedRunner implements CommandRunner {
     const undone = configurationUndone ?? gitUndone;
     const judged = {
       network: this.settings.network === true,
+      unixSockets: this.settings.allowUnixSockets === true,
       command,
       leading: snapshot === undefined ? [] : leadingEntries(snapshot),
       configuredPlaces: git?.configuredPlaces ?? [],
@@ -195,8 +197,47 @@ function networkExit(
   return meaning === undefined ? undefined : `${name} exit code ${exitCode}: ${meaning}`;
 }
 
+/**
+ * A refused Unix socket as programs say it: `socket()` failed with `EPERM` (the C library's
+ * "Operation not permitted", which Python's `PermissionError` repeats, Node's `EPERM`) where the
+ * output or the command speaks of a socket (psql's `connection to server on socket
+ * "/run/postgresql/.s.PGSQL.5432" failed`, Python's `AF_UNIX`).
+ */
+const SOCKET_REFUSED = /Operation not permitted|\bEPERM\b/;
+const SOCKET_MENTION = /socket|\bunix\b|\bAF_UNIX\b|\.sock\b|\.s\.PGSQL/i;
+/**
+ * A command that names a Unix socket (`curl --unix-socket …`, `unix:///var/run/docker.sock`,
+ * `nc -U …`, a `.sock` or PostgreSQL's `.s.PGSQL.5432`): a failed connection of its is the
+ * refused socket, whatever the client printed (curl says only "Couldn't connect to server").
+ */
+const NAMES_UNIX_SOCKET = /--unix-socket\b|\bunix:|\bnc\b.*\s-U\b|\.sock\b|\.s\.PGSQL/;
+
+/**
+ * `the sandbox refuses Unix sockets (…)` when a failed command's output or text shows that the
+ * seccomp filter refused the socket it made (unix-socket-filter.ts); `connectionFailed` is what
+ * said a failed connection (the output's words or a client's exit code), if anything did.
+ */
+function unixSocketRefusal(
+  output: string,
+  command: string,
+  connectionFailed: string | undefined,
+): string | undefined {
+  const refused = SOCKET_REFUSED.exec(output)?.[0];
+  const evidence =
+    refused !== undefined && (SOCKET_MENTION.test(output) || SOCKET_MENTION.test(command))
+      ? refused
+      : NAMES_UNIX_SOCKET.test(command)
+        ? connectionFailed
+        : undefined;
+  return evidence === undefined
+    ? undefined
+    : `the sandbox refuses Unix sockets, so services on the host such as databases, D-Bus and Docker are out of reach (${evidence})`;
+}
+
 /** What {@link sandboxLimitOf} judges a command's result by, besides the result. */
 export interface JudgedCommand {
+  /** Whether the sandbox let the command make Unix sockets (else a seccomp filter refused them). */
+  unixSockets?: boolean;
   /** The places the sandbox hid from the command (a write there no setting allows). */
   hidden?: readonly HiddenMention[];
   /** Whether the sandbox let the command use the network. */
@@ -217,7 +258,8 @@ export interface JudgedCommand {
 /**
  * Why a sandboxed command failed on the sandbox's limits, judged from a non-zero exit and what it
  * printed: a write refused on a place kept read-only under every policy (policy.ts `protectedPlaceStop`),
- * a write to a read-only place (worded for `policy`), or (with the network off) a failed name
+ * a write to a read-only place (worded for `policy`), a Unix socket the seccomp filter refused
+ * ({@link unixSocketRefusal}), or (with the network off) a failed name
  * lookup or connection, said in its output or, when the program whose status the shell returned
  * is a known network client, by its exit code ({@link NETWORK_EXIT_CODES}). `undefined` when it succeeded, was stopped, or
  * failed for another reason.
@@ -244,10 +286,16 @@ export function sandboxLimitOf(
   if (readOnly !== null) {
     return `${WRITABLE[policy]} (${readOnly[0]})`;
   }
-  if (network) {
-    return undefined;
-  }
-  const offline =
+  const connectionFailed =
     NO_NETWORK.exec(result.output)?.[0] ?? networkExit(command, result.exitCode, statusProgram);
-  return offline === undefined ? undefined : `the sandbox has no network (${offline})`;
+  const socket =
+    judged.unixSockets === true
+      ? undefined
+      : unixSocketRefusal(result.output, command, connectionFailed);
+  if (socket !== undefined || network) {
+    return socket;
+  }
+  return connectionFailed === undefined
+    ? undefined
+    : `the sandbox has no network (${connectionFailed})`;
 }

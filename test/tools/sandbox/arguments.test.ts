@@ -10,6 +10,7 @@ import {
   sandboxAvailability,
   sandboxWrap,
 } from "../../../src/tools/sandbox/index.js";
+import { unixSocketFilter } from "../../../src/tools/sandbox/unix-socket-filter.js";
 
 /** What every bubblewrap command line starts with (network off). */
 const ISOLATION = [
@@ -24,7 +25,13 @@ const ISOLATION = [
   "--cap-drop",
   "ALL",
 ];
-const BASE_MOUNTS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+/** 1 GiB, the default cap of the sandbox's /tmp and /dev/shm. */
+const GIB = String(1024 * 1024 * 1024);
+const SHARED_MEMORY = ["--size", GIB, "--tmpfs", "/dev/shm"];
+const BASE_MOUNTS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...SHARED_MEMORY];
+/** The seccomp filter that refuses Unix sockets, read by bwrap from file descriptor 3. */
+const UNIX_SOCKET_FILTER = ["--seccomp", "3"];
+const FILTER_INPUTS = [unixSocketFilter()];
 /** Docker's socket is hidden where this machine has one. */
 const DOCKER_SOCKETS = [
   ...new Set(
@@ -95,9 +102,10 @@ describe("the bubblewrap command line", () => {
       args: [
         ...ISOLATION,
         "--unshare-net",
+        ...UNIX_SOCKET_FILTER,
         ...["--ro-bind", "/", "/"],
         ...["--bind", workspace, workspace, "--bind", join(base, "extra"), join(base, "extra")],
-        ...["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"],
+        ...["--dev", "/dev", "--proc", "/proc", ...SHARED_MEMORY, "--size", GIB, "--tmpfs", "/tmp"],
         ...["--bind", join(workspace, ".git"), join(workspace, ".git")],
         ...["--ro-bind", join(workspace, ".git/hooks"), join(workspace, ".git/hooks")],
         ...["--ro-bind", join(workspace, ".git/config"), join(workspace, ".git/config")],
@@ -109,6 +117,7 @@ describe("the bubblewrap command line", () => {
         ...OFFLINE_ENVIRONMENT,
         ...["--chdir", workspace, "--", "bash", "-c", "make test"],
       ],
+      inputs: FILTER_INPUTS,
     });
   });
 
@@ -121,6 +130,7 @@ describe("the bubblewrap command line", () => {
       network: true,
       temporaryDirectory: join(base, "extra"),
       bwrapPath: "/usr/local/bin/bwrap",
+      allowUnixSockets: true,
     });
     expect(wrap("ls")).toEqual({
       file: "/usr/local/bin/bwrap",
@@ -136,6 +146,15 @@ describe("the bubblewrap command line", () => {
     });
   });
 
+  it("the Unix socket filter: 28 instructions of 8 bytes, none on a processor it does not know", async () => {
+    const filter = unixSocketFilter("x64");
+    expect([
+      filter?.length,
+      unixSocketFilter("arm64") === filter,
+      unixSocketFilter("riscv64"),
+    ]).toEqual([28 * 8, true, undefined]);
+  });
+
   it("a workspace inside /tmp is mounted after the private /tmp, so that it is not shadowed", async () => {
     const inTemporary = await mkdtemp(join(tmpdir(), "turnloop-sandbox-workspace-"));
     const real = realpathSync(inTemporary);
@@ -143,9 +162,9 @@ describe("the bubblewrap command line", () => {
       "ls",
     ).args;
     await rm(inTemporary, { recursive: true });
-    expect(args.slice(ISOLATION.length + 1, ISOLATION.length + 13)).toEqual([
+    expect(args.slice(ISOLATION.length + 3, ISOLATION.length + 21)).toEqual([
       ...BASE_MOUNTS,
-      ...["--tmpfs", "/tmp"],
+      ...["--size", GIB, "--tmpfs", "/tmp"],
       ...["--bind", real, real],
     ]);
   });

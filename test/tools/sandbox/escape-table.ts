@@ -21,6 +21,13 @@ export interface EscapeAttempt {
   worked(outcome: RunOutcome): boolean;
   /** The control runs with the network allowed (for the network attempts). */
   controlWithNetwork?: boolean;
+  /**
+   * Both runs allow Unix sockets (`sandbox.allowUnixSockets`): the control must reach its socket,
+   * and an attempt marked so shows that the mounts or the network namespace stop it even then.
+   */
+  withUnixSockets?: boolean;
+  /** Only the control allows Unix sockets (for an attempt the seccomp filter alone stops). */
+  controlWithUnixSockets?: boolean;
   /** Environment added to both runs (e.g. a provider key a careless caller left in). */
   env?: Record<string, string>;
 }
@@ -37,6 +44,8 @@ export interface EscapeTargets {
   agentAbstractSocket: string;
   /** A socket with the same greeting inside the workspace (the control). */
   workspaceSocket: string;
+  /** A host service's socket outside the workspace, visible in the sandbox (a database's, say). */
+  hostServiceSocket: string;
   /** FIFOs the host holds open for reading; `received(path)` tells what reached it. */
   fifoInTurnloopHome: string;
   fifoInTemporary: string;

@@ -60,6 +60,7 @@ describe.skipIf(!sandboxReady)("workspace-write: the escape table", () => {
       temporary: join(hostTemporary, "agent.sock"),
       abstract: `\u0000turnloop-agent-${randomUUID()}`,
       workspace: join(fixture.workspace, "src", "workspace.sock"),
+      hostService: join(fixture.outside, "host-service.sock"),
     };
     for (const path of Object.values(sockets)) {
       await listen(createSocketServer(greet), path);
@@ -87,6 +88,7 @@ describe.skipIf(!sandboxReady)("workspace-write: the escape table", () => {
       agentSocketInTemporary: sockets.temporary,
       agentAbstractSocket: `@${sockets.abstract.slice(1)}`,
       workspaceSocket: sockets.workspace,
+      hostServiceSocket: sockets.hostService,
       fifoInTurnloopHome: fifo(join(fixture.turnloopHome, "agent.fifo")),
       fifoInTemporary: fifo(join(hostTemporary, "agent.fifo")),
       workspaceFifo: fifo(join(fixture.workspace, "src", "workspace.fifo")),
@@ -118,9 +120,15 @@ describe.skipIf(!sandboxReady)("workspace-write: the escape table", () => {
     expect(attempts.length).toBeGreaterThanOrEqual(30);
     const outcomes = [];
     for (const row of attempts) {
-      const attempt = await runSandboxed(fixture, row.attempt, { network: false, env: row.env });
+      const unixSockets = row.withUnixSockets === true;
+      const attempt = await runSandboxed(fixture, row.attempt, {
+        network: false,
+        unixSockets,
+        env: row.env,
+      });
       const control = await runSandboxed(fixture, row.control, {
         network: row.controlWithNetwork === true,
+        unixSockets: unixSockets || row.controlWithUnixSockets === true,
         env: row.env,
       });
       outcomes.push({
@@ -139,13 +147,14 @@ describe.skipIf(!sandboxReady)("workspace-write: the escape table", () => {
 function runSandboxed(
   fixture: SandboxFixture,
   command: string,
-  options: { network: boolean; env: Record<string, string> | undefined },
+  options: { network: boolean; unixSockets: boolean; env: Record<string, string> | undefined },
 ) {
   const wrap = sandboxWrap("workspace-write", {
     cwd: fixture.workspace,
     home: fixture.home,
     turnloopHome: fixture.turnloopHome,
     network: options.network,
+    allowUnixSockets: options.unixSockets,
   });
   return runCommandLine(wrap(command), {
     cwd: fixture.workspace,
