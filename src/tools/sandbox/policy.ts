@@ -136,9 +136,10 @@ function configuresTurnloop(what: string): string {
 }
 
 /**
- * `.git/hooks` and `.git/config` of a root's repository (and of those in its folders,
- * `sub/.git`), of its submodules' git folders (`.git/modules/<name>/…`), the files through which
- * git finds them (git-folders.ts `LOCATING_FILES`), and the `.git` folder or file
+ * `.git/hooks` and `.git/config` of a root's repository (and of those in its folders and
+ * theirs, `sub/.git`, `org/repo/.git`: git-folders.ts `GIT_SEARCH_DEPTH`), of its submodules' git
+ * folders (`.git/modules/<name>/…`), the files through which git finds them (git-folders.ts
+ * `LOCATING_FILES`), and the `.git` folder or file
  * itself (bound over itself: it cannot be moved), as git-folders.ts `gitProtection` mounts them,
  * and each root's {@link PROJECT_CONFIGURATION}.
  */
