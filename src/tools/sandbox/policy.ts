@@ -60,8 +60,15 @@ export const STARTUP_FILES: readonly string[] = [
 
 /**
  * The user's credential places hidden from sandboxed commands by default, relative to the home
- * folder (issue 23's list). `TURNLOOP_HOME` (the session logs) and the user's runtime folder are
- * added by {@link SandboxSettings}, not listed here.
+ * folder: issue 23's list (ssh, the clouds' CLIs, Docker, Kubernetes, `.netrc`, npm's and PyPI's
+ * tokens, git's credential store, GnuPG), then what a trial read from a sandbox (session 27:
+ * GitHub's CLI `hosts.yml`, Cargo's registry token) and other tools' tokens: Claude Code's and
+ * Codex's logins, PostgreSQL's `.pgpass`, Maven's and Gradle's repository passwords, Vault's
+ * token, Terraform's registry tokens, git's XDG credential store; shell and REPL histories
+ * (passwords typed on a command line, `export TOKEN=…`); and the default `~/.turnloop`, which
+ * holds earlier sessions' logs also when `TURNLOOP_HOME` points elsewhere. `TURNLOOP_HOME` (the
+ * session logs) and the user's runtime folder are added by {@link SandboxSettings}, not listed
+ * here. README's "Sandbox" lists the same.
  */
 export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
   ".ssh",
@@ -75,6 +82,29 @@ export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
   ".pypirc",
   ".git-credentials",
   ".gnupg",
+  ".config/gh",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
+  ".claude",
+  ".claude.json",
+  ".codex",
+  ".pgpass",
+  ".m2/settings.xml",
+  ".m2/settings-security.xml",
+  ".gradle/gradle.properties",
+  ".vault-token",
+  ".terraform.d",
+  ".config/git/credentials",
+  ".bash_history",
+  ".zsh_history",
+  ".zhistory",
+  ".python_history",
+  ".node_repl_history",
+  ".psql_history",
+  ".mysql_history",
+  ".sqlite_history",
+  ".local/share/fish/fish_history",
+  ".turnloop",
 ];
 
 /**
