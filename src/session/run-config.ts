@@ -100,13 +100,21 @@ export function sandboxWanted(
   );
 }
 
-/** The permission mode and the sandbox (issue 23), with `allowAllTools` kept for older callers. */
+/**
+ * The permission mode, the sandbox (issue 23) and the variables commands keep, with
+ * `allowAllTools` kept for older callers.
+ */
 function permissionSettings(
   flags: FaceOptions,
   layers: ConfigLayers,
 ): Pick<
   RunConfig,
-  "allowAllTools" | "permissionMode" | "sandboxPolicy" | "sandboxNetwork" | "sandboxHidden"
+  | "allowAllTools"
+  | "permissionMode"
+  | "sandboxPolicy"
+  | "sandboxNetwork"
+  | "sandboxHidden"
+  | "keptVariables"
 > {
   const permissionMode = firstOf<PermissionMode>(
     flagValue(flags.permissionMode, "--permission-mode"),
@@ -133,6 +141,11 @@ function permissionSettings(
       layers.last((settings) => settings.sandbox?.network),
     ) ?? { value: false, source: "default" },
     sandboxHidden: layers.listed((settings) => settings.sandbox?.hidden, [], "sandbox.hidden"),
+    keptVariables: layers.listed(
+      (settings) => settings.shellEnvironment?.keep,
+      [],
+      "shellEnvironment.keep",
+    ),
   };
 }
 
