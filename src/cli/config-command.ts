@@ -3,6 +3,7 @@ import { warningLine } from "../events/errors.js";
 import { contextWindowOf } from "../llm/context-window.js";
 import { catalogueContextWindow } from "../llm/model-catalogue.js";
 import { redactedConfig, redactedUrl } from "../llm/shown-values.js";
+import { droppedVariables } from "../session/command-environment.js";
 import { configPaths } from "../session/config.js";
 import { redactDatabaseUrl } from "../session/database-url.js";
 import { configuredFace } from "../session/face-config.js";
@@ -56,7 +57,7 @@ export async function runConfigCommand(
     stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
     return 0;
   }
-  const lines = [...textRows(settings, paths, key, sandbox.rows, mcp), ...heldRows(held)];
+  const lines = [...textRows(settings, paths, key, sandbox.rows, mcp, env), ...heldRows(held)];
   stdout.write(`${lines.join("\n")}\n`);
   return 0;
 }
@@ -68,6 +69,7 @@ function textRows(
   key: ReturnType<typeof apiKeySource>,
   sandboxRows: readonly string[],
   mcp: ReadonlyArray<{ name: string; value: unknown; source: string }>,
+  env: NodeJS.ProcessEnv,
 ): string[] {
   return [
     `config files: ${paths.user} (user${existsSync(paths.user) ? "" : ", none"}), ${paths.project === paths.user ? "no project's (the home folder is no project)" : `${paths.project} (project${existsSync(paths.project) ? "" : ", none"})`}`,
@@ -99,6 +101,7 @@ function textRows(
     ...settings.allow.map((rule) => row("permissions.allow", rule.value, ruleSource(rule))),
     ...settings.deny.map((rule) => row("permissions.deny", rule.value, ruleSource(rule))),
     ...sandboxRows,
+    ...environmentRows(settings, env),
     ...Object.entries(settings.providers).map(([name, profile]) =>
       row(`providers.${name}`, JSON.stringify(redactedConfig(profile.value)), profile.source),
     ),
@@ -337,6 +340,26 @@ async function sandboxRows(settings: RunConfig, env: NodeJS.ProcessEnv) {
   ];
   const json = { policy, network, unixSockets, hidden: settings.sandboxHidden, availability };
   return { rows, json };
+}
+
+/**
+ * What commands' environment lacks (session/command-environment.ts `droppedVariables`: provider
+ * keys, the database URL, names with KEY, SECRET, TOKEN, PASSWORD or PASSWD), as one row, then
+ * a row per variable `shellEnvironment.keep` keeps.
+ */
+function environmentRows(settings: RunConfig, env: NodeJS.ProcessEnv): string[] {
+  const profileKeys = Object.values(settings.providers).flatMap(({ value }) =>
+    value.apiKeyEnv === undefined ? [] : [value.apiKeyEnv],
+  );
+  const dropped = droppedVariables(env, profileKeys, settings.keptVariables);
+  return [
+    row(
+      "commands' environment",
+      `without ${dropped.length === 0 ? "none" : dropped.join(", ")} (provider keys, names with KEY, SECRET, TOKEN, PASSWORD or PASSWD but those shellEnvironment.keep names)`,
+      undefined,
+    ),
+    ...settings.keptVariables.map((name) => row("shellEnvironment.keep", name.value, name.source)),
+  ];
 }
 
 function describeModel(model: { value: string; resolved: string }): string {

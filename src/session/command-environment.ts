@@ -25,13 +25,46 @@ export const NO_TERMINAL_DEFAULTS: Readonly<Record<string, string>> = (() => {
 })();
 
 /**
- * The environment of every command a session runs (the `bash` tool, the interactive `!command`):
- * the host's environment without the variables turnloop reads provider API keys from — the usual
- * ones ({@link API_KEY_VARIABLES}) and `keyVariables`, the key variable of every configured
- * provider profile (config files' `providers.<name>.apiKeyEnv`) — nor the database URL
- * (`TURNLOOP_DATABASE_URL`), with pagers off (`PAGER=cat`, `GIT_PAGER=cat`: stdin is closed),
- * and with {@link NO_TERMINAL_DEFAULTS} where the host's environment does not set them. Unset
- * values are dropped.
+ * Names of variables that hold secrets by convention, dropped from commands' environment: Codex's
+ * default `shell_environment_policy` excludes `*KEY*`, `*SECRET*` and `*TOKEN*` (its config
+ * documentation, "shell_environment_policy"), case-insensitively; turnloop adds `*PASSWORD*` and
+ * `*PASSWD*` (`PGPASSWORD`, `MY_DB_PASSWORD`). Redacting a value from a command's output is no
+ * guard: `echo "$GITHUB_TOKEN" | rev` prints it unrecognised (a trial's finding).
+ */
+const SECRET_VARIABLE = /KEY|SECRET|TOKEN|PASSWORD|PASSWD/i;
+
+/**
+ * The variables of `environment` that commands do not get: those turnloop reads provider API keys
+ * from (the usual ones, {@link API_KEY_VARIABLES}, and `keyVariables`, the key variable of every
+ * configured provider profile: config files' `providers.<name>.apiKeyEnv`), the database URL
+ * (`TURNLOOP_DATABASE_URL`), and every one whose name looks secret ({@link SECRET_VARIABLE})
+ * but those `kept` names (config `shellEnvironment.keep`, run-config.ts `keptVariables`, which
+ * cannot bring back the first three kinds). Sorted by name; unset values are not counted.
+ */
+export function droppedVariables(
+  environment: NodeJS.ProcessEnv,
+  keyVariables: readonly string[],
+  kept: ReadonlyArray<{ readonly value: string }> = [],
+): string[] {
+  const always = new Set([...API_KEY_VARIABLES, ...keyVariables, DATABASE_URL_VARIABLE]);
+  const keptNames = new Set(kept.map(({ value }) => value));
+  return Object.entries(environment)
+    .filter(
+      ([name, value]) =>
+        value !== undefined &&
+        (always.has(name) || (SECRET_VARIABLE.test(name) && !keptNames.has(name))),
+    )
+    .map(([name]) => name)
+    .sort();
+}
+
+/**
+ * The environment of every command a session runs (the `bash` tool, the interactive `!command`),
+ * in the sandbox or not: the host's environment without {@link droppedVariables} (provider keys,
+ * the database URL, and names with KEY, SECRET, TOKEN, PASSWORD or PASSWD but those in `kept`),
+ * with pagers off (`PAGER=cat`, `GIT_PAGER=cat`: stdin is closed), and with
+ * {@link NO_TERMINAL_DEFAULTS} where the host's environment does not set them. Unset values are
+ * dropped.
  *
  * This keeps the key out of a command's environment, not out of its reach: any process of the
  * same user can still read turnloop's own environment from `/proc/<pid>/environ`; only the
@@ -40,8 +73,9 @@ export const NO_TERMINAL_DEFAULTS: Readonly<Record<string, string>> = (() => {
 export function commandEnvironment(
   environment: NodeJS.ProcessEnv,
   keyVariables: readonly string[],
+  kept: ReadonlyArray<{ readonly value: string }> = [],
 ): Record<string, string> {
-  const removed = new Set([...API_KEY_VARIABLES, ...keyVariables, DATABASE_URL_VARIABLE]);
+  const removed = new Set(droppedVariables(environment, keyVariables, kept));
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(environment)) {
     if (value !== undefined && !removed.has(name)) {

@@ -64,6 +64,11 @@ const configShape = (object: ObjectBuilder) =>
       /** Places hidden besides the default list: absolute, or relative to the home folder. */
       hidden: z.array(z.string().min(1)).optional(),
     }).optional(),
+    /** Commands' environment (README, "Commands the model runs"). */
+    shellEnvironment: object({
+      /** Variables kept although their names look secret (command-environment.ts). */
+      keep: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "a variable name")).optional(),
+    }).optional(),
     /** Model requests per prompt. */
     maxTurns: z.int().min(1).optional(),
     autopilot: object({ maxContinues: z.int().min(0).optional() }).optional(),

@@ -107,8 +107,10 @@ export class SessionHost extends ModelHost {
       value.apiKeyEnv === undefined ? [] : [value.apiKeyEnv],
     );
     this.secretVariables = profileKeys;
-    // A local `bash -c` process group, in the host's environment without any provider key.
-    const commands = { runner: new ProcessRunner(), env: commandEnvironment(env, profileKeys) };
+    // A local `bash -c` process group, in the host's environment without any provider key nor
+    // variable whose name looks secret (command-environment.ts).
+    const environment = commandEnvironment(env, profileKeys, config.keptVariables);
+    const commands = { runner: new ProcessRunner(), env: environment };
     this.run = prepareRun(config, settings.home, {
       commands,
       sandbox: new HostSandbox(config, commands.env, settings.home, commands.runner),

@@ -11,7 +11,8 @@ import { type ProjectTrust, untrustedPhrase } from "./config-paths.js";
  * looser than the user's file (else `ask`), `baseUrl`, `providers`, `model` naming a profile only
  * the held `providers` define, `store`, `sandbox.policy` looser than the user's file (else
  * `workspace-write`, the policy of mode `auto`), `sandbox.network: true` unless the user's file
- * has it, `sandbox.allowUnixSockets: true` likewise, and `mcpServers` (started by mcp-servers.ts only once trusted). Every other key
+ * has it, `sandbox.allowUnixSockets: true` likewise, `shellEnvironment.keep` (it gives commands
+ * variables that look secret) and `mcpServers` (started by mcp-servers.ts only once trusted). Every other key
  * (`permissions.deny`, `sandbox.hidden`, `maxTurns`, `contextWindows`, …) only tightens or is
  * harmless, and applies.
  */
@@ -84,7 +85,8 @@ function splitProjectSettings(
   user: ConfigFile,
 ): { kept: ConfigFile; keys: Record<string, unknown> } {
   const keys: Record<string, unknown> = {};
-  const { baseUrl, providers, store, mcpServers, permissions, sandbox, model, ...kept } = settings;
+  const { baseUrl, providers, store, mcpServers, permissions, sandbox, model, ...rest } = settings;
+  const { shellEnvironment, ...kept } = rest;
   const hold = (key: string, value: unknown) => {
     if (value !== undefined) {
       keys[key] = value;
@@ -100,6 +102,7 @@ function splitProjectSettings(
     !Object.hasOwn(user.providers ?? {}, profile);
   hold("model", namesHeldProfile ? model : undefined);
   hold("store", store);
+  hold("shellEnvironment.keep", shellEnvironment?.keep);
   hold("mcpServers", mcpServers);
   const { allow, mode, ...permissionsKept } = permissions ?? {};
   hold("permissions.allow", allow);

@@ -69,6 +69,11 @@ export interface RunConfig {
   readonly sandboxTmpfsSizeMiB?: Sourced<number>;
   /** Places hidden from sandboxed commands besides the default list (config `sandbox.hidden`). */
   readonly sandboxHidden: ReadonlyArray<Sourced<string>>;
+  /**
+   * Variables commands keep although their names look secret (config `shellEnvironment.keep`;
+   * command-environment.ts `droppedVariables`).
+   */
+  readonly keptVariables: ReadonlyArray<Sourced<string>>;
   /** Allow rules as written (`Tool` or `Tool(pattern)`): user file, project file, then flags. */
   readonly allow: ReadonlyArray<SourcedRule>;
   /** Deny rules as written, in the same order; deny wins over allow. */

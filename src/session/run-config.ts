@@ -100,7 +100,10 @@ export function sandboxWanted(
   );
 }
 
-/** The permission mode and the sandbox (issue 23), with `allowAllTools` kept for older callers. */
+/**
+ * The permission mode, the sandbox (issue 23) and the variables commands keep, with
+ * `allowAllTools` kept for older callers.
+ */
 function permissionSettings(
   flags: FaceOptions,
   layers: ConfigLayers,
@@ -113,6 +116,7 @@ function permissionSettings(
   | "sandboxUnixSockets"
   | "sandboxTmpfsSizeMiB"
   | "sandboxHidden"
+  | "keptVariables"
 > {
   const permissionMode = firstOf<PermissionMode>(
     flagValue(flags.permissionMode, "--permission-mode"),
@@ -147,6 +151,11 @@ function permissionSettings(
       layers.last((settings) => settings.sandbox?.tmpfsSizeMiB),
     ),
     sandboxHidden: layers.listed((settings) => settings.sandbox?.hidden, [], "sandbox.hidden"),
+    keptVariables: layers.listed(
+      (settings) => settings.shellEnvironment?.keep,
+      [],
+      "shellEnvironment.keep",
+    ),
   };
 }
 

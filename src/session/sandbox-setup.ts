@@ -1,3 +1,5 @@
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
 import type { CommandConfinement, PermissionMode } from "../permissions/permission-mode.js";
 import type { CommandRequest, CommandResult, CommandRunner } from "../tools/command-runner.js";
 import type {
@@ -229,7 +231,8 @@ export function sandboxPolicyOf(
  * What to tell the user before anything runs: an error when a confining policy was asked for
  * explicitly (`--sandbox`, config) and bubblewrap does not work here (never silently unconfined;
  * the faces exit 64), a warning (said once) when permission mode `auto` falls back to asking for
- * the same reason, else nothing. Probes bubblewrap only when a policy or `auto` needs it.
+ * the same reason or when the workspace is the home folder ({@link homeWorkspaceWarning}), else
+ * nothing. Probes bubblewrap only when a policy or `auto` needs it.
  */
 export async function sandboxProblem(
   config: RunConfig,
@@ -245,7 +248,8 @@ export async function sandboxProblem(
     allowUnixSockets: config.sandboxUnixSockets.value,
   });
   if (availability.available) {
-    return undefined;
+    const warning = homeWorkspaceWarning(config, env.HOME);
+    return warning === undefined ? undefined : { warning };
   }
   const said = `${availability.reason} ${availability.install}.`;
   if (chosen !== undefined && chosen.value !== "danger-full-access") {
@@ -254,4 +258,29 @@ export async function sandboxProblem(
   return {
     warning: `permission mode auto asks about commands and edits, since no sandbox can run: ${said}`,
   };
+}
+
+/**
+ * The warning when commands run under `workspace-write` and a writable folder (the cwd, an
+ * `--add-dir` folder) is the home folder `home` (`cd ~ && turnloop`): commands may change every
+ * file there but those the sandbox keeps (tools/sandbox/policy.ts `STARTUP_FILES`, git's), so
+ * the user hears it once; `undefined` otherwise.
+ */
+function homeWorkspaceWarning(config: RunConfig, home: string | undefined): string | undefined {
+  const policy = sandboxPolicyOf(config, config.permissionMode.value).value;
+  const real = (path: string) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return resolve(path);
+    }
+  };
+  const folders = [config.cwd.value, ...config.folders.map((folder) => folder.value)];
+  if (policy !== "workspace-write" || home === undefined || home === "") {
+    return undefined;
+  }
+  const homeFolder = real(home);
+  return folders.some((folder) => real(folder) === homeFolder)
+    ? `your home folder ${homeFolder} is a writable folder of the sandbox: commands may change any file in it but your shell's start-up files, git's config, ~/.local/bin and the hooks and config of repositories up to two folders down, which it keeps read-only (README, "Sandbox"); start turnloop in a project's folder to confine them to it`
+    : undefined;
 }

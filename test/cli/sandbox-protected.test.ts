@@ -190,4 +190,32 @@ describe.runIf(sandboxWorks)("a write to a place the sandbox keeps read-only", (
     expect(result.toolResult).toBe("<exited with exit code 0>");
     expect(await readFile(join(workspace, ".git", "config"), "utf8")).toContain("name = foo");
   });
+  test("the workspace is the home folder: said once before anything runs; ~/.bashrc is kept", async () => {
+    const userHome = await mkdtemp(join(tmpdir(), "turnloop-protected-user-home-"));
+    await writeFile(join(userHome, ".bashrc"), "# mine\n");
+    const command = "echo evil >> ~/.bashrc";
+    const result = await oneCommandThroughCli(server, command, {
+      cwd: userHome,
+      home,
+      flags: ["--sandbox", "workspace-write", "--yolo"],
+      env: { HOME: userHome },
+    });
+    await rm(userHome, { recursive: true, force: true });
+    const why =
+      "The sandbox stopped this command: the sandbox keeps .bashrc read-only whatever the " +
+      "settings: your shell or git reads it and runs what it says later, outside the sandbox " +
+      "(shell start-up, core.fsmonitor, a program early in PATH) (Read-only file system). " +
+      WAY_OUT.replace("COMMAND", command);
+    const lines = result.stderr.split("\n");
+    expect(lines.slice(0, 4)).toEqual([
+      `turnloop: warning: your home folder ${userHome} is a writable folder of the sandbox: ` +
+        "commands may change any file in it but your shell's start-up files, git's config, " +
+        "~/.local/bin and the hooks and config of repositories up to two folders down, which it " +
+        `keeps read-only (README, "Sandbox"); start turnloop in a project's folder to confine them to it`,
+      expect.stringMatching(/^✗ bash echo evil >> ~\/\.bashrc failed \(exit code 1\)/),
+      `    bash: line 1: ${userHome}/.bashrc: Read-only file system`,
+      `    ${why}`,
+    ]);
+    expect(lines.filter((line) => line.includes("warning"))).toHaveLength(1);
+  });
 });

@@ -1,7 +1,7 @@
 import { lstatSync, readlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type ConfiguredPlace, configuredPlacesOf, type GitUser } from "./configured-places.js";
-import { PROJECT_CONFIGURATION } from "./policy.js";
+import { PROJECT_CONFIGURATION, STARTUP_FILES } from "./policy.js";
 import { isInside, type RealPaths } from "./real-paths.js";
 
 /** Most symbolic links one resolution follows, as Linux's own path walk (`ELOOP` past 40). */
@@ -16,7 +16,7 @@ const MAX_LINKS = 40;
  * there is removed after it (configuration-guard.ts).
  */
 export type RootEntry =
-  | { kind: "mounted"; path: string }
+  | { kind: "mounted"; path: string; identity?: string }
   | { kind: "link"; path: string; target: string }
   | { kind: "missing"; path: string };
 
@@ -39,16 +39,29 @@ export interface ConfigurationChain {
 }
 
 /**
- * The {@link ConfigurationChain} of each of {@link PROJECT_CONFIGURATION} in each of `roots`
- * (writable roots, real absolute paths). Walks each path one component at a time as the kernel
- * does (`lstat`, `readlink`), so reads a few entries per place; stops at a missing entry, a
- * component that is no folder, or past {@link MAX_LINKS} links.
+ * The {@link ConfigurationChain} of each of {@link PROJECT_CONFIGURATION} and
+ * {@link STARTUP_FILES} in each of `roots` (writable roots, real absolute paths). Walks each path
+ * one component at a time as the kernel does (`lstat`, `readlink`), so reads a few entries per
+ * place; stops at a missing entry, a component that is no folder, or past {@link MAX_LINKS}
+ * links. A place below a folder of the root (`.config/git`) is kept alone, not its folder
+ * (`.config` stays writable): its chain starts at the place, a missing one where that folder is
+ * missing, and a mounted entry's identity is noted, since moving that folder away moves the mount
+ * with it and lets a new place be made at the old path.
  */
 export function configurationChains(roots: readonly string[]): ConfigurationChain[] {
   return roots.flatMap((root) =>
-    PROJECT_CONFIGURATION.map((name) => {
+    [...PROJECT_CONFIGURATION, ...STARTUP_FILES].map((name) => {
       const path = join(root, name);
-      return { name, path, entries: rootEntries(path, roots) };
+      const folder = dirname(path);
+      if (folder === root) {
+        return { name, path, entries: rootEntries(path, roots) };
+      }
+      // A folder that is a symbolic link is followed, as the kernel follows it.
+      const entries: RootEntry[] =
+        lstatOf(folder) !== undefined
+          ? rootEntries(path, [...roots, folder])
+          : [{ kind: "missing", path }];
+      return { name, path, entries };
     }),
   );
 }
@@ -89,7 +102,7 @@ export function rootEntries(path: string, roots: readonly string[]): RootEntry[]
       continue;
     }
     if (inRoot && !entries.has(next)) {
-      entries.set(next, { kind: "mounted", path: next });
+      entries.set(next, { kind: "mounted", path: next, identity: `${stats.dev}:${stats.ino}` });
     }
     current = next;
   }

@@ -6,10 +6,16 @@ import {
   configurationChains,
   type RootEntry,
 } from "./configuration-chain.js";
-import { type LeadingEntry, PROJECT_CONFIGURATION, protectedPlaceUndone } from "./policy.js";
+import {
+  type LeadingEntry,
+  PROJECT_CONFIGURATION,
+  protectedPlaceUndone,
+  STARTUP_FILES,
+} from "./policy.js";
 
 /**
- * What a command in a writable root could change of how {@link PROJECT_CONFIGURATION} resolve
+ * What a command in a writable root could change of how {@link PROJECT_CONFIGURATION} and
+ * {@link STARTUP_FILES} resolve
  * although the sandbox mounts read-only every entry of a root they pass through
  * (configuration-chain.ts `configurationMounts`), noted before the command runs: the chains,
  * whose `link` entries (the link itself lies in the writable root: it could be replaced) and
@@ -46,14 +52,15 @@ export async function undoConfigurationChanges(
   snapshot: ConfigurationSnapshot,
 ): Promise<string | undefined> {
   const { names, undone } = await undoChainChanges(snapshot.chains);
-  const places = PROJECT_CONFIGURATION.filter((name) => names.has(name));
+  const places = [...PROJECT_CONFIGURATION, ...STARTUP_FILES].filter((name) => names.has(name));
   return undone.length === 0 ? undefined : protectedPlaceUndone(places, undone);
 }
 
 /**
  * Undoes what the command (whose processes all ended with it) changed of `chains`, noted before
  * it: puts back each link it replaced or retargeted, then removes what it made at a missing
- * entry: the place itself, or an entry a link leads to when the place resolves now. A path that
+ * entry (the place itself, or an entry a link leads to when the place resolves now) and a mounted
+ * entry made anew (another file at its path: {@link madeAnew}). A path that
  * cannot be put back or removed is named all the same.
  * @returns the names of the chains changed and what was undone, in words (empty: nothing).
  */
@@ -76,6 +83,12 @@ export async function undoChainChanges(
   }
   const made = new Set<string>();
   for (const chain of chains) {
+    for (const entry of chain.entries) {
+      if (entry.kind === "mounted" && madeAnew(entry.path, entry.identity)) {
+        made.add(entry.path);
+        names.add(chain.name);
+      }
+    }
     const missing = chain.entries.find((entry) => entry.kind === "missing");
     const there = missing !== undefined && lstatSync(missing.path, { throwIfNoEntry: false });
     if (missing !== undefined && there && (missing.path === chain.path || resolves(chain.path))) {
@@ -94,6 +107,21 @@ export async function undoChainChanges(
     ),
   ];
   return { names, undone };
+}
+
+/**
+ * Whether another file than the one noted (`identity`: device and inode) is at `path` now: the
+ * folder holding the noted one was moved away, taking its mount along, and a new one made there.
+ */
+function madeAnew(path: string, identity: string | undefined): boolean {
+  try {
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    return (
+      identity !== undefined && stats !== undefined && `${stats.dev}:${stats.ino}` !== identity
+    );
+  } catch {
+    return false; // ENOTDIR: nothing is there
+  }
 }
 
 function sameLink(path: string, target: string): boolean {

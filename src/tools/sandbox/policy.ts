@@ -12,7 +12,7 @@ export const SANDBOX_POLICIES = ["read-only", "workspace-write", "danger-full-ac
  * - `read-only`: the whole file system is read-only; only a private `/tmp` is writable.
  * - `workspace-write`: as `read-only`, plus the session's cwd and its additional directories are
  *   writable, except the `hooks` and `config` of the git repositories in them and each one's
- *   {@link PROJECT_CONFIGURATION}.
+ *   {@link PROJECT_CONFIGURATION} and {@link STARTUP_FILES}.
  * - `danger-full-access`: no sandbox; the command runs as the user with everything the user has.
  */
 export type SandboxPolicy = (typeof SANDBOX_POLICIES)[number];
@@ -33,9 +33,42 @@ export function isSandboxPolicy(text: string): text is SandboxPolicy {
 export const PROJECT_CONFIGURATION: readonly string[] = [".turnloop", ".mcp.json"];
 
 /**
+ * What a shell or git reads from a home folder and runs later, outside the sandbox: bash's and
+ * zsh's startup files (bash(1) "INVOCATION", zsh(1) "STARTUP/SHUTDOWN FILES"; `.profile` is sh's
+ * and dash's too), git's user config (`.gitconfig`, `.config/git/`: `core.fsmonitor`,
+ * `core.pager` and aliases run programs) and `.local/bin`, early in a usual `PATH` (a `git` there
+ * runs instead of git). Each writable root's are kept read-only as its
+ * {@link PROJECT_CONFIGURATION} is (configuration-chain.ts), since the workspace may be the home
+ * folder (`cd ~ && turnloop`; a trial planted all of these there); `@anthropic-ai/sandbox-runtime`
+ * keeps the same files from writes (its `DANGEROUS_FILES`). Paths relative to the root.
+ */
+export const STARTUP_FILES: readonly string[] = [
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".profile",
+  ".zshenv",
+  ".zshrc",
+  ".zprofile",
+  ".zlogin",
+  ".zlogout",
+  ".gitconfig",
+  ".config/git",
+  ".local/bin",
+];
+
+/**
  * The user's credential places hidden from sandboxed commands by default, relative to the home
- * folder (issue 23's list). `TURNLOOP_HOME` (the session logs) and the user's runtime folder are
- * added by {@link SandboxSettings}, not listed here.
+ * folder: issue 23's list (ssh, the clouds' CLIs, Docker, Kubernetes, `.netrc`, npm's and PyPI's
+ * tokens, git's credential store, GnuPG), then what a trial read from a sandbox (session 27:
+ * GitHub's CLI `hosts.yml`, Cargo's registry token) and other tools' tokens: Claude Code's and
+ * Codex's logins, PostgreSQL's `.pgpass`, Maven's and Gradle's repository passwords, Vault's
+ * token, Terraform's registry tokens, git's XDG credential store; shell and REPL histories
+ * (passwords typed on a command line, `export TOKEN=…`); and the default `~/.turnloop`, which
+ * holds earlier sessions' logs also when `TURNLOOP_HOME` points elsewhere. `TURNLOOP_HOME` (the
+ * session logs) and the user's runtime folder are added by {@link SandboxSettings}, not listed
+ * here. README's "Sandbox" lists the same.
  */
 export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
   ".ssh",
@@ -49,6 +82,29 @@ export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
   ".pypirc",
   ".git-credentials",
   ".gnupg",
+  ".config/gh",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
+  ".claude",
+  ".claude.json",
+  ".codex",
+  ".pgpass",
+  ".m2/settings.xml",
+  ".m2/settings-security.xml",
+  ".gradle/gradle.properties",
+  ".vault-token",
+  ".terraform.d",
+  ".config/git/credentials",
+  ".bash_history",
+  ".zsh_history",
+  ".zhistory",
+  ".python_history",
+  ".node_repl_history",
+  ".psql_history",
+  ".mysql_history",
+  ".sqlite_history",
+  ".local/share/fish/fish_history",
+  ".turnloop",
 ];
 
 /**
@@ -148,10 +204,33 @@ function configuresTurnloop(what: string): string {
   return `turnloop reads ${what} to configure later runs (permissions, base URL, MCP servers it starts)`;
 }
 
+/** Why {@link STARTUP_FILES} are kept from sandboxed commands, with `what` read: `it`, `them`, a name. */
+function runsLater(what: string): string {
+  return `your shell or git reads ${what} and runs what it says later, outside the sandbox (shell start-up, core.fsmonitor, a program early in PATH)`;
+}
+
+/** Why `place` (of {@link PROJECT_CONFIGURATION} or {@link STARTUP_FILES}) is kept, naming it `what`. */
+function whyKeptOne(place: string, what: string): string {
+  return PROJECT_CONFIGURATION.includes(place) ? configuresTurnloop(what) : runsLater(what);
+}
+
+/** Why the places named `places` (of {@link PROJECT_CONFIGURATION} and {@link STARTUP_FILES}) are kept. */
+function whyKept(places: readonly string[]): string {
+  const turnloop = places.filter((place) => PROJECT_CONFIGURATION.includes(place));
+  const startup = places.filter((place) => !PROJECT_CONFIGURATION.includes(place));
+  const pronoun = (names: readonly string[]) =>
+    places.length === names.length ? (names.length === 1 ? "it" : "them") : names.join(" and ");
+  return [
+    ...(turnloop.length === 0 ? [] : [configuresTurnloop(pronoun(turnloop))]),
+    ...(startup.length === 0 ? [] : [runsLater(pronoun(startup))]),
+  ].join("; ");
+}
+
 /**
- * `.git/hooks` and `.git/config` of a root's repository (and of those in its folders,
- * `sub/.git`), of its submodules' git folders (`.git/modules/<name>/…`), the files through which
- * git finds them (git-folders.ts `LOCATING_FILES`), and the `.git` folder or file
+ * `.git/hooks` and `.git/config` of a root's repository (and of those in its folders and
+ * theirs, `sub/.git`, `org/repo/.git`: git-folders.ts `GIT_SEARCH_DEPTH`), of its submodules' git
+ * folders (`.git/modules/<name>/…`), the files through which git finds them (git-folders.ts
+ * `LOCATING_FILES`), and the `.git` folder or file
  * itself (bound over itself: it cannot be moved), as git-folders.ts `gitProtection` mounts them,
  * and each root's {@link PROJECT_CONFIGURATION}.
  */
@@ -176,10 +255,10 @@ const PROTECTED_PLACES: readonly ProtectedPlace[] = [
     path: /(?:^|[\s'"`/])\.git(?![\w./-])/,
     why: "it holds the hooks and config git runs and reads later, outside the sandbox, so it cannot be moved or removed",
   },
-  ...PROJECT_CONFIGURATION.map((name) => ({
+  ...[...PROJECT_CONFIGURATION, ...STARTUP_FILES].map((name) => ({
     name,
     path: new RegExp(`(?:^|[\\s'"\`/])${name.replaceAll(".", "\\.")}(?![\\w.-])`),
-    why: configuresTurnloop("it"),
+    why: whyKeptOne(name, "it"),
   })),
 ];
 
@@ -249,7 +328,7 @@ export function protectedPlaceStop(
     ...leading.map(({ entry, place }) => ({
       name: entry,
       path: new RegExp(`(?:^|[\\s'"\`/])${escaped(entry)}(?![\\w.-])`),
-      why: `${place} leads through it, and ${configuresTurnloop(place)}`,
+      why: `${place} leads through it, and ${whyKeptOne(place, place)}`,
     })),
   ];
   for (const line of output.split("\n")) {
@@ -273,7 +352,7 @@ function escaped(name: string): string {
  * reported stopped: `places` are the names, `undone` what the sandbox undid, already done.
  */
 export function protectedPlaceUndone(places: readonly string[], undone: readonly string[]): string {
-  const why = configuresTurnloop(places.length === 1 ? "it" : "them");
+  const why = whyKept(places);
   return `${PROTECTED_REASON_START}${places.join(" and ")} read-only whatever the settings: ${why}; ${undone.join("; ")}`;
 }
 

@@ -87,6 +87,27 @@ describe.skipIf(!sandboxReady)(
       expect(await readFile(join(library, ".git", "config"), "utf8")).not.toContain("evil");
     });
 
+    it("a repository two folders down (org1/repoA): hooks and config read-only, a new one removed; the user's later git commit runs nothing planted", async () => {
+      const repositoryA = join(project, "org1", "repoA");
+      await mkdir(repositoryA, { recursive: true });
+      git(repositoryA, "init", "-q");
+      const marker = join(fixture.outside, "planted-ran");
+      const result = await run(
+        `printf '#!/bin/sh\\ntouch ${marker}\\n' > org1/repoA/.git/hooks/pre-commit; ` +
+          `git -C org1/repoA config core.fsmonitor 'touch ${marker}'; ` +
+          "git init -q org1/repoB && echo 'echo evil' > org1/repoB/.git/hooks/pre-commit && echo made",
+        project,
+      );
+      expect(result.output).toBe(
+        "bash: line 1: org1/repoA/.git/hooks/pre-commit: Read-only file system\n" +
+          "error: could not write config file .git/config: Device or resource busy\n" +
+          "made\n",
+      );
+      expect(result.sandboxLimit).toBe(removed(join(project, "org1", "repoB", ".git")));
+      git(repositoryA, "commit", "-q", "--allow-empty", "-m", "later, outside the sandbox");
+      expect(existsSync(marker)).toBe(false);
+    });
+
     it("a repository below the root whose folder is moved away: the new one made in its place is removed, the moved one kept", async () => {
       const library = join(project, "library");
       await mkdir(library, { recursive: true });
