@@ -100,18 +100,19 @@ export function warningUpdate(
 }
 
 /**
- * A failed model request about to be tried again (`assistant.retry`), as a message of the agent:
- * editors hide the agent's stderr (which says it too), and a retry can keep a prompt silent for
- * half a minute (README: "each retry is shown"). `afterText` as for {@link warningUpdate}.
+ * A failed model request about to be tried again (`assistant.retry`), as a thought of the agent
+ * (`agent_thought_chunk`): editors hide the agent's stderr (which says it too), and a retry can
+ * keep a prompt silent for half a minute (README: "each retry is shown"); a thought is not the
+ * reply, so the notice never joins the answer's text (case 17), and a `session/load` replays it the
+ * same way (case 25).
  */
 export function retryUpdate(
   data: SessionEventData["assistant.retry"],
   eventId: string,
-  afterText: boolean,
 ): acp.SessionUpdate {
   return {
-    sessionUpdate: "agent_message_chunk",
-    content: { type: "text", text: `${afterText ? "\n" : ""}⟳ ${retryNote(data)}\n` },
+    sessionUpdate: "agent_thought_chunk",
+    content: { type: "text", text: `⟳ ${retryNote(data)}\n` },
     messageId: eventId,
   };
 }

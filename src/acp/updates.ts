@@ -149,10 +149,8 @@ export class UpdateMapper {
       case "assistant.turn_end":
         return this.abandoned(change);
       case "assistant.retry":
-        // Live only: a replayed session's retries are history, not news (the log keeps them).
-        return this.options.mode === "live"
-          ? [retryUpdate(event.data, event.id, this.agentText)]
-          : [];
+        // Live and replayed alike, so a reloaded thread shows what the live one did (case 25).
+        return [retryUpdate(event.data, event.id)];
       case "tool.execution_start":
       case "permission.completed":
       case "permission.requested":

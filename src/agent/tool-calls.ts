@@ -299,8 +299,11 @@ export function interrupted(toolCall: ToolRequest): ToolCallOutcome {
   };
 }
 
-/** The result of a call the prompt's cancel stopped before the tool started (at its question, say). */
-function notStarted(toolCall: ToolRequest): ToolCallOutcome {
+/**
+ * The result of a call the prompt's cancel, or the end of the process running it, stopped before
+ * the tool started (at its question, say).
+ */
+export function notStarted(toolCall: ToolRequest): ToolCallOutcome {
   return {
     toolCall,
     content: "Not run: the prompt was cancelled before the tool call started.",

@@ -7,7 +7,7 @@
  * `session.resume` that opens them says once what was repaired ({@link resumeData}).
  */
 
-import { interrupted } from "../agent/tool-calls.js";
+import { interrupted, notStarted } from "../agent/tool-calls.js";
 import type {
   EventInput,
   RepairNote,
@@ -25,10 +25,29 @@ export class OpenWork {
   /** Open turns by `turnId`, in the order they started. */
   readonly #turns = new Map<string, SessionEventData["assistant.turn_start"]>();
   #compaction: SessionEventData["session.compaction_start"] | undefined;
+  /** Calls handled (`tool.execution_start`) and not refused or waiting at a question: they may have run. */
+  readonly #mayHaveRun = new Set<string>();
+  /** Calls whose permission question is unanswered, or was answered with no. */
+  readonly #held = new Set<string>();
 
   /** Folds one event of the log. */
   apply(event: SessionEvent): void {
     switch (event.type) {
+      case "tool.execution_start":
+        this.#mayHaveRun.add(event.data.toolCallId);
+        return;
+      case "permission.requested":
+        this.#held.add(event.data.toolCallId);
+        return;
+      case "permission.completed":
+        if (event.data.decision === "allowed") {
+          this.#held.delete(event.data.toolCallId);
+        }
+        return;
+      case "tool.execution_complete":
+        this.#mayHaveRun.delete(event.data.toolCallId);
+        this.#held.delete(event.data.toolCallId);
+        return;
       case "assistant.turn_start":
         this.#turns.set(event.data.turnId, event.data);
         return;
@@ -55,6 +74,13 @@ export class OpenWork {
   clear(): void {
     this.#turns.clear();
     this.#compaction = undefined;
+    this.#mayHaveRun.clear();
+    this.#held.clear();
+  }
+
+  /** Whether the call `toolCallId` left without a result may have partly run. */
+  mayHaveRun(toolCallId: string): boolean {
+    return this.#mayHaveRun.has(toolCallId) && !this.#held.has(toolCallId);
   }
 
   /** What {@link closingEvents} closes, with `toolCalls` calls left without a result. */
@@ -64,7 +90,8 @@ export class OpenWork {
 
   /**
    * The events that close what is open, in the order the loop would have written them: an
-   * interrupted result for each call of `pendingCalls`, then an `assistant.turn_end` with status
+   * interrupted result for each call of `pendingCalls` ("Not run" for one that never started: not
+   * handled yet, or held at a permission question), then an `assistant.turn_end` with status
    * `interrupted` for each open turn, then a failed `session.compaction_complete`.
    */
   closingEvents(pendingCalls: readonly ToolRequest[]): EventInput[] {
@@ -87,7 +114,8 @@ export class OpenWork {
               },
             },
           ];
-    return [...interruptedResults(pendingCalls), ...turnEnds, ...compactionEnd];
+    const results = interruptedResults(pendingCalls, (call) => this.mayHaveRun(call.toolCallId));
+    return [...results, ...turnEnds, ...compactionEnd];
   }
 }
 
@@ -96,10 +124,17 @@ export class OpenWork {
  * write): each an interrupted failure (DESIGN.md: every tool call gets exactly one result).
  */
 
-/** One `tool.execution_complete` (interrupted) per call of `pending`, in order. */
-export function interruptedResults(pending: readonly ToolRequest[]): EventInput[] {
+/**
+ * One `tool.execution_complete` (interrupted) per call of `pending`, in order: the live cancel's
+ * words, "Interrupted: … it may have partly run." for a call `mayHaveRun` says may have run,
+ * "Not run: …" (as a cancel at its permission question says, case 04) for the others.
+ */
+export function interruptedResults(
+  pending: readonly ToolRequest[],
+  mayHaveRun: (toolCall: ToolRequest) => boolean,
+): EventInput[] {
   return pending.map((toolCall) => {
-    const { content } = interrupted(toolCall);
+    const { content } = mayHaveRun(toolCall) ? interrupted(toolCall) : notStarted(toolCall);
     const error = { message: content, code: "interrupted" as const };
     const data = { toolCallId: toolCall.toolCallId, toolName: toolCall.name };
     return {

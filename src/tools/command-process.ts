@@ -30,6 +30,8 @@ export type ProcessOutcome =
 export interface WatchOptions {
   signal: AbortSignal;
   onOutput?: (output: string) => void;
+  /** Called with the group's leader pid once its group ended or got its last SIGKILL. */
+  onGroupEnded?: (pid: number) => void;
 }
 
 /**
@@ -240,14 +242,20 @@ export class CommandProcess {
       // Children that ignored SIGTERM may outlive the command: make sure the group ends.
       setTimeout(() => {
         signalGroup(pid, "SIGKILL");
-        if (pid !== undefined) {
-          liveGroups.delete(pid);
-        }
+        this.endGroup(pid);
       }, KILL_ESCALATION_MS).unref();
-    } else if (pid !== undefined) {
-      liveGroups.delete(pid);
+    } else {
+      this.endGroup(pid);
     }
     this.settle(failure ?? this.outcomeAfterExit());
+  }
+
+  /** Takes a group that ended, or got its last SIGKILL, off the lists of live groups. */
+  private endGroup(pid: number | undefined): void {
+    if (pid !== undefined) {
+      liveGroups.delete(pid);
+      this.options.onGroupEnded?.(pid);
+    }
   }
 
   private outcomeAfterExit(): ProcessOutcome {

@@ -42,7 +42,8 @@ export function bashArgv(command: string): ProcessArgv {
  * {@link ProcessRunnerOptions.wrap} (default `bash -c`) as the leader of its own process group,
  * stdin closed, in exactly `request.env`. On timeout or cancel the whole group gets SIGTERM, then
  * SIGKILL two seconds later; background children that keep the pipes open after the command
- * exited are cut off after a short grace and their group ended. Output beyond the limit keeps its
+ * exited are cut off after a short grace and their group ended. The group is listed with the
+ * reaper of group-reaper.ts, which SIGKILLs it if turnloop itself dies (kill -9 included). Output beyond the limit keeps its
  * head and tail and is saved whole to `request.savePath`. Never rejects.
  */
 export class ProcessRunner implements CommandRunner {
@@ -65,6 +66,8 @@ export class ProcessRunner implements CommandRunner {
     const { file, args, inputs = [] } = this.wrap(command);
     // Loaded with the first command: a run that starts none never loads it (issue 26).
     const { spawn } = await import("node:child_process");
+    const reaper = await import("./group-reaper.js");
+    reaper.startGroupReaper(spawn);
     const child = spawn(file, args, {
       cwd: request.cwd,
       detached: true,
@@ -72,6 +75,9 @@ export class ProcessRunner implements CommandRunner {
       env: { ...request.env },
       // Pipes for stdout, stderr and the inputs, so stdout and stderr are never null.
     }) as ChildProcessByStdio<null, Readable, Readable>;
+    if (child.pid !== undefined) {
+      reaper.watchGroup(child.pid);
+    }
     writeInputs(child.stdio.slice(3), inputs);
     let watched: CommandProcess | undefined;
     const output = new CommandOutput(
@@ -82,6 +88,7 @@ export class ProcessRunner implements CommandRunner {
     );
     watched = new CommandProcess(child, output, {
       signal: request.signal,
+      onGroupEnded: reaper.forgetGroup,
       ...(request.onOutput === undefined ? {} : { onOutput: request.onOutput }),
     });
     const outcome = await watched.wait(request.timeoutMs);

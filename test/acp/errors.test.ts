@@ -111,7 +111,15 @@ describe("errors", () => {
           ? [update.content.text]
           : [],
       );
-    expect(texts).toEqual([
+    expect(texts).toEqual([]);
+    const thoughts = harness
+      .updates(sessionId)
+      .flatMap((update) =>
+        update.sessionUpdate === "agent_thought_chunk" && update.content.type === "text"
+          ? [update.content.text]
+          : [],
+      );
+    expect(thoughts).toEqual([
       expect.stringMatching(/^⟳ retrying in \d+\.\d s \(attempt 1\): .*boom/),
     ]);
     const events = await harness.persisted(sessionId);

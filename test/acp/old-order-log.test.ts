@@ -84,6 +84,12 @@ describe("a log written in the old turn order", () => {
         messageId: "message-3",
       },
       { sessionUpdate: "user_message_chunk", content: text("And b.txt?"), messageId: "message-4" },
+      // The retry is replayed as it was told live, a thought (trial 27f, case 25).
+      {
+        sessionUpdate: "agent_thought_chunk",
+        content: text("⟳ retrying in 1.0 s (attempt 1): HTTP 503: Service Unavailable\n"),
+        messageId: "message-5",
+      },
       // A replay reports the context use once, at the end.
       { sessionUpdate: "usage_update", used: 65, size: 128_000 },
     ]);
