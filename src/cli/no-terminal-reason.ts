@@ -17,7 +17,7 @@ import {
   liftingSetting,
   type SandboxLimit,
   sandboxLimit,
-} from "../permissions/permission-mode.js";
+} from "../session/sandbox-setup.js";
 
 /**
  * `-p`'s flags that lift the sandbox's limits; the network also by its config key, kept for later

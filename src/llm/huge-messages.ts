@@ -191,10 +191,7 @@ type BodySegment = { literal: string } | { text: string };
  * `body` cut at the placeholders of {@link shareHugeTexts}, or as one literal segment when it is
  * huge itself; undefined for an ordinary body (sent as it is).
  */
-function bodySegments(
-  body: string,
-  json: Map<string, string> | undefined,
-): BodySegment[] | undefined {
+function bodySegments(body: string, json?: Map<string, string>): BodySegment[] | undefined {
   // No placeholder made yet: none can be in the body (the prefix holds a random UUID).
   if (nextPlaceholder === 0 || !body.includes(PLACEHOLDER_PREFIX)) {
     return body.length < HUGE_MESSAGE_BYTES ? undefined : [{ literal: body }];
@@ -209,10 +206,7 @@ function bodySegments(
   return segments;
 }
 
-/**
- * What a placeholder of a body stands for: a JSON text of its request's (`json`; taken: it is sent
- * once) or a shared text.
- */
+/** What a body's placeholder stands for: its request's JSON text (`json`, sent once) or a shared text. */
 function filledIn(placeholder: string, json: Map<string, string> | undefined): BodySegment {
   const text = json?.get(placeholder);
   if (text !== undefined) {

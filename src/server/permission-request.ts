@@ -54,12 +54,8 @@ export function wirePermissionRequest(
   switch (kind) {
     case "shell": {
       const outside = event.outsideSandbox;
-      const bypass =
-        outside === undefined
-          ? {}
-          : { requestSandboxBypass: true, requestSandboxBypassReason: outside };
       const fields = shellRequestFields(scope?.command ?? "", outside !== undefined);
-      return { ...common, kind, ...bypass, ...fields };
+      return { ...common, kind, ...sandboxBypassFields(outside), ...fields };
     }
     case "write": {
       const fileName = paths[0] ?? "";
@@ -90,6 +86,19 @@ export function wirePermissionRequest(
         args,
       };
   }
+}
+
+/**
+ * The Copilot wire's marks of a question to run, outside the sandbox, a command it stopped
+ * (`outside`: why it was stopped); none for any other question.
+ */
+function sandboxBypassFields(outside: string | undefined): {
+  requestSandboxBypass?: true;
+  requestSandboxBypassReason?: string;
+} {
+  return outside === undefined
+    ? {}
+    : { requestSandboxBypass: true, requestSandboxBypassReason: outside };
 }
 
 function permissionKind(toolKind: string, external: boolean): PermissionKind {

@@ -12,16 +12,19 @@ import type { AskPermission, PermissionReply } from "../permissions/permission-d
 import type { Authorize, NoAskSituation } from "../permissions/permission-gate.js";
 import {
   type CommandConfinement,
-  type LimitSettings,
-  liftingSetting,
   outsideConfinement,
   type PermissionMode,
-  sandboxLimit,
 } from "../permissions/permission-mode.js";
 import type { SessionMode, WirePermissionRequest } from "../protocol/copilot.js";
 import type { PermissionCallbacks } from "../session/agent-settings.js";
 import type { RunConfig } from "../session/run-config.js";
-import { type HostSandbox, permissionModeOf } from "../session/sandbox-setup.js";
+import {
+  type HostSandbox,
+  type LimitSettings,
+  liftingSetting,
+  permissionModeOf,
+  sandboxLimit,
+} from "../session/sandbox-setup.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import type { Gates, HookRunner } from "./hooks.js";

@@ -91,36 +91,39 @@ export async function gatherMcpServers(sources: McpSources): Promise<GatheredSer
     }
     problems.push(...layer.problems, ...(layer.warnings ?? []));
   }
-  const waiting = trusted ? [] : projectLayers.filter((layer) => hasServersOrProblems(layer));
-  const waitingServers: McpServerConfigs = Object.assign(
-    {},
-    ...waiting.map((layer) => layer.servers),
-  );
+  const untrustedProject = trusted ? undefined : untrustedProjectOf(projectLayers, trust, problems);
+  return {
+    servers,
+    sources: serverSources,
+    problems,
+    ...(untrustedProject === undefined ? {} : { untrustedProject }),
+  };
+}
+
+/**
+ * The servers of the project's files (`layers`), held while the project is not trusted (`trust`
+ * says why), or undefined when they have none; their files' problems are added to `problems`.
+ */
+function untrustedProjectOf(
+  layers: readonly (ParsedServers & { path: string })[],
+  trust: ProjectTrust,
+  problems: string[],
+): UntrustedProject | undefined {
+  const waiting = layers.filter((layer) => hasServersOrProblems(layer));
+  const servers: McpServerConfigs = Object.assign({}, ...waiting.map((layer) => layer.servers));
   // Later files win, as for servers that run: each name's file is the last that has it.
-  const waitingSources: Record<string, string> = Object.assign(
+  const sources: Record<string, string> = Object.assign(
     {},
     ...waiting.map((layer) =>
       Object.fromEntries(Object.keys(layer.servers).map((name) => [name, layer.path])),
     ),
   );
-  const names = Object.keys(waitingServers);
   problems.push(...waiting.flatMap((layer) => [...layer.problems, ...(layer.warnings ?? [])]));
-  return {
-    servers,
-    sources: serverSources,
-    problems,
-    ...(names.length > 0
-      ? {
-          untrustedProject: {
-            path: waiting.map((layer) => layer.path).join(" and "),
-            names,
-            servers: waitingServers,
-            sources: waitingSources,
-            trust,
-          },
-        }
-      : {}),
-  };
+  const names = Object.keys(servers);
+  if (names.length === 0) {
+    return undefined;
+  }
+  return { path: waiting.map((layer) => layer.path).join(" and "), names, servers, sources, trust };
 }
 
 function hasServersOrProblems(layer: ParsedServers): boolean {

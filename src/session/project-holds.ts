@@ -109,15 +109,7 @@ function splitProjectSettings(
   const modeHeld =
     mode !== undefined && MODE_RANK[mode] > MODE_RANK[user.permissions?.mode ?? "ask"];
   hold("permissions.mode", modeHeld ? mode : undefined);
-  const { policy, network, allowUnixSockets, ...sandboxKept } = sandbox ?? {};
-  const policyHeld =
-    policy !== undefined &&
-    POLICY_RANK[policy] > POLICY_RANK[user.sandbox?.policy ?? "workspace-write"];
-  hold("sandbox.policy", policyHeld ? policy : undefined);
-  const networkHeld = network === true && user.sandbox?.network !== true;
-  hold("sandbox.network", networkHeld ? network : undefined);
-  const socketsHeld = allowUnixSockets === true && user.sandbox?.allowUnixSockets !== true;
-  hold("sandbox.allowUnixSockets", socketsHeld ? allowUnixSockets : undefined);
+  const sandboxKept = sandbox === undefined ? undefined : keptSandbox(sandbox, user.sandbox, hold);
   return {
     kept: {
       ...kept,
@@ -130,17 +122,34 @@ function splitProjectSettings(
               ...(modeHeld || mode === undefined ? {} : { mode }),
             },
           }),
-      ...(sandbox === undefined
-        ? {}
-        : {
-            sandbox: {
-              ...sandboxKept,
-              ...(policyHeld || policy === undefined ? {} : { policy }),
-              ...(networkHeld || network === undefined ? {} : { network }),
-              ...(socketsHeld || allowUnixSockets === undefined ? {} : { allowUnixSockets }),
-            },
-          }),
+      ...(sandboxKept === undefined ? {} : { sandbox: sandboxKept }),
     },
     keys,
+  };
+}
+
+/**
+ * `sandbox` (a project's) without what would loosen the user's own sandbox settings
+ * (`userSandbox`): a wider policy, the network, Unix sockets; each held key goes to `hold`.
+ */
+function keptSandbox(
+  sandbox: NonNullable<ConfigFile["sandbox"]>,
+  userSandbox: ConfigFile["sandbox"],
+  hold: (key: string, value: unknown) => void,
+): NonNullable<ConfigFile["sandbox"]> {
+  const { policy, network, allowUnixSockets, ...kept } = sandbox;
+  const policyHeld =
+    policy !== undefined &&
+    POLICY_RANK[policy] > POLICY_RANK[userSandbox?.policy ?? "workspace-write"];
+  hold("sandbox.policy", policyHeld ? policy : undefined);
+  const networkHeld = network === true && userSandbox?.network !== true;
+  hold("sandbox.network", networkHeld ? network : undefined);
+  const socketsHeld = allowUnixSockets === true && userSandbox?.allowUnixSockets !== true;
+  hold("sandbox.allowUnixSockets", socketsHeld ? allowUnixSockets : undefined);
+  return {
+    ...kept,
+    ...(policyHeld || policy === undefined ? {} : { policy }),
+    ...(networkHeld || network === undefined ? {} : { network }),
+    ...(socketsHeld || allowUnixSockets === undefined ? {} : { allowUnixSockets }),
   };
 }
