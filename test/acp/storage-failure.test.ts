@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+import {
+  createTestDatabase,
+  cutOff,
+  postgresUnavailable,
+  type TestDatabase,
+} from "../support/postgres.js";
 import { AcpHarness } from "./support.js";
 
 /**
@@ -13,25 +18,6 @@ afterEach(async () => {
   await database?.drop();
   database = undefined;
 });
-
-/** Ends every connection to `tested` and refuses new ones (an error no retry waits out). */
-async function cutOff(tested: TestDatabase): Promise<void> {
-  const url = new URL(tested.url);
-  const name = url.pathname.slice(1);
-  url.pathname = "/postgres";
-  const { default: pg } = await import("pg");
-  const admin = new pg.Client({ connectionString: url.href });
-  await admin.connect();
-  try {
-    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-    await admin.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
-      [name],
-    );
-  } finally {
-    await admin.end();
-  }
-}
 
 describe.skipIf(postgresUnavailable !== undefined)("a store that cannot be written", () => {
   test("fails the prompt with an error naming storage, not the model request", async () => {

@@ -6,7 +6,12 @@ import { runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { fakeModelEnvironment } from "../support/fixtures.js";
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+import {
+  createTestDatabase,
+  cutOff,
+  postgresUnavailable,
+  type TestDatabase,
+} from "../support/postgres.js";
 
 /**
  * The PostgreSQL store going away while a prompt runs (a fresh user's trial, round 3 session 19,
@@ -32,25 +37,6 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
   await rm(repository, { recursive: true, force: true });
 });
-
-/** Ends every connection to `tested` and refuses new ones (as a stopped server would). */
-async function cutOff(tested: TestDatabase): Promise<void> {
-  const url = new URL(tested.url);
-  const name = url.pathname.slice(1);
-  url.pathname = "/postgres";
-  const { default: pg } = await import("pg");
-  const admin = new pg.Client({ connectionString: url.href });
-  await admin.connect();
-  try {
-    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-    await admin.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
-      [name],
-    );
-  } finally {
-    await admin.end();
-  }
-}
 
 describe.skipIf(postgresUnavailable !== undefined)("the database going away mid-prompt", () => {
   test("-p says it once, as a storage failure, with no stack", { timeout: 60_000 }, async () => {

@@ -109,3 +109,25 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * Ends every connection to `tested` and refuses new ones, as a stopped server would (an error no
+ * retry waits out).
+ */
+export async function cutOff(tested: TestDatabase): Promise<void> {
+  const url = new URL(tested.url);
+  const name = url.pathname.slice(1);
+  url.pathname = "/postgres";
+  const { default: pg } = await import("pg");
+  const admin = new pg.Client({ connectionString: url.href });
+  await admin.connect();
+  try {
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+      [name],
+    );
+  } finally {
+    await admin.end();
+  }
+}
