@@ -86,7 +86,10 @@ describe("a repository's .turnloop/config.json from a subfolder", () => {
     const trusted = await cli(["mcp", "trust"], { cwd: folder });
     expect({ code: trusted.code, stdout: trusted.stdout }).toEqual({
       code: 0,
-      stdout: `Trusted ${repository}: its .mcp.json servers will run and its .turnloop/config.json applies whole.\n`,
+      stdout:
+        `${join(repository, ".turnloop", "config.json")} loosens permissions or sends data elsewhere:\n` +
+        "  permissions.allow: bash(touch *) (run without asking)\n" +
+        `Trusted ${repository}: its .mcp.json servers will run and its .turnloop/config.json applies whole.\n`,
     });
     const record = JSON.parse(await readFile(join(home, "trusted-projects.json"), "utf8")) as {
       projects: Record<string, unknown>;

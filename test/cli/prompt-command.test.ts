@@ -242,12 +242,17 @@ test("API keys never reach events.jsonl or the model, and bash children do not g
     },
     { text: "done" },
   );
+  // A secret-looking variable is dropped from commands' environment unless kept (README,
+  // "Commands the model runs"); a kept one reaches the command, redacted in what the model and
+  // the log see. The provider's keys are never in it, kept or not.
+  await writeFile(
+    join(home, "config.json"),
+    JSON.stringify({ shellEnvironment: { keep: ["DEPLOY_TOKEN"] } }),
+  );
   const result = await cli(["-p", `is ${secret} set?`, "--allow-all-tools"], {
     env: { OPENAI_API_KEY: secret, TURNLOOP_API_KEY: secret, DEPLOY_TOKEN: other },
   });
   expect(result.code).toBe(0);
-  // The provider's keys are not in the command's environment; other secrets are, redacted in
-  // what the model and the log see.
   const toolResult = chatMessages(model, -1).find((message) => message.role === "tool");
   expect(toolResult?.content).toBe(
     "key= tl= other=[redacted:DEPLOY_TOKEN]\n<exited with exit code 0>",

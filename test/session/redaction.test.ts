@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, beforeEach, expect, test } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { bashTool } from "../../src/tools/index.js";
@@ -9,6 +11,9 @@ let harness: Harness;
 beforeEach(async () => {
   process.env.TURNLOOP_TEST_SECRET_TOKEN = SECRET;
   harness = await startHarness({ tools: [bashTool] });
+  // Commands do not get secret-looking variables (command-environment.ts); the value reaches
+  // the command's output from a file instead, and is redacted as a secret of the environment.
+  await writeFile(join(harness.cwd, "secret.txt"), SECRET);
 });
 afterEach(async () => {
   await harness.close();
@@ -27,7 +32,7 @@ test("secrets are redacted once, before folding: live == what a client saw == di
         {
           id: "call_1",
           name: "bash",
-          arguments: JSON.stringify({ command: `echo "value=$TURNLOOP_TEST_SECRET_TOKEN"` }),
+          arguments: JSON.stringify({ command: `echo "value=$(cat secret.txt)"` }),
         },
       ],
     },
