@@ -53,6 +53,12 @@ describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
       expect(claimed).toEqual({ stopReason: "end_turn" });
       expect(editor.updates.slice(beforeClaim).map(withoutIds)).toEqual([
         expect.objectContaining({ sessionUpdate: "available_commands_update" }),
+        // The turn A's held request opened (its assistant.turn_start is stored as the request
+        // goes out) is closed as interrupted, and said so once.
+        text(
+          "agent_message_chunk",
+          "⚠ turnloop repaired the session log: closed 1 turn left open when its process ended, as interrupted\n",
+        ),
         // No title update: A's prompt, stored first, already titled the session.
         text("agent_message_chunk", "answered in the ACP process"),
       ]);

@@ -65,7 +65,13 @@ describeWorkers("a follower's prompt on a worker that dies", (workers) => {
     const reply = await onB.sendAndWait({ prompt: "queued behind A's" });
     expect(reply?.data.content).toBe("answered by worker B");
     const after = (await onB.getMessages()).slice(before.length + storedByA.length);
-    // B claimed the session (its session.resume), then ran the prompt; no idle is stored.
-    expect(after.map((event) => event.type)).toEqual(["session.resume", ...TEXT_PROMPT_STORED]);
+    // B claimed the session (its session.resume), closed the turn A's request had opened (A's
+    // assistant.turn_start is stored as its request goes out), then ran the prompt; no idle is
+    // stored.
+    expect(after.map((event) => event.type)).toEqual([
+      "session.resume",
+      "assistant.turn_end",
+      ...TEXT_PROMPT_STORED,
+    ]);
   }, 90_000);
 });

@@ -57,10 +57,12 @@ describeWorkers("a follower's prompt taken by an owner that died before starting
     ).toEqual(["sent by B", "sent by C, taken by A", "marker"]);
 
     const message = `the worker running session ${onA.sessionId} stopped (its lease lapsed) before 1 prompt(s) sent from this worker started; send again to run them here`;
-    // What A and B stored, then C's error and idle (once), then C's two prompts as B ran them.
+    // What A and B stored (B closing the turn A's held request opened), then C's error and idle
+    // (once), then C's two prompts as B ran them.
     expect(seenOnC.seen.map(({ type }) => type)).toEqual([
       ...heldOnA.map(({ type }) => type),
       "session.resume",
+      "assistant.turn_end",
       ...seenOf(TEXT_PROMPT_STORED),
       "session.error",
       "assistant.idle",
@@ -68,7 +70,8 @@ describeWorkers("a follower's prompt taken by an owner that died before starting
       ...TEXT_PROMPT,
       ...TEXT_PROMPT,
     ]);
-    const errorAt = heldOnA.length + 1 + seenOf(TEXT_PROMPT_STORED).length;
+    // After A's stored events: B's session.resume and the turn_end closing A's, then B's prompt.
+    const errorAt = heldOnA.length + 2 + seenOf(TEXT_PROMPT_STORED).length;
     expect(
       seenOnC.seen.slice(errorAt, errorAt + 3).map(({ type, data }) => ({ type, data })),
     ).toEqual([
