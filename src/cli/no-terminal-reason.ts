@@ -66,7 +66,7 @@ const WAY_OUT: Record<NoTerminalCase, string> = {
   "outside-edit":
     "auto asks about edits outside the workspace; rerun with --allow-tool RULE or --add-dir",
   "configuration-edit":
-    "auto asks about edits in .git, its hooks folder (core.hooksPath), .turnloop and .mcp.json (what later runs read); rerun with --allow-tool RULE",
+    "auto asks about edits of what later runs read (.git, its hooks folder (core.hooksPath), .turnloop, .mcp.json, shell start-up files, git's user config, .local/bin); rerun with --allow-tool RULE",
   // A command the sandbox stopped, which would run again outside it only with the user's yes: the
   // flag that lets the sandbox allow what it hit (permissions/permission-mode.ts).
   "sandbox-network": sandboxWayOut("network"),

@@ -4,7 +4,7 @@ import { basename, dirname, join, resolve, sep } from "node:path";
 import type { JsonObject, PermissionScope, ToolRequest } from "../events/events.js";
 import type { AnyTool, McpToolOrigin, ToolCallScope, ToolKind } from "../tools/define-tool.js";
 import { isInConfiguredPlace } from "../tools/sandbox/configured-places.js";
-import { PROJECT_CONFIGURATION } from "../tools/sandbox/policy.js";
+import { LATER_RUN_CONFIGURATION } from "../tools/sandbox/policy.js";
 import { commandPrefix } from "./command-prefix.js";
 import {
   type CommandConfinement,
@@ -250,19 +250,28 @@ function autoAllows(
  * Whether `path` (absolute) is in a file that configures what later runs may do: a `.git` folder
  * (hooks, `core.hooksPath`, aliases: git runs them later, outside any sandbox), the hooks folder
  * and config files its repository's config names (`core.hooksPath`, e.g. husky's `.husky`;
- * `include.path`: tools/sandbox/configured-places.ts) or one of
- * tools/sandbox/policy.ts `PROJECT_CONFIGURATION` (`.turnloop`: the project's config file,
- * permission mode, allow rules, base URL; `.mcp.json`: servers that start outside the sandbox).
- * Permission mode `auto` asks about an edit to any of them, wherever it is: an edit made without
- * asking must not loosen what later runs may do (the sandbox keeps `.git/hooks`, `.git/config`
- * and that list read-only for commands for the same reason).
+ * `include.path`: tools/sandbox/configured-places.ts) or one of tools/sandbox/policy.ts
+ * `LATER_RUN_CONFIGURATION` (`.turnloop`: the project's config file, permission mode, allow
+ * rules, base URL; `.mcp.json`: servers that start outside the sandbox; shell start-up files,
+ * git's user config and `.local/bin`: run by the shell or git later), wherever it lies: some run
+ * of the path's segments spells one (`~/.bashrc`, `/w/.config/git/config`, `.local/bin/git`).
+ * Permission mode `auto` asks about an edit to any of them: an edit made without asking must not
+ * loosen what later runs may do (the sandbox keeps `.git/hooks`, `.git/config` and that list
+ * read-only for commands for the same reason).
  */
 export function isConfigurationOfLaterRuns(path: string): boolean {
   const segments = path.split(sep);
   return (
     segments.includes(".git") ||
-    segments.some((segment) => PROJECT_CONFIGURATION.includes(segment)) ||
+    LATER_RUN_CONFIGURATION.some((place) => spells(segments, place.split("/"))) ||
     isInConfiguredPlace(path, { home: homedir() })
+  );
+}
+
+/** Whether `place` (segments) occurs as consecutive segments of `segments`. */
+function spells(segments: readonly string[], place: readonly string[]): boolean {
+  return segments.some((_, start) =>
+    place.every((segment, index) => segments[start + index] === segment),
   );
 }
 

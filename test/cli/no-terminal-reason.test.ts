@@ -84,12 +84,28 @@ const cases: Case[] = [
   // Another: the same for the hooks folder the repository's core.hooksPath names (husky's
   // `.husky`; the harness's repository sets it to `.husky/_`, as husky 9 does, whose hooks run the
   // scripts in `.husky`).
-  ...[".turnloop/config.json", ".mcp.json", ".git/hooks/pre-commit", ".husky/pre-commit"].map(
+  // Trial 27: with the home folder as the workspace (`cd ~ && turnloop --autopilot`), auto wrote
+  // `~/.bashrc` without a question, since it lies inside the workspace; the sandbox keeps the same
+  // files read-only for commands (tools/sandbox/policy.ts STARTUP_FILES). Auto asks about them too,
+  // in any folder: shell start-up files, git's user config, `.local/bin`.
+  ...[
+    ".turnloop/config.json",
+    ".mcp.json",
+    ".git/hooks/pre-commit",
+    ".husky/pre-commit",
+    ".bashrc",
+    ".profile",
+    ".zshenv",
+    ".gitconfig",
+    ".config/git/config",
+    ".local/bin/git",
+    "tools/.bash_profile",
+  ].map(
     (path): Case => ({
       name: `an edit of ${path} in the workspace, mode auto`,
       call: { name: "create", arguments: { path, file_text: "{}" } },
       flags: ["--permission-mode", "auto"],
-      reason: `auto asks about edits in .git, its hooks folder (core.hooksPath), .turnloop and .mcp.json (what later runs read); rerun with --allow-tool 'create(${path})'`,
+      reason: `auto asks about edits of what later runs read (.git, its hooks folder (core.hooksPath), .turnloop, .mcp.json, shell start-up files, git's user config, .local/bin); rerun with --allow-tool 'create(${path})'`,
       sandbox: true,
     }),
   ),

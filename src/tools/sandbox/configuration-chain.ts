@@ -1,7 +1,7 @@
 import { lstatSync, readlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type ConfiguredPlace, configuredPlacesOf, type GitUser } from "./configured-places.js";
-import { PROJECT_CONFIGURATION, STARTUP_FILES } from "./policy.js";
+import { LATER_RUN_CONFIGURATION, PROJECT_CONFIGURATION } from "./policy.js";
 import { isInside, type RealPaths } from "./real-paths.js";
 
 /** Most symbolic links one resolution follows, as Linux's own path walk (`ELOOP` past 40). */
@@ -39,8 +39,7 @@ export interface ConfigurationChain {
 }
 
 /**
- * The {@link ConfigurationChain} of each of {@link PROJECT_CONFIGURATION} and
- * {@link STARTUP_FILES} in each of `roots` (writable roots, real absolute paths). Walks each path
+ * The {@link ConfigurationChain} of each of {@link LATER_RUN_CONFIGURATION} in each of `roots` (writable roots, real absolute paths). Walks each path
  * one component at a time as the kernel does (`lstat`, `readlink`), so reads a few entries per
  * place; stops at a missing entry, a component that is no folder, or past {@link MAX_LINKS}
  * links. A place below a folder of the root (`.config/git`) is kept alone, not its folder
@@ -50,7 +49,7 @@ export interface ConfigurationChain {
  */
 export function configurationChains(roots: readonly string[]): ConfigurationChain[] {
   return roots.flatMap((root) =>
-    [...PROJECT_CONFIGURATION, ...STARTUP_FILES].map((name) => {
+    LATER_RUN_CONFIGURATION.map((name) => {
       const path = join(root, name);
       const folder = dirname(path);
       if (folder === root) {

@@ -6,16 +6,10 @@ import {
   configurationChains,
   type RootEntry,
 } from "./configuration-chain.js";
-import {
-  type LeadingEntry,
-  PROJECT_CONFIGURATION,
-  protectedPlaceUndone,
-  STARTUP_FILES,
-} from "./policy.js";
+import { LATER_RUN_CONFIGURATION, type LeadingEntry, protectedPlaceUndone } from "./policy.js";
 
 /**
- * What a command in a writable root could change of how {@link PROJECT_CONFIGURATION} and
- * {@link STARTUP_FILES} resolve
+ * What a command in a writable root could change of how {@link LATER_RUN_CONFIGURATION} resolves
  * although the sandbox mounts read-only every entry of a root they pass through
  * (configuration-chain.ts `configurationMounts`), noted before the command runs: the chains,
  * whose `link` entries (the link itself lies in the writable root: it could be replaced) and
@@ -52,7 +46,7 @@ export async function undoConfigurationChanges(
   snapshot: ConfigurationSnapshot,
 ): Promise<string | undefined> {
   const { names, undone } = await undoChainChanges(snapshot.chains);
-  const places = [...PROJECT_CONFIGURATION, ...STARTUP_FILES].filter((name) => names.has(name));
+  const places = LATER_RUN_CONFIGURATION.filter((name) => names.has(name));
   return undone.length === 0 ? undefined : protectedPlaceUndone(places, undone);
 }
 

@@ -59,6 +59,18 @@ export const STARTUP_FILES: readonly string[] = [
 ];
 
 /**
+ * Everything that configures later runs, besides git's own folder: {@link PROJECT_CONFIGURATION},
+ * then {@link STARTUP_FILES}, paths relative to a folder. The one list both guards read: the
+ * sandbox keeps each writable root's read-only (configuration-chain.ts, configuration-guard.ts),
+ * and permission mode `auto` asks about an edit of any of them, wherever it lies
+ * (permissions/permission-decision.ts `isConfigurationOfLaterRuns`).
+ */
+export const LATER_RUN_CONFIGURATION: readonly string[] = [
+  ...PROJECT_CONFIGURATION,
+  ...STARTUP_FILES,
+];
+
+/**
  * The user's credential places hidden from sandboxed commands by default, relative to the home
  * folder: issue 23's list (ssh, the clouds' CLIs, Docker, Kubernetes, `.netrc`, npm's and PyPI's
  * tokens, git's credential store, GnuPG), then what a trial read from a sandbox (session 27:
@@ -255,7 +267,7 @@ const PROTECTED_PLACES: readonly ProtectedPlace[] = [
     path: /(?:^|[\s'"`/])\.git(?![\w./-])/,
     why: "it holds the hooks and config git runs and reads later, outside the sandbox, so it cannot be moved or removed",
   },
-  ...[...PROJECT_CONFIGURATION, ...STARTUP_FILES].map((name) => ({
+  ...LATER_RUN_CONFIGURATION.map((name) => ({
     name,
     path: new RegExp(`(?:^|[\\s'"\`/])${name.replaceAll(".", "\\.")}(?![\\w.-])`),
     why: whyKeptOne(name, "it"),
