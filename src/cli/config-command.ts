@@ -344,7 +344,7 @@ async function sandboxRows(settings: RunConfig, env: NodeJS.ProcessEnv) {
 
 /**
  * What commands' environment lacks (session/command-environment.ts `droppedVariables`: provider
- * keys, the database URL, names with KEY, SECRET, TOKEN, PASSWORD or PASSWD), as one row, then
+ * keys, the database URL, secret-looking names: events/secrets.ts `isSecretName`), as one row, then
  * a row per variable `shellEnvironment.keep` keeps.
  */
 function environmentRows(settings: RunConfig, env: NodeJS.ProcessEnv): string[] {
@@ -355,7 +355,7 @@ function environmentRows(settings: RunConfig, env: NodeJS.ProcessEnv): string[] 
   return [
     row(
       "commands' environment",
-      `without ${dropped.length === 0 ? "none" : dropped.join(", ")} (provider keys, names with KEY, SECRET, TOKEN, PASSWORD or PASSWD but those shellEnvironment.keep names)`,
+      `without ${dropped.length === 0 ? "none" : dropped.join(", ")} (provider keys, names with a part that is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD, but those shellEnvironment.keep names)`,
       undefined,
     ),
     ...settings.keptVariables.map((name) => row("shellEnvironment.keep", name.value, name.source)),

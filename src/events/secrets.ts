@@ -7,8 +7,77 @@
  * must be written through it or the line redactor).
  */
 
-/** Environment variables whose values are secrets: API keys, tokens, passwords. */
-const SECRET_NAME = /(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)/i;
+/**
+ * A segment of a variable's name (upper case) that says its value is a secret: one that is or
+ * ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, plural too (`API_KEY`,
+ * `APIKEY`, `GITHUB_TOKEN`, `PGPASSWORD`, `SSHPASS`, `SECRETS`), or starts with SECRET, PASSWORD
+ * or PASSWD (`SECRETVALUE`). Not TOKEN or KEY as a start: `TOKENIZERS_PARALLELISM`, `KEYMAP`,
+ * `KEYBOARD` are settings.
+ */
+const SECRET_SEGMENT =
+  /^(?:.*(?:KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASS|PASSPHRASE)S?|(?:SECRET|PASSWORD|PASSWD).*)$/;
+/** Ordinary words that end as {@link SECRET_SEGMENT} reads a secret (`MONKEY_PATCH`, `BYPASS`). */
+const ORDINARY_WORDS: ReadonlySet<string> = new Set([
+  "MONKEY",
+  "DONKEY",
+  "TURKEY",
+  "HOCKEY",
+  "JOCKEY",
+  "WHISKEY",
+  "HOTKEY",
+  "BYPASS",
+  "COMPASS",
+  "ENCOMPASS",
+  "SURPASS",
+  "TRESPASS",
+  "OVERPASS",
+  "UNDERPASS",
+]);
+/** Whether `segment` is one of {@link ORDINARY_WORDS}, or its plural (`MONKEYS`). */
+function isOrdinaryWord(segment: string): boolean {
+  return ORDINARY_WORDS.has(segment) || ORDINARY_WORDS.has(segment.replace(/S$/, ""));
+}
+
+/**
+ * Segments that name credentials for redaction only: CREDENTIAL(S) anywhere in one, AUTH as one,
+ * at its end or at its start but for AUTHOR (`BASIC_AUTH`, `NPM_CONFIG__AUTH`; not
+ * `GIT_AUTHOR_NAME`).
+ */
+const CREDENTIAL_SEGMENT = /CREDENTIAL|^(?:.*AUTH|AUTH(?!ORS?$).*)$/;
+
+/** The segments of a variable's name, upper case: split on `_`, `-` and `.`. */
+function nameSegments(name: string): string[] {
+  return name.toUpperCase().split(/[_.-]/);
+}
+
+/**
+ * Whether an environment variable's name says its value is a secret: one of its segments (split
+ * on `_`, `-`, `.`; any case) is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or
+ * PASSPHRASE, plural too, but for ordinary words (`MONKEY`, `BYPASS`), or starts with SECRET,
+ * PASSWORD or PASSWD, or is PWD after the first (`MYSQL_PWD`; `PWD` and `OLDPWD` are the shell's
+ * folders). `OPENAI_API_KEY`, `AWS_SECRET_ACCESS_KEY`, `PGPASSWORD`, `npm_token` are;
+ * `TOKENIZERS_PARALLELISM`, `XKB_DEFAULT_KEYMAP`, `MONKEY_PATCH` and `SSH_AUTH_SOCK` (a socket's
+ * path) are not. Commands do not get such variables (session/command-environment.ts), and their
+ * values are redacted ({@link secretValues}).
+ */
+export function isSecretName(name: string): boolean {
+  return nameSegments(name).some(
+    (segment, index) =>
+      (SECRET_SEGMENT.test(segment) && !isOrdinaryWord(segment)) ||
+      (index > 0 && segment === "PWD"),
+  );
+}
+
+/**
+ * Whether the value of the variable `name` is redacted as a secret: {@link isSecretName}, or a
+ * segment names credentials ({@link CREDENTIAL_SEGMENT}). Wider than what commands lose, since a
+ * needless redaction costs a word of a log while a dropped variable breaks a program.
+ */
+function isRedactedName(name: string): boolean {
+  return (
+    isSecretName(name) || nameSegments(name).some((segment) => CREDENTIAL_SEGMENT.test(segment))
+  );
+}
 /**
  * Shorter values are too likely to occur by chance (`1`, `true`, `false`, `none`) to be worth
  * replacing everywhere. Six keeps short real passwords (`secret`, the README's PostgreSQL example;
@@ -27,8 +96,8 @@ const URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s:]*:([^/?#@\s]+)@/i;
 
 /**
  * The secrets of the environment, longest first, so a value that contains another is replaced
- * whole: the values of secret-looking variables (names with KEY, TOKEN, SECRET, PASSWORD,
- * CREDENTIAL or AUTH) and of `keyVariables` whatever their names (config profiles' `apiKeyEnv`),
+ * whole: the values of secret-looking variables ({@link isSecretName}, and names with a segment
+ * CREDENTIAL or AUTH: {@link CREDENTIAL_SEGMENT}) and of `keyVariables` whatever their names (config profiles' `apiKeyEnv`),
  * and the password of a URL any other variable holds
  * (`TURNLOOP_DATABASE_URL=postgres://user:password@…`, as written and decoded); each of
  * {@link MIN_SECRET_LENGTH} (6) characters or more.
@@ -51,7 +120,7 @@ function secretsOf(name: string, value: string | undefined): SecretValue[] {
   if (value === undefined) {
     return [];
   }
-  if (SECRET_NAME.test(name)) {
+  if (isRedactedName(name)) {
     return [{ name, value }];
   }
   const password = URL_PASSWORD.exec(value)?.[1];

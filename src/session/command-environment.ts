@@ -1,3 +1,4 @@
+import { isSecretName } from "../events/secrets.js";
 import { API_KEY_VARIABLES } from "../llm/models.js";
 
 /** The session store's database URL (open-store.ts), its password included: no command needs it. */
@@ -25,21 +26,17 @@ export const NO_TERMINAL_DEFAULTS: Readonly<Record<string, string>> = (() => {
 })();
 
 /**
- * Names of variables that hold secrets by convention, dropped from commands' environment: Codex's
- * default `shell_environment_policy` excludes `*KEY*`, `*SECRET*` and `*TOKEN*` (its config
- * documentation, "shell_environment_policy"), case-insensitively; turnloop adds `*PASSWORD*` and
- * `*PASSWD*` (`PGPASSWORD`, `MY_DB_PASSWORD`). Redacting a value from a command's output is no
- * guard: `echo "$GITHUB_TOKEN" | rev` prints it unrecognised (a trial's finding).
- */
-const SECRET_VARIABLE = /KEY|SECRET|TOKEN|PASSWORD|PASSWD/i;
-
-/**
  * The variables of `environment` that commands do not get: those turnloop reads provider API keys
  * from (the usual ones, {@link API_KEY_VARIABLES}, and `keyVariables`, the key variable of every
  * configured provider profile: config files' `providers.<name>.apiKeyEnv`), the database URL
- * (`TURNLOOP_DATABASE_URL`), and every one whose name looks secret ({@link SECRET_VARIABLE})
- * but those `kept` names (config `shellEnvironment.keep`, run-config.ts `keptVariables`, which
- * cannot bring back the first three kinds). Sorted by name; unset values are not counted.
+ * (`TURNLOOP_DATABASE_URL`), and every one whose name looks secret (events/secrets.ts
+ * `isSecretName`: a name segment that is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS
+ * or PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD; Codex's default
+ * `shell_environment_policy` drops `*KEY*`, `*SECRET*` and `*TOKEN*` as substrings, which takes
+ * `KEYMAP` and `TOKENIZERS_PARALLELISM` too) but those `kept` names (config
+ * `shellEnvironment.keep`, run-config.ts `keptVariables`, which cannot bring back the first three
+ * kinds). Sorted by name; unset values are not counted. Redacting a value from a command's output
+ * is no guard: `echo "$GITHUB_TOKEN" | rev` prints it unrecognised (a trial's finding).
  */
 export function droppedVariables(
   environment: NodeJS.ProcessEnv,
@@ -51,8 +48,7 @@ export function droppedVariables(
   return Object.entries(environment)
     .filter(
       ([name, value]) =>
-        value !== undefined &&
-        (always.has(name) || (SECRET_VARIABLE.test(name) && !keptNames.has(name))),
+        value !== undefined && (always.has(name) || (isSecretName(name) && !keptNames.has(name))),
     )
     .map(([name]) => name)
     .sort();
@@ -61,7 +57,7 @@ export function droppedVariables(
 /**
  * The environment of every command a session runs (the `bash` tool, the interactive `!command`),
  * in the sandbox or not: the host's environment without {@link droppedVariables} (provider keys,
- * the database URL, and names with KEY, SECRET, TOKEN, PASSWORD or PASSWD but those in `kept`),
+ * the database URL, and secret-looking names but those in `kept`),
  * with pagers off (`PAGER=cat`, `GIT_PAGER=cat`: stdin is closed), and with
  * {@link NO_TERMINAL_DEFAULTS} where the host's environment does not set them. Unset values are
  * dropped.

@@ -25,9 +25,16 @@ const SECRETS = {
   MY_DB_PASSWORD: "hunter2-secret",
   AWS_SECRET_ACCESS_KEY: "aws-secret-0123456789",
   SOME_SETTING: "visible",
+  // Session 27's trial: settings whose names hold KEY or TOKEN inside a word were dropped too;
+  // names are now read by segments (src/events/secrets.ts `isSecretName`).
+  TOKENIZERS_PARALLELISM: "false",
+  XKB_DEFAULT_KEYMAP: "de(nodeadkeys)",
+  MONKEY_PATCH: "enabled",
 };
 const COMMAND =
-  'echo "[$GITHUB_TOKEN]" | rev; echo "[$MY_DB_PASSWORD]" | base64; echo "[$AWS_SECRET_ACCESS_KEY]"; echo "$SOME_SETTING"';
+  'echo "[$GITHUB_TOKEN]" | rev; echo "[$MY_DB_PASSWORD]" | base64; echo "[$AWS_SECRET_ACCESS_KEY]"; echo "$SOME_SETTING"; echo "$TOKENIZERS_PARALLELISM $XKB_DEFAULT_KEYMAP $MONKEY_PATCH"';
+/** What {@link COMMAND} prints after the secrets' lines: the settings, all there. */
+const SETTINGS = "visible\nfalse de(nodeadkeys) enabled\n";
 
 beforeAll(async () => {
   server = await startFakeModelServer();
@@ -49,12 +56,12 @@ const EMPTY_BASE64 = Buffer.from("[]\n").toString("base64");
 describe("variables whose names look secret", () => {
   test("a command outside the sandbox does not get them; others it does", async () => {
     const result = await run(["--allow-all-tools"]);
-    expect(result.toolResult).toBe(`][\n${EMPTY_BASE64}\n[]\nvisible\n<exited with exit code 0>`);
+    expect(result.toolResult).toBe(`][\n${EMPTY_BASE64}\n[]\n${SETTINGS}<exited with exit code 0>`);
   });
 
   test.runIf(sandboxWorks)("nor one in the sandbox", async () => {
     const result = await run(["--sandbox", "workspace-write", "--yolo"]);
-    expect(result.toolResult).toBe(`][\n${EMPTY_BASE64}\n[]\nvisible\n<exited with exit code 0>`);
+    expect(result.toolResult).toBe(`][\n${EMPTY_BASE64}\n[]\n${SETTINGS}<exited with exit code 0>`);
   });
 
   test("shellEnvironment.keep in the user's config keeps one; turnloop config says what is dropped", async () => {
@@ -66,7 +73,7 @@ describe("variables whose names look secret", () => {
       const result = await run(["--allow-all-tools"]);
       const reversed = [...`[${SECRETS.GITHUB_TOKEN}]`].reverse().join("");
       expect(result.toolResult).toBe(
-        `${reversed}\n${EMPTY_BASE64}\n[]\nvisible\n<exited with exit code 0>`,
+        `${reversed}\n${EMPTY_BASE64}\n[]\n${SETTINGS}<exited with exit code 0>`,
       );
       const config = await runCli(["config"], {
         cwd: workspace,
@@ -77,7 +84,8 @@ describe("variables whose names look secret", () => {
         .filter((line) => /^(commands' environment|shellEnvironment)/.test(line));
       expect(rows).toEqual([
         "commands' environment    without AWS_SECRET_ACCESS_KEY, MY_DB_PASSWORD (provider keys, " +
-          "names with KEY, SECRET, TOKEN, PASSWORD or PASSWD but those shellEnvironment.keep names)",
+          "names with a part that is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or " +
+          "PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD, but those shellEnvironment.keep names)",
         `shellEnvironment.keep    GITHUB_TOKEN    from ${join(home, "config.json")}`,
       ]);
     } finally {

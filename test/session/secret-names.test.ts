@@ -1,0 +1,87 @@
+import { expect, test } from "vitest";
+import { secretValues } from "../../src/events/secrets.js";
+import { droppedVariables } from "../../src/session/command-environment.js";
+
+// Session 27's trial: the rule `/KEY|SECRET|TOKEN|PASSWORD|PASSWD/i` took settings from commands
+// (`TOKENIZERS_PARALLELISM`, `KEYMAP`, `MONKEY_PATCH`, `XKB_DEFAULT_KEYMAP`). Names are now read by
+// segments (src/events/secrets.ts `isSecretName`); each row is a real variable's name, and whether
+// a command loses it and whether its value is redacted are asserted for the whole table at once.
+
+/** Variables commands do not get and whose values are redacted. */
+const SECRET = [
+  "API_KEY",
+  "APIKEY",
+  "OPENAI_API_KEY",
+  "GEMINI_API_KEY",
+  "STRIPE_SECRET_KEY",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "NPM_TOKEN",
+  "npm_config__authToken",
+  "HF_TOKEN",
+  "HUGGING_FACE_HUB_TOKEN",
+  "SLACK_BOT_TOKEN",
+  "VAULT_TOKEN",
+  "CI_JOB_TOKEN",
+  "PGPASSWORD",
+  "MYSQL_PWD",
+  "MYSQL_ROOT_PASSWORD",
+  "DB_PASS",
+  "SSHPASS",
+  "REDIS_PASSWD",
+  "GPG_PASSPHRASE",
+  "JWT_SECRET",
+  "CLIENT_SECRETS",
+  "SECRETKEY",
+  "DJANGO_SECRET_KEY",
+  "TF_VAR_db_password",
+  "SENTRY_AUTH_TOKEN",
+  "docker.registry.password",
+  "cloudflare-api-token",
+];
+
+/** Variables commands get; redacted only where a segment names credentials (the last three). */
+const SETTING = [
+  "TOKENIZERS_PARALLELISM",
+  "KEYMAP",
+  "XKB_DEFAULT_KEYMAP",
+  "MONKEY_PATCH",
+  "KEYBOARD_LAYOUT",
+  "GNOME_KEYRING_CONTROL",
+  "PASSENGER_APP_ENV",
+  "NO_PROXY_BYPASS",
+  "HOCKEY_APP_ID",
+  "GIT_AUTHOR_NAME",
+  "GIT_AUTHOR_EMAIL",
+  "XAUTHORITY",
+  "HOME",
+  "PATH",
+  "PWD",
+  "OLDPWD",
+  "SSH_AUTH_SOCK",
+  "GOOGLE_APPLICATION_CREDENTIALS",
+  "BASIC_AUTH",
+];
+
+/** The settings whose values are redacted though commands keep them (credential-naming segments). */
+const REDACTED_SETTINGS = ["SSH_AUTH_SOCK", "GOOGLE_APPLICATION_CREDENTIALS", "BASIC_AUTH"];
+
+test("a command loses exactly the secret-looking names; every secret's value is redacted", () => {
+  const names = [...SECRET, ...SETTING];
+  const environment = Object.fromEntries(names.map((name) => [name, `value-of-${name}`]));
+  const table = names.map((name) => ({
+    name,
+    dropped: droppedVariables(environment, []).includes(name),
+    redacted: secretValues(environment).some((secret) => secret.name === name),
+  }));
+  expect(table).toEqual(
+    names.map((name) => ({
+      name,
+      dropped: SECRET.includes(name),
+      redacted: SECRET.includes(name) || REDACTED_SETTINGS.includes(name),
+    })),
+  );
+  expect(SECRET.length + SETTING.length).toBeGreaterThanOrEqual(30);
+});
