@@ -1,5 +1,5 @@
 import type { PermissionMode } from "../permissions/permission-mode.js";
-import type { SandboxPolicy } from "../tools/sandbox/policy.js";
+import { DEFAULT_TMPFS_SIZE_MIB, type SandboxPolicy } from "../tools/sandbox/policy.js";
 import type { ConfigFile, LoadedConfig } from "./config.js";
 import { type ProjectTrust, untrustedPhrase } from "./config-paths.js";
 
@@ -9,9 +9,10 @@ import { type ProjectTrust, untrustedPhrase } from "./config-paths.js";
  * sessions elsewhere before the user trusted it (`turnloop mcp trust`, or the trust question), as
  * Codex ignores an untrusted project's config. Held keys: `permissions.allow`, `permissions.mode`
  * looser than the user's file (else `ask`), `baseUrl`, `providers`, `model` naming a profile only
- * the held `providers` define, `store`, `sandbox.policy` looser than the user's file (else
- * `workspace-write`, the policy of mode `auto`), `sandbox.network: true` unless the user's file
- * has it, `sandbox.allowUnixSockets: true` likewise, `shellEnvironment.keep` (it gives commands
+ * the held `providers` define, `store`, every `sandbox` key whose value is wider than the user's
+ * file's or, unset there, its default (`policy` past `workspace-write`, the policy of mode
+ * `auto`; `network: true`; `allowUnixSockets: true`; `tmpfsSizeMiB` past 1024: keptSandbox),
+ * `shellEnvironment.keep` (it gives commands
  * variables that look secret) and `mcpServers` (started by mcp-servers.ts only once trusted). Every other key
  * (`permissions.deny`, `sandbox.hidden`, `maxTurns`, `contextWindows`, …) only tightens or is
  * harmless, and applies.
@@ -128,28 +129,46 @@ function splitProjectSettings(
   };
 }
 
+type SandboxSettingsFile = NonNullable<ConfigFile["sandbox"]>;
+
+/**
+ * How wide each sandbox key's value lets a command go, wider higher, a value not set counted as
+ * its default: the policy (`workspace-write`, the policy of mode `auto`), the network and Unix
+ * sockets (off), the size of `/tmp` and `/dev/shm` (memory a command may take; policy.ts
+ * `DEFAULT_TMPFS_SIZE_MIB`). `sandbox.hidden` is not here: a file's list adds to the others'
+ * (run-config.ts), so it only hides more. A new sandbox key must be ranked here to compile.
+ */
+const SANDBOX_WIDTH: {
+  [Key in Exclude<keyof SandboxSettingsFile, "hidden">]-?: (
+    value: SandboxSettingsFile[Key],
+  ) => number;
+} = {
+  policy: (policy) => POLICY_RANK[policy ?? "workspace-write"],
+  network: (network) => (network === true ? 1 : 0),
+  allowUnixSockets: (allowed) => (allowed === true ? 1 : 0),
+  tmpfsSizeMiB: (size) => size ?? DEFAULT_TMPFS_SIZE_MIB,
+};
+
 /**
  * `sandbox` (a project's) without what would loosen the user's own sandbox settings
- * (`userSandbox`): a wider policy, the network, Unix sockets; each held key goes to `hold`.
+ * (`userSandbox`), by one rule: a key whose value is wider ({@link SANDBOX_WIDTH}) than the
+ * user's, or than its default when the user's file does not set it (a wider policy, the
+ * network, Unix sockets, a bigger `/tmp`), goes to `hold`; a narrower or equal one applies.
  */
 function keptSandbox(
-  sandbox: NonNullable<ConfigFile["sandbox"]>,
+  sandbox: SandboxSettingsFile,
   userSandbox: ConfigFile["sandbox"],
   hold: (key: string, value: unknown) => void,
-): NonNullable<ConfigFile["sandbox"]> {
-  const { policy, network, allowUnixSockets, ...kept } = sandbox;
-  const policyHeld =
-    policy !== undefined &&
-    POLICY_RANK[policy] > POLICY_RANK[userSandbox?.policy ?? "workspace-write"];
-  hold("sandbox.policy", policyHeld ? policy : undefined);
-  const networkHeld = network === true && userSandbox?.network !== true;
-  hold("sandbox.network", networkHeld ? network : undefined);
-  const socketsHeld = allowUnixSockets === true && userSandbox?.allowUnixSockets !== true;
-  hold("sandbox.allowUnixSockets", socketsHeld ? allowUnixSockets : undefined);
-  return {
-    ...kept,
-    ...(policyHeld || policy === undefined ? {} : { policy }),
-    ...(networkHeld || network === undefined ? {} : { network }),
-    ...(socketsHeld || allowUnixSockets === undefined ? {} : { allowUnixSockets }),
-  };
+): SandboxSettingsFile {
+  const kept: Record<string, unknown> = { ...sandbox };
+  for (const [key, width] of Object.entries(SANDBOX_WIDTH) as Array<
+    [keyof typeof SANDBOX_WIDTH, (value: unknown) => number]
+  >) {
+    const value = sandbox[key];
+    if (value !== undefined && width(value) > width(userSandbox?.[key])) {
+      hold(`sandbox.${key}`, value);
+      delete kept[key];
+    }
+  }
+  return kept as SandboxSettingsFile;
 }

@@ -6,6 +6,7 @@ import { gitEntriesOf, gitFolderBinds, gitProtection, gitReadOnlyMounts } from "
 import {
   DEFAULT_HIDDEN_PATHS,
   DEFAULT_HIDDEN_SOCKETS,
+  DEFAULT_TMPFS_SIZE_MIB,
   type SandboxPolicy,
   type SandboxSettings,
 } from "./policy.js";
@@ -30,13 +31,6 @@ const ISOLATION_OPTIONS: readonly string[] = [
   "--cap-drop",
   "ALL",
 ];
-
-/**
- * The size cap of the sandbox's private `/tmp` and `/dev/shm`, in MiB, each: without one a tmpfs
- * may grow to half the machine's memory (tmpfs(5), `size`), taken from RAM. bwrap(1) `--size`
- * before `--tmpfs` sets it (bubblewrap ≥ 0.7.0; availability.ts asks for ≥ 0.8.0).
- */
-export const DEFAULT_TMPFS_SIZE_MIB = 1024;
 
 /** `--size <bytes> --tmpfs <path>`: a memory file system of at most `sizeMiB` at `path`. */
 function cappedTmpfs(path: string, sizeMiB: number): string[] {
@@ -79,7 +73,7 @@ function cacheEnvironment(home: string, writableRoots: readonly string[]): strin
  * `--seccomp 3`, whose filter {@link bubblewrapInvocation} gives with them. Mounts come in the order that makes the narrower
  * rule win, since a later mount shadows an earlier one: the whole file system read-only; the
  * writable roots (`workspace-write`); fresh `/dev` and `/proc` and a private `/tmp` (over a root
- * that holds them, e.g. a cwd of `/`; `/tmp` and `/dev/shm` capped at {@link DEFAULT_TMPFS_SIZE_MIB}
+ * that holds them, e.g. a cwd of `/`; `/tmp` and `/dev/shm` capped at policy.ts `DEFAULT_TMPFS_SIZE_MIB`
  * unless the settings say otherwise); the roots inside `/tmp` (read-only under `read-only`);
  * what each root's `.turnloop` and `.mcp.json` resolve through, read-only
  * (configuration-chain.ts `configurationMounts`) between the git folders of each root bound over

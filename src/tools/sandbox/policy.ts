@@ -128,6 +128,13 @@ export const DEFAULT_HIDDEN_SOCKETS: readonly string[] = [
   "/var/run/docker.sock",
 ];
 
+/**
+ * The size cap of the sandbox's private `/tmp` and `/dev/shm`, in MiB, each: without one a tmpfs
+ * may grow to half the machine's memory (tmpfs(5), `size`), taken from RAM. bwrap(1) `--size`
+ * before `--tmpfs` sets it (bubblewrap ≥ 0.7.0; availability.ts asks for ≥ 0.8.0).
+ */
+export const DEFAULT_TMPFS_SIZE_MIB = 1024;
+
 /** What a sandboxed command is confined to; every path is absolute unless said otherwise. */
 export interface SandboxSettings {
   /** The session's working folder: the command starts there; writable under `workspace-write`. */
@@ -176,8 +183,7 @@ export interface SandboxSettings {
   allowUnixSockets?: boolean;
   /**
    * The size cap of each memory file system the sandbox makes for the command, its private `/tmp`
-   * and `/dev/shm` (config `sandbox.tmpfsSizeMiB`), in MiB; default
-   * bubblewrap-arguments.ts `DEFAULT_TMPFS_SIZE_MIB`.
+   * and `/dev/shm` (config `sandbox.tmpfsSizeMiB`), in MiB; default {@link DEFAULT_TMPFS_SIZE_MIB}.
    */
   tmpfsSizeMiB?: number;
 }
