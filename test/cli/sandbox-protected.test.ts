@@ -179,6 +179,38 @@ describe.runIf(sandboxWorks)("a write to a place the sandbox keeps read-only", (
     );
   });
 
+  // Session 27's trial: `git checkout -b x origin/main` printed "could not write config file"
+  // and exited 0, so the branch's tracking was lost while git said it was set up. The result now
+  // ends with a note naming the protection and the way to make the change (a command of its own,
+  // which the sandbox stops and the user is asked about); .git/config stays read-only.
+  test("a command that exits 0 after git could not write .git/config ends with a note", async () => {
+    const git = (...args: string[]) => execFileSync("git", ["-C", workspace, ...args]);
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one");
+    git("remote", "add", "origin", join(workspace, "no-remote"));
+    git("update-ref", "refs/remotes/origin/main", "HEAD");
+    const result = await runThroughCli("git checkout -b topic origin/main", [
+      "--sandbox",
+      "workspace-write",
+      "--yolo",
+    ]);
+    git("checkout", "-q", "--detach");
+    git("branch", "-q", "-D", "topic");
+    expect(result.toolResult).toBe(
+      // git says twice it could not, then that it did.
+      "error: could not write config file .git/config: Device or resource busy\n".repeat(2) +
+        "Switched to a new branch 'topic'\nbranch 'topic' set up to track 'origin/main'.\n" +
+        "<exited with exit code 0>\n" +
+        "Note: the command exited 0, but a write it tried was refused, so that change is missing: " +
+        "the sandbox keeps .git/config read-only whatever the settings: it configures git runs " +
+        "outside the sandbox later (core.hooksPath, aliases and core.fsmonitor run programs) " +
+        "(Device or resource busy). To make it, run a command that makes only that change and " +
+        "fails when it cannot (for git's config, `git config <key> <value>`; `git branch " +
+        "--set-upstream-to` exits 0 too): when the sandbox stops it, the user is asked whether " +
+        "to run it outside the sandbox.",
+    );
+    expect(await readFile(join(workspace, ".git", "config"), "utf8")).not.toContain("topic");
+  });
+
   test("the advised flags run it: --sandbox danger-full-access --allow-tool 'bash(…)'", async () => {
     const command = "git config user.name foo";
     const result = await runThroughCli(command, [

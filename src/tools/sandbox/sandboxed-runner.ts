@@ -86,16 +86,39 @@ export class SandboxedRunner implements CommandRunner {
       ...(this.statusProgram === undefined ? {} : { statusProgram: this.statusProgram }),
     };
     const limit = undone ?? sandboxLimitOf(result, this.policy, judged);
-    const note =
+    const notes = [
       this.settings.temporaryDirectory === undefined && usesPrivateTemporary(command, roots)
         ? PRIVATE_TEMPORARY_NOTE[this.policy]
-        : undefined;
+        : undefined,
+      limit === undefined ? refusedDespiteSuccess(result, judged) : undefined,
+    ].filter((line) => line !== undefined);
+    const note = notes.length === 0 ? undefined : notes.join("\n");
     return {
       ...result,
       ...(limit === undefined ? {} : { sandboxLimit: limit }),
       ...(note === undefined ? {} : { note }),
     };
   }
+}
+
+/**
+ * The note for a command that exited 0 although its output shows a write refused on a place the
+ * sandbox keeps read-only whatever the settings (policy.ts `protectedPlaceStop`): `git checkout
+ * -b x origin/main` makes the branch, prints `error: could not write config file .git/config:
+ * Device or resource busy` and exits 0 without its tracking. It is no {@link
+ * CommandResult.sandboxLimit}: running the whole command again outside the sandbox would repeat
+ * what it did; the model is told to run the missing change alone, which, failing on the sandbox,
+ * is asked about (tools/bash.ts). `undefined` for any other result.
+ */
+function refusedDespiteSuccess(result: CommandResult, judged: JudgedCommand): string | undefined {
+  if (result.exitCode !== 0) {
+    return undefined;
+  }
+  const { leading = [], configuredPlaces = [], hidden = [] } = judged;
+  const reason = protectedPlaceStop(result.output, leading, configuredPlaces, hidden);
+  return reason === undefined
+    ? undefined
+    : `Note: the command exited 0, but a write it tried was refused, so that change is missing: ${reason}. To make it, run a command that makes only that change and fails when it cannot (for git's config, \`git config <key> <value>\`; \`git branch --set-upstream-to\` exits 0 too): when the sandbox stops it, the user is asked whether to run it outside the sandbox.`;
 }
 
 /**
