@@ -193,7 +193,7 @@ export class AcpSession {
 
   /** The model of the next prompts (ACP v1 config option `model`); `-32602` when it does not resolve. */
   setModel(modelId: string, announce: boolean): void {
-    const resolved = this.context.host.resolveModel(modelId);
+    const resolved = this.context.host.resolveModel(modelId, this.model.id);
     if (!resolved.ok) {
       // session/set_model (announce) names the field modelId; session/set_config_option, value.
       const field = announce ? "modelId" : "value";

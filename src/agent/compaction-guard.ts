@@ -34,7 +34,8 @@ type Unanswered = Exclude<TurnLike, { kind: "reply" }>;
  * changed to one whose window the view no longer fits (`model_switch`) — unless the latest user
  * message alone fills the window, which no compaction can change. After a context-length
  * failure: compacts and replays the request once (`context_limit_retry`). After a reply: warns
- * once when the server reported far fewer prompt tokens than were sent (case 33 D). A failed
+ * when the server reported far fewer prompt tokens than were sent (case 33 D), once per session
+ * and model. A failed
  * compaction is not tried again in the same prompt: the request is sent as it is when it fits,
  * and if the server rejects it for its length the prompt fails with `context_length_exceeded`
  * instead of looping. No request is sent, and the prompt fails the same way naming what is too
@@ -182,10 +183,17 @@ export class CompactionGuard {
         };
   }
 
+  /**
+   * Warns when the server counted far fewer prompt tokens than were sent: once per session and
+   * model (History `truncationWarned`, folded from the log, so a continued session is not told
+   * again at each prompt), and again after a switch to another model that cuts too.
+   */
   private checkTruncation(sentTokens: number): void {
-    const reported = this.conversation.history.meter.lastReportedInput;
+    const { history } = this.conversation;
+    const reported = history.meter.lastReportedInput;
     if (
       this.warned ||
+      history.truncationWarned.has(history.lastModel ?? "") ||
       reported === undefined ||
       reported >= sentTokens * TRUNCATION_SHARE ||
       sentTokens < TRUNCATION_MIN_SENT

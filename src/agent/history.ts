@@ -31,6 +31,11 @@ export class History {
   lastModel: string | undefined;
   /** The files the model viewed, edited or created, and their text as it knows them. */
   readonly knownFiles = new KnownFiles();
+  /**
+   * The models ({@link lastModel} when it was said) the session was warned about that cut the
+   * prompt (`session.warning` `prompt_truncated`): the warning is said once per session and model.
+   */
+  readonly truncationWarned = new Set<string>();
   /** Summary messages of compactions (user-side, not the user's words). */
   private readonly summaries = new WeakSet<HistoryMessage>();
   /** Turns that were compaction requests: their usage is not the view's. */
@@ -100,6 +105,11 @@ export class History {
       case "session.compaction_complete":
         this.applyCompaction(event.data);
         return;
+      case "session.warning":
+        if (event.data.warningType === "prompt_truncated") {
+          this.truncationWarned.add(this.lastModel ?? "");
+        }
+        return;
       default:
         return;
     }
@@ -121,6 +131,7 @@ export class History {
     this.interruption = undefined;
     this.brokenReply = undefined;
     this.knownFiles.clear();
+    this.truncationWarned.clear();
   }
 
   /**

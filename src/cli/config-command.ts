@@ -3,7 +3,7 @@ import { warningLine } from "../events/errors.js";
 import { contextWindowOf } from "../llm/context-window.js";
 import { catalogueContextWindow } from "../llm/model-catalogue.js";
 import { redactedConfig, redactedUrl } from "../llm/shown-values.js";
-import { droppedVariables } from "../session/command-environment.js";
+import { describeCommandEnvironment } from "../session/command-environment.js";
 import { configPaths } from "../session/config.js";
 import { redactDatabaseUrl } from "../session/database-url.js";
 import { configuredFace } from "../session/face-config.js";
@@ -343,21 +343,17 @@ async function sandboxRows(settings: RunConfig, env: NodeJS.ProcessEnv) {
 }
 
 /**
- * What commands' environment lacks (session/command-environment.ts `droppedVariables`: provider
- * keys, the database URL, secret-looking names: events/secrets.ts `isSecretName`), as one row, then
- * a row per variable `shellEnvironment.keep` keeps.
+ * What commands' environment lacks (session/command-environment.ts `describeCommandEnvironment`:
+ * provider keys, the database URL, secret-looking names: events/secrets.ts `isSecretName`), as one
+ * row, then a row per variable `shellEnvironment.keep` keeps.
  */
 function environmentRows(settings: RunConfig, env: NodeJS.ProcessEnv): string[] {
   const profileKeys = Object.values(settings.providers).flatMap(({ value }) =>
     value.apiKeyEnv === undefined ? [] : [value.apiKeyEnv],
   );
-  const dropped = droppedVariables(env, profileKeys, settings.keptVariables);
+  const sentence = describeCommandEnvironment(env, profileKeys, settings.keptVariables);
   return [
-    row(
-      "commands' environment",
-      `without ${dropped.length === 0 ? "none" : dropped.join(", ")} (provider keys, names with a part that is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD, but those shellEnvironment.keep names)`,
-      undefined,
-    ),
+    row("commands' environment", sentence, undefined),
     ...settings.keptVariables.map((name) => row("shellEnvironment.keep", name.value, name.source)),
   ];
 }

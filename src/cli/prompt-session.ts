@@ -68,7 +68,7 @@ export async function openPromptSession(
         return failed(`no session to continue in ${cwd}; run without --continue to start one`);
       }
       sessionId = newest.sessionId;
-      return { ok: true, session: await host.open(newest.sessionId, undefined, modelCheck(host)) };
+      return await continueNewest(host, cwd, newest.sessionId, modelCheck(host));
     }
     return { ok: true, session: await host.create(cwd, model, { saveAtFirstPrompt: true }) };
   } catch (error) {
@@ -84,6 +84,28 @@ export async function openPromptSession(
     }
     // An error met while opening (a full disk, a database down) is not a usage error.
     return { ...failed(storeFailure(error), "error"), storage: { sessionId } };
+  }
+}
+
+/**
+ * Opens the folder's newest session for `--continue`; when another process has it open, refused
+ * naming the other ways on (session/continue-refusal.ts, loaded only then).
+ */
+async function continueNewest(
+  host: SessionHost,
+  cwd: string,
+  sessionId: string,
+  check: (reopening: Reopening) => string | undefined,
+): Promise<{ ok: true; session: Session } | NotOpened> {
+  try {
+    return { ok: true, session: await host.open(sessionId, undefined, check) };
+  } catch (error) {
+    if (!(error instanceof SessionLockedError)) {
+      throw error;
+    }
+    const { continueRefusal } = await import("../session/continue-refusal.js");
+    const message = await continueRefusal(host, cwd, error);
+    return { ok: false, message, kind: "error", held: { sessionId } };
   }
 }
 

@@ -10,7 +10,7 @@
  *   (thinking) the first line of the reasoning…
  * the assistant's text
  * → bash(command: "npm test") ✗ failed (exit code 1)
- *     … 12 earlier lines
+ *     … 12 earlier lines (turnloop sessions export <id> --format markdown shows all)
  *     the last lines of a failed command's output (the first lines of any other result)
  * [stop: end_turn]
  * ```
@@ -30,7 +30,14 @@ import { SessionFold, type ToolCall } from "../session/session-model/session-mod
 import { idleReopens } from "./idle-reopens.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { closedPrompt, inferStop, type PromptState } from "./prompt-stop.js";
-import { abbreviate, firstLine, foldedPrompt, plural, trimTrailingNewlines } from "./text-lines.js";
+import {
+  abbreviate,
+  firstLine,
+  foldedPrompt,
+  hiddenLinesNote,
+  plural,
+  trimTrailingNewlines,
+} from "./text-lines.js";
 import { outcomeMark } from "./tool-line.js";
 
 const ARGUMENTS_LENGTH = 60;
@@ -326,7 +333,9 @@ function renderToolResult(
   const hidden = resultLines.length - RESULT_LINES;
   if (commandFailed && hidden > 0) {
     // A failed command's last lines say why; its exit code is on the call's line.
-    state.lines.push(`    … ${hidden} earlier ${plural(hidden, "line")}`);
+    state.lines.push(
+      `    ${hiddenLinesNote(hidden, "earlier", state.fold.model.sessionId, resultLines)}`,
+    );
   }
   const shown = commandFailed
     ? resultLines.slice(-RESULT_LINES)
@@ -335,7 +344,9 @@ function renderToolResult(
     state.lines.push(`    ${abbreviate(line, RESULT_LINE_LENGTH)}`.trimEnd());
   }
   if (!commandFailed && hidden > 0) {
-    state.lines.push(`    … ${hidden} more ${plural(hidden, "line")}`);
+    state.lines.push(
+      `    ${hiddenLinesNote(hidden, "more", state.fold.model.sessionId, resultLines)}`,
+    );
   }
 }
 

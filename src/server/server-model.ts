@@ -9,7 +9,7 @@
  *    `provider.wireModel`, else `model`, else `provider.modelId` (Copilot's BYOK fields), else the
  *    recorded one on resume, else the server's configured model's name. `azure` is not supported.
  * 2. Otherwise the SessionHost's one resolution: `<provider>:<model>` as `--model` is, a bare name
- *    against the configured providers (see {@link SessionHost.resolveModelName}; `x:y` with no
+ *    by the host's one rule (see {@link SessionHost.resolveModel}; `x:y` with no
  *    provider `x` is refused, as `/model` refuses it), no model at all = the server's own
  *    (`--model` / `TURNLOOP_MODEL`).
  */
@@ -21,12 +21,14 @@ import type { ProviderParams } from "./params.js";
 /**
  * Chooses the model for `session.create` / `session.resume` / `session.model.switchTo` by the
  * rules above. `fallbackName` is the model name to use with a `provider` when no name is given
- * (on resume: the name recorded in `session.start`). Never throws.
+ * (on resume: the name recorded in `session.start`); `current`, the session's model in use, whose
+ * provider a bare name runs on (`session.model.switchTo`). Never throws.
  */
 export function chooseModel(
   request: { model?: string | undefined; provider?: ProviderParams | undefined },
   host: SessionHost,
   fallbackName?: string,
+  current?: string,
 ): ModelResolution {
   const { model, provider } = request;
   if (provider !== undefined) {
@@ -41,7 +43,7 @@ export function chooseModel(
     }
     return byokModel(provider, name);
   }
-  const chosen = host.resolveModelName(model);
+  const chosen = host.resolveModel(model, current);
   // A bare name; `x:y` with no provider `x` gets the host's "unknown model" (host-models.ts).
   if (!chosen.ok && model !== undefined && !model.includes(":")) {
     return {

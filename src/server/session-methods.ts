@@ -184,7 +184,8 @@ export function modelGetMethod(connection: ClientConnection, raw: unknown) {
 
 /**
  * `session.model.switchTo {modelId, reasoningEffort?}`: a `<provider>:<model>` id, a `models.list`
- * id, or a bare name resolved against the configured providers (or the session's BYOK provider);
+ * id, or a bare name on the provider of the session's model (host-models.ts `withProvider`; or the
+ * session's BYOK provider);
  * applies from the next prompt and records `session.model_change`.
  */
 export function modelSwitchMethod(connection: ClientConnection, raw: unknown) {
@@ -193,7 +194,7 @@ export function modelSwitchMethod(connection: ClientConnection, raw: unknown) {
   const session = openSession(server, params.sessionId);
   const choice = session.choices.byok
     ? { ok: true as const, configuration: session.choices.withModelName(params.modelId) }
-    : chooseModel({ model: params.modelId }, server.host);
+    : chooseModel({ model: params.modelId }, server.host, undefined, session.modelId);
   if (!choice.ok) {
     throw invalidParams(`session.model.switchTo: ${choice.message}`);
   }

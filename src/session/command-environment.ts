@@ -80,3 +80,27 @@ export function commandEnvironment(
   }
   return { ...NO_TERMINAL_DEFAULTS, ...result, PAGER: "cat", GIT_PAGER: "cat" };
 }
+
+/**
+ * One sentence saying what commands get of `environment`: every variable, or every variable but
+ * those {@link droppedVariables} drops (by name, sorted), then, in brackets, which kinds are
+ * dropped and the names `kept` keeps (config `shellEnvironment.keep`). `turnloop config` shows it
+ * on its `commands' environment` row, e.g. `every variable but GITHUB_TOKEN (not passed on: …)`.
+ */
+export function describeCommandEnvironment(
+  environment: NodeJS.ProcessEnv,
+  keyVariables: readonly string[],
+  kept: ReadonlyArray<{ readonly value: string }> = [],
+): string {
+  const dropped = droppedVariables(environment, keyVariables, kept);
+  const kinds = `not passed on: provider keys, ${DATABASE_URL_VARIABLE}, names with a part that is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD`;
+  const keeps =
+    kept.length === 0
+      ? ""
+      : `; shellEnvironment.keep keeps ${kept.map(({ value }) => value).join(", ")}`;
+  const which =
+    dropped.length === 0
+      ? "every variable; none set here is held back"
+      : `every variable but ${dropped.join(", ")}`;
+  return `${which} (${kinds}${keeps})`;
+}

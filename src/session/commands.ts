@@ -101,11 +101,13 @@ export const COMMANDS: readonly CommandDefinition[] = [
         const choices = host.modelChoices(model.id, session.start.model);
         return { kind: "text", text: `model: ${model.id}\nchoices: ${choices.join(", ")}` };
       }
-      const resolved = host.resolveModel(argument);
+      // A bare name is taken on the provider of the model in use (host-models.ts withProvider).
+      const resolved = host.resolveModel(argument, model.id);
       if (!resolved.ok) {
         return failed(resolved.message.replace(/^turnloop: /, ""));
       }
-      return { kind: "model", model: resolved.configuration, text: `model: ${argument}` };
+      const { configuration } = resolved;
+      return { kind: "model", model: configuration, text: `model: ${configuration.id}` };
     },
   },
   {

@@ -49,9 +49,15 @@ export class ModelHost {
    * (any model name after the profile's) keeps its id, runs on the profile's type at the profile's
    * endpoint ({@link RunConfig.profileBaseUrls}) with the key its `apiKeyEnv` names; a model of no
    * profile gets {@link RunConfig.otherModelsBaseUrl} and its provider's usual key, so neither
-   * key reaches the other's server. Never throws.
+   * key reaches the other's server. A bare name (no colon) is read by {@link withProvider}'s one
+   * rule, `current` being the model in use (interactive `/model`, ACP's model option, a resumed
+   * session). Never throws.
    */
-  resolveModel(modelId: string | undefined = this.config.model?.value): ModelResolution {
+  resolveModel(
+    written: string | undefined = this.config.model?.value,
+    current?: string,
+  ): ModelResolution {
+    const modelId = written === undefined ? undefined : this.withProvider(written, current);
     const endpoints = this.config.endpoints;
     const name = modelId === undefined ? undefined : profileNameOf(modelId, this.config.providers);
     const profile = name === undefined ? undefined : this.config.providers[name]?.value;
@@ -97,18 +103,6 @@ export class ModelHost {
     return hasProviderPrefix(this.typeIdOf(modelId));
   }
 
-  /**
-   * As {@link resolveModel}, and a bare name (`claude-sonnet-4.5`, as Copilot SDK apps name
-   * models) is resolved against the configured providers: the configured or listed
-   * (`TURNLOOP_MODELS`) id with that model name, else, when it has no colon, that name on the
-   * configured model's provider and endpoint. A name with a colon that names no configured model
-   * (`nosuch:x`) is a provider turnloop does not have: refused with resolveModel's message, as
-   * `/model` refuses it. Never throws.
-   */
-  resolveModelName(name: string | undefined): ModelResolution {
-    return this.resolveModel(name === undefined ? undefined : this.withProvider(name));
-  }
-
   /** The configured model id as written (`--model`, else `TURNLOOP_MODEL` or a config file's;
    * a profile's keeps its name) and those in `TURNLOOP_MODELS`. */
   configuredModels(): string[] {
@@ -117,18 +111,28 @@ export class ModelHost {
     return [...new Set(ids.filter((id): id is string => id !== undefined && id !== ""))];
   }
 
-  /** `modelId`, or for a bare name the configured id it names (see {@link resolveModel}). */
-  private withProvider(modelId: string): string {
-    if (this.hasModelPrefix(modelId)) {
+  /**
+   * The one rule for a bare model name (no colon: `other-model`), below every face (`--model`,
+   * interactive `/model`, ACP's model option, the SDK's `model`): the configured or listed
+   * (`TURNLOOP_MODELS`) id with that model name; else that name on the provider of `current`, the
+   * model in use; else on the provider of the configured model (or of `TURNLOOP_MODEL` when the
+   * configured one, `--model`'s, is the bare name itself). Claude Code, opencode and Copilot CLI take
+   * a bare name of the provider in use the same way. `modelId` with a provider's or profile's
+   * prefix, or a colon naming neither (`nosuch:x`, refused by resolveModel), is returned as it is.
+   */
+  private withProvider(modelId: string, current: string | undefined): string {
+    if (this.hasModelPrefix(modelId) || modelId.includes(":")) {
       return modelId;
     }
     const configured = this.configuredModels().filter((id) => this.hasModelPrefix(id));
     const named = configured.find((id) => id.slice(id.indexOf(":") + 1) === modelId);
-    const first = configured[0];
-    if (named !== undefined || first === undefined || modelId.includes(":")) {
+    const inUse = current !== undefined && this.hasModelPrefix(current) ? [current] : [];
+    const fallback = [this.env.TURNLOOP_MODEL ?? ""].filter((id) => this.hasModelPrefix(id));
+    const provider = [...inUse, ...configured, ...fallback][0];
+    if (named !== undefined || provider === undefined) {
       return named ?? modelId;
     }
-    return `${first.slice(0, first.indexOf(":"))}:${modelId}`;
+    return `${provider.slice(0, provider.indexOf(":"))}:${modelId}`;
   }
 
   /**
@@ -142,7 +146,7 @@ export class ModelHost {
    */
   modelForSession(recorded: string): ModelResolution & { unavailable?: string } {
     const given = this.config.model?.source === "--model" ? this.config.model.value : undefined;
-    const own = this.resolveModel(given ?? recorded);
+    const own = this.resolveModel(given ?? recorded, recorded);
     if (own.ok) {
       return own;
     }

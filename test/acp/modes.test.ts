@@ -86,21 +86,26 @@ describe("slash commands", () => {
     const sessionId = await harness.newSession();
     expect(await harness.prompt(sessionId, "/model")).toEqual({ stopReason: "end_turn" });
     expect(await harness.prompt(sessionId, `/model ${OTHER}`)).toEqual({ stopReason: "end_turn" });
-    expect(await harness.prompt(sessionId, "/model nonsense")).toEqual({ stopReason: "end_turn" });
+    expect(await harness.prompt(sessionId, "/model nosuch:x")).toEqual({ stopReason: "end_turn" });
+    // A bare name runs on the provider in use (host-models.ts withProvider; a session-28 trial).
+    expect(await harness.prompt(sessionId, "/model third-model")).toEqual({
+      stopReason: "end_turn",
+    });
     expect(harness.server.requests).toHaveLength(0);
     const said = agentTexts(harness.updates(sessionId));
     expect(said).toEqual([
       "model: openai-compatible:fake-model\nchoices: openai-compatible:fake-model",
       `model: ${OTHER}`,
-      expect.stringMatching(/^Error: unknown model "nonsense"/),
+      expect.stringMatching(/^Error: unknown model "nosuch:x"/),
+      "model: openai-compatible:third-model",
     ]);
     const optionUpdates = harness
       .updates(sessionId)
       .filter((update) => update.sessionUpdate === "config_option_update");
-    expect(optionUpdates).toHaveLength(1);
+    expect(optionUpdates).toHaveLength(2);
     harness.server.enqueue({ text: "hi" });
     await harness.prompt(sessionId, "hello");
-    expect(modelOf(harness, 0)).toBe("other-model");
+    expect(modelOf(harness, 0)).toBe("third-model");
   });
 
   test("/mode autopilot, then a task: autopilot works on it until task_complete", async () => {

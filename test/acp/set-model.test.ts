@@ -61,10 +61,18 @@ describe("session/set_model", () => {
     ]);
 
     await expect(
-      agent.client.request("session/set_model", { sessionId, modelId: "nonsense" }),
+      agent.client.request("session/set_model", { sessionId, modelId: "nonsense:x" }),
     ).rejects.toMatchObject({
       code: -32602,
-      message: expect.stringContaining('unknown model "nonsense"'),
+      message: expect.stringContaining('unknown model "nonsense:x"'),
+    });
+    // A bare name runs on the provider in use (host-models.ts withProvider; a session-28 trial).
+    expect(
+      await agent.client.request("session/set_model", { sessionId, modelId: "third-model" }),
+    ).toEqual({});
+    expect(agent.updates(sessionId).at(-1)).toEqual({
+      sessionUpdate: "config_option_update",
+      configOptions: [modeOption, modelOption("openai-compatible:third-model"), sandboxOption],
     });
     await expect(
       agent.client.request("session/set_model", {

@@ -151,6 +151,38 @@ describe("compaction in turnloop -p", () => {
     expect(result.stderr).toMatch(/^turnloop: warning: The server counted 2048 prompt tokens/m);
   });
 
+  // The session-28 trial (#4): the warning came again after every prompt of a continued session.
+  test("case 33 D: the warning is said once per session and model, again for another model that cuts", async ({
+    cli,
+    model,
+    loggedEvents,
+  }) => {
+    const cut = { usage: { input: 2_048, output: 5 } };
+    model.enqueue({ text: "one", ...cut }, { text: "two", ...cut }, { text: "three", ...cut });
+    const long = `read all files and summarize\n${"some pasted log line\n".repeat(2_800)}`;
+    const flags = ["--context-window", "32000"];
+    const first = await cli(["-p", long, ...flags], { env: NO_RETRIES });
+    const sessionId = printedSessionId(first.stderr);
+    const again = await cli(["-p", "again", "-c", ...flags], { env: NO_RETRIES });
+    const other = ["--model", "openai-compatible:other-model"];
+    const switched = await cli(["-p", "again", "-c", ...flags, ...other], { env: NO_RETRIES });
+    const warned = (stderr: string) => /^turnloop: warning: The server counted/m.test(stderr);
+    expect(
+      [first, again, switched].map((run) => [run.code, run.stdout, warned(run.stderr)]),
+    ).toEqual([
+      [0, "one\n", true],
+      [0, "two\n", false],
+      [0, "three\n", true],
+    ]);
+    const warnings = (await loggedEvents(sessionId)).filter(
+      (event) => event.type === "session.warning",
+    );
+    expect(warnings.map((event) => (event.data as { warningType: string }).warningType)).toEqual([
+      "prompt_truncated",
+      "prompt_truncated",
+    ]);
+  });
+
   test("sessions compact <id> [instructions] compacts a stored session", async ({ cli, model }) => {
     model.enqueue({ text: LONG_ANSWER }, { text: "two" }, { text: "Task: count." });
     const first = await cli(["-p", "first"], { env: NO_RETRIES });

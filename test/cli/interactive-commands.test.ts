@@ -40,8 +40,12 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       await terminal.waitFor(/unknown mode "sideways"/);
       terminal.type("/model openai-compatible:other-model");
       await terminal.waitFor(/other-model · auto · /);
-      terminal.type("/model nonsense");
-      await terminal.waitFor(/nonsense/);
+      // A bare name runs on the provider in use (the session-28 trial: it was refused as unknown).
+      terminal.type("/model third-model");
+      await terminal.waitFor(/model: openai-compatible:third-model/);
+      await terminal.waitFor(/third-model · auto · /);
+      terminal.type("/model nosuch:x");
+      await terminal.waitFor(/unknown model "nosuch:x"/);
 
       // Tab completes a command name.
       terminal.write("/ses");

@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { runCli } from "../support/cli.js";
 import type { InteractiveTerminal } from "../support/interactive-terminal.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import {
@@ -115,7 +117,21 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running command's outp
       await writeFile(join(fixture.repository, "gate"), "");
       await terminal.waitFor(/Ran it\./);
       const scrollback = await scrollbackAfterExit(terminal);
-      expect(callBlock(scrollback)).toEqual([
+      // The result keeps the output's start and end: the note names the file with all of it,
+      // wrapped (a path is read whole), where the output's lines are cut at the edge.
+      const block = callBlock(scrollback);
+      const tail = block.indexOf("  row-19998");
+      const note = block
+        .slice(1, tail)
+        .map((row) => row.trim())
+        .join(" ");
+      const saved = /^… \d+ earlier lines \(full output saved to (\S+)\)$/.exec(note)?.[1];
+      const whole = readFileSync(saved ?? `(no path in "${note}")`, "utf8");
+      expect([whole.startsWith("row-1\nrow-2\n"), whole.includes("\nrow-20000\n")]).toEqual([
+        true,
+        true,
+      ]);
+      expect([block[0], ...block.slice(tail)]).toEqual([
         `✓ bash ${command}  Ns`,
         "  row-19998",
         "  row-19999",
@@ -123,6 +139,33 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running command's outp
         `  ${"x".repeat(COLUMNS - 5)}...`,
       ]);
       expect(scrollback).not.toMatch(/running \d/);
+    },
+  );
+
+  // The session-28 trial (#3): `seq 1 500` ended as its last four lines, with no word of the
+  // 496 others. The note says how many and which command shows them; that command does.
+  interactiveTest(
+    "a finished command's longer output says how many earlier lines it leaves out and where all are",
+    async ({ fixture }) => {
+      const terminal = await runCommand(fixture, "seq 1 500");
+      const done = await terminal.waitFor(/Ran it\./);
+      const sessionId = /sessions export ([0-9a-f]{8}) /.exec(done)?.[1] ?? "(none)";
+      expect(rowsBelow("› run the command", done)).toEqual([
+        "✓ bash seq 1 500  Ns",
+        `  … 496 earlier lines (turnloop sessions export ${sessionId} --format markdown shows all)`,
+        "  497",
+        "  498",
+        "  499",
+        "  500",
+        "Ran it.",
+      ]);
+      await scrollbackAfterExit(terminal);
+      const exported = await runCli(["sessions", "export", sessionId, "--format", "markdown"], {
+        cwd: fixture.repository,
+        env: fixture.environment(),
+      });
+      const all = Array.from({ length: 500 }, (_, index) => String(index + 1)).join("\n");
+      expect(exported.stdout).toContain(all);
     },
   );
 
@@ -155,7 +198,15 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running command's outp
       await writeFile(join(fixture.repository, "gate"), "");
       await terminal.waitFor(/Ran it\./);
       const scrollback = await scrollbackAfterExit(terminal);
-      const final = [`✓ bash ${command}  Ns`, "  step-3", "  step-4", "  step-5", "  step-6"];
+      const shortId = printedSessionId(scrollback).slice(0, 8);
+      const final = [
+        `✓ bash ${command}  Ns`,
+        `  … 2 earlier lines (turnloop sessions export ${shortId} --format markdown shows all)`,
+        "  step-3",
+        "  step-4",
+        "  step-5",
+        "  step-6",
+      ];
       expect(callBlock(scrollback)).toEqual(final);
       expect(scrollback.match(/bash for i/g)).toHaveLength(1);
       expect(scrollback).not.toMatch(/running \d/);

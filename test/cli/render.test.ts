@@ -333,7 +333,7 @@ const EXPECTED = [
   "    src/a.ts(3,1): error TS2304",
   "    src/b.ts(9,2): error TS2322",
   "    line 3",
-  "    … 3 more lines",
+  "    … 3 more lines (turnloop sessions export s1 --format markdown shows all)",
   '→ view(path: "tsconfig.json") ✓',
   '    { "strict": true }',
   "Two type errors: `a.ts` uses an undefined name.",

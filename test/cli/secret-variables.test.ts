@@ -83,9 +83,10 @@ describe("variables whose names look secret", () => {
         .split("\n")
         .filter((line) => /^(commands' environment|shellEnvironment)/.test(line));
       expect(rows).toEqual([
-        "commands' environment    without AWS_SECRET_ACCESS_KEY, MY_DB_PASSWORD (provider keys, " +
-          "names with a part that is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or " +
-          "PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD, but those shellEnvironment.keep names)",
+        "commands' environment    every variable but AWS_SECRET_ACCESS_KEY, MY_DB_PASSWORD " +
+          "(not passed on: provider keys, TURNLOOP_DATABASE_URL, names with a part that is or ends " +
+          "with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, or starts with SECRET, " +
+          "PASSWORD or PASSWD; shellEnvironment.keep keeps GITHUB_TOKEN)",
         `shellEnvironment.keep    GITHUB_TOKEN    from ${join(home, "config.json")}`,
       ]);
     } finally {
@@ -107,7 +108,21 @@ describe("variables whose names look secret", () => {
       `turnloop: warning: ${path}: not applying shellEnvironment.keep: this project is not trusted, and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
     );
     expect(config.stdout).toContain(
-      "commands' environment    without AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, MY_DB_PASSWORD (",
+      "commands' environment    every variable but AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, MY_DB_PASSWORD (",
     );
+  });
+  test("turnloop config with no secret-looking variable says nothing is held back", async () => {
+    const config = await runCli(["config"], {
+      cwd: workspace,
+      env: cleanEnvironment({ TURNLOOP_HOME: home, SOME_SETTING: "visible" }),
+    });
+    const rows = config.stdout
+      .split("\n")
+      .filter((line) => line.startsWith("commands' environment"));
+    expect(rows).toEqual([
+      "commands' environment    every variable; none set here is held back (not passed on: " +
+        "provider keys, TURNLOOP_DATABASE_URL, names with a part that is or ends with KEY, SECRET, " +
+        "TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD)",
+    ]);
   });
 });

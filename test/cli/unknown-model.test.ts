@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { test } from "../support/fixtures.js";
+import { printedSessionId, test } from "../support/fixtures.js";
 
 // A user trial: `turnloop acp --model a:b` (or `TURNLOOP_MODEL=a:b`) exited 0, and a config file's
 // `"model": "nope:x"` went unreported while `TURNLOOP_MODEL` overrode it. An unknown provider is a
@@ -79,5 +79,41 @@ describe("a bare model name is not an unknown provider", () => {
     const result = await cli(["--headless", "--stdio", "--model", "gpt-4.1"]);
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: "" });
     expect(result.stderr).not.toContain("is not <provider>:<model>");
+  });
+});
+
+// The session-28 trial (#6): a bare name was refused by /model though the SDK ran it; one rule
+// (session/host-models.ts withProvider) now reads it the same way on every face.
+describe("a bare model name runs on the provider in use", () => {
+  test("-p --model other-model runs on TURNLOOP_MODEL's provider; -c --model third-model on the session's", async ({
+    cli,
+    model,
+    loggedEvents,
+  }) => {
+    model.enqueue({ text: "one" }, { text: "two" });
+    const first = await cli(["-p", "hi", "--model", "other-model"]);
+    const sessionId = printedSessionId(first.stderr);
+    const second = await cli(["-p", "again", "-c", "--model", "third-model"], {
+      env: { TURNLOOP_MODEL: "anthropic:claude-x" },
+    });
+    expect([first.code, first.stdout, second.code, second.stdout]).toEqual([
+      0,
+      "one\n",
+      0,
+      "two\n",
+    ]);
+    expect(model.requests.map((request) => (request.body as { model: string }).model)).toEqual([
+      "other-model",
+      "third-model",
+    ]);
+    const events = await loggedEvents(sessionId);
+    const models = events.flatMap((event) =>
+      event.type === "session.start"
+        ? [event.data.model]
+        : event.type === "session.model_change"
+          ? [event.data.newModel]
+          : [],
+    );
+    expect(models).toEqual(["openai-compatible:other-model", "openai-compatible:third-model"]);
   });
 });

@@ -69,6 +69,21 @@ test("createSession home:x, setModel lab:other, and a resume: each on its profil
   });
 });
 
+// The session-28 trial (#6): a bare name runs on the provider of the model in use, by the rule
+// every face shares (src/session/host-models.ts withProvider), not on the configured model's.
+test("setModel with a bare name runs it on the session's profile, not the configured one's", async () => {
+  const client = await fixture.startedClient();
+  const session = await client.createSession({ model: "home:x" });
+  await session.setModel("y");
+  home.enqueue({ text: "From home." });
+  await session.sendAndWait({ prompt: "one" });
+  expect([sent(home), sent(fixture.model)]).toEqual([[["Bearer home-secret-222222", "y"]], []]);
+  const listed = await client.listSessions();
+  expect(listed.find((each) => each.sessionId === session.sessionId)).toMatchObject({
+    model: "home:y",
+  });
+});
+
 test("resumeSession of a session whose profile was removed from the config: refused naming the profile, nothing written", async () => {
   const client = await fixture.startedClient();
   const session = await client.createSession({ model: "home:x" });

@@ -101,7 +101,12 @@ export async function openSession(
     return { ok: true, session, model: resolved.configuration };
   } catch (error) {
     if (error instanceof SessionLockedError) {
-      return failed(error.message, EXIT.error);
+      // --continue's newest session is open elsewhere: the refusal names the other ways on.
+      const refusal =
+        choice.kind === "continue"
+          ? (await import("../../session/continue-refusal.js")).continueRefusal
+          : undefined;
+      return failed((await refusal?.(host, cwd, error)) ?? error.message, EXIT.error);
     }
     if (error instanceof ConfigError) {
       return failed(error.message);

@@ -14,7 +14,7 @@ import {
 import { commandStop } from "../../tools/bash.js";
 import { editDiffRows } from "../../tools/line-diff.js";
 import { viewSummary } from "../../tools/view.js";
-import { lastLinesOf } from "../text-lines.js";
+import { hiddenLinesNote, lastLinesOf } from "../text-lines.js";
 import { callSummary, unsuccessfulLabel } from "../tool-line.js";
 import type { Theme } from "./theme.js";
 
@@ -47,6 +47,11 @@ export class ToolCallView implements Component {
    * "always" answer creates (event-notes.ts `alwaysRuleNote`).
    */
   answerNote: string | undefined;
+  /**
+   * The line over a finished command's last lines saying how many earlier ones it leaves out and
+   * where all are, set while the call's rows are drawn.
+   */
+  private hiddenNote: string | undefined;
   /** The last {@link PREVIEW_LINES} lines of the running call's output so far. */
   private liveLines: readonly string[] = [];
   /**
@@ -58,9 +63,14 @@ export class ToolCallView implements Component {
     | { width: number; status: ToolCallStatus; answerNote: string | undefined; rows: string[] }
     | undefined;
 
+  /**
+   * `sessionId`: the id of the session the call is in, when known (the transcript's fold), for the
+   * command that shows a shortened output whole.
+   */
   constructor(
     private readonly theme: Theme,
     private readonly toolCall: ToolCall,
+    private readonly sessionId: () => string | undefined = () => undefined,
   ) {}
 
   get toolCallId(): string {
@@ -107,6 +117,7 @@ export class ToolCallView implements Component {
   /** The call's rows at `width`, drawn from the session model. */
   private draw(width: number): string[] {
     const { theme } = this;
+    this.hiddenNote = undefined;
     const [state, ...preview] = this.detail();
     const summary = this.summary();
     // A call without arguments to show (a `view` without a path) has no gap for them.
@@ -116,15 +127,15 @@ export class ToolCallView implements Component {
       state === undefined || room < 10
         ? truncateToWidth(head, width)
         : `${truncateToWidth(head, room)}  ${state}`;
-    const answer =
-      this.answerNote === undefined
+    // Notes wrap (a path must be read whole); output lines are cut at the edge.
+    const wrapped = (note: string | undefined) =>
+      note === undefined
         ? []
-        : wrapTextWithAnsi(this.answerNote, Math.max(1, width - 2)).map((row) =>
-            theme.dim(`  ${row}`),
-          );
+        : wrapTextWithAnsi(note, Math.max(1, width - 2)).map((row) => theme.dim(`  ${row}`));
     return [
       truncateToWidth(line, width),
-      ...answer,
+      ...wrapped(this.answerNote),
+      ...wrapped(this.hiddenNote),
       ...preview.map((text) => truncateToWidth(`  ${text}`, width)),
     ];
   }
@@ -185,8 +196,21 @@ export class ToolCallView implements Component {
     // A command the runner stopped says why, as -p's line does (tool-line.ts).
     const stop = toolFailure && toolCall.toolName === "bash" ? commandStop(text) : undefined;
     const label = stop?.reason ?? (toolFailure ? "failed" : unsuccessfulLabel(toolCall));
-    const tail = lastLines(stop?.output ?? text, PREVIEW_LINES);
-    return [theme.failure(label), ...tail.map((line) => theme.dim(expandTabs(line)))];
+    const output = lastLines(stop?.output ?? text, Number.POSITIVE_INFINITY);
+    return [theme.failure(label), ...this.lastOutputLines(output)];
+  }
+
+  /**
+   * The last {@link PREVIEW_LINES} of `output` (its non-blank lines), dim; when there are more,
+   * {@link hiddenNote} says how many earlier ones are left out and where all are (text-lines.ts).
+   */
+  private lastOutputLines(output: readonly string[]): string[] {
+    const { theme } = this;
+    const hidden = output.length - PREVIEW_LINES;
+    if (hidden > 0) {
+      this.hiddenNote = hiddenLinesNote(hidden, "earlier", this.sessionId(), output);
+    }
+    return output.slice(-PREVIEW_LINES).map((line) => theme.dim(expandTabs(line)));
   }
 
   private completed(): string[] {
@@ -205,8 +229,7 @@ export class ToolCallView implements Component {
     }
     const output = lastLines(terminalText(toolCall.output ?? ""), Number.POSITIVE_INFINITY);
     if (toolCall.toolName === "bash") {
-      const tail = output.slice(-PREVIEW_LINES);
-      return [timing, ...tail.map((line) => theme.dim(expandTabs(line)))];
+      return [timing, ...this.lastOutputLines(output)];
     }
     // `view` says which lines of how many it showed (tools/view.ts), not its output's length.
     const summary =

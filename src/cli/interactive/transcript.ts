@@ -296,7 +296,7 @@ export class Transcript extends Container {
       return;
     }
     if (!this.tools.has(toolCall.toolCallId)) {
-      const view = new ToolCallView(this.theme, toolCall);
+      const view = new ToolCallView(this.theme, toolCall, () => this.fold.model.sessionId);
       this.tools.set(toolCall.toolCallId, view);
       this.addChild(view);
     }
