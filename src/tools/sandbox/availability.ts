@@ -51,7 +51,7 @@ export function sandboxAvailability(options: AvailabilityOptions): Promise<Sandb
     probe =
       !allowUnixSockets && filter === undefined
         ? Promise.resolve(UNKNOWN_PROCESSOR)
-        : runProbe(file, { PATH: path }, filter === undefined ? [] : [filter]);
+        : probeUntilSettled(file, { PATH: path }, filter === undefined ? [] : [filter]);
     probes.set(key, probe);
   }
   return probe;
@@ -64,6 +64,29 @@ const UNKNOWN_PROCESSOR: SandboxAvailability = {
   install:
     "Allow sandboxed commands Unix sockets with sandbox.allowUnixSockets: true in your config file",
 };
+
+/**
+ * bwrap's words when a mount below `/` went away while it bound `/` recursively (another program
+ * unmounting a folder at that moment): the machine's state, not bubblewrap's, so the probe runs again.
+ */
+const VANISHED_MOUNT = /Can't (?:bind mount|remount).*No such file or directory/;
+/** How many times the probe runs when mounts vanish under it before the sandbox is called unavailable. */
+const PROBE_ATTEMPTS = 3;
+
+async function probeUntilSettled(
+  file: string,
+  env: Record<string, string>,
+  inputs: readonly Uint8Array[],
+): Promise<SandboxAvailability> {
+  let availability = await runProbe(file, env, inputs);
+  for (let attempt = 1; attempt < PROBE_ATTEMPTS; attempt++) {
+    if (availability.available || !VANISHED_MOUNT.test(availability.reason)) {
+      break;
+    }
+    availability = await runProbe(file, env, inputs);
+  }
+  return availability;
+}
 
 /** How the probe's `bwrap` ended: its error (as `execFile` words it) and what it printed. */
 interface ProbeEnd {

@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -272,5 +272,29 @@ describe("sandbox availability", () => {
       "bubblewrap cannot create a user namespace here (bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces.): user namespaces are off.",
       `this bubblewrap (${old}) is older than 0.8.0, which the sandbox needs.`,
     ]);
+  });
+
+  it("probes again when a mount went away under bwrap's recursive bind, and gives up after three", async () => {
+    const vanished =
+      'bwrap: Can\'t bind mount /oldroot/ on /newroot/: Unable to apply mount flags: remount "/newroot/tmp/gone": No such file or directory';
+    const counter = join(folder, "attempts");
+    // Fails as a vanished mount makes bwrap fail until its third run, then runs `true`.
+    const settling = join(folder, "bwrap-settling");
+    await writeFile(
+      settling,
+      `#!/bin/sh\necho x >> ${JSON.stringify(counter)}\n` +
+        `[ "$(wc -l < ${JSON.stringify(counter)})" -ge 3 ] && exit 0\n` +
+        `echo ${JSON.stringify(vanished)} >&2\nexit 1\n`,
+    );
+    await chmod(settling, 0o755);
+    const always = await failingBwrap("bwrap-vanishing", vanished);
+    const env = { PATH: "/usr/bin:/bin" };
+    expect(await sandboxAvailability({ env, bwrapPath: settling })).toEqual({ available: true });
+    expect((await readFile(counter, "utf8")).split("\n").filter(Boolean)).toHaveLength(3);
+    expect(await sandboxAvailability({ env, bwrapPath: always })).toEqual({
+      available: false,
+      reason: `bubblewrap (${always}) does not run here: ${vanished}.`,
+      install: "Check that apt-get install bubblewrap works: bwrap --ro-bind / / true",
+    });
   });
 });
