@@ -48,7 +48,9 @@ export function providerUtilsAsBundled(source, path, modules) {
  * released-reader error in a `vm` context of its own (about 5 M instructions; the stages after it
  * release none: src/llm/sse-event-transform.ts, `LockKeepingStream`). Nothing reads a body after
  * that, so the reader keeps its lock; errors, cancels and ends are passed on as before. A
- * provider-utils whose function reads otherwise fails.
+ * provider-utils whose function reads otherwise fails. Since {@link bodyReadOnce}, this
+ * provider-utils' one caller of the wrapper no longer calls it (the bundle leaves it out); the
+ * change stays for a later provider-utils that calls it elsewhere.
  * @param {string} source
  * @param {string} path
  */
