@@ -9,6 +9,8 @@
  *   from it are the same;
  * - its event streams are parsed in one stage, not three (scripts/provider-utils-one-stage-events.mjs);
  * - its reader of a response's body keeps its lock ({@link bodyReaderKept});
+ * - an event stream's body is read by the parser itself, not through a stream of its own
+ *   ({@link bodyReadOnce});
  * - a zod 4 schema validates synchronously where zod can ({@link zodParsedAtOnce}).
  * A provider-utils that reads otherwise fails (the build, or the benchmark's load).
  */
@@ -31,7 +33,10 @@ export function providerUtilsAsBundled(source, path, modules) {
     throw new Error(`${path}: provider-utils no longer uses the global Headers as expected`);
   }
   const events = zodParsedAtOnce(
-    bodyReaderKept(oneStageJsonEvents(source, path, modules.sseEventTransform), path),
+    bodyReadOnce(
+      bodyReaderKept(oneStageJsonEvents(source, path, modules.sseEventTransform), path),
+      path,
+    ),
     path,
   );
   return `import { HeaderList as Headers } from ${JSON.stringify(modules.headerList)};\n${events}`;
@@ -43,7 +48,9 @@ export function providerUtilsAsBundled(source, path, modules) {
  * released-reader error in a `vm` context of its own (about 5 M instructions; the stages after it
  * release none: src/llm/sse-event-transform.ts, `LockKeepingStream`). Nothing reads a body after
  * that, so the reader keeps its lock; errors, cancels and ends are passed on as before. A
- * provider-utils whose function reads otherwise fails.
+ * provider-utils whose function reads otherwise fails. Since {@link bodyReadOnce}, this
+ * provider-utils' one caller of the wrapper no longer calls it (the bundle leaves it out); the
+ * change stays for a later provider-utils that calls it elsewhere.
  * @param {string} source
  * @param {string} path
  */
@@ -60,6 +67,86 @@ function bodyReaderKept(source, path) {
   return source.replace(
     release,
     "  const releaseReader = () => {\n    readerReleased = true;\n  };",
+  );
+}
+
+/** provider-utils' `createEventSourceResponseHandler` handing the body to the parser. */
+const EVENTS_THROUGH_WRAPPER = `    value: parseJsonEventStream({
+      stream: wrapResponseBodyStream({
+        stream: response.body,
+        url,
+        requestBodyValues,
+        statusCode: response.status,
+        responseHeaders
+      }),
+      schema: chunkSchema
+    })`;
+
+/** What `wrapResponseBodyStream` makes of a failed read of the body (`controller.error`'s). */
+const WRAPPER_READ_FAILURE = `      } catch (error) {
+        releaseReader();
+        if (isAbortError(error)) {
+          controller.error(error);
+          return;
+        }
+        controller.error(
+          handleFetchError({
+            error: new APICallError4({
+              message: "Failed to process successful response",
+              cause: error,
+              statusCode,
+              url,
+              responseHeaders,
+              requestBodyValues
+            }),
+            url,
+            requestBodyValues
+          })
+        );
+      }`;
+
+/**
+ * provider-utils' `createEventSourceResponseHandler` (every streamed reply of the OpenAI chat and
+ * Responses, OpenAI-compatible and Anthropic models) passes the response's body through
+ * `wrapResponseBodyStream`, a `ReadableStream` of its own whose only work is to turn a failed
+ * read into an `APICallError` ("Failed to process successful response", the read's error as its
+ * cause, then `handleFetchError`), an abort's error left as it is. That stream was one more web
+ * stream per model request (on Node 20 each is made transferable: a native object and a
+ * prototype change) and a pull, a read and an enqueue per piece of the body. Here the handler
+ * gives the body to `jsonEventStream` (src/llm/sse-event-transform.ts) with that mapping of a
+ * failed read, which the parser applies where it reads: the values, ends, errors and cancels a
+ * reader sees are the wrapper's (test/llm/body-read-once.test.ts). A provider-utils whose
+ * handler or wrapper reads otherwise fails; so does one without `jsonEventStream` imported
+ * (oneStageJsonEvents).
+ * @param {string} source
+ * @param {string} path
+ */
+export function bodyReadOnce(source, path) {
+  if (
+    source.split(EVENTS_THROUGH_WRAPPER).length !== 2 ||
+    source.split(WRAPPER_READ_FAILURE).length !== 2 ||
+    !source.includes("import { jsonEventStream } from ")
+  ) {
+    throw new Error(`${path}: provider-utils' event stream handler is no longer as expected`);
+  }
+  return source.replace(
+    EVENTS_THROUGH_WRAPPER,
+    `    value: jsonEventStream(
+      response.body,
+      (text) => safeParseJSON({ text, schema: chunkSchema }),
+      (error) => isAbortError(error) ? error : handleFetchError({
+        error: new APICallError4({
+          message: "Failed to process successful response",
+          cause: error,
+          statusCode: response.status,
+          url,
+          responseHeaders,
+          requestBodyValues
+        }),
+        url,
+        requestBodyValues
+      })
+    )`,
   );
 }
 

@@ -21,30 +21,40 @@ let kernelFile = true;
  * next call if they must be kept.
  */
 export function randomBytes(count: number): Uint8Array {
+  const { buffer, start } = takeRandom(count);
+  return buffer.subarray(start, start + count);
+}
+
+/**
+ * A random (version 4) UUID, `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`, as `crypto.randomUUID` gives.
+ * Its 16 bytes are set and read as hex where they lie in the pool (taken bytes are not handed out
+ * again): no copy and no view of them is made for each of the dozens of ids a model turn stamps.
+ */
+export function randomUUID(): string {
+  const { buffer, start } = takeRandom(16);
+  buffer[start + 6] = ((buffer[start + 6] ?? 0) & 0x0f) | 0x40;
+  buffer[start + 8] = ((buffer[start + 8] ?? 0) & 0x3f) | 0x80;
+  const hex = buffer.toString("hex", start, start + 16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** `count` fresh random bytes: `buffer` from `start` on (the pool, or `node:crypto`'s own). */
+function takeRandom(count: number): { buffer: Buffer; start: number } {
   if (!kernelFile || count > POOL_BYTES) {
-    return process.getBuiltinModule("node:crypto").randomBytes(count);
+    return { buffer: process.getBuiltinModule("node:crypto").randomBytes(count), start: 0 };
   }
   if (pool === undefined || used + count > POOL_BYTES) {
     const fresh = readKernelRandom();
     if (fresh === undefined) {
       kernelFile = false;
-      return process.getBuiltinModule("node:crypto").randomBytes(count);
+      return { buffer: process.getBuiltinModule("node:crypto").randomBytes(count), start: 0 };
     }
     pool = fresh;
     used = 0;
   }
-  const bytes = pool.subarray(used, used + count);
+  const start = used;
   used += count;
-  return bytes;
-}
-
-/** A random (version 4) UUID, `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`, as `crypto.randomUUID` gives. */
-export function randomUUID(): string {
-  const bytes = Buffer.from(randomBytes(16));
-  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
-  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
-  const hex = bytes.toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return { buffer: pool, start };
 }
 
 function readKernelRandom(): Buffer | undefined {

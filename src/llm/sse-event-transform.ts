@@ -192,10 +192,16 @@ function writtenEvent(name: string | undefined, id: string | undefined, data: st
  * a lock (what a reader of the result sees, ends and failures included, is as through the SDK's
  * pipe: test/llm/json-event-stream.test.ts). Piped into that stage, the parsed values are written
  * to it as they are parsed, without passing through this stream's own queue.
+ *
+ * `readFailure` maps an error of reading `stream` to the error the result fails with (default: the
+ * error itself). The bundle's provider-utils hands it the response's body with the mapping of its
+ * `wrapResponseBodyStream` (scripts/provider-utils-as-bundled.mjs, `bodyReadOnce`), instead of that
+ * wrapper's stream of its own.
  */
 export function jsonEventStream<T>(
   stream: ReadableStream<Uint8Array>,
   parse: (text: string) => Promise<T>,
+  readFailure: (error: unknown) => unknown = (error) => error,
 ): ReadableStream<T> {
   const decoder = new TextDecoder();
   let eventData: string[] = [];
@@ -209,7 +215,13 @@ export function jsonEventStream<T>(
     // Reads until a piece completes an event (or the body ends).
     next: async () => {
       for (;;) {
-        const { done, value } = await reader.read();
+        let read: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          read = await reader.read();
+        } catch (error) {
+          throw readFailure(error);
+        }
+        const { done, value } = read;
         let taken: readonly string[];
         if (value instanceof MappedEventBytes) {
           // Whole events, parsed already (openai-chat-quirks.ts): the parser holds nothing.
