@@ -12,6 +12,7 @@
 import { isConfigurationOfLaterRuns } from "../permissions/permission-decision.js";
 import type { NoAskSituation } from "../permissions/permission-gate.js";
 import type { PermissionMode } from "../permissions/permission-mode.js";
+import type { UncoveredPart } from "../permissions/uncovered-parts.js";
 import {
   type LimitSettings,
   liftingSetting,
@@ -85,14 +86,16 @@ const WAY_OUT: Record<NoTerminalCase, string> = {
 export function noTerminalReason(mode: PermissionMode): (situation: NoAskSituation) => string {
   return (situation) => {
     const { question } = situation;
-    // A compound command's parts the allow rules leave: named, each with a rule of its own.
+    // The parts of a command the allow rules leave: named, each with why and a rule of its own
+    // when one can cover it; else the whole command's rule.
     const parts = question.notAllowed ?? [];
+    const own = parts.flatMap(({ pattern }) => (pattern === undefined ? [] : [pattern]));
     const rules: Record<string, string> = {
       RULE:
-        parts.length === 0
+        own.length === 0 || own.length < parts.length
           ? shellQuoted(question.alwaysRule)
-          : parts
-              .map((part) => shellQuoted(`${question.toolName}(${part})`))
+          : own
+              .map((pattern) => shellQuoted(`${question.toolName}(${pattern})`))
               .join(" --allow-tool "),
       MCP_RULE: shellQuoted(`mcp(${question.mcp?.serverName ?? ""})`),
     };
@@ -101,12 +104,32 @@ export function noTerminalReason(mode: PermissionMode): (situation: NoAskSituati
       /\b(?:MCP_)?RULE\b/g,
       (name) => rules[name] ?? name,
     );
-    const uncovered =
-      parts.length === 0
-        ? ""
-        : `the allow rules do not cover ${parts.map((part) => `\`${part}\``).join(", ")}; `;
+    const uncovered = parts.length === 0 ? "" : `${partsSaid(parts)}; `;
     return `no terminal to ask on; ${uncovered}${wayOut}`;
   };
+}
+
+/**
+ * The parts of a command the allow rules leave, as a refusal says them: first those a rule of their
+ * own covers (`the allow rules do not cover \`touch x\` (\`env\` runs it: …)`), then those only a
+ * rule for the whole command covers (`\`> out\` writes a file, which only a rule for the whole
+ * command allows`).
+ */
+function partsSaid(parts: readonly UncoveredPart[]): string {
+  const own = parts.filter((part) => part.pattern !== undefined);
+  const wholeOnly = parts.filter((part) => part.pattern === undefined);
+  const ownSaid = own.map(({ text, reason }) =>
+    reason === undefined ? `\`${text}\`` : `\`${text}\` (${reason})`,
+  );
+  const wholeSaid = wholeOnly.map(({ text, reason }) =>
+    text === "" ? (reason ?? "") : `\`${text}\` ${reason ?? ""}`,
+  );
+  return [
+    ...(ownSaid.length === 0 ? [] : [`the allow rules do not cover ${ownSaid.join(", ")}`]),
+    ...(wholeSaid.length === 0
+      ? []
+      : [`${wholeSaid.join(" and ")}, which only a rule for the whole command allows`]),
+  ].join("; ");
 }
 
 /**

@@ -77,7 +77,9 @@ export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): Tool
       const printed = stop.output.replace(/\s+$/, "");
       return { failed, reason: stop.reason, output: printed === "" ? [] : printed.split("\n") };
     }
-    return { failed, reason: firstLine(text), output: [] };
+    // A refusal is shown whole: its end names the flag that allows the call (no-terminal-reason.ts).
+    const whole = toolCall.status === "denied";
+    return { failed, reason: whole ? (text.split("\n", 1)[0] ?? "") : firstLine(text), output: [] };
   }
   if (failed) {
     const detail =

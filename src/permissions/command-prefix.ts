@@ -97,7 +97,7 @@ export function commandPrefix(command: string): CommandPrefix | undefined {
     return undefined;
   }
   const analysis = analyseShellCommand(command);
-  if (analysis.unclear.length > 0 || analysis.writesFiles) {
+  if (analysis.unclear.length > 0 || analysis.writes.length > 0) {
     return undefined;
   }
   if (analysis.commands.some(throughRunner)) {

@@ -18,12 +18,12 @@ import {
   isInside,
   MCP_RULE,
   type PermissionRule,
-  partsNotAllowed,
   type RuleSubject,
   rulesCover,
   ruleTouches,
   unclearParts,
 } from "./permission-rules.js";
+import type { UncoveredPart } from "./uncovered-parts.js";
 
 export {
   type CommandConfinement,
@@ -55,10 +55,11 @@ export interface PermissionRequest {
    */
   prefix?: { rule: string; notCovered: string[] };
   /**
-   * For a compound command some of whose parts the allow rules cover: the parts they do not
-   * (`rm a01` of `git status && rm a01`; permission-rules.ts `partsNotAllowed`).
+   * For a command the allow rules cover in part: the parts they leave, each with why and the rule
+   * that would cover it, if any (`rm a01` of `git status && rm a01`, `> out` of `echo x > out`;
+   * uncovered-parts.ts).
    */
-  notAllowed?: string[];
+  notAllowed?: UncoveredPart[];
   /** Set for a tool of an MCP server. */
   mcp?: McpToolOrigin;
   /** Where the call's command would run; set for commands (see {@link CommandConfinement}). */
@@ -204,7 +205,7 @@ export function permissionDecider(
       ...(tool.mcp === undefined ? {} : { mcp: tool.mcp }),
       ...(scope.command === undefined ? {} : { command: scope.command }),
       ...prefixChoice(tool, scope.command),
-      ...notAllowedChoice(rules.allow, subject),
+      ...(await notAllowedChoice(rules.allow, subject)),
       ...(scope.command === undefined || rules.confinement === undefined
         ? {}
         : { sandbox: rules.confinement }),
@@ -346,11 +347,21 @@ async function resolveReal(path: string): Promise<string> {
   }
 }
 
-/** {@link PermissionQuestion.notAllowed}, when the allow rules leave some parts of a command. */
-function notAllowedChoice(
+/**
+ * {@link PermissionQuestion.notAllowed}, when the allow rules leave some parts of a command; the
+ * reader of parts is loaded only for a command its tool has allow rules with a pattern for.
+ */
+async function notAllowedChoice(
   allow: readonly PermissionRule[],
   subject: RuleSubject,
-): { notAllowed?: string[] } {
-  const parts = partsNotAllowed(allow, subject);
+): Promise<{ notAllowed?: UncoveredPart[] }> {
+  const patterned = allow.some(
+    (rule) => rule.tool === subject.toolName && rule.pattern !== undefined,
+  );
+  if (!patterned || subject.command === undefined) {
+    return {};
+  }
+  const { uncoveredParts } = await import("./uncovered-parts.js");
+  const parts = uncoveredParts(allow, subject);
   return parts === undefined ? {} : { notAllowed: parts };
 }

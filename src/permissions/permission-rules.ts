@@ -171,8 +171,8 @@ export function unclearParts(command: string): readonly string[] {
 
 let lastAnalysis: { command: string; analysis: ShellAnalysis } | undefined;
 
-/** One decision reads the same command several times (each rule): parse it once. */
-function analyse(command: string): ShellAnalysis {
+/** One decision reads the same command several times (each rule, the refusal): parse it once. */
+export function analyse(command: string): ShellAnalysis {
   if (lastAnalysis?.command !== command) {
     lastAnalysis = { command, analysis: analyseShellCommand(command) };
   }
@@ -185,19 +185,26 @@ function commandCovered(patterns: readonly string[], command: string): boolean {
     return true;
   }
   const analysis = analyse(command);
-  if (analysis.unclear.length > 0 || analysis.writesFiles) {
+  if (analysis.unclear.length > 0 || analysis.writes.length > 0) {
     return false;
   }
   const judged = analysis.commands.filter((shellCommand) => !shellCommand.runsScript);
-  const movesFolder = analysis.commands.some(({ forms }) => FOLDER_CHANGE.test(forms.at(-1) ?? ""));
   return (
     judged.length > 0 &&
-    judged.every((shellCommand) => partCovered(patterns, shellCommand, movesFolder))
+    judged.every((shellCommand) => partCovered(patterns, shellCommand, movesFolder(analysis)))
   );
 }
 
-/** Whether one simple command of a command is covered by one of `patterns` (commandCovered). */
-function partCovered(
+/** Whether a command changes the shell's folder, after which a relative path names another file. */
+export function movesFolder(analysis: ShellAnalysis): boolean {
+  return analysis.commands.some(({ forms }) => FOLDER_CHANGE.test(forms.at(-1) ?? ""));
+}
+
+/**
+ * Whether one simple command of a command is covered by one of `patterns` (commandCovered): what
+ * it finally runs matches one, and it sets no variable. `movesFolder`: see {@link movesFolder}.
+ */
+export function partCovered(
   patterns: readonly string[],
   shellCommand: ShellCommand,
   movesFolder: boolean,
@@ -212,34 +219,6 @@ function partCovered(
         namedAsWritten(pattern, shellCommand.runs[0]?.text ?? "", movesFolder),
     )
   );
-}
-
-/**
- * The simple commands of a compound command (`git status && rm a01`) that none of the allow rules
- * of its tool covers, as {@link rulesCover} reads them, each as its words (`rm a01`): what a
- * refusal names and suggests a rule for. Undefined when the tool has no allow rule with a
- * pattern, or the command is one simple command or cannot be read part by part.
- */
-export function partsNotAllowed(
-  rules: readonly PermissionRule[],
-  subject: RuleSubject,
-): string[] | undefined {
-  const patterns = rules.flatMap((rule) =>
-    rule.tool === subject.toolName && rule.pattern !== undefined ? [rule.pattern] : [],
-  );
-  if (patterns.length === 0 || subject.command === undefined) {
-    return undefined;
-  }
-  const analysis = analyse(subject.command);
-  const judged = analysis.commands.filter((shellCommand) => !shellCommand.runsScript);
-  if (analysis.unclear.length > 0 || analysis.writesFiles || judged.length < 2) {
-    return undefined;
-  }
-  const movesFolder = analysis.commands.some(({ forms }) => FOLDER_CHANGE.test(forms.at(-1) ?? ""));
-  const parts = judged
-    .filter((shellCommand) => !partCovered(patterns, shellCommand, movesFolder))
-    .map((shellCommand) => shellCommand.words.join(" "));
-  return parts.length === 0 ? undefined : parts;
 }
 
 /**

@@ -31,6 +31,8 @@ export interface ShellCommand {
   assigns: string[];
   /** The `NAME=value` words it runs with (`A=1 cmd`, `env A=1 cmd`), as written. */
   environment?: string[];
+  /** For a command another program runs for each file it finds: that program's action (`find -exec`). */
+  runBy?: string;
 }
 
 /** What a bash command does, as far as its text tells. */
@@ -39,8 +41,12 @@ export interface ShellAnalysis {
   commands: ShellCommand[];
   /** Why the command cannot be fully understood; empty when it can. */
   unclear: string[];
-  /** Whether it writes a file: output redirected (`>` … but to /dev/null), `sort -o` and the like. */
-  writesFiles: boolean;
+  /**
+   * What writes files, as written: each redirection of output to a file (`> out.txt`; not to
+   * /dev/null) and each command whose options or operands write one (`sort -o out in.txt`,
+   * `find . -delete`). Empty when it writes none.
+   */
+  writes: string[];
   /** Words and names the text mentions, decoded, for deny rules when `unclear` is not empty. */
   mentions: Set<string>;
   /** Command names that are globs or brace lists (`/bin/r?`, `{r,}m`), without their path. */

@@ -75,7 +75,7 @@ export function analyseShellCommand(source: string): ShellAnalysis {
   const analysis: ShellAnalysis = {
     commands: [],
     unclear: [],
-    writesFiles: false,
+    writes: [],
     mentions: new Set(),
     namePatterns: [],
   };
@@ -139,7 +139,9 @@ function visit(context: ReadContext, node: ShellNode): void {
       addMention(analysis, decodeWord(sh, node, source).text);
       return;
     case "Redirect":
-      context.analysis.writesFiles ||= redirectWritesFile(context.sh, node, context.source);
+      if (redirectWritesFile(sh, node, source)) {
+        analysis.writes.push(sourceOf(node, source));
+      }
       readSettingNode(sh, node, source, analysis);
       return;
     case "WordIter":

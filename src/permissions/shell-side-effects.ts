@@ -162,7 +162,7 @@ export function readProgramOptions(
   readScript: (script: string) => void,
 ): void {
   const words = tail.map((word) => word.text);
-  analysis.writesFiles ||= writesFiles(name, words);
+  analysis.writes.push(...(writesFiles(name, words) ? [[name, ...words].join(" ")] : []));
   const running =
     optionRunningProgram(name, words) ??
     makeRunningProgram(name, words) ??
@@ -242,6 +242,7 @@ export function readFindExec(tail: DecodedWord[], analysis: ShellAnalysis): void
       runs: words,
       runsScript: false,
       assigns: [],
+      runBy: `find ${tail[index]?.text}`,
     });
   }
 }

@@ -69,7 +69,7 @@ export function shellRequestFields(command: string, onceOnly: boolean): ShellReq
     commandSegments: segments,
     possiblePaths: [...new Set(paths)],
     possibleUrls: [...new Set(words.filter((word) => URL.test(word)))].map((url) => ({ url })),
-    hasWriteFileRedirection: analysis.writesFiles,
+    hasWriteFileRedirection: analysis.writes.length > 0,
     canOfferSessionApproval: !onceOnly && !unclear,
     ...(unclear
       ? {

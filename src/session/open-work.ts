@@ -7,7 +7,6 @@
  * `session.resume` that opens them says once what was repaired ({@link resumeData}).
  */
 
-import { interrupted, notStarted } from "../agent/tool-calls.js";
 import type {
   EventInput,
   RepairNote,
@@ -27,8 +26,11 @@ export class OpenWork {
   #compaction: SessionEventData["session.compaction_start"] | undefined;
   /** Calls handled (`tool.execution_start`) and not refused or waiting at a question: they may have run. */
   readonly #mayHaveRun = new Set<string>();
-  /** Calls whose permission question is unanswered, or was answered with no. */
-  readonly #held = new Set<string>();
+  /**
+   * Calls held at a permission question, by how it stands: unanswered (`asked`), or answered no
+   * or cancelled before the call's result was written.
+   */
+  readonly #held = new Map<string, "asked" | "denied" | "cancelled">();
 
   /** Folds one event of the log. */
   apply(event: SessionEvent): void {
@@ -37,11 +39,13 @@ export class OpenWork {
         this.#mayHaveRun.add(event.data.toolCallId);
         return;
       case "permission.requested":
-        this.#held.add(event.data.toolCallId);
+        this.#held.set(event.data.toolCallId, "asked");
         return;
       case "permission.completed":
         if (event.data.decision === "allowed") {
           this.#held.delete(event.data.toolCallId);
+        } else {
+          this.#held.set(event.data.toolCallId, event.data.decision);
         }
         return;
       case "tool.execution_complete":
@@ -91,7 +95,7 @@ export class OpenWork {
   /**
    * The events that close what is open, in the order the loop would have written them: an
    * interrupted result for each call of `pendingCalls` ("Not run" for one that never started: not
-   * handled yet, or held at a permission question), then an `assistant.turn_end` with status
+   * handled yet, or held at a permission question: {@link interruptedResults}), then an `assistant.turn_end` with status
    * `interrupted` for each open turn, then a failed `session.compaction_complete`.
    */
   closingEvents(pendingCalls: readonly ToolRequest[]): EventInput[] {
@@ -114,7 +118,11 @@ export class OpenWork {
               },
             },
           ];
-    const results = interruptedResults(pendingCalls, (call) => this.mayHaveRun(call.toolCallId));
+    const results = interruptedResults(pendingCalls, (call) =>
+      this.mayHaveRun(call.toolCallId)
+        ? "may-have-run"
+        : (this.#held.get(call.toolCallId) ?? "not-started"),
+    );
     return [...results, ...turnEnds, ...compactionEnd];
   }
 }
@@ -124,17 +132,34 @@ export class OpenWork {
  * write): each an interrupted failure (DESIGN.md: every tool call gets exactly one result).
  */
 
+/** Where a call left without a result stood when its process ended (see {@link LEFT_RESULTS}). */
+export type LeftCall = "may-have-run" | "asked" | "denied" | "cancelled" | "not-started";
+
 /**
- * One `tool.execution_complete` (interrupted) per call of `pending`, in order: the live cancel's
- * words, "Interrupted: … it may have partly run." for a call `mayHaveRun` says may have run,
- * "Not run: …" (as a cancel at its permission question says, case 04) for the others.
+ * What the model reads for a call its process left without a result: what happened, not a cancel
+ * nobody made. A call started (or whose result line was lost) may have run, in part or in full; one
+ * at its permission question (`asked`) never ran, as one a live cancel stops there says "Not run"
+ * (case 04); one answered no or cancelled there never ran either.
+ */
+const LEFT_RESULTS: Record<LeftCall, string> = {
+  "may-have-run":
+    "Interrupted: turnloop stopped before the tool call's result was recorded; it may have run, in part or in full.",
+  asked: "Not run: turnloop stopped before the permission question was answered.",
+  denied: "Not run: permission was refused; turnloop stopped before the refusal was recorded.",
+  cancelled: "Not run: the prompt was cancelled before the tool call started.",
+  "not-started": "Not run: turnloop stopped before the tool call started.",
+};
+
+/**
+ * One `tool.execution_complete` (interrupted) per call of `pending`, in order, saying what
+ * happened to it by where `standing` says it stood ({@link LEFT_RESULTS}).
  */
 export function interruptedResults(
   pending: readonly ToolRequest[],
-  mayHaveRun: (toolCall: ToolRequest) => boolean,
+  standing: (toolCall: ToolRequest) => LeftCall,
 ): EventInput[] {
   return pending.map((toolCall) => {
-    const { content } = mayHaveRun(toolCall) ? interrupted(toolCall) : notStarted(toolCall);
+    const content = LEFT_RESULTS[standing(toolCall)];
     const error = { message: content, code: "interrupted" as const };
     const data = { toolCallId: toolCall.toolCallId, toolName: toolCall.name };
     return {

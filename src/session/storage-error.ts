@@ -24,11 +24,22 @@ export class StorageError extends Error {
     override readonly cause: unknown,
     readonly leftBehind?: string,
   ) {
-    const message = errorMessage(cause);
-    // A database error already says which database (database.ts): it is said once.
-    super(message.startsWith(`${location}: `) ? message.slice(location.length + 2) : message);
+    super(withoutPlace(errorMessage(cause), location));
     this.code = errorCode(cause);
   }
+}
+
+/**
+ * `message` without the place it starts with when `location` names that place already: a database
+ * error starts with the database (postgres/database.ts, `postgres://u:***@host/db: …`), which a
+ * session's location names too (`postgres://u:***@host/db (session <id>)`), so it is said once.
+ */
+function withoutPlace(message: string, location: string): string {
+  const end = message.indexOf(": ");
+  const place = message.slice(0, end);
+  return end > 0 && (location === place || location.startsWith(`${place} (`))
+    ? message.slice(end + 2)
+    : message;
 }
 
 /** `error` as a {@link StorageError} of `location`, unless it already names one. */
@@ -39,7 +50,7 @@ export function storageError(location: string, error: unknown): StorageError {
 /** `<location> could not be written (<cause>)`: one line, no stack. */
 export function storageProblem(error: unknown, fallbackLocation: string): string {
   const location = error instanceof StorageError ? error.location : fallbackLocation;
-  return `${location} could not be written (${errorMessage(error)})`;
+  return `${location} could not be written (${withoutPlace(errorMessage(error), location)})`;
 }
 
 /** A promise rejected with {@link storageError}`(location, error)`, for a `catch` handler. */

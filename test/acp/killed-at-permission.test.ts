@@ -4,9 +4,10 @@ import { ChildFixture } from "./child-process.js";
 // Trial 27f, finding 5: an agent killed -9 while a permission question was pending left
 // `permission.requested` unanswered in the log, and the repair on the next load gave the call
 // "Interrupted: … it may have partly run", though it never started. A live cancel there says
-// "Not run" (case 04); the repair (src/session/open-work.ts) now says the same.
+// "Not run" (case 04); the repair (src/session/open-work.ts) says so too, then said "the prompt
+// was cancelled", which nobody did (session 28): it now says what happened.
 
-const NOT_RUN = "Not run: the prompt was cancelled before the tool call started.";
+const NOT_RUN = "Not run: turnloop stopped before the permission question was answered.";
 
 describe("an agent killed while a permission question is pending", () => {
   const fixture = ChildFixture.forEachTest();

@@ -49,7 +49,7 @@ describe("a tool call of an earlier turn without a result", () => {
 
     // The call's result stands right after its reply, in both later requests.
     const interrupted =
-      "Interrupted: the tool call was cancelled before it completed; it may have partly run.";
+      "Interrupted: turnloop stopped before the tool call's result was recorded; it may have run, in part or in full.";
     for (const index of [-2, -1]) {
       const view = chatMessages(model, index).map((message) => ({
         role: message.role,

@@ -59,7 +59,7 @@ describe.skipIf(postgresUnavailable !== undefined)("the database going away mid-
     });
     expect(lines.filter((line) => line.startsWith("turnloop:"))).toHaveLength(1);
     expect(result.stderr).toMatch(
-      /^turnloop: postgres:.* could not be written \(.*not currently accepting connections\): the prompt was stopped; every event written before is kept\n/,
+      /^turnloop: postgres:\/\/postgres@127\.0\.0\.1:\d+\/t_\w+ \(session [\w-]+\) could not be written \((?!postgres).*not currently accepting connections\): the prompt was stopped; every event written before is kept\n/,
     );
   });
 });

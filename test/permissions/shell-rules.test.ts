@@ -221,7 +221,7 @@ describe("analyseShellCommand", () => {
       ["ls ~"],
     ]);
     expect(analysis.unclear).toEqual([]);
-    expect(analysis.writesFiles).toBe(true);
+    expect(analysis.writes).toEqual(["> out"]);
     expect(analyseShellCommand(`$x; eval "$y"; bash`).unclear).toEqual([
       "a command name that is computed when it runs ($x)",
       "eval of a computed string",

@@ -336,7 +336,7 @@ describe.skipIf(postgresUnavailable !== undefined)("the PostgreSQL store across 
       error: {
         errorType: "storage",
         message: expect.stringMatching(
-          /^postgres:\/\/postgres@127\.0\.0\.1:\d+\/t_\w+ \(session [\w-]+\) could not be written \(.*Connection terminated unexpectedly\): the prompt was stopped; every event written before is kept$/,
+          /^postgres:\/\/postgres@127\.0\.0\.1:\d+\/t_\w+ \(session [\w-]+\) could not be written \((?!postgres).*Connection terminated unexpectedly\): the prompt was stopped; every event written before is kept$/,
         ),
       },
     });

@@ -2,8 +2,8 @@
  * One MCP server of a session: its client (the official `@modelcontextprotocol/client`), its
  * state and its current tool list (refreshed on `notifications/tools/list_changed`).
  *
- * The client library (about 1 MiB of modules with its packages), our stdio transport and the
- * words of remote failures (remote-failure.ts) are
+ * The client library (about 1 MiB of modules with its packages), our stdio transport, the
+ * words of remote failures (remote-failure.ts) and the remote transports (remote-transport.ts) are
  * loaded with the first connection, so a run with no MCP server configured never loads them
  * (issue 26; test/cli/modules-loaded.test.ts checks it).
  */
@@ -15,12 +15,7 @@ import type {
   Transport,
 } from "@modelcontextprotocol/client";
 import { errorMessage } from "../../events/errors.js";
-import {
-  DEFAULT_TOOL_TIMEOUT_MS,
-  type McpRemoteServerConfig,
-  type McpServerConfig,
-  toolSelected,
-} from "./config.js";
+import { DEFAULT_TOOL_TIMEOUT_MS, type McpServerConfig, toolSelected } from "./config.js";
 import type { ProcessGroupStdioTransport } from "./stdio-transport.js";
 
 /** The modules a connection needs, loaded once, by the first connection. */
@@ -29,6 +24,8 @@ interface ClientModules {
   transport: typeof import("./stdio-transport.js");
   /** The words of a remote server's failures. */
   remote: typeof import("./remote-failure.js");
+  /** The HTTP transports of a remote server. */
+  remoteTransport: typeof import("./remote-transport.js");
 }
 
 let clientModules: Promise<ClientModules> | undefined;
@@ -39,7 +36,13 @@ function loadClientModules(): Promise<ClientModules> {
     import("@modelcontextprotocol/client"),
     import("./stdio-transport.js"),
     import("./remote-failure.js"),
-  ]).then(([client, transport, remote]) => ({ client, transport, remote }));
+    import("./remote-transport.js"),
+  ]).then(([client, transport, remote, remoteTransport]) => ({
+    client,
+    transport,
+    remote,
+    remoteTransport,
+  }));
   return clientModules;
 }
 
@@ -260,7 +263,7 @@ export class McpConnection {
       await client.connect(this.transport, { timeout });
       return;
     }
-    this.transport = remoteTransport(modules.client, config, config.type);
+    this.transport = modules.remoteTransport.remoteTransport(modules.client, config, config.type);
     try {
       await client.connect(this.transport, { timeout });
     } catch (error) {
@@ -269,7 +272,7 @@ export class McpConnection {
       }
       // Servers that predate Streamable HTTP speak the HTTP+SSE transport at the same URL.
       await this.transport.close().catch(() => undefined);
-      this.transport = remoteTransport(modules.client, config, "sse");
+      this.transport = modules.remoteTransport.remoteTransport(modules.client, config, "sse");
       await client.connect(this.transport, { timeout }).catch(() => {
         throw error;
       });
@@ -357,37 +360,5 @@ export class McpConnection {
         new Error(exit === undefined ? "the server closed the connection" : `the server ${exit}`),
       );
     }
-  }
-}
-
-function remoteTransport(
-  library: ClientModules["client"],
-  config: McpRemoteServerConfig,
-  type: "http" | "sse",
-): Transport {
-  compileWasmWithBaselineOnly();
-  const url = new URL(config.url);
-  const requestInit = { headers: config.headers };
-  return type === "sse"
-    ? new library.SSEClientTransport(url, { requestInit })
-    : new library.StreamableHTTPClientTransport(url, { requestInit });
-}
-
-let baselineOnly = false;
-
-/**
- * The MCP client's HTTP transports are the one user of Node's global `fetch` (undici) in turnloop:
- * model requests go over `node:http` (src/llm/http-fetch.ts). undici parses HTTP with a
- * WebAssembly module that V8 optimises in the background, and the process waits for that work at
- * exit (about 130 ms and 25 MiB per run, bench/RESULTS.md); the baseline compiler alone is plenty
- * for an MCP server's replies. So V8's `--liftoff-only` is set here, before the first `fetch`, and
- * only when a remote server is configured: any V8 flag set at run time makes Node compile each of
- * its own modules loaded after it from source instead of taking its built-in code cache
- * (src/cli/v8-flags.ts), so a run without a remote server sets none.
- */
-function compileWasmWithBaselineOnly(): void {
-  if (!baselineOnly) {
-    baselineOnly = true;
-    process.getBuiltinModule("node:v8").setFlagsFromString("--liftoff-only");
   }
 }

@@ -7,7 +7,7 @@
 
 import type { AnyTool } from "../define-tool.js";
 import type { McpServerConfig, McpServerConfigs } from "./config.js";
-import { McpConnection, type McpServerState } from "./connection.js";
+import { CONNECT_TIMEOUT_MS, McpConnection, type McpServerState } from "./connection.js";
 import { type McpToolNaming, namesToolOf, OfferedTools } from "./tools.js";
 
 /** How long a prompt waits for a server that is still starting, from the server's start (ms). */
@@ -60,7 +60,10 @@ export interface McpServersOptions {
   version: string;
   /** Start-up wait per server (ms); {@link DEFAULT_STARTUP_WAIT_MS} by default. */
   startupWaitMs?: number;
-  /** Connect timeout per server (ms): past it a server that has not answered fails. */
+  /**
+   * Connect timeout per server (ms): past it a server that has not answered fails. Default: the
+   * longer of connection.ts `CONNECT_TIMEOUT_MS` (60 s) and the start-up wait.
+   */
   connectTimeoutMs?: number;
   /**
    * Every state change of a server (connected, failed, stopped), and a server still `pending`
@@ -110,9 +113,10 @@ export class McpServers {
       cwd: options.cwd,
       env: options.env,
       version: options.version,
-      ...(options.connectTimeoutMs === undefined
-        ? {}
-        : { connectTimeoutMs: options.connectTimeoutMs }),
+      // A start-up wait longer than the connect timeout lengthens it: the MCP client's requests
+      // (`initialize`, `tools/list`) take it, so a server may answer until the wait is over.
+      connectTimeoutMs:
+        options.connectTimeoutMs ?? Math.max(CONNECT_TIMEOUT_MS, this.startupWaitMs),
       onChange: (connection) => {
         const summary = this.summarize(connection);
         if (this.states.get(connection) !== connection.state) {

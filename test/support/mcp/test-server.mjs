@@ -139,6 +139,9 @@ if (args.includes("--never-initialize")) {
       }
     }
     log({ header: request.headers["x-test"] ?? null });
+    if (request.headers.authorization !== undefined) {
+      log({ authorization: request.headers.authorization });
+    }
     const server = buildServer();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
