@@ -41,8 +41,46 @@ export async function gatherWithTrust(
   return gatherMcpServers({ ...sources, trusted: true });
 }
 
-/** The next line of `input` ("" at its end); the reader is closed after it. */
+/**
+ * Drops what was typed on the terminal `input` before a question is shown: a line typed while
+ * the model worked, or before the run asked, answers no question nobody had seen (the trial of
+ * round 3 session 28 saw keys typed for a message answer the interactive session's questions).
+ * What Node holds of it is read out, then what the terminal holds: Node's terminal stream (libuv's
+ * tty handle) makes `input`'s descriptor non-blocking, so reading stops, EAGAIN, where the typing
+ * does. Not a terminal: nothing is dropped (a pipe's lines are meant as the answers).
+ * @returns whether anything was dropped.
+ */
+export function discardTypedAhead(input: NodeJS.ReadableStream): boolean {
+  const terminal = input as { isTTY?: boolean; fd?: number; read?: () => unknown };
+  if (terminal.isTTY !== true || typeof terminal.fd !== "number") {
+    return false;
+  }
+  const { readSync } = process.getBuiltinModule("node:fs");
+  const buffer = Buffer.alloc(4096);
+  let dropped = false;
+  for (;;) {
+    try {
+      if (readSync(terminal.fd, buffer) <= 0) {
+        break;
+      }
+      dropped = true;
+    } catch {
+      // EAGAIN: nothing more was typed.
+      break;
+    }
+  }
+  while (terminal.read?.() != null) {
+    dropped = true;
+  }
+  return dropped;
+}
+
+/**
+ * The next line of `input` ("" at its end) typed after the question: what was typed before is
+ * dropped ({@link discardTypedAhead}). The reader is closed after it.
+ */
 export function readLine(input: NodeJS.ReadableStream): Promise<string> {
+  discardTypedAhead(input);
   return new Promise((resolve) => {
     // Loaded at the first question, as in terminal-permission.ts: most runs ask none.
     const { createInterface } = process.getBuiltinModule("node:readline");

@@ -3,6 +3,7 @@ import type {
   PermissionReply,
   PermissionRequest,
 } from "../permissions/permission-decision.js";
+import { discardTypedAhead } from "./mcp-trust-question.js";
 import {
   answerFor,
   notAnAnswer,
@@ -56,6 +57,8 @@ function answerOf(
     // Loaded at the first question: a run that asks none (-p with nothing to allow, or no
     // terminal) never loads Node's readline (issue 26, bench/notes/start.md).
     const { createInterface } = process.getBuiltinModule("node:readline");
+    // A line typed before the question was shown is not its answer.
+    discardTypedAhead(input);
     const lines = createInterface({ input, output, terminal: false });
     let settled = false;
     let told = false;

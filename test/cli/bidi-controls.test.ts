@@ -35,7 +35,7 @@ describe.skipIf(tmuxMissing())("bidirectional-text controls on the terminal", ()
       expect(rows).toContain(`turnloop wants to run ${COMMAND_SHOWN}`);
       expect(rows).toContain(`    $ ${COMMAND_SHOWN}`);
       expect(question).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
-      terminal.write("y");
+      terminal.type("y");
       const screen = await terminal.waitFor(/^reply: /m);
       const lines = screen.split("\n").map((line) => line.trimEnd().replace(/ \d+\.\ds$/, " Ns"));
       const from = lines.indexOf("› trojan");
@@ -96,7 +96,7 @@ describe.skipIf(tmuxMissing())("marks and invisible characters on the terminal",
       const question = await terminal.waitFor(/\[y\] yes +\[n\] no/);
       const rows = question.split("\n").map((row) => row.trim());
       expect(rows).toContain("s⟨U+202E⟩q: 'run⟨U+200F⟩' '⟨U+001B⟩[2Jx'");
-      terminal.write("n");
+      terminal.type("n");
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);
     },

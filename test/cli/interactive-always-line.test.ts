@@ -49,7 +49,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): an 'always' answer's lin
         await terminal.idle();
         terminal.type(prompt);
         await terminal.waitFor(/\[a\] yes, always/);
-        terminal.write("a");
+        terminal.type("a");
         await terminal.waitFor(new RegExp(`^${answer}`, "m"));
       }
       await terminal.idle();

@@ -33,7 +33,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): project MCP trust", () =
       expect(question).toContain(
         "(One trust: its MCP servers, and its whole .turnloop/config.json applies.)",
       );
-      terminal.write("y");
+      terminal.type("y");
       await waitForLog(log, (entries) => entries.length > 0);
       await terminal.waitFor(INPUT_BOX);
       // A prompt waits for the servers' start: the model is offered the project server's tools.
@@ -63,7 +63,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): project MCP trust", () =
       const log = await projectServer(fixture);
       const terminal = fixture.open();
       await terminal.waitFor(/wants to start MCP servers:/);
-      terminal.write("n");
+      terminal.type("n");
       await terminal.waitFor(INPUT_BOX);
       terminal.type("/mcp");
       const screen = await terminal.waitFor(/reopen the session/);

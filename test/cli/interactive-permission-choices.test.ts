@@ -46,7 +46,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): permission choices at an
         "[n] no",
         "[t] no, and tell the model why",
       ]);
-      terminal.write("y");
+      terminal.type("y");
       await terminal.waitFor(/echoed/);
       expect(terminal.screen()).toMatch(/✓ bash echo 日本語/);
       terminal.key("C-d");
@@ -72,7 +72,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): permission choices at an
         "[n] no",
         "[t] no, and tell the model why",
       ]);
-      terminal.write("p");
+      terminal.type("p");
       await terminal.waitFor(/ran the tests/);
       expect(terminal.screen()).toMatch(/always allowed in this session: bash\(npx tape \*\)/);
       terminal.key("C-d");
@@ -99,7 +99,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): permission choices at an
         "[n] no",
         "[t] no, and tell the model why",
       ]);
-      terminal.write("n");
+      terminal.type("n");
       await terminal.waitFor(/not logged/);
       await terminal.idle();
 

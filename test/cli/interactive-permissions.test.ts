@@ -30,7 +30,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
       expect(question).toMatch(/\$ eval "\$STEP" x\n +cannot be fully read: .+/);
       expect(question).toContain('[a] yes, always for bash(eval "$STEP" x) in this session');
       expect(question).not.toContain("[p]");
-      terminal.write("n");
+      terminal.type("n");
       // The call's line says the outcome as `sessions show` does: denied, not failed.
       const answered = trimmed(await terminal.waitFor(/not run/));
       expect(answered).toMatch(/✗ bash eval "\$STEP" x +denied$/m);
@@ -78,7 +78,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
           "[n] no\n" +
           "[t] no, and tell the model why",
       );
-      terminal.write("p");
+      terminal.type("p");
       await terminal.waitFor(/first run done/);
       expect(terminal.screen()).toMatch(/ran npx tape test\/\*\.js/);
       // The answer shows the rule it created, once (a fresh user's trial, item 8).
@@ -96,7 +96,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
       terminal.type("clean up");
       await terminal.waitFor(/\$ rm -rf x/);
       expect(terminal.screen()).toContain("[p] yes, always for bash(rm *) in this session");
-      terminal.write("n");
+      terminal.type("n");
       await terminal.waitFor(/not removed/);
       await terminal.idle();
 
@@ -137,7 +137,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
       await terminal.idle();
       terminal.type("run another test");
       await terminal.waitFor(/\$ npx tape test\/b\.js/);
-      terminal.write("y");
+      terminal.type("y");
       await terminal.waitFor(/third run done/);
       await terminal.idle();
       terminal.key("C-d");

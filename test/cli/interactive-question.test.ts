@@ -87,7 +87,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): an edit that only adds l
         .map((line) => line.trimEnd());
       const asked = question.indexOf("      first();");
       expect(question.slice(asked, asked + 3)).toEqual(["      first();", "    + second();", ""]);
-      terminal.key("y");
+      terminal.type("y");
       await terminal.waitFor(/\bedited\b/);
       await terminal.idle();
       const rows = terminal
@@ -156,7 +156,7 @@ describe.skipIf(tmuxMissing())("a permission question's words", () => {
       const rows = screen.split("\n").map((row) => row.trimEnd());
       const top = rows.indexOf(headline);
       expect(rows.slice(top, top + 4)).toEqual(question);
-      terminal.write("n");
+      terminal.type("n");
       await terminal.waitFor(/not run/);
     },
   );

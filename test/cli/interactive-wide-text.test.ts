@@ -69,7 +69,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): wide text at any width",
         terminal.type("wide command");
         const question = trimmed(await terminal.waitFor(/\[t\]/));
         expect(question).toContain("[a] yes, always for bash(echo");
-        terminal.write("y");
+        terminal.type("y");
         const answered = trimmed(await terminal.waitFor(/done/));
         expect(answered).toMatch(/✓ bash echo 日本語/);
         await terminal.waitFor(/Enter send/);
@@ -105,7 +105,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): wide text at any width",
         .filter((row) => /[日本語のテキスト]/.test(row) && !row.includes("wide.txt"))
         .map((row) => row.replace(/^ *(\+ )?/, ""));
       expect(rows.join("")).toBe(text);
-      terminal.write("n");
+      terminal.type("n");
       // The status line's keys again (at 40 columns it is cut after them: no `idle()`).
       await terminal.waitFor(/denied[\s\S]*Enter send/);
       terminal.key("C-d");

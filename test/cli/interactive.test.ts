@@ -115,7 +115,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
   );
 
   interactiveTest(
-    "a permission question answered each way: yes, yes-always, no, no-and-tell-why; nothing else is typed meanwhile",
+    "a permission question answered each way (key and Enter): yes, yes-always, no, no-and-tell-why; a key that is no answer goes to the input box",
     async ({ fixture }) => {
       const bash = (id: string, command: string) => ({
         toolCalls: [{ id, name: "bash", arguments: JSON.stringify({ command }) }],
@@ -149,17 +149,22 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
         "[n] no",
         "[t] no, and tell the model why",
       ]);
-      // Keys that are not answers go nowhere: not into the input box.
+      // A key that is no answer starts a message: it goes to the input box, which keeps the keys
+      // until it is emptied (interactive-typed-ahead-questions.test.ts).
       terminal.write("qqq");
+      await terminal.waitFor(/─{20,}\n *qqq *\n─{20,}/);
       terminal.write("y");
+      await terminal.waitFor(/─{20,}\n *qqqy *\n─{20,}/);
+      terminal.key("BSpace", "BSpace", "BSpace", "BSpace");
+      await terminal.waitFor(/─{20,}\n *\n─{20,}/);
+      terminal.type("y");
       await terminal.waitFor(/made one/);
-      expect(terminal.screen()).not.toMatch(/qqq/);
       expect(await readFile(join(fixture.repository, "one.txt"), "utf8")).toBe("one\n");
 
       await terminal.idle();
       terminal.type("make two");
       await terminal.waitFor(/\[a\] yes, always for bash\(echo two > two\.txt\)/);
-      terminal.write("a");
+      terminal.type("a");
       await terminal.waitFor(/made two *$/m);
       await terminal.idle();
       terminal.type("make two again");
@@ -170,7 +175,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
       await terminal.idle();
       terminal.type("remove the notes");
       await terminal.waitFor(/\$ rm notes\.md/);
-      terminal.write("n");
+      terminal.type("n");
       await terminal.waitFor(/not removed/);
       expect(existsSync(join(fixture.repository, "notes.md"))).toBe(true);
       expect(fixture.lastMessage(7)).toMatch(/the user said no/);
@@ -178,7 +183,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
       await terminal.idle();
       terminal.type("clean up");
       await terminal.waitFor(/\$ rm -rf \./);
-      terminal.write("t");
+      terminal.type("t");
       await terminal.waitFor(/what should the model know\?/);
       terminal.type("never delete the repository");
       await terminal.waitFor(/understood/);

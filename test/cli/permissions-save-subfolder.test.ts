@@ -22,7 +22,7 @@ describe.skipIf(tmuxMissing())("/permissions save from a subfolder", () => {
       const terminal = await fixture.openReady(["--cwd", source], { columns: 160 });
       terminal.type("edit the notes");
       await terminal.waitFor(/\[a\] yes, always for edit\(notes\.md\) in this session/);
-      terminal.write("a");
+      terminal.type("a");
       await terminal.waitFor(/edited/);
       await terminal.idle();
       terminal.type("/permissions save");

@@ -34,9 +34,9 @@ describe.skipIf(tmuxMissing())("/permissions save of grants outside the session'
       const terminal = await fixture.openReady(["--cwd", source], { columns: 200 });
       terminal.type("edit both");
       await terminal.waitFor(/\[a\] yes, always for edit\(\S*docs\/plan\.md\) in this session/);
-      terminal.write("a");
+      terminal.type("a");
       await terminal.waitFor(/\[a\] yes, always for edit\(\S*notes\/todo\.md\) in this session/);
-      terminal.write("a");
+      terminal.type("a");
       await terminal.waitFor(/edited/);
       await terminal.idle();
       terminal.type("/permissions save");

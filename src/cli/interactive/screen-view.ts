@@ -1,9 +1,10 @@
+import { isKeyRelease, matchesKey } from "@mariozechner/pi-tui";
 import type { SessionEvent } from "../../events/events.js";
 import type { PermissionReply, PermissionRequest } from "../../permissions/permission-decision.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import type { Controller } from "./controller.js";
 import type { ConversationView, ShellRunView } from "./conversation-view.js";
-import { PermissionQuestion, YesNoQuestion } from "./question.js";
+import { type BoundQuestion, PermissionQuestion, YesNoQuestion } from "./question.js";
 import type { Screen } from "./screen.js";
 import type { StatusState } from "./status-line.js";
 import { Transcript } from "./transcript.js";
@@ -83,24 +84,74 @@ export class ScreenView implements ConversationView {
     new Promise<PermissionReply>((resolve) => {
       const finish = (reply: PermissionReply) => {
         signal.removeEventListener("abort", onAbort);
-        this.screen.closeModal();
+        close();
         resolve(reply);
       };
       const onAbort = () => finish({ decision: "cancelled" });
       signal.addEventListener("abort", onAbort, { once: true });
-      this.screen.openModal(new PermissionQuestion(this.screen.theme, request, finish));
+      const close = this.openQuestion(new PermissionQuestion(this.screen.theme, request, finish));
     });
 
-  /** Shows the question over the input box until `y` or `n` (or Esc, a no) is pressed. */
+  /** Shows the question over the input box until `y` or `n` is confirmed with Enter (Esc: no). */
   confirm(lines: readonly string[]): Promise<boolean> {
     return new Promise<boolean>((resolve) => {
-      this.screen.openModal(
+      const close = this.openQuestion(
         new YesNoQuestion(this.screen.theme, lines, (yes) => {
-          this.screen.closeModal();
+          close();
           resolve(yes);
         }),
       );
     });
+  }
+
+  /**
+   * Shows `question` over the input box and routes the keys between them (question.ts
+   * {@link BoundQuestion}): the input box has them while it holds text (a question that appears
+   * while a message is being written waits for it to be sent or cleared), the question
+   * otherwise, and a key it does not take as an answer goes, with the choice keys before it, to
+   * the input box. The question's last line says which of them has the keys.
+   * Esc and Ctrl-C while a prompt runs are the face's before either (terminal-face.ts).
+   * @returns what closes the question and gives the keys back to the input box.
+   */
+  private openQuestion(question: BoundQuestion): () => void {
+    const { screen } = this;
+    const editor = screen.editor;
+    let open = true;
+    const giveKeys = () => {
+      if (!open) {
+        return;
+      }
+      question.waiting = editor.getText() !== "";
+      screen.tui.setFocus(question.waiting ? editor : question);
+    };
+    screen.openModal(question);
+    giveKeys();
+    const stop = screen.tui.addInputListener((data) => {
+      if (isKeyRelease(data)) {
+        // pi-tui hands neither the input box nor a question a key's release.
+        return { consume: true };
+      }
+      if (question.waiting) {
+        if (matchesKey(data, "ctrl+c")) {
+          // As on an idle line (terminal-face.ts): Ctrl-C clears the text being written.
+          editor.setText("");
+        } else {
+          editor.handleInput(data);
+        }
+      } else {
+        for (const key of question.take(data) ?? []) {
+          editor.handleInput(key);
+        }
+      }
+      giveKeys();
+      screen.render();
+      return { consume: true };
+    });
+    return () => {
+      open = false;
+      stop();
+      screen.closeModal();
+    };
   }
 
   pickSession(sessions: readonly SessionSummary[], title: string): Promise<string | undefined> {

@@ -265,7 +265,7 @@ class Picker extends Container {
 }
 
 /** Whether `data` is typed text (no escape sequence, no control character). */
-function isPrintable(data: string): boolean {
+export function isPrintable(data: string): boolean {
   return data !== "" && [...data].every((character) => character >= " " && character !== "\u007f");
 }
 

@@ -1,0 +1,176 @@
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import type { InteractiveTerminal } from "../support/interactive-terminal.js";
+import { tmuxMissing } from "../support/interactive-terminal.js";
+import { stdioEntry, waitForLog } from "../support/mcp/servers.js";
+import { interactiveTest, printedSessionId } from "./interactive-support.js";
+
+/**
+ * The trial of round 3 session 28: keys typed as a message answered the question that appeared
+ * meanwhile. At the trust question a project's `.mcp.json` opens with, the `y` of "summarize the
+ * key files" trusted the project for good and started its server (the model got " files"); at a
+ * permission question the `a` of "also" allowed the command for the session and it ran. A choice
+ * key now only selects and Enter confirms; a key that is no answer, and the choice keys before it,
+ * go to the input box; while the input box holds text it has every key. Ordered by what the
+ * screen shows, never by delays.
+ */
+
+/** How the message is typed: in one `send-keys` burst, or one `send-keys` per key. */
+type Typing = "one burst" | "key by key";
+
+/** Types `text` then Enter, as `typing` says. */
+function typeMessage(terminal: InteractiveTerminal, text: string, typing: Typing): void {
+  if (typing === "one burst") {
+    terminal.write(`${text}\r`);
+    return;
+  }
+  for (const key of text) {
+    terminal.write(key);
+  }
+  terminal.key("Enter");
+}
+
+/** The question's last line while it has the keys and nothing is selected. */
+const QUESTION_HAS_KEYS =
+  /its key or ↑\/↓ selects an answer, Enter confirms · Esc (no|cancels the prompt) · other keys write a message/;
+/** The question's last line while the input box has the keys. */
+const INPUT_HAS_KEYS =
+  /the input box has the keys: send your message \(Enter\) or clear it to answer here/;
+
+/** The screen with its wrapping undone, for lines longer than the terminal. */
+const unwrapped = (screen: string) => screen.replace(/\s+/g, " ");
+
+/** Waits until the screen, its wrapping undone, matches `pattern`; returns the screen. */
+function waitUnwrapped(terminal: InteractiveTerminal, pattern: RegExp): Promise<string> {
+  return terminal.waitUntil((screen) => pattern.test(unwrapped(screen)), String(pattern));
+}
+
+describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a question", () => {
+  interactiveTest.for<Typing>(["one burst", "key by key"])(
+    "typed at the trust question (%s), it trusts nothing and reaches the model whole once no is confirmed",
+    async (typing, { fixture }) => {
+      const log = join(fixture.home, "project-server.log");
+      await writeFile(
+        join(fixture.repository, ".mcp.json"),
+        JSON.stringify({ mcpServers: { projsrv: stdioEntry("--log", log) } }),
+      );
+      fixture.server.enqueue({ text: "Here is the summary." });
+      const terminal = fixture.open([], { columns: 100, rows: 30 });
+      await terminal.waitFor(/\[y\] yes +\[n\] no/);
+      typeMessage(terminal, "summarize the key files", typing);
+      // Enter sent the message: it waits for the project's servers, which wait for the answer.
+      let screen = await terminal.waitFor(/working \d+s · Esc cancels/);
+      expect(unwrapped(screen)).toMatch(QUESTION_HAS_KEYS);
+      expect(screen).toMatch(/Trust this project from now on\?/);
+      expect(screen).toMatch(/\[y\] yes +\[n\] no/);
+      expect(existsSync(join(fixture.home, "trusted-projects.json"))).toBe(false);
+      expect(fixture.server.requests).toHaveLength(0);
+      // A deliberate no: the key selects, Enter confirms.
+      terminal.write("n");
+      screen = await waitUnwrapped(terminal, /selected: \[n\] no · Enter confirms · Esc no/);
+      terminal.key("Enter");
+      screen = await terminal.waitFor(/Here is the summary\./);
+      expect(screen).not.toMatch(/\[y\] yes/);
+      expect(fixture.lastMessage(0)).toBe("summarize the key files");
+      terminal.key("C-d");
+      expect((await terminal.exited()).code).toBe(0);
+      expect(existsSync(join(fixture.home, "trusted-projects.json"))).toBe(false);
+      expect(existsSync(log)).toBe(false);
+    },
+  );
+
+  interactiveTest.for<{ typing: Typing | "started before the question"; answer: string }>([
+    { typing: "one burst", answer: "n" },
+    { typing: "key by key", answer: "n" },
+    { typing: "started before the question", answer: "y" },
+  ])(
+    "typed at a permission question ($typing), it grants nothing and is queued whole; $answer and Enter answer",
+    async ({ typing, answer }, { fixture }) => {
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const command = "echo COMMAND-RAN >> ran.log";
+      fixture.server.enqueue(
+        {
+          text: "Let me look at the tests first.",
+          toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }],
+          pause: { afterEvents: 2, until: held },
+        },
+        { text: "done with the check" },
+        { text: "linted" },
+      );
+      const terminal = await fixture.openReady([], { columns: 100, rows: 30 });
+      terminal.type("check");
+      await terminal.waitFor(/Let me look/);
+      const message = "also run the linter next";
+      const question = /\[t\] no, and tell the model why/;
+      if (typing === "started before the question") {
+        terminal.write("also run");
+        await terminal.waitFor(/─{20,}\n *also run *\n─{20,}/);
+        release();
+        await terminal.waitFor(question);
+        await waitUnwrapped(terminal, INPUT_HAS_KEYS);
+        typeMessage(terminal, " the linter next", "key by key");
+      } else {
+        release();
+        await terminal.waitFor(question);
+        typeMessage(terminal, message, typing);
+      }
+      // Enter queued the message whole; the question still waits for its own answer.
+      const screen = await terminal.waitFor(/queued › .*linter next/);
+      expect(screen).toMatch(/queued › also run the linter next/);
+      expect(unwrapped(screen)).toMatch(QUESTION_HAS_KEYS);
+      expect(screen).toMatch(/\[a\] yes, always for bash\(echo COMMAND-RAN >> ran\.log\)/);
+      expect(existsSync(join(fixture.repository, "ran.log"))).toBe(false);
+      expect(fixture.server.requests).toHaveLength(1);
+      terminal.write(answer);
+      await waitUnwrapped(terminal, /selected: \[[yn]\] [^·]+· Enter confirms/);
+      terminal.key("Enter");
+      await terminal.waitFor(/linted/);
+      await terminal.idle();
+      expect(fixture.lastMessage(2)).toBe(message);
+      expect(existsSync(join(fixture.repository, "ran.log"))).toBe(answer === "y");
+      terminal.key("C-d");
+      expect((await terminal.exited()).code).toBe(0);
+      const decisions = (await fixture.events(printedSessionId(terminal.screen(500))))
+        .filter((event) => event.type === "permission.completed")
+        .map((event) => [event.data.decision, event.data.scope]);
+      expect(decisions).toEqual([[answer === "y" ? "allowed" : "denied", "once"]]);
+    },
+  );
+
+  interactiveTest(
+    "a question's keys: ↑/↓ move the selection, Backspace clears it, Enter with nothing selected answers nothing",
+    async ({ fixture }) => {
+      const log = join(fixture.home, "project-server.log");
+      await writeFile(
+        join(fixture.repository, ".mcp.json"),
+        JSON.stringify({ mcpServers: { projsrv: stdioEntry("--log", log) } }),
+      );
+      const terminal = fixture.open([], { columns: 100, rows: 30 });
+      await waitUnwrapped(terminal, QUESTION_HAS_KEYS);
+      terminal.key("Enter");
+      terminal.key("Down");
+      await waitUnwrapped(terminal, /selected: \[y\] yes · Enter confirms/);
+      terminal.key("Down");
+      await waitUnwrapped(terminal, /selected: \[n\] no · Enter confirms/);
+      terminal.key("BSpace");
+      await waitUnwrapped(terminal, QUESTION_HAS_KEYS);
+      terminal.key("Up");
+      await waitUnwrapped(terminal, /selected: \[n\] no · Enter confirms/);
+      terminal.key("Up");
+      await waitUnwrapped(terminal, /selected: \[y\] yes · Enter confirms/);
+      terminal.key("Enter");
+      await waitForLog(log, (entries) => entries.length > 0);
+      const trusted = JSON.parse(
+        await readFile(join(fixture.home, "trusted-projects.json"), "utf8"),
+      ) as { projects: Record<string, unknown> };
+      expect(Object.keys(trusted.projects)).toEqual([fixture.repository]);
+      terminal.key("C-d");
+      expect((await terminal.exited()).code).toBe(0);
+    },
+  );
+});
