@@ -145,7 +145,7 @@ function plainView(
     statusChanged: () => undefined,
     ask: (request, signal) => askOnLines(request, signal, lines, renderer, stdout, cancelPrompt),
     confirm: async (question) =>
-      /^(y|yes)$/i.test(((await lines.read(`${question.join("\n")} [y/N] `)) ?? "").trim()),
+      /^(y|yes)$/i.test(((await lines.answer(`${question.join("\n")} [y/N] `)) ?? "").trim()),
     pickSession,
     shellRun: () => shellLines(note),
   };
@@ -173,6 +173,13 @@ function shellLines(note: (text: string) => void): ShellRunView {
 interface LineReader {
   /** Writes `promptText`, then gives the next line. */
   read(promptText: string): Promise<string | undefined>;
+  /**
+   * Writes `promptText`, then gives the next line typed after it when `input` is a terminal:
+   * lines typed before (messages typed while the model worked) stay queued for
+   * {@link LineReader.read}, never taken as the answer to a question nobody had seen. From a pipe,
+   * the next line, as {@link LineReader.read} (a script's lines are meant as the answers).
+   */
+  answer(promptText: string): Promise<string | undefined>;
   close(): void;
 }
 
@@ -180,9 +187,10 @@ function lineReader(input: NodeJS.ReadableStream, stdout: NodeJS.WritableStream)
   const lines = createInterface({ input, terminal: false });
   const queue: string[] = [];
   const waiting: Array<(line: string | undefined) => void> = [];
+  const answering: Array<(line: string | undefined) => void> = [];
   let ended = false;
   lines.on("line", (line) => {
-    const next = waiting.shift();
+    const next = answering.shift() ?? waiting.shift();
     if (next === undefined) {
       queue.push(line);
     } else {
@@ -191,18 +199,26 @@ function lineReader(input: NodeJS.ReadableStream, stdout: NodeJS.WritableStream)
   });
   lines.on("close", () => {
     ended = true;
-    for (const next of waiting.splice(0)) {
+    for (const next of [...answering.splice(0), ...waiting.splice(0)]) {
       next(undefined);
     }
   });
+  const read = (promptText: string) => {
+    stdout.write(promptText);
+    const queued = queue.shift();
+    if (queued !== undefined || ended) {
+      return Promise.resolve(queued);
+    }
+    return new Promise<string | undefined>((resolve) => waiting.push(resolve));
+  };
   return {
-    read(promptText) {
-      stdout.write(promptText);
-      const queued = queue.shift();
-      if (queued !== undefined || ended) {
-        return Promise.resolve(queued);
+    read,
+    answer(promptText) {
+      if ((input as { isTTY?: boolean }).isTTY !== true) {
+        return read(promptText);
       }
-      return new Promise((resolve) => waiting.push(resolve));
+      stdout.write(promptText);
+      return ended ? Promise.resolve(undefined) : new Promise((resolve) => answering.push(resolve));
     },
     close: () => lines.close(),
   };
@@ -229,7 +245,7 @@ async function askOnLines(
   const choices = wrapChoices(permissionChoices(request), width);
   let question = `${choices.join("\n")} > `;
   for (;;) {
-    const typed = await lines.read(question);
+    const typed = await lines.answer(question);
     if (typed === undefined && !signal.aborted) {
       stdout.write("\n");
       cancelPrompt();
@@ -239,7 +255,7 @@ async function askOnLines(
     }
     const answer = answerFor(request, typed);
     if (answer === "tell") {
-      return toldReply((await lines.read(`${TELL_QUESTION} > `)) ?? "");
+      return toldReply((await lines.answer(`${TELL_QUESTION} > `)) ?? "");
     }
     if (answer !== undefined) {
       return answer;
