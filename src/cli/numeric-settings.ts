@@ -118,6 +118,12 @@ export const NUMERIC_VARIABLES = {
     counts: "milliseconds to wait for MCP servers to start",
     readBy: [...MODEL_COMMANDS, "mcp-list"],
   },
+  // src/protocol/hooks.ts, hookTimeoutMs: the server's wait for an app's hooks.invoke.
+  TURNLOOP_HOOK_TIMEOUT_MS: {
+    min: 1,
+    counts: "milliseconds the server waits for an app's hook",
+    readBy: ["server", "config"],
+  },
 } as const satisfies Record<string, NumericVariable>;
 
 /**

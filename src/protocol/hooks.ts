@@ -26,13 +26,30 @@ export interface HooksInvokeResult {
  * `userPromptTransformed`, then per call `preToolUse` and `postToolUse` or `postToolUseFailure`,
  * then `agentStop`; `sessionEnd` when the app detaches. An output that is absent, `null` or not
  * an object is "no opinion"; so is a hook that throws or does not answer within
- * {@link HOOK_TIMEOUT_MS} — except `preToolUse`, a guard, which fails closed: a `preToolUse` that
- * throws (an error answer to `hooks.invoke`), does not answer in time, or answers what
- * {@link preToolUseProblem} refuses denies the call.
+ * {@link hookTimeoutMs} (30 s unless set) — except `preToolUse`, a guard, which fails closed: a
+ * `preToolUse` that throws (an error answer to `hooks.invoke`), does not answer in time, or
+ * answers what {@link preToolUseProblem} refuses denies the call.
  */
 
-/** How long the runtime waits for the app's answer to `hooks.invoke` (ms). */
+/** How long the runtime waits for the app's answer to `hooks.invoke` unless told (ms): 30 s. */
 export const HOOK_TIMEOUT_MS = 30_000;
+
+/**
+ * The environment variable that sets that wait: milliseconds, a whole number ≥ 1 (README,
+ * "Environment variables"). The server checks it at start (cli/numeric-settings.ts); the SDK
+ * reads it from the environment it starts the server with, to warn at the same moment.
+ */
+export const HOOK_TIMEOUT_VARIABLE = "TURNLOOP_HOOK_TIMEOUT_MS";
+
+/**
+ * How long the runtime waits for `hooks.invoke` (ms): {@link HOOK_TIMEOUT_VARIABLE} of `env` when
+ * it is a whole number ≥ 1 in decimal digits, else {@link HOOK_TIMEOUT_MS}.
+ */
+export function hookTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const text = env[HOOK_TIMEOUT_VARIABLE] ?? "";
+  const value = Number(text);
+  return /^\d+$/.test(text) && Number.isSafeInteger(value) && value >= 1 ? value : HOOK_TIMEOUT_MS;
+}
 
 /** `preToolUse`'s decisions, spelt exactly so (the Copilot SDK's `PreToolUseHookOutput`). */
 const PRE_TOOL_USE_DECISIONS: readonly unknown[] = ["allow", "deny", "ask"];

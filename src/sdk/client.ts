@@ -25,6 +25,7 @@ import {
   type SessionLifecycleNotification,
   type SessionListEntry,
 } from "../protocol/copilot.js";
+import { hookTimeoutMs } from "../protocol/hooks.js";
 import type { WireEvent } from "../protocol/wire-event.js";
 import { checkSessionConfig, checkWireSettings } from "./config-check.js";
 import { closedBeforeAnswering, connectionEnded } from "./requests.js";
@@ -315,7 +316,15 @@ export class TurnloopClient {
       existing.register(config);
       return existing;
     }
-    const session = new TurnloopSession(result.sessionId, connection, result.workspacePath, config);
+    // The server this client spawns reads its wait from the environment it is given.
+    const { env = process.env } = this.options;
+    const session = new TurnloopSession(
+      result.sessionId,
+      connection,
+      result.workspacePath,
+      config,
+      hookTimeoutMs(env),
+    );
     this.sessions.set(result.sessionId, session);
     return session;
   }

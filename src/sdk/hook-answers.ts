@@ -10,7 +10,7 @@
 import { ResponseError } from "vscode-jsonrpc";
 import { errorMessage } from "../events/errors.js";
 import type { HookType, JsonObject, JsonValue } from "../events/events.js";
-import { HOOK_TIMEOUT_MS, preToolUseProblem } from "../protocol/hooks.js";
+import { preToolUseProblem } from "../protocol/hooks.js";
 import { describeValue, sdkWarning } from "./permission-answers.js";
 import type { SessionHooks } from "./types.js";
 
@@ -32,10 +32,18 @@ const HANDLER_FAILED = -32603;
 /** Why a `preToolUse` guard denied a call, one warning each per session. */
 export type GuardFailure = "threw" | "invalid" | "timeout";
 
+/** A session's watch over its `preToolUse` guard. */
+export interface GuardWatch {
+  /** The causes this session has already warned about (added to by {@link answerHook}). */
+  warned: Set<GuardFailure>;
+  /** When the runtime stops waiting for a hook (ms; protocol/hooks.ts `hookTimeoutMs`). */
+  timeoutMs: number;
+}
+
 /**
  * The answer to `hooks.invoke` of `hookType` with `input`: `{output}` from the app's handler, `{}`
  * for no opinion or no handler.
- * @param warned the causes this session has already warned about (added to here).
+ * @param watch what the session warned about, and when a guard that has not answered is late.
  * @throws ResponseError (-32603) `<handler> threw: <message>` when the handler throws.
  */
 export async function answerHook(
@@ -43,7 +51,7 @@ export async function answerHook(
   hookType: HookType,
   input: JsonObject,
   sessionId: string,
-  warned: Set<GuardFailure>,
+  watch: GuardWatch,
 ): Promise<{ output?: JsonValue }> {
   const name = HOOK_HANDLERS[hookType];
   const handler = hooks?.[name] as
@@ -54,14 +62,14 @@ export async function answerHook(
   }
   const guard = hookType === "preToolUse";
   const warnOnce = (cause: GuardFailure, message: string) => {
-    if (guard && !warned.has(cause)) {
-      warned.add(cause);
+    if (guard && !watch.warned.has(cause)) {
+      watch.warned.add(cause);
       sdkWarning(`${message}; a preToolUse guard that fails denies the call`);
     }
   };
   const late = setTimeout(
-    () => warnOnce("timeout", `${name} did not answer within ${HOOK_TIMEOUT_MS} ms`),
-    HOOK_TIMEOUT_MS,
+    () => warnOnce("timeout", `${name} did not answer within ${watch.timeoutMs} ms`),
+    watch.timeoutMs,
   );
   late.unref();
   let output: unknown;

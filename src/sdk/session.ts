@@ -14,7 +14,7 @@ import type {
 } from "../events/events.js";
 import type { PermissionDecision, SessionMode } from "../protocol/copilot.js";
 import type { WireEvent, WireEventOf, WireEventType } from "../protocol/wire-event.js";
-import { answerHook, type GuardFailure } from "./hook-answers.js";
+import { answerHook, type GuardWatch } from "./hook-answers.js";
 import { answerPermission, handlerOf, type PermissionHandlerName } from "./permission-answers.js";
 import { PromptWait } from "./prompt-wait.js";
 import { sendRequest } from "./requests.js";
@@ -48,20 +48,25 @@ export class TurnloopSession {
   private permissionHandlers: Pick<SessionConfig, PermissionHandlerName> = {};
   private hooks: SessionHooks | undefined;
   /** The causes of failed `preToolUse` guards the app was warned about (hook-answers.ts). */
-  private readonly guardWarnings = new Set<GuardFailure>();
+  private readonly guardWatch: GuardWatch;
   /** Running tool handlers by request id, aborted on `external_tool.completed`. */
   private readonly running = new Map<string, AbortController>();
   private readonly disconnectWaiters = new Set<(error: Error) => void>();
   private disconnected = false;
 
-  /** @internal Made by {@link TurnloopClient}, one per session id and connection. */
+  /**
+   * @internal Made by {@link TurnloopClient}, one per session id and connection.
+   * @param hookTimeoutMs how long the runtime waits for a hook (ms; protocol/hooks.ts).
+   */
   constructor(
     readonly sessionId: string,
     private readonly connection: MessageConnection,
     /** The session's folder (`events.jsonl` is in it). */
     readonly workspacePath: string,
     config: SessionConfig,
+    hookTimeoutMs: number,
   ) {
+    this.guardWatch = { warned: new Set(), timeoutMs: hookTimeoutMs };
     this.register(config);
   }
 
@@ -250,7 +255,7 @@ export class TurnloopSession {
 
   /** @internal Answers `hooks.invoke` (hook-answers.ts says how a failing handler is answered). */
   invokeHook(hookType: HookType, input: JsonObject): Promise<{ output?: JsonValue }> {
-    return answerHook(this.hooks, hookType, input, this.sessionId, this.guardWarnings);
+    return answerHook(this.hooks, hookType, input, this.sessionId, this.guardWatch);
   }
 
   /** @internal The connection closed or the session was detached. */

@@ -71,7 +71,11 @@ export interface TurnloopClientOptions {
    * A session's own `workingDirectory` wins either way.
    */
   cwd?: string;
-  /** The server's environment (model keys, `TURNLOOP_HOME` …). Default: `process.env`. */
+  /**
+   * The server's environment (model keys, `TURNLOOP_HOME` …). Default: `process.env`. Its
+   * `TURNLOOP_HOOK_TIMEOUT_MS` is also when this client warns of a `preToolUse` guard that has not
+   * answered (with `port`, give the server the same).
+   */
   env?: NodeJS.ProcessEnv;
   /** Connect to a server already listening on `host:port` (`turnloop --headless --port N`). */
   port?: number;
@@ -115,7 +119,7 @@ export const approveAll: PermissionHandler = (request) =>
  * A hook handler: gets the hook's input (the wire's names: `cwd`, `timestamp` in ms since the
  * epoch, `stop_hook_active`), returns its output, or nothing for "no opinion". A handler that
  * throws has no opinion either (the log records the failure), and the server goes on without an
- * answer after 30 s; except `onPreToolUse`, a guard, which fails closed (see there).
+ * answer after 30 s (`TURNLOOP_HOOK_TIMEOUT_MS` in the server's environment, ms); except `onPreToolUse`, a guard, which fails closed (see there).
  */
 export type HookHandler<Type extends HookType> = (
   input: HookInputBase & HookInputs[Type],
@@ -136,7 +140,7 @@ export interface SessionHooks {
    * permissionDecisionReason?, modifiedArgs?, additionalContext?}` before a call's permission
    * question, and for a call of a tool that does not exist (output unused there). It fails
    * closed: a handler that throws, answers no such object (`"deny"`, `permissionDecision:
-   * "DENY"`) or does not answer within 30 s denies the call (the model reads why; `hook.end` has
+   * "DENY"`) or does not answer in time (30 s, {@link HookHandler}) denies the call (the model reads why; `hook.end` has
    * `success: false` and the reason), and the app gets a `TurnloopSdkWarning` process warning
    * once per cause and session.
    */

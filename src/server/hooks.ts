@@ -48,14 +48,13 @@ import { errorMessage } from "../events/errors.js";
 import type { EventInput, HookType, JsonObject, JsonValue } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import type { Authorize } from "../permissions/permission-gate.js";
-import {
-  type AgentStopOutput,
-  HOOK_TIMEOUT_MS,
-  type PostToolUseFailureOutput,
-  type PostToolUseOutput,
-  type PromptHookOutput,
-  type SessionStartOutput,
-  type UserPromptTransformedOutput,
+import type {
+  AgentStopOutput,
+  PostToolUseFailureOutput,
+  PostToolUseOutput,
+  PromptHookOutput,
+  SessionStartOutput,
+  UserPromptTransformedOutput,
 } from "../protocol/hooks.js";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/define-tool.js";
 import { askErrorOccurred } from "./error-hook.js";
@@ -63,7 +62,6 @@ import { resultTypeOf } from "./tool-result-type.js";
 
 /** Consecutive `agentStop` blocks honoured before the runtime stops anyway. */
 export const MAX_AGENT_STOP_BLOCKS = 3;
-export { HOOK_TIMEOUT_MS };
 
 /**
  * What a hook call came to: the app's answer (an object, or undefined for no opinion), or why it

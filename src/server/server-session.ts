@@ -18,6 +18,7 @@ import type { EventInput, PromptBlock, SessionEvent } from "../events/events.js"
 import { randomUUID } from "../events/random-id.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import type { SessionMode } from "../protocol/copilot.js";
+import { hookTimeoutMs } from "../protocol/hooks.js";
 import type { PermissionCallbacks } from "../session/agent-settings.js";
 import type { SessionHost } from "../session/host.js";
 import {
@@ -84,11 +85,12 @@ export class ServerSession {
     this.startSource = start.source;
     const owner = { sessionId: this.id, cwd: session.cwd, emit: session.emit.bind(session) };
     this.toolCalls = new PendingToolCalls(owner);
+    const hookTimeout = hookTimeoutMs(host.env);
     this.hooks = new HookRunner({
       ...owner,
       enabled: () => this.clients.registeredFor("hooks") !== undefined,
       invoke: (hookType, input, signal) =>
-        this.clients.invokeHook(this.id, hookType, input, signal),
+        this.clients.invokeHook(this.id, hookType, input, signal, hookTimeout),
     });
     this.authorize = this.buildAuthorize();
     this.sendContext = {

@@ -27,7 +27,6 @@ import { ServerToClient } from "../protocol/copilot.js";
 import type { HooksInvokeParams, HooksInvokeResult } from "../protocol/hooks.js";
 import { createEnvelope } from "../session/envelope.js";
 import { type ClientLink, sendIdle } from "./client-link.js";
-import { HOOK_TIMEOUT_MS } from "./hooks.js";
 import type { ToolDeclarationParams } from "./params.js";
 import { OpenRequests } from "./pending-work.js";
 import type { SessionConfig } from "./session-settings.js";
@@ -203,7 +202,8 @@ export class SessionClients {
   }
 
   /**
-   * `hooks.invoke` to the latest attached app that registered hooks.
+   * `hooks.invoke` to the latest attached app that registered hooks, waiting `timeoutMs` for the
+   * answer (protocol/hooks.ts `hookTimeoutMs`).
    * @returns its `output`. @throws when no such app is attached, or it fails or times out.
    */
   async invokeHook(
@@ -211,13 +211,14 @@ export class SessionClients {
     hookType: HookType,
     input: JsonObject,
     signal: AbortSignal | undefined,
+    timeoutMs: number,
   ): Promise<JsonValue | undefined> {
     const link = this.registeredFor("hooks");
     if (link === undefined) {
       throw new Error("no app with hooks is connected");
     }
     const params: HooksInvokeParams = { sessionId, hookType, input };
-    const result = await link.request(ServerToClient.hooksInvoke, params, signal, HOOK_TIMEOUT_MS);
+    const result = await link.request(ServerToClient.hooksInvoke, params, signal, timeoutMs);
     return (result as HooksInvokeResult | null)?.output;
   }
 }

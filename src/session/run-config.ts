@@ -308,7 +308,8 @@ function switchValue(on: boolean, flag: string): Sourced<boolean> {
 /**
  * The numeric variables that tune a run, by the setting name `turnloop config` shows (README,
  * "Environment variables"; ranges checked before a run: cli/numeric-settings.ts NUMERIC_VARIABLES):
- * host-models.ts `providerTuning`, mcp-servers.ts `startupWaitFrom`, message-size.ts.
+ * host-models.ts `providerTuning`, mcp-servers.ts `startupWaitFrom`, message-size.ts,
+ * protocol/hooks.ts `hookTimeoutMs`.
  */
 export const TUNING_VARIABLES = {
   maxRetries: "TURNLOOP_MAX_RETRIES",
@@ -316,6 +317,7 @@ export const TUNING_VARIABLES = {
   streamIdleTimeoutMs: "TURNLOOP_STREAM_IDLE_TIMEOUT_MS",
   mcpStartupWaitMs: "TURNLOOP_MCP_STARTUP_WAIT_MS",
   maxMessageBytes: "TURNLOOP_MAX_MESSAGE_BYTES",
+  hookTimeoutMs: "TURNLOOP_HOOK_TIMEOUT_MS",
 } as const;
 
 /** The {@link TUNING_VARIABLES} set to a number ≥ 0, or `undefined` when none is. */

@@ -18,6 +18,7 @@ const VARIABLES = {
   TURNLOOP_STREAM_IDLE_TIMEOUT_MS: "9000",
   TURNLOOP_MCP_STARTUP_WAIT_MS: "1500",
   TURNLOOP_MAX_MESSAGE_BYTES: "70000",
+  TURNLOOP_HOOK_TIMEOUT_MS: "45000",
 };
 
 describe("turnloop config and the environment's settings", () => {
@@ -33,7 +34,9 @@ describe("turnloop config and the environment's settings", () => {
     const rows = text.stdout
       .split("\n")
       .filter((line) =>
-        /^(contextWindow|maxRetries|retryBase|streamIdle|mcpStartup|maxMessage)/.test(line),
+        /^(contextWindow|maxRetries|retryBase|streamIdle|mcpStartup|maxMessage|hookTimeout)/.test(
+          line,
+        ),
       );
     const row = (name: string, value: string, source: string) =>
       `${name.padEnd(24)} ${value}    from ${source}`;
@@ -45,6 +48,7 @@ describe("turnloop config and the environment's settings", () => {
       row("streamIdleTimeoutMs", "9000", "TURNLOOP_STREAM_IDLE_TIMEOUT_MS"),
       row("mcpStartupWaitMs", "1500", "TURNLOOP_MCP_STARTUP_WAIT_MS"),
       row("maxMessageBytes", "70000", "TURNLOOP_MAX_MESSAGE_BYTES"),
+      row("hookTimeoutMs", "45000", "TURNLOOP_HOOK_TIMEOUT_MS"),
     ]);
 
     const json = await cli(["config", "--json"], { env: VARIABLES });
@@ -57,6 +61,7 @@ describe("turnloop config and the environment's settings", () => {
         streamIdleTimeoutMs: { value: 9000, source: "TURNLOOP_STREAM_IDLE_TIMEOUT_MS" },
         mcpStartupWaitMs: { value: 1500, source: "TURNLOOP_MCP_STARTUP_WAIT_MS" },
         maxMessageBytes: { value: 70000, source: "TURNLOOP_MAX_MESSAGE_BYTES" },
+        hookTimeoutMs: { value: 45000, source: "TURNLOOP_HOOK_TIMEOUT_MS" },
       },
     });
   });

@@ -48,6 +48,12 @@ const cases: Array<{ args: string[]; env: Record<string, string>; stderr: string
       'TURNLOOP_STREAM_IDLE_TIMEOUT_MS must be a whole number ≥ 1 (milliseconds a model\'s stream may stay silent), not "0"',
   },
   {
+    args: ["serve"],
+    env: { TURNLOOP_HOOK_TIMEOUT_MS: "0" },
+    stderr:
+      'TURNLOOP_HOOK_TIMEOUT_MS must be a whole number ≥ 1 (milliseconds the server waits for an app\'s hook), not "0"',
+  },
+  {
     args: ["mcp", "list"],
     env: { TURNLOOP_MCP_STARTUP_WAIT_MS: "5s" },
     stderr:

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
-import { oneCommandThroughCli } from "../support/one-command.js";
+import { commandsThroughCli, oneCommandThroughCli } from "../support/one-command.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 /**
@@ -126,29 +126,31 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
 
   // A fresh user's check: `curl -s` prints nothing, so there was no output to match and no line.
   test("a silent curl or wget is known by its exit code (curl 7, 6; wget 4)", async () => {
-    const connect = await runThroughCli(`curl -s http://127.0.0.1:${port}/`, SANDBOX);
-    expect(connect.toolResult).toBe(
+    const commands = [
+      `curl -s http://127.0.0.1:${port}/`,
+      "cd . && curl -s https://registry.npmjs.org/",
+      `wget -q -O - http://127.0.0.1:${port}/`,
+      "sh -c 'exit 7'",
+    ];
+    const toolResults = await commandsThroughCli(server, commands, {
+      cwd: workspace,
+      home,
+      flags: SANDBOX,
+      prompt: "reach the server",
+    });
+    expect(toolResults).toEqual([
       `<exited with exit code 7>\n${stoppedLine("curl exit code 7: could not connect")}`,
-    );
-    const lookup = await runThroughCli("cd . && curl -s https://registry.npmjs.org/", SANDBOX);
-    expect(lookup.toolResult).toBe(
       `<exited with exit code 6>\n${stoppedLine("curl exit code 6: could not resolve the host")}`,
-    );
-    const wget = await runThroughCli(`wget -q -O - http://127.0.0.1:${port}/`, SANDBOX);
-    expect(wget.toolResult).toBe(
       `<exited with exit code 4>\n${stoppedLine("wget exit code 4: network failure")}`,
-    );
-    const other = await runThroughCli("sh -c 'exit 7'", SANDBOX);
-    expect(other.toolResult).toBe("<exited with exit code 7>");
+      "<exited with exit code 7>",
+    ]);
   });
 
   // A fresh user's check: any command that mentioned curl and exited 5, 6 or 7 got the line, and
   // -p offered to run it outside the sandbox for a false reason; `/usr/bin/curl` got none. Now
   // the code counts only when the program whose status the shell returned is the client.
-  // Eight -p runs in the sandbox: on a loaded 2-core machine that takes a while.
-  test("an exit code counts only when the client itself returned it", {
-    timeout: 120_000,
-  }, async () => {
+  // Eight commands in the sandbox, one -p run (each call's result is judged on its own).
+  test("an exit code counts only when the client itself returned it", async () => {
     const cases: Array<[string, string | undefined]> = [
       ['echo "see the curl docs"; exit 6', undefined],
       ["curl --version >/dev/null; exit 7", undefined],
@@ -162,15 +164,22 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
       ],
       [`curl -s http://127.0.0.1:${port}/ | cat`, undefined],
     ];
-    for (const [command, evidence] of cases) {
-      const { toolResult } = await runThroughCli(command, SANDBOX);
-      const exit = /<exited with exit code (\d+)>/.exec(toolResult)?.[0];
+    const toolResults = await commandsThroughCli(
+      server,
+      cases.map(([command]) => command),
+      { cwd: workspace, home, flags: SANDBOX, prompt: "reach the server" },
+    );
+    const expected = cases.map(([command, evidence], index) => {
+      const exit = /<exited with exit code (\d+)>/.exec(toolResults[index] ?? "")?.[0];
       const hint = evidence === undefined ? [] : [stoppedLine(evidence)];
-      expect({ command, lines: toolResult.split("\n").slice(-1 - hint.length) }).toEqual({
+      return { command, lines: [exit, ...hint] };
+    });
+    expect(
+      cases.map(([command], index) => ({
         command,
-        lines: [exit, ...hint],
-      });
-    }
+        lines: (toolResults[index] ?? "").split("\n").slice(-(expected[index]?.lines.length ?? 1)),
+      })),
+    ).toEqual(expected);
   });
 
   test("no network line for a command failing otherwise, nor for a refusal with the network on", async () => {

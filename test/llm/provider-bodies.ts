@@ -7,7 +7,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3, LanguageModelV3Prompt } from "@ai-sdk/provider";
-import { afterEach, expect } from "vitest";
+import { expect } from "vitest";
 import { History } from "../../src/agent/history.js";
 import type { EventInput } from "../../src/events/events.js";
 import { toFunctionTools, toPrompt } from "../../src/llm/convert.js";
@@ -16,9 +16,10 @@ import { createProvider, resolveModel } from "../../src/llm/models.js";
 import type { ModelRequest, ToolSpecification } from "../../src/llm/provider.js";
 import { withKeptMessages } from "../../src/llm/sync-chunk-validation.js";
 import { buildEvents } from "../session/support.js";
+import { afterEveryTest } from "../support/cleanups.js";
 
 let server: Server | undefined;
-afterEach(async () => {
+afterEveryTest(async () => {
   const closing = server;
   server = undefined;
   closing?.closeAllConnections();

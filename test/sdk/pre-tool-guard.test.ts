@@ -36,12 +36,12 @@ afterEach(() => {
 });
 
 /**
- * In one session guarded by `guard`, the model removes `victim-<n>` with bash in each of `rounds`
- * prompts: the results the model read, the `hook.end` of each `preToolUse` (success, error,
- * output), and whether each victim survived.
+ * In one session of `on` (default: the file's client) guarded by `guard`, the model removes
+ * `victim-<n>` with bash in each of `rounds` prompts: the results the model read, the `hook.end`
+ * of each `preToolUse` (success, error, output), and whether each victim survived.
  */
-async function guarded(guard: HookHandler<"preToolUse">, rounds: number) {
-  const session: TurnloopSession = await client.createSession({
+async function guarded(guard: HookHandler<"preToolUse">, rounds: number, on = client) {
+  const session: TurnloopSession = await on.createSession({
     onPermissionRequest: approveAll,
     hooks: { onPreToolUse: guard },
   });
@@ -118,17 +118,20 @@ test('a guard answering permissionDecision "DENY" or the bare string "deny" deni
   ]);
 });
 
-test("a guard that never answers denies the call when the runtime stops waiting (30 s), with a warning", {
-  timeout: 90_000,
-}, async () => {
-  const reason = "no answer to hooks.invoke within 30000 ms";
-  const outcome = await guarded(() => new Promise(() => {}), 1);
+// The wait is the server's TURNLOOP_HOOK_TIMEOUT_MS (30 s unset): the guard never answers, so
+// no wait is too short for this test, and a second of it keeps the suite from waiting out 30.
+test("a guard that never answers denies the call when the runtime stops waiting (TURNLOOP_HOOK_TIMEOUT_MS), with a warning", async () => {
+  const impatient = await fixture.startedClient({
+    env: { ...fixture.env, TURNLOOP_HOOK_TIMEOUT_MS: "1000" },
+  });
+  const reason = "no answer to hooks.invoke within 1000 ms";
+  const outcome = await guarded(() => new Promise(() => {}), 1, impatient);
   expect(outcome).toEqual({
     results: [deniedBecause(reason)],
     ends: [{ success: false, error: { message: reason } }],
     survived: [true],
   });
   expect(warnings).toEqual([
-    "onPreToolUse did not answer within 30000 ms; a preToolUse guard that fails denies the call",
+    "onPreToolUse did not answer within 1000 ms; a preToolUse guard that fails denies the call",
   ]);
 });

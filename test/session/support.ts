@@ -3,13 +3,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
 import type { EventInput, SessionEvent } from "../../src/events/events.js";
 import { createEnvelope, serializeEvent } from "../../src/session/event-log.js";
+import { afterEveryTest } from "../support/cleanups.js";
 
 const temporaryDirectories: string[] = [];
 
-afterEach(async () => {
+afterEveryTest(async () => {
   const directories = temporaryDirectories.splice(0);
   await Promise.all(
     directories.map((directory) => rm(directory, { recursive: true, force: true })),

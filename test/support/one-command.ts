@@ -44,6 +44,40 @@ export async function oneCommandThroughCli(
 }
 
 /**
+ * {@link oneCommandThroughCli} for several commands in one `turnloop -p` child (a test not about
+ * start-up needs no process per command): the fake model asks for one `bash` call of each, all
+ * in one reply, then answers "Done.". Each command's tool message, in the order given.
+ */
+export async function commandsThroughCli(
+  server: FakeModelServer,
+  commands: readonly string[],
+  options: OneCommandOptions,
+): Promise<string[]> {
+  const toolCalls = commands.map((command, index) => ({
+    id: `call_${index}`,
+    name: "bash",
+    arguments: JSON.stringify({ command }),
+  }));
+  server.enqueue({ toolCalls }, { text: "Done." });
+  const result = await runCli(["-p", options.prompt ?? "run them", ...options.flags], {
+    cwd: options.cwd,
+    env: cleanEnvironment({
+      TURNLOOP_HOME: options.home,
+      TURNLOOP_MODEL: "openai-compatible:fake-model",
+      TURNLOOP_BASE_URL: `${server.url}/v1`,
+      ...options.env,
+    }),
+  });
+  if (result.code !== 0) {
+    throw new Error(`turnloop -p exited ${result.code}: ${result.stderr}`);
+  }
+  const messages = chatMessages(server, -1);
+  return toolCalls.map(({ id }) =>
+    String(messages.find((message) => message.tool_call_id === id)?.content),
+  );
+}
+
+/**
  * Has the fake model `model` ask for one `bash` call of `command` through the fixture's `cli`
  * (`turnloop -p … flags`), then answer "Done.": the tool message the model got back.
  * @throws when `-p` does not exit 0 (its stderr in the message).

@@ -4,16 +4,16 @@
  * `TURNLOOP_TEST_DATABASE_URL` set: that server is used. Otherwise a server of this machine's
  * PostgreSQL (`initdb` and `pg_ctl` on PATH or under `/usr/lib/postgresql/<version>/bin`) is
  * started for the test file by scripts/postgres-server.mjs (a temporary folder, a free loopback
- * port, the `postgres` user when the tests run as root), and stopped in `afterAll`. Each
- * {@link createTestDatabase} call makes a database of its own (`t_<random>`), so tests never see
- * each other's sessions. When neither is possible the suites skip and say why, except with
+ * port, the `postgres` user when the tests run as root), and stopped after the file's tests
+ * (cleanups.ts). Each {@link createTestDatabase} call makes a database of its own (`t_<random>`),
+ * so tests never see each other's sessions. When neither is possible the suites skip and say why, except with
  * `CI=true`, where that is a failure (`.ci/run` installs PostgreSQL).
  */
 
 import { randomBytes } from "node:crypto";
 import type { Pool } from "pg";
-import { afterAll } from "vitest";
 import { postgresBinaries, startPostgresServer } from "../../scripts/postgres-server.mjs";
+import { afterEveryFile } from "./cleanups.js";
 
 /** A running server the tests may use, and how to stop it. */
 interface TestServer {
@@ -43,8 +43,8 @@ function findUnavailability(): string | undefined {
 
 let server: Promise<TestServer> | undefined;
 
-// Registered when a test file imports this module (a hook added while tests run is not called).
-afterAll(async () => {
+// After every file that imports this module, or runs after one that did (modules shared).
+afterEveryFile(async () => {
   const started = server;
   server = undefined;
   await (await started?.catch(() => undefined))?.stop();
