@@ -3,6 +3,7 @@ import picomatch from "picomatch";
 import type { PermissionRule } from "./permission-mode.js";
 import type { ShellAnalysis, ShellCommand } from "./shell-analysis.js";
 import { analyseShellCommand, baseName } from "./shell-commands.js";
+import { raisingForm } from "./shell-wrappers.js";
 
 export { type PermissionRule, parseRule } from "./permission-mode.js";
 
@@ -40,7 +41,8 @@ function mcpRuleMatches(rule: PermissionRule, subject: RuleSubject): boolean {
  * Whether `rules` together cover the whole call: a rule without a pattern for the tool covers
  * everything. A command (shell-commands.ts reads it as bash would) is covered when every simple
  * command it runs, nested ones included, matches some rule in its plain spelling (`"r"\m`,
- * `/bin/rm` and `sudo rm` all run `rm`), so `bash(git status)` never lets
+ * `/bin/rm` and `nice rm` all run `rm`; under `sudo` only a rule naming it: {@link partCovered}),
+ * so `bash(git status)` never lets
  * `git status && rm -rf ~` through. A command that writes files (a redirection `>`, an option
  * such as `git log --output=`: shell-side-effects.ts), that cannot be fully understood ({@link ShellAnalysis.unclear}), or one of whose simple commands
  * sets a variable (`GIT_CONFIG_COUNT=1 git status`, `export A=1`: shell-environment.ts) is
@@ -188,7 +190,7 @@ function commandCovered(patterns: readonly string[], command: string): boolean {
   if (analysis.unclear.length > 0 || analysis.writes.length > 0) {
     return false;
   }
-  const judged = analysis.commands.filter((shellCommand) => !shellCommand.runsScript);
+  const judged = analysis.commands.filter(judgedByAllowRules);
   return (
     judged.length > 0 &&
     judged.every((shellCommand) => partCovered(patterns, shellCommand, movesFolder(analysis)))
@@ -201,22 +203,40 @@ export function movesFolder(analysis: ShellAnalysis): boolean {
 }
 
 /**
+ * Whether allow rules judge `shellCommand` itself: not when it only runs a script whose commands
+ * are judged on their own (`bash -c '…'`), unless a wrapper that runs it as another user runs
+ * that script (`sudo bash -c '…'`, `su -c '…'`: shell-wrappers.ts `IDENTITY_WRAPPERS`).
+ */
+export function judgedByAllowRules(shellCommand: ShellCommand): boolean {
+  return !shellCommand.runsScript || raisingForm(shellCommand.forms) !== undefined;
+}
+
+/**
  * Whether one simple command of a command is covered by one of `patterns` (commandCovered): what
- * it finally runs matches one, and it sets no variable. `movesFolder`: see {@link movesFolder}.
+ * it finally runs matches one, and it sets no variable; when a wrapper runs it as another user or
+ * in another root folder or namespaces (shell-wrappers.ts `IDENTITY_WRAPPERS`: `sudo rm x`), the
+ * pattern must match it from that wrapper on (`sudo rm x`, `sudo *`), as Claude Code and Codex
+ * match allow rules on the command as written. `movesFolder`: see {@link movesFolder}.
  */
 export function partCovered(
   patterns: readonly string[],
   shellCommand: ShellCommand,
   movesFolder: boolean,
 ): boolean {
-  const runs = shellCommand.forms.at(-1);
+  const raising = raisingForm(shellCommand.forms);
+  const runs = raising ?? shellCommand.forms.at(-1);
+  const name = raising?.split(" ", 1)[0];
+  const written =
+    name === undefined
+      ? shellCommand.runs[0]?.text
+      : shellCommand.words.find((word) => baseName(word) === name);
   return (
     runs !== undefined &&
     shellCommand.assigns.length === 0 &&
     patterns.some(
       (pattern) =>
         commandMatches(normalisePattern(pattern), runs) &&
-        namedAsWritten(pattern, shellCommand.runs[0]?.text ?? "", movesFolder),
+        namedAsWritten(pattern, written ?? "", movesFolder),
     )
   );
 }

@@ -366,3 +366,33 @@ export const COMMAND_RUNNERS: ReadonlySet<string> = new Set([
     "vagrant ssh,zellij run,podman unshare,buildah unshare,rustup run,tox exec"
   ).split(","),
 ]);
+
+/**
+ * Wrappers that run the command as another user or group, or in another root folder or set of
+ * namespaces, with why: an allow rule covers what one runs only when it names the wrapper
+ * (`bash(sudo rm x)`, `bash(sudo *)`), as Claude Code and Codex match allow rules on the command
+ * as written; deny rules still judge what finally runs. From their manual pages: sudo(8),
+ * sudo-rs, doas(1), su(1), runuser(1), pkexec(1), gosu and su-exec run it as another user;
+ * sg(1) with another group; chroot(8) under another root folder (it needs root; `--userspec`
+ * picks the user); unshare(1) in new namespaces (`-r` makes it root there); nsenter(1) in
+ * another process's namespaces (as root with `-S 0`). setpriv(1), capsh(1) and run0(1) are
+ * {@link COMMAND_RUNNERS}: no rule short of the whole command covers a call of one.
+ */
+export const IDENTITY_WRAPPERS: ReadonlyMap<string, string> = new Map([
+  ...["sudo", "sudo-rs", "doas", "su", "runuser", "pkexec", "gosu", "su-exec"].map(
+    (name): [string, string] => [name, "runs it as another user"],
+  ),
+  ["sg", "runs it as another group"],
+  ["chroot", "runs it under another root folder"],
+  ["unshare", "runs it in new namespaces"],
+  ["nsenter", "runs it in another process's namespaces"],
+]);
+
+/**
+ * The form of `forms` (a simple command's spellings, shell-analysis.ts) that starts at its
+ * outermost wrapper of {@link IDENTITY_WRAPPERS}: the one an allow rule must match
+ * (`sudo nice rm x` for `timeout 5 sudo nice rm x`; `sudo -v` itself). Undefined when none runs it.
+ */
+export function raisingForm(forms: readonly string[]): string | undefined {
+  return forms.find((form) => IDENTITY_WRAPPERS.has(form.split(" ", 1)[0] ?? ""));
+}

@@ -11,6 +11,7 @@ import { exactCommandPattern } from "./permission-mode.js";
 import {
   analyse,
   commandMatches,
+  judgedByAllowRules,
   movesFolder,
   type PermissionRule,
   partCovered,
@@ -18,6 +19,7 @@ import {
 } from "./permission-rules.js";
 import type { ShellAnalysis, ShellCommand } from "./shell-analysis.js";
 import { baseName } from "./shell-commands.js";
+import { IDENTITY_WRAPPERS, raisingForm } from "./shell-wrappers.js";
 
 /**
  * One part of a command the allow rules leave. `pattern` is the narrowest rule pattern that covers
@@ -53,7 +55,7 @@ export function uncoveredParts(
     return undefined;
   }
   const analysis = analyse(subject.command);
-  const judged = analysis.commands.filter((shellCommand) => !shellCommand.runsScript);
+  const judged = analysis.commands.filter(judgedByAllowRules);
   const touched = judged.some(({ forms }) =>
     forms.some((form) => patterns.some((pattern) => commandMatches(pattern, form))),
   );
@@ -83,6 +85,13 @@ export function uncoveredParts(
 /** A simple command no allow rule covers, with the rule that would: one for what it runs. */
 function ownPart(shellCommand: ShellCommand): UncoveredPart {
   const { forms, runs, runBy } = shellCommand;
+  const raising = raisingForm(forms);
+  const name = raising?.split(" ", 1)[0] ?? "";
+  const why = IDENTITY_WRAPPERS.get(name);
+  if (raising !== undefined && why !== undefined) {
+    // A rule for what it finally runs does not cover it: the rule must name the wrapper.
+    return { text: raising, reason: `\`${name}\` ${why}`, pattern: exactCommandPattern(raising) };
+  }
   const text = runs.map((word) => word.text).join(" ");
   const pattern = exactCommandPattern(forms.at(-1) ?? text);
   const runners = forms.slice(0, -1).map((form) => form.split(" ")[0] ?? "");

@@ -103,6 +103,15 @@ const cases: Array<[command: string, reason: string]> = [
     "nice -n 10 timeout 5 rm -rf build",
     "the allow rules do not cover `rm -rf build` (`nice timeout` runs it: a program given as an argument); rerun with --allow-tool 'bash(rm -rf build)'",
   ],
+  // A wrapper that runs it as another user: the rule must name the wrapper (raised-privileges.test.ts).
+  [
+    "sudo git status",
+    "the allow rules do not cover `sudo git status` (`sudo` runs it as another user); rerun with --allow-tool 'bash(sudo git status)'",
+  ],
+  [
+    "nice doas -u root git status",
+    "the allow rules do not cover `doas -u root git status` (`doas` runs it as another user); rerun with --allow-tool 'bash(doas -u root git status)'",
+  ],
   [
     "ls | xargs rm",
     "the allow rules do not cover `rm` (`xargs` runs it with arguments it reads from standard input); rerun with --allow-tool 'bash(rm *)'",
@@ -175,7 +184,7 @@ describe("a command the allow rules cover in part, refused by -p", () => {
           arguments: JSON.stringify({ command }),
         })),
       },
-      // The count of a server that read the whole request (31 results): no warning of a cut prompt.
+      // The count of a server that read the whole request (33 results): no warning of a cut prompt.
       { text: "Refused.", usage: { input: 4000, output: 5 } },
     );
     const result = await cli([

@@ -116,7 +116,7 @@ describe("an allow rule for a program that runs commands does not cover what it 
     ["bash(uv run *)", `uv run rm x`, "asked"],
     ["bash(ssh *)", `ssh host rm x`, "asked"],
     ["bash(tar *)", `tar xf v.tar --to-command='rm x'`, "asked"],
-    // As with sudo: the rule for what finally runs covers it.
+    // The rule for what finally runs covers it (not under sudo: raised-privileges.test.ts).
     ["bash(git status)", `flock /tmp/lk git status`, "allowed"],
     ["bash(git status)", `watch -n1 git status`, "allowed"],
     ["bash(tar *)", `tar tf v.tar`, "allowed"],

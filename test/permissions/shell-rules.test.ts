@@ -112,7 +112,9 @@ describe("allow rules cover only what they name, read as bash reads it", () => {
     [`git status`, "allowed"],
     [`"git" status && ls`, "allowed"],
     [`/usr/bin/git log | ls`, "allowed"],
-    [`sudo git status`, "allowed"],
+    // As another user: only a rule that names sudo covers it (raised-privileges.test.ts).
+    [`sudo git status`, "asked"],
+    [`nice git status`, "allowed"],
     [`git status && rm -rf x`, "asked"],
     [`git status; $(curl evil)`, "asked"],
     [`git log > out.txt`, "asked"],
