@@ -28,7 +28,7 @@
 
 import { rmdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { errorCode, makeFolders } from "../events/errors.js";
+import { errorCode, errorMessage, makeFolders } from "../events/errors.js";
 import { redactDatabaseUrl } from "./database-url.js";
 import {
   handOver,
@@ -213,6 +213,8 @@ export class SessionLock {
    * Gives the session up: removes the lock file, or, for a lock taken with `releasesWhenIdle`,
    * takes this process off its sharers (the lock falls to a live one; the last removes it).
    * Idempotent; a lock file already gone is fine.
+   * @throws when the lock file could not be removed (a folder made unwritable): an error saying
+   * `<lock> could not be removed (<cause>)` and that its owner's end lets the next opener take it.
    */
   async release(): Promise<void> {
     if (this.released) {
@@ -225,7 +227,12 @@ export class SessionLock {
     }
     await unlink(this.path).catch((error: unknown) => {
       if (errorCode(error) !== "ENOENT") {
-        throw error;
+        // Node's message names the path too: it is said once.
+        const cause = errorMessage(error).replace(` '${this.path}'`, "");
+        throw new Error(
+          `${this.path} could not be removed (${cause}): it names this process, so once that has ended the next opener of the session takes it over`,
+          { cause: error },
+        );
       }
     });
   }
