@@ -117,7 +117,7 @@ async function runPrompt(
     return await runWithSignals(session, settings, prompt, output, io);
   } finally {
     output.unsubscribe();
-    // After the prompt's own end: what closing met (a lock a read-only folder keeps) is one line.
+    // After the prompt's own end: what closing met (the log's last sync failing) is one line.
     await host.close(session).catch((error: unknown) => {
       io.stderr.write(`turnloop: ${errorMessage(error)}\n`);
     });

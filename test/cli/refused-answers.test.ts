@@ -293,8 +293,9 @@ describe.runIf(CAN_MOUNT)(needingMount("a session folder made unwritable mid-tur
   const disk = useFullDisk(512, false, { TURNLOOP_NO_CODE_CACHE: "1" });
 
   // `chattr +i` on the folder (root ignores a mode): no file can be made or removed in it, and
-  // the log, open already, still takes lines. The answer is logged; its metadata is refused.
-  test("-p prints the answer, names the refused file and the lock it could not remove", async ({
+  // the log, open already, still takes lines. The answer is logged; its metadata is refused, and
+  // the lock stays (closing printed a raw EPERM stack for it).
+  test("-p prints the answer, names the refused file, no stack; the lock it left is taken over", async ({
     cli,
     model,
   }) => {
@@ -321,13 +322,12 @@ describe.runIf(CAN_MOUNT)(needingMount("a session folder made unwritable mid-tur
           `^turnloop: ${folder}/metadata\\.json could not be written \\(EPERM: operation not ` +
             `permitted, open '${folder}/metadata\\.json\\.\\w+\\.tmp'\\): the prompt was stopped; ` +
             "every event written before is kept\\n" +
-            `1 turn · 10 in / 5 out tokens · <time> · session ${sessionId}\\n` +
-            `turnloop: ${folder}/lock could not be removed \\(EPERM: operation not permitted, ` +
-            "unlink\\): it names this process, so once that has ended the next opener of the " +
-            "session takes it over\\n$",
+            `1 turn · 10 in / 5 out tokens · <time> · session ${sessionId}\\n$`,
         ),
       ),
     });
+    // The lock could not be removed: it names the process, now ended, so the next run takes it.
+    expect(await readdir(folder)).toContain("lock");
     model.setResponder(undefined);
     model.enqueue({ text: "Third." });
     const resumed = await cli(["-p", "third", "--resume", sessionId], { env });
