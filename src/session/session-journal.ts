@@ -163,17 +163,26 @@ export class SessionJournal {
    * Ends a prompt's writing: commits what it appended, then drops a write failure still kept. Such
    * a failure came after the prompt's `session.idle` (the checkpoint of its last turn's end failing
    * late), and this commit has since sent again what it kept back, or failed with a newer error;
-   * kept, it would stop the next prompt with an error that is no longer true.
+   * kept, it would stop the next prompt with an error that is no longer true. This commit's
+   * failure, when no `session.error` came before the prompt's `session.idle`, is handed to
+   * `report` as a `session.error` (type `storage`) the store does not hold: every face says it,
+   * the SDK server to the app too (it never learnt of it from the outcome).
    * @returns the storage error the prompt ends with: this commit's, else the one reported at its
    * `session.idle`; `undefined` when its writes all went through.
    */
-  async endPrompt(): Promise<{ errorType: "storage"; message: string } | undefined> {
+  async endPrompt(
+    report: (error: SessionEvent) => void,
+  ): Promise<{ errorType: "storage"; message: string } | undefined> {
     const failed = this.#failedPrompt;
     this.#failedPrompt = undefined;
     try {
       await this.commit();
     } catch (error) {
-      return { errorType: "storage", message: this.storageMessage(error) };
+      const late = { errorType: "storage" as const, message: this.storageMessage(error) };
+      if (failed === undefined) {
+        report(createEnvelope({ type: "session.error", data: late }, this.#writer.lastPersistedId));
+      }
+      return late;
     } finally {
       this.#writeFailure = undefined;
     }

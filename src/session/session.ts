@@ -274,7 +274,7 @@ export class Session {
       const prompt = { ...given, content, source: options.source ?? "user" };
       return runPrompt(agentSettings, this.conversation(controller), prompt, controller.signal);
     });
-    const failed = await this.journal.endPrompt();
+    const failed = await this.journal.endPrompt((error) => this.deliver(error, true));
     return failed === undefined ? outcome : { error: failed };
   }
 

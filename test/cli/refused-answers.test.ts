@@ -11,17 +11,17 @@
  */
 
 import { execFileSync } from "node:child_process";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { describe, expect } from "vitest";
 import { AcpChild } from "../acp/child-process.js";
-import { type Message, spawnServer } from "../server/raw-peer.js";
+import { spawnServer } from "../server/raw-peer.js";
 import { test } from "../support/fixtures.js";
 import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { interactiveTest } from "./interactive-support.js";
-import { withoutTime } from "./storage-refusals.js";
+import { eventOf, loggedTypes, withoutTime } from "./storage-refusals.js";
 
 /** A reply too long for what the disk has left: its log line needs 15 blocks. */
 const ANSWER = `${"All good here. ".repeat(4000)}\nThe end of the answer.`;
@@ -54,21 +54,6 @@ function abbreviated(text: string): string {
 /** `result` with its stdout {@link abbreviated}. */
 function shown<T extends { stdout: string }>(result: T): T {
   return { ...result, stdout: abbreviated(result.stdout) };
-}
-
-/** The events of `sessionId`'s log, their types. */
-async function loggedTypes(home: string, sessionId: string): Promise<string[]> {
-  const text = await readFile(join(home, "session-state", sessionId, "events.jsonl"), "utf8");
-  return text
-    .trim()
-    .split("\n")
-    .map((line) => (JSON.parse(line) as { type: string }).type);
-}
-
-function eventOf(message: Message): { type: string; data: Record<string, unknown> } | undefined {
-  return message.method === "session.event"
-    ? (message.params as { event: { type: string; data: Record<string, unknown> } }).event
-    : undefined;
 }
 
 describe.runIf(CAN_MOUNT)(needingMount("a disk too full for the model's answer"), () => {
