@@ -117,7 +117,10 @@ async function runPrompt(
     return await runWithSignals(session, settings, prompt, output, io);
   } finally {
     output.unsubscribe();
-    await host.close(session);
+    // After the prompt's own end: what closing met (the log's last sync failing) is one line.
+    await host.close(session).catch((error: unknown) => {
+      io.stderr.write(`turnloop: ${errorMessage(error)}\n`);
+    });
   }
 }
 

@@ -23,7 +23,8 @@ export interface PromptResult {
   /**
    * The final answer: the text of the last model reply of the prompt (for one that ended with
    * autopilot's `task_complete` and no text, its summary); empty when the prompt was
-   * cancelled or failed (a reply cut short is no answer; it stays in the session's log).
+   * cancelled or failed (a reply cut short is no answer; it stays in the session's log), except
+   * a failure to store the session after the model's answer came: that answer (it is nowhere else).
    */
   result: string;
   /** ACP stop reason; `null` when the prompt failed with an error. */
@@ -66,6 +67,8 @@ export class PromptResultCollector {
   /** The prompt's requests, tokens and cost. */
   readonly totals = new UsageTotals();
   private lastText = "";
+  /** Whether the last reply was a whole answer: no tool requests, not cut short. */
+  private answered = false;
   private abortReason: string | undefined;
 
   readonly handle = (event: SessionEvent): void => {
@@ -73,6 +76,7 @@ export class PromptResultCollector {
     switch (event.type) {
       case "assistant.message":
         this.lastText = event.data.content;
+        this.answered = event.data.toolRequests.length === 0 && event.data.interrupted !== true;
         return;
       case "session.task_complete":
         // The reply that called task_complete may have no text: its summary is the answer then.
@@ -95,6 +99,14 @@ export class PromptResultCollector {
     return this.lastText;
   }
 
+  /**
+   * Whether `outcome` failed only to store the session after the model's whole answer came (a
+   * full disk, a database gone): the answer is still the prompt's (README, "Where sessions are kept").
+   */
+  answeredDespite(outcome: PromptOutcome): boolean {
+    return "error" in outcome && outcome.error.errorType === "storage" && this.answered;
+  }
+
   /** The `abort` event's reason (`cancelled by SIGTERM` …); undefined while none came. */
   get cancelReason(): string | undefined {
     return this.abortReason;
@@ -110,7 +122,7 @@ export class PromptResultCollector {
       type: "result",
       subtype,
       is_error: subtype !== "success",
-      result: failed ? "" : this.lastText,
+      result: failed && !this.answeredDespite(outcome) ? "" : this.lastText,
       stop_reason: stopReason,
       session_id: sessionId,
       num_turns: totals.requests,
@@ -284,7 +296,7 @@ export function promptOutput(
       printJson(result);
       endingLine(outcome);
     } else if (options.quiet) {
-      if (endingLine(outcome)) {
+      if (endingLine(outcome) && !collector.answeredDespite(outcome)) {
         return;
       }
       // On a terminal without its control sequences; to a pipe or a file as the model sent it.
@@ -292,7 +304,7 @@ export function promptOutput(
         io.stdoutIsTerminal === true ? terminalText(collector.finalText) : collector.finalText;
       io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
     } else {
-      if ("error" in outcome) {
+      if ("error" in outcome && !collector.answeredDespite(outcome)) {
         renderer.unanswered(); // Also when the log could not take the error's event.
       }
       renderer.flush();

@@ -194,7 +194,8 @@ export class TerminalRenderer {
       return;
     }
     this.releaseHeldAnswer();
-    if (message.toolRequests.length > 0) {
+    if (message.toolRequests.length > 0 || message.interrupted === true) {
+      // A reply cut short is no answer (README, "JSON output").
       this.narrate(message.content);
       this.lastNarrated = message.content;
     } else {
@@ -302,7 +303,10 @@ export class TerminalRenderer {
         this.note(warningLine(retryNote(event.data)));
         return;
       case "session.error":
-        this.unanswered();
+        // A store that could not take the whole answer leaves it the answer: it is nowhere else.
+        if (event.data.errorType !== "storage") {
+          this.unanswered();
+        }
         this.error(`${this.paint("31", "turnloop")}: ${terminalText(event.data.message)}\n`);
         return;
       case "abort":

@@ -58,7 +58,13 @@ export async function runServerCommand(
   }
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => {
-    stop = resolve;
+    stop = () => {
+      // Once stopping (stdin's end, runtime.shutdown, a signal), SIGTERM or SIGHUP ends the
+      // process at once, as Node does: a close that waits cannot keep it (each event the store
+      // took is in the log already: file-store.ts writes it at once).
+      stopListening();
+      resolve();
+    };
   });
   const context: ServerContext = {
     host,
@@ -74,10 +80,7 @@ export async function runServerCommand(
   };
   process.once("SIGINT", () => stop());
   // A second SIGTERM or SIGHUP (the listener gone) ends the process at once, as Node does.
-  const stopListening = onTerminationSignal(() => {
-    stopListening();
-    stop();
-  });
+  const stopListening = onTerminationSignal(() => stop());
   const code =
     "stdio" in transport
       ? await serveStdio(context, stopped)

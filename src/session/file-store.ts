@@ -339,7 +339,8 @@ class FileAppender implements SessionAppender {
       await this.commit().catch(() => undefined);
       await this.#log.close();
     } finally {
-      await this.#lock.release();
+      // A lock left (an unwritable folder) names this process: once it ends, the next opener takes it.
+      await this.#lock.release().catch(() => undefined);
     }
   }
 

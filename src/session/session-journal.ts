@@ -2,6 +2,10 @@
  * How a session records its events in its store, and what it does when the store refuses one:
  * the running prompt is stopped, its later persisted events are dropped (they would describe a
  * history the store does not have), and the prompt ends with a `session.error` of type `storage`.
+ * Events that report what the prompt already received ({@link RECEIVED}: the model's reply and
+ * usage, a tool call's result) are the exception: refused, they still reach the faces, outside the
+ * history, so that a full disk loses no answer the model gave (a trial's finding: `-p` printed
+ * the error and not the answer).
  */
 
 import {
@@ -16,10 +20,25 @@ import type { SessionAppender } from "./session-store.js";
 import { SessionWriter } from "./session-writer.js";
 import { StorageError, storageProblem } from "./storage-error.js";
 
-/** What recording one input gave: the event to return, and the events to deliver in order. */
+/**
+ * Events the store may refuse that still reach the faces: each reports something the prompt
+ * already has (the model's reply and its usage, a tool call's result), which a user must see.
+ */
+const RECEIVED: ReadonlySet<SessionEvent["type"]> = new Set([
+  "assistant.message",
+  "assistant.usage",
+  "tool.execution_complete",
+]);
+
+/**
+ * What recording one input gave: the event to return, and the events to deliver in order;
+ * `unstored`: `deliver` is the event the store refused, one of {@link RECEIVED}, for the faces
+ * only (not in the log, so not in the history a resume reads).
+ */
 export interface Recorded {
   event: SessionEvent;
   deliver: SessionEvent[];
+  unstored?: true;
 }
 
 /** What an `abort` can carry besides its reason ({@link SessionJournal.addToAbort}). */
@@ -49,7 +68,8 @@ export class SessionJournal {
 
   /**
    * Envelopes `input` and appends it unless ephemeral. Inside a prompt (`running`), a refused
-   * append stops the prompt and the event is returned but not delivered; outside one it throws.
+   * append stops the prompt and the event is returned, delivered `unstored` when it is one of
+   * {@link RECEIVED}, else not delivered; outside a prompt it throws.
    * A `session.idle` after a refusal is preceded by the `session.error` that reports it.
    * @throws the appender's error when no prompt is running.
    */
@@ -71,7 +91,10 @@ export class SessionJournal {
         throw error;
       }
       this.#fail(error, running);
-      return { event: createEnvelope(input, this.#writer.lastPersistedId), deliver: [] };
+      const event = createEnvelope(input, this.#writer.lastPersistedId);
+      return RECEIVED.has(event.type)
+        ? { event, deliver: [event], unstored: true }
+        : { event, deliver: [] };
     }
   }
 
@@ -140,17 +163,26 @@ export class SessionJournal {
    * Ends a prompt's writing: commits what it appended, then drops a write failure still kept. Such
    * a failure came after the prompt's `session.idle` (the checkpoint of its last turn's end failing
    * late), and this commit has since sent again what it kept back, or failed with a newer error;
-   * kept, it would stop the next prompt with an error that is no longer true.
+   * kept, it would stop the next prompt with an error that is no longer true. This commit's
+   * failure, when no `session.error` came before the prompt's `session.idle`, is handed to
+   * `report` as a `session.error` (type `storage`) the store does not hold: every face says it,
+   * the SDK server to the app too (it never learnt of it from the outcome).
    * @returns the storage error the prompt ends with: this commit's, else the one reported at its
    * `session.idle`; `undefined` when its writes all went through.
    */
-  async endPrompt(): Promise<{ errorType: "storage"; message: string } | undefined> {
+  async endPrompt(
+    report: (error: SessionEvent) => void,
+  ): Promise<{ errorType: "storage"; message: string } | undefined> {
     const failed = this.#failedPrompt;
     this.#failedPrompt = undefined;
     try {
       await this.commit();
     } catch (error) {
-      return { errorType: "storage", message: this.storageMessage(error) };
+      const late = { errorType: "storage" as const, message: this.storageMessage(error) };
+      if (failed === undefined) {
+        report(createEnvelope({ type: "session.error", data: late }, this.#writer.lastPersistedId));
+      }
+      return late;
     } finally {
       this.#writeFailure = undefined;
     }

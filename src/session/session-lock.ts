@@ -19,7 +19,8 @@
  *
  * Stale rule: a lock whose owner ran on this host and whose pid no longer exists (`kill(pid, 0)`
  * fails with `ESRCH`) is taken over; so is an unreadable lock older than `UNREADABLE_GRACE_MS` (lock-file.ts)
- * (an owner killed between creating and writing it). A stale lock that live sharers still have
+ * (an owner killed between creating and writing it); so is a lock of this very process that it
+ * could not give up (`leftBehind`), by this process. A stale lock that live sharers still have
  * open becomes held idle by one of them. A lock from another host is never taken over. Taking over
  * goes through a second `O_EXCL` file (`lock.break`) so that two openers racing for one stale
  * lock cannot both win. A reused pid keeps a dead owner's lock "held" (rare; the refusal names
@@ -28,7 +29,7 @@
 
 import { rmdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { errorCode, makeFolders } from "../events/errors.js";
+import { errorCode, errorMessage, makeFolders } from "../events/errors.js";
 import { redactDatabaseUrl } from "./database-url.js";
 import {
   handOver,
@@ -53,6 +54,14 @@ export type LockOwner = LeaseHolder;
 export { isAlive, SessionLockedError };
 
 type Held = Exclude<LockContents, { kind: "gone" }>;
+
+/**
+ * Paths of the locks this process could not give up ({@link SessionLock.release} failed: a folder
+ * made unwritable). Each still names this process, which holds it no more: this process's next
+ * opener of that session takes it over at once (a server taking its idle lease back waited for
+ * itself forever), as any opener does once this process has ended (Stale rule).
+ */
+const leftBehind = new Set<string>();
 
 /**
  * A lock as this process left it held idle ({@link SessionLock.markIdle}): what a take-back by this
@@ -105,6 +114,7 @@ export class SessionLock {
       if (attempt > 0 || leftIdleHere === false) {
         try {
           await createLock(path, lockText(owner, sharing ? [owner] : []));
+          leftBehind.delete(path);
           return new SessionLock(path, owner);
         } catch (error) {
           if (errorCode(error) !== "EEXIST") {
@@ -213,19 +223,33 @@ export class SessionLock {
    * Gives the session up: removes the lock file, or, for a lock taken with `releasesWhenIdle`,
    * takes this process off its sharers (the lock falls to a live one; the last removes it).
    * Idempotent; a lock file already gone is fine.
+   * @throws when the lock file could not be removed (a folder made unwritable): an error saying
+   * `<lock> could not be removed (<cause>)` and that its owner's end lets the next opener take it.
    */
   async release(): Promise<void> {
     if (this.released) {
       return;
     }
     this.released = true;
+    await this.#giveUp().catch((error: unknown) => {
+      leftBehind.add(this.path);
+      throw error;
+    });
+  }
+
+  async #giveUp(): Promise<void> {
     if (this.owner.releasesWhenIdle === true) {
       await underBreaker(this.path, (replace) => this.#leave(replace));
       return;
     }
     await unlink(this.path).catch((error: unknown) => {
       if (errorCode(error) !== "ENOENT") {
-        throw error;
+        // Node's message names the path too: it is said once.
+        const cause = errorMessage(error).replace(` '${this.path}'`, "");
+        throw new Error(
+          `${this.path} could not be removed (${cause}): it names this process, so once that has ended the next opener of the session takes it over`,
+          { cause: error },
+        );
       }
     });
   }
@@ -263,7 +287,9 @@ async function takeIdle(
 
 async function isStale(holder: Held, path: string): Promise<boolean> {
   if (holder.kind === "owner") {
-    return holder.owner.hostname === ownHostname() && !isAlive(holder.owner.pid);
+    const here = holder.owner.hostname === ownHostname();
+    const ownLeftBehind = holder.owner.pid === process.pid && leftBehind.has(path);
+    return here && (ownLeftBehind || !isAlive(holder.owner.pid));
   }
   const modified = await stat(path).then(
     (stats) => stats.mtimeMs,
@@ -280,7 +306,11 @@ async function breakStaleLock(path: string, holder: Held): Promise<void> {
   await underBreaker(path, async (replace) => {
     const now = readLock(path);
     if (now.kind !== "gone" && now.text === holder.text) {
-      await handOver(path, holder.kind === "owner" ? liveSharers(holder.sharers) : [], replace);
+      const sharers = holder.kind === "owner" ? liveSharers(holder.sharers) : [];
+      // This process gave up a lock it left behind: it shares it no more.
+      const own = leftBehind.has(path);
+      const others = own ? sharers.filter((sharer) => sharer.pid !== process.pid) : sharers;
+      await handOver(path, others, replace);
     }
   });
 }

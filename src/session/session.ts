@@ -218,22 +218,25 @@ export class Session {
 
   /**
    * Records an event: secrets redacted (secrets.ts), envelope, store (unless ephemeral), history,
-   * then subscribers, so the live history and what subscribers see equal what a resume reads. A
-   * listener that throws does not stop the others or the loop. Inside a prompt, an event the
-   * store refuses stops the prompt (session-journal.ts).
+   * then subscribers, so the live history equals what a resume reads. A listener that throws does
+   * not stop the others or the loop. Inside a prompt, an event the store refuses stops the prompt;
+   * subscribers still get it, outside the history, when it reports what the prompt received (the
+   * model's reply: session-journal.ts `RECEIVED`).
    * @throws the store's error when no prompt is running.
    */
   emit(input: EventInput): SessionEvent {
     const recorded = this.journal.record(this.redact(input), this.running);
     for (const event of recorded.deliver) {
-      this.deliver(event);
+      this.deliver(event, recorded.unstored);
     }
     return recorded.event;
   }
 
-  /** Folds `event` into the history and hands it to every subscriber. */
-  private deliver(event: SessionEvent): void {
-    this.fold([event]);
+  /** Folds `event` into the history (not an `unstored` one) and hands it to every subscriber. */
+  private deliver(event: SessionEvent, unstored?: true): void {
+    if (unstored === undefined) {
+      this.fold([event]);
+    }
     if (event.type === "assistant.turn_end" || event.type === "permission.requested") {
       this.journal.checkpoint(this.running).catch(() => undefined);
     }
@@ -271,7 +274,7 @@ export class Session {
       const prompt = { ...given, content, source: options.source ?? "user" };
       return runPrompt(agentSettings, this.conversation(controller), prompt, controller.signal);
     });
-    const failed = await this.journal.endPrompt();
+    const failed = await this.journal.endPrompt((error) => this.deliver(error, true));
     return failed === undefined ? outcome : { error: failed };
   }
 

@@ -1,7 +1,11 @@
 /**
  * What `-p` says when storage refuses a prompt, for the tests of full disks and refused
- * databases (storage-failures, first-write-failures).
+ * databases (storage-failures, first-write-failures, refused-answers, late-storage-errors).
  */
+
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Message } from "../server/raw-peer.js";
 
 /** The `-p` summary line with its time cut out (timings are not asserted). */
 export function withoutTime(stderr: string): string {
@@ -37,4 +41,22 @@ export function unsavedResult(message: unknown): Record<string, unknown> {
     usage: {},
     error: { type: "storage", message },
   };
+}
+
+/** The events of `sessionId`'s log, their types. */
+export async function loggedTypes(home: string, sessionId: string): Promise<string[]> {
+  const text = await readFile(join(home, "session-state", sessionId, "events.jsonl"), "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => (JSON.parse(line) as { type: string }).type);
+}
+
+/** The session event a server message carries, if any. */
+export function eventOf(
+  message: Message,
+): { type: string; data: Record<string, unknown> } | undefined {
+  return message.method === "session.event"
+    ? (message.params as { event: { type: string; data: Record<string, unknown> } }).event
+    : undefined;
 }

@@ -36,20 +36,13 @@ export interface PlainFaceSettings {
  * command's output printed under a line naming it as it comes, before its ✓/✗ line), a
  * permission question is answered on the next line (y / a / n / t). The same controller, commands
  * and session as the full-screen face. End of input exits.
- * @returns the exit code.
+ * @returns the exit code: 1 when storage refused the session (a `session.error` of type
+ * `storage`), else 0.
  */
 export async function runPlainFace(settings: PlainFaceSettings): Promise<number> {
   const { host, stdout, stderr } = settings;
   const lines = lineReader(settings.input, stdout);
-  const pickByNumber = async (sessions: readonly SessionSummary[]) => {
-    sessions.forEach((summary, index) => {
-      stdout.write(
-        `${index + 1}. ${summary.sessionId.slice(0, 8)}  ${summary.firstPrompt ?? ""}\n`,
-      );
-    });
-    const answer = await lines.read("resume which? (number) > ");
-    return sessions[Number(answer) - 1]?.sessionId;
-  };
+  const pickByNumber = numberPicker(stdout, lines);
   const opened = await openSession(host, settings.cwd, settings.choice, pickByNumber);
   if (!opened.ok) {
     lines.close();
@@ -67,6 +60,7 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
     exit = true;
   };
   const view = plainView(stdout, renderer, lines, pickByNumber, () => controller.cancel());
+  const storageFailed = watchStorageErrors(view);
   // Ctrl-C cancels a running prompt; on an idle line it exits.
   const onInterrupt = () => {
     if (controller.busy) {
@@ -96,7 +90,35 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
   await controller.close();
   const { id } = controller.session;
   stdout.write(`${notSavedLine(controller.session) ?? `session ${id}`}\n`);
-  return EXIT.ok;
+  return storageFailed() ? EXIT.error : EXIT.ok;
+}
+
+/** Lists `sessions` numbered on `stdout`; @returns the id of the one whose number is read. */
+function numberPicker(stdout: NodeJS.WritableStream, lines: LineReader) {
+  return async (sessions: readonly SessionSummary[]): Promise<string | undefined> => {
+    sessions.forEach((summary, index) => {
+      stdout.write(
+        `${index + 1}. ${summary.sessionId.slice(0, 8)}  ${summary.firstPrompt ?? ""}\n`,
+      );
+    });
+    const answer = await lines.read("resume which? (number) > ");
+    return sessions[Number(answer) - 1]?.sessionId;
+  };
+}
+
+/**
+ * Watches what `view` shows for a `session.error` of type `storage` (a full disk, a folder made
+ * unwritable: README, "Where sessions are kept"), which fails the run as it fails `-p`, one that
+ * came after the prompt's `session.idle` included. @returns whether one came so far.
+ */
+function watchStorageErrors(view: ConversationView): () => boolean {
+  let failed = false;
+  const show = view.show.bind(view);
+  view.show = (event) => {
+    failed ||= event.type === "session.error" && event.data.errorType === "storage";
+    show(event);
+  };
+  return () => failed;
 }
 
 /**

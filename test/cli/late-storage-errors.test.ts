@@ -1,0 +1,158 @@
+/**
+ * A write the store refuses after the prompt's `session.idle` (its last sync: the listing
+ * `metadata.json` of a folder made unwritable with `chattr +i`, the log still open) is said on
+ * every face, and the server still ends when its stdin does: it waited forever for the lock it
+ * could not give up, which named itself (session/session-lock.ts, `leftBehind`).
+ */
+
+import { execFileSync } from "node:child_process";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { AcpChild } from "../acp/child-process.js";
+import { spawnServer } from "../server/raw-peer.js";
+import { test } from "../support/fixtures.js";
+import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
+import { eventOf, loggedTypes } from "./storage-refusals.js";
+
+describe.runIf(CAN_MOUNT)(needingMount("a session folder made unwritable after the reply"), () => {
+  const disk = useFullDisk(512, false, { TURNLOOP_NO_CODE_CACHE: "1" });
+
+  /** Makes `folder` unwritable (`chattr +i`) as the model's reply begins: its log stays open. */
+  function lockDuringReply(
+    model: { setResponder: (respond: () => object) => void },
+    folder: string,
+  ) {
+    let locked: Promise<void> | undefined;
+    model.setResponder(() => {
+      locked ??= Promise.resolve().then(() => {
+        execFileSync("chattr", ["+i", folder]);
+      });
+      return { text: "The answer.", pause: { afterEvents: 0, until: locked } };
+    });
+  }
+
+  test("the piped interactive face says the late error after the answer and exits 1", async ({
+    cli,
+    model,
+  }) => {
+    const { home, env } = disk;
+    model.enqueue({ text: "First." });
+    expect((await cli(["-p", "hi"], { env })).code).toBe(0);
+    const [sessionId = ""] = await readdir(join(home, "session-state"));
+    const folder = join(home, "session-state", sessionId);
+    lockDuringReply(model, folder);
+    try {
+      const result = await cli(["--resume", sessionId], { env, stdin: "again\n" });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `The answer\\.\\n(.*\\n)*turnloop: ${folder}/metadata\\.json could not be written ` +
+            "\\(EPERM: operation not permitted, open '[^']+'\\): the prompt was stopped; every " +
+            "event written before is kept\\n",
+        ),
+      );
+    } finally {
+      execFileSync("chattr", ["-i", folder]);
+    }
+  });
+
+  test("acp: the late error answers the prompt; stdin's end ends the agent, events kept", async ({
+    environment,
+    repository,
+    model,
+  }) => {
+    const agent = new AcpChild(environment(disk.env), repository);
+    let folder = "";
+    try {
+      await agent.initialize();
+      const sessionId = await agent.newSession();
+      folder = join(disk.home, "session-state", sessionId);
+      lockDuringReply(model, folder);
+      await expect(agent.prompt(sessionId, "hi")).rejects.toMatchObject({
+        code: -32603,
+        data: { errorType: "storage" },
+        message: expect.stringMatching(
+          new RegExp(`^The session could not be stored: ${folder}/metadata\\.json could not`),
+        ),
+      });
+      execFileSync("chattr", ["-i", folder]);
+      expect(await agent.end()).toBe(0);
+      expect(await loggedTypes(disk.home, sessionId)).toEqual([
+        "session.start",
+        "user.message",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "assistant.turn_end",
+      ]);
+    } finally {
+      if (folder !== "") {
+        execFileSync("chattr", ["-i", folder]);
+      }
+      await agent.kill();
+    }
+  });
+
+  test("--headless: session.error after session.idle; stdin's end ends the server, events kept", async ({
+    environment,
+    repository,
+    model,
+  }) => {
+    const { child, peer, stderr, exit } = spawnServer(
+      ["--stdio"],
+      environment(disk.env),
+      repository,
+    );
+    let folder = "";
+    try {
+      await peer.request("connect", {});
+      const created = await peer.request("session.create", {});
+      const { sessionId } = created.result as { sessionId: string };
+      folder = join(disk.home, "session-state", sessionId);
+      lockDuringReply(model, folder);
+      await peer.request("session.send", { sessionId, prompt: "hi" });
+      await peer.waitFor((message) => eventOf(message)?.type === "session.idle");
+      const events = peer.messages.flatMap((message) => eventOf(message) ?? []);
+      const lasting = events.filter((event) => !event.type.endsWith("_delta"));
+      expect(lasting.map((event) => event.type)).toEqual([
+        "session.start",
+        "user.message",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "session.usage_info",
+        "assistant.turn_end",
+        "session.error",
+        "assistant.idle",
+        "session.idle",
+      ]);
+      expect(lasting.find((event) => event.type === "session.error")?.data).toEqual({
+        errorType: "storage",
+        message: expect.stringMatching(
+          new RegExp(`^${folder}/metadata\\.json could not be written \\(EPERM: `),
+        ),
+      });
+      execFileSync("chattr", ["-i", folder]);
+      child.stdin.end();
+      expect(await exit).toBe(0);
+      expect([peer.garbage, stderr()]).toEqual(["", ""]);
+      expect(await loggedTypes(disk.home, sessionId)).toEqual([
+        "session.start",
+        "user.message",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "assistant.turn_end",
+        "session.shutdown",
+      ]);
+      // The lock it could not give up named itself: it took it back to write its end, then let go.
+      expect(await readdir(folder)).not.toContain("lock");
+    } finally {
+      if (folder !== "") {
+        execFileSync("chattr", ["-i", folder]);
+      }
+      child.kill("SIGKILL");
+    }
+  });
+});

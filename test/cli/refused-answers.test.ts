@@ -1,0 +1,351 @@
+/**
+ * A trial's finding: with the log's file system full, `turnloop -p` threw away an answer it had
+ * already received: the user saw the storage error and no answer, though the model had answered.
+ * Nothing received is lost now (session/session-journal.ts): the reply the store refused still
+ * reaches every face, the error says what could not be written, and the log stays readable.
+ *
+ * The free space is exact (`FullDisk.leave`): 8 blocks of 4 KiB hold the session's small files
+ * (lock, log, metadata, input history) and a short reply, never {@link ANSWER} (60 KB) in one
+ * line, so the store refuses exactly the reply. The code cache is off: its writes would take
+ * blocks first.
+ */
+
+import { execFileSync } from "node:child_process";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import type * as acp from "@agentclientprotocol/sdk";
+import { describe, expect } from "vitest";
+import { AcpChild } from "../acp/child-process.js";
+import { spawnServer } from "../server/raw-peer.js";
+import { test } from "../support/fixtures.js";
+import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
+import { tmuxMissing } from "../support/interactive-terminal.js";
+import { interactiveTest } from "./interactive-support.js";
+import { eventOf, loggedTypes, withoutTime } from "./storage-refusals.js";
+
+/** A reply too long for what the disk has left: its log line needs 15 blocks. */
+const ANSWER = `${"All good here. ".repeat(4000)}\nThe end of the answer.`;
+
+/** A command whose 40 KB of output the log cannot take in its result's line. */
+const LOUD_COMMAND = "head -c 40000 /dev/zero | tr '\\0' a; echo";
+
+/** A reply asking for {@link LOUD_COMMAND}, then the answer after it (never asked for). */
+const LOUD_CALL = {
+  toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command: LOUD_COMMAND }) }],
+};
+
+/** Blocks left free: the session's small files fit, {@link ANSWER}'s line does not. */
+const FREE_BLOCKS = 8;
+
+/** What every face says of the refused reply: the log, its error, and what is kept. */
+function refusedLog(home: string): string {
+  return (
+    `${home}/session-state/[0-9a-f-]{36}/events\\.jsonl could not be written ` +
+    "\\(ENOSPC: no space left on device, write\\): the prompt was stopped; every event written " +
+    "before is kept"
+  );
+}
+
+/** `text` with {@link ANSWER} as `<ANSWER>`, so that a failure's diff stays readable. */
+function abbreviated(text: string): string {
+  return text.split(ANSWER).join("<ANSWER>");
+}
+
+/** `result` with its stdout {@link abbreviated}. */
+function shown<T extends { stdout: string }>(result: T): T {
+  return { ...result, stdout: abbreviated(result.stdout) };
+}
+
+describe.runIf(CAN_MOUNT)(needingMount("a disk too full for the model's answer"), () => {
+  const disk = useFullDisk(512, false, { TURNLOOP_NO_CODE_CACHE: "1" });
+
+  test("-p prints the answer, says the log could not take it, exits 1; the log resumes", async ({
+    cli,
+    model,
+  }) => {
+    const { home, env } = disk;
+    await disk.leave(FREE_BLOCKS);
+    model.enqueue({ text: ANSWER });
+    const result = await cli(["-p", "hi"], { env });
+    const [sessionId = ""] = await readdir(join(home, "session-state"));
+    expect({ ...shown(result), stderr: withoutTime(result.stderr) }).toEqual({
+      code: 1,
+      signal: null,
+      stdout: "<ANSWER>\n",
+      stderr: expect.stringMatching(
+        new RegExp(
+          `^turnloop: ${refusedLog(home)}\\n` +
+            `1 turn · 10 in / 5 out tokens · <time> · session ${sessionId}\\n$`,
+        ),
+      ),
+    });
+    // No half line: the refused write was cut; the error fitted in the log's last block.
+    expect(await loggedTypes(home, sessionId)).toEqual([
+      "session.start",
+      "user.message",
+      "assistant.turn_start",
+      "session.error",
+    ]);
+
+    await disk.free();
+    model.enqueue({ text: "Again." });
+    const resumed = await cli(["-p", "again", "--resume", sessionId], { env });
+    expect({ ...resumed, stderr: withoutTime(resumed.stderr) }).toEqual({
+      code: 0,
+      signal: null,
+      stdout: "Again.\n",
+      stderr:
+        "turnloop: repaired the session log: closed 1 turn left open when its process ended, " +
+        "as interrupted\n" +
+        `1 turn · 10 in / 5 out tokens · <time> · session ${sessionId}\n`,
+    });
+  });
+
+  test("-p --output-format json: the answer in result, with the storage error", async ({
+    cli,
+    model,
+  }) => {
+    const { home, env } = disk;
+    await disk.leave(FREE_BLOCKS);
+    model.enqueue({ text: ANSWER });
+    const result = await cli(["-p", "hi", "--output-format", "json"], { env });
+    const [sessionId = ""] = await readdir(join(home, "session-state"));
+    const printed = JSON.parse(result.stdout) as { result: string; error: { message: string } };
+    // stderr says what --quiet's does: the error, once (README, "JSON output").
+    expect([result.code, result.stderr]).toEqual([1, `turnloop: ${printed.error.message}\n`]);
+    expect({ ...printed, duration_ms: 0, result: abbreviated(printed.result) }).toEqual({
+      type: "result",
+      subtype: "error_during_execution",
+      is_error: true,
+      result: "<ANSWER>",
+      stop_reason: null,
+      session_id: sessionId,
+      num_turns: 1,
+      duration_ms: 0,
+      usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0 },
+      error: {
+        type: "storage",
+        message: expect.stringMatching(new RegExp(`^${refusedLog(home)}$`)),
+      },
+    });
+  });
+
+  test("-p: a command's result the log refused still has its line; the prompt stops there", async ({
+    cli,
+    model,
+  }) => {
+    const { home, env } = disk;
+    await disk.leave(FREE_BLOCKS);
+    model.enqueue(LOUD_CALL, { text: "Never asked for." });
+    const result = await cli(["-p", "go", "--allow-all-tools"], { env });
+    const [sessionId = ""] = await readdir(join(home, "session-state"));
+    expect(model.requests).toHaveLength(1);
+    expect({
+      ...result,
+      stderr: withoutTime(result.stderr).replace(/ \(\d+ ms\)\n/, " (<ms>)\n"),
+    }).toEqual({
+      code: 1,
+      signal: null,
+      stdout: "",
+      stderr: expect.stringMatching(
+        new RegExp(
+          `^✓ bash head -c 40000 /dev/zero \\| tr '\\\\0' a; echo \\(<ms>\\)\\n` +
+            `turnloop: ${refusedLog(home)}\\n` +
+            `1 turn · 10 in / 5 out tokens · <time> · session ${sessionId}\\n$`,
+        ),
+      ),
+    });
+  });
+
+  test("acp: a command's result the log refused still ends its tool call", async ({
+    environment,
+    repository,
+    model,
+  }) => {
+    const agent = new AcpChild(environment(disk.env), repository);
+    try {
+      await agent.initialize();
+      const sessionId = await agent.newSession();
+      await disk.leave(FREE_BLOCKS);
+      model.enqueue(LOUD_CALL, { text: "Never asked for." });
+      // Which file the store meets full first is its own affair (the log, or its metadata).
+      await expect(agent.prompt(sessionId, "go")).rejects.toMatchObject({
+        code: -32603,
+        message: expect.stringMatching(
+          /^The session could not be stored: \/\S+ could not be written \(ENOSPC: no space left on device, write\): the prompt was stopped; every event written before is kept$/,
+        ),
+      });
+      const statuses = agent
+        .updates(sessionId)
+        .flatMap((update: acp.SessionUpdate) =>
+          (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") &&
+          update.status !== undefined &&
+          update.status !== null
+            ? [update.status]
+            : [],
+        );
+      expect(statuses).toEqual(["pending", "in_progress", "completed"]);
+    } finally {
+      await agent.kill();
+    }
+  });
+
+  test("acp: the whole reply streamed, the prompt's storage error, and the agent serves on", async ({
+    environment,
+    repository,
+    model,
+  }) => {
+    const agent = new AcpChild(environment(disk.env), repository);
+    try {
+      await agent.initialize();
+      const sessionId = await agent.newSession();
+      await disk.leave(FREE_BLOCKS);
+      model.enqueue({ text: ANSWER });
+      await expect(agent.prompt(sessionId, "hi")).rejects.toMatchObject({
+        code: -32603,
+        data: { errorType: "storage" },
+        message: expect.stringMatching(
+          new RegExp(`^The session could not be stored: ${refusedLog(disk.home)}$`),
+        ),
+      });
+      const streamed = agent
+        .updates(sessionId)
+        .flatMap((update: acp.SessionUpdate) =>
+          update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+            ? [update.content.text]
+            : [],
+        );
+      expect(abbreviated(streamed.join(""))).toBe("<ANSWER>");
+      await disk.free();
+      model.enqueue({ text: "Again." });
+      await expect(agent.prompt(sessionId, "again")).resolves.toMatchObject({
+        stopReason: "end_turn",
+      });
+    } finally {
+      await agent.kill();
+    }
+  });
+
+  test("--headless: assistant.message with the answer, then session.error, then session.idle", async ({
+    environment,
+    repository,
+    model,
+  }) => {
+    const { child, peer, stderr, exit } = spawnServer(
+      ["--stdio"],
+      environment(disk.env),
+      repository,
+    );
+    try {
+      await peer.request("connect", {});
+      const created = await peer.request("session.create", {});
+      const { sessionId } = created.result as { sessionId: string };
+      await disk.leave(FREE_BLOCKS);
+      model.enqueue({ text: ANSWER });
+      await peer.request("session.send", { sessionId, prompt: "hi" });
+      await peer.waitFor((message) => eventOf(message)?.type === "session.idle");
+      const events = peer.messages.flatMap((message) => eventOf(message) ?? []);
+      const lasting = events.filter((event) => !event.type.endsWith("_delta"));
+      expect(lasting.map((event) => event.type)).toEqual([
+        "session.start",
+        "user.message",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "session.usage_info",
+        "session.error",
+        "assistant.idle",
+        "session.idle",
+      ]);
+      const data = (type: string) => lasting.find((event) => event.type === type)?.data;
+      expect(abbreviated(String(data("assistant.message")?.content))).toBe("<ANSWER>");
+      expect(data("session.error")).toEqual({
+        errorType: "storage",
+        message: expect.stringMatching(new RegExp(`^${refusedLog(disk.home)}$`)),
+      });
+      expect([peer.garbage, stderr()]).toEqual(["", ""]);
+      expect((await peer.request("ping", { message: "after" })).result).toMatchObject({
+        message: "pong: after",
+      });
+    } finally {
+      child.stdin.end();
+      await exit;
+    }
+  });
+});
+
+describe.runIf(CAN_MOUNT)(needingMount("a session folder made unwritable mid-turn"), () => {
+  const disk = useFullDisk(512, false, { TURNLOOP_NO_CODE_CACHE: "1" });
+
+  // `chattr +i` on the folder (root ignores a mode): no file can be made or removed in it, and
+  // the log, open already, still takes lines. The answer is logged; its metadata is refused, and
+  // the lock stays (closing printed a raw EPERM stack for it).
+  test("-p prints the answer, names the refused file, no stack; the lock it left is taken over", async ({
+    cli,
+    model,
+  }) => {
+    const { home, env } = disk;
+    model.enqueue({ text: "First." });
+    expect((await cli(["-p", "hi"], { env })).code).toBe(0);
+    const [sessionId = ""] = await readdir(join(home, "session-state"));
+    const folder = join(home, "session-state", sessionId);
+    let locked: Promise<void> | undefined;
+    model.setResponder(() => {
+      locked ??= Promise.resolve().then(() => {
+        execFileSync("chattr", ["+i", folder]);
+      });
+      return { text: "The answer.", pause: { afterEvents: 0, until: locked } };
+    });
+    const result = await cli(["-p", "again", "--resume", sessionId], { env });
+    execFileSync("chattr", ["-i", folder]);
+    expect({ ...result, stderr: withoutTime(result.stderr) }).toEqual({
+      code: 1,
+      signal: null,
+      stdout: "The answer.\n",
+      stderr: expect.stringMatching(
+        new RegExp(
+          `^turnloop: ${folder}/metadata\\.json could not be written \\(EPERM: operation not ` +
+            `permitted, open '${folder}/metadata\\.json\\.\\w+\\.tmp'\\): the prompt was stopped; ` +
+            "every event written before is kept\\n" +
+            `1 turn · 10 in / 5 out tokens · <time> · session ${sessionId}\\n$`,
+        ),
+      ),
+    });
+    // The lock could not be removed: it names the process, now ended, so the next run takes it.
+    expect(await readdir(folder)).toContain("lock");
+    model.setResponder(undefined);
+    model.enqueue({ text: "Third." });
+    const resumed = await cli(["-p", "third", "--resume", sessionId], { env });
+    expect([resumed.code, resumed.stdout]).toEqual([0, "Third.\n"]);
+  });
+});
+
+describe.runIf(CAN_MOUNT && !tmuxMissing())(
+  needingMount("the interactive face on a disk too full for the model's answer"),
+  () => {
+    const disk = useFullDisk(512, false, { TURNLOOP_NO_CODE_CACHE: "1" });
+
+    interactiveTest(
+      "the reply stays on screen, one error line, and the next prompt is answered",
+      async ({ fixture }) => {
+        const terminal = await fixture.openReady([], { env: disk.env, columns: 400 });
+        await disk.leave(FREE_BLOCKS);
+        fixture.server.enqueue({ text: ANSWER });
+        terminal.type("Say a lot");
+        await terminal.waitFor(/the prompt was stopped/);
+        await terminal.idle();
+        const screen = terminal.screen(400);
+        expect(screen.match(/The end of the answer\./g)).toHaveLength(1);
+        expect(screen.match(/could not be written/g)).toHaveLength(1);
+        expect(screen).toMatch(new RegExp(refusedLog(disk.home)));
+        await disk.free();
+        fixture.server.enqueue({ text: "Hello again." });
+        terminal.type("Say it again");
+        await terminal.waitFor(/Hello again\./);
+        await terminal.idle();
+        terminal.key("C-d");
+        expect((await terminal.exited()).code).toBe(0);
+      },
+    );
+  },
+);
