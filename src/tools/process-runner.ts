@@ -17,6 +17,12 @@ export interface ProcessArgv {
    * closed at the start), e.g. the seccomp filter of bwrap's `--seccomp 3`.
    */
   inputs?: readonly Uint8Array[];
+  /**
+   * Called, before the run's result, with all the program wrote on one more pipe, its file
+   * descriptor the one after the inputs (3 + their count), once the program closed it: bwrap's
+   * `--json-status-fd`. Not called when the program could not be started.
+   */
+  onStatus?: (status: string) => void;
 }
 
 /** How a {@link ProcessRunner} starts its commands; every member is optional. */
@@ -63,7 +69,8 @@ export class ProcessRunner implements CommandRunner {
     if (!cwdStats?.isDirectory()) {
       return notStarted(`Working directory ${request.cwd} does not exist.`);
     }
-    const { file, args, inputs = [] } = this.wrap(command);
+    const { file, args, inputs = [], onStatus } = this.wrap(command);
+    const extraPipes = inputs.length + (onStatus === undefined ? 0 : 1);
     // Loaded with the first command: a run that starts none never loads it (issue 26).
     const { spawn } = await import("node:child_process");
     const reaper = await import("./group-reaper.js");
@@ -71,7 +78,12 @@ export class ProcessRunner implements CommandRunner {
     const child = spawn(file, args, {
       cwd: request.cwd,
       detached: true,
-      stdio: ["ignore", "pipe", "pipe", ...inputs.map(() => "pipe" as const)],
+      stdio: [
+        "ignore",
+        "pipe",
+        "pipe",
+        ...Array.from({ length: extraPipes }, () => "pipe" as const),
+      ],
       env: { ...request.env },
       // Pipes for stdout, stderr and the inputs, so stdout and stderr are never null.
     }) as ChildProcessByStdio<null, Readable, Readable>;
@@ -79,6 +91,7 @@ export class ProcessRunner implements CommandRunner {
       reaper.watchGroup(child.pid);
     }
     writeInputs(child.stdio.slice(3), inputs);
+    const status = onStatus === undefined ? undefined : readAll(child.stdio[3 + inputs.length]);
     let watched: CommandProcess | undefined;
     const output = new CommandOutput(
       this.maxOutputCharacters,
@@ -93,6 +106,9 @@ export class ProcessRunner implements CommandRunner {
     });
     const outcome = await watched.wait(request.timeoutMs);
     const text = await output.finish();
+    if (status !== undefined && outcome.kind !== "spawn-failed") {
+      onStatus?.(await status);
+    }
     return resultOf(outcome, text, output.cut, file);
   }
 }
@@ -111,6 +127,19 @@ export function writeInputs(
       pipe.on("error", () => {});
       pipe.end(input);
     }
+  });
+}
+
+/** All `pipe` carries until it closes, as UTF-8 (`""` for no pipe, or on its error). */
+function readAll(pipe: Readable | Writable | null | undefined): Promise<string> {
+  if (pipe === null || pipe === undefined || !("read" in pipe)) {
+    return Promise.resolve("");
+  }
+  const chunks: Buffer[] = [];
+  pipe.on("data", (chunk: Buffer) => chunks.push(chunk));
+  return new Promise((resolve) => {
+    pipe.on("error", () => resolve(""));
+    pipe.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")));
   });
 }
 

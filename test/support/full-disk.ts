@@ -1,8 +1,18 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, stat, statfs, truncate, unlink, writeFile } from "node:fs/promises";
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  rm,
+  stat,
+  statfs,
+  truncate,
+  unlink,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach } from "vitest";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 
 /** Whether this process may mount a tmpfs (root: CI runs as root, .ci/run). */
 export const CAN_MOUNT = process.getuid?.() === 0;
@@ -31,6 +41,12 @@ export interface FullDisk {
   free: () => Promise<void>;
   /** Unmounts the tmpfs and removes its mount point. */
   close: () => Promise<void>;
+  /**
+   * Makes the disk as {@link fullDisk} made it (everything on it removed, an empty `home`, full
+   * unless `full` was false) without mounting again.
+   * @throws when something on it cannot be removed (e.g. made immutable).
+   */
+  reset: () => Promise<void>;
 }
 
 /**
@@ -60,6 +76,15 @@ export async function fullDisk(sizeKiB = 1024, full = true): Promise<FullDisk> {
       execFileSync("umount", [mountPoint]);
       await rm(mountPoint, { recursive: true, force: true });
     },
+    reset: async () => {
+      for (const entry of await readdir(mountPoint)) {
+        await rm(join(mountPoint, entry), { recursive: true, force: true });
+      }
+      await mkdir(home);
+      if (full) {
+        await disk.fill();
+      }
+    },
   };
   if (full) {
     await disk.fill();
@@ -74,16 +99,32 @@ export interface TestDisk extends FullDisk {
 }
 
 /**
- * A {@link fullDisk} (`sizeKiB`, `full`) for each test of the calling `describe`: mounted in
- * `beforeEach`, unmounted in `afterEach`; its fields are usable inside tests. `extra`: variables
- * added to its {@link TestDisk.env}.
+ * A {@link fullDisk} (`sizeKiB`, `full`) for each test of the calling `describe`: mounted once in
+ * `beforeAll` and made new before each test ({@link FullDisk.reset}; mounted again only when that
+ * fails), unmounted in `afterAll`; its fields are usable inside tests. `extra`: variables added to
+ * its {@link TestDisk.env}. Once per `describe`, not per test: a mount made or removed below `/`
+ * while bwrap binds `/` recursively fails the sandboxed commands other test files run then
+ * (`Can't bind mount /oldroot/ …: No such file or directory`).
  */
 export function useFullDisk(sizeKiB = 1024, full = true, extra: NodeJS.ProcessEnv = {}): TestDisk {
   let disk: FullDisk | undefined;
-  beforeEach(async () => {
+  beforeAll(async () => {
     disk = await fullDisk(sizeKiB, full);
   });
-  afterEach(async () => {
+  let first = true;
+  beforeEach(async () => {
+    if (first || disk === undefined) {
+      first = false;
+      disk ??= await fullDisk(sizeKiB, full);
+      return;
+    }
+    const mounted = disk;
+    await mounted.reset().catch(async () => {
+      await mounted.close().catch(() => undefined);
+      disk = await fullDisk(sizeKiB, full);
+    });
+  });
+  afterAll(async () => {
     await disk?.close();
     disk = undefined;
   });
@@ -105,5 +146,6 @@ export function useFullDisk(sizeKiB = 1024, full = true, extra: NodeJS.ProcessEn
     leave: (blocks) => current().leave(blocks),
     free: () => current().free(),
     close: () => current().close(),
+    reset: () => current().reset(),
   };
 }

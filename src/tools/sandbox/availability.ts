@@ -67,9 +67,10 @@ const UNKNOWN_PROCESSOR: SandboxAvailability = {
 
 /**
  * bwrap's words when a mount below `/` went away while it bound `/` recursively (another program
- * unmounting a folder at that moment): the machine's state, not bubblewrap's, so the probe runs again.
+ * unmounting a folder at that moment): the machine's state, not bubblewrap's, so the probe runs again
+ * (and a command, sandboxed-runner.ts `failedInMountSetup`).
  */
-const VANISHED_MOUNT = /Can't (?:bind mount|remount).*No such file or directory/;
+export const VANISHED_MOUNT = /Can't (?:bind mount|remount).*No such file or directory/;
 /** How many times the probe runs when mounts vanish under it before the sandbox is called unavailable. */
 const PROBE_ATTEMPTS = 3;
 

@@ -1,6 +1,7 @@
 import { relative } from "node:path";
 import type { CommandRequest, CommandResult, CommandRunner } from "../command-runner.js";
 import { ProcessRunner } from "../process-runner.js";
+import { VANISHED_MOUNT } from "./availability.js";
 import { type BubblewrapInvocation, bubblewrapInvocation } from "./bubblewrap-arguments.js";
 import {
   configurationSnapshot,
@@ -30,6 +31,8 @@ export type ConfiningPolicy = Exclude<SandboxPolicy, "danger-full-access">;
  * mounts cannot stop it (`.turnloop`, `.mcp.json` in a writable root: made where nothing was, or
  * a symbolic link they lead through replaced; a `.git` made where there was none), which is undone
  * when the command ends (configuration-guard.ts, git-guard.ts).
+ * A run whose bwrap failed before the command started, on a mount that came or went while it
+ * set up, is run again ({@link failedInMountSetup}, at most {@link SETUP_RUNS} runs).
  * What the places it mounts resolve to is remembered for the runner's life ({@link RealPaths}). Check `sandboxAvailability` first: this does not.
  */
 export class SandboxedRunner implements CommandRunner {
@@ -53,12 +56,17 @@ export class SandboxedRunner implements CommandRunner {
   async run(command: string, request: CommandRequest): Promise<CommandResult> {
     const file = this.settings.bwrapPath ?? "bwrap";
     // The run's mounts, hidden places included, as the wrap made them: the judgement reads those.
-    const spawned: { invocation?: BubblewrapInvocation } = {};
+    const spawned: { invocation?: BubblewrapInvocation; status: string } = { status: "" };
     const wrap = (line: string) => {
       const settings = { ...this.settings, cwd: request.cwd };
       spawned.invocation = bubblewrapInvocation(this.policy, settings, line, this.paths);
       const { args, inputs } = spawned.invocation;
-      return { file, args, inputs };
+      // bwrap(1): its status on the descriptor after the inputs', which tells whether the command ran.
+      const status = ["--json-status-fd", String(3 + inputs.length)];
+      const onStatus = (text: string) => {
+        spawned.status = text;
+      };
+      return { file, args: [...status, ...args], inputs, onStatus };
     };
     const runner = new ProcessRunner({ wrap, description: this.description });
     const roots = [request.cwd, ...(this.settings.additionalDirectories ?? [])];
@@ -68,7 +76,10 @@ export class SandboxedRunner implements CommandRunner {
     const { home, configHome } = this.settings;
     const user = gitUserOf(home, configHome, request.cwd);
     const git = writing ? gitSnapshot(realRoots, user, this.paths) : undefined;
-    const result = await runner.run(command, request);
+    let result = await runner.run(command, request);
+    for (let run = 1; run < SETUP_RUNS && failedInMountSetup(result, spawned.status); run++) {
+      result = await runner.run(command, request);
+    }
     const configurationUndone =
       snapshot === undefined ? undefined : await undoConfigurationChanges(snapshot);
     const gitUndone = git === undefined ? undefined : await undoGitChanges(git, realRoots);
@@ -99,6 +110,36 @@ export class SandboxedRunner implements CommandRunner {
       ...(note === undefined ? {} : { note }),
     };
   }
+}
+
+/** How many times a command runs while bwrap keeps failing in its mount setup (then its error is the result). */
+const SETUP_RUNS = 3;
+
+/**
+ * Whether bwrap failed before the command started (`status`, what it wrote on `--json-status-fd`,
+ * holds no `exit-code` object, which bwrap(1) writes only once the command ran) on a mount that
+ * went away while it bound `/` recursively (availability.ts `VANISHED_MOUNT`): the machine's
+ * moment, so the command is run again. A command that ran is never run again, whatever it printed.
+ */
+function failedInMountSetup(result: CommandResult, status: string): boolean {
+  return (
+    result.exitCode !== null &&
+    result.exitCode !== 0 &&
+    !commandRan(status) &&
+    VANISHED_MOUNT.test(result.output)
+  );
+}
+
+/** Whether bwrap's JSON-lines status (bwrap(1) `--json-status-fd`) holds an `exit-code` object. */
+function commandRan(status: string): boolean {
+  return status.split("\n").some((line) => {
+    try {
+      const object: unknown = JSON.parse(line);
+      return typeof object === "object" && object !== null && "exit-code" in object;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**
