@@ -28,6 +28,8 @@ export default defineConfig({
     expect: { poll: { timeout: 10_000 } },
     // The hooks of the support modules' cleanups, for every file (test/support/cleanups.ts).
     setupFiles: ["test/support/each-file.ts"],
+    // One PostgreSQL server for the run, started when a file first needs it.
+    globalSetup: ["test/support/postgres-global.ts"],
     projects: [
       {
         extends: true,

@@ -1,10 +1,10 @@
 /**
- * A throwaway PostgreSQL server of this machine's installation, for the tests
- * (test/support/postgres.ts) and the chaos bench (bench/scale-database.mjs): `initdb` in a new
- * temporary folder, then `pg_ctl start` on a free loopback port (as the `postgres` user when run
- * as root: PostgreSQL refuses root), trust authentication, user `postgres`, UTF-8. It is stopped
- * with `stop()`, or at the latest when this process exits (a crash, `process.exit`), so no server
- * outlives its user; its folder goes with it.
+ * A throwaway PostgreSQL server of this machine's installation, for the tests (one a run:
+ * test/support/postgres-global.ts; test/support/postgres.ts) and the chaos bench
+ * (bench/scale-database.mjs): `initdb` in a new temporary folder, then `pg_ctl start` on a free
+ * loopback port (as the `postgres` user when run as root: PostgreSQL refuses root), trust
+ * authentication, user `postgres`, UTF-8. It is stopped with `stop()`, or at the latest when this
+ * process exits (a crash, `process.exit`), so no server outlives its user; its folder goes with it.
  *
  * Types: postgres-server.d.mts.
  */

@@ -3,15 +3,17 @@
  *
  * `TURNLOOP_TEST_DATABASE_URL` set: that server is used. Otherwise a server of this machine's
  * PostgreSQL (`initdb` and `pg_ctl` on PATH or under `/usr/lib/postgresql/<version>/bin`) is
- * started for the test file by scripts/postgres-server.mjs (a temporary folder, a free loopback
- * port, the `postgres` user when the tests run as root), and stopped after the file's tests
- * (cleanups.ts). Each {@link createTestDatabase} call makes a database of its own (`t_<random>`),
- * so tests never see each other's sessions. When neither is possible the suites skip and say why, except with
+ * started by scripts/postgres-server.mjs (a temporary folder, a free loopback port, the `postgres`
+ * user when the tests run as root): one for the whole run, by test/support/postgres-global.ts
+ * (vitest.config.ts `globalSetup`), or, without that set-up, one for the test file, stopped after
+ * the file's tests (cleanups.ts). Each {@link createTestDatabase} call makes a database of its own
+ * (`t_<random>`), so tests never see each other's sessions; one a file leaves is dropped after it. When neither is possible the suites skip and say why, except with
  * `CI=true`, where that is a failure (`.ci/run` installs PostgreSQL).
  */
 
 import { randomBytes } from "node:crypto";
 import type { Pool } from "pg";
+import { inject } from "vitest";
 import { postgresBinaries, startPostgresServer } from "../../scripts/postgres-server.mjs";
 import { afterEveryFile } from "./cleanups.js";
 
@@ -43,26 +45,46 @@ function findUnavailability(): string | undefined {
 
 let server: Promise<TestServer> | undefined;
 
+/** The databases made in this file and not dropped yet. */
+const undropped = new Set<TestDatabase>();
+
 // After every file that imports this module, or runs after one that did (modules shared).
 afterEveryFile(async () => {
+  // A pool the test ended itself makes `drop` throw; the database goes with the server anyway.
+  await Promise.all([...undropped].map((database) => database.drop().catch(() => undefined)));
   const started = server;
   server = undefined;
   await (await started?.catch(() => undefined))?.stop();
 });
 
 /**
- * The file's server, started on first use (scripts/postgres-server.mjs; durability off: it lives
- * for one test file) and stopped after the file's tests.
+ * The server: `TURNLOOP_TEST_DATABASE_URL`'s, else the run's (test/support/postgres-global.ts),
+ * else the file's, started on first use (scripts/postgres-server.mjs; durability off) and stopped
+ * after the file's tests.
  */
 function testServer(): Promise<TestServer> {
   if (server === undefined) {
     const external = process.env.TURNLOOP_TEST_DATABASE_URL;
+    const service = inject("postgresService");
     server =
-      external === undefined
-        ? startPostgresServer({ prefix: "turnloop-postgres-", fsync: false })
-        : Promise.resolve({ url: external, stop: async () => undefined });
+      external !== undefined
+        ? Promise.resolve({ url: external, stop: async () => undefined })
+        : service !== undefined
+          ? runServer(service)
+          : startPostgresServer({ prefix: "turnloop-postgres-", fsync: false });
   }
   return server;
+}
+
+/** The run's server, from the set-up's service (its `{url}`, or its error as the message). */
+async function runServer(service: string): Promise<TestServer> {
+  const response = await fetch(service);
+  const body = await response.text();
+  if (!response.ok) {
+    throw new Error(`the run's PostgreSQL server did not start: ${body}`);
+  }
+  const { url } = JSON.parse(body) as { url: string };
+  return { url, stop: async () => undefined };
 }
 
 /** A database of its own on the test server. */
@@ -94,10 +116,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   // server's "terminating connection" (57P01) on the pool; without a listener that is an
   // unhandled error of the test run.
   pool.on("error", () => undefined);
-  return {
+  const database: TestDatabase = {
     url: url.href,
     pool,
     async drop() {
+      undropped.delete(database);
       await pool.end();
       const dropper = new pg.Client({ connectionString: serverUrl });
       await dropper.connect();
@@ -108,6 +131,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       }
     },
   };
+  undropped.add(database);
+  return database;
 }
 
 /**
