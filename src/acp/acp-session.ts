@@ -20,10 +20,10 @@ import { clientAgentSettings } from "./client-agent-settings.js";
 import { type CommandTarget, commandModel, runSlashCommand } from "./commands.js";
 import { invalidParams, invalidRequest, promptFailure } from "./errors.js";
 import { configOptions, type ModeId, modeState } from "./modes.js";
+import { offersNotices, SandboxNotice } from "./notices.js";
 import { mcpFailureUpdates, openingUpdates } from "./opening-updates.js";
 import { type PromptContent, promptContent } from "./prompt-content.js";
-import { replayUpdates } from "./replay.js";
-import { SandboxNotice } from "./sandbox-notice.js";
+import { replayWith } from "./replay.js";
 import type { AcpSessionContext } from "./session-context.js";
 import { type AcpSessionModel, type AcpSessionStart, autopilotMeta } from "./session-setup.js";
 import { UpdateOutbox } from "./update-outbox.js";
@@ -78,6 +78,7 @@ export class AcpSession {
       toolNamed: (name) => this.toolNamed(name),
       contextWindow: (modelId) => context.host.contextWindowOf(modelId),
       titled: start.titled,
+      notices: offersNotices(context.offered),
     });
     this.outbox = new UpdateOutbox((update) =>
       context.client.notify(acp.methods.client.session.update, { sessionId: this.id, update }),
@@ -151,11 +152,7 @@ export class AcpSession {
    * (the session's cost so far); await {@link flush} before answering.
    */
   replay(events: readonly SessionEvent[]): void {
-    const updates = replayUpdates(events, {
-      cwd: this.session.cwd,
-      toolNamed: (name) => this.toolNamed(name),
-      contextWindow: (modelId) => this.context.host.contextWindowOf(modelId),
-    });
+    const updates = replayWith(this.mapper.replaying(), events);
     for (const update of updates) {
       this.send(update);
     }
@@ -375,7 +372,7 @@ export class AcpSession {
    * An MCP server that fails once the session is announced is told at once, turn or not.
    */
   private forward(event: SessionEvent): void {
-    for (const update of this.announced ? mcpFailureUpdates(event) : []) {
+    for (const update of this.announced ? mcpFailureUpdates(event, this.context.offered) : []) {
       this.send(update);
     }
     if (this.turn === undefined) {

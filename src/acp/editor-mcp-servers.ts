@@ -4,7 +4,7 @@
  * against the v1 schema (a server without `name`, or a stdio one without `command`, is `-32602`
  * there); what the schema allows but turnloop cannot start (an `sse` or `http` server whose `url`
  * is no http:// or https:// URL) fails that server alone, and a name given twice runs the last
- * entry. Both are said on stderr and to the editor, which hides stderr, as agent messages with
+ * entry. Both are said on stderr and to the editor, which hides stderr, as notices or thoughts with
  * the session's first updates (`⚠ MCP server s failed: mcpServers[0]: …; its tools are not
  * available`, the words of a server that fails to start: session-setup.ts).
  */

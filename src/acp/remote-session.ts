@@ -19,14 +19,12 @@ import * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../events/events.js";
 import { droppedPromptsMessage, interruptedPromptMessage } from "../session/dropped-prompts.js";
 import { registerHandler } from "../session/follower-handler.js";
-import type { SessionHost } from "../session/host.js";
 import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
 import { type PromptEnd, SentPrompts } from "../session/prompt-end.js";
 import { describeAutoMode, permissionModeOf } from "../session/sandbox-setup.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import { InboxRefusedError } from "../session/session-locked-error.js";
 import type { LeaseHolder, StoredLog } from "../session/session-store.js";
-import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import {
   internalError,
@@ -36,20 +34,18 @@ import {
   sessionNotFound,
 } from "./errors.js";
 import { configOptions, defaultMode, modeState } from "./modes.js";
+import { offersNotices } from "./notices.js";
 import { promptContent } from "./prompt-content.js";
 import { RemotePermissions } from "./remote-permissions.js";
 import { replayWith } from "./replay.js";
+import type { AcpSessionContext } from "./session-context.js";
 import { UpdateMapper } from "./updates.js";
 
 /** What a followed session needs from its connection. */
-export interface RemoteSessionContext {
-  host: SessionHost;
-  client: acp.AgentContext;
-  /** Whether the client takes `usage_update`s. */
-  sendsUsage: () => boolean;
-  /** Tools besides the built-in ones (for the kind and title of their calls). */
-  extraTools: readonly AnyTool[];
-}
+export type RemoteSessionContext = Pick<
+  AcpSessionContext,
+  "host" | "client" | "offered" | "sendsUsage" | "extraTools"
+>;
 
 /** What `session/load` and `session/resume` answer. */
 export interface FollowAnswer {
@@ -144,6 +140,7 @@ export class AcpRemoteSession {
       toolNamed: (name) => [...builtinTools(), ...extraTools].find((tool) => tool.name === name),
       contextWindow: (modelId) => context.host.contextWindowOf(modelId),
       titled: false,
+      notices: offersNotices(context.offered),
     });
   }
 

@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../events/events.js";
 import { isProjectWarning } from "../session/project-warnings.js";
-import { UpdateMapper, type UpdateMapperOptions } from "./updates.js";
+import type { UpdateMapper } from "./updates.js";
 
 /**
  * The updates that replay a session for ACP v1 `session/load` (case 25): every user prompt
@@ -10,19 +10,10 @@ import { UpdateMapper, type UpdateMapperOptions } from "./updates.js";
  * given an interrupted result when the session was reopened, so none replays as pending), every
  * plan, the title, and the latest usage once at the end. An untrusted project's warnings of
  * earlier openings are not replayed: this opening says its own (session/project-warnings.ts).
- * @param events the persisted events, in file order (after the reopening repairs).
- */
-export function replayUpdates(
-  events: readonly SessionEvent[],
-  options: Omit<UpdateMapperOptions, "mode" | "titled">,
-): acp.SessionUpdate[] {
-  return replayWith(new UpdateMapper({ ...options, mode: "replay", titled: false }), events);
-}
-
-/**
- * {@link replayUpdates} through `mapper` (a `replay` mapper, not titled), which then knows the
+ * @param mapper a `replay` mapper, not titled (`UpdateMapper.replaying`), which then knows the
  * session's calls and title, to map the events that follow (a session followed from another
  * worker, remote-session.ts).
+ * @param events the persisted events, in file order (after the reopening repairs).
  */
 export function replayWith(
   mapper: UpdateMapper,

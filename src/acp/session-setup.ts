@@ -109,7 +109,8 @@ export function repairMeta(session: Session): { _meta?: { "turnloop/logRepaired"
 
 /**
  * `_meta` of a prompt answer when autopilot reached its cap before the model called
- * `task_complete` (`{"turnloop/autopilotStopped": "cap_reached"}`); the agent message says it too.
+ * `task_complete` (`{"turnloop/autopilotStopped": "cap_reached"}`); a notice says it too
+ * (notices.ts).
  */
 export function autopilotMeta(outcome: PromptOutcome): {
   _meta?: { "turnloop/autopilotStopped": "cap_reached" };

@@ -9,7 +9,8 @@ import {
   type ToolCall,
 } from "../session/session-model/session-model.js";
 import type { AnyTool } from "../tools/define-tool.js";
-import { CompactionUpdates, noticeUpdate, retryUpdate } from "./compaction-updates.js";
+import { CompactionUpdates } from "./compaction-updates.js";
+import { noticeUpdate, recordedNotice } from "./notices.js";
 import { replayedPrompt, titleFrom } from "./prompt-content.js";
 import { resultContent, terminalOutput, textContent } from "./tool-call-content.js";
 
@@ -30,6 +31,8 @@ export interface UpdateMapperOptions {
   contextWindow: (modelId: string) => number;
   /** Whether the session has had a user prompt already (its title is known). */
   titled: boolean;
+  /** Whether the client offered `session.notices`: how turnloop's notices are sent (notices.ts). */
+  notices: boolean;
 }
 
 /**
@@ -61,12 +64,15 @@ export class UpdateMapper {
   private readonly compaction = new CompactionUpdates();
   private readonly options: UpdateMapperOptions;
   private titled: boolean;
-  /** Whether agent text was sent since the user's last prompt (a notice then starts a new line). */
-  private agentText = false;
 
   constructor(options: UpdateMapperOptions) {
     this.options = options;
     this.titled = options.titled;
+  }
+
+  /** A fresh mapper of the same session for `session/load`'s replay (replay.ts): not titled. */
+  replaying(): UpdateMapper {
+    return new UpdateMapper({ ...this.options, mode: "replay", titled: false });
   }
 
   /** Records that a call's command runs in the client terminal `terminalId`. */
@@ -105,11 +111,7 @@ export class UpdateMapper {
     if (isSdkAppEvent(event)) {
       return [];
     }
-    const updates = this.updatesOf(event, change);
-    if (!this.agentText) {
-      this.agentText = updates.some((update) => update.sessionUpdate === "agent_message_chunk");
-    }
-    return updates;
+    return this.updatesOf(event, change);
   }
 
   /** The updates of one event (see {@link map}). */
@@ -141,16 +143,15 @@ export class UpdateMapper {
         return this.compaction.complete(event.data, event.id);
       case "session.warning":
       case "session.autopilot_stopped":
-        return [noticeUpdate(event, this.agentText)];
+      case "assistant.retry":
+        // Live and replayed alike, so a reloaded thread shows what the live one did (case 25).
+        return [noticeUpdate(recordedNotice(event), this.options.notices)];
       case "session.plan_updated":
         return [planUpdate(event.data.entries)];
       case "session.start":
       case "session.resume":
       case "assistant.turn_end":
         return this.abandoned(change);
-      case "assistant.retry":
-        // Live and replayed alike, so a reloaded thread shows what the live one did (case 25).
-        return [retryUpdate(event.data, event.id)];
       case "tool.execution_start":
       case "permission.completed":
       case "permission.requested":
@@ -191,7 +192,6 @@ export class UpdateMapper {
       // Autopilot nudges and hooks are ours, not the user's words.
       return [];
     }
-    this.agentText = false;
     const updates = this.options.mode === "replay" ? replayedPrompt(data, eventId) : [];
     if (!this.titled) {
       this.titled = true;

@@ -5,7 +5,7 @@
  * The held keys of the project's `.turnloop/config.json` (project-holds.ts, carried by the run
  * config as {@link RunConfig.heldWarning}) and the MCP servers of its `.mcp.json` left waiting
  * (mcp-servers.ts) are each recorded once per open session as a `session.warning` (`warningType`
- * `project_not_trusted`), which ACP shows as a notice or an agent message (not replayed by
+ * `project_not_trusted`), which ACP shows as a notice or a thought (not replayed by
  * `session/load`: {@link isProjectWarning}) and an SDK app receives as a session event. `-p` and the interactive session say both on stderr or their screen instead.
  */
 

@@ -23,6 +23,8 @@ test("session/load skips badly typed lines, says so and replays the rest", async
   await appendFile(path, BADLY_TYPED_LINES.join(""));
 
   const agent = await fixture.agentWithSession(sessionId);
+  // The notice comes with the opening updates, after the load's answer.
+  await agent.waitForUpdate(sessionId, (update) => update.sessionUpdate === "agent_thought_chunk");
   const lines = BADLY_TYPED_LINES.map((_, index) => before + 1 + index).join(", ");
   const notice =
     `⚠ turnloop repaired the session log: skipped ${BADLY_TYPED_LINES.length} damaged lines ` +
@@ -31,14 +33,16 @@ test("session/load skips badly typed lines, says so and replays the rest", async
     .updates(sessionId)
     .flatMap((update) =>
       update.sessionUpdate === "user_message_chunk" ||
-      update.sessionUpdate === "agent_message_chunk"
+      update.sessionUpdate === "agent_message_chunk" ||
+      update.sessionUpdate === "agent_thought_chunk"
         ? [[update.sessionUpdate, update.content]]
         : [],
     );
   expect(texts).toEqual([
     ["user_message_chunk", { type: "text", text: "hello there" }],
     ["agent_message_chunk", { type: "text", text: "first answer" }],
-    ["agent_message_chunk", { type: "text", text: notice }],
+    // A notice of turnloop's own: a thought, never the reply (src/acp/notices.ts).
+    ["agent_thought_chunk", { type: "text", text: notice }],
   ]);
   fixture.server.enqueue({ text: "second answer" });
   expect(await agent.prompt(sessionId, "and again")).toEqual({ stopReason: "end_turn" });

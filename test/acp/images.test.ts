@@ -1,7 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
-import { agentTexts } from "./support.js";
+import { agentTexts, thoughtTexts } from "./support.js";
 
 // Issue 17: image blocks (and images inside embedded resources) reach the model as image input on
 // the wires that take images, and as a note on those that do not; over the built CLI.
@@ -135,11 +135,10 @@ describe("images in ACP prompts", () => {
     await agent.initialize();
     const sessionId = await agent.newSession();
     expect(await agent.prompt(sessionId, PROMPT)).toEqual({ stopReason: "end_turn" });
-    const said = agentTexts(agent.updates(sessionId));
-    expect(said).toEqual([
-      // The reply's first text: no blank line before it (session 24's brief, item 4).
+    expect(agentTexts(agent.updates(sessionId))).toEqual(["I cannot see it."]);
+    // A notice of turnloop's own: a thought, never the reply (src/acp/notices.ts).
+    expect(thoughtTexts(agent.updates(sessionId))).toEqual([
       "⚠ openai-compatible:deepseek-chat takes no images: the 2 attached images (image/png, image/gif) were not sent to it; it was told of them instead.\n",
-      "I cannot see it.",
     ]);
     const body = fixture.server.requests[0]?.body as {
       messages: Array<{ role: string; content: unknown }>;

@@ -62,7 +62,7 @@ test("turnloop acp holds an untrusted project's allow rules: one warning on stde
   expect(agent.stderr.split(warning)).toHaveLength(2);
 });
 
-test("turnloop acp tells the editor, as an agent message, of an instruction file cut to fit and one that is not text", async () => {
+test("turnloop acp tells the editor, as thoughts, of an instruction file cut to fit and one that is not text", async () => {
   // Session 26's trial: a cut or left-out file was said only by `sessions show`.
   // Not text: left out, and the folder's next name is read.
   await writeFile(join(fixture.cwd, "AGENTS.md"), Buffer.from([0, 1, 2, 3, 0xff, 0]));
@@ -81,11 +81,18 @@ test("turnloop acp tells the editor, as an agent message, of an instruction file
   const messages = agent
     .updates(sessionId)
     .flatMap((update) =>
-      update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
-        ? [update.content.text]
+      (update.sessionUpdate === "agent_message_chunk" ||
+        update.sessionUpdate === "agent_thought_chunk") &&
+      update.content.type === "text"
+        ? [[update.sessionUpdate, update.content.text]]
         : [],
     );
-  expect(messages).toEqual([`⚠ ${binary}\n`, `\n⚠ ${cut}\n`, "Hello.", "Again."]);
+  expect(messages).toEqual([
+    ["agent_thought_chunk", `⚠ ${binary}\n`],
+    ["agent_thought_chunk", `⚠ ${cut}\n`],
+    ["agent_message_chunk", "Hello."],
+    ["agent_message_chunk", "Again."],
+  ]);
   const warnings = (await fixture.persisted(sessionId)).filter(
     (event) => event.type === "session.warning",
   );

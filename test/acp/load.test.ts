@@ -130,9 +130,10 @@ describe("case 25: session/load replays the whole conversation, then answers", (
         status: "completed",
         content: finalContent(live, "call_V1"),
       },
-      // The wire carries no images in tool results: the user is told, as live (issue 27 item 5).
+      // The wire carries no images in tool results: the user is told, as live (issue 27 item 5),
+      // as a thought, never the reply (src/acp/notices.ts).
       {
-        sessionUpdate: "agent_message_chunk",
+        sessionUpdate: "agent_thought_chunk",
         content: text(
           "⚠ openai-compatible:fake-model takes no images in tool results: the image from view (image/png) was not sent to it; the result tells it so.\n",
         ),

@@ -6,13 +6,13 @@ import { ChildFixture } from "./child-process.js";
 
 // A fresh user's trial: in `turnloop acp`, an MCP server that failed to start was said only on
 // the agent's stderr, which editors hide; the user only found its tools missing. ACP v1 has no
-// update for a server's state, so the failure is an agent message the editor shows: one that
+// update for a server's state, so the failure is a thought the editor shows: one that
 // failed before the session was announced goes with the opening updates, a later one at once.
 // Real failing servers: a command that does not exist, and one that exits once a gate file is made.
 
 const fixture = ChildFixture.forEachTest();
 
-test("an MCP server that fails to start, before or after session/new is answered, is told to the client as an agent message", async () => {
+test("an MCP server that fails to start, before or after session/new is answered, is told to the client as a thought", async () => {
   const gate = join(fixture.cwd, "gate");
   const late = `while [ ! -e ${gate} ]; do sleep 0.05; done; echo "late: no token" >&2; exit 3`;
   const agent = fixture.startAgent();
@@ -25,7 +25,7 @@ test("an MCP server that fails to start, before or after session/new is answered
     ],
   });
   const notice = (server: string) => (update: acp.SessionUpdate) =>
-    update.sessionUpdate === "agent_message_chunk" &&
+    update.sessionUpdate === "agent_thought_chunk" &&
     update.content.type === "text" &&
     update.content.text.startsWith(`⚠ MCP server ${server} failed`);
   await agent.waitForUpdate(sessionId, notice("tracker"));
@@ -34,12 +34,12 @@ test("an MCP server that fails to start, before or after session/new is answered
   const updates = agent
     .updates(sessionId)
     .map((update) =>
-      update.sessionUpdate === "agent_message_chunk"
+      update.sessionUpdate === "agent_thought_chunk"
         ? { ...update, messageId: typeof update.messageId }
         : { sessionUpdate: update.sessionUpdate },
     );
   const message = (text: string) => ({
-    sessionUpdate: "agent_message_chunk",
+    sessionUpdate: "agent_thought_chunk",
     content: { type: "text", text },
     messageId: "string",
   });
@@ -75,14 +75,14 @@ test("servers the editor gives that cannot start (a url that is no http URL) or 
     ],
   });
   const failed = (server: string) => (update: acp.SessionUpdate) =>
-    update.sessionUpdate === "agent_message_chunk" &&
+    update.sessionUpdate === "agent_thought_chunk" &&
     update.content.type === "text" &&
     update.content.text.startsWith(`⚠ MCP server ${server} failed`);
   await agent.waitForUpdate(sessionId, failed("twice"));
   const texts = agent
     .updates(sessionId)
     .map((update) =>
-      update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+      update.sessionUpdate === "agent_thought_chunk" && update.content.type === "text"
         ? update.content.text
         : update.sessionUpdate,
     );

@@ -5,7 +5,7 @@ import { ChildFixture } from "./child-process.js";
 
 // A trial of session 18's build (round 3, session 19, item 5): in `turnloop acp`, an MCP server
 // that never answered `initialize` was never told to the editor (nor on stderr); the model was
-// told its tool did not exist. As a failed server, it is an agent message the editor shows, once
+// told its tool did not exist. As a failed server, it is a thought the editor shows, once
 // the prompt's start-up wait is over.
 
 const fixture = ChildFixture.forEachTest();
@@ -33,12 +33,12 @@ test("a server still starting when the prompt's start-up wait ends is told to th
     .updates(sessionId)
     .filter(
       (update) =>
-        update.sessionUpdate === "agent_message_chunk" &&
+        update.sessionUpdate === "agent_thought_chunk" &&
         update.content.type === "text" &&
         update.content.text.startsWith("⚠ MCP server"),
     )
     .map((update) =>
-      update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+      update.sessionUpdate === "agent_thought_chunk" && update.content.type === "text"
         ? update.content.text
         : "",
     );

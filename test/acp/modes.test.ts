@@ -1,6 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
-import { AcpHarness, agentTexts, requestMessages } from "./support.js";
+import { AcpHarness, agentTexts, requestMessages, thoughtTexts } from "./support.js";
 
 const OTHER = "openai-compatible:other-model";
 
@@ -126,7 +126,7 @@ describe("slash commands", () => {
     expect(toolNames(harness, 0)).toContain("task_complete");
   });
 
-  test("autopilot's cap tells the client: an agent message and the answer's _meta", async () => {
+  test("autopilot's cap tells the client: a thought and the answer's _meta", async () => {
     const harness = await AcpHarness.start({ face: { maxAutopilotContinues: 1 } });
     harness.server.enqueue({ text: "I think it is done." }, { text: "Still done." });
     const sessionId = await harness.newSession();
@@ -136,11 +136,10 @@ describe("slash commands", () => {
       stopReason: "end_turn",
       _meta: { "turnloop/autopilotStopped": "cap_reached" },
     });
-    const texts = agentTexts(harness.updates(sessionId).slice(before));
-    expect(texts).toEqual([
-      "I think it is done.",
-      "Still done.",
-      "\n⚠ Autopilot stopped after 1 continuation: the model did not call task_complete, so the task was not marked complete.\n",
+    const updates = harness.updates(sessionId).slice(before);
+    expect(agentTexts(updates)).toEqual(["I think it is done.", "Still done."]);
+    expect(thoughtTexts(updates)).toEqual([
+      "⚠ Autopilot stopped after 1 continuation: the model did not call task_complete, so the task was not marked complete.\n",
     ]);
   });
 });

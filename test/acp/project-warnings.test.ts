@@ -6,11 +6,11 @@ import { ChildFixture } from "./child-process.js";
 
 // A fresh user's check: `turnloop acp` said an untrusted project's held config keys (and its
 // MCP servers left waiting) only on stderr, which editors hide. Each is now a `session.warning`
-// of the session, told to the editor as an agent message with the opening updates, once.
+// of the session, told to the editor as a thought with the opening updates, once (or a `notice`, src/acp/notices.ts).
 
 const fixture = ChildFixture.forEachTest();
 
-test("an untrusted project's held key and waiting MCP servers reach the editor once, as agent messages", async () => {
+test("an untrusted project's held key and waiting MCP servers reach the editor once, as thoughts", async () => {
   const config = join(fixture.cwd, ".turnloop", "config.json");
   await mkdir(join(fixture.cwd, ".turnloop"));
   await writeFile(config, JSON.stringify({ permissions: { allow: ["bash(echo *)"] } }));
@@ -31,7 +31,9 @@ test("an untrusted project's held key and waiting MCP servers reach the editor o
   const messages = agent
     .updates(sessionId)
     .flatMap((update) =>
-      update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+      (update.sessionUpdate === "agent_thought_chunk" ||
+        update.sessionUpdate === "agent_message_chunk") &&
+      update.content.type === "text"
         ? [update.content.text]
         : update.sessionUpdate === "available_commands_update"
           ? [update.sessionUpdate]
@@ -39,8 +41,8 @@ test("an untrusted project's held key and waiting MCP servers reach the editor o
     );
   expect(messages).toEqual([
     "available_commands_update",
-    `\n⚠ ${held}\n`,
-    `\n⚠ ${waiting}\n`,
+    `⚠ ${held}\n`,
+    `⚠ ${waiting}\n`,
     "Hello.",
   ]);
   const warnings = (await fixture.persisted(sessionId)).filter(
@@ -53,10 +55,10 @@ test("an untrusted project's held key and waiting MCP servers reach the editor o
   expect(await agent.end()).toBe(0);
 });
 
-/** The agent messages (text) and `notice`s of `updates`, in order, as the editor shows them. */
+/** The thoughts (text) and `notice`s of `updates`, in order, as the editor shows them. */
 function shown(updates: readonly acp.SessionUpdate[]): string[] {
   return updates.flatMap((update) =>
-    update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
+    update.sessionUpdate === "agent_thought_chunk" && update.content.type === "text"
       ? [update.content.text]
       : update.sessionUpdate === "notice"
         ? [`${update.severity}: ${update.title} | ${update.description ?? ""}`]
@@ -84,7 +86,7 @@ test("session/new and a later session/load each tell the warning once, without a
   const sessionId = await agent.newSession();
   const isWarning = (update: acp.SessionUpdate) => shown([update]).length > 0;
   await agent.waitForUpdate(sessionId, isWarning);
-  expect(shown(agent.updates(sessionId))).toEqual([`\n⚠ ${held}\n`]);
+  expect(shown(agent.updates(sessionId))).toEqual([`⚠ ${held}\n`]);
   expect(await agent.end()).toBe(0);
 
   const again = fixture.startAgent();
@@ -93,9 +95,9 @@ test("session/new and a later session/load each tell the warning once, without a
   await again.waitForUpdate(sessionId, isWarning);
   expect(again.updates(sessionId).map((update) => update.sessionUpdate)).toEqual([
     "available_commands_update",
-    "agent_message_chunk",
+    "agent_thought_chunk",
   ]);
-  expect(shown(again.updates(sessionId))).toEqual([`\n⚠ ${held}\n`]);
+  expect(shown(again.updates(sessionId))).toEqual([`⚠ ${held}\n`]);
   expect(await again.end()).toBe(0);
   const warnings = (await fixture.persisted(sessionId)).filter(
     (event) => event.type === "session.warning",
@@ -137,6 +139,6 @@ test("a project file between the session's folder and the repository root reache
       .filter((event) => event.type === "session.warning")
       .map((event) => event.data),
   ).toEqual([{ warningType: "project_file_not_read", message: notRead }]);
-  expect(shown(agent.updates(sessionId))).toContain(`\n⚠ ${notRead}\n`);
+  expect(shown(agent.updates(sessionId))).toContain(`⚠ ${notRead}\n`);
   expect(await agent.end()).toBe(0);
 });

@@ -65,7 +65,7 @@ function sandboxAndAuto(options: readonly acp.SessionConfigOption[] | null | und
 
 describe("ACP where bubblewrap cannot run", () => {
   for (const offered of [undefined, { session: { notices: {} } }] as const) {
-    test(`mode auto: the sandbox option reads unavailable with the reason, said once (${offered === undefined ? "an agent message" : "a notice"})`, async () => {
+    test(`mode auto: the sandbox option reads unavailable with the reason, said once (${offered === undefined ? "a thought" : "a notice"})`, async () => {
       const harness = await AcpHarness.start({
         env: { PATH: join(noBubblewrap, "bin") },
         ...(offered === undefined ? {} : { offer: offered as acp.ClientCapabilities }),
@@ -100,13 +100,14 @@ describe("ACP where bubblewrap cannot run", () => {
         .filter(
           (update) =>
             update.sessionUpdate === "notice" ||
-            (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"),
+            (update.sessionUpdate === "agent_thought_chunk" && update.content.type === "text"),
         );
       expect(told).toEqual([
         offered === undefined
           ? {
-              sessionUpdate: "agent_message_chunk",
+              sessionUpdate: "agent_thought_chunk",
               content: { type: "text", text: `⚠ ${WARNING}\n` },
+              messageId: expect.any(String),
             }
           : {
               sessionUpdate: "notice",

@@ -343,6 +343,15 @@ export function agentTexts(updates: readonly acp.SessionUpdate[]): string[] {
   );
 }
 
+/** The text of every `agent_thought_chunk`: the model's reasoning and turnloop's notices. */
+export function thoughtTexts(updates: readonly acp.SessionUpdate[]): string[] {
+  return updates.flatMap((update) =>
+    update.sessionUpdate === "agent_thought_chunk" && update.content.type === "text"
+      ? [update.content.text]
+      : [],
+  );
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -11,6 +11,7 @@ function mapper(mode: "live" | "replay" = "live"): UpdateMapper {
     toolNamed: (name) => builtinTools().find((tool) => tool.name === name),
     contextWindow: () => 200_000,
     titled: false,
+    notices: false,
   });
 }
 

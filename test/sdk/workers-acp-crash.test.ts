@@ -54,9 +54,9 @@ describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
       expect(editor.updates.slice(beforeClaim).map(withoutIds)).toEqual([
         expect.objectContaining({ sessionUpdate: "available_commands_update" }),
         // The turn A's held request opened (its assistant.turn_start is stored as the request
-        // goes out) is closed as interrupted, and said so once.
+        // goes out) is closed as interrupted, and said so once, as a thought (src/acp/notices.ts).
         text(
-          "agent_message_chunk",
+          "agent_thought_chunk",
           "⚠ turnloop repaired the session log: closed 1 turn left open when its process ended, as interrupted\n",
         ),
         // No title update: A's prompt, stored first, already titled the session.
