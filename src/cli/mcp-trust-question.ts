@@ -23,11 +23,11 @@ export async function gatherWithTrust(
   }
   // Loaded at the question only: most runs ask none (test/cli/modules-loaded*).
   const { untrustedServersQuestion } = await import("../session/trust-lines.js");
-  terminal.output.write(
+  const answer = await askLine(
+    terminal,
     `\n${untrustedServersQuestion(untrusted).join("\n")}\n` +
       "Trust this project (its MCP servers and its whole .turnloop/config.json) from now on? [y/N] ",
   );
-  const answer = await readLine(terminal.input);
   if (!/^(y|yes)$/i.test(answer.trim())) {
     return gathered;
   }
@@ -76,11 +76,18 @@ export function discardTypedAhead(input: NodeJS.ReadableStream): boolean {
 }
 
 /**
- * The next line of `input` ("" at its end) typed after the question: what was typed before is
- * dropped ({@link discardTypedAhead}). The reader is closed after it.
+ * Writes `question` to `terminal.output`, then gives the next line of `terminal.input` ("" at its
+ * end) typed after it: what was typed before is dropped ({@link discardTypedAhead}) before the
+ * question is shown, so a line typed at once in answer to it is never dropped with them. The
+ * reader is closed after it.
  */
-export function readLine(input: NodeJS.ReadableStream): Promise<string> {
+export function askLine(
+  terminal: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream },
+  question: string,
+): Promise<string> {
+  const { input } = terminal;
   discardTypedAhead(input);
+  terminal.output.write(question);
   return new Promise((resolve) => {
     // Loaded at the first question, as in terminal-permission.ts: most runs ask none.
     const { createInterface } = process.getBuiltinModule("node:readline");

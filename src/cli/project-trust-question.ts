@@ -3,7 +3,7 @@ import { errorMessage } from "../events/errors.js";
 import { projectFolder, trustProject } from "../session/config-paths.js";
 import type { HeldSettings } from "../session/project-holds.js";
 import { bounded, heldKeyLine, serverLine } from "../session/trust-lines.js";
-import { readLine } from "./mcp-trust-question.js";
+import { askLine } from "./mcp-trust-question.js";
 
 /**
  * The trust question `turnloop -p` and the interactive face ask on a terminal, before the run
@@ -20,11 +20,11 @@ export async function askProjectTrust(
   project: { home: string; cwd: string },
   terminal: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream },
 ): Promise<boolean> {
-  terminal.output.write(
+  const answer = await askLine(
+    terminal,
     `\n${await whatTrustingDoes(held, project.cwd)}This project is not trusted yet.\n` +
       "Trust this project (its whole config and its MCP servers) from now on? [y/N] ",
   );
-  const answer = await readLine(terminal.input);
   if (!/^(y|yes)$/i.test(answer.trim())) {
     return false;
   }
