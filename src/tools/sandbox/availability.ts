@@ -67,10 +67,13 @@ const UNKNOWN_PROCESSOR: SandboxAvailability = {
 
 /**
  * bwrap's words when a mount below `/` went away while it bound `/` recursively (another program
- * unmounting a folder at that moment): the machine's state, not bubblewrap's, so the probe runs again
- * (and a command, sandboxed-runner.ts `failedInMountSetup`).
+ * unmounting a folder at that moment), or a path its arguments name was removed after they were
+ * made (a `.git` folder found two folders down, deleted by another program): the machine's state,
+ * not bubblewrap's, so the probe runs again (and a command, with its arguments made afresh:
+ * sandboxed-runner.ts `failedInMountSetup`).
  */
-export const VANISHED_MOUNT = /Can't (?:bind mount|remount).*No such file or directory/;
+export const VANISHED_MOUNT =
+  /Can't (?:bind mount|remount|find source path).*No such file or directory/;
 /** How many times the probe runs when mounts vanish under it before the sandbox is called unavailable. */
 const PROBE_ATTEMPTS = 3;
 

@@ -87,6 +87,30 @@ exec bwrap "$@"
     expect(await runs()).toBe(2);
   });
 
+  it("a .git folder removed between the arguments and bwrap: the real bwrap fails, the next run's arguments leave it out", async () => {
+    const gone = join(workspace, "org", "repo", ".git");
+    await mkdir(join(gone, "hooks"), { recursive: true });
+    // On its first run, removes the git folder the arguments bind, then runs the real bwrap.
+    const path = join(base, "bwrap-removing");
+    await writeFile(
+      path,
+      `#!/bin/sh
+echo x >> ${JSON.stringify(attempts)}
+[ "$(wc -l < ${JSON.stringify(attempts)})" -le 1 ] && rm -rf ${JSON.stringify(gone)}
+exec bwrap "$@"
+`,
+    );
+    await chmod(path, 0o755);
+    const runner = new SandboxedRunner("workspace-write", {
+      home: join(base, "home"),
+      turnloopHome: join(base, "home", ".turnloop"),
+      bwrapPath: path,
+    });
+    const result = await runner.run("echo ran", request());
+    expect(result).toEqual({ exitCode: 0, signal: null, output: "ran\n", truncated: false });
+    expect(await runs()).toBe(2);
+  });
+
   it("gives bwrap's error after three runs when the mounts keep vanishing", async () => {
     const runner = new SandboxedRunner("workspace-write", {
       home: join(base, "home"),
