@@ -75,10 +75,11 @@ test("mcp list says where a server could not be reached without its password or 
   await writeFile(join(home, "mcp.json"), JSON.stringify({ mcpServers: { url, gh: servers.gh } }));
   const listed = await cli(["mcp", "list"]);
   expect(listed).toMatchObject({ code: 1, stderr: "" });
-  // fetch refuses a URL with credentials before it connects; said without them.
+  // The URL's credentials go as an Authorization header (tools/mcp/remote-transport.ts), so the
+  // server is tried like any other; where it is not listening, the URL is said without them.
   expect(listed.stdout).toBe(
     [
-      `url  http  failed  0 tools  Request cannot be constructed from a URL that includes credentials: ${shownServers.url.url}`,
+      `url  http  failed  0 tools  nothing is listening at ${shownServers.url.url}`,
       `gh  http  failed  0 tools  nothing is listening at ${shownServers.gh.url}`,
       "",
     ].join("\n"),
