@@ -90,12 +90,15 @@ const namespaces = (command) => ({
 function timeOnce(line) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
+    const inputs = line.inputs ?? [];
     const child = spawn(line.file, line.args, {
       cwd: workspace,
       env,
       detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      // bwrap reads the seccomp filter (and any other input) on descriptors 3 and up.
+      stdio: ["ignore", "pipe", "pipe", ...inputs.map(() => "pipe")],
     });
+    inputs.forEach((input, index) => child.stdio[3 + index].end(input));
     child.stdout.resume();
     child.stderr.resume();
     child.on("error", reject);
@@ -130,9 +133,10 @@ function cpuOnce(line) {
       {
         cwd: workspace,
         env,
-        stdio: ["ignore", "ignore", "pipe"],
+        stdio: ["ignore", "ignore", "pipe", ...(line.inputs ?? []).map(() => "pipe")],
       },
     );
+    (line.inputs ?? []).forEach((input, index) => child.stdio[3 + index].end(input));
     let text = "";
     child.stderr.on("data", (chunk) => {
       text += chunk;
