@@ -98,7 +98,9 @@ function timeOnce(line) {
       // bwrap reads the seccomp filter (and any other input) on descriptors 3 and up.
       stdio: ["ignore", "pipe", "pipe", ...inputs.map(() => "pipe")],
     });
-    inputs.forEach((input, index) => child.stdio[3 + index].end(input));
+    for (const [index, input] of inputs.entries()) {
+      child.stdio[3 + index].end(input);
+    }
     child.stdout.resume();
     child.stderr.resume();
     child.on("error", reject);
@@ -136,7 +138,9 @@ function cpuOnce(line) {
         stdio: ["ignore", "ignore", "pipe", ...(line.inputs ?? []).map(() => "pipe")],
       },
     );
-    (line.inputs ?? []).forEach((input, index) => child.stdio[3 + index].end(input));
+    for (const [index, input] of (line.inputs ?? []).entries()) {
+      child.stdio[3 + index].end(input);
+    }
     let text = "";
     child.stderr.on("data", (chunk) => {
       text += chunk;
