@@ -11,8 +11,8 @@ import { makeTemporaryDirectory } from "./support.js";
 
 // Issue 11: when opening a session repairs its log, each face says so once, with what was
 // repaired: a stderr line for -p --resume, `_meta` on the ACP session/load or session/resume
-// answer and an agent message any client shows (issue 27 item 4), the session.resume event for
-// SDK clients.
+// answer and a notice any client shows (issue 27 item 4; a thought where the client offers no
+// `notice`), the session.resume event for SDK clients.
 
 const NOTICE =
   /^repaired the session log: cut a torn last line \(line \d+, 17 bytes\); skipped 1 damaged line \(3\)$/;
@@ -63,7 +63,7 @@ describe("a repaired log is reported once on every face", () => {
   test.each([
     ["session/load", acp.methods.agent.session.load],
     ["session/resume", acp.methods.agent.session.resume],
-  ] as const)("ACP %s: _meta on the answer and an agent message, once", async (_name, method) => {
+  ] as const)("ACP %s: _meta on the answer and a notice, once", async (_name, method) => {
     let harness = await AcpHarness.start();
     cleanup = () => harness.close();
     const sessionId = await harness.newSession();
@@ -74,15 +74,16 @@ describe("a repaired log is reported once on every face", () => {
     const load = { sessionId, cwd: harness.cwd, mcpServers: [] };
     const answer: acp.LoadSessionResponse = await harness.client.request(method, load);
     expect(answer._meta?.["turnloop/logRepaired"]).toMatch(NOTICE);
-    // Also where any client's user sees it: an agent message right after the answer.
+    // Also where any client's user sees it, never as part of a reply (acp/notices.ts): this
+    // client offers no `notice` updates, so a thought right after the answer.
     const isNotice = (update: acp.SessionUpdate) =>
-      update.sessionUpdate === "agent_message_chunk" &&
+      update.sessionUpdate === "agent_thought_chunk" &&
       update.content.type === "text" &&
       update.content.text.startsWith("⚠ turnloop repaired the session log");
     await harness.waitForUpdate(isNotice);
     const notice = harness.updates(sessionId).filter(isNotice);
     expect(
-      notice.map((update) => update.sessionUpdate === "agent_message_chunk" && update.content),
+      notice.map((update) => update.sessionUpdate === "agent_thought_chunk" && update.content),
     ).toEqual([
       {
         type: "text",
