@@ -49,8 +49,9 @@ describeWorkers("a session the ACP process claims after its owner died mid-tool"
           status: "failed",
         }),
         expect.objectContaining({ sessionUpdate: "available_commands_update" }),
-        // What opening the log here repaired, as every session opened with a repair says it.
-        expect.objectContaining({ sessionUpdate: "agent_message_chunk" }),
+        // What opening the log here repaired, as every session opened with a repair says it:
+        // turnloop's own notice, a thought for an editor that offers no `notice` (acp/notices.ts).
+        expect.objectContaining({ sessionUpdate: "agent_thought_chunk" }),
         text("agent_message_chunk", "answered in the ACP process"),
       ]);
     } finally {
