@@ -65,11 +65,16 @@ export function configurationChains(roots: readonly string[]): ConfigurationChai
   );
 }
 
-/** The entries directly in one of `roots` that resolving the absolute `path` passes through. */
+/**
+ * The entries directly in one of `roots` that resolving the absolute `path` passes through. The
+ * walk starts at the outermost root that holds `path` when that root is a folder and no symbolic
+ * link ({@link walkStart}), else at `/`.
+ */
 export function rootEntries(path: string, roots: readonly string[]): RootEntry[] {
   const entries = new Map<string, RootEntry>();
-  const pending = path.split("/");
-  let current = "/";
+  const start = walkStart(path, roots);
+  const pending = path.slice(start.length).split("/");
+  let current = start;
   let links = 0;
   for (let part = pending.shift(); part !== undefined; part = pending.shift()) {
     if (part === "" || part === ".") {
@@ -106,6 +111,23 @@ export function rootEntries(path: string, roots: readonly string[]): RootEntry[]
     current = next;
   }
   return [...entries.values()];
+}
+
+/**
+ * Where the walk of `path` may start: the outermost of `roots` that holds it (real paths, so the
+ * folders above it are no symbolic links, and none of them is directly in a root, or a root
+ * outside it would hold `path`), when it is still a folder and no symbolic link; `/` otherwise.
+ * Walking from `/` instead only `lstat`s the root's folders again (issue 26: four more a place
+ * for a workspace four folders down, some 100 a command), and finds the same entries.
+ */
+function walkStart(path: string, roots: readonly string[]): string {
+  const holding = roots.filter((root) => root !== path && isInside(path, root));
+  const outermost = holding.reduce<string | undefined>(
+    (found, root) => (found === undefined || root.length < found.length ? root : found),
+    undefined,
+  );
+  const stats = outermost === undefined ? undefined : lstatOf(outermost);
+  return outermost !== undefined && stats?.isDirectory() === true ? outermost : "/";
 }
 
 function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
