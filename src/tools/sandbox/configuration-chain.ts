@@ -48,17 +48,18 @@ export interface ConfigurationChain {
  * with it and lets a new place be made at the old path.
  */
 export function configurationChains(roots: readonly string[]): ConfigurationChain[] {
+  const folders = new Set(roots.filter((root) => lstatOf(root)?.isDirectory() === true));
   return roots.flatMap((root) =>
     LATER_RUN_CONFIGURATION.map((name) => {
       const path = join(root, name);
       const folder = dirname(path);
       if (folder === root) {
-        return { name, path, entries: rootEntries(path, roots) };
+        return { name, path, entries: rootEntries(path, roots, folders) };
       }
       // A folder that is a symbolic link is followed, as the kernel follows it.
       const entries: RootEntry[] =
         lstatOf(folder) !== undefined
-          ? rootEntries(path, [...roots, folder])
+          ? rootEntries(path, [...roots, folder], folders)
           : [{ kind: "missing", path }];
       return { name, path, entries };
     }),
@@ -68,11 +69,16 @@ export function configurationChains(roots: readonly string[]): ConfigurationChai
 /**
  * The entries directly in one of `roots` that resolving the absolute `path` passes through. The
  * walk starts at the outermost root that holds `path` when that root is a folder and no symbolic
- * link ({@link walkStart}), else at `/`.
+ * link ({@link walkStart}), else at `/`; `folders` are roots already seen to be such (`lstat`ed
+ * by the caller for this command), which are not `lstat`ed again.
  */
-export function rootEntries(path: string, roots: readonly string[]): RootEntry[] {
+export function rootEntries(
+  path: string,
+  roots: readonly string[],
+  folders: ReadonlySet<string> = new Set(),
+): RootEntry[] {
   const entries = new Map<string, RootEntry>();
-  const start = walkStart(path, roots);
+  const start = walkStart(path, roots, folders);
   const pending = path.slice(start.length).split("/");
   let current = start;
   let links = 0;
@@ -120,14 +126,16 @@ export function rootEntries(path: string, roots: readonly string[]): RootEntry[]
  * Walking from `/` instead only `lstat`s the root's folders again (issue 26: four more a place
  * for a workspace four folders down, some 100 a command), and finds the same entries.
  */
-function walkStart(path: string, roots: readonly string[]): string {
+function walkStart(path: string, roots: readonly string[], folders: ReadonlySet<string>): string {
   const holding = roots.filter((root) => root !== path && isInside(path, root));
   const outermost = holding.reduce<string | undefined>(
     (found, root) => (found === undefined || root.length < found.length ? root : found),
     undefined,
   );
-  const stats = outermost === undefined ? undefined : lstatOf(outermost);
-  return outermost !== undefined && stats?.isDirectory() === true ? outermost : "/";
+  if (outermost === undefined) {
+    return "/";
+  }
+  return folders.has(outermost) || lstatOf(outermost)?.isDirectory() === true ? outermost : "/";
 }
 
 function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
