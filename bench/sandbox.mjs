@@ -5,6 +5,7 @@
  *
  *   node bench/sandbox.mjs            100 pairs per command
  *   node bench/sandbox.mjs --runs 20  fewer
+ *   node bench/sandbox.mjs --print    the tables on stdout only; bench/RESULTS.md is not written
  *
  * Each pair spawns the command as a runner does (own process group, stdin closed, stdout and
  * stderr piped and read to the end) once unconfined (`bash -c`) and once under `workspace-write`
@@ -19,7 +20,8 @@
  * which counts every process a command line starts, the pid namespace's included, and give the
  * CPU overhead: the median of the paired differences of CPU milliseconds. On a loaded machine the
  * wall overhead grows with the load (every process start waits for a core) far more than the CPU
- * overhead does. Writes a `<!-- keep:sandbox -->` section at the end of bench/RESULTS.md.
+ * overhead does. Writes a `<!-- keep:sandbox -->` section at the end of bench/RESULTS.md (not with
+ * `--print`).
  */
 
 import { spawn, spawnSync } from "node:child_process";
@@ -36,6 +38,8 @@ import { percentile } from "./statistics.mjs";
 const runsFlag = process.argv.indexOf("--runs");
 const RUNS = runsFlag === -1 ? 100 : Number(process.argv[runsFlag + 1]);
 const COMMANDS = ["true", "ls -la .git && git --version"];
+/** Whether the tables go to stdout only, bench/RESULTS.md left as it is. */
+const PRINT_ONLY = process.argv.includes("--print");
 
 const availability = await sandboxAvailability({ env: { PATH: process.env.PATH ?? "" } });
 if (!availability.available) {
@@ -245,6 +249,9 @@ const cpuTable = perfWorks
     ].join("\n")
   : "CPU time: not measured (`perf stat` does not work here).";
 process.stdout.write(`${table}\n\n${cpuTable}\n`);
+if (PRINT_ONLY) {
+  process.exit(0);
+}
 const section = [
   "<!-- keep:sandbox -->",
   "## Sandbox overhead per command (issue 23)",
