@@ -59,3 +59,15 @@ it("an added folder inside the fixed one stays writable, its own entries fixed a
     ...["--ro-bind", join(added, "own"), join(added, "own")],
   ]);
 });
+
+it("an added folder two down in the workspace: the folder between is fixed, the added one writable again", async () => {
+  // The walk of the added folder's places passes `sub`, an entry of the workspace: moving `sub`
+  // away would move the added folder's mounts with it, so `sub` is fixed as a chain's entry is.
+  const added = join(workspace, "sub", "added");
+  await mkdir(added, { recursive: true });
+  expect(configurationMountsOf([added])).toEqual([
+    ...["--ro-bind", join(workspace, "cfg"), join(workspace, "cfg")],
+    ...["--ro-bind", join(workspace, "sub"), join(workspace, "sub")],
+    ...["--bind", added, added],
+  ]);
+});
