@@ -9,8 +9,8 @@
  *
  * Each pair spawns the command as a runner does (own process group, stdin closed, stdout and
  * stderr piped and read to the end) once unconfined (`bash -c`) and once under `workspace-write`
- * (`sandboxWrap`, network off, every default credential place present and hidden, a git
- * repository as the workspace), in alternating order, and times spawn → close. The overhead is
+ * (`sandboxWrap`, network off, every default credential place present, as the folder or file
+ * it is in a home, and hidden, a git repository as the workspace), in alternating order, and times spawn → close. The overhead is
  * the median of the pairwise differences. Two floors tell bubblewrap's own cost from the policy's:
  * the least sandbox (a user namespace, `/` read-only) and the policy's namespaces without its
  * mounts. Building the argv is also timed in CPU time (`process.cpuUsage`), which the machine's
@@ -53,13 +53,22 @@ const home = join(base, "home");
 process.on("exit", () => rmSync(base, { recursive: true, force: true }));
 mkdirSync(join(workspace, ".git", "hooks"), { recursive: true });
 writeFileSync(join(workspace, ".git", "config"), "[core]\n");
-/** The default hidden places that are files; the others are folders. */
-const HIDDEN_FILES = new Set([".netrc", ".npmrc", ".pypirc", ".git-credentials"]);
+/**
+ * The default hidden places that are folders in a home (`.ssh`, the clouds' and tools' own
+ * folders, `TURNLOOP_HOME`); the others are files there (`.netrc`, `.pgpass`, shells' histories,
+ * `.cargo/credentials.toml` …), made as files: a hidden folder costs bwrap two mounts (an empty
+ * memory file system made read-only), a file one (`/dev/null` bound over it).
+ */
+const HIDDEN_FOLDERS = new Set([
+  ...[".ssh", ".aws", ".config/gcloud", ".azure", ".docker", ".kube", ".gnupg", ".config/gh"],
+  ...[".claude", ".codex", ".terraform.d", ".turnloop"],
+]);
 for (const place of [...DEFAULT_HIDDEN_PATHS, ".turnloop"]) {
-  if (HIDDEN_FILES.has(place)) {
-    writeFileSync(join(home, place), "");
-  } else {
+  if (HIDDEN_FOLDERS.has(place)) {
     mkdirSync(join(home, place), { recursive: true });
+  } else {
+    mkdirSync(join(home, place, ".."), { recursive: true });
+    writeFileSync(join(home, place), "");
   }
 }
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" };
@@ -263,7 +272,8 @@ const section = [
   `${RUNS} pairs per command after 3 warm-up pairs, alternating which runs first. Each run spawns the`,
   "command as a runner does (own process group, pipes read to the end) and times spawn → close;",
   "sandboxed = `workspace-write` with the network off, a git workspace (hooks and config",
-  "re-mounted read-only) and every default credential place present, hidden. Floor: `bwrap",
+  "re-mounted read-only) and every default credential place present (folders and files as in a",
+  "home), hidden. Floor: `bwrap",
   "--unshare-user --ro-bind / / --dev /dev` around the same command, bubblewrap's least sandbox;",
   "namespaces only: the policy's namespaces and options, `/` read-only, `/dev`, `/proc`, no other",
   "mount. Building the argv: one runner's (what each place resolves to is remembered between",
