@@ -4,7 +4,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { gate } from "../support/gate.js";
 import { announced, completedWithText, inProgress, viewOf } from "./expected-updates.js";
-import { AcpHarness, normalise, requestMessages } from "./support.js";
+import { AcpHarness, normalise, requestMessages, thoughtTexts } from "./support.js";
 
 const COMMANDS = {
   sessionUpdate: "available_commands_update",
@@ -134,11 +134,20 @@ describe("initialize and session/new", () => {
       (entry) => entry.message.method === "session/update",
     );
     expect(firstUpdateAt).toBeGreaterThan(answerAt);
-    expect(harness.updates(answer.sessionId)).toEqual([COMMANDS]);
-    // `/bin/true` is no MCP server: the failure is reported and the session goes on.
+    // `/bin/true` is no MCP server: the failure is reported (a thought to a client that offers no
+    // notices, acp/notices.ts) and the session goes on. It may come with the commands or after.
     await expect
       .poll(() => harness?.stderr ?? [])
       .toEqual([expect.stringMatching(/^turnloop: MCP server files failed: /)]);
+    await harness.waitForUpdate((update) => update.sessionUpdate === "agent_thought_chunk");
+    const updates = harness.updates(answer.sessionId);
+    expect(updates).toEqual([
+      COMMANDS,
+      expect.objectContaining({ sessionUpdate: "agent_thought_chunk" }),
+    ]);
+    expect(thoughtTexts(updates)).toEqual([
+      expect.stringMatching(/^⚠ MCP server files failed: .+\n$/),
+    ]);
   });
 
   test("a relative or missing cwd is invalid params", async () => {
