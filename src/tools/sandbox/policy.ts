@@ -1,5 +1,3 @@
-import { basename } from "node:path";
-
 /**
  * Sandbox policies and the settings a sandboxed command needs (issue 23). The policy names are
  * Codex's (`--sandbox read-only | workspace-write | danger-full-access`), so its users know them.
@@ -60,15 +58,36 @@ export const STARTUP_FILES: readonly string[] = [
 
 /**
  * Everything that configures later runs, besides git's own folder: {@link PROJECT_CONFIGURATION},
- * then {@link STARTUP_FILES}, paths relative to a folder. The one list both guards read: the
- * sandbox keeps each writable root's read-only (configuration-chain.ts, configuration-guard.ts),
- * and permission mode `auto` asks about an edit of any of them, wherever it lies
- * (permissions/permission-decision.ts `isConfigurationOfLaterRuns`).
+ * then {@link STARTUP_FILES}, paths relative to a folder.
+ * The one list both guards read: the sandbox keeps each writable root's read-only, one that does
+ * not exist yet removed when a command makes it (configuration-chain.ts,
+ * configuration-guard.ts), and permission mode `auto` asks about an edit of any of them,
+ * wherever it lies (permissions/permission-decision.ts `isConfigurationOfLaterRuns`).
  */
 export const LATER_RUN_CONFIGURATION: readonly string[] = [
   ...PROJECT_CONFIGURATION,
   ...STARTUP_FILES,
 ];
+
+/**
+ * Why `place`, one of {@link LATER_RUN_CONFIGURATION}, is kept from sandboxed commands and
+ * edits made without asking, as a clause naming it `what` (`it`, `them`, a name): who reads it
+ * later and what that runs.
+ */
+export function laterRunReason(place: string, what: string): string {
+  if (PROJECT_CONFIGURATION.includes(place)) {
+    return `turnloop reads ${what} to configure later runs (permissions, base URL, MCP servers it starts)`;
+  }
+  return `your shell or git reads ${what} and runs what it says later, outside the sandbox (shell start-up, core.fsmonitor, a program early in PATH)`;
+}
+
+/** How every reason of protected-place-stops.ts starts, so a face can tell it from the others. */
+export const PROTECTED_REASON_START = "the sandbox keeps ";
+
+/** Whether a reason of the sandbox's is a protected place's (protected-place-stops.ts). */
+export function isProtectedPlaceStop(reason: string): boolean {
+  return reason.startsWith(PROTECTED_REASON_START);
+}
 
 /**
  * The user's credential places hidden from sandboxed commands by default, relative to the home
@@ -194,202 +213,4 @@ export interface CommandLine {
   args: string[];
   /** Data for file descriptors 3, 4, … (process-runner.ts `ProcessArgv.inputs`). */
   inputs?: readonly Uint8Array[];
-}
-
-/*
- * The places inside a writable root that the sandbox keeps read-only under every policy
- * (bubblewrap-arguments.ts mounts them read-only over themselves), and how a command that tried
- * to write one is told so. No `--add-dir` or policy makes them writable inside the sandbox: the
- * way out is to run the command outside it (the permission question, or a face's setting for no
- * sandbox), which permissions/permission-mode.ts words per face.
- */
-
-/** A protected place: how a path to it looks in a tool's message, and why it is kept read-only. */
-interface ProtectedPlace {
-  /** The place as the reason names it, e.g. `.git/hooks`. */
-  name: string;
-  /** Matches a path into it as a tool prints it (relative or absolute, submodules' too). */
-  path: RegExp;
-  /** Why writing it from the sandbox would reach outside the sandbox. */
-  why: string;
-}
-
-/**
- * Why turnloop's own project files ({@link PROJECT_CONFIGURATION}) are kept from sandboxed
- * commands, with `what` read: `it`, `them`, a place's name.
- */
-function configuresTurnloop(what: string): string {
-  return `turnloop reads ${what} to configure later runs (permissions, base URL, MCP servers it starts)`;
-}
-
-/** Why {@link STARTUP_FILES} are kept from sandboxed commands, with `what` read: `it`, `them`, a name. */
-function runsLater(what: string): string {
-  return `your shell or git reads ${what} and runs what it says later, outside the sandbox (shell start-up, core.fsmonitor, a program early in PATH)`;
-}
-
-/** Why `place` (of {@link PROJECT_CONFIGURATION} or {@link STARTUP_FILES}) is kept, naming it `what`. */
-function whyKeptOne(place: string, what: string): string {
-  return PROJECT_CONFIGURATION.includes(place) ? configuresTurnloop(what) : runsLater(what);
-}
-
-/** Why the places named `places` (of {@link PROJECT_CONFIGURATION} and {@link STARTUP_FILES}) are kept. */
-function whyKept(places: readonly string[]): string {
-  const turnloop = places.filter((place) => PROJECT_CONFIGURATION.includes(place));
-  const startup = places.filter((place) => !PROJECT_CONFIGURATION.includes(place));
-  const pronoun = (names: readonly string[]) =>
-    places.length === names.length ? (names.length === 1 ? "it" : "them") : names.join(" and ");
-  return [
-    ...(turnloop.length === 0 ? [] : [configuresTurnloop(pronoun(turnloop))]),
-    ...(startup.length === 0 ? [] : [runsLater(pronoun(startup))]),
-  ].join("; ");
-}
-
-/**
- * `.git/hooks` and `.git/config` of a root's repository (and of those in its folders and
- * theirs, `sub/.git`, `org/repo/.git`: git-folders.ts `GIT_SEARCH_DEPTH`), of its submodules' git
- * folders (`.git/modules/<name>/…`), the files through which git finds them (git-folders.ts
- * `LOCATING_FILES`), and the `.git` folder or file
- * itself (bound over itself: it cannot be moved), as git-folders.ts `gitProtection` mounts them,
- * and each root's {@link PROJECT_CONFIGURATION}.
- */
-const PROTECTED_PLACES: readonly ProtectedPlace[] = [
-  {
-    name: ".git/hooks",
-    path: /(?:^|[\s'"`/])\.git\/(?:modules\/\S+\/)?hooks(?![\w.-])/,
-    why: "git runs the hooks there later, outside the sandbox",
-  },
-  {
-    name: ".git/config",
-    path: /(?:^|[\s'"`/])\.git\/(?:modules\/\S+\/)?config(?![\w.-])/,
-    why: "it configures git runs outside the sandbox later (core.hooksPath, aliases and core.fsmonitor run programs)",
-  },
-  {
-    name: ".git's commondir, gitdir and config.worktree",
-    path: /(?:^|[\s'"`/])\.git\/(?:(?:modules|worktrees)\/\S+\/)?(?:commondir|gitdir|config\.worktree)(?![\w.-])/,
-    why: "git follows them to the config and hooks it reads and runs later, outside the sandbox",
-  },
-  {
-    name: ".git",
-    path: /(?:^|[\s'"`/])\.git(?![\w./-])/,
-    why: "it holds the hooks and config git runs and reads later, outside the sandbox, so it cannot be moved or removed",
-  },
-  ...LATER_RUN_CONFIGURATION.map((name) => ({
-    name,
-    path: new RegExp(`(?:^|[\\s'"\`/])${name.replaceAll(".", "\\.")}(?![\\w.-])`),
-    why: whyKeptOne(name, "it"),
-  })),
-];
-
-/**
- * The ways a read-only mount refuses a write, as tools print them (strerror): a read-only
- * folder (`EROFS`), a file bound over itself, which cannot be renamed onto (`EBUSY`: git's
- * `could not write config file .git/config: Device or resource busy`), or no permission
- * (`EACCES`, `EPERM`).
- */
-const REFUSED_WRITE =
-  /Read-only file system|\bEROFS\b|Device or resource busy|\bEBUSY\b|Permission denied|\bEACCES\b|Operation not permitted|\bEPERM\b/i;
-
-/** How every reason of {@link protectedPlaceStop} starts, so a face can tell it from the others. */
-const PROTECTED_REASON_START = "the sandbox keeps ";
-
-/**
- * An entry of a writable root (its name, e.g. `cfg`) that one of {@link PROJECT_CONFIGURATION}
- * (`place`) leads through, mounted read-only for a command (configuration-chain.ts).
- */
-export interface LeadingEntry {
-  entry: string;
-  place: string;
-}
-
-/**
- * A place a command's sandbox hid (bubblewrap-arguments.ts `BubblewrapInvocation`): `name` as the
- * reason names it, `spellings` the paths a tool's message may show for it (absolute, relative to
- * the command's folder).
- */
-export interface HiddenMention {
-  name: string;
-  spellings: readonly string[];
-  turnloopHome: boolean;
-}
-
-/**
- * Why a failed command's `output` shows a write refused on a protected place, on one of
- * `leading` (`rm -rf cfg` when `.turnloop -> cfg/tl`) or in one of `configured` (configured-places.ts
- * `ConfiguredPlace`s, real paths, named by their last component in the output) or in one of
- * `hidden` (named by a path): the first line that names one and a
- * refused write, as `the sandbox keeps <place> read-only whatever the settings: <why> (<the
- * error as printed>)`; `undefined` when no line does.
- */
-export function protectedPlaceStop(
-  output: string,
-  leading: readonly LeadingEntry[] = [],
-  configured: readonly { path: string; kind: "hooks" | "include" }[] = [],
-  hidden: readonly HiddenMention[] = [],
-): string | undefined {
-  const places = [
-    ...hidden.map(({ name, spellings, turnloopHome }) => ({
-      name,
-      path: new RegExp(`(?:^|[\\s'"\`])(?:${spellings.map(escaped).join("|")})(?=$|[/\\s'"\`:])`),
-      why: turnloopHome
-        ? "turnloop hides its own folder (TURNLOOP_HOME: the session logs) from sandboxed commands"
-        : "it is one of the places the sandbox hides from commands (credentials and sockets; sandbox.hidden in a config file)",
-    })),
-    ...configured.map(({ path, kind }) => ({
-      name: path,
-      path: new RegExp(`(?:^|[\\s'"\`/])${escaped(basename(path))}(?![\\w.-])`),
-      why:
-        kind === "hooks"
-          ? "a repository's core.hooksPath names it, and git runs the hooks there later, outside the sandbox"
-          : "a repository's config includes it (include.path), and git reads it as config later, outside the sandbox (core.fsmonitor, aliases run programs)",
-    })),
-    ...PROTECTED_PLACES,
-    ...leading.map(({ entry, place }) => ({
-      name: entry,
-      path: new RegExp(`(?:^|[\\s'"\`/])${escaped(entry)}(?![\\w.-])`),
-      why: `${place} leads through it, and ${whyKeptOne(place, place)}`,
-    })),
-  ];
-  for (const line of output.split("\n")) {
-    const refused = REFUSED_WRITE.exec(line);
-    const place = refused === null ? undefined : places.find((p) => p.path.test(line));
-    if (refused !== null && place !== undefined) {
-      return `${PROTECTED_REASON_START}${place.name} read-only whatever the settings: ${place.why} (${refused[0]})`;
-    }
-  }
-  return undefined;
-}
-
-function escaped(name: string): string {
-  return name.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/**
- * Why a command that changed one of {@link PROJECT_CONFIGURATION} where the mounts cannot stop it
- * (made one, or what one leads to, where nothing was; replaced a symbolic link it leads through:
- * configuration-guard.ts) is
- * reported stopped: `places` are the names, `undone` what the sandbox undid, already done.
- */
-export function protectedPlaceUndone(places: readonly string[], undone: readonly string[]): string {
-  const why = whyKept(places);
-  return `${PROTECTED_REASON_START}${places.join(" and ")} read-only whatever the settings: ${why}; ${undone.join("; ")}`;
-}
-
-/**
- * Why a command that made a git repository, or a file through which git finds a repository's
- * config and hooks, where the mounts cannot stop it (a `.git` where there was none, a git folder
- * in `.git/modules` or `.git/worktrees`, a `.git/commondir` or `config.worktree`, a hooks folder
- * or included config file; or replaced a symbolic link one of the last two leads through:
- * git-guard.ts) is reported stopped: `undone` says what the sandbox undid, already done.
- */
-export function gitRepositoryUndone(undone: readonly string[]): string {
-  return (
-    `${PROTECTED_REASON_START}.git read-only whatever the settings: git runs a repository's ` +
-    "hooks and reads its config later, outside the sandbox, so a command cannot make one or " +
-    `change where git finds them; ${undone.join("; ")}`
-  );
-}
-
-/** Whether a reason of the sandbox's (any function above) is a protected place's. */
-export function isProtectedPlaceStop(reason: string): boolean {
-  return reason.startsWith(PROTECTED_REASON_START);
 }
