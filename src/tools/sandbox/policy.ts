@@ -57,8 +57,90 @@ export const STARTUP_FILES: readonly string[] = [
 ];
 
 /**
+ * What other programs read from a project folder and act on later, outside the sandbox, without
+ * the user choosing to run the project's code: opening the folder in an editor, entering it in a
+ * shell, any npm, yarn or git command there, another agent started there. Each writable root's
+ * are kept read-only as its {@link PROJECT_CONFIGURATION} is. Decided against the anchors:
+ * `@anthropic-ai/sandbox-runtime` keeps `.vscode`, `.idea`, `.gitmodules`, `.mcp.json` and
+ * Claude Code's `.claude/commands` and `.claude/agents` from writes (its `DANGEROUS_FILES`,
+ * `DANGEROUS_DIRECTORIES`), Codex keeps `.codex` and `.agents` read-only in its writable roots.
+ * Each entry, with `why` about it (`what` names it: `it`, or its name):
+ * - `.vscode`: VS Code runs a task of `tasks.json` when the folder opens (`"runOn":
+ *   "folderOpen"`), and `settings.json` names the interpreter, formatter, linter and terminal
+ *   environment it runs (`python.defaultInterpreterPath`, `terminal.integrated.env.linux`);
+ * - `.idea`: JetBrains IDEs run its run configurations, startup tasks and external tools;
+ * - `.npmrc`: a project's is read by every npm command there (npmrc(5)): `script-shell` and
+ *   `node-options` (`--require`) run programs;
+ * - `.yarnrc.yml`, `.yarnrc`: every yarn command there runs the file `yarnPath` (yarn ≥ 2) or
+ *   `yarn-path` (yarn 1) names instead of yarn;
+ * - `.envrc`: direnv runs it when a shell enters the folder (after one `direnv allow`, which a
+ *   user gives by habit when asked again);
+ * - `.gitmodules`: `git submodule update` fetches and checks out the repositories it names;
+ * - `.claude`: Claude Code runs the hooks its `settings.json` names, and its commands and agents
+ *   are instructions it follows;
+ * - `.codex`: Codex's project config (MCP servers it starts);
+ * - `.agents`: Codex's project skills (scripts it runs).
+ * Left out: instruction files (`AGENTS.md` and the like, session/instructions.ts) and `.env`,
+ * ordinary work a model is asked to do and no program's own configuration of what it runs;
+ * `.ripgreprc`, which ripgrep reads only where `RIPGREP_CONFIG_PATH` names it; and a project's
+ * scripts (`package.json`, a `Makefile`, `.pre-commit-config.yaml`), code the user runs by
+ * choice.
+ */
+const TOOL_CONFIGURATION: readonly { place: string; why: (what: string) => string }[] = [
+  {
+    place: ".vscode",
+    why: (what) =>
+      `your editor runs what ${what} names later, outside the sandbox (a task run when the folder opens, an interpreter, a formatter, a terminal's environment)`,
+  },
+  {
+    place: ".idea",
+    why: (what) =>
+      `JetBrains IDEs run what ${what} names later, outside the sandbox (run configurations, startup tasks, external tools)`,
+  },
+  {
+    place: ".npmrc",
+    why: (what) =>
+      `npm reads ${what} at every command in this folder and runs the programs it names, outside the sandbox (script-shell, node-options)`,
+  },
+  {
+    place: ".yarnrc.yml",
+    why: (what) =>
+      `yarn reads ${what} at every command in this folder and runs the file its yarnPath names, outside the sandbox`,
+  },
+  {
+    place: ".yarnrc",
+    why: (what) =>
+      `yarn 1 reads ${what} at every command in this folder and runs the file its yarn-path names, outside the sandbox`,
+  },
+  {
+    place: ".envrc",
+    why: (what) => `direnv runs ${what} when your shell enters the folder, outside the sandbox`,
+  },
+  {
+    place: ".gitmodules",
+    why: (what) =>
+      `git submodule update fetches and checks out the repositories ${what} names, outside the sandbox`,
+  },
+  {
+    place: ".claude",
+    why: (what) =>
+      `Claude Code runs the hooks ${what} names and follows its commands and agents later, outside the sandbox`,
+  },
+  {
+    place: ".codex",
+    why: (what) =>
+      `Codex reads ${what} later, outside the sandbox, and starts the MCP servers it names`,
+  },
+  {
+    place: ".agents",
+    why: (what) =>
+      `Codex reads the skills in ${what} later, outside the sandbox, and runs their scripts`,
+  },
+];
+
+/**
  * Everything that configures later runs, besides git's own folder: {@link PROJECT_CONFIGURATION},
- * then {@link STARTUP_FILES}, paths relative to a folder.
+ * {@link STARTUP_FILES}, then {@link TOOL_CONFIGURATION}'s places, paths relative to a folder.
  * The one list both guards read: the sandbox keeps each writable root's read-only, one that does
  * not exist yet removed when a command makes it (configuration-chain.ts,
  * configuration-guard.ts), and permission mode `auto` asks about an edit of any of them,
@@ -67,6 +149,7 @@ export const STARTUP_FILES: readonly string[] = [
 export const LATER_RUN_CONFIGURATION: readonly string[] = [
   ...PROJECT_CONFIGURATION,
   ...STARTUP_FILES,
+  ...TOOL_CONFIGURATION.map(({ place }) => place),
 ];
 
 /**
@@ -78,7 +161,10 @@ export function laterRunReason(place: string, what: string): string {
   if (PROJECT_CONFIGURATION.includes(place)) {
     return `turnloop reads ${what} to configure later runs (permissions, base URL, MCP servers it starts)`;
   }
-  return `your shell or git reads ${what} and runs what it says later, outside the sandbox (shell start-up, core.fsmonitor, a program early in PATH)`;
+  const tool = TOOL_CONFIGURATION.find((each) => each.place === place);
+  return tool !== undefined
+    ? tool.why(what)
+    : `your shell or git reads ${what} and runs what it says later, outside the sandbox (shell start-up, core.fsmonitor, a program early in PATH)`;
 }
 
 /** How every reason of protected-place-stops.ts starts, so a face can tell it from the others. */
