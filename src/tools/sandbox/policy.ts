@@ -10,7 +10,7 @@ export const SANDBOX_POLICIES = ["read-only", "workspace-write", "danger-full-ac
  * - `read-only`: the whole file system is read-only; only a private `/tmp` is writable.
  * - `workspace-write`: as `read-only`, plus the session's cwd and its additional directories are
  *   writable, except the `hooks` and `config` of the git repositories in them and each one's
- *   {@link PROJECT_CONFIGURATION} and {@link STARTUP_FILES}.
+ *   {@link LATER_RUN_CONFIGURATION} (turnloop's own files, start-up files, other programs').
  * - `danger-full-access`: no sandbox; the command runs as the user with everything the user has.
  */
 export type SandboxPolicy = (typeof SANDBOX_POLICIES)[number];
