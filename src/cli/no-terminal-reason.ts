@@ -9,7 +9,10 @@
  * own rule (`the allow rules do not cover \`rm a01\`; … --allow-tool 'bash(rm a01)'`).
  */
 
-import { isConfigurationOfLaterRuns } from "../permissions/permission-decision.js";
+import {
+  isConfigurationOfLaterRuns,
+  laterRunReasonOf,
+} from "../permissions/permission-decision.js";
 import type { NoAskSituation } from "../permissions/permission-gate.js";
 import type { PermissionMode } from "../permissions/permission-mode.js";
 import type { UncoveredPart } from "../permissions/uncovered-parts.js";
@@ -53,7 +56,10 @@ type NoTerminalCase =
   | "sandbox-protected"
   | "other";
 
-/** The way out of each case; `RULE` is the call's rule, `MCP_RULE` its server's, shell-quoted. */
+/**
+ * The way out of each case; `RULE` is the call's rule, `MCP_RULE` its server's, shell-quoted;
+ * `WHY` why auto asks about the edit (permissions/permission-decision.ts `laterRunReasonOf`).
+ */
 const WAY_OUT: Record<NoTerminalCase, string> = {
   unclear:
     "no flag allows a command that cannot be fully read while deny rules apply: run -p on a terminal to answer",
@@ -67,7 +73,7 @@ const WAY_OUT: Record<NoTerminalCase, string> = {
   "outside-edit":
     "auto asks about edits outside the workspace; rerun with --allow-tool RULE or --add-dir",
   "configuration-edit":
-    "auto asks about edits of what later runs read (.git, its hooks folder (core.hooksPath), .turnloop, .mcp.json, shell start-up files, git's user config, .local/bin); rerun with --allow-tool RULE",
+    "auto asks about edits of what later runs read: WHY; rerun with --allow-tool RULE",
   // A command the sandbox stopped, which would run again outside it only with the user's yes: the
   // flag that lets the sandbox allow what it hit (permissions/permission-mode.ts).
   "sandbox-network": sandboxWayOut("network"),
@@ -99,9 +105,13 @@ export function noTerminalReason(mode: PermissionMode): (situation: NoAskSituati
               .join(" --allow-tool "),
       MCP_RULE: shellQuoted(`mcp(${question.mcp?.serverName ?? ""})`),
     };
+    const kind = caseOf(situation, mode);
+    if (kind === "configuration-edit") {
+      rules.WHY = question.paths.map(laterRunReasonOf).find((why) => why !== undefined) ?? "";
+    }
     // One pass, by a function: a rule holding `MCP_RULE` or `$&` is not read as a placeholder.
-    const wayOut = WAY_OUT[caseOf(situation, mode)].replace(
-      /\b(?:MCP_)?RULE\b/g,
+    const wayOut = WAY_OUT[kind].replace(
+      /\b(?:(?:MCP_)?RULE|WHY)\b/g,
       (name) => rules[name] ?? name,
     );
     const uncovered = parts.length === 0 ? "" : `${partsSaid(parts)}; `;

@@ -4,7 +4,7 @@ import { basename, dirname, join, resolve, sep } from "node:path";
 import type { JsonObject, PermissionScope, ToolRequest } from "../events/events.js";
 import type { AnyTool, McpToolOrigin, ToolCallScope, ToolKind } from "../tools/define-tool.js";
 import { isInConfiguredPlace } from "../tools/sandbox/configured-places.js";
-import { LATER_RUN_CONFIGURATION } from "../tools/sandbox/policy.js";
+import { LATER_RUN_CONFIGURATION, laterRunReason } from "../tools/sandbox/policy.js";
 import { commandPrefix } from "./command-prefix.js";
 import {
   type CommandConfinement,
@@ -254,19 +254,35 @@ function autoAllows(
  * `include.path`: tools/sandbox/configured-places.ts) or one of tools/sandbox/policy.ts
  * `LATER_RUN_CONFIGURATION` (`.turnloop`: the project's config file, permission mode, allow
  * rules, base URL; `.mcp.json`: servers that start outside the sandbox; shell start-up files,
- * git's user config and `.local/bin`: run by the shell or git later), wherever it lies: some run
- * of the path's segments spells one (`~/.bashrc`, `/w/.config/git/config`, `.local/bin/git`).
- * Permission mode `auto` asks about an edit to any of them: an edit made without asking must not
- * loosen what later runs may do (the sandbox keeps `.git/hooks`, `.git/config` and that list
- * read-only for commands for the same reason).
+ * git's user config and `.local/bin`: run by the shell or git later; an editor's, npm's, yarn's,
+ * direnv's and other agents' project files and `.gitmodules`, which those programs act on later),
+ * wherever it lies: some run of the path's segments spells one (`~/.bashrc`,
+ * `/w/.config/git/config`, `.local/bin/git`, `pkg/.vscode/tasks.json`). Permission mode `auto`
+ * asks about an edit to any of them: an edit made without asking must not loosen what later runs
+ * may do (the sandbox keeps `.git/hooks`, `.git/config` and that list read-only for commands for
+ * the same reason).
  */
 export function isConfigurationOfLaterRuns(path: string): boolean {
+  return laterRunReasonOf(path) !== undefined;
+}
+
+/**
+ * Why an edit of `path` (absolute) is one of {@link isConfigurationOfLaterRuns}, as a clause that
+ * names the place and who acts on it later (`your editor runs what .vscode names later, …`:
+ * tools/sandbox/policy.ts `laterRunReason`); `undefined` when it is none.
+ */
+export function laterRunReasonOf(path: string): string | undefined {
   const segments = path.split(sep);
-  return (
-    segments.includes(".git") ||
-    LATER_RUN_CONFIGURATION.some((place) => spells(segments, place.split("/"))) ||
-    isInConfiguredPlace(path, { home: homedir() })
-  );
+  if (segments.includes(".git")) {
+    return "git runs the hooks and reads the config in .git later, outside the sandbox";
+  }
+  const place = LATER_RUN_CONFIGURATION.find((each) => spells(segments, each.split("/")));
+  if (place !== undefined) {
+    return laterRunReason(place, place);
+  }
+  return isInConfiguredPlace(path, { home: homedir() })
+    ? "git runs the hooks in the folder the repository's core.hooksPath names, and reads the config files it includes, later, outside the sandbox"
+    : undefined;
 }
 
 /** Whether `place` (segments) occurs as consecutive segments of `segments`. */

@@ -297,7 +297,7 @@ function homeWorkspaceWarning(config: RunConfig, home: string | undefined): stri
 /**
  * What the sandbox hit: no network, a refused Unix socket (tools/sandbox/unix-socket-filter.ts),
  * a read-only workspace, a place outside the workspace, or a place it keeps read-only whatever
- * the settings (`.git/hooks`, `.git/config`: tools/sandbox/policy.ts `protectedPlaceStop`), which
+ * the settings (`.git/hooks`, `.git/config`: tools/sandbox/protected-place-stops.ts `protectedPlaceStop`), which
  * only running without the sandbox allows.
  */
 export type SandboxLimit =

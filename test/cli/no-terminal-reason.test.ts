@@ -17,6 +17,14 @@ import { requireSandbox } from "../support/sandbox.js";
 
 const sandboxWorks = await requireSandbox();
 
+function turnloopReads(place: string): string {
+  return `turnloop reads ${place} to configure later runs (permissions, base URL, MCP servers it starts)`;
+}
+
+function shellReads(place: string): string {
+  return `your shell or git reads ${place} and runs what it says later, outside the sandbox (shell start-up, core.fsmonitor, a program early in PATH)`;
+}
+
 interface Case {
   name: string;
   call: { name: string; arguments: Record<string, string> };
@@ -88,24 +96,34 @@ const cases: Case[] = [
   // `~/.bashrc` without a question, since it lies inside the workspace; the sandbox keeps the same
   // files read-only for commands (tools/sandbox/policy.ts STARTUP_FILES). Auto asks about them too,
   // in any folder: shell start-up files, git's user config, `.local/bin`.
-  ...[
-    ".turnloop/config.json",
-    ".mcp.json",
-    ".git/hooks/pre-commit",
-    ".husky/pre-commit",
-    ".bashrc",
-    ".profile",
-    ".zshenv",
-    ".gitconfig",
-    ".config/git/config",
-    ".local/bin/git",
-    "tools/.bash_profile",
-  ].map(
-    (path): Case => ({
+  // Each refusal names the place and who acts on it later (tools/sandbox/policy.ts
+  // `laterRunReason`; the editor's, npm's and other programs' files: sandbox-tool-configuration).
+  ...(
+    [
+      [".turnloop/config.json", turnloopReads(".turnloop")],
+      [".mcp.json", turnloopReads(".mcp.json")],
+      [
+        ".git/hooks/pre-commit",
+        "git runs the hooks and reads the config in .git later, outside the sandbox",
+      ],
+      [
+        ".husky/pre-commit",
+        "git runs the hooks in the folder the repository's core.hooksPath names, and reads the config files it includes, later, outside the sandbox",
+      ],
+      [".bashrc", shellReads(".bashrc")],
+      [".profile", shellReads(".profile")],
+      [".zshenv", shellReads(".zshenv")],
+      [".gitconfig", shellReads(".gitconfig")],
+      [".config/git/config", shellReads(".config/git")],
+      [".local/bin/git", shellReads(".local/bin")],
+      ["tools/.bash_profile", shellReads(".bash_profile")],
+    ] as const
+  ).map(
+    ([path, why]): Case => ({
       name: `an edit of ${path} in the workspace, mode auto`,
       call: { name: "create", arguments: { path, file_text: "{}" } },
       flags: ["--permission-mode", "auto"],
-      reason: `auto asks about edits of what later runs read (.git, its hooks folder (core.hooksPath), .turnloop, .mcp.json, shell start-up files, git's user config, .local/bin); rerun with --allow-tool 'create(${path})'`,
+      reason: `auto asks about edits of what later runs read: ${why}; rerun with --allow-tool 'create(${path})'`,
       sandbox: true,
     }),
   ),

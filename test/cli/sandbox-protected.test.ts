@@ -14,7 +14,7 @@ import { requireSandbox } from "../support/sandbox.js";
  * told "the sandbox lets it write only inside the workspace … rerun with --add-dir <folder>",
  * though the file is inside the workspace and no --add-dir helps; `git config user.name foo`
  * failed with "Device or resource busy" and no sandbox note at all. Both are places the sandbox
- * keeps read-only under every policy (src/tools/sandbox/policy.ts `protectedPlaceStop`): the reason says
+ * keeps read-only under every policy (src/tools/sandbox/protected-place-stops.ts `protectedPlaceStop`): the reason says
  * which and why, and the way out is to run the command without the sandbox.
  */
 

@@ -97,7 +97,7 @@ export function bubblewrapArguments(
 /**
  * One run of `bwrap`: its arguments ({@link bubblewrapArguments}), the real path of the folder the
  * command runs in, and the places those arguments hide, so that a write refused there is told as
- * what it is (policy.ts `protectedPlaceStop`) from the same list the mounts were made of.
+ * what it is (protected-place-stops.ts `protectedPlaceStop`) from the same list the mounts were made of.
  */
 export interface BubblewrapInvocation {
   args: string[];

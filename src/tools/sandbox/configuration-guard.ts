@@ -6,7 +6,8 @@ import {
   configurationChains,
   type RootEntry,
 } from "./configuration-chain.js";
-import { LATER_RUN_CONFIGURATION, type LeadingEntry, protectedPlaceUndone } from "./policy.js";
+import { LATER_RUN_CONFIGURATION } from "./policy.js";
+import { type LeadingEntry, protectedPlaceUndone } from "./protected-place-stops.js";
 
 /**
  * What a command in a writable root could change of how {@link LATER_RUN_CONFIGURATION} resolves
@@ -39,7 +40,7 @@ export function leadingEntries(snapshot: ConfigurationSnapshot): LeadingEntry[] 
 /**
  * Undoes what the command (whose processes all ended with it) changed of the chains of
  * `snapshot`: see {@link undoChainChanges}.
- * @returns why the command is reported stopped (policy.ts `protectedPlaceUndone`), or
+ * @returns why the command is reported stopped (protected-place-stops.ts `protectedPlaceUndone`), or
  * `undefined` when it changed none of them.
  */
 export async function undoConfigurationChanges(

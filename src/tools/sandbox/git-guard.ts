@@ -9,7 +9,7 @@ import {
   linkedGitPlaces,
   missingLocatingFiles,
 } from "./git-folders.js";
-import { gitRepositoryUndone } from "./policy.js";
+import { gitRepositoryUndone } from "./protected-place-stops.js";
 import { isInside, type RealPaths } from "./real-paths.js";
 
 /**
@@ -92,7 +92,7 @@ export function gitSnapshot(
  * (with what the command put in them), each new locating file, hooks folder and included config
  * file; and puts back a symbolic link such a place leads through that the command replaced
  * (configuration-guard.ts `undoChainChanges`, as for `.turnloop`).
- * @returns why the command is reported stopped (policy.ts `gitRepositoryUndone`), or `undefined`
+ * @returns why the command is reported stopped (protected-place-stops.ts `gitRepositoryUndone`), or `undefined`
  * when it changed none of them.
  */
 export async function undoGitChanges(

@@ -1,5 +1,3 @@
-import { basename } from "node:path";
-
 /**
  * Sandbox policies and the settings a sandboxed command needs (issue 23). The policy names are
  * Codex's (`--sandbox read-only | workspace-write | danger-full-access`), so its users know them.
@@ -12,7 +10,7 @@ export const SANDBOX_POLICIES = ["read-only", "workspace-write", "danger-full-ac
  * - `read-only`: the whole file system is read-only; only a private `/tmp` is writable.
  * - `workspace-write`: as `read-only`, plus the session's cwd and its additional directories are
  *   writable, except the `hooks` and `config` of the git repositories in them and each one's
- *   {@link PROJECT_CONFIGURATION} and {@link STARTUP_FILES}.
+ *   {@link LATER_RUN_CONFIGURATION} (turnloop's own files, start-up files, other programs').
  * - `danger-full-access`: no sandbox; the command runs as the user with everything the user has.
  */
 export type SandboxPolicy = (typeof SANDBOX_POLICIES)[number];
@@ -59,16 +57,123 @@ export const STARTUP_FILES: readonly string[] = [
 ];
 
 /**
+ * What other programs read from a project folder and act on later, outside the sandbox, without
+ * the user choosing to run the project's code: opening the folder in an editor, entering it in a
+ * shell, any npm, yarn or git command there, another agent started there. Each writable root's
+ * are kept read-only as its {@link PROJECT_CONFIGURATION} is. Decided against the anchors:
+ * `@anthropic-ai/sandbox-runtime` keeps `.vscode`, `.idea`, `.gitmodules`, `.mcp.json` and
+ * Claude Code's `.claude/commands` and `.claude/agents` from writes (its `DANGEROUS_FILES`,
+ * `DANGEROUS_DIRECTORIES`), Codex keeps `.codex` and `.agents` read-only in its writable roots.
+ * Each entry, with `why` about it (`what` names it: `it`, or its name):
+ * - `.vscode`: VS Code runs a task of `tasks.json` when the folder opens (`"runOn":
+ *   "folderOpen"`), and `settings.json` names the interpreter, formatter, linter and terminal
+ *   environment it runs (`python.defaultInterpreterPath`, `terminal.integrated.env.linux`);
+ * - `.idea`: JetBrains IDEs run its run configurations, startup tasks and external tools;
+ * - `.npmrc`: a project's is read by every npm command there (npmrc(5)): `script-shell` and
+ *   `node-options` (`--require`) run programs;
+ * - `.yarnrc.yml`, `.yarnrc`: every yarn command there runs the file `yarnPath` (yarn ≥ 2) or
+ *   `yarn-path` (yarn 1) names instead of yarn;
+ * - `.envrc`: direnv runs it when a shell enters the folder (after one `direnv allow`, which a
+ *   user gives by habit when asked again);
+ * - `.gitmodules`: `git submodule update` fetches and checks out the repositories it names;
+ * - `.claude`: Claude Code runs the hooks its `settings.json` names, and its commands and agents
+ *   are instructions it follows;
+ * - `.codex`: Codex's project config (MCP servers it starts);
+ * - `.agents`: Codex's project skills (scripts it runs).
+ * Left out: instruction files (`AGENTS.md` and the like, session/instructions.ts) and `.env`,
+ * ordinary work a model is asked to do and no program's own configuration of what it runs;
+ * `.ripgreprc`, which ripgrep reads only where `RIPGREP_CONFIG_PATH` names it; and a project's
+ * scripts (`package.json`, a `Makefile`, `.pre-commit-config.yaml`), code the user runs by
+ * choice.
+ */
+const TOOL_CONFIGURATION: readonly { place: string; why: (what: string) => string }[] = [
+  {
+    place: ".vscode",
+    why: (what) =>
+      `your editor runs what ${what} names later, outside the sandbox (a task run when the folder opens, an interpreter, a formatter, a terminal's environment)`,
+  },
+  {
+    place: ".idea",
+    why: (what) =>
+      `JetBrains IDEs run what ${what} names later, outside the sandbox (run configurations, startup tasks, external tools)`,
+  },
+  {
+    place: ".npmrc",
+    why: (what) =>
+      `npm reads ${what} at every command in this folder and runs the programs it names, outside the sandbox (script-shell, node-options)`,
+  },
+  {
+    place: ".yarnrc.yml",
+    why: (what) =>
+      `yarn reads ${what} at every command in this folder and runs the file its yarnPath names, outside the sandbox`,
+  },
+  {
+    place: ".yarnrc",
+    why: (what) =>
+      `yarn 1 reads ${what} at every command in this folder and runs the file its yarn-path names, outside the sandbox`,
+  },
+  {
+    place: ".envrc",
+    why: (what) => `direnv runs ${what} when your shell enters the folder, outside the sandbox`,
+  },
+  {
+    place: ".gitmodules",
+    why: (what) =>
+      `git submodule update fetches and checks out the repositories ${what} names, outside the sandbox`,
+  },
+  {
+    place: ".claude",
+    why: (what) =>
+      `Claude Code runs the hooks ${what} names and follows its commands and agents later, outside the sandbox`,
+  },
+  {
+    place: ".codex",
+    why: (what) =>
+      `Codex reads ${what} later, outside the sandbox, and starts the MCP servers it names`,
+  },
+  {
+    place: ".agents",
+    why: (what) =>
+      `Codex reads the skills in ${what} later, outside the sandbox, and runs their scripts`,
+  },
+];
+
+/**
  * Everything that configures later runs, besides git's own folder: {@link PROJECT_CONFIGURATION},
- * then {@link STARTUP_FILES}, paths relative to a folder. The one list both guards read: the
- * sandbox keeps each writable root's read-only (configuration-chain.ts, configuration-guard.ts),
- * and permission mode `auto` asks about an edit of any of them, wherever it lies
- * (permissions/permission-decision.ts `isConfigurationOfLaterRuns`).
+ * {@link STARTUP_FILES}, then {@link TOOL_CONFIGURATION}'s places, paths relative to a folder.
+ * The one list both guards read: the sandbox keeps each writable root's read-only, one that does
+ * not exist yet removed when a command makes it (configuration-chain.ts,
+ * configuration-guard.ts), and permission mode `auto` asks about an edit of any of them,
+ * wherever it lies (permissions/permission-decision.ts `isConfigurationOfLaterRuns`).
  */
 export const LATER_RUN_CONFIGURATION: readonly string[] = [
   ...PROJECT_CONFIGURATION,
   ...STARTUP_FILES,
+  ...TOOL_CONFIGURATION.map(({ place }) => place),
 ];
+
+/**
+ * Why `place`, one of {@link LATER_RUN_CONFIGURATION}, is kept from sandboxed commands and
+ * edits made without asking, as a clause naming it `what` (`it`, `them`, a name): who reads it
+ * later and what that runs.
+ */
+export function laterRunReason(place: string, what: string): string {
+  if (PROJECT_CONFIGURATION.includes(place)) {
+    return `turnloop reads ${what} to configure later runs (permissions, base URL, MCP servers it starts)`;
+  }
+  const tool = TOOL_CONFIGURATION.find((each) => each.place === place);
+  return tool !== undefined
+    ? tool.why(what)
+    : `your shell or git reads ${what} and runs what it says later, outside the sandbox (shell start-up, core.fsmonitor, a program early in PATH)`;
+}
+
+/** How every reason of protected-place-stops.ts starts, so a face can tell it from the others. */
+export const PROTECTED_REASON_START = "the sandbox keeps ";
+
+/** Whether a reason of the sandbox's is a protected place's (protected-place-stops.ts). */
+export function isProtectedPlaceStop(reason: string): boolean {
+  return reason.startsWith(PROTECTED_REASON_START);
+}
 
 /**
  * The user's credential places hidden from sandboxed commands by default, relative to the home
@@ -194,202 +299,4 @@ export interface CommandLine {
   args: string[];
   /** Data for file descriptors 3, 4, … (process-runner.ts `ProcessArgv.inputs`). */
   inputs?: readonly Uint8Array[];
-}
-
-/*
- * The places inside a writable root that the sandbox keeps read-only under every policy
- * (bubblewrap-arguments.ts mounts them read-only over themselves), and how a command that tried
- * to write one is told so. No `--add-dir` or policy makes them writable inside the sandbox: the
- * way out is to run the command outside it (the permission question, or a face's setting for no
- * sandbox), which permissions/permission-mode.ts words per face.
- */
-
-/** A protected place: how a path to it looks in a tool's message, and why it is kept read-only. */
-interface ProtectedPlace {
-  /** The place as the reason names it, e.g. `.git/hooks`. */
-  name: string;
-  /** Matches a path into it as a tool prints it (relative or absolute, submodules' too). */
-  path: RegExp;
-  /** Why writing it from the sandbox would reach outside the sandbox. */
-  why: string;
-}
-
-/**
- * Why turnloop's own project files ({@link PROJECT_CONFIGURATION}) are kept from sandboxed
- * commands, with `what` read: `it`, `them`, a place's name.
- */
-function configuresTurnloop(what: string): string {
-  return `turnloop reads ${what} to configure later runs (permissions, base URL, MCP servers it starts)`;
-}
-
-/** Why {@link STARTUP_FILES} are kept from sandboxed commands, with `what` read: `it`, `them`, a name. */
-function runsLater(what: string): string {
-  return `your shell or git reads ${what} and runs what it says later, outside the sandbox (shell start-up, core.fsmonitor, a program early in PATH)`;
-}
-
-/** Why `place` (of {@link PROJECT_CONFIGURATION} or {@link STARTUP_FILES}) is kept, naming it `what`. */
-function whyKeptOne(place: string, what: string): string {
-  return PROJECT_CONFIGURATION.includes(place) ? configuresTurnloop(what) : runsLater(what);
-}
-
-/** Why the places named `places` (of {@link PROJECT_CONFIGURATION} and {@link STARTUP_FILES}) are kept. */
-function whyKept(places: readonly string[]): string {
-  const turnloop = places.filter((place) => PROJECT_CONFIGURATION.includes(place));
-  const startup = places.filter((place) => !PROJECT_CONFIGURATION.includes(place));
-  const pronoun = (names: readonly string[]) =>
-    places.length === names.length ? (names.length === 1 ? "it" : "them") : names.join(" and ");
-  return [
-    ...(turnloop.length === 0 ? [] : [configuresTurnloop(pronoun(turnloop))]),
-    ...(startup.length === 0 ? [] : [runsLater(pronoun(startup))]),
-  ].join("; ");
-}
-
-/**
- * `.git/hooks` and `.git/config` of a root's repository (and of those in its folders and
- * theirs, `sub/.git`, `org/repo/.git`: git-folders.ts `GIT_SEARCH_DEPTH`), of its submodules' git
- * folders (`.git/modules/<name>/…`), the files through which git finds them (git-folders.ts
- * `LOCATING_FILES`), and the `.git` folder or file
- * itself (bound over itself: it cannot be moved), as git-folders.ts `gitProtection` mounts them,
- * and each root's {@link PROJECT_CONFIGURATION}.
- */
-const PROTECTED_PLACES: readonly ProtectedPlace[] = [
-  {
-    name: ".git/hooks",
-    path: /(?:^|[\s'"`/])\.git\/(?:modules\/\S+\/)?hooks(?![\w.-])/,
-    why: "git runs the hooks there later, outside the sandbox",
-  },
-  {
-    name: ".git/config",
-    path: /(?:^|[\s'"`/])\.git\/(?:modules\/\S+\/)?config(?![\w.-])/,
-    why: "it configures git runs outside the sandbox later (core.hooksPath, aliases and core.fsmonitor run programs)",
-  },
-  {
-    name: ".git's commondir, gitdir and config.worktree",
-    path: /(?:^|[\s'"`/])\.git\/(?:(?:modules|worktrees)\/\S+\/)?(?:commondir|gitdir|config\.worktree)(?![\w.-])/,
-    why: "git follows them to the config and hooks it reads and runs later, outside the sandbox",
-  },
-  {
-    name: ".git",
-    path: /(?:^|[\s'"`/])\.git(?![\w./-])/,
-    why: "it holds the hooks and config git runs and reads later, outside the sandbox, so it cannot be moved or removed",
-  },
-  ...LATER_RUN_CONFIGURATION.map((name) => ({
-    name,
-    path: new RegExp(`(?:^|[\\s'"\`/])${name.replaceAll(".", "\\.")}(?![\\w.-])`),
-    why: whyKeptOne(name, "it"),
-  })),
-];
-
-/**
- * The ways a read-only mount refuses a write, as tools print them (strerror): a read-only
- * folder (`EROFS`), a file bound over itself, which cannot be renamed onto (`EBUSY`: git's
- * `could not write config file .git/config: Device or resource busy`), or no permission
- * (`EACCES`, `EPERM`).
- */
-const REFUSED_WRITE =
-  /Read-only file system|\bEROFS\b|Device or resource busy|\bEBUSY\b|Permission denied|\bEACCES\b|Operation not permitted|\bEPERM\b/i;
-
-/** How every reason of {@link protectedPlaceStop} starts, so a face can tell it from the others. */
-const PROTECTED_REASON_START = "the sandbox keeps ";
-
-/**
- * An entry of a writable root (its name, e.g. `cfg`) that one of {@link PROJECT_CONFIGURATION}
- * (`place`) leads through, mounted read-only for a command (configuration-chain.ts).
- */
-export interface LeadingEntry {
-  entry: string;
-  place: string;
-}
-
-/**
- * A place a command's sandbox hid (bubblewrap-arguments.ts `BubblewrapInvocation`): `name` as the
- * reason names it, `spellings` the paths a tool's message may show for it (absolute, relative to
- * the command's folder).
- */
-export interface HiddenMention {
-  name: string;
-  spellings: readonly string[];
-  turnloopHome: boolean;
-}
-
-/**
- * Why a failed command's `output` shows a write refused on a protected place, on one of
- * `leading` (`rm -rf cfg` when `.turnloop -> cfg/tl`) or in one of `configured` (configured-places.ts
- * `ConfiguredPlace`s, real paths, named by their last component in the output) or in one of
- * `hidden` (named by a path): the first line that names one and a
- * refused write, as `the sandbox keeps <place> read-only whatever the settings: <why> (<the
- * error as printed>)`; `undefined` when no line does.
- */
-export function protectedPlaceStop(
-  output: string,
-  leading: readonly LeadingEntry[] = [],
-  configured: readonly { path: string; kind: "hooks" | "include" }[] = [],
-  hidden: readonly HiddenMention[] = [],
-): string | undefined {
-  const places = [
-    ...hidden.map(({ name, spellings, turnloopHome }) => ({
-      name,
-      path: new RegExp(`(?:^|[\\s'"\`])(?:${spellings.map(escaped).join("|")})(?=$|[/\\s'"\`:])`),
-      why: turnloopHome
-        ? "turnloop hides its own folder (TURNLOOP_HOME: the session logs) from sandboxed commands"
-        : "it is one of the places the sandbox hides from commands (credentials and sockets; sandbox.hidden in a config file)",
-    })),
-    ...configured.map(({ path, kind }) => ({
-      name: path,
-      path: new RegExp(`(?:^|[\\s'"\`/])${escaped(basename(path))}(?![\\w.-])`),
-      why:
-        kind === "hooks"
-          ? "a repository's core.hooksPath names it, and git runs the hooks there later, outside the sandbox"
-          : "a repository's config includes it (include.path), and git reads it as config later, outside the sandbox (core.fsmonitor, aliases run programs)",
-    })),
-    ...PROTECTED_PLACES,
-    ...leading.map(({ entry, place }) => ({
-      name: entry,
-      path: new RegExp(`(?:^|[\\s'"\`/])${escaped(entry)}(?![\\w.-])`),
-      why: `${place} leads through it, and ${whyKeptOne(place, place)}`,
-    })),
-  ];
-  for (const line of output.split("\n")) {
-    const refused = REFUSED_WRITE.exec(line);
-    const place = refused === null ? undefined : places.find((p) => p.path.test(line));
-    if (refused !== null && place !== undefined) {
-      return `${PROTECTED_REASON_START}${place.name} read-only whatever the settings: ${place.why} (${refused[0]})`;
-    }
-  }
-  return undefined;
-}
-
-function escaped(name: string): string {
-  return name.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/**
- * Why a command that changed one of {@link PROJECT_CONFIGURATION} where the mounts cannot stop it
- * (made one, or what one leads to, where nothing was; replaced a symbolic link it leads through:
- * configuration-guard.ts) is
- * reported stopped: `places` are the names, `undone` what the sandbox undid, already done.
- */
-export function protectedPlaceUndone(places: readonly string[], undone: readonly string[]): string {
-  const why = whyKept(places);
-  return `${PROTECTED_REASON_START}${places.join(" and ")} read-only whatever the settings: ${why}; ${undone.join("; ")}`;
-}
-
-/**
- * Why a command that made a git repository, or a file through which git finds a repository's
- * config and hooks, where the mounts cannot stop it (a `.git` where there was none, a git folder
- * in `.git/modules` or `.git/worktrees`, a `.git/commondir` or `config.worktree`, a hooks folder
- * or included config file; or replaced a symbolic link one of the last two leads through:
- * git-guard.ts) is reported stopped: `undone` says what the sandbox undid, already done.
- */
-export function gitRepositoryUndone(undone: readonly string[]): string {
-  return (
-    `${PROTECTED_REASON_START}.git read-only whatever the settings: git runs a repository's ` +
-    "hooks and reads its config later, outside the sandbox, so a command cannot make one or " +
-    `change where git finds them; ${undone.join("; ")}`
-  );
-}
-
-/** Whether a reason of the sandbox's (any function above) is a protected place's. */
-export function isProtectedPlaceStop(reason: string): boolean {
-  return reason.startsWith(PROTECTED_REASON_START);
 }

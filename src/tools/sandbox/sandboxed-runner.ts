@@ -10,13 +10,12 @@ import {
 } from "./configuration-guard.js";
 import { type ConfiguredPlace, gitUserOf } from "./configured-places.js";
 import { gitSnapshot, undoGitChanges } from "./git-guard.js";
+import type { SandboxPolicy, SandboxSettings } from "./policy.js";
 import {
   type HiddenMention,
   type LeadingEntry,
   protectedPlaceStop,
-  type SandboxPolicy,
-  type SandboxSettings,
-} from "./policy.js";
+} from "./protected-place-stops.js";
 import { isInside, RealPaths } from "./real-paths.js";
 
 /** A policy that confines (every one but `danger-full-access`). */
@@ -144,7 +143,7 @@ function commandRan(status: string): boolean {
 
 /**
  * The note for a command that exited 0 although its output shows a write refused on a place the
- * sandbox keeps read-only whatever the settings (policy.ts `protectedPlaceStop`): `git checkout
+ * sandbox keeps read-only whatever the settings (protected-place-stops.ts `protectedPlaceStop`): `git checkout
  * -b x origin/main` makes the branch, prints `error: could not write config file .git/config:
  * Device or resource busy` and exits 0 without its tracking. It is no {@link
  * CommandResult.sandboxLimit}: running the whole command again outside the sandbox would repeat
@@ -321,7 +320,7 @@ export interface JudgedCommand {
 
 /**
  * Why a sandboxed command failed on the sandbox's limits, judged from a non-zero exit and what it
- * printed: a write refused on a place kept read-only under every policy (policy.ts `protectedPlaceStop`),
+ * printed: a write refused on a place kept read-only under every policy (protected-place-stops.ts `protectedPlaceStop`),
  * a write to a read-only place (worded for `policy`), a Unix socket the seccomp filter refused
  * ({@link unixSocketRefusal}), or (with the network off) a failed name
  * lookup or connection, said in its output or, when the program whose status the shell returned

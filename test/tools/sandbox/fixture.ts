@@ -118,7 +118,7 @@ export function git(cwd: string, ...args: string[]): string {
 }
 
 /**
- * What the sandbox says when it removed `made` after a command (src/tools/sandbox/policy.ts
+ * What the sandbox says when it removed `made` after a command (src/tools/sandbox/protected-place-stops.ts
  * `gitRepositoryUndone`, as git-guard.ts words what it removed).
  */
 export function removed(...made: string[]): string {
