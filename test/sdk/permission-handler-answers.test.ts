@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import type { PermissionHandler, TurnloopClient } from "../../src/sdk/index.js";
 import { callingTools } from "../support/replies.js";
 import { fixtureForFile, requestMessages } from "./support.js";
@@ -25,6 +25,10 @@ const onWarning = (warning: Error) => {
 process.on("warning", onWarning);
 afterEach(() => {
   warnings.length = 0;
+});
+// The worker runs other files after this one (vitest.config.ts: isolate: false).
+afterAll(() => {
+  process.off("warning", onWarning);
 });
 
 /** The tool result the model got for `echo ran` under `handler`, and the prompt's answer. */

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeAll, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
 import {
   approveAll,
@@ -26,13 +26,18 @@ beforeAll(async () => {
 });
 
 const warnings: string[] = [];
-process.on("warning", (warning: Error) => {
+const onWarning = (warning: Error) => {
   if (warning.name === "TurnloopSdkWarning") {
     warnings.push(warning.message);
   }
-});
+};
+process.on("warning", onWarning);
 afterEach(() => {
   warnings.length = 0;
+});
+// The worker runs other files after this one (vitest.config.ts: isolate: false).
+afterAll(() => {
+  process.off("warning", onWarning);
 });
 
 /**
