@@ -86,3 +86,12 @@ export function formatRatio(ratio) {
   }
   return `×${ratio >= 10 ? ratio.toFixed(0) : ratio.toFixed(1)}`;
 }
+
+/**
+ * Text for one cell of a Markdown table: pipes escaped, line breaks as spaces.
+ * @param {string} text
+ * @returns {string}
+ */
+export function cell(text) {
+  return text.replaceAll("|", "\\|").replaceAll("\n", " ");
+}

@@ -15,3 +15,17 @@ export interface AcpSessionContext {
   /** Diagnostics (stderr): a retry is said there too (README: "each retry is shown on stderr"). */
   log: (line: string) => void;
 }
+
+/** What the session requests need from the connection that answered `initialize`. */
+export interface AcpConnectionState {
+  /** Diagnostics (stderr); never stdout, which carries only protocol messages. */
+  log: (line: string) => void;
+  /** Tools besides the built-in ones. */
+  extraTools: readonly AnyTool[];
+  /** The client's capabilities from `initialize`. */
+  offered: () => acp.ClientCapabilities | undefined;
+  /** Whether `usage_update`s are still sent on this connection. */
+  sendsUsage: () => boolean;
+  /** Whether a `session/cancel` of the session was read and not handled yet (agent.ts). */
+  cancelRead: (sessionId: string) => boolean;
+}

@@ -1,7 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionHost } from "../session/host.js";
 import { OpeningGate } from "../session/opening-gate.js";
-import type { AnyTool } from "../tools/define-tool.js";
 import { AcpSession } from "./acp-session.js";
 import { invalidRequest, sessionNotFound } from "./errors.js";
 import { defaultMode } from "./modes.js";
@@ -14,7 +13,7 @@ import {
   followElsewhere,
 } from "./remote-session.js";
 import { hasUserPrompt } from "./replay.js";
-import type { AcpSessionContext } from "./session-context.js";
+import type { AcpConnectionState, AcpSessionContext } from "./session-context.js";
 import {
   type AcpSessionModel,
   announceAfterAnswer,
@@ -32,20 +31,6 @@ import {
 } from "./session-setup.js";
 
 type Client = acp.AgentContext;
-
-/** What the session requests need from the connection that answered `initialize`. */
-export interface AcpConnectionState {
-  /** Diagnostics (stderr); never stdout, which carries only protocol messages. */
-  log: (line: string) => void;
-  /** Tools besides the built-in ones. */
-  extraTools: readonly AnyTool[];
-  /** The client's capabilities from `initialize`. */
-  offered: () => acp.ClientCapabilities | undefined;
-  /** Whether `usage_update`s are still sent on this connection. */
-  sendsUsage: () => boolean;
-  /** Whether a `session/cancel` of the session was read and not handled yet (agent.ts). */
-  cancelRead: (sessionId: string) => boolean;
-}
 
 /**
  * The ACP v1 requests about sessions (setup, list, close, delete, modes, config options, prompt,
@@ -343,27 +328,30 @@ export class AcpSessionRequests {
     return deleteStoredSession(this.host, sessionId);
   }
 
-  /** ACP v1 session-modes: `session/set_mode` (option-requests.ts). */
+  /**
+   * ACP v1 session-modes: `session/set_mode` (option-requests.ts). Like every change of settings,
+   * answered before the requests about the session read after it run (opening-gate.ts
+   * `answerFirst`): a prompt sent after it runs in the new mode, even while bubblewrap is probed.
+   */
   setMode(params: acp.SetSessionModeRequest): Promise<acp.SetSessionModeResponse> {
-    return this.afterOpening(params.sessionId, () =>
-      applyMode(this.opened(params.sessionId), params.modeId),
-    );
+    const { sessionId, modeId } = params;
+    const change = () => applyMode(this.opened(sessionId), modeId);
+    return this.openings.answerFirst(sessionId, this.afterOpening(sessionId, change));
   }
 
   /** `session/set_model`, ACP's former unstable model API (option-requests.ts). */
   setModel(params: { sessionId: string; modelId: string }): Promise<Record<string, never>> {
-    return this.afterOpening(params.sessionId, () =>
-      applyModel(this.opened(params.sessionId), params.modelId),
-    );
+    const { sessionId, modelId } = params;
+    const change = () => applyModel(this.opened(sessionId), modelId);
+    return this.openings.answerFirst(sessionId, this.afterOpening(sessionId, change));
   }
 
   /** ACP v1 session-config-options: `session/set_config_option` (option-requests.ts). */
   setConfigOption(
     params: acp.SetSessionConfigOptionRequest,
   ): Promise<acp.SetSessionConfigOptionResponse> {
-    return this.afterOpening(params.sessionId, () =>
-      applyConfigOption(this.host, this.opened(params.sessionId), params),
-    );
+    const change = () => applyConfigOption(this.host, this.opened(params.sessionId), params);
+    return this.openings.answerFirst(params.sessionId, this.afterOpening(params.sessionId, change));
   }
 
   /** The open session `sessionId`. @throws `-32002` with `data.sessionId` when there is none. */

@@ -17,7 +17,8 @@ export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmedia
  * the messages were read (server/connection.ts); the ACP SDK tries its handlers in the order they
  * were registered, one await each, and the opening requests are registered before every other
  * request about a session (acp/agent.ts), so a request read after a load starts after it. A
- * face may also {@link hold} them (ACP: until a cancelled prompt's answer).
+ * face may also {@link hold} them (ACP: until a cancelled prompt's answer, or {@link answerFirst}:
+ * until a change of settings is answered).
  */
 export class OpeningGate {
   /**
@@ -65,6 +66,18 @@ export class OpeningGate {
       // Its failure is no unhandled rejection: `open` handles its own run's.
       void this.open(sessionId, () => end.then(nextTurn));
     }
+  }
+
+  /**
+   * Holds the requests about `sessionId` that ask {@link settled} from now on until `answer` has
+   * settled, whatever its outcome, and has been written (ACP's `session/set_mode`: a prompt read
+   * after it runs in the mode it set, and is answered after it).
+   * @returns `answer`.
+   */
+  answerFirst<T>(sessionId: string, answer: Promise<T>): Promise<T> {
+    const ignore = () => undefined;
+    this.hold(sessionId, answer.then(ignore, ignore));
+    return answer;
   }
 
   /**

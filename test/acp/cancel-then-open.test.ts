@@ -7,7 +7,10 @@ import { initializedAgent, requestLine, textPrompt } from "./raw-lines.js";
 // of the same session (or a new `session/prompt`) had them refused while the cancelled prompt was
 // ending, with a wording that told it to send the session/cancel it had just sent, and their
 // answers came before the cancelled prompt's. Requests about the session read after the cancel
-// now wait for the cancelled prompt's answer, then are served in the order they came.
+// now wait for the cancelled prompt's answer, then are served in the order they came. The first
+// `session/set_mode` to `auto` probes bubblewrap (a child process) before it answers: the prompt
+// read after it waited for nothing and, on a loaded machine, was answered first, run in the old
+// mode (a `bwrap` that sleeps first on PATH shows it every time); it now waits for that answer.
 
 const fixture = ChildFixture.forEachTest();
 

@@ -1,7 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { NOTHING_TO_COMPACT } from "../../src/agent/compaction.js";
 import type { SessionEvent } from "../../src/events/events.js";
 import {
   CONTEXT_ERRORS,
@@ -12,54 +11,12 @@ import {
   tokensOf,
 } from "../support/context-limit.js";
 import type { Reply, Wire } from "../support/fake-model-server.js";
-import { type CliFixtures, test } from "../support/fixtures.js";
-import { FAST_RETRIES, type Harness, ofType } from "../support/harness.js";
+import { test } from "../support/fixtures.js";
+import { FAST_RETRIES, ofType } from "../support/harness.js";
 import { readFileTool } from "../support/test-tools.js";
-
-/**
- * A first answer long enough that its summary is smaller: a compaction that would not shrink the
- * context is discarded (src/agent/compaction.ts).
- */
-const LONG_ANSWER =
-  "One: the answer of the first prompt, long enough to be worth summarising. ".repeat(20);
+import { caseA, LONG_ANSWER, readAllFiles } from "./compaction-support.js";
 
 const WIRES: Wire[] = ["openai-chat", "openai-responses", "anthropic"];
-const FILES = 6;
-
-/** Six 6 KB files, each line naming its file, so a request shows which results it carries. */
-async function writeFiles(cwd: string): Promise<void> {
-  for (let file = 1; file <= FILES; file++) {
-    const line = `file-${file} holds this line of text for the compaction test.\n`;
-    await writeFile(join(cwd, `file-${file}.txt`), line.repeat(Math.ceil(6144 / line.length)));
-  }
-}
-
-/** R1..R6 read file-1..file-6, then the model answers "finished". */
-function readAllFiles(index: number): Reply {
-  return index < FILES
-    ? {
-        toolCalls: [
-          {
-            id: `call-${index + 1}`,
-            name: "read_file",
-            arguments: JSON.stringify({ path: `file-${index + 1}.txt` }),
-          },
-        ],
-      }
-    : { text: "finished" };
-}
-
-async function caseA(
-  openHarness: CliFixtures["openHarness"],
-  wire: Wire,
-  ourWindow: number,
-): Promise<Harness> {
-  const started = await openHarness({ wire, tools: [readFileTool] });
-  started.settings.contextWindow = ourWindow;
-  await writeFiles(started.cwd);
-  started.server.setResponder(limitedModel({ limit: 8_000, conversation: readAllFiles }));
-  return started;
-}
 
 describe.each(WIRES)("case 33 A on %s", (wire) => {
   test("compacts before the request that would pass 80 % of the window, and finishes", async ({
@@ -337,81 +294,6 @@ describe("case 33 D: a server that truncates silently", () => {
     expect(harness.server.requests).toHaveLength(1);
     expect(ofType(events, "session.warning").map((event) => event.data.warningType)).toEqual([
       "prompt_truncated",
-    ]);
-  });
-});
-
-describe("the compacted view", () => {
-  test("is what a reloaded session sends, and the full history stays in the log", async ({
-    openHarness,
-  }) => {
-    const harness = await caseA(openHarness, "openai-responses", 8_000);
-    await harness.prompt("read all files and summarize");
-    const live = JSON.stringify(harness.session.history.messages);
-    const persistedBefore = await harness.persisted();
-    const reopened = await harness.reopen();
-    expect(JSON.stringify(reopened.history.messages)).toBe(live);
-    // Nothing was deleted: every tool result is still on disk.
-    expect(ofType(persistedBefore, "tool.execution_complete")).toHaveLength(FILES);
-    harness.server.setResponder(undefined);
-    harness.server.enqueue({ text: "still here" });
-    await harness.prompt("anything else?");
-    const last = harness.server.requests.at(-1);
-    expect(last?.status).toBe(200);
-    expect(requestText(last)).toContain("<summary>");
-    expect(requestText(last)).not.toContain("file-1 holds this line");
-  });
-
-  test("a manual compaction passes the instructions; one that would remove nothing is refused, nothing written", async ({
-    openHarness,
-  }) => {
-    const harness = await openHarness({ wire: "openai-chat" });
-    harness.server.enqueue({ text: LONG_ANSWER });
-    await harness.prompt("first");
-    const written = harness.events.length;
-    const nothing = await harness.session.compact(harness.settings, "");
-    expect(nothing).toEqual({ ok: false, cancelled: false, message: NOTHING_TO_COMPACT });
-    expect(harness.events.length).toBe(written);
-    harness.server.enqueue({ text: "two" }, { text: "Task: count." });
-    await harness.prompt("second");
-    const result = await harness.session.compact(harness.settings, "keep the numbers");
-    expect(result).toMatchObject({ ok: true, messagesRemoved: 3 });
-    expect(requestText(harness.server.requests.at(-1))).toContain("keep the numbers");
-    const completes = ofType(harness.events, "session.compaction_complete");
-    expect(completes.map((event) => [event.data.trigger, event.data.success])).toEqual([
-      ["manual", true],
-    ]);
-    expect(completes[0]?.data.customInstructions).toBe("keep the numbers");
-    expect(harness.session.history.messages.map((message) => message.role)).toEqual([
-      "user",
-      "user",
-      "assistant",
-    ]);
-  });
-
-  test("switching to a model with a smaller window compacts first", async ({ openHarness }) => {
-    const harness = await caseA(openHarness, "openai-chat", 100_000);
-    harness.server.setResponder(
-      limitedModel({ limit: 100_000, conversation: (index) => readAllFiles(index + 2) }),
-    );
-    await harness.prompt("read files 3 to 6");
-    const { createProvider, resolveModel } = await import("../../src/llm/models.js");
-    const small = resolveModel(
-      { model: "openai-compatible:small-model", baseUrl: `${harness.server.url}/v1` },
-      {},
-    );
-    if (!small.ok) {
-      throw new Error(small.message);
-    }
-    harness.settings.provider = createProvider(small.configuration);
-    harness.settings.contextWindow = 6_000;
-    harness.server.setResponder(
-      limitedModel({ limit: 6_000, conversation: () => ({ text: "ok" }) }),
-    );
-    expect(await harness.prompt("and now?")).toEqual({ stopReason: "end_turn" });
-    const starts = ofType(harness.events, "session.compaction_start");
-    expect(starts.map((event) => [event.data.trigger, event.data.tokenLimit])).toEqual([
-      ["model_switch", 6_000],
     ]);
   });
 });

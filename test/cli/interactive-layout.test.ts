@@ -1,4 +1,4 @@
-import { describe, expect } from "vitest";
+import { describe } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import {
   type InteractiveFixture,
@@ -19,29 +19,34 @@ import {
 const WIDTHS = [40, 50, 80, 120] as const;
 const rule = (columns: number) => "─".repeat(columns);
 
-/** Opens the face at `columns`, types `text` (then Enter if `enter`), returns the whole screen. */
-async function screenAfter(
+/**
+ * Opens the face at `columns`, types `text` (then Enter if `enter`), and waits until the whole
+ * screen is `expected` (interactive-terminal.ts `waitForScreen`: a pattern can match a screen caught
+ * between two writes of one redraw); fails with the diff against the last screen.
+ */
+async function expectScreenAfter(
   fixture: InteractiveFixture,
   columns: number,
   text: string,
   enter: boolean,
-): Promise<string[]> {
+  expected: string[],
+): Promise<void> {
   const terminal = await fixture.openReady([], { columns, rows: 50 });
   // The banner is drawn once the session is open: after it, the screen changes only by the keys.
-  await terminal.waitFor(/lists\s+the commands/);
+  const banner = await terminal.waitFor(/lists\s+the commands/);
+  const sessionId = printedSessionId(banner.replace(/\n/g, " "));
   if (enter) {
     terminal.type(text);
   } else {
     terminal.write(text);
   }
-  // The status line, last on the screen, is drawn with the rest of the frame.
-  const ready = enter ? /Close the session and quit[\s\S]*ctx 0%/ : /compact[\s\S]*ctx 0%/;
-  const screen = await terminal.waitFor(ready);
-  return screen
-    .replace(printedSessionId(screen.replace(/\n/g, " ")), "SESSION-ID")
-    .replace(fixture.repository, "REPO")
-    .split("\n")
-    .map((line) => line.trimEnd());
+  await terminal.waitForScreen(expected, (screen) =>
+    screen
+      .replace(sessionId, "SESSION-ID")
+      .replace(fixture.repository, "REPO")
+      .split("\n")
+      .map((line) => line.trimEnd()),
+  );
 }
 
 const HELP: Record<(typeof WIDTHS)[number], string[]> = {
@@ -242,10 +247,10 @@ const MENU: Record<(typeof WIDTHS)[number], string[]> = {
 describe.skipIf(tmuxMissing())("turnloop (interactive): lists laid out at any width", () => {
   for (const columns of WIDTHS) {
     interactiveTest(`/help at ${columns} columns`, async ({ fixture }) => {
-      expect(await screenAfter(fixture, columns, "/help", true)).toEqual(HELP[columns]);
+      await expectScreenAfter(fixture, columns, "/help", true, HELP[columns]);
     });
     interactiveTest(`the /mc menu at ${columns} columns`, async ({ fixture }) => {
-      expect(await screenAfter(fixture, columns, "/mc", false)).toEqual(MENU[columns]);
+      await expectScreenAfter(fixture, columns, "/mc", false, MENU[columns]);
     });
   }
 });

@@ -82,22 +82,25 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", (
         `${pears.slice(0, 8)}  just now  second question about pears`,
         `${apples.slice(0, 8)}  just now  first question about apples`,
       ];
-      let screen = await terminal.waitFor(/Resume a session of this folder \(type to filter/);
-      expect(pickerRows(screen)).toEqual(all);
+      // The filter line, then its rows: one redraw, which a capture can catch half written.
+      await terminal.waitFor(/Resume a session of this folder \(type to filter/);
+      await terminal.waitForScreen(all, pickerRows);
       terminal.write("P");
-      screen = await terminal.waitFor(/filter: P\s*\n/);
-      expect(pickerRows(screen)).toEqual(all);
+      await terminal.waitFor(/filter: P\s*\n/);
+      await terminal.waitForScreen(all, pickerRows);
       terminal.write("ear");
-      screen = await terminal.waitFor(/filter: Pear\s*\n/);
-      expect(pickerRows(screen)).toEqual([
-        `→ ${pears.slice(0, 8)}  just now  second question about pears`,
-      ]);
+      await terminal.waitFor(/filter: Pear\s*\n/);
+      await terminal.waitForScreen(
+        [`→ ${pears.slice(0, 8)}  just now  second question about pears`],
+        pickerRows,
+      );
       terminal.key("BSpace", "BSpace", "BSpace", "BSpace");
       terminal.write("question apples");
-      screen = await terminal.waitFor(/filter: question apples\s*\n/);
-      expect(pickerRows(screen)).toEqual([
-        `→ ${apples.slice(0, 8)}  just now  first question about apples`,
-      ]);
+      await terminal.waitFor(/filter: question apples\s*\n/);
+      await terminal.waitForScreen(
+        [`→ ${apples.slice(0, 8)}  just now  first question about apples`],
+        pickerRows,
+      );
       terminal.key("Enter");
       await terminal.waitFor(/Apples are red\./);
       terminal.key("C-d");
@@ -178,15 +181,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): the resume picker's ages
             .replaceAll(old.slice(0, 8), "OLD_____")
             .split("\n")
             .map((line) => line.trimEnd());
-        // The whole screen, not a pattern: a capture can fall between two writes of a redraw
-        // (seen in CI: the status line drawn, the input box's rules not yet).
-        const screen = await terminal
-          .waitUntil(
-            (shown) => JSON.stringify(named(shown)) === JSON.stringify(expected),
-            "the picker and the input box are drawn",
-          )
-          .catch(() => terminal.screen(0));
-        expect(named(screen)).toEqual(expected);
+        // The whole screen, not a pattern (interactive-terminal.ts `waitForScreen`).
+        await terminal.waitForScreen(expected, named);
       },
       60_000,
     );

@@ -4,7 +4,7 @@ import { describe, expect } from "vitest";
 import { eventsPath } from "../../src/session/paths.js";
 import { AcpHarness, normalise } from "../acp/support.js";
 import { runCli } from "../support/cli.js";
-import { tmuxMissing } from "../support/interactive-terminal.js";
+import { screenLines, tmuxMissing } from "../support/interactive-terminal.js";
 import { interactiveTest, printedSessionId } from "./interactive-support.js";
 
 /**
@@ -39,19 +39,25 @@ describe.skipIf(tmuxMissing())("a reopened session's !command", () => {
       );
 
       const reopened = fixture.open(["--resume", sessionId], { columns: 80 });
-      const screen = await reopened.waitFor(/Two files\.[\s\S]*ctx/);
-      const rows = screen.split("\n").map((row) => row.trimEnd());
-      const start = rows.indexOf("$ printf 'a.txt\\nb.txt\\n'");
-      expect(rows.slice(start, start + 8)).toEqual([
-        "$ printf 'a.txt\\nb.txt\\n'",
-        "a.txt",
-        "b.txt",
-        RAN,
-        "",
-        "› what is here?",
-        "",
-        "Two files.",
-      ]);
+      // The replayed rows, waited for whole (interactive-terminal.ts `waitForScreen`).
+      const replayed = (screen: string) => {
+        const rows = screenLines(screen);
+        const start = rows.indexOf("$ printf 'a.txt\\nb.txt\\n'");
+        return rows.slice(start, start + 8);
+      };
+      const screen = await reopened.waitForScreen(
+        [
+          "$ printf 'a.txt\\nb.txt\\n'",
+          "a.txt",
+          "b.txt",
+          RAN,
+          "",
+          "› what is here?",
+          "",
+          "Two files.",
+        ],
+        replayed,
+      );
       expect(screen).not.toMatch(/The user ran/);
       reopened.key("C-d");
       await reopened.exited();

@@ -5,7 +5,7 @@ import type { FakeModelServer } from "../support/fake-model-types.js";
 import { test as cliTest } from "../support/fixtures.js";
 import { gate } from "../support/gate.js";
 import { chatMessages } from "../support/harness.js";
-import { InteractiveTerminal, tmuxMissing } from "../support/interactive-terminal.js";
+import { InteractiveTerminal, screenLines, tmuxMissing } from "../support/interactive-terminal.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 // `turnloop -p` in a real terminal (tmux): permission questions, what they show, what they answer.
@@ -253,17 +253,24 @@ describe.runIf(!skip && sandboxWorks)("a permission question on a narrow termina
       rows: 40,
     });
     try {
-      const screen = await terminal.waitFor(/tell the model why\n>/);
-      const rows = screen.split("\n").map((row) => row.trimEnd());
-      const top = rows.findIndex((row) => row.startsWith("turnloop wants"));
-      expect(rows.slice(top, top + 6)).toEqual([
-        "turnloop wants to run echo one two three",
-        "four five six",
-        `    $ ${command}`,
-        "    [sandbox: workspace-write, no",
-        "      network]",
-        "  [y] yes, once",
-      ]);
+      await terminal.waitFor(/tell the model why\n>/);
+      // The question's top rows, waited for whole (interactive-terminal.ts `waitForScreen`).
+      const questionTop = (screen: string) => {
+        const rows = screenLines(screen);
+        const top = rows.findIndex((row) => row.startsWith("turnloop wants"));
+        return rows.slice(top, top + 6);
+      };
+      await terminal.waitForScreen(
+        [
+          "turnloop wants to run echo one two three",
+          "four five six",
+          `    $ ${command}`,
+          "    [sandbox: workspace-write, no",
+          "      network]",
+          "  [y] yes, once",
+        ],
+        questionTop,
+      );
       terminal.type("n");
       await terminal.waitFor(/\[exit 0\]/);
     } finally {

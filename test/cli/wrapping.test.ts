@@ -23,39 +23,44 @@ describe.skipIf(tmuxMissing())("wrapping at 80 columns", () => {
     terminal.type("/help");
     await terminal.waitFor(/\/exit\s+Close the session and quit/);
     terminal.type("/mode");
-    const screen = await terminal.waitFor(/autopilot: works/);
-    // Each list under its command, two columns in (interactive/command-output.ts).
+    await terminal.waitFor(/autopilot: works/);
+    // Each list under its command, two columns in (interactive/command-output.ts); waited for
+    // whole (interactive-terminal.ts `waitForScreen`).
     const help = "                                               ";
-    expect(rowsBetween(screen, /^ {2}\/help /, /^ {4}autopilot: /)).toEqual([
-      "  /help                                        List the commands",
-      "  /model [provider:model]                      Show the model, or switch to",
-      `${help}another one for the next prompts`,
-      "  /mode [ask | auto | autopilot]               Show the mode, or switch: ask,",
-      `${help}auto or autopilot`,
-      "  /usage                                       Tokens and cost of this session",
-      `${help}so far`,
-      "  /sessions                                    List the sessions of this folder,",
-      `${help}newest first`,
-      "  /compact [what the summary should focus on]  Summarise the older conversation",
-      `${help}to free context; recent turns`,
-      `${help}stay as they are`,
-      "  /mcp                                         The session's MCP servers: state",
-      `${help}and tool count`,
-      "  /permissions [remove N | save]               The permission rules in force and",
-      `${help}where each comes from; remove or`,
-      `${help}save grants`,
-      "  /new                                         Start a new session in this",
-      `${help}folder`,
-      "  /resume [session id or prefix]               Reopen a session of this folder",
-      `${help}(a picker without an id)`,
-      "  /exit                                        Close the session and quit",
-      "",
-      "/mode",
-      "  * ask: reads inside the workspace run freely; edits and commands ask first",
-      "    auto: commands run in the sandbox and edits inside the workspace without",
-      "      asking",
-      "    autopilot: works on its own until the task is done; asks as auto does",
-    ]);
+    const lists = (screen: string) => rowsBetween(screen, /^ {2}\/help /, /^ {4}autopilot: /);
+    await terminal.waitForScreen(
+      [
+        "  /help                                        List the commands",
+        "  /model [provider:model]                      Show the model, or switch to",
+        `${help}another one for the next prompts`,
+        "  /mode [ask | auto | autopilot]               Show the mode, or switch: ask,",
+        `${help}auto or autopilot`,
+        "  /usage                                       Tokens and cost of this session",
+        `${help}so far`,
+        "  /sessions                                    List the sessions of this folder,",
+        `${help}newest first`,
+        "  /compact [what the summary should focus on]  Summarise the older conversation",
+        `${help}to free context; recent turns`,
+        `${help}stay as they are`,
+        "  /mcp                                         The session's MCP servers: state",
+        `${help}and tool count`,
+        "  /permissions [remove N | save]               The permission rules in force and",
+        `${help}where each comes from; remove or`,
+        `${help}save grants`,
+        "  /new                                         Start a new session in this",
+        `${help}folder`,
+        "  /resume [session id or prefix]               Reopen a session of this folder",
+        `${help}(a picker without an id)`,
+        "  /exit                                        Close the session and quit",
+        "",
+        "/mode",
+        "  * ask: reads inside the workspace run freely; edits and commands ask first",
+        "    auto: commands run in the sandbox and edits inside the workspace without",
+        "      asking",
+        "    autopilot: works on its own until the task is done; asks as auto does",
+      ],
+      lists,
+    );
   });
 
   interactiveTest("-p: the permission choices, each whole on its row", async ({ fixture }) => {
@@ -67,18 +72,22 @@ describe.skipIf(tmuxMissing())("wrapping at 80 columns", () => {
       columns: COLUMNS,
       env: { NO_COLOR: "1" },
     });
-    const screen = await terminal.waitFor(/no, and tell the model why\n>$/);
-    expect(rowsBetween(screen, /^turnloop wants to/, /^>$/)).toEqual([
-      `turnloop wants to run ${command}`,
-      `    $ ${command}`,
-      "  [y] yes, once",
-      // The exact call's rule escapes its star (trial finding 14).
-      `  [a] yes, always for bash(${command.replace("*", "\\*")}) in this session`,
-      "  [p] yes, always for bash(npx tape *) in this session (tail -5 still asks)",
-      "  [n] no",
-      "  [t] no, and tell the model why",
-      ">",
-    ]);
+    await terminal.waitFor(/no, and tell the model why\n>$/);
+    const question = (screen: string) => rowsBetween(screen, /^turnloop wants to/, /^>$/);
+    await terminal.waitForScreen(
+      [
+        `turnloop wants to run ${command}`,
+        `    $ ${command}`,
+        "  [y] yes, once",
+        // The exact call's rule escapes its star (trial finding 14).
+        `  [a] yes, always for bash(${command.replace("*", "\\*")}) in this session`,
+        "  [p] yes, always for bash(npx tape *) in this session (tail -5 still asks)",
+        "  [n] no",
+        "  [t] no, and tell the model why",
+        ">",
+      ],
+      question,
+    );
   });
 
   interactiveTest(

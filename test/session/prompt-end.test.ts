@@ -8,21 +8,13 @@
 
 import { describe, expect, it } from "vitest";
 import type { PromptOutcome } from "../../src/agent/loop.js";
-import type { EventInput, SessionEventData, StopReason } from "../../src/events/events.js";
+import type { EventInput } from "../../src/events/events.js";
 import { idleData } from "../../src/events/idle.js";
 import { createEnvelope } from "../../src/session/envelope.js";
-import { PromptEnds, SentPrompts } from "../../src/session/prompt-end.js";
+import { PromptEnds } from "../../src/session/prompt-end.js";
+import { ended, failure, turnEnd } from "./prompt-end-events.js";
 import { userMessage } from "./support.js";
 
-const turnEnd = (data: Partial<SessionEventData["assistant.turn_end"]>): EventInput => ({
-  type: "assistant.turn_end",
-  data: { turnId: "t1", status: "completed", ...data },
-});
-const prompt = (content: string, promptId: string): EventInput => ({
-  type: "user.message",
-  data: { content, source: "user", promptId },
-});
-const failure = { errorType: "server", message: "the model is unavailable" } as const;
 /** How the prompt ended when `event` is the only event a fresh reader read. */
 const promptEnd = (event: Parameters<PromptEnds["read"]>[0]) => new PromptEnds().read(event);
 
@@ -101,11 +93,6 @@ const reply = (
     toolRequests: toolRequests.map((call) => ({ ...call, arguments: {} })),
   },
 });
-const ended = (
-  turnId: string,
-  finishReason: "stop" | "tool-calls" | "other" = "stop",
-  stopReason?: StopReason,
-) => turnEnd({ turnId, finishReason, ...(stopReason === undefined ? {} : { stopReason }) });
 const result = (toolCallId: string, code?: "rejected" | "truncated_arguments"): EventInput => ({
   type: "tool.execution_complete",
   data: {
@@ -286,120 +273,5 @@ describe("a prompt's end, for its owner and its followers", () => {
     const read = inputs.map((input) => reader.read(createEnvelope(input, null)));
     // One end, at the event where the owner's loop stopped; none before it.
     expect(read).toEqual([...inputs.slice(1).map(() => undefined), ends]);
-  });
-
-  it("a follower's prompt: started by its user.message, ended by the stored end, one idle after the last", () => {
-    const sent = new SentPrompts();
-    const first = sent.add();
-    const second = sent.add();
-    const news = [
-      createEnvelope(prompt("one", first), null),
-      createEnvelope(turnEnd({ finishReason: "stop", stopReason: "end_turn" }), null),
-      createEnvelope(prompt("two", second), null),
-      createEnvelope({ type: "session.error", data: failure }, null),
-    ].map((event) => sent.stored(event));
-    expect(news).toEqual([
-      { kind: "started", promptId: first },
-      { kind: "ended", end: { stopReason: "end_turn" }, promptId: first, idle: false },
-      { kind: "started", promptId: second },
-      { kind: "ended", end: { error: failure }, promptId: second, idle: true },
-    ]);
-  });
-
-  it("one abort on the owner ends the running prompt and drops the follower's queued ones, once", () => {
-    const sent = new SentPrompts();
-    const first = sent.add();
-    const second = sent.add();
-    const third = sent.add();
-    const dropped = (droppedPromptIds: string[]): EventInput => ({
-      type: "abort",
-      data: { reason: "cancelled by the user", droppedPromptIds },
-    });
-    const news = [
-      createEnvelope(prompt("one", first), null),
-      // Another worker's prompt is named too: only this follower's are news here.
-      createEnvelope(dropped([second, "of-another-worker", third]), null),
-      // A later abort naming none of this follower's prompts ends whatever ran, as any abort.
-      createEnvelope(dropped(["of-another-worker"]), null),
-    ].map((event) => sent.stored(event));
-    expect(news).toEqual([
-      { kind: "started", promptId: first },
-      { kind: "dropped", promptIds: [second, third], cause: "abort" },
-      { kind: "ended", end: { stopReason: "cancelled" }, promptId: undefined, idle: true },
-    ]);
-    expect([sent.has(first), sent.has(second), sent.has(third), sent.waiting]).toEqual([
-      false,
-      false,
-      false,
-      false,
-    ]);
-  });
-
-  it("a follower's prompts the owner closed the session before running are dropped by the shutdown", () => {
-    const sent = new SentPrompts();
-    const first = sent.add();
-    const shutdown: EventInput = {
-      type: "session.shutdown",
-      data: {
-        shutdownType: "routine",
-        sessionStartTime: 0,
-        totalApiDurationMs: 0,
-        modelMetrics: {},
-        codeChanges: { linesAdded: 0, linesRemoved: 0, filesModified: [] },
-        currentModel: "fake",
-        currentTokens: 0,
-      },
-    };
-    expect(sent.stored(createEnvelope(shutdown, null))).toEqual({
-      kind: "dropped",
-      promptIds: [first],
-      cause: "shutdown",
-    });
-    expect(sent.ownerClosed).toBe(true);
-  });
-
-  it("a dead owner's prompts: the running one ended unfinished, the rest dropped, and the next send claims the session", () => {
-    const sent = new SentPrompts();
-    const first = sent.add();
-    const second = sent.add();
-    const third = sent.add();
-    sent.stored(createEnvelope(prompt("one", first), null));
-    expect([sent.waiting, sent.ownerClosed, sent.unstarted()]).toEqual([
-      true,
-      false,
-      [second, third],
-    ]);
-    // The follower withdrew `third` from the inbox before the owner took it.
-    expect(sent.withdrawn([third, "of-another-follower"])).toEqual([third]);
-    expect(sent.ownerGone()).toEqual({ dropped: [second], interrupted: first });
-    expect([sent.waiting, sent.ownerClosed, sent.has(first), sent.has(second)]).toEqual([
-      false,
-      true,
-      false,
-      false,
-    ]);
-  });
-
-  it("settling under a live lease of a newer epoch drops the prompts withdrawn and those a replaced lease took; the rest still wait", () => {
-    const sent = new SentPrompts();
-    const [taken, withdrawn, current, posting] = [sent.add(), sent.add(), sent.add(), sent.add()];
-    sent.addressed(taken, 1);
-    sent.addressed(withdrawn, 1);
-    sent.addressed(current, 2);
-    // `posting`'s post has not answered yet: its epoch is unknown, so it still waits.
-    const settled = { withdrawn: [withdrawn], ownerStopped: false, epoch: 2 };
-    expect(sent.settle(settled)).toEqual({ dropped: [taken, withdrawn], interrupted: undefined });
-    expect([sent.unstarted(), sent.ownerClosed]).toEqual([[current, posting], false]);
-    // The lease the prompts were sent to still holds the session: nothing changes.
-    expect(sent.settle({ withdrawn: [], ownerStopped: false, epoch: 2 })).toEqual({
-      dropped: [],
-      interrupted: undefined,
-    });
-    // A fenced lease: every prompt not started is dropped, as {@link SentPrompts.ownerGone}.
-    expect(sent.settle({ withdrawn: [], ownerStopped: true, epoch: 3 })).toEqual({
-      dropped: [current, posting],
-      interrupted: undefined,
-    });
-    expect([sent.waiting, sent.ownerClosed]).toEqual([false, true]);
   });
 });

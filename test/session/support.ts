@@ -1,6 +1,6 @@
 /** Helpers for the session tests: temporary folders and golden logs built from event inputs. */
 
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { EventInput, SessionEvent } from "../../src/events/events.js";
@@ -74,4 +74,28 @@ export function sessionStart(
 /** A `user.message` input typed by the user. */
 export function userMessage(content: string): EventInput {
   return { type: "user.message", data: { content, source: "user" } };
+}
+
+/** A short whole conversation: a start, a prompt and one answered turn. */
+export function goldenEvents(): SessionEvent[] {
+  return buildEvents([
+    sessionStart("session-1"),
+    userMessage("hello"),
+    { type: "assistant.turn_start", data: { turnId: "0" } },
+    {
+      type: "assistant.message",
+      data: { messageId: "m1", content: "hi", toolRequests: [], finishReason: "stop" },
+    },
+    {
+      type: "assistant.turn_end",
+      data: { turnId: "0", status: "completed", finishReason: "stop" },
+    },
+  ]);
+}
+
+/** Writes `bytes` as `events.jsonl` in a fresh temporary folder. @returns its path. */
+export async function writeLog(bytes: Uint8Array): Promise<string> {
+  const path = join(await makeTemporaryDirectory(), "events.jsonl");
+  await writeFile(path, bytes);
+  return path;
 }

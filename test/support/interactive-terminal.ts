@@ -2,6 +2,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { expect } from "vitest";
 import { CLI_PATH } from "./cli.js";
 
 /** Whether tmux can run here; interactive tests fail in CI without it (see {@link tmuxMissing}). */
@@ -159,6 +161,26 @@ export class InteractiveTerminal {
     return this.poll(condition, `until ${what}`, timeoutMs, 0);
   }
 
+  /**
+   * Waits until the screen, seen through `normalise` (default: its lines, trailing spaces cut),
+   * equals `expected` (deep equality), and returns that screen. A pattern can match a screen caught
+   * between two writes of one redraw (seen in CI: the status line drawn, the input box's rules not
+   * yet); this waits for everything it then compares.
+   * @throws vitest's assertion with the diff against the last screen when `timeoutMs` passes first.
+   */
+  async waitForScreen<T = string[]>(
+    expected: T,
+    normalise: (screen: string) => unknown = screenLines,
+    timeoutMs = 15_000,
+  ): Promise<string> {
+    const drawn = (screen: string) => isDeepStrictEqual(normalise(screen), expected);
+    const screen = await this.poll(drawn, "for the expected screen", timeoutMs, 0).catch(() =>
+      this.screen(0),
+    );
+    expect(normalise(screen)).toEqual(expected);
+    return screen;
+  }
+
   private async poll(
     condition: (screen: string) => boolean,
     what: string,
@@ -224,4 +246,9 @@ export class InteractiveTerminal {
 
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/** The lines of `screen`, each without its trailing spaces. */
+export function screenLines(screen: string): string[] {
+  return screen.split("\n").map((line) => line.trimEnd());
 }
