@@ -28,6 +28,7 @@ function said(
 describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
   test.for(["notices", "none"] as const)(
     "A killed with the editor's prompt queued: the prompt ends with an error, the next runs in the ACP process (offer: %s)",
+    { timeout: 90_000 },
     async (offer) => {
       const { fixture, env } = workers;
       const asked = fixture.model.requests.length;
@@ -91,6 +92,5 @@ describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
         await editor.stop();
       }
     },
-    90_000,
   );
 });

@@ -71,6 +71,7 @@ const TURN_STORED = ["session.start", "user.message", "assistant.turn_start"];
 describe.skipIf(postgresUnavailable !== undefined)("SIGTERM while the server stops", () => {
   test.for(["stdio", "tcp"] as const)(
     "--%s: stdin ended during a turn, closing waits on a lock: one SIGTERM ends it",
+    { timeout: 60_000 },
     async (transport, { environment, repository, model }) => {
       const database = await createTestDatabase();
       const server = startServer(
@@ -121,6 +122,5 @@ describe.skipIf(postgresUnavailable !== undefined)("SIGTERM while the server sto
       // What the store took before is kept; the cancel and the end it was writing never were.
       expect(await storedTypes(database.pool, sessionId)).toEqual(TURN_STORED);
     },
-    60_000,
   );
 });
