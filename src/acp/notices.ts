@@ -1,11 +1,13 @@
 /**
  * The one rule for what turnloop itself says to an ACP client, rather than the model: a session
  * log's repair, a retried model request, an unavailable sandbox, a project's or the
- * instructions' warnings, autopilot's cap, an MCP server's failure. None of them is part of the
- * agent's reply text (case 17): a `notice` update to a client that offered `session.notices` in
- * `initialize`, an `agent_thought_chunk` to any other (ACP v1 schema, `Notice`: agents MUST only
- * send notices to such clients; SDK 2.4.0 `SessionUpdate`). `session/load`
- * replays a recorded notice the same way it was sent live (replay.ts, case 25).
+ * instructions' warnings, autopilot's cap, an MCP server's failure, a followed session's prompt
+ * that its owner, gone, never ran or left unfinished (remote-session.ts). None of them is part of
+ * the agent's reply text (case 17): a `notice` update to a client that offered `session.notices`
+ * in `initialize`, an `agent_thought_chunk` to any other (ACP v1 schema, `Notice`: agents MUST
+ * only send notices to such clients; SDK 2.4.0 `SessionUpdate`). `session/load` replays a
+ * recorded notice the same way it was sent live (replay.ts, case 25); a gone owner's is recorded
+ * nowhere (the follower writes no event), so a later load does not say it again.
  */
 
 import type * as acp from "@agentclientprotocol/sdk";

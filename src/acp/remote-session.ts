@@ -9,7 +9,7 @@
  * holds the session any more, the prompt is not sent: the caller claims the session here. While a
  * prompt waits on the owner, the owner's lease is checked (session/owner-watch.ts): when it lapsed
  * (the owner died), what it stored is delivered, the prompt ends with a `-32603` error saying so
- * (after an agent message with the same text), and the next prompt claims the session. The
+ * (after a notice with the same text, notices.ts), and the next prompt claims the session. The
  * follower registers with the owner as a permission handler, and asks its client the owner's
  * questions (remote-permissions.ts).
  */
@@ -34,7 +34,7 @@ import {
   sessionNotFound,
 } from "./errors.js";
 import { configOptions, defaultMode, modeState } from "./modes.js";
-import { offersNotices } from "./notices.js";
+import { noticeUpdate, offersNotices } from "./notices.js";
 import { promptContent } from "./prompt-content.js";
 import { RemotePermissions } from "./remote-permissions.js";
 import { replayWith } from "./replay.js";
@@ -326,10 +326,10 @@ export class AcpRemoteSession {
    * No live worker holds the session any more while a prompt of this client waits on it: withdraws
    * it from the inbox unless the owner took it, fencing the gone owner's lease (the inbox's
    * `withdraw`), delivers what the owner stored, then ends the prompt with an error, told first as
-   * an agent message: "send it again" only when it never started (it never will), else that it
-   * ended unfinished. An owner that came back keeps a prompt it took; one taken by a lease that
-   * another worker's claim replaced never runs: it is told "send it again" too
-   * (`SentPrompts.settle`).
+   * turnloop's notice (notices.ts: never part of the reply): "send it again" only when it never
+   * started (it never will), else that it ended unfinished. An owner that came back keeps a prompt
+   * it took; one taken by a lease that another worker's claim replaced never runs: it is told
+   * "send it again" too (`SentPrompts.settle`).
    */
   async #ownerGone(): Promise<void> {
     const settled = await this.#context.host.store.inbox?.withdraw(this.id, this.#sent.unstarted());
@@ -339,7 +339,8 @@ export class AcpRemoteSession {
     if (prompt === undefined) {
       return;
     }
-    const message = gone.dropped.includes(prompt.id)
+    const dropped = gone.dropped.includes(prompt.id);
+    const message = dropped
       ? droppedPromptsMessage(this.id, "lapsed", "this")
       : gone.interrupted === prompt.id
         ? interruptedPromptMessage(this.id, "this")
@@ -347,7 +348,9 @@ export class AcpRemoteSession {
     if (message === undefined) {
       return;
     }
-    this.#send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: message } });
+    const title = dropped ? "Prompt not run" : "Prompt interrupted";
+    const notice = { severity: "error", title, text: message } as const;
+    this.#send(noticeUpdate(notice, offersNotices(this.#context.offered)));
     prompt.settle({ ownerGone: message });
   }
 

@@ -100,6 +100,8 @@ async function serveStdio(context: ServerContext, stopped: Promise<void>): Promi
     process.stdin.destroy(),
   );
   await Promise.race([connection.closed, stopped]);
+  // stdin's end stops the server too: a SIGTERM while it closes ends it at once.
+  context.requestShutdown();
   await closeEverything(context);
   return 0;
 }

@@ -81,6 +81,38 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a que
     },
   );
 
+  interactiveTest(
+    "Esc at the trust question while the input box holds a message: a no, the message kept",
+    async ({ fixture }) => {
+      const log = join(fixture.home, "project-server.log");
+      await writeFile(
+        join(fixture.repository, ".mcp.json"),
+        JSON.stringify({ mcpServers: { projsrv: stdioEntry("--log", log) } }),
+      );
+      fixture.server.enqueue({ text: "Here is the summary." });
+      const terminal = fixture.open([], { columns: 100, rows: 30 });
+      await waitUnwrapped(terminal, QUESTION_HAS_KEYS);
+      terminal.write("summarize the key files");
+      await waitUnwrapped(terminal, /the input box has the keys: .* · Esc no/);
+      // Before, Esc went to the input box, which ignores it: the question stayed, unanswerable
+      // until the message was sent or cleared.
+      terminal.key("Escape");
+      const screen = await terminal.waitUntil(
+        (shown) => !/\[y\] yes/.test(shown),
+        "the trust question closed",
+      );
+      expect(screen).toMatch(/─{20,}\n *summarize the key files *\n─{20,}/);
+      expect(existsSync(join(fixture.home, "trusted-projects.json"))).toBe(false);
+      terminal.key("Enter");
+      await terminal.waitFor(/Here is the summary\./);
+      expect(fixture.lastMessage(0)).toBe("summarize the key files");
+      terminal.key("C-d");
+      expect((await terminal.exited()).code).toBe(0);
+      expect(existsSync(join(fixture.home, "trusted-projects.json"))).toBe(false);
+      expect(existsSync(log)).toBe(false);
+    },
+  );
+
   interactiveTest.for<{ typing: Typing | "started before the question"; answer: string }>([
     { typing: "one burst", answer: "n" },
     { typing: "key by key", answer: "n" },

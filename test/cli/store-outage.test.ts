@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { spawnServer } from "../server/raw-peer.js";
 import { runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
@@ -12,12 +13,16 @@ import {
   postgresUnavailable,
   type TestDatabase,
 } from "../support/postgres.js";
+import { eventOf } from "./storage-refusals.js";
 
 /**
  * The PostgreSQL store going away while a prompt runs (a fresh user's trial, round 3 session 19,
  * #14): the run said so once, as a storage failure, and then printed a raw `DatabaseError` stack
  * from giving the session's lease back. A lease that cannot be given back lapses by itself
- * (README, "When a worker dies or freezes"), so closing says nothing more.
+ * (README, "When a worker dies or freezes"), so closing says nothing more. With the database cut
+ * off during the reply, the piped interactive face and the SDK server say it too, as session 28
+ * made them on the file store (late-storage-errors.test.ts); on the code before, the piped face
+ * exited 0 and the server sent no `session.error`.
  */
 
 let server: FakeModelServer;
@@ -61,5 +66,72 @@ describe.skipIf(postgresUnavailable !== undefined)("the database going away mid-
     expect(result.stderr).toMatch(
       /^turnloop: postgres:\/\/postgres@127\.0\.0\.1:\d+\/t_\w+ \(session [\w-]+\) could not be written \((?!postgres).*not currently accepting connections\): the prompt was stopped; every event written before is kept\n/,
     );
+  });
+
+  test("the piped interactive face says it after the answer and exits 1", {
+    timeout: 60_000,
+  }, async () => {
+    const tested = await createTestDatabase();
+    database = tested;
+    let cut: Promise<void> | undefined;
+    server.setResponder(() => {
+      cut ??= cutOff(tested);
+      return { text: "an answer the log cannot keep", pause: { afterEvents: 0, until: cut } };
+    });
+    const result = await runCli([], {
+      cwd: repository,
+      env: fakeModelEnvironment(home, server, { TURNLOOP_DATABASE_URL: tested.url }),
+      stdin: "hello\n",
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /an answer the log cannot keep\n(.*\n)*turnloop: postgres:\/\/postgres@127\.0\.0\.1:\d+\/t_\w+ \(session [\w-]+\) could not be written \((?!postgres).*not currently accepting connections\): the prompt was stopped; every event written before is kept\n/,
+    );
+  });
+
+  test("--headless: the reply's writes refused: session.error before session.idle; stdin's end ends the server", {
+    timeout: 60_000,
+  }, async () => {
+    const tested = await createTestDatabase();
+    database = tested;
+    let cut: Promise<void> | undefined;
+    server.setResponder(() => {
+      cut ??= cutOff(tested);
+      return { text: "an answer the log cannot keep", pause: { afterEvents: 0, until: cut } };
+    });
+    const env = fakeModelEnvironment(home, server, { TURNLOOP_DATABASE_URL: tested.url });
+    const { child, peer, stderr, exit } = spawnServer(["--stdio"], env, repository);
+    try {
+      await peer.request("connect", {});
+      const created = await peer.request("session.create", {});
+      const { sessionId } = created.result as { sessionId: string };
+      await peer.request("session.send", { sessionId, prompt: "hello" });
+      await peer.waitFor((message) => eventOf(message)?.type === "session.idle", 30_000);
+      const events = peer.messages.flatMap((message) => eventOf(message) ?? []);
+      const lasting = events.filter((event) => !event.type.endsWith("_delta"));
+      expect(lasting.map((event) => event.type)).toEqual([
+        "session.start",
+        "user.message",
+        "assistant.turn_start",
+        "assistant.message",
+        "assistant.usage",
+        "session.usage_info",
+        "assistant.turn_end",
+        "session.error",
+        "assistant.idle",
+        "session.idle",
+      ]);
+      expect(lasting.find((event) => event.type === "session.error")?.data).toEqual({
+        errorType: "storage",
+        message: expect.stringMatching(
+          /could not be written \(.*not currently accepting connections\)/,
+        ),
+      });
+      child.stdin.end();
+      expect(await exit).toBe(0);
+      expect([peer.garbage, stderr()]).toEqual(["", ""]);
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 });

@@ -3,7 +3,9 @@
  * process) holds a session and runs its own client's prompt; `turnloop acp` on the same database
  * loads the session and sends a `session/prompt`, which waits in A's queue; A is killed with
  * SIGKILL. Once A's lease lapses, the prompt is answered with an error saying so (not left
- * waiting), and the editor's next prompt claims the session and runs in the ACP process.
+ * waiting), told first as turnloop's notice, never as the reply (src/acp/notices.ts: a `notice`
+ * to a client that offered `session.notices`, a thought to any other; it was an agent message),
+ * and the editor's next prompt claims the session and runs in the ACP process.
  */
 
 import * as acp from "@agentclientprotocol/sdk";
@@ -12,60 +14,83 @@ import { gate } from "../support/gate.js";
 import { startAcpAgent, text, withoutIds } from "./workers-acp-support.js";
 import { describeWorkers, holdAnswers } from "./workers-support.js";
 
-describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
-  test("A killed with the editor's prompt queued: the prompt ends with an error, the next runs in the ACP process", async () => {
-    const { fixture, env } = workers;
-    const { worker: workerA, session: onA } = await workers.ownerSession();
-    const queuedOnA = gate();
-    onA.on((event) => {
-      if (event.type === "pending_messages.modified") {
-        queuedOnA.open();
-      }
-    });
-    const editor = startAcpAgent(env, fixture.cwd);
-    try {
-      const { sessionId } = onA;
-      await editor.load(sessionId);
-      const requested = holdAnswers(fixture.model);
-      await onA.send({ prompt: "A's long prompt" });
-      await requested.opened;
-      const waited = editor.promptSettled(sessionId, "queued behind A's");
-      await queuedOnA.opened;
-      workerA.process.kill("SIGKILL");
-      await workerA.exited;
-      const message = `the worker running session ${sessionId} stopped (its lease lapsed) before this prompt started; send it again to run it here`;
-      expect(await waited).toEqual({ error: { code: -32603, message } });
-      const beforeClaim = editor.updates.length;
-      // A stored its prompt before asking the model (DESIGN.md, SessionStore), and nothing after
-      // it (no turn ended): the editor sees that prompt, its title, and why its own prompt ended.
-      expect(editor.updates.map(withoutIds)).toEqual([
-        text("user_message_chunk", "A's long prompt"),
-        { sessionUpdate: "session_info_update", title: "A's long prompt", updatedAt: "<time>" },
-        text("agent_message_chunk", message),
-      ]);
+/** A notice as `offer`'s client is sent it (src/acp/notices.ts). */
+function said(
+  offer: "notices" | "none",
+  notice: { severity: "warning" | "error"; title: string; words: string },
+): object {
+  const { severity, title, words } = notice;
+  return offer === "notices"
+    ? { sessionUpdate: "notice", severity, title, description: words }
+    : text("agent_thought_chunk", `⚠ ${words}\n`);
+}
 
-      fixture.model.setResponder(undefined);
-      fixture.model.enqueue({ text: "answered in the ACP process" });
-      const claimed = await editor.agent.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "queued behind A's" }],
+describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
+  test.for(["notices", "none"] as const)(
+    "A killed with the editor's prompt queued: the prompt ends with an error, the next runs in the ACP process (offer: %s)",
+    { timeout: 90_000 },
+    async (offer) => {
+      const { fixture, env } = workers;
+      const asked = fixture.model.requests.length;
+      const { worker: workerA, session: onA } = await workers.ownerSession();
+      const queuedOnA = gate();
+      onA.on((event) => {
+        if (event.type === "pending_messages.modified") {
+          queuedOnA.open();
+        }
       });
-      expect(claimed).toEqual({ stopReason: "end_turn" });
-      expect(editor.updates.slice(beforeClaim).map(withoutIds)).toEqual([
-        expect.objectContaining({ sessionUpdate: "available_commands_update" }),
-        // The turn A's held request opened (its assistant.turn_start is stored as the request
-        // goes out) is closed as interrupted, and said so once, as a thought (src/acp/notices.ts).
-        text(
-          "agent_thought_chunk",
-          "⚠ turnloop repaired the session log: closed 1 turn left open when its process ended, as interrupted\n",
-        ),
-        // No title update: A's prompt, stored first, already titled the session.
-        text("agent_message_chunk", "answered in the ACP process"),
-      ]);
-      // A's held request, then the editor's prompt, run once, in the ACP process.
-      expect(fixture.model.requests).toHaveLength(2);
-    } finally {
-      await editor.stop();
-    }
-  }, 90_000);
+      const editor = startAcpAgent(env, fixture.cwd);
+      try {
+        const { sessionId } = onA;
+        await editor.load(sessionId, offer === "notices" ? { session: { notices: {} } } : {});
+        const requested = holdAnswers(fixture.model);
+        await onA.send({ prompt: "A's long prompt" });
+        await requested.opened;
+        const waited = editor.promptSettled(sessionId, "queued behind A's");
+        await queuedOnA.opened;
+        workerA.process.kill("SIGKILL");
+        await workerA.exited;
+        const message = `the worker running session ${sessionId} stopped (its lease lapsed) before this prompt started; send it again to run it here`;
+        expect(await waited).toEqual({ error: { code: -32603, message } });
+        const beforeClaim = editor.updates.length;
+        // A stored its prompt before asking the model (DESIGN.md, SessionStore), and nothing after
+        // it (no turn ended): the editor sees that prompt, its title, and why its own prompt ended.
+        expect(editor.updates.map(withoutIds)).toEqual([
+          text("user_message_chunk", "A's long prompt"),
+          { sessionUpdate: "session_info_update", title: "A's long prompt", updatedAt: "<time>" },
+          said(offer, { severity: "error", title: "Prompt not run", words: message }),
+        ]);
+
+        fixture.model.setResponder(undefined);
+        fixture.model.enqueue({ text: "answered in the ACP process" });
+        const claimed = await editor.agent.request(acp.methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: "text", text: "queued behind A's" }],
+        });
+        expect(claimed).toEqual({ stopReason: "end_turn" });
+        expect(editor.updates.slice(beforeClaim).map(withoutIds)).toEqual([
+          expect.objectContaining({ sessionUpdate: "available_commands_update" }),
+          // The turn A's held request opened (its assistant.turn_start is stored as the request
+          // goes out) is closed as interrupted, and said so once, as a notice (src/acp/notices.ts).
+          said(offer, {
+            severity: "warning",
+            title: "Session log repaired",
+            words:
+              "turnloop repaired the session log: closed 1 turn left open when its process ended, as interrupted",
+          }),
+          // No title update: A's prompt, stored first, already titled the session.
+          text("agent_message_chunk", "answered in the ACP process"),
+          // A client that offers `session` capabilities is new enough for usage (initialize.ts).
+          ...(offer === "notices"
+            ? [expect.objectContaining({ sessionUpdate: "usage_update" })]
+            : []),
+        ]);
+        // A's held request, then the editor's prompt, run once, in the ACP process.
+        expect(fixture.model.requests).toHaveLength(asked + 2);
+        expect(editor.invalid).toEqual([]);
+      } finally {
+        await editor.stop();
+      }
+    },
+  );
 });

@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { expect } from "vitest";
+import { zSessionNotification } from "../../node_modules/@agentclientprotocol/sdk/dist/v1/schema/zod.gen.js";
 import { CLI_PATH } from "../support/cli.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { type Gate, gate } from "../support/gate.js";
@@ -21,7 +22,10 @@ export type PermissionAnswer = (
   signal: AbortSignal,
 ) => Promise<acp.RequestPermissionResponse>;
 
-/** `turnloop acp` as a child process, with every `session/update` it sent, in order. */
+/**
+ * `turnloop acp` as a child process, with every `session/update` it sent, in order, and each one's
+ * disagreement with ACP v1's schema (`invalid`: empty while all were valid).
+ */
 export function startAcpAgent(
   env: Record<string, string>,
   cwd: string,
@@ -33,12 +37,17 @@ export function startAcpAgent(
     stderr += text;
   });
   const updates: acp.SessionUpdate[] = [];
+  const invalid: unknown[] = [];
   const permissions: acp.RequestPermissionRequest[] = [];
   const waiting: Array<{ matches: (update: acp.SessionUpdate) => boolean; gate: Gate }> = [];
   const app = acp
     .client({ name: "turnloop-workers-test" })
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params.update);
+      const checked = zSessionNotification.safeParse(params);
+      if (!checked.success) {
+        invalid.push(checked.error.issues);
+      }
       for (const waiter of waiting.filter(({ matches }) => matches(params.update))) {
         waiting.splice(waiting.indexOf(waiter), 1);
         waiter.gate.open();
@@ -57,6 +66,7 @@ export function startAcpAgent(
   return {
     child,
     updates,
+    invalid,
     permissions,
     agent: connection.agent,
     stderr: () => stderr,
@@ -67,11 +77,14 @@ export function startAcpAgent(
       waiting.push(waiter);
       return waiter.gate.opened;
     },
-    /** `initialize`, then `session/load` of `sessionId` (a session another worker holds). */
-    async load(sessionId: string): Promise<void> {
+    /**
+     * `initialize` offering `clientCapabilities`, then `session/load` of `sessionId` (a session
+     * another worker holds).
+     */
+    async load(sessionId: string, clientCapabilities: acp.ClientCapabilities = {}): Promise<void> {
       await connection.agent.request(acp.methods.agent.initialize, {
         protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: {},
+        clientCapabilities,
       });
       await connection.agent.request(acp.methods.agent.session.load, {
         sessionId,
@@ -147,8 +160,10 @@ export async function expectToldThenResent(
       ? [{ sessionUpdate: "session_info_update", title, updatedAt: "<time>" }]
       : []),
     text("agent_message_chunk", "answered for B"),
-    text("agent_message_chunk", message),
+    // turnloop's own words, not the reply (src/acp/notices.ts): a thought to this client.
+    text("agent_thought_chunk", `⚠ ${message}\n`),
   ]);
+  expect(editor.invalid).toEqual([]);
   const beforeResend = editor.updates.length;
   model.enqueue({ text: "answered for the editor" });
   const resent = await editor.agent.request(acp.methods.agent.session.prompt, {

@@ -93,7 +93,7 @@ class ChoiceKeys {
    */
   holderLine(waiting: boolean, chosen: string | undefined, refusal: string): string {
     if (waiting) {
-      return "the input box has the keys: send your message (Enter) or clear it to answer here";
+      return `the input box has the keys: send your message (Enter) or clear it to answer here · Esc ${refusal}`;
     }
     if (chosen === undefined) {
       return `its key or ↑/↓ selects an answer, Enter confirms · Esc ${refusal} · other keys write a message`;

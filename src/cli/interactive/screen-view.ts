@@ -109,8 +109,10 @@ export class ScreenView implements ConversationView {
    * {@link BoundQuestion}): the input box has them while it holds text (a question that appears
    * while a message is being written waits for it to be sent or cleared), the question
    * otherwise, and a key it does not take as an answer goes, with the choice keys before it, to
-   * the input box. The question's last line says which of them has the keys.
-   * Esc and Ctrl-C while a prompt runs are the face's before either (terminal-face.ts).
+   * the input box. The question's last line says which of them has the keys. Esc refuses the
+   * question even while the input box has the keys, and leaves its text there (unless it closes
+   * the box's completion list). Esc and Ctrl-C while a prompt runs are the face's before either
+   * (terminal-face.ts).
    * @returns what closes the question and gives the keys back to the input box.
    */
   private openQuestion(question: BoundQuestion): () => void {
@@ -135,6 +137,10 @@ export class ScreenView implements ConversationView {
         if (matchesKey(data, "ctrl+c")) {
           // As on an idle line (terminal-face.ts): Ctrl-C clears the text being written.
           editor.setText("");
+        } else if (matchesKey(data, "escape") && !editor.isShowingAutocomplete()) {
+          // Esc is the question's refusal whoever has the keys (a no, as at an approval in
+          // Claude Code or Codex); the message being written stays in the input box.
+          question.take(data);
         } else {
           editor.handleInput(data);
         }
