@@ -17,7 +17,7 @@ import {
 import { age } from "../../session/age.js";
 import type { CommandDefinition } from "../../session/commands.js";
 import { type SessionSummary, summaryLine } from "../../session/session-store.js";
-import { PromptCompletion, PromptEditor } from "./completion.js";
+import { gatherPastes, PromptCompletion, PromptEditor } from "./completion.js";
 import { renderRowsInto, ScrolledRows } from "./scrolled-rows.js";
 import { StatusLine, type StatusState } from "./status-line.js";
 import type { Theme } from "./theme.js";
@@ -60,8 +60,9 @@ export class Screen {
     home?: string,
   ) {
     // A row wider than the terminal is cut there and recorded under `home` (GuardedTUI below).
-    this.tui = new GuardedTUI(new ProcessTerminal(), home);
-    const terminal = this.tui.terminal;
+    const terminal = new ProcessTerminal();
+    gatherPastes(terminal);
+    this.tui = new GuardedTUI(terminal, home);
     this.editor = new PromptEditor(
       this.tui,
       theme.editor,
