@@ -11,6 +11,7 @@
 
 import { type Component, Markdown, type MarkdownTheme } from "@mariozechner/pi-tui";
 import { terminalText } from "../events/errors.js";
+import type { RowSink, RowsWriter } from "./interactive/scrolled-rows.js";
 import { createTheme } from "./interactive/theme.js";
 import { type MarkdownBlock, MarkdownBlocks } from "./markdown-blocks.js";
 
@@ -61,9 +62,10 @@ export function markdownRenderer(width: number): MarkdownRenderer {
  * A reply drawn as it streams: the rows of its finished blocks (markdown-blocks.ts) are drawn once
  * for a width and kept; each frame draws the last block only. Memory: the reply's text and its
  * rows (padded to the width), in proportion to the reply; time: each finished block drawn once per
- * width, plus the last block (at most markdown-blocks.ts's BLOCK_LIMIT characters) per frame.
+ * width, plus the last block (at most markdown-blocks.ts's BLOCK_LIMIT characters) per frame. The
+ * screen's frames take the rows with {@link renderInto}, which makes no array of them all.
  */
-export class StreamedMarkdown implements Component {
+export class StreamedMarkdown implements Component, RowsWriter {
   private blocks = new MarkdownBlocks();
   /** The reply so far, as given. */
   private text = "";
@@ -72,9 +74,13 @@ export class StreamedMarkdown implements Component {
   /** Rows of the first {@link drawnBlocks} finished blocks at {@link width}. */
   private finishedRows: string[] = [];
   private drawnBlocks = 0;
+  /** A blank row at {@link width}: every blank row of the finished blocks is this one string. */
+  private blankRow = "";
   /** The last block's view: pi-tui's `Markdown` keeps its rows until its text changes. */
   private readonly lastView: TerminalMarkdown;
-  /** The rows of the last frame, while nothing has changed. */
+  /** The last block's rows, while nothing has changed; `undefined`: to draw. */
+  private lastRows: string[] | undefined;
+  /** Every row, as {@link render} answered, while nothing has changed. */
   private rows: string[] | undefined;
 
   constructor(
@@ -89,6 +95,7 @@ export class StreamedMarkdown implements Component {
   append(text: string): void {
     this.text += text;
     this.blocks.append(text);
+    this.lastRows = undefined;
     this.rows = undefined;
   }
 
@@ -106,17 +113,40 @@ export class StreamedMarkdown implements Component {
 
   invalidate(): void {
     this.width = undefined;
+    this.lastRows = undefined;
     this.rows = undefined;
   }
 
   render(width: number): string[] {
-    if (this.rows !== undefined && width === this.width) {
-      return this.rows;
+    const lastRows = this.draw(width);
+    if (this.rows === undefined) {
+      this.rows = lastRows.length === 0 ? this.finishedRows : this.finishedRows.concat(lastRows);
     }
+    return this.rows;
+  }
+
+  /** Writes the rows {@link render} answers into a frame's `sink`. */
+  renderInto(width: number, sink: RowSink): void {
+    const lastRows = this.draw(width);
+    // As scrolled-rows.ts putRows does; not imported, so that -p's Markdown loads no module of the screen's.
+    for (const rows of [this.finishedRows, lastRows]) {
+      for (const row of rows) {
+        sink.rows[sink.count++] = row;
+      }
+    }
+  }
+
+  /** Draws what changed at `width`: the finished blocks not drawn yet, then the last block. */
+  private draw(width: number): string[] {
+    if (this.lastRows !== undefined && width === this.width) {
+      return this.lastRows;
+    }
+    this.rows = undefined;
     if (width !== this.width) {
       this.width = width;
       this.finishedRows = [];
       this.drawnBlocks = 0;
+      this.blankRow = " ".repeat(width);
       this.lastView.invalidate();
     }
     this.blocks.settle();
@@ -124,13 +154,13 @@ export class StreamedMarkdown implements Component {
     for (; this.drawnBlocks < finished.length; this.drawnBlocks++) {
       const block = finished[this.drawnBlocks];
       for (const row of block === undefined ? [] : blockRows(block, width, this.theme)) {
-        this.finishedRows.push(row);
+        // pi-tui pads each row to the width: the blank rows between blocks share one string.
+        this.finishedRows.push(row.length === width && row === this.blankRow ? this.blankRow : row);
       }
     }
     this.lastView.setText(last.text);
-    const lastRows = trimmedRows(this.lastView.render(width), last);
-    this.rows = lastRows.length === 0 ? this.finishedRows : this.finishedRows.concat(lastRows);
-    return this.rows;
+    this.lastRows = trimmedRows(this.lastView.render(width), last);
+    return this.lastRows;
   }
 }
 

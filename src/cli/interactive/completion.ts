@@ -323,3 +323,68 @@ function cutAtWord(text: string, room: number): string {
   const shown = kept === "" ? [...text].slice(0, room - 1).join("") : kept;
   return `${shown.replace(/[\s,;:.—-]+$/, "")}…`;
 }
+
+/**
+ * Makes `terminal` (pi-tui's `ProcessTerminal`, 0.73.1 as pinned) hand its stdin buffer each
+ * bracketed paste whole, in one piece. pi-tui's `StdinBuffer` adds each read of a paste to the
+ * paste so far and searches all of it for the end marker, so a paste read in N pieces was copied
+ * and searched N times: a 5 MB paste took 67 s of CPU and 366 MiB (bench/notes/memory29.md). Here
+ * each read is searched once (with the end of the one before, for a marker split between two)
+ * and the pieces are joined once. A start marker split between two reads is left to pi-tui
+ * (slower, not wrong). Does nothing when the terminal's private fields are not pi-tui's.
+ */
+export function gatherPastes(terminal: object): void {
+  const fields = terminal as {
+    setupStdinBuffer?: unknown;
+    stdinDataHandler?: (data: string) => void;
+  };
+  const setup = fields.setupStdinBuffer;
+  if (typeof setup !== "function") {
+    return;
+  }
+  fields.setupStdinBuffer = () => {
+    setup.call(terminal);
+    const handler = fields.stdinDataHandler;
+    if (typeof handler === "function") {
+      fields.stdinDataHandler = pasteGate(handler);
+    }
+  };
+}
+
+/** `pass` given what it is given, except that each bracketed paste comes whole in one call. */
+export function pasteGate(pass: (data: string) => void): (data: string) => void {
+  let pieces: string[] | undefined;
+  /** The last characters of the paste so far, where an end marker split between reads starts. */
+  let last = "";
+  const gate = (given: string): void => {
+    let data = given;
+    if (pieces === undefined) {
+      const start = data.indexOf(PASTE_START);
+      if (start === -1) {
+        pass(data);
+        return;
+      }
+      if (start > 0) {
+        pass(data.slice(0, start));
+      }
+      pieces = [];
+      data = data.slice(start);
+    }
+    const end = (last + data).indexOf(PASTE_END);
+    if (end === -1) {
+      pieces.push(data);
+      last = (last + data.slice(-PASTE_END.length)).slice(1 - PASTE_END.length);
+      return;
+    }
+    const cut = end - last.length + PASTE_END.length;
+    pieces.push(data.slice(0, cut));
+    const whole = pieces.join("");
+    pieces = undefined;
+    last = "";
+    pass(whole);
+    if (cut < data.length) {
+      gate(data.slice(cut));
+    }
+  };
+  return gate;
+}

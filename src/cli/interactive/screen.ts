@@ -17,8 +17,8 @@ import {
 import { age } from "../../session/age.js";
 import type { CommandDefinition } from "../../session/commands.js";
 import { type SessionSummary, summaryLine } from "../../session/session-store.js";
-import { PromptCompletion, PromptEditor } from "./completion.js";
-import { ScrolledRows } from "./scrolled-rows.js";
+import { gatherPastes, PromptCompletion, PromptEditor } from "./completion.js";
+import { renderRowsInto, ScrolledRows } from "./scrolled-rows.js";
 import { StatusLine, type StatusState } from "./status-line.js";
 import type { Theme } from "./theme.js";
 
@@ -60,8 +60,9 @@ export class Screen {
     home?: string,
   ) {
     // A row wider than the terminal is cut there and recorded under `home` (GuardedTUI below).
-    this.tui = new GuardedTUI(new ProcessTerminal(), home);
-    const terminal = this.tui.terminal;
+    const terminal = new ProcessTerminal();
+    gatherPastes(terminal);
+    this.tui = new GuardedTUI(terminal, home);
     this.editor = new PromptEditor(
       this.tui,
       theme.editor,
@@ -307,6 +308,8 @@ const MOST_COLUMNS_PER_CODE_UNIT = 3;
 export class GuardedTUI extends TUI {
   private records = 0;
   private lastFrame: string[] = [];
+  /** The frame before the last one's array, written over by the next frame (scrolled-rows.ts RowSink). */
+  private spareFrame: string[] = [];
   /** The rows above the screen, out of pi-tui's frames (scrolled-rows.ts). */
   readonly scrolled: ScrolledRows | undefined;
 
@@ -325,13 +328,20 @@ export class GuardedTUI extends TUI {
 
   /** In a frame, the rows below those scrolled above the screen; else every row. */
   override render(width: number): string[] {
-    return this.scrolled?.take() ?? this.fit(this.renderAll(width), width, 0);
+    // A copy: pi-tui changes what it is handed, and the frame's array is used again.
+    return this.scrolled?.take() ?? this.fit(this.renderAll(width).slice(), width, 0);
   }
 
-  /** Every row of the views as drawn; the last good frame's when a view fails. */
+  /** Every row of the views, written into the frame before last's array; on a failure the last frame's. */
   private renderAll(width: number): string[] {
+    const sink = { rows: this.spareFrame, count: 0 };
     try {
-      this.lastFrame = super.render(width);
+      for (const child of this.children) {
+        renderRowsInto(child, width, sink);
+      }
+      sink.rows.length = sink.count;
+      this.spareFrame = this.lastFrame;
+      this.lastFrame = sink.rows;
     } catch (error) {
       this.record(`a view failed to render at ${width} columns: ${errorName(error)}`);
     }

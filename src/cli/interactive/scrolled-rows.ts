@@ -1,4 +1,4 @@
-import type { TUI } from "@mariozechner/pi-tui";
+import { type Component, Container, type TUI } from "@mariozechner/pi-tui";
 
 /**
  * pi-tui's row bookkeeping (`TUI` in its dist/tui.js, 0.73.1 as pinned in package.json), private
@@ -161,4 +161,44 @@ function startsWith(rows: readonly string[], start: readonly string[]): boolean 
     }
   }
   return true;
+}
+
+/**
+ * A frame's rows being written: `rows[0 … count)` are this frame's; what lies beyond is the
+ * frame before's, overwritten in place. Writing into last-but-one frame's array instead of
+ * making a new one (pi-tui's `Container.render` concatenates every row of every view anew) keeps
+ * a long transcript's frames from making an array of all its rows each time (bench/notes/memory29.md).
+ */
+export interface RowSink {
+  rows: string[];
+  count: number;
+}
+
+/** A view that writes its rows (those its `render` answers) into a frame's {@link RowSink}. */
+export interface RowsWriter {
+  renderInto(width: number, sink: RowSink): void;
+}
+
+/** Appends `rows` to `sink`. */
+export function putRows(sink: RowSink, rows: readonly string[]): void {
+  for (const row of rows) {
+    sink.rows[sink.count++] = row;
+  }
+}
+
+/**
+ * Writes the rows `component.render(width)` answers into `sink`: a {@link RowsWriter} writes its
+ * own, a container whose render is pi-tui's plain concatenation has each child write its rows, any
+ * other view's are copied from its render.
+ */
+export function renderRowsInto(component: Component, width: number, sink: RowSink): void {
+  if (typeof (component as Partial<RowsWriter>).renderInto === "function") {
+    (component as Component & RowsWriter).renderInto(width, sink);
+  } else if (component instanceof Container && component.render === Container.prototype.render) {
+    for (const child of component.children) {
+      renderRowsInto(child, width, sink);
+    }
+  } else {
+    putRows(sink, component.render(width));
+  }
 }
