@@ -82,18 +82,6 @@ function enqueueAnswers(): void {
   );
 }
 
-/** A log's lines as `{type, data}`, ids, times and folders named as normalise() names them. */
-function comparable(jsonl: string) {
-  const events = jsonl
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
-  return normalise(events, { cwd: repository, home }).map(({ type, data }) => ({
-    type,
-    data: withoutTimes(data),
-  }));
-}
-
 /**
  * The fields that differ between any two runs (times, durations, the session id) or between the
  * stores (`eventsFileSizeBytes`: the file store's file only).
