@@ -99,7 +99,10 @@ function placeMark(folder: Folder, event: MarkEvent, data: Fields, at: number): 
       }
       const notes = Array.isArray(data.repaired) ? (data.repaired as RepairNote[]) : [];
       folder.resumeRepairs.push(...notes);
-      const repairs = notes.length > 0 ? `, ${notes.length} damaged line(s) repaired` : "";
+      const repairs =
+        notes.length > 0
+          ? `, ${notes.length} damaged ${notes.length === 1 ? "line" : "lines"} repaired`
+          : "";
       const mark: ViewMark = { kind: "resume", at, text: `session resumed${repairs}` };
       assignDefined(mark, { detail: text(data.notice) });
       folder.mark(mark);
