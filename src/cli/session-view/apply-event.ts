@@ -139,7 +139,7 @@ function markOf(
       return {
         kind: "autopilot_stopped",
         at,
-        text: `autopilot stopped after ${count(data.continues) ?? "?"} nudge(s): task not marked complete`,
+        text: `autopilot stopped after ${nudges(count(data.continues))}: task not marked complete`,
       };
     case "session.error":
       return { kind: "error", at, text: `error (${text(data.errorType)}): ${text(data.message)}` };
@@ -174,4 +174,9 @@ function markOf(
       return unhandled;
     }
   }
+}
+
+/** "1 nudge", "2 nudges", or "? nudges" when the event has no count. */
+function nudges(counted: number | undefined): string {
+  return counted === 1 ? "1 nudge" : `${counted ?? "?"} nudges`;
 }
