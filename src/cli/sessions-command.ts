@@ -49,7 +49,7 @@ export async function runSessionsCommand(
         io.stdout.write(withRepairMarks(renderConversation(events), repaired) + notes(events));
         if (repaired.length > 0) {
           io.stderr.write(
-            `turnloop: skipped ${repaired.length} damaged line(s) while reading (marked under the session line)\n`,
+            `turnloop: skipped ${repaired.length} damaged ${repaired.length === 1 ? "line" : "lines"} while reading (marked under the session line)\n`,
           );
         }
         return 0;

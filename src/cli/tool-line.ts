@@ -135,7 +135,9 @@ export function toolLines(
   return {
     line: `${mark} ${paint("2", `${call}${detail}${duration}${reason}`)}`,
     output: [
-      ...(more > 0 ? [paint("2", `    … ${more} more lines (--verbose shows all)`)] : []),
+      ...(more > 0
+        ? [paint("2", `    … ${more} more ${more === 1 ? "line" : "lines"} (--verbose shows all)`)]
+        : []),
       ...shown.map((line) => paint("2", `    ${line}`)),
     ],
   };

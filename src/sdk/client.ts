@@ -288,9 +288,9 @@ export class TurnloopClient {
     const { tools, onPermissionRequest, onSandboxBypassRequest, hooks, ...rest } = config;
     const { sessionId: _sessionId, ...settings } = rest;
     // A server this client spawns works in `cwd` unless `cliArgs` has `--cwd`: its own folder is
-    // the default. One listening on a port has another: this client's.
-    const clientFolder =
-      this.options.port === undefined ? undefined : (this.options.cwd ?? process.cwd());
+    // the default. One listening on a port works in its own `--cwd` unless this client names a
+    // `cwd`, as the Copilot SDK sends no `workingDirectory` the app did not give.
+    const clientFolder = this.options.port === undefined ? undefined : this.options.cwd;
     const workingDirectory = config.workingDirectory ?? clientFolder;
     return {
       ...settings,

@@ -67,8 +67,9 @@ export interface TurnloopClientOptions {
   cliArgs?: string[];
   /**
    * The working directory of the server this client spawns (default: `process.cwd()`), the folder
-   * of its new sessions unless `cliArgs` has `--cwd`; with `port`, the folder of new sessions.
-   * A session's own `workingDirectory` wins either way.
+   * of its new sessions unless `cliArgs` has `--cwd`; with `port`, the folder of new sessions when
+   * given (default: none, and new sessions work in the server's own `--cwd`). A session's own
+   * `workingDirectory` wins either way.
    */
   cwd?: string;
   /**
@@ -222,7 +223,8 @@ export interface SessionConfig {
   /** `append` (default) adds `content` to turnloop's system prompt; `replace` replaces it. */
   systemMessage?: { mode?: "append" | "replace"; content: string };
   /**
-   * The folder a new session works in; default: the client's `cwd`. A resumed session works in
+   * The folder a new session works in; default: the client's `cwd`, or, with `port` and no `cwd`,
+   * the server's `--cwd`. A resumed session works in
    * its own folder: `resumeSession` with another is refused.
    */
   workingDirectory?: string;

@@ -42,7 +42,7 @@ export async function recordDroppedPrompts(
   if (droppedPromptIds.length === 0) {
     return;
   }
-  const reason = `cancelled by the user: ${droppedPromptIds.length} queued prompt(s) sent from another worker dropped`;
+  const reason = `cancelled by the user: ${droppedPromptIds.length} queued ${droppedPromptIds.length === 1 ? "prompt" : "prompts"} sent from another worker dropped`;
   try {
     session.emit({ type: "abort", data: { reason, droppedPromptIds: [...droppedPromptIds] } });
     // An emit outside a running prompt is not committed at once; the follower reads the store.

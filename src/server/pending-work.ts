@@ -83,7 +83,7 @@ export function holdForResume(served: Holder, log: (message: string) => void): b
   const waiting = holdWaiting(served);
   if (waiting > 0) {
     log(
-      `session ${served.id}: the last app left while ${waiting} request(s) waited for an app; kept open for a resume (continuePendingWork)`,
+      `session ${served.id}: the last app left while ${waiting} ${waiting === 1 ? "request" : "requests"} waited for an app; kept open for a resume (continuePendingWork)`,
     );
   }
   return waiting > 0;

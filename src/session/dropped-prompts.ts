@@ -28,11 +28,17 @@ export function droppedPromptsMessage(
 ): string {
   const owner = ownerOf(sessionId);
   const single = prompts === "this";
-  const named = single ? "this prompt" : `${prompts} prompt(s) sent from this worker`;
+  const one = prompts === 1;
+  const counted = single ? "" : `${prompts} ${one ? "prompt" : "prompts"}`;
+  const named = single ? "this prompt" : `${counted} sent from this worker`;
   const queued = single
     ? "this queued prompt"
-    : `${prompts} queued prompt(s) sent from this worker`;
-  const resend = single ? "send it again to run it" : "send again to run them";
+    : `${prompts} queued ${one ? "prompt" : "prompts"} sent from this worker`;
+  const resend = single
+    ? "send it again to run it"
+    : one
+      ? "send again to run it"
+      : "send again to run them";
   switch (cause) {
     case "shutdown":
       return `${owner} closed it before ${named} ended; ${resend} here`;

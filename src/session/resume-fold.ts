@@ -165,7 +165,9 @@ export async function openForResume(
     const { log } = opened;
     const start = log.events.find((event) => event.type === "session.start");
     if (start?.type !== "session.start") {
-      throw new Error(`Session ${sessionId} has no session.start event; it cannot be resumed.`);
+      throw new Error(
+        `session ${sessionId} has no session.start event; it cannot be resumed. Its conversation can still be read (turnloop sessions show ${sessionId}, or sessions export ${sessionId} --format markdown); start a new session to go on`,
+      );
     }
     const state = fold.foldedAll(log) ? fold : await foldAgain(store, sessionId, fold, log);
     await beforeResume?.(start.data, state);

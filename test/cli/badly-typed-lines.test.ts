@@ -45,7 +45,7 @@ describe("badly typed log lines are skipped and reported, not crashing readers",
     }
     expect(shown.stdout).toContain("\n> hello there\nfirst answer\n");
     expect(shown.stderr).toBe(
-      `turnloop: skipped ${BADLY_TYPED_LINES.length} damaged line(s) while reading ` +
+      `turnloop: skipped ${BADLY_TYPED_LINES.length} damaged lines while reading ` +
         "(marked under the session line)\n",
     );
   });

@@ -100,7 +100,7 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
         env: cleanEnvironment({ TURNLOOP_HOME: home }),
       });
       expect(result.stderr).toBe(
-        "turnloop: skipped 3 damaged line(s) while reading (marked in the view)\n",
+        "turnloop: skipped 3 damaged lines while reading (marked in the view)\n",
       );
       const file = join(home, "session-state", "golden-damaged", "view.html");
       expect(result.stdout).toBe(`${file}\n`);

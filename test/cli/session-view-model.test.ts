@@ -258,7 +258,7 @@ describe("autopilot's cap", () => {
       view.turns.map((turn) => turn.marks.map((mark) => `${mark.kind}: ${mark.text}`)),
     ).toEqual([[], ["nudge: autopilot nudge"]]);
     expect(view.prompts.map((prompt) => prompt.closingMarks.map((mark) => mark.text))).toEqual([
-      ["autopilot stopped after 1 nudge(s): task not marked complete"],
+      ["autopilot stopped after 1 nudge: task not marked complete"],
     ]);
     expect(view.prompts.map((prompt) => prompt.stopReason)).toEqual(["end_turn"]);
   });

@@ -40,7 +40,7 @@ describe("turnloop sessions show of a damaged log", () => {
         "[no stop recorded]\n" +
         // The golden log's folder is not on this machine.
         "(its folder /w is gone: create or restore it to resume the session)\n",
-      stderr: "turnloop: skipped 3 damaged line(s) while reading (marked under the session line)\n",
+      stderr: "turnloop: skipped 3 damaged lines while reading (marked under the session line)\n",
     });
   });
 
@@ -57,8 +57,8 @@ describe("turnloop sessions show of a damaged log", () => {
       notes.push(result.stderr);
     }
     expect(notes).toEqual([
-      "turnloop: skipped 3 damaged line(s) while reading (listed in summary.repaired)\n",
-      "turnloop: skipped 3 damaged line(s) while reading (listed under the summary table)\n",
+      "turnloop: skipped 3 damaged lines while reading (listed in summary.repaired)\n",
+      "turnloop: skipped 3 damaged lines while reading (listed under the summary table)\n",
     ]);
   });
 });

@@ -61,6 +61,17 @@ describe("tool lines in text mode", () => {
     ]);
   });
 
+  test("one line left out is counted as one line", async ({ cli, model }) => {
+    const script = "seq 1 6; exit 2";
+    model.enqueue({ toolCalls: [bash("call_1", script)] }, { text: "Done." });
+    const result = await run(cli);
+    expect(toolLines(result.stderr)).toEqual([
+      `✗ bash ${script} failed (exit code 2) (N ms)`,
+      "    … 1 more line (--verbose shows all)",
+      ...[2, 3, 4, 5, 6].map((line) => `    ${line}`),
+    ]);
+  });
+
   test("--verbose shows every line of the failed command", async ({ cli, model }) => {
     model.enqueue({ toolCalls: [bash("call_1", "seq 1 8; exit 1")] }, { text: "Done." });
     const result = await run(cli, ["--verbose"]);

@@ -15,12 +15,16 @@ export interface TcpServer {
   stop(): Promise<void>;
 }
 
-/** Starts the built CLI's TCP server with the fixture's env; `env` adds to it. */
+/**
+ * Starts the built CLI's TCP server in the fixture's folder with the fixture's env; `env` adds to
+ * it, `args` to its arguments (e.g. `["--cwd", folder]`).
+ */
 export async function startTcpServer(
   fixture: Fixture,
   env: Record<string, string> = {},
+  args: readonly string[] = [],
 ): Promise<TcpServer> {
-  const child = spawn(process.execPath, [CLI_PATH, "--headless", "--port", "0"], {
+  const child = spawn(process.execPath, [CLI_PATH, "--headless", "--port", "0", ...args], {
     env: { ...fixture.env, ...env },
     cwd: fixture.cwd,
   });

@@ -43,7 +43,7 @@ describeWorkers("a follower's prompt on a worker that dies", (workers) => {
     await queuedOnA.opened;
     workerA.process.kill("SIGKILL");
     await workerA.exited;
-    const message = `the worker running session ${onA.sessionId} stopped (its lease lapsed) before 1 prompt(s) sent from this worker started; send again to run them here`;
+    const message = `the worker running session ${onA.sessionId} stopped (its lease lapsed) before 1 prompt sent from this worker started; send again to run it here`;
     expect(await waited).toBe(message);
     // sendAndWait rejects at the session.error; the idle follows it.
     await idleOnB.opened;

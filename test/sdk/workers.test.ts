@@ -246,7 +246,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     expect(seenOnB.events[5]).toMatchObject({
       data: {
         errorType: "server",
-        message: `the worker running session ${onA.sessionId} closed it before 1 prompt(s) sent from this worker ended; send again to run them here`,
+        message: `the worker running session ${onA.sessionId} closed it before 1 prompt sent from this worker ended; send again to run it here`,
       },
     });
     // B's prompt never ran: only A's reached the model.
@@ -273,7 +273,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     );
     await queuedOnA;
     await onA.abort();
-    const message = `the worker running session ${onA.sessionId} dropped 1 queued prompt(s) sent from this worker unrun: its own client aborted; send again to run them`;
+    const message = `the worker running session ${onA.sessionId} dropped 1 queued prompt sent from this worker unrun: its own client aborted; send again to run it`;
     expect(await waited).toBe(message);
     // sendAndWait rejects at the session.error; the idle follows it.
     await idle;

@@ -11,14 +11,18 @@ describe("what a follower's client is told of prompts the owner dropped", () => 
     const messages = (["shutdown", "abort", "lapsed"] as const).flatMap((cause) => [
       droppedPromptsMessage("s-1", cause, "this"),
       droppedPromptsMessage("s-1", cause, 2),
+      droppedPromptsMessage("s-1", cause, 1),
     ]);
     expect(messages).toEqual([
       `${owner} closed it before this prompt ended; send it again to run it here`,
-      `${owner} closed it before 2 prompt(s) sent from this worker ended; send again to run them here`,
+      `${owner} closed it before 2 prompts sent from this worker ended; send again to run them here`,
+      `${owner} closed it before 1 prompt sent from this worker ended; send again to run it here`,
       `${owner} dropped this queued prompt unrun: its own client aborted; send it again to run it`,
-      `${owner} dropped 2 queued prompt(s) sent from this worker unrun: its own client aborted; send again to run them`,
+      `${owner} dropped 2 queued prompts sent from this worker unrun: its own client aborted; send again to run them`,
+      `${owner} dropped 1 queued prompt sent from this worker unrun: its own client aborted; send again to run it`,
       `${owner} stopped (its lease lapsed) before this prompt started; send it again to run it here`,
-      `${owner} stopped (its lease lapsed) before 2 prompt(s) sent from this worker started; send again to run them here`,
+      `${owner} stopped (its lease lapsed) before 2 prompts sent from this worker started; send again to run them here`,
+      `${owner} stopped (its lease lapsed) before 1 prompt sent from this worker started; send again to run it here`,
     ]);
   });
 

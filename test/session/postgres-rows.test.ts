@@ -129,7 +129,7 @@ describe.skipIf(postgresUnavailable !== undefined)("rows of the PostgreSQL store
       stdout: [sessionLine, `[damaged line ${turnStart} skipped (invalid_json)]`, ...rest].join(
         "\n",
       ),
-      stderr: "turnloop: skipped 1 damaged line(s) while reading (marked under the session line)\n",
+      stderr: "turnloop: skipped 1 damaged line while reading (marked under the session line)\n",
     });
     const exported = await run(["sessions", "export", sessionId, "--format", "jsonl"]);
     // The damaged row as it is, on a line of its own; every other row as stored.

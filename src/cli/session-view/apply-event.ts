@@ -99,7 +99,10 @@ function placeMark(folder: Folder, event: MarkEvent, data: Fields, at: number): 
       }
       const notes = Array.isArray(data.repaired) ? (data.repaired as RepairNote[]) : [];
       folder.resumeRepairs.push(...notes);
-      const repairs = notes.length > 0 ? `, ${notes.length} damaged line(s) repaired` : "";
+      const repairs =
+        notes.length > 0
+          ? `, ${notes.length} damaged ${notes.length === 1 ? "line" : "lines"} repaired`
+          : "";
       const mark: ViewMark = { kind: "resume", at, text: `session resumed${repairs}` };
       assignDefined(mark, { detail: text(data.notice) });
       folder.mark(mark);
@@ -136,7 +139,7 @@ function markOf(
       return {
         kind: "autopilot_stopped",
         at,
-        text: `autopilot stopped after ${count(data.continues) ?? "?"} nudge(s): task not marked complete`,
+        text: `autopilot stopped after ${nudges(count(data.continues))}: task not marked complete`,
       };
     case "session.error":
       return { kind: "error", at, text: `error (${text(data.errorType)}): ${text(data.message)}` };
@@ -171,4 +174,9 @@ function markOf(
       return unhandled;
     }
   }
+}
+
+/** "1 nudge", "2 nudges", or "? nudges" when the event has no count. */
+function nudges(counted: number | undefined): string {
+  return counted === 1 ? "1 nudge" : `${counted ?? "?"} nudges`;
 }

@@ -168,7 +168,7 @@ function reportRepairs(view: SessionView, format: ExportFormat, io: ViewCommandI
   const now = view.summary.repaired.filter((note) => note.when === "now").length;
   if (now > 0) {
     io.stderr.write(
-      `turnloop: skipped ${now} damaged line(s) while reading (${REPAIRS_SHOWN[format]})\n`,
+      `turnloop: skipped ${now} damaged ${now === 1 ? "line" : "lines"} while reading (${REPAIRS_SHOWN[format]})\n`,
     );
   }
 }

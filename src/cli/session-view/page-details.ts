@@ -82,7 +82,7 @@ function toolDetails(turn, tool) {
     permissionBlock(tool.permission),
     tool.errorMessage ? element("p", { class: "error", text: "error" + (tool.errorCode ? " (" + tool.errorCode + ")" : "") + ": " + tool.errorMessage }) : null,
     tool.result !== undefined ? block("result", tool.result, "result") : element("p", { class: "meta", text: "no result in the log" }),
-    tool.imageCount ? element("p", { class: "meta", text: tool.imageCount + " image(s) returned (not included in this file)" }) : null,
+    tool.imageCount ? element("p", { class: "meta", text: tool.imageCount + (tool.imageCount === 1 ? " image" : " images") + " returned (not included in this file)" }) : null,
   ]);
 }
 

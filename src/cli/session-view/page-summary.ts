@@ -126,7 +126,7 @@ function renderPromptList(prompts) {
 function renderRepairs(notes) {
   if (notes.length === 0) return null;
   return element("div", { class: "repairs" }, [
-    element("strong", { text: "Damaged log: " + notes.length + " line(s) skipped. " }),
+    element("strong", { text: "Damaged log: " + notes.length + (notes.length === 1 ? " line" : " lines") + " skipped. " }),
     element("ul", {}, notes.map(function (note) {
       return element("li", { class: "repaired", "data-line": note.line, text:
         "line " + note.line + " (byte " + note.offset + ", " + note.length + " bytes): " +

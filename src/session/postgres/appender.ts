@@ -14,6 +14,7 @@ import { type LogScan, scanEvent } from "../session-metadata.js";
 import { CommitQueue, type SessionAppender } from "../session-store.js";
 import type { Database } from "./database.js";
 import { type Lease, LeaseLostError, releaseLease, type Worker } from "./lease.js";
+import { storedOptionalText, storedText } from "./stored-text.js";
 
 /** One queued row of `events`. */
 export interface PendingRow {
@@ -65,15 +66,11 @@ export async function writeRows(
         scan.eventCount,
         scan.turns,
         scan.size,
-        scan.start?.cwd ?? null,
-        scan.model ?? scan.start?.model ?? null,
-        scan.start?.startTime ?? null,
-        scan.firstPrompt,
-        scan.lastTimestamp,
+        ...storedMetadata(scan),
         rows.map((row) => row.seq),
-        rows.map((row) => row.type),
+        rows.map((row) => storedText(row.type)),
         rows.map((row) => row.timestamp),
-        rows.map((row) => row.data),
+        rows.map((row) => storedText(row.data)),
       ],
     );
   });
@@ -82,6 +79,20 @@ export async function writeRows(
   }
   lease.nextSeq = nextSeq;
   return true;
+}
+
+/**
+ * The listing metadata of `scan` as the `sessions` columns `cwd`, `model`, `start_time`, `title`
+ * and `last_activity` hold them (stored-text.ts).
+ */
+export function storedMetadata(scan: LogScan): (string | null)[] {
+  return [
+    scan.start?.cwd ?? null,
+    scan.model ?? scan.start?.model ?? null,
+    scan.start?.startTime ?? null,
+    scan.firstPrompt,
+    scan.lastTimestamp,
+  ].map(storedOptionalText);
 }
 
 /**

@@ -19,6 +19,7 @@ import {
 import type { Database } from "./database.js";
 import { isHeld, toHolder, type Worker } from "./lease.js";
 import type { CommitListener } from "./notify.js";
+import { readJson, readText, storedJson, storedText } from "./stored-text.js";
 
 /** The channel announcing inbox messages; the payload is the session id. */
 export const INBOX_CHANNEL = "turnloop_inbox";
@@ -53,7 +54,7 @@ export async function postMessage(
          RETURNING epoch
        )
        SELECT holder.owner, (SELECT epoch FROM posted) AS epoch FROM holder`,
-      [sessionId, message.kind, JSON.stringify(message.payload ?? null)],
+      [sessionId, message.kind, storedJson(message.payload ?? null)],
     ),
   );
   const [row] = rows;
@@ -117,7 +118,7 @@ export async function takeMessages(
       const kind = INBOX_KINDS.find((known) => known === row.kind);
       return kind === undefined
         ? []
-        : [{ sessionId: row.session_id, message: { kind, payload: row.payload } }];
+        : [{ sessionId: row.session_id, message: { kind, payload: readJson(row.payload) } }];
     });
 }
 
@@ -164,9 +165,9 @@ export async function withdrawPrompts(
       `DELETE FROM inbox WHERE session_id = $1 AND kind = 'prompt'
          AND payload->>'promptId' = ANY($2::text[]) AND (epoch IS NULL OR epoch < $3)
        RETURNING payload->>'promptId' AS prompt_id`,
-      [sessionId, [...promptIds], epoch],
+      [sessionId, [...promptIds].map(storedText), epoch],
     );
-    const withdrawnIds = withdrawn.rows.map((deleted) => deleted.prompt_id);
+    const withdrawnIds = withdrawn.rows.map((deleted) => readText(deleted.prompt_id));
     return { withdrawn: withdrawnIds, ownerStopped, epoch };
   });
 }

@@ -12,6 +12,7 @@ import type { SessionSummary, StoredLog } from "../session-store.js";
 import { byNewestActivity } from "../store.js";
 import type { Database } from "./database.js";
 import { missingSession } from "./lease.js";
+import { readText } from "./stored-text.js";
 
 /** A log as read, with the sizes the writer needs. */
 export interface ReadLog extends StoredLog {
@@ -88,7 +89,7 @@ async function selectRows(
     throw missingSession(sessionId);
   }
   const stored = rows.flatMap(({ seq, data }) =>
-    seq === null ? [] : [{ seq: Number(seq), data: data ?? "" }],
+    seq === null ? [] : [{ seq: Number(seq), data: readText(data ?? "") }],
   );
   return { nextSeq: Number(first.next_seq), rows: stored };
 }
@@ -205,9 +206,22 @@ export async function listRows(
   );
   const wanted = filter.cwd === undefined ? undefined : resolve(filter.cwd);
   return rows
+    .map(readSummaryRow)
     .filter((row) => wanted === undefined || (row.cwd !== null && resolve(row.cwd) === wanted))
     .map((row) => toSummary(row, database.displayUrl))
     .sort(byNewestActivity);
+}
+
+/** `row` with its text columns read back (stored-text.ts). */
+function readSummaryRow(row: SummaryRow): SummaryRow {
+  return {
+    ...row,
+    cwd: readText(row.cwd),
+    model: readText(row.model),
+    start_time: readText(row.start_time),
+    last_activity: readText(row.last_activity),
+    title: readText(row.title),
+  };
 }
 
 function toSummary(row: SummaryRow, where: string): SessionSummary {

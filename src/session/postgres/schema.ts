@@ -10,6 +10,8 @@
  * - `events`: one row per line of the session's log; `data` is exactly the line the file store
  *   writes in `events.jsonl`, its `\n` included (query it with `data::jsonb`), `seq` its line
  *   number, `epoch` the lease under which it was written.
+ * Every string is stored and read through stored-text.ts (U+0000, which no `text` or `jsonb` value
+ * holds, escaped reversibly).
  * - `inbox`: prompts, permission answers and aborts sent to a session's owner by another worker;
  *   a row is deleted when its owner takes it, when its sender withdraws it, or unread once
  *   expired (inbox.ts); `epoch` is the lease it was sent to (rows of version 1 have none).

@@ -7,10 +7,11 @@
 
 import { decodeEventLine } from "../event-log.js";
 import { scanLog } from "../session-metadata.js";
-import { storableTimestamp } from "./appender.js";
+import { storableTimestamp, storedMetadata } from "./appender.js";
 import type { Database } from "./database.js";
 import { missingSession } from "./lease.js";
 import { exportedLog } from "./read.js";
+import { readText, storedText } from "./stored-text.js";
 
 /**
  * The session's rows' lines, in order, one line per row (read.ts {@link exportedLog}).
@@ -28,12 +29,13 @@ export async function exportRows(database: Database, sessionId: string): Promise
   if (rows.length === 0) {
     throw missingSession(sessionId);
   }
-  return exportedLog(rows.flatMap((row) => (row.data === null ? [] : [row.data])));
+  return exportedLog(rows.flatMap((row) => (row.data === null ? [] : [readText(row.data)])));
 }
 
 /**
  * Stores `log` as the new session `sessionId`, one row per line, with its listing metadata; no
  * one holds its lease afterwards.
+ * A line holding U+0000 (a damaged one) is stored through stored-text.ts and read back whole.
  * @throws Error when a session with that id exists, or the bytes are not UTF-8 (a column of
  * type `text` cannot hold them).
  */
@@ -47,20 +49,16 @@ export async function importRows(database: Database, sessionId: string, log: Buf
   const scan = scanLog(log);
   const stored = await database.transaction(async (client) => {
     const { rowCount } = await client.query(
-      `INSERT INTO sessions (id, status, next_seq, cwd, model, start_time, title, turns,
-         event_count, size, last_activity)
+      `INSERT INTO sessions (id, status, next_seq, cwd, model, start_time, title, last_activity,
+         turns, event_count, size)
        VALUES ($1, 'idle', $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
       [
         sessionId,
         lines.length + 1,
-        scan.start?.cwd ?? null,
-        scan.model ?? scan.start?.model ?? null,
-        scan.start?.startTime ?? null,
-        scan.firstPrompt,
+        ...storedMetadata(scan),
         scan.turns,
         scan.eventCount,
         log.length,
-        scan.lastTimestamp,
       ],
     );
     if (rowCount === 0) {
@@ -73,11 +71,13 @@ export async function importRows(database: Database, sessionId: string, log: Buf
       [
         sessionId,
         lines.map((_, index) => index + 1),
-        decoded.map((result) => (result.kind === "event" ? result.event.type : result.kind)),
+        decoded.map((result) =>
+          storedText(result.kind === "event" ? result.event.type : result.kind),
+        ),
         decoded.map((result) =>
           result.kind === "event" ? storableTimestamp(result.event.timestamp) : null,
         ),
-        lines,
+        lines.map(storedText),
       ],
     );
     return true;
