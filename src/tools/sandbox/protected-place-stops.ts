@@ -165,6 +165,9 @@ export function withLandingPaths(
   cwd: string,
   realRoots: readonly string[],
 ): string {
+  if (!REFUSED_WRITE.test(output)) {
+    return output;
+  }
   let refused = 0;
   return output
     .split("\n")
