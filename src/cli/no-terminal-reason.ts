@@ -36,8 +36,10 @@ const LIMIT_FLAGS: LimitSettings = {
   folders: "--add-dir",
 };
 
-function sandboxWayOut(limit: SandboxLimit): string {
-  return `rerun with ${liftingSetting(limit, LIMIT_FLAGS)}, or run -p on a terminal to be asked`;
+/** The way out of a `limit` the sandbox hit; `protectedFlags` in place of `LIMIT_FLAGS.protected`. */
+function sandboxWayOut(limit: SandboxLimit, protectedFlags = LIMIT_FLAGS.protected): string {
+  const flags = { ...LIMIT_FLAGS, protected: protectedFlags };
+  return `rerun with ${liftingSetting(limit, flags)}, or run -p on a terminal to be asked`;
 }
 
 /** The cases of the table, decided by {@link caseOf}. */
@@ -54,6 +56,7 @@ type NoTerminalCase =
   | "sandbox-read-only"
   | "sandbox-outside-workspace"
   | "sandbox-protected"
+  | "sandbox-protected-auto"
   | "other";
 
 /**
@@ -81,6 +84,13 @@ const WAY_OUT: Record<NoTerminalCase, string> = {
   "sandbox-read-only": sandboxWayOut("read-only"),
   "sandbox-outside-workspace": sandboxWayOut("outside-workspace"),
   "sandbox-protected": sandboxWayOut("protected"),
+  // `--permission-mode auto` and `--sandbox danger-full-access` are a usage error together, and
+  // so is `--permission-mode` given twice (argument-flags.ts): under auto the advice names the
+  // mode `ask` in place of `auto`.
+  "sandbox-protected-auto": sandboxWayOut(
+    "protected",
+    `--permission-mode ask ${LIMIT_FLAGS.protected}, in place of --permission-mode auto`,
+  ),
   other: "rerun with --allow-tool RULE or --allow-all-tools",
 };
 
@@ -163,7 +173,8 @@ function caseOf(
   }
   const stopped = question.sandbox?.outsideReason;
   if (stopped !== undefined) {
-    return `sandbox-${sandboxLimit(stopped, confinement?.policy)}`;
+    const limit = sandboxLimit(stopped, confinement?.policy);
+    return limit === "protected" && mode === "auto" ? "sandbox-protected-auto" : `sandbox-${limit}`;
   }
   const confined = confinement !== undefined && confinement.policy !== "danger-full-access";
   if (question.command !== undefined) {

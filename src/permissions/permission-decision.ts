@@ -5,6 +5,7 @@ import type { JsonObject, PermissionScope, ToolRequest } from "../events/events.
 import type { AnyTool, McpToolOrigin, ToolCallScope, ToolKind } from "../tools/define-tool.js";
 import { isInConfiguredPlace } from "../tools/sandbox/configured-places.js";
 import { LATER_RUN_CONFIGURATION, laterRunReason } from "../tools/sandbox/policy.js";
+import { linkedPlaceOf } from "../tools/sandbox/real-paths.js";
 import { commandPrefix } from "./command-prefix.js";
 import {
   type CommandConfinement,
@@ -257,7 +258,9 @@ function autoAllows(
  * git's user config and `.local/bin`: run by the shell or git later; an editor's, npm's, yarn's,
  * direnv's and other agents' project files and `.gitmodules`, which those programs act on later),
  * wherever it lies: some run of the path's segments spells one (`~/.bashrc`,
- * `/w/.config/git/config`, `.local/bin/git`, `pkg/.vscode/tasks.json`). Permission mode `auto`
+ * `/w/.config/git/config`, `.local/bin/git`, `pkg/.vscode/tasks.json`), or one of them in a
+ * folder holding the path is a symbolic link to where it lands (`/w/cfg/vscode/tasks.json` where
+ * `/w/.vscode -> cfg/vscode`: tools/sandbox/real-paths.ts `linkedPlaceOf`). Permission mode `auto`
  * asks about an edit to any of them: an edit made without asking must not loosen what later runs
  * may do (the sandbox keeps `.git/hooks`, `.git/config` and that list read-only for commands for
  * the same reason).
@@ -273,10 +276,14 @@ export function isConfigurationOfLaterRuns(path: string): boolean {
  */
 export function laterRunReasonOf(path: string): string | undefined {
   const segments = path.split(sep);
-  if (segments.includes(".git")) {
+  const places = [".git", ...LATER_RUN_CONFIGURATION];
+  // Named by the path, or a link to a folder holding it (`.vscode -> cfg/vscode`): the sandbox
+  // keeps what such a link leads through read-only too (configuration-chain.ts).
+  const place =
+    places.find((each) => spells(segments, each.split("/"))) ?? linkedPlaceOf(path, places);
+  if (place === ".git") {
     return "git runs the hooks and reads the config in .git later, outside the sandbox";
   }
-  const place = LATER_RUN_CONFIGURATION.find((each) => spells(segments, each.split("/")));
   if (place !== undefined) {
     return laterRunReason(place, place);
   }

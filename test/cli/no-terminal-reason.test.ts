@@ -139,19 +139,31 @@ describe("the reason -p gives for a call it had no terminal to ask about", () =>
     await writeFile(join(repository, ".git", "config"), "[core]\n\thooksPath = .husky/_\n");
     const outside = await mkdtemp(join("/var/tmp", "turnloop-no-terminal-"));
     try {
-      const results: Array<{ name: string; reason: unknown }> = [];
+      // The cases with the same flags share one `-p` run: the model asks for their calls in one
+      // reply, and each call's refusal is read by its id (17 cases, 6 runs).
       const run = cases.filter((each) => sandboxWorks || each.sandbox !== true);
-      for (const { name, call, flags } of run) {
-        const args = JSON.parse(JSON.stringify(call.arguments).replaceAll("OUTSIDE", outside));
-        model.enqueue(
-          { toolCalls: [{ id: "call_1", name: call.name, arguments: JSON.stringify(args) }] },
-          { text: "Refused." },
-        );
-        const result = await cli(["-p", "go", ...flags]);
-        expect([name, result.code]).toEqual([name, 0]);
-        const tool = chatMessages(model, -1).find((message) => message.role === "tool");
-        results.push({ name, reason: tool?.content });
+      const byFlags = new Map<string, Case[]>();
+      for (const each of run) {
+        const key = JSON.stringify(each.flags);
+        byFlags.set(key, [...(byFlags.get(key) ?? []), each]);
       }
+      const reasons = new Map<string, unknown>();
+      for (const [flags, group] of byFlags) {
+        const toolCalls = group.map(({ call }, index) => ({
+          id: `call_${index}`,
+          name: call.name,
+          arguments: JSON.stringify(call.arguments).replaceAll("OUTSIDE", outside),
+        }));
+        model.enqueue({ toolCalls }, { text: "Refused." });
+        const result = await cli(["-p", "go", ...JSON.parse(flags)]);
+        expect([flags, result.code]).toEqual([flags, 0]);
+        const messages = chatMessages(model, -1);
+        for (const [index, { name }] of group.entries()) {
+          const tool = messages.find((message) => message.tool_call_id === `call_${index}`);
+          reasons.set(name, tool?.content);
+        }
+      }
+      const results = run.map(({ name }) => ({ name, reason: reasons.get(name) }));
       expect(results).toEqual(
         run.map(({ name, call, reason }) => ({
           name,

@@ -1,7 +1,9 @@
+import { spawn } from "node:child_process";
 import { existsSync, realpathSync } from "node:fs";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describe, expect } from "vitest";
+import { CLI_PATH, outputOf } from "../support/cli.js";
 import { test } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
 import { requireSandbox } from "../support/sandbox.js";
@@ -93,12 +95,16 @@ function autoRefusal(tool: string, file: string, why: string): string {
   );
 }
 
-/** What the model hears when the sandbox stopped `command` and nobody could be asked. */
+/**
+ * What the model hears when the sandbox stopped `command` and nobody could be asked, under
+ * `--permission-mode auto` (which `--sandbox danger-full-access` contradicts, as a second
+ * `--permission-mode` does: the advice names `--permission-mode ask` in place of auto).
+ */
 function sandboxStop(command: string, reason: string): string {
   return (
     `The sandbox stopped this command: ${reason}. It was not run outside the sandbox: no ` +
-    "terminal to ask on; rerun with --sandbox danger-full-access --allow-tool " +
-    `'bash(${command})' (commands run without the sandbox, the only way to write that place), ` +
+    "terminal to ask on; rerun with --permission-mode ask --sandbox danger-full-access --allow-tool " +
+    `'bash(${command})', in place of --permission-mode auto (commands run without the sandbox, the only way to write that place), ` +
     "or run -p on a terminal to be asked."
   );
 }
@@ -173,10 +179,12 @@ describe.runIf(sandboxWorks)("what other programs in the workspace run later", (
             `the sandbox keeps ${place} read-only whatever the settings: ${why("it")} (Read-only file system)`,
           ),
       ),
-      expect.stringMatching(
-        // Refused; the reason reads the path as printed, so it does not name .vscode yet.
-        /^bash: line 1: link-to-vscode\/launch\.json: Read-only file system\n<exited with exit code 1>\nThe sandbox stopped this command: /,
-      ),
+      // The reason names the place the write went through the link to, not the path as printed.
+      "bash: line 1: link-to-vscode/launch.json: Read-only file system\n<exited with exit code 1>\n" +
+        sandboxStop(
+          "echo x > link-to-vscode/launch.json",
+          `the sandbox keeps .vscode read-only whatever the settings: ${PLACES[0]?.why("it")} (Read-only file system)`,
+        ),
       "written\n<exited with exit code 0>",
     ]);
     for (const { file } of PLACES) {
@@ -217,28 +225,78 @@ describe.runIf(sandboxWorks)("what other programs in the workspace run later", (
     }
   });
 
-  // Auto's question for an edit reads the path's own segments: an edit of cfg/vscode/tasks.json
-  // is not asked about (as for .turnloop -> cfg/tl); the sandbox keeps it from commands.
+  // Auto judges the place an edit lands (the real path of its nearest existing folder), as the
+  // sandbox does for commands: an edit of cfg/vscode/tasks.json where .vscode -> cfg/vscode is
+  // asked about, as is a file made in settings/tl where .turnloop -> settings/tl.
   test("a place that is a symbolic link into the workspace: what it leads through is kept too", async ({
     cli,
     model,
     repository,
   }) => {
     await mkdir(join(repository, "cfg", "vscode"), { recursive: true });
+    await mkdir(join(repository, "settings", "tl"), { recursive: true });
     await writeFile(join(repository, "cfg", "vscode", "tasks.json"), "before\n");
     await symlink(join("cfg", "vscode"), join(repository, ".vscode"));
+    await symlink(join("settings", "tl"), join(repository, ".turnloop"));
     const command = "echo x > cfg/vscode/tasks.json";
-    const results = await toolResults(cli, model, [bashCall(command)]);
+    const results = await toolResults(cli, model, [
+      bashCall(command),
+      {
+        name: "edit",
+        arguments: { path: "cfg/vscode/tasks.json", old_str: "before", new_str: "after" },
+      },
+      { name: "create", arguments: { path: "settings/tl/config.json", file_text: "{}\n" } },
+      { name: "create", arguments: { path: "cfg/other.json", file_text: "{}\n" } },
+    ]);
     expect(results).toEqual([
       "bash: line 1: cfg/vscode/tasks.json: Read-only file system\n<exited with exit code 1>\n" +
         sandboxStop(
           command,
           `the sandbox keeps cfg read-only whatever the settings: .vscode leads through it, and ${PLACES[0]?.why(".vscode")} (Read-only file system)`,
         ),
+      autoRefusal("edit", "cfg/vscode/tasks.json", PLACES[0]?.why(".vscode") ?? ""),
+      autoRefusal(
+        "create",
+        "settings/tl/config.json",
+        "turnloop reads .turnloop to configure later runs (permissions, base URL, MCP servers it starts)",
+      ),
+      `Created file ${join(repository, "cfg", "other.json")} with 3 characters`,
     ]);
     expect(await readFile(join(repository, "cfg", "vscode", "tasks.json"), "utf8")).toBe(
       "before\n",
     );
+    expect(existsSync(join(repository, "settings", "tl", "config.json"))).toBe(false);
+  });
+
+  // -p under auto advised `--sandbox danger-full-access`, a usage error next to
+  // `--permission-mode auto`: the advice, followed, must run the command.
+  test("under auto, the advised flags for a stopped write parse and run it", async ({
+    cli,
+    model,
+    environment,
+    repository,
+  }) => {
+    await plantPlaces(repository);
+    const call = bashCall("echo x > .vscode/tasks.json");
+    const [stopped] = await toolResults(cli, model, [call]);
+    const advice =
+      /rerun with (.*), in place of --permission-mode auto \(commands run without/.exec(
+        stopped ?? "",
+      )?.[1];
+    expect(advice).toBeDefined();
+    model.enqueue(
+      { toolCalls: [{ id: "call_0", name: "bash", arguments: JSON.stringify(call.arguments) }] },
+      { text: "Ran it." },
+    );
+    const line = `exec '${process.execPath}' '${CLI_PATH}' -p go ${advice}`;
+    const child = spawn("sh", ["-c", line], { cwd: repository, env: environment() });
+    const { code, stdout, stderr } = await outputOf(child);
+    expect({ code, stdout, stderr }).toEqual({
+      code: 0,
+      stdout: "Ran it.\n",
+      stderr: expect.any(String),
+    });
+    expect(await readFile(join(repository, ".vscode", "tasks.json"), "utf8")).toBe("x\n");
   });
 });
 

@@ -1,5 +1,6 @@
-import { basename } from "node:path";
+import { basename, relative, resolve } from "node:path";
 import { LATER_RUN_CONFIGURATION, laterRunReason, PROTECTED_REASON_START } from "./policy.js";
+import { isInside, landingPath } from "./real-paths.js";
 
 /*
  * The places inside a writable root that the sandbox keeps read-only under every policy
@@ -146,6 +147,47 @@ export function protectedPlaceStop(
     }
   }
   return undefined;
+}
+
+/** How many lines showing a refused write {@link withLandingPaths} reads. */
+const LANDING_LINES = 20;
+
+/**
+ * `output` with each line that shows a refused write followed by where the paths it names land
+ * (real-paths.ts `landingPath` of each word read against `cwd`, relative to the one of
+ * `realRoots` holding it), when that reads differently: `link-to-vscode/launch.json: Read-only
+ * file system` names `.vscode/launch.json` too, so {@link protectedPlaceStop} names the place the
+ * write went to, not the path as printed. Only the first {@link LANDING_LINES} such lines are
+ * read (`find /` prints thousands of `Permission denied`).
+ */
+export function withLandingPaths(
+  output: string,
+  cwd: string,
+  realRoots: readonly string[],
+): string {
+  if (!REFUSED_WRITE.test(output)) {
+    return output;
+  }
+  let refused = 0;
+  return output
+    .split("\n")
+    .map((line) => {
+      if (!REFUSED_WRITE.test(line) || ++refused > LANDING_LINES) {
+        return line;
+      }
+      const landings = line.split(/\s+/).flatMap((word) => {
+        const path = word.replace(/^['"`]+|['"`:,;]+$/g, "");
+        if (path === "") {
+          return [];
+        }
+        const landing = landingPath(resolve(cwd, path));
+        const root = realRoots.find((each) => isInside(landing, each));
+        const shown = root === undefined ? landing : relative(root, landing);
+        return shown === path || shown === "" ? [] : [shown];
+      });
+      return landings.length === 0 ? line : `${line} ${landings.join(" ")}`;
+    })
+    .join("\n");
 }
 
 function escaped(name: string): string {

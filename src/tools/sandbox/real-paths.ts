@@ -1,5 +1,5 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
-import { sep } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 
 /** Where a path leads: its real path and whether that is a folder. */
 export interface ResolvedPath {
@@ -54,4 +54,41 @@ function resolveNow(path: string): ResolvedPath | undefined {
 /** Whether `path` is `folder` or lies below it; both absolute and normalised. */
 export function isInside(path: string, folder: string): boolean {
   return path === folder || path.startsWith(folder === sep ? folder : `${folder}${sep}`);
+}
+
+/** The real path of `path` (absolute), or of its nearest existing parent joined with the rest. */
+export function landingPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(landingPath(parent), basename(path));
+  }
+}
+
+/**
+ * The first of `places` (names below a folder, e.g. `.vscode`) that, in a folder holding `path`
+ * (real, absolute), is a symbolic link to `path` or a folder above it: the place a write to
+ * `path` lands in although the path's own names do not spell it (`/w/cfg/vscode/tasks.json`
+ * where `/w/.vscode -> cfg/vscode`); `undefined` when none is. One `lstat` per place and folder.
+ */
+export function linkedPlaceOf(path: string, places: readonly string[]): string | undefined {
+  for (let folder = dirname(path); ; folder = dirname(folder)) {
+    const place = places.find((each) => leadsTo(join(folder, each), path));
+    if (place !== undefined || dirname(folder) === folder) {
+      return place;
+    }
+  }
+}
+
+/** Whether `entry` is a symbolic link whose target holds `path` (or is it). */
+function leadsTo(entry: string, path: string): boolean {
+  try {
+    return lstatSync(entry, { throwIfNoEntry: false })?.isSymbolicLink() === true
+      ? isInside(path, landingPath(entry))
+      : false;
+  } catch {
+    // A component of `entry` is a file (ENOTDIR) or cannot be read: no link there.
+    return false;
+  }
 }

@@ -15,6 +15,7 @@ import {
   type HiddenMention,
   type LeadingEntry,
   protectedPlaceStop,
+  withLandingPaths,
 } from "./protected-place-stops.js";
 import { isInside, RealPaths } from "./real-paths.js";
 
@@ -95,12 +96,14 @@ export class SandboxedRunner implements CommandRunner {
           : [],
       ...(this.statusProgram === undefined ? {} : { statusProgram: this.statusProgram }),
     };
-    const limit = undone ?? sandboxLimitOf(result, this.policy, judged);
+    // Judged by where the paths it printed land, so a write through a link names the place.
+    const landed = { ...result, output: withLandingPaths(result.output, request.cwd, realRoots) };
+    const limit = undone ?? sandboxLimitOf(landed, this.policy, judged);
     const notes = [
       this.settings.temporaryDirectory === undefined && usesPrivateTemporary(command, roots)
         ? PRIVATE_TEMPORARY_NOTE[this.policy]
         : undefined,
-      limit === undefined ? refusedDespiteSuccess(result, judged) : undefined,
+      limit === undefined ? refusedDespiteSuccess(landed, judged) : undefined,
     ].filter((line) => line !== undefined);
     const note = notes.length === 0 ? undefined : notes.join("\n");
     return {
