@@ -6,12 +6,11 @@ import {
   type PermissionRequest,
   RuntimeConnection,
 } from "@github/copilot-sdk";
-import { beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import { gate } from "../support/gate.js";
 import { callingTools } from "../support/replies.js";
-import { copilotHelpers, record } from "./copilot-classes-support.js";
-import { fixtureForFile, startCopilotClient } from "./support.js";
+import { copilotClassesFile, record } from "./copilot-classes-support.js";
 
 /**
  * What an app written for the official `@github/copilot-sdk` sees when turnloop is its CLI, class
@@ -20,13 +19,7 @@ import { fixtureForFile, startCopilotClient } from "./support.js";
  * copilot-classes.test.ts).
  */
 
-const fixture = fixtureForFile();
-let client: CopilotClient;
-beforeAll(async () => {
-  client = await startCopilotClient(fixture);
-});
-
-const { requestsSince, provider } = copilotHelpers(fixture);
+const { fixture, client, requestsSince, provider } = copilotClassesFile();
 
 /** A client without `--yolo`, so that calls that need approval ask the app. */
 async function askingClient(): Promise<CopilotClient> {
@@ -137,7 +130,7 @@ describe("tool outcomes", () => {
 
 describe("events", () => {
   test("session.usage_info after each model call, queue changes as pending_messages.modified", async () => {
-    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const session = await client().createSession({ onPermissionRequest: approveAll });
     const events = record(session);
     // The first reply is held until the second send is answered, so that one queues.
     const queued = gate();
@@ -154,7 +147,7 @@ describe("events", () => {
     expect(types.filter((type) => type === "session.usage_info")).toHaveLength(2);
     expect(types.filter((type) => type === "pending_messages.modified")).toHaveLength(2);
     const info = events.find((event) => event.type === "session.usage_info");
-    const [model] = await client.listModels();
+    const [model] = await client().listModels();
     expect(info?.data).toMatchObject({
       tokenLimit: model?.capabilities.limits.max_context_window_tokens,
       messagesLength: 2,
@@ -165,13 +158,13 @@ describe("events", () => {
 
 describe("RPC methods the SDK core calls", () => {
   test("metadata by id, delete by id, session.log, tools.list, name, usage, plan, workspace; out-of-scope methods say so", async () => {
-    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const session = await client().createSession({ onPermissionRequest: approveAll });
     const events = record(session);
     fixture.model.enqueue({ text: "ok" });
     await session.sendAndWait({ prompt: "remember me" });
-    const metadata = await client.getSessionMetadata(session.sessionId);
+    const metadata = await client().getSessionMetadata(session.sessionId);
     expect(metadata).toMatchObject({ sessionId: session.sessionId, summary: "remember me" });
-    expect(await client.getSessionMetadata("no-such-session")).toBeUndefined();
+    expect(await client().getSessionMetadata("no-such-session")).toBeUndefined();
 
     await session.log("an info");
     await session.log("a warning", { level: "warning" });
@@ -201,7 +194,7 @@ describe("RPC methods the SDK core calls", () => {
       ["session.warning", "a warning", false],
       ["session.error", "an error", false],
     ]);
-    const tools = await client.rpc.tools.list({});
+    const tools = await client().rpc.tools.list({});
     expect(tools.tools.map((tool) => tool.name)).toEqual(
       expect.arrayContaining(["bash", "view", "edit", "create", "grep", "glob"]),
     );
@@ -219,9 +212,9 @@ describe("RPC methods the SDK core calls", () => {
     await expect(session.rpc.fleet.start({})).rejects.toThrow(
       /session\.fleet\.start is not supported by turnloop: fleet and remote control are out of scope/,
     );
-    await expect(client.rpc.account.getQuota({})).rejects.toThrow(/GitHub authentication/);
+    await expect(client().rpc.account.getQuota({})).rejects.toThrow(/GitHub authentication/);
     await session.disconnect();
-    await client.deleteSession(session.sessionId);
-    expect(await client.getSessionMetadata(session.sessionId)).toBeUndefined();
+    await client().deleteSession(session.sessionId);
+    expect(await client().getSessionMetadata(session.sessionId)).toBeUndefined();
   });
 });

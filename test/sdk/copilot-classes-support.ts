@@ -1,13 +1,34 @@
-import type { CopilotSession, SessionConfig, SessionEvent } from "@github/copilot-sdk";
+import type {
+  CopilotClient,
+  CopilotSession,
+  SessionConfig,
+  SessionEvent,
+} from "@github/copilot-sdk";
+import { beforeAll } from "vitest";
 import type { RecordedRequest } from "../support/fake-model-types.js";
-import { type Fixture, recordEvents } from "./support.js";
+import { fixtureForFile, recordEvents, startCopilotClient } from "./support.js";
 
 /**
  * What the tests of the official SDK's classes (copilot-classes.test.ts,
- * copilot-classes-outcomes.test.ts) share over their file's fixture.
+ * copilot-classes-outcomes.test.ts) share: their file's fixture, one `--yolo` client started for
+ * the file (`client()`, after `beforeAll`) and helpers over the fixture. Call once at a test
+ * file's top level: it registers the file's `beforeAll` and `afterAll` hooks.
  */
-export function copilotHelpers(fixture: Fixture) {
+export function copilotClassesFile() {
+  const fixture = fixtureForFile();
+  let started: CopilotClient | undefined;
+  beforeAll(async () => {
+    started = await startCopilotClient(fixture);
+  });
   return {
+    fixture,
+    /** The file's client; throws before the file's `beforeAll` ran. */
+    client(): CopilotClient {
+      if (started === undefined) {
+        throw new Error("the file's client is started in beforeAll");
+      }
+      return started;
+    },
     /** The fake server's requests from `from` on. */
     requestsSince(from: number): RecordedRequest[] {
       return fixture.model.requests.slice(from);

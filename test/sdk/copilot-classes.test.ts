@@ -2,14 +2,13 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   approveAll,
-  type CopilotClient,
   type CopilotSession,
   defineTool,
   type SessionConfig,
 } from "@github/copilot-sdk";
-import { beforeAll, describe, expect, test } from "vitest";
-import { copilotHelpers, record } from "./copilot-classes-support.js";
-import { chatBody, fixtureForFile, startCopilotClient } from "./support.js";
+import { describe, expect, test } from "vitest";
+import { copilotClassesFile, record } from "./copilot-classes-support.js";
+import { chatBody } from "./support.js";
 
 /**
  * What an app written for the official `@github/copilot-sdk` sees when turnloop is its CLI, class
@@ -19,13 +18,7 @@ import { chatBody, fixtureForFile, startCopilotClient } from "./support.js";
  * follows once a session runs).
  */
 
-const fixture = fixtureForFile();
-let client: CopilotClient;
-beforeAll(async () => {
-  client = await startCopilotClient(fixture);
-});
-
-const { requestsSince, provider } = copilotHelpers(fixture);
+const { fixture, client, requestsSince, provider } = copilotClassesFile();
 
 const REPORT_INTENT = { id: "call_intent", name: "report_intent", arguments: '{"intent":"x"}' };
 
@@ -36,7 +29,7 @@ describe("non-streaming sessions and split replies", () => {
   ])(
     "streaming: %s — every choice of a split reply is merged; unknown tools get Copilot's wording",
     async (streaming) => {
-      const session = await client.createSession({
+      const session = await client().createSession({
         onPermissionRequest: approveAll,
         model: "claude-sonnet-4.5",
         provider: provider(),
@@ -85,7 +78,7 @@ describe("non-streaming sessions and split replies", () => {
 describe("model selection", () => {
   test("bare names, switchTo with reasoning effort, models.list ids, provider modelId and wireModel", async () => {
     // No provider: a bare name runs on the server's configured provider and endpoint.
-    const session = await client.createSession({
+    const session = await client().createSession({
       onPermissionRequest: approveAll,
       model: "claude-sonnet-4.5",
     });
@@ -109,7 +102,7 @@ describe("model selection", () => {
       modelId: "gpt-5.4",
       reasoningEffort: "high",
     });
-    const models = await client.listModels();
+    const models = await client().listModels();
     expect(models.map((model) => model.id)).toEqual(["fake-model"]);
     await session.setModel(models[0]?.id ?? "");
     await session.disconnect();
@@ -119,7 +112,7 @@ describe("model selection", () => {
       [{ modelId: "claude-sonnet-4.5" }, "claude-sonnet-4.5"],
       [{ modelId: "claude-sonnet-4.5", wireModel: "test-wire-model" }, "test-wire-model"],
     ] as const) {
-      const byok = await client.createSession({
+      const byok = await client().createSession({
         onPermissionRequest: approveAll,
         provider: provider(extra),
       });
@@ -141,25 +134,25 @@ describe("tool sets", () => {
       return (chatBody(requestsSince(from)[0]).tools ?? []).map((tool) => tool.function.name);
     };
     const lookup = defineTool("lookup", { parameters: { type: "object" }, handler: () => "x" });
-    const only = await client.createSession({
+    const only = await client().createSession({
       onPermissionRequest: approveAll,
       tools: [lookup],
       availableTools: ["view", "lookup"],
     });
     expect(await names(only)).toEqual(["view", "lookup"]);
-    const without = await client.createSession({
+    const without = await client().createSession({
       onPermissionRequest: approveAll,
       excludedTools: ["bash", "edit"],
     });
     expect(await names(without)).not.toContain("bash");
     expect(await names(without)).toContain("view");
-    const none = await client.createSession({
+    const none = await client().createSession({
       onPermissionRequest: approveAll,
       availableTools: [],
     });
     expect(await names(none)).toEqual([]);
     await none.disconnect();
-    const resumed = await client.resumeSession(none.sessionId, {
+    const resumed = await client().resumeSession(none.sessionId, {
       onPermissionRequest: approveAll,
       availableTools: ["grep"],
     });
@@ -171,7 +164,7 @@ describe("tool sets", () => {
 describe("system message", () => {
   test("append, replace, customised sections and a transform callback", async () => {
     const systemOf = async (config: Partial<SessionConfig>) => {
-      const session = await client.createSession({ onPermissionRequest: approveAll, ...config });
+      const session = await client().createSession({ onPermissionRequest: approveAll, ...config });
       const from = fixture.model.requests.length;
       fixture.model.enqueue({ text: "ok" });
       await session.sendAndWait({ prompt: "hi" });
@@ -207,7 +200,7 @@ describe("user message shape", () => {
     await writeFile(join(fixture.cwd, "attached-file.txt"), "FILE_ATTACHMENT_SENTINEL\n");
     await mkdir(join(fixture.cwd, "attached-directory"), { recursive: true });
     await writeFile(join(fixture.cwd, "attached-directory", "a.txt"), "a");
-    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const session = await client().createSession({ onPermissionRequest: approveAll });
     const from = fixture.model.requests.length;
     fixture.model.enqueue({ text: "ok" });
     await session.sendAndWait({
@@ -257,7 +250,7 @@ describe("user message shape", () => {
 
 describe("modes", () => {
   test("mode.set and send({mode}) take plan and shell; session.mode_changed; plan offers read-only tools", async () => {
-    const session = await client.createSession({ onPermissionRequest: approveAll });
+    const session = await client().createSession({ onPermissionRequest: approveAll });
     const events = record(session);
     await session.rpc.mode.set({ mode: "plan" });
     expect(await session.rpc.mode.get()).toBe("plan");
@@ -279,7 +272,7 @@ describe("modes", () => {
 
 describe("requests to the model", () => {
   test("per-request headers, clientName in the user agent, provider headers on create and resume", async () => {
-    const session = await client.createSession({
+    const session = await client().createSession({
       onPermissionRequest: approveAll,
       clientName: "ts-public-surface-client",
       model: "claude-sonnet-4.5",
@@ -294,7 +287,7 @@ describe("requests to the model", () => {
     expect(sent?.headers["x-copilot-sdk-provider-header"]).toBe("on-create");
     expect(sent?.headers.authorization).toBe("Bearer dummy");
     await session.disconnect();
-    const resumed = await client.resumeSession(session.sessionId, {
+    const resumed = await client().resumeSession(session.sessionId, {
       onPermissionRequest: approveAll,
       model: "claude-sonnet-4.5",
       provider: provider({ headers: { "x-copilot-sdk-provider-header": "on-resume" } }),
