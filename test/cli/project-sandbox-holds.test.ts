@@ -14,9 +14,9 @@ import { requireSandbox } from "../support/sandbox.js";
 
 const sandboxWorks = await requireSandbox();
 
-/** What a command that names /tmp is told after its exit line (src/tools/sandbox/sandboxed-runner.ts). */
+/** What a command that only reads /tmp is told after its exit line (src/tools/sandbox/private-temporary.ts). */
 const PRIVATE_TMP =
-  "Note: in the sandbox each command has its own empty /tmp, removed when the command ends: what this command wrote there is gone, and no later command can read it. Keep files a later command needs in the workspace.";
+  "Note: in the sandbox /tmp outside the workspace is the command's own, empty /tmp, not this machine's: files there are not visible to sandboxed commands. To read them, the user can add their folder with --add-dir <folder> or put them in the workspace.";
 /** Prints the size of the sandbox's /tmp in KiB. */
 const TMP_SIZE = "df -k --output=size /tmp | tail -1 | tr -d ' '";
 

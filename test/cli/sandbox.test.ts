@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -188,6 +188,35 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
       "--yolo",
     ]);
     expect(unconfined.toolResult).toBe("<exited with exit code 0>");
+  });
+
+  // Session 29's trial: `ls /tmp/trial/home`, a folder of the machine's /tmp outside the
+  // workspace, was told "what this command wrote there is gone" though it wrote nothing. A command
+  // that only reads is told that the sandbox's /tmp is its own, so the machine's files there are
+  // not visible; one that also writes there keeps the note on what it wrote.
+  test("a command that only reads under /tmp is told the machine's /tmp is not visible", async () => {
+    const trial = await mkdtemp(join("/tmp", "turnloop-sandbox-trial-"));
+    await mkdir(join(trial, "home"));
+    await writeFile(join(trial, "home", "notes.txt"), "kept\n");
+    const flags = ["--sandbox", "workspace-write", "--yolo"];
+    try {
+      const read = await runThroughCli(`ls ${trial}/home`, flags);
+      expect(read.toolResult).toBe(
+        `ls: cannot access '${trial}/home': No such file or directory\n<exited with exit code 2>\n` +
+          "Note: in the sandbox /tmp outside the workspace is the command's own, empty /tmp, not " +
+          "this machine's: files there are not visible to sandboxed commands. To read them, the " +
+          "user can add their folder with --add-dir <folder> or put them in the workspace.",
+      );
+      const copied = await runThroughCli(`ls ${trial}/home > /tmp/listing.txt`, flags);
+      expect(copied.toolResult).toBe(
+        `ls: cannot access '${trial}/home': No such file or directory\n<exited with exit code 2>\n` +
+          "Note: in the sandbox each command has its own empty /tmp, removed when the command " +
+          "ends: what this command wrote there is gone, and no later command can read it. Keep " +
+          "files a later command needs in the workspace.",
+      );
+    } finally {
+      await rm(trial, { recursive: true, force: true });
+    }
   });
 
   test("the network is off unless --sandbox-network", async () => {

@@ -11,13 +11,14 @@ import {
 import { type ConfiguredPlace, gitUserOf } from "./configured-places.js";
 import { gitSnapshot, undoGitChanges } from "./git-guard.js";
 import type { SandboxPolicy, SandboxSettings } from "./policy.js";
+import { privateTemporaryNote } from "./private-temporary.js";
 import {
   type HiddenMention,
   type LeadingEntry,
   protectedPlaceStop,
   withLandingPaths,
 } from "./protected-place-stops.js";
-import { isInside, RealPaths } from "./real-paths.js";
+import { RealPaths } from "./real-paths.js";
 
 /** A policy that confines (every one but `danger-full-access`). */
 export type ConfiningPolicy = Exclude<SandboxPolicy, "danger-full-access">;
@@ -100,8 +101,8 @@ export class SandboxedRunner implements CommandRunner {
     const landed = { ...result, output: withLandingPaths(result.output, request.cwd, realRoots) };
     const limit = undone ?? sandboxLimitOf(landed, this.policy, judged);
     const notes = [
-      this.settings.temporaryDirectory === undefined && usesPrivateTemporary(command, roots)
-        ? PRIVATE_TEMPORARY_NOTE[this.policy]
+      this.settings.temporaryDirectory === undefined
+        ? privateTemporaryNote(command, roots, this.policy)
         : undefined,
       limit === undefined ? refusedDespiteSuccess(landed, judged) : undefined,
     ].filter((line) => line !== undefined);
@@ -175,35 +176,6 @@ function hiddenMentions(invocation: BubblewrapInvocation): HiddenMention[] {
     return { name: path, spellings: [path, ...relativeSpellings], turnloopHome };
   });
 }
-
-/** A path under `/tmp` as a command names it (up to a space, quote or shell operator). */
-const TEMPORARY_PATH = /(?<![\w.~/-])\/tmp(?:\/[^\s'"`;|&<>()]*)?/g;
-/** Other ways to reach the temporary folder: `$TMPDIR` (the sandbox sets it to `/tmp`), `mktemp`. */
-const TEMPORARY_USE = /\$\{?TMPDIR\b|\bmktemp\b/;
-
-/**
- * Whether `command` uses the sandbox's private `/tmp` (a fresh memory file system per command,
- * gone when it ends): it names a path under `/tmp` outside `roots` (the workspace and added
- * folders, which are mounted again over it when they live there), `$TMPDIR` or `mktemp`.
- * Judged from the text, so a path built at run time is missed.
- */
-export function usesPrivateTemporary(command: string, roots: readonly string[]): boolean {
-  const paths = [...command.matchAll(TEMPORARY_PATH)].map((match) => match[0]);
-  return (
-    TEMPORARY_USE.test(command) || paths.some((path) => !roots.some((root) => isInside(path, root)))
-  );
-}
-
-/**
- * Told to the model after a command that used the private `/tmp`, so it does not count on files
- * there in a later command (the README's Sandbox section says the same to the user).
- */
-const PRIVATE_TEMPORARY_NOTE: Record<ConfiningPolicy, string> = {
-  "read-only":
-    "Note: in the sandbox each command has its own empty /tmp, removed when the command ends: what this command wrote there is gone, and no later command can read it. Under the read-only sandbox nothing else is writable, so do such work within one command (e.g. `a && b`).",
-  "workspace-write":
-    "Note: in the sandbox each command has its own empty /tmp, removed when the command ends: what this command wrote there is gone, and no later command can read it. Keep files a later command needs in the workspace.",
-};
 
 /**
  * What the kernel and common tools print when a write lands on a read-only mount (strerror, or
