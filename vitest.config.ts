@@ -49,10 +49,9 @@ export default defineConfig({
         test: {
           name: "processes",
           include: PROCESS_SUITES,
-          // Shared modules here too (see in-process): 27 of these files took 100 s of CPU
-          // isolated, 87 s shared. A file that changes the process (a listener, a timer fake)
-          // undoes it in its own afterAll or finally: the worker runs other files after it.
-          isolate: false,
+          // Each file its own modules: these files set fixture options for the whole file
+          // (`test.override({ git: true })`), which a shared module graph carries into the next
+          // file of the worker (seen in CI: no-terminal-reason found a `.git` it had not made).
           testTimeout: 40_000,
           hookTimeout: 40_000,
         },
