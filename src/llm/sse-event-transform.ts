@@ -211,10 +211,26 @@ export function jsonEventStream<T>(
     },
   });
   const reader = stream.getReader();
+  /** The data of the events read and not yet parsed, from {@link taken}[{@link next}] on. */
+  let taken: readonly string[] = [];
+  let next = 0;
+  let ended = false;
   const source: ValueSource<T> = {
-    // Reads until a piece completes an event (or the body ends).
+    // One value per call, parsed as it is taken: a read of 64 KiB completes some 300 events of a
+    // streamed answer, and parsed all at once they outlived the young generation while the loop
+    // handled them one by one (bench/notes/memory30.md).
     next: async () => {
       for (;;) {
+        while (next < taken.length) {
+          const data = taken[next] as string;
+          next += 1;
+          if (data !== "[DONE]") {
+            return { values: [await parse(data)], done: false };
+          }
+        }
+        if (ended) {
+          return { values: [], done: true };
+        }
         let read: Awaited<ReturnType<typeof reader.read>>;
         try {
           read = await reader.read();
@@ -222,7 +238,8 @@ export function jsonEventStream<T>(
           throw readFailure(error);
         }
         const { done, value } = read;
-        let taken: readonly string[];
+        ended = done;
+        next = 0;
         if (value instanceof MappedEventBytes) {
           // Whole events, parsed already (openai-chat-quirks.ts): the parser holds nothing.
           taken = value.eventData;
@@ -230,15 +247,6 @@ export function jsonEventStream<T>(
           parser.feed(done ? decoder.decode() : decoder.decode(value, { stream: true }));
           taken = eventData;
           eventData = [];
-        }
-        const values: T[] = [];
-        for (const data of taken) {
-          if (data !== "[DONE]") {
-            values.push(await parse(data));
-          }
-        }
-        if (done || values.length > 0) {
-          return { values, done };
         }
       }
     },
