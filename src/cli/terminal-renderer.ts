@@ -51,7 +51,10 @@ export class TerminalRenderer {
   ) {}
 
   readonly handle = (event: SessionEvent): void => {
-    this.fold.apply(event);
+    if (event.type !== "assistant.message_delta") {
+      // Its fold is for tool calls and the plan: a reply's text pieces would only be joined there.
+      this.fold.apply(event);
+    }
     if (isSdkAppEvent(event)) {
       return;
     }
@@ -173,8 +176,16 @@ export class TerminalRenderer {
     return this.wroteText;
   }
 
+  /**
+   * A piece of the reply: written at once (all replies, plain), kept for its Markdown rendering
+   * (all replies, Markdown), or left to `assistant.message`, which carries the whole text: each
+   * piece kept there too was a copy of the reply's pieces for nothing (bench/notes/memory30.md).
+   */
   private delta(text: string): void {
-    if (this.options.allReplies === true && this.options.markdown === undefined) {
+    if (this.options.allReplies !== true) {
+      return;
+    }
+    if (this.options.markdown === undefined) {
       this.answer(this.stdoutText(text));
       return;
     }
