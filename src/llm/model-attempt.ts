@@ -6,7 +6,12 @@ import type {
 import { abortFinished } from "../events/errors.js";
 import { type ClassifiedFailure, classifyFailure } from "./errors.js";
 import { brokenStreamFailure, ENDED_EARLY } from "./failure-words.js";
-import { collectScheduledGarbage, shareHugeTexts } from "./huge-messages.js";
+import {
+  collectScheduledGarbage,
+  HUGE_MESSAGE_BYTES,
+  reclaimAfter,
+  shareHugeTexts,
+} from "./huge-messages.js";
 import type { LlmEvent, ModelRequest } from "./provider.js";
 import { ReplyAssembler } from "./reply-assembler.js";
 import { StallWatchdog } from "./stall-watchdog.js";
@@ -57,6 +62,8 @@ export class ModelAttempt {
   #started = false;
   #ended = false;
   #shown = false;
+  /** Code units of text and reasoning streamed so far ({@link #reclaimEachMebibyte}). */
+  #streamedLength = 0;
   /** Whether the wire's terminator was seen (or none is awaited). */
   #terminated: boolean;
   #releaseTexts = () => {};
@@ -149,11 +156,34 @@ export class ModelAttempt {
         continue;
       }
       this.#assembler.add(part);
+      this.#reclaimEachMebibyte(part);
       const event = this.#request.streaming === false ? undefined : progressEvent(part);
       if (event !== undefined) {
         this.#shown ||= event.type !== "tool_call_start";
         return event;
       }
+    }
+  }
+
+  /**
+   * Schedules a full collection (huge-messages.ts `reclaimAfter`) each time the text and
+   * reasoning streamed pass another mebibyte ({@link HUGE_MESSAGE_BYTES}); shorter replies never
+   * reach it. While a reply streams, what the stream stages hold across a read of 64 KiB (its
+   * text and bytes, some 300 events) outlives the young generation and piles up in the old one,
+   * which V8 did not collect before the reply ended: a 5 MB answer grew it by about 21 MB, half
+   * of it garbage, and `-p` peaked 8–10 MiB higher (bench/notes/memory30.md).
+   */
+  #reclaimEachMebibyte(part: LanguageModelV3StreamPart): void {
+    if (part.type !== "text-delta" && part.type !== "reasoning-delta") {
+      return;
+    }
+    const before = this.#streamedLength;
+    this.#streamedLength += part.delta.length;
+    if (
+      Math.floor(this.#streamedLength / HUGE_MESSAGE_BYTES) >
+      Math.floor(before / HUGE_MESSAGE_BYTES)
+    ) {
+      reclaimAfter(HUGE_MESSAGE_BYTES);
     }
   }
 
