@@ -11,6 +11,7 @@ const PROCESS_SUITES = [
   "test/mcp/**/*.test.ts",
   "test/sdk/**/*.test.ts",
   "test/acp/child-process.test.ts",
+  "test/acp/huge-answer-memory.test.ts",
   "test/acp/interop.test.ts",
   "test/acp/mcp.test.ts",
   "test/acp/older-clients.test.ts",
