@@ -10,6 +10,12 @@ import {
 } from "./configuration-guard.js";
 import { type ConfiguredPlace, gitUserOf } from "./configured-places.js";
 import { gitSnapshot, undoGitChanges } from "./git-guard.js";
+import {
+  NO_NETWORK,
+  networkExit,
+  networkRefusedDespiteSuccess,
+  unixSocketRefusal,
+} from "./network-refusals.js";
 import type { SandboxPolicy, SandboxSettings } from "./policy.js";
 import { privateTemporaryNote } from "./private-temporary.js";
 import {
@@ -105,6 +111,9 @@ export class SandboxedRunner implements CommandRunner {
         ? privateTemporaryNote(command, roots, this.policy)
         : undefined,
       limit === undefined ? refusedDespiteSuccess(landed, judged) : undefined,
+      limit === undefined
+        ? networkRefusedDespiteSuccess(result.output, result.exitCode, judged.network)
+        : undefined,
     ].filter((line) => line !== undefined);
     const note = notes.length === 0 ? undefined : notes.join("\n");
     return {
@@ -185,92 +194,11 @@ function hiddenMentions(invocation: BubblewrapInvocation): HiddenMention[] {
  */
 const READ_ONLY =
   /Read-only file system|\bEROFS\b|Log files were not written due to an error writing to the directory/i;
-/**
- * What common tools print when a name lookup or a connection fails, as it does in a sandbox
- * without the network (its own namespace: loopback only, nothing listening there but what the
- * command started, and no name server): the C library's words (bash, Python, wget, ssh, git,
- * ping; Go's and Rust's in lower case), curl's (`Failed to connect to 127.0.0.1 port 8080 …:
- * Couldn't connect to server`, `Could not resolve host`), wget's (`unable to resolve host
- * address`), Node's error codes (`connect ECONNREFUSED 127.0.0.1:8080`, `getaddrinfo
- * EAI_AGAIN`, npm's too) and urllib3's (pip, requests). Only a failed command's output is read.
- */
-const NO_NETWORK =
-  /network is unreachable|connection refused|Could not resolve host|Couldn't connect to server|Failed to connect to \S+ port \d+|unable to resolve host address|Temporary failure in name resolution|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\b(?:ECONNREFUSED|ENETUNREACH)\b|Failed to establish a new connection/i;
-
 /** Where each confining policy lets a command write (README, "Sandbox"). */
 const WRITABLE: Record<ConfiningPolicy, string> = {
   "read-only": "the read-only sandbox lets it write only its private /tmp",
   "workspace-write": "the sandbox lets it write only inside the workspace",
 };
-
-/**
- * Exit codes by which known network clients say a failed lookup or connection, for when they
- * print nothing (`curl -s`): curl's (its manual, "EXIT CODES": 5 proxy not resolved, 6 host not
- * resolved, 7 failed to connect) and wget's (its manual, "EXIT STATUS": 4 network failure).
- */
-const NETWORK_EXIT_CODES: ReadonlyMap<string, ReadonlyMap<number, string>> = new Map([
-  [
-    "curl",
-    new Map([
-      [5, "could not resolve the proxy"],
-      [6, "could not resolve the host"],
-      [7, "could not connect"],
-    ]),
-  ],
-  ["wget", new Map([[4, "network failure"]])],
-]);
-
-/**
- * `curl exit code 7: could not connect` when the program whose status `bash -c command` returned
- * (`statusProgram`) is a known client and `exitCode` one of its network codes.
- */
-function networkExit(
-  command: string,
-  exitCode: number,
-  statusProgram: ((command: string) => string | undefined) | undefined,
-): string | undefined {
-  const known = [...NETWORK_EXIT_CODES.values()].some((codes) => codes.has(exitCode));
-  const name = known ? statusProgram?.(command) : undefined;
-  const meaning = name === undefined ? undefined : NETWORK_EXIT_CODES.get(name)?.get(exitCode);
-  return meaning === undefined ? undefined : `${name} exit code ${exitCode}: ${meaning}`;
-}
-
-/**
- * A refused Unix socket as programs say it: `socket()` failed with `EPERM` (the C library's
- * "Operation not permitted", which Python's `PermissionError` repeats, Node's `EPERM`) where the
- * output or the command speaks of a socket (psql's `connection to server on socket
- * "/run/postgresql/.s.PGSQL.5432" failed`, Python's `AF_UNIX`).
- */
-const SOCKET_REFUSED = /Operation not permitted|\bEPERM\b/;
-const SOCKET_MENTION = /socket|\bunix\b|\bAF_UNIX\b|\.sock\b|\.s\.PGSQL/i;
-/**
- * A command that names a Unix socket (`curl --unix-socket …`, `unix:///var/run/docker.sock`,
- * `nc -U …`, a `.sock` or PostgreSQL's `.s.PGSQL.5432`): a failed connection of its is the
- * refused socket, whatever the client printed (curl says only "Couldn't connect to server").
- */
-const NAMES_UNIX_SOCKET = /--unix-socket\b|\bunix:|\bnc\b.*\s-U\b|\.sock\b|\.s\.PGSQL/;
-
-/**
- * `the sandbox refuses Unix sockets (…)` when a failed command's output or text shows that the
- * seccomp filter refused the socket it made (unix-socket-filter.ts); `connectionFailed` is what
- * said a failed connection (the output's words or a client's exit code), if anything did.
- */
-function unixSocketRefusal(
-  output: string,
-  command: string,
-  connectionFailed: string | undefined,
-): string | undefined {
-  const refused = SOCKET_REFUSED.exec(output)?.[0];
-  const evidence =
-    refused !== undefined && (SOCKET_MENTION.test(output) || SOCKET_MENTION.test(command))
-      ? refused
-      : NAMES_UNIX_SOCKET.test(command)
-        ? connectionFailed
-        : undefined;
-  return evidence === undefined
-    ? undefined
-    : `the sandbox refuses Unix sockets, so services on the host such as databases, D-Bus and Docker are out of reach (${evidence})`;
-}
 
 /** What {@link sandboxLimitOf} judges a command's result by, besides the result. */
 export interface JudgedCommand {
@@ -297,9 +225,9 @@ export interface JudgedCommand {
  * Why a sandboxed command failed on the sandbox's limits, judged from a non-zero exit and what it
  * printed: a write refused on a place kept read-only under every policy (protected-place-stops.ts `protectedPlaceStop`),
  * a write to a read-only place (worded for `policy`), a Unix socket the seccomp filter refused
- * ({@link unixSocketRefusal}), or (with the network off) a failed name
+ * (network-refusals.ts `unixSocketRefusal`), or (with the network off) a failed name
  * lookup or connection, said in its output or, when the program whose status the shell returned
- * is a known network client, by its exit code ({@link NETWORK_EXIT_CODES}). `undefined` when it succeeded, was stopped, or
+ * is a known network client, by its exit code (network-refusals.ts `NETWORK_EXIT_CODES`). `undefined` when it succeeded, was stopped, or
  * failed for another reason.
  */
 export function sandboxLimitOf(
