@@ -59,8 +59,9 @@ export const STARTUP_FILES: readonly string[] = [
 /**
  * What other programs read from a project folder and act on later, outside the sandbox, without
  * the user choosing to run the project's code: opening the folder in an editor, entering it in a
- * shell, any npm, yarn or git command there, another agent started there. Each writable root's
- * are kept read-only as its {@link PROJECT_CONFIGURATION} is. Decided against the anchors:
+ * shell, any npm, yarn or git command there, another agent started there. Each writable root's,
+ * and those in its folders ({@link NESTED_CONFIGURATION}), are kept read-only as its
+ * {@link PROJECT_CONFIGURATION} is. Decided against the anchors:
  * `@anthropic-ai/sandbox-runtime` keeps `.vscode`, `.idea`, `.gitmodules`, `.mcp.json` and
  * Claude Code's `.claude/commands` and `.claude/agents` from writes (its `DANGEROUS_FILES`,
  * `DANGEROUS_DIRECTORIES`), Codex keeps `.codex` and `.agents` read-only in its writable roots;
@@ -162,6 +163,14 @@ const TOOL_CONFIGURATION: readonly { place: string; why: (what: string) => strin
 ];
 
 /**
+ * The places of {@link TOOL_CONFIGURATION}, which programs read in any folder they run or open in
+ * (a package's own `pkg/.npmrc`, `sub/.vscode` opened as a folder of its own): the sandbox keeps
+ * those in a writable root's folders too, not only the root's (git-folders.ts
+ * `workspaceEntriesOf`, configuration-chain.ts, configuration-guard.ts).
+ */
+export const NESTED_CONFIGURATION: readonly string[] = TOOL_CONFIGURATION.map(({ place }) => place);
+
+/**
  * Everything that configures later runs, besides git's own folder: {@link PROJECT_CONFIGURATION},
  * {@link STARTUP_FILES}, then {@link TOOL_CONFIGURATION}'s places, paths relative to a folder.
  * The one list both guards read: the sandbox keeps each writable root's read-only, one that does
@@ -172,7 +181,7 @@ const TOOL_CONFIGURATION: readonly { place: string; why: (what: string) => strin
 export const LATER_RUN_CONFIGURATION: readonly string[] = [
   ...PROJECT_CONFIGURATION,
   ...STARTUP_FILES,
-  ...TOOL_CONFIGURATION.map(({ place }) => place),
+  ...NESTED_CONFIGURATION,
 ];
 
 /**

@@ -9,6 +9,7 @@ import {
   undoConfigurationChanges,
 } from "./configuration-guard.js";
 import { type ConfiguredPlace, gitUserOf } from "./configured-places.js";
+import { workspaceEntriesOf } from "./git-folders.js";
 import { gitSnapshot, undoGitChanges } from "./git-guard.js";
 import {
   NO_NETWORK,
@@ -36,7 +37,8 @@ export type ConfiningPolicy = Exclude<SandboxPolicy, "danger-full-access">;
  * failed command whose output shows it hit the sandbox's limits carries
  * {@link CommandResult.sandboxLimit}, as does one that changed what later runs read where the
  * mounts cannot stop it (`.turnloop`, `.mcp.json` in a writable root: made where nothing was, or
- * a symbolic link they lead through replaced; a `.git` made where there was none), which is undone
+ * a symbolic link they lead through replaced; tool configuration made in a root's folder,
+ * `pkg/.npmrc`; a `.git` made where there was none), which is undone
  * when the command ends (configuration-guard.ts, git-guard.ts).
  * A run whose bwrap failed before the command started, on a mount that came or went while it
  * set up, is run again ({@link failedInMountSetup}, at most {@link SETUP_RUNS} runs).
@@ -78,25 +80,18 @@ export class SandboxedRunner implements CommandRunner {
     const runner = new ProcessRunner({ wrap, description: this.description });
     const roots = [request.cwd, ...(this.settings.additionalDirectories ?? [])];
     const realRoots = roots.flatMap((root) => this.paths.resolve(root)?.real ?? []);
-    const writing = this.policy === "workspace-write";
-    const snapshot = writing ? configurationSnapshot(realRoots) : undefined;
-    const { home, configHome } = this.settings;
-    const user = gitUserOf(home, configHome, request.cwd);
-    const git = writing ? gitSnapshot(realRoots, user, this.paths) : undefined;
+    const guards = this.guardsOf(realRoots, request.cwd);
     let result = await runner.run(command, request);
     for (let run = 1; run < SETUP_RUNS && failedInMountSetup(result, spawned.status); run++) {
       result = await runner.run(command, request);
     }
-    const configurationUndone =
-      snapshot === undefined ? undefined : await undoConfigurationChanges(snapshot);
-    const gitUndone = git === undefined ? undefined : await undoGitChanges(git, realRoots);
-    const undone = configurationUndone ?? gitUndone;
+    const undone = await guards.undo();
     const judged = {
       network: this.settings.network === true,
       unixSockets: this.settings.allowUnixSockets === true,
       command,
-      leading: snapshot === undefined ? [] : leadingEntries(snapshot),
-      configuredPlaces: git?.configuredPlaces ?? [],
+      leading: guards.leading,
+      configuredPlaces: guards.configuredPlaces,
       hidden:
         result.exitCode && spawned.invocation !== undefined
           ? hiddenMentions(spawned.invocation)
@@ -122,6 +117,42 @@ export class SandboxedRunner implements CommandRunner {
       ...(note === undefined ? {} : { note }),
     };
   }
+
+  /**
+   * Under `workspace-write`, notes what the guards watch in `realRoots` before a command
+   * (configuration-guard.ts, git-guard.ts; one walk of the roots for both, git-folders.ts
+   * `workspaceEntriesOf`): what the judgement of its result reads of it, and `undo`, which undoes
+   * what the command changed of it once it ended (one more walk). Nothing under `read-only`.
+   */
+  private guardsOf(realRoots: readonly string[], cwd: string): WorkspaceGuards {
+    if (this.policy !== "workspace-write") {
+      return { leading: [], configuredPlaces: [], undo: async () => undefined };
+    }
+    const before = workspaceEntriesOf(realRoots);
+    const snapshot = configurationSnapshot(realRoots, before.nested);
+    const user = gitUserOf(this.settings.home, this.settings.configHome, cwd);
+    const git = gitSnapshot(realRoots, user, this.paths, before.git);
+    return {
+      leading: leadingEntries(snapshot),
+      configuredPlaces: git.configuredPlaces,
+      undo: async () => {
+        const after = workspaceEntriesOf(realRoots);
+        const configurationUndone = await undoConfigurationChanges(snapshot, after.nested);
+        const gitUndone = await undoGitChanges(git, realRoots, after.git);
+        return configurationUndone ?? gitUndone;
+      },
+    };
+  }
+}
+
+/** What {@link SandboxedRunner} guards of the writable roots for one command. */
+interface WorkspaceGuards {
+  /** Entries mounted read-only because a protected place leads through them. */
+  leading: readonly LeadingEntry[];
+  /** Hooks folders and config files a repository's config names (configured-places.ts). */
+  configuredPlaces: readonly ConfiguredPlace[];
+  /** Undoes what the ended command changed of them: why it is reported stopped, if it is. */
+  undo: () => Promise<string | undefined>;
 }
 
 /** How many times a command runs while bwrap keeps failing in its mount setup (then its error is the result). */
