@@ -259,8 +259,9 @@ function autoAllows(
  * direnv's and other agents' project files and `.gitmodules`, which those programs act on later),
  * wherever it lies: some run of the path's segments spells one (`~/.bashrc`,
  * `/w/.config/git/config`, `.local/bin/git`, `pkg/.vscode/tasks.json`), or one of them in a
- * folder holding the path is a symbolic link to where it lands (`/w/cfg/vscode/tasks.json` where
- * `/w/.vscode -> cfg/vscode`: tools/sandbox/real-paths.ts `linkedPlaceOf`). Permission mode `auto`
+ * folder holding the path leads through a symbolic link to where it lands (`/w/cfg/vscode/tasks.json`
+ * where `/w/.vscode -> cfg/vscode`, `/w/elsewhere/cfg/git/config` where `/w/.config ->
+ * elsewhere/cfg`: tools/sandbox/real-paths.ts `linkedPlaceOf`). Permission mode `auto`
  * asks about an edit to any of them: an edit made without asking must not loosen what later runs
  * may do (the sandbox keeps `.git/hooks`, `.git/config` and that list read-only for commands for
  * the same reason).

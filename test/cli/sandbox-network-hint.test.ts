@@ -182,6 +182,42 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
     ).toEqual(expected);
   });
 
+  // A fresh user's check: `curl -sS https://x | head` exits with head's 0, and the result said
+  // nothing of the closed network although curl printed why on stderr.
+  test("a command that exits 0 after a client's network error gets the note; other words do not", async () => {
+    const commands = [
+      "curl -sS https://registry.npmjs.org/ | head -c 5",
+      "git ls-remote https://github.com/example/example; echo listed",
+      `wget -O - http://127.0.0.1:${port}/ 2>&1 | tail -n 1`,
+      "curl https://registry.npmjs.org/ | cat",
+      "echo 'curl: (6) Could not resolve host: x' > notes.txt && grep -r 'Could not resolve host' .",
+      "echo 'ssh: Connection refused'; echo 'npm error code EAI_AGAIN is documented'",
+    ];
+    const toolResults = await commandsThroughCli(server, commands, {
+      cwd: workspace,
+      home,
+      flags: SANDBOX,
+      prompt: "reach the server",
+    });
+    const note = (line: string) =>
+      `Note: the command exited 0, but it could not reach the network: the sandbox has no network (${line}). To reach it, run the network command alone, so that it fails when it cannot (no pipe after it, no \`|| true\`): when the sandbox stops it, the user is asked whether to allow the network.`;
+    const curlLine = "curl: (6) Could not resolve host: registry.npmjs.org";
+    const gitLine =
+      "fatal: unable to access 'https://github.com/example/example/': Could not resolve host: github.com";
+    const wgetLine = `Connecting to 127.0.0.1:${port}... failed: Connection refused.`;
+    expect([...toolResults.slice(0, 3), toolResults[3]?.split("\n").slice(-2)]).toEqual([
+      `${curlLine}\n<exited with exit code 0>\n${note(curlLine)}`,
+      `${gitLine}\nlisted\n<exited with exit code 0>\n${note(gitLine)}`,
+      `${wgetLine}\n<exited with exit code 0>\n${note(wgetLine)}`,
+      // After curl's progress meter, on its line.
+      ["<exited with exit code 0>", note(curlLine)],
+    ]);
+    expect(toolResults.slice(4)).toEqual([
+      "./notes.txt:curl: (6) Could not resolve host: x\n<exited with exit code 0>",
+      "ssh: Connection refused\nnpm error code EAI_AGAIN is documented\n<exited with exit code 0>",
+    ]);
+  });
+
   test("no network line for a command failing otherwise, nor for a refusal with the network on", async () => {
     const missing = await runThroughCli("ls /no-such-folder", SANDBOX);
     expect(missing.toolResult).toBe(
@@ -193,6 +229,11 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
     expect(open.toolResult.replace(/after \d+ ms/, "after N ms")).toBe(
       `curl: (7) Failed to connect to 127.0.0.1 port ${closed} after N ms: Couldn't connect to server\n` +
         "<exited with exit code 7>",
+    );
+    const piped = await runThroughCli(`${command} | cat`, [...SANDBOX, "--sandbox-network"]);
+    expect(piped.toolResult.replace(/after \d+ ms/, "after N ms")).toBe(
+      `curl: (7) Failed to connect to 127.0.0.1 port ${closed} after N ms: Couldn't connect to server\n` +
+        "<exited with exit code 0>",
     );
   });
 });

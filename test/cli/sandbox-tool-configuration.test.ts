@@ -11,7 +11,7 @@ import { requireSandbox } from "../support/sandbox.js";
 /**
  * Files in the workspace that other programs read and act on later, outside the sandbox (an
  * editor's tasks, npm's and yarn's project config, direnv's `.envrc`, `.gitmodules`, other
- * agents' project files: src/tools/sandbox/policy.ts `TOOL_CONFIGURATION`), are kept as the home
+ * agents' project files, a dev container's: src/tools/sandbox/policy.ts `TOOL_CONFIGURATION`), are kept as the home
  * folder's start-up files are: permission mode `auto` asks before an `edit` or `create` of one
  * (and `-p`, with no terminal, refuses naming why), and its sandboxed `bash` cannot write one,
  * existing or not. Ordinary work beside them (`src/x.ts`, `.vscode-test/`, `docs/.vscode.md`)
@@ -81,6 +81,24 @@ const PLACES: readonly { place: string; file: string; why: (what: string) => str
     file: ".agents/skills/release/SKILL.md",
     why: (what) =>
       `Codex reads the skills in ${what} later, outside the sandbox, and runs their scripts`,
+  },
+  {
+    place: ".gemini",
+    file: ".gemini/settings.json",
+    why: (what) =>
+      `Gemini CLI reads ${what} later, outside the sandbox, and starts the MCP servers and runs the hooks and commands it names`,
+  },
+  {
+    place: ".cursor",
+    file: ".cursor/mcp.json",
+    why: (what) =>
+      `Cursor reads ${what} later, outside the sandbox, starts the MCP servers and runs the hooks it names, and follows its rules`,
+  },
+  {
+    place: ".devcontainer",
+    file: ".devcontainer/devcontainer.json",
+    why: (what) =>
+      `your editor runs the initializeCommand ${what} names on this machine, outside the sandbox, when it builds the dev container`,
   },
 ];
 

@@ -2,7 +2,12 @@ import { isAbsolute, join, resolve } from "node:path";
 import { API_KEY_VARIABLES } from "../../llm/models.js";
 import { configurationMounts, configuredPlacesIn } from "./configuration-chain.js";
 import { gitUserOf } from "./configured-places.js";
-import { gitEntriesOf, gitFolderBinds, gitProtection, gitReadOnlyMounts } from "./git-folders.js";
+import {
+  gitFolderBinds,
+  gitProtection,
+  gitReadOnlyMounts,
+  workspaceEntriesOf,
+} from "./git-folders.js";
 import {
   DEFAULT_HIDDEN_PATHS,
   DEFAULT_HIDDEN_SOCKETS,
@@ -75,7 +80,8 @@ function cacheEnvironment(home: string, writableRoots: readonly string[]): strin
  * writable roots (`workspace-write`); fresh `/dev` and `/proc` and a private `/tmp` (over a root
  * that holds them, e.g. a cwd of `/`; `/tmp` and `/dev/shm` capped at policy.ts `DEFAULT_TMPFS_SIZE_MIB`
  * unless the settings say otherwise); the roots inside `/tmp` (read-only under `read-only`);
- * what each root's `.turnloop` and `.mcp.json` resolve through, read-only
+ * what each root's `.turnloop`, `.mcp.json` and the rest of policy.ts `LATER_RUN_CONFIGURATION`
+ * resolve through, and the tool configuration in its folders (`pkg/.npmrc`), read-only
  * (configuration-chain.ts `configurationMounts`) between the git folders of each root bound over
  * themselves and their `hooks`, `config` and `.git` files read-only (git-folders.ts
  * `gitProtection`: also those in a root's folders) and the hooks folders and config files their
@@ -143,10 +149,10 @@ export function bubblewrapInvocation(
     settings.temporaryDirectory === undefined ? undefined : realPathOf(settings.temporaryDirectory);
   const bind = (root: string) => ["--bind", root, root];
   const inTemporary = (root: string) => isInside(root, "/tmp");
-  const gitEntries = gitEntriesOf(writableRoots);
-  const git = gitProtection(writableRoots, gitEntries);
+  const found = workspaceEntriesOf(writableRoots);
+  const git = gitProtection(writableRoots, found.git);
   const user = gitUserOf(settings.home, settings.configHome, cwd);
-  const configured = configuredPlacesIn(writableRoots, gitEntries, user, paths);
+  const configured = configuredPlacesIn(writableRoots, found.git, user, paths);
   const hidden = hiddenPlaces(settings, roots, paths);
   const filtering = unixSocketFiltering(settings);
   const tmpfsSize = settings.tmpfsSizeMiB ?? DEFAULT_TMPFS_SIZE_MIB;
@@ -162,7 +168,7 @@ export function bubblewrapInvocation(
     ...writableRoots.filter(inTemporary).flatMap(bind),
     ...readOnlyRoots.filter(inTemporary).flatMap((root) => ["--ro-bind", root, root]),
     ...gitFolderBinds(git),
-    ...configurationMounts(writableRoots, configured.chains),
+    ...configurationMounts(writableRoots, configured.chains, found.nested),
     ...gitReadOnlyMounts(git, paths),
     ...configured.existing.flatMap(({ path }) => ["--ro-bind", path, path]),
     ...hidden.flatMap(hideMount),

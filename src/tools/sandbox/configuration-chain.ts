@@ -1,5 +1,5 @@
 import { lstatSync, readlinkSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { type ConfiguredPlace, configuredPlacesOf, type GitUser } from "./configured-places.js";
 import { LATER_RUN_CONFIGURATION, PROJECT_CONFIGURATION } from "./policy.js";
 import { isInside, type RealPaths } from "./real-paths.js";
@@ -45,10 +45,40 @@ export interface ConfigurationChain {
  * links. A place below a folder of the root (`.config/git`) is kept alone, not its folder
  * (`.config` stays writable): its chain starts at the place, a missing one where that folder is
  * missing, and a mounted entry's identity is noted, since moving that folder away moves the mount
- * with it and lets a new place be made at the old path.
+ * with it and lets a new place be made at the old path. Then the chain of each of `nested`, the
+ * tool configuration found in the roots' folders ({@link nestedChains}).
  */
-export function configurationChains(roots: readonly string[]): ConfigurationChain[] {
+export function configurationChains(
+  roots: readonly string[],
+  nested: readonly string[] = [],
+): ConfigurationChain[] {
   const folders = new Set(roots.filter((root) => lstatOf(root)?.isDirectory() === true));
+  return [...rootChains(roots, folders), ...nestedChains(roots, nested, folders)];
+}
+
+/**
+ * The chains of policy.ts `NESTED_CONFIGURATION` places found in the roots' folders (`pkg/.npmrc`:
+ * git-folders.ts `workspaceEntriesOf`), each walked as a root's own with its folder taken for a
+ * root: the place itself is mounted read-only over itself (its identity noted), or, a symbolic
+ * link, put back when replaced, what it leads through in a root mounted read-only. One directly
+ * in a root is left out: {@link rootChains} has it.
+ */
+function nestedChains(
+  roots: readonly string[],
+  nested: readonly string[],
+  folders: ReadonlySet<string>,
+): ConfigurationChain[] {
+  return nested
+    .filter((path) => !roots.includes(dirname(path)))
+    .map((path) => ({
+      name: basename(path),
+      path,
+      entries: rootEntries(path, [...roots, dirname(path)], folders),
+    }));
+}
+
+/** The chain of each of {@link LATER_RUN_CONFIGURATION} in each of `roots`. */
+function rootChains(roots: readonly string[], folders: ReadonlySet<string>): ConfigurationChain[] {
   return roots.flatMap((root) =>
     LATER_RUN_CONFIGURATION.map((name) => {
       const path = join(root, name);
@@ -147,8 +177,9 @@ function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
 }
 
 /**
- * The bubblewrap mounts that fix every {@link ConfigurationChain} of `roots`, and the `others`
- * kept the same way, for a command: each `mounted` entry read-only over itself (a mount point:
+ * The bubblewrap mounts that fix every {@link ConfigurationChain} of `roots` and of the tool
+ * configuration `nested` in their folders ({@link configurationChains}), and the `others` kept
+ * the same way, for a command: each `mounted` entry read-only over itself (a mount point:
  * `mv cfg cfg.old` fails with `EBUSY`, and everything below is read-only), and a writable root
  * that lies inside such an entry (an added folder below it) mounted writable again after it,
  * outer mounts first.
@@ -156,8 +187,11 @@ function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
 export function configurationMounts(
   roots: readonly string[],
   others: readonly ConfigurationChain[] = [],
+  nested: readonly string[] = [],
 ): string[] {
-  const entries = [...configurationChains(roots), ...others].flatMap((chain) => chain.entries);
+  const entries = [...configurationChains(roots, nested), ...others].flatMap(
+    (chain) => chain.entries,
+  );
   const fixed = [
     ...new Set(entries.flatMap((entry) => (entry.kind === "mounted" ? [entry.path] : []))),
   ];

@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync, statSync } from "node:fs";
 import { rm, symlink } from "node:fs/promises";
-import { basename } from "node:path";
+import { basename, dirname } from "node:path";
 import {
   type ConfigurationChain,
   configurationChains,
@@ -13,16 +13,35 @@ import { type LeadingEntry, protectedPlaceUndone } from "./protected-place-stops
  * What a command in a writable root could change of how {@link LATER_RUN_CONFIGURATION} resolves
  * although the sandbox mounts read-only every entry of a root they pass through
  * (configuration-chain.ts `configurationMounts`), noted before the command runs: the chains,
- * whose `link` entries (the link itself lies in the writable root: it could be replaced) and
- * `missing` entries (a mount over a missing path would make it) the guard checks after it.
+ * whose `link` entries (the link itself lies in a writable root: it could be replaced) and
+ * `missing` entries (a mount over a missing path would make it) the guard checks after it; and
+ * the tool configuration in the roots' folders (`pkg/.npmrc`: git-folders.ts
+ * `workspaceEntriesOf`), with their identities, since one the command makes there where there was
+ * none cannot be mounted before it.
  */
 export interface ConfigurationSnapshot {
+  roots: readonly string[];
   chains: ConfigurationChain[];
+  /** The tool configuration in the roots' folders, each path with its identity (device, inode). */
+  nested: ReadonlyMap<string, string>;
 }
 
-/** Notes the {@link ConfigurationSnapshot} of `roots` (writable roots, real paths) before a command. */
-export function configurationSnapshot(roots: readonly string[]): ConfigurationSnapshot {
-  return { chains: configurationChains(roots) };
+/**
+ * Notes the {@link ConfigurationSnapshot} of `roots` (writable roots, real paths) before a
+ * command; `nested` is the tool configuration in their folders.
+ */
+export function configurationSnapshot(
+  roots: readonly string[],
+  nested: readonly string[] = [],
+): ConfigurationSnapshot {
+  const identities = new Map<string, string>();
+  for (const path of nested) {
+    const stats = lstatOf(path);
+    if (stats !== undefined) {
+      identities.set(path, `${stats.dev}:${stats.ino}`);
+    }
+  }
+  return { roots, chains: configurationChains(roots, nested), nested: identities };
 }
 
 /**
@@ -39,16 +58,35 @@ export function leadingEntries(snapshot: ConfigurationSnapshot): LeadingEntry[] 
 
 /**
  * Undoes what the command (whose processes all ended with it) changed of the chains of
- * `snapshot`: see {@link undoChainChanges}.
+ * `snapshot` (see {@link undoChainChanges}) and removes the tool configuration it made in the
+ * roots' folders: each of `nestedAfter` (found after it, git-folders.ts `workspaceEntriesOf`)
+ * that was not there before nor is one noted that the command moved there (`mv pkg pkg2`).
  * @returns why the command is reported stopped (protected-place-stops.ts `protectedPlaceUndone`), or
  * `undefined` when it changed none of them.
  */
 export async function undoConfigurationChanges(
   snapshot: ConfigurationSnapshot,
+  nestedAfter: readonly string[] = [],
 ): Promise<string | undefined> {
+  const noted = new Set(snapshot.nested.values());
+  const made = nestedAfter.filter((path) => {
+    if (snapshot.roots.includes(dirname(path)) || snapshot.nested.has(path)) {
+      return false;
+    }
+    const stats = lstatOf(path);
+    return stats !== undefined && !noted.has(`${stats.dev}:${stats.ino}`);
+  });
+  await Promise.all(made.map((path) => rm(path, { recursive: true, force: true }).catch(() => {})));
   const { names, undone } = await undoChainChanges(snapshot.chains);
+  for (const path of made) {
+    names.add(basename(path));
+  }
+  const all = [
+    ...(made.length === 0 ? [] : [`it removed ${made.join(", ")}, which the command made`]),
+    ...undone,
+  ];
   const places = LATER_RUN_CONFIGURATION.filter((name) => names.has(name));
-  return undone.length === 0 ? undefined : protectedPlaceUndone(places, undone);
+  return all.length === 0 ? undefined : protectedPlaceUndone(places, all);
 }
 
 /**
@@ -130,5 +168,13 @@ function resolves(path: string): boolean {
     return statSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
+  }
+}
+
+function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // ENOTDIR: nothing is there
   }
 }

@@ -7,6 +7,7 @@ import {
   realpathSync,
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { NESTED_CONFIGURATION } from "./policy.js";
 import { isInside, type RealPaths } from "./real-paths.js";
 
 /**
@@ -53,12 +54,28 @@ export const WORKTREE_LOCATING_FILES: readonly string[] = [...LOCATING_FILES, "g
  * {@link SKIPPED_FOLDERS} entered.
  */
 export function gitEntriesOf(roots: readonly string[]): string[] {
+  return workspaceEntriesOf(roots).git;
+}
+
+/**
+ * What one walk of the writable roots finds: `git`, the {@link gitEntriesOf}; and `nested`, the
+ * entries named as one of policy.ts `NESTED_CONFIGURATION` (`.npmrc`, `.vscode` …, whatever
+ * they are) in the roots' folders (`pkg/.npmrc`, `sub/.vscode`), read from the listings the
+ * search for `.git` makes anyway: one deeper (`packages/a/.envrc`) is not found, since that
+ * level is not listed (one `lstat` of `.git` a folder there). The roots' own are not in
+ * `nested`: configuration-chain.ts keeps those.
+ */
+export function workspaceEntriesOf(roots: readonly string[]): { git: string[]; nested: string[] } {
   const found = new Set<string>();
+  const nested = new Set<string>();
   const visit = (folder: string, depth: number) => {
     for (const entry of entriesOf(folder)) {
       if (entry.name === ".git") {
         found.add(join(folder, ".git"));
         continue;
+      }
+      if (depth === 1 && NESTED_NAMES.has(entry.name)) {
+        nested.add(join(folder, entry.name));
       }
       // A symbolic link to a folder is not followed. Paths are made only for folders: most
       // entries are files, and a `join` each was a third of the walk's time.
@@ -77,8 +94,11 @@ export function gitEntriesOf(roots: readonly string[]): string[] {
   for (const root of roots) {
     visit(root, 0);
   }
-  return [...found];
+  return { git: [...found], nested: [...nested] };
 }
+
+/** {@link NESTED_CONFIGURATION} as a set, for the walk's look-up of each name it lists. */
+const NESTED_NAMES: ReadonlySet<string> = new Set(NESTED_CONFIGURATION);
 
 /**
  * What the sandbox mounts for the `.git` entries of the writable roots ({@link gitEntriesOf}),

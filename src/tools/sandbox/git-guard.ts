@@ -51,14 +51,15 @@ export interface GitSnapshot {
 
 /**
  * Notes the {@link GitSnapshot} of `roots` (writable roots, real paths) before a command; `user`
- * tells where the user's git config is and what `~/` in `core.hooksPath` means.
+ * tells where the user's git config is and what `~/` in `core.hooksPath` means; `entries` are
+ * their `.git` entries when already read.
  */
 export function gitSnapshot(
   roots: readonly string[],
   user: GitUser,
   paths: RealPaths,
+  entries: readonly string[] = gitEntriesOf(roots),
 ): GitSnapshot {
-  const entries = gitEntriesOf(roots);
   const protection = gitProtection(roots, entries);
   const configured = configuredPlacesIn(roots, entries, user, paths);
   const links = linkedGitPlaces(protection);
@@ -91,15 +92,16 @@ export function gitSnapshot(
  * watches: each new `.git`, each new git folder in a protected one's `modules/` or `worktrees/`
  * (with what the command put in them), each new locating file, hooks folder and included config
  * file; and puts back a symbolic link such a place leads through that the command replaced
- * (configuration-guard.ts `undoChainChanges`, as for `.turnloop`).
+ * (configuration-guard.ts `undoChainChanges`, as for `.turnloop`); `entries` are the roots' `.git`
+ * entries after the command when already read.
  * @returns why the command is reported stopped (protected-place-stops.ts `gitRepositoryUndone`), or `undefined`
  * when it changed none of them.
  */
 export async function undoGitChanges(
   snapshot: GitSnapshot,
   roots: readonly string[],
+  entries: readonly string[] = gitEntriesOf(roots),
 ): Promise<string | undefined> {
-  const entries = gitEntriesOf(roots);
   const madeEntries = entries.filter((path) => madeSince(snapshot.entries, path));
   const protection = gitProtection(
     roots,

@@ -59,11 +59,13 @@ export const STARTUP_FILES: readonly string[] = [
 /**
  * What other programs read from a project folder and act on later, outside the sandbox, without
  * the user choosing to run the project's code: opening the folder in an editor, entering it in a
- * shell, any npm, yarn or git command there, another agent started there. Each writable root's
- * are kept read-only as its {@link PROJECT_CONFIGURATION} is. Decided against the anchors:
+ * shell, any npm, yarn or git command there, another agent started there. Each writable root's,
+ * and those in its folders ({@link NESTED_CONFIGURATION}), are kept read-only as its
+ * {@link PROJECT_CONFIGURATION} is. Decided against the anchors:
  * `@anthropic-ai/sandbox-runtime` keeps `.vscode`, `.idea`, `.gitmodules`, `.mcp.json` and
  * Claude Code's `.claude/commands` and `.claude/agents` from writes (its `DANGEROUS_FILES`,
- * `DANGEROUS_DIRECTORIES`), Codex keeps `.codex` and `.agents` read-only in its writable roots.
+ * `DANGEROUS_DIRECTORIES`), Codex keeps `.codex` and `.agents` read-only in its writable roots;
+ * Gemini CLI's and Cursor's project folders are kept as `.claude` and `.codex` are.
  * Each entry, with `why` about it (`what` names it: `it`, or its name):
  * - `.vscode`: VS Code runs a task of `tasks.json` when the folder opens (`"runOn":
  *   "folderOpen"`), and `settings.json` names the interpreter, formatter, linter and terminal
@@ -79,7 +81,14 @@ export const STARTUP_FILES: readonly string[] = [
  * - `.claude`: Claude Code runs the hooks its `settings.json` names, and its commands and agents
  *   are instructions it follows;
  * - `.codex`: Codex's project config (MCP servers it starts);
- * - `.agents`: Codex's project skills (scripts it runs).
+ * - `.agents`: Codex's project skills (scripts it runs);
+ * - `.gemini`: Gemini CLI's project `settings.json` names MCP servers it starts, hooks it runs and
+ *   a tool discovery command, and its `commands/*.toml` run the shell commands their `!{…}` name;
+ * - `.cursor`: Cursor starts the MCP servers its `mcp.json` names and runs the hooks its
+ *   `hooks.json` names, and follows its rules;
+ * - `.devcontainer`: VS Code and the `devcontainer` CLI run the `initializeCommand` its
+ *   `devcontainer.json` names on this machine when they build the container (VS Code offers to
+ *   when the folder opens).
  * Left out: instruction files (`AGENTS.md` and the like, session/instructions.ts) and `.env`,
  * ordinary work a model is asked to do and no program's own configuration of what it runs;
  * `.ripgreprc`, which ripgrep reads only where `RIPGREP_CONFIG_PATH` names it; and a project's
@@ -136,7 +145,30 @@ const TOOL_CONFIGURATION: readonly { place: string; why: (what: string) => strin
     why: (what) =>
       `Codex reads the skills in ${what} later, outside the sandbox, and runs their scripts`,
   },
+  {
+    place: ".gemini",
+    why: (what) =>
+      `Gemini CLI reads ${what} later, outside the sandbox, and starts the MCP servers and runs the hooks and commands it names`,
+  },
+  {
+    place: ".cursor",
+    why: (what) =>
+      `Cursor reads ${what} later, outside the sandbox, starts the MCP servers and runs the hooks it names, and follows its rules`,
+  },
+  {
+    place: ".devcontainer",
+    why: (what) =>
+      `your editor runs the initializeCommand ${what} names on this machine, outside the sandbox, when it builds the dev container`,
+  },
 ];
+
+/**
+ * The places of {@link TOOL_CONFIGURATION}, which programs read in any folder they run or open in
+ * (a package's own `pkg/.npmrc`, `sub/.vscode` opened as a folder of its own): the sandbox keeps
+ * those in a writable root's folders too, not only the root's (git-folders.ts
+ * `workspaceEntriesOf`, configuration-chain.ts, configuration-guard.ts).
+ */
+export const NESTED_CONFIGURATION: readonly string[] = TOOL_CONFIGURATION.map(({ place }) => place);
 
 /**
  * Everything that configures later runs, besides git's own folder: {@link PROJECT_CONFIGURATION},
@@ -149,7 +181,7 @@ const TOOL_CONFIGURATION: readonly { place: string; why: (what: string) => strin
 export const LATER_RUN_CONFIGURATION: readonly string[] = [
   ...PROJECT_CONFIGURATION,
   ...STARTUP_FILES,
-  ...TOOL_CONFIGURATION.map(({ place }) => place),
+  ...NESTED_CONFIGURATION,
 ];
 
 /**

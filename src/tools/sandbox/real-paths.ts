@@ -67,26 +67,40 @@ export function landingPath(path: string): string {
 }
 
 /**
- * The first of `places` (names below a folder, e.g. `.vscode`) that, in a folder holding `path`
- * (real, absolute), is a symbolic link to `path` or a folder above it: the place a write to
- * `path` lands in although the path's own names do not spell it (`/w/cfg/vscode/tasks.json`
- * where `/w/.vscode -> cfg/vscode`); `undefined` when none is. One `lstat` per place and folder.
+ * The first of `places` (paths below a folder, e.g. `.vscode`, `.config/git`) that, in a folder
+ * holding `path` (real, absolute), leads through a symbolic link to `path` or a folder above it:
+ * the place a write to `path` lands in although the path's own names do not spell it
+ * (`/w/cfg/vscode/tasks.json` where `/w/.vscode -> cfg/vscode`; `/w/elsewhere/cfg/git/config`
+ * where `/w/.config -> elsewhere/cfg`, a link at any level of the place); `undefined` when none
+ * is. One `lstat` per component of a place and folder, up to the first that is missing.
  */
 export function linkedPlaceOf(path: string, places: readonly string[]): string | undefined {
   for (let folder = dirname(path); ; folder = dirname(folder)) {
-    const place = places.find((each) => leadsTo(join(folder, each), path));
+    const place = places.find((each) => leadsTo(folder, each, path));
     if (place !== undefined || dirname(folder) === folder) {
       return place;
     }
   }
 }
 
-/** Whether `entry` is a symbolic link whose target holds `path` (or is it). */
-function leadsTo(entry: string, path: string): boolean {
+/**
+ * Whether `place` in `folder` passes through a symbolic link (itself or a folder of it) and lands
+ * where `path` is or above it.
+ */
+function leadsTo(folder: string, place: string, path: string): boolean {
+  let entry = folder;
   try {
-    return lstatSync(entry, { throwIfNoEntry: false })?.isSymbolicLink() === true
-      ? isInside(path, landingPath(entry))
-      : false;
+    for (const part of place.split("/")) {
+      entry = join(entry, part);
+      const stats = lstatSync(entry, { throwIfNoEntry: false });
+      if (stats === undefined) {
+        return false;
+      }
+      if (stats.isSymbolicLink()) {
+        return isInside(path, landingPath(join(folder, place)));
+      }
+    }
+    return false;
   } catch {
     // A component of `entry` is a file (ENOTDIR) or cannot be read: no link there.
     return false;

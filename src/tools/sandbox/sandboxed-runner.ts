@@ -9,7 +9,14 @@ import {
   undoConfigurationChanges,
 } from "./configuration-guard.js";
 import { type ConfiguredPlace, gitUserOf } from "./configured-places.js";
+import { workspaceEntriesOf } from "./git-folders.js";
 import { gitSnapshot, undoGitChanges } from "./git-guard.js";
+import {
+  NO_NETWORK,
+  networkExit,
+  networkRefusedDespiteSuccess,
+  unixSocketRefusal,
+} from "./network-refusals.js";
 import type { SandboxPolicy, SandboxSettings } from "./policy.js";
 import { privateTemporaryNote } from "./private-temporary.js";
 import {
@@ -30,7 +37,8 @@ export type ConfiningPolicy = Exclude<SandboxPolicy, "danger-full-access">;
  * failed command whose output shows it hit the sandbox's limits carries
  * {@link CommandResult.sandboxLimit}, as does one that changed what later runs read where the
  * mounts cannot stop it (`.turnloop`, `.mcp.json` in a writable root: made where nothing was, or
- * a symbolic link they lead through replaced; a `.git` made where there was none), which is undone
+ * a symbolic link they lead through replaced; tool configuration made in a root's folder,
+ * `pkg/.npmrc`; a `.git` made where there was none), which is undone
  * when the command ends (configuration-guard.ts, git-guard.ts).
  * A run whose bwrap failed before the command started, on a mount that came or went while it
  * set up, is run again ({@link failedInMountSetup}, at most {@link SETUP_RUNS} runs).
@@ -72,25 +80,18 @@ export class SandboxedRunner implements CommandRunner {
     const runner = new ProcessRunner({ wrap, description: this.description });
     const roots = [request.cwd, ...(this.settings.additionalDirectories ?? [])];
     const realRoots = roots.flatMap((root) => this.paths.resolve(root)?.real ?? []);
-    const writing = this.policy === "workspace-write";
-    const snapshot = writing ? configurationSnapshot(realRoots) : undefined;
-    const { home, configHome } = this.settings;
-    const user = gitUserOf(home, configHome, request.cwd);
-    const git = writing ? gitSnapshot(realRoots, user, this.paths) : undefined;
+    const guards = this.guardsOf(realRoots, request.cwd);
     let result = await runner.run(command, request);
     for (let run = 1; run < SETUP_RUNS && failedInMountSetup(result, spawned.status); run++) {
       result = await runner.run(command, request);
     }
-    const configurationUndone =
-      snapshot === undefined ? undefined : await undoConfigurationChanges(snapshot);
-    const gitUndone = git === undefined ? undefined : await undoGitChanges(git, realRoots);
-    const undone = configurationUndone ?? gitUndone;
+    const undone = await guards.undo();
     const judged = {
       network: this.settings.network === true,
       unixSockets: this.settings.allowUnixSockets === true,
       command,
-      leading: snapshot === undefined ? [] : leadingEntries(snapshot),
-      configuredPlaces: git?.configuredPlaces ?? [],
+      leading: guards.leading,
+      configuredPlaces: guards.configuredPlaces,
       hidden:
         result.exitCode && spawned.invocation !== undefined
           ? hiddenMentions(spawned.invocation)
@@ -105,6 +106,9 @@ export class SandboxedRunner implements CommandRunner {
         ? privateTemporaryNote(command, roots, this.policy)
         : undefined,
       limit === undefined ? refusedDespiteSuccess(landed, judged) : undefined,
+      limit === undefined
+        ? networkRefusedDespiteSuccess(result.output, result.exitCode, judged.network)
+        : undefined,
     ].filter((line) => line !== undefined);
     const note = notes.length === 0 ? undefined : notes.join("\n");
     return {
@@ -113,6 +117,42 @@ export class SandboxedRunner implements CommandRunner {
       ...(note === undefined ? {} : { note }),
     };
   }
+
+  /**
+   * Under `workspace-write`, notes what the guards watch in `realRoots` before a command
+   * (configuration-guard.ts, git-guard.ts; one walk of the roots for both, git-folders.ts
+   * `workspaceEntriesOf`): what the judgement of its result reads of it, and `undo`, which undoes
+   * what the command changed of it once it ended (one more walk). Nothing under `read-only`.
+   */
+  private guardsOf(realRoots: readonly string[], cwd: string): WorkspaceGuards {
+    if (this.policy !== "workspace-write") {
+      return { leading: [], configuredPlaces: [], undo: async () => undefined };
+    }
+    const before = workspaceEntriesOf(realRoots);
+    const snapshot = configurationSnapshot(realRoots, before.nested);
+    const user = gitUserOf(this.settings.home, this.settings.configHome, cwd);
+    const git = gitSnapshot(realRoots, user, this.paths, before.git);
+    return {
+      leading: leadingEntries(snapshot),
+      configuredPlaces: git.configuredPlaces,
+      undo: async () => {
+        const after = workspaceEntriesOf(realRoots);
+        const configurationUndone = await undoConfigurationChanges(snapshot, after.nested);
+        const gitUndone = await undoGitChanges(git, realRoots, after.git);
+        return configurationUndone ?? gitUndone;
+      },
+    };
+  }
+}
+
+/** What {@link SandboxedRunner} guards of the writable roots for one command. */
+interface WorkspaceGuards {
+  /** Entries mounted read-only because a protected place leads through them. */
+  leading: readonly LeadingEntry[];
+  /** Hooks folders and config files a repository's config names (configured-places.ts). */
+  configuredPlaces: readonly ConfiguredPlace[];
+  /** Undoes what the ended command changed of them: why it is reported stopped, if it is. */
+  undo: () => Promise<string | undefined>;
 }
 
 /** How many times a command runs while bwrap keeps failing in its mount setup (then its error is the result). */
@@ -185,92 +225,11 @@ function hiddenMentions(invocation: BubblewrapInvocation): HiddenMention[] {
  */
 const READ_ONLY =
   /Read-only file system|\bEROFS\b|Log files were not written due to an error writing to the directory/i;
-/**
- * What common tools print when a name lookup or a connection fails, as it does in a sandbox
- * without the network (its own namespace: loopback only, nothing listening there but what the
- * command started, and no name server): the C library's words (bash, Python, wget, ssh, git,
- * ping; Go's and Rust's in lower case), curl's (`Failed to connect to 127.0.0.1 port 8080 …:
- * Couldn't connect to server`, `Could not resolve host`), wget's (`unable to resolve host
- * address`), Node's error codes (`connect ECONNREFUSED 127.0.0.1:8080`, `getaddrinfo
- * EAI_AGAIN`, npm's too) and urllib3's (pip, requests). Only a failed command's output is read.
- */
-const NO_NETWORK =
-  /network is unreachable|connection refused|Could not resolve host|Couldn't connect to server|Failed to connect to \S+ port \d+|unable to resolve host address|Temporary failure in name resolution|Name or service not known|getaddrinfo (?:ENOTFOUND|EAI_AGAIN)|\b(?:ECONNREFUSED|ENETUNREACH)\b|Failed to establish a new connection/i;
-
 /** Where each confining policy lets a command write (README, "Sandbox"). */
 const WRITABLE: Record<ConfiningPolicy, string> = {
   "read-only": "the read-only sandbox lets it write only its private /tmp",
   "workspace-write": "the sandbox lets it write only inside the workspace",
 };
-
-/**
- * Exit codes by which known network clients say a failed lookup or connection, for when they
- * print nothing (`curl -s`): curl's (its manual, "EXIT CODES": 5 proxy not resolved, 6 host not
- * resolved, 7 failed to connect) and wget's (its manual, "EXIT STATUS": 4 network failure).
- */
-const NETWORK_EXIT_CODES: ReadonlyMap<string, ReadonlyMap<number, string>> = new Map([
-  [
-    "curl",
-    new Map([
-      [5, "could not resolve the proxy"],
-      [6, "could not resolve the host"],
-      [7, "could not connect"],
-    ]),
-  ],
-  ["wget", new Map([[4, "network failure"]])],
-]);
-
-/**
- * `curl exit code 7: could not connect` when the program whose status `bash -c command` returned
- * (`statusProgram`) is a known client and `exitCode` one of its network codes.
- */
-function networkExit(
-  command: string,
-  exitCode: number,
-  statusProgram: ((command: string) => string | undefined) | undefined,
-): string | undefined {
-  const known = [...NETWORK_EXIT_CODES.values()].some((codes) => codes.has(exitCode));
-  const name = known ? statusProgram?.(command) : undefined;
-  const meaning = name === undefined ? undefined : NETWORK_EXIT_CODES.get(name)?.get(exitCode);
-  return meaning === undefined ? undefined : `${name} exit code ${exitCode}: ${meaning}`;
-}
-
-/**
- * A refused Unix socket as programs say it: `socket()` failed with `EPERM` (the C library's
- * "Operation not permitted", which Python's `PermissionError` repeats, Node's `EPERM`) where the
- * output or the command speaks of a socket (psql's `connection to server on socket
- * "/run/postgresql/.s.PGSQL.5432" failed`, Python's `AF_UNIX`).
- */
-const SOCKET_REFUSED = /Operation not permitted|\bEPERM\b/;
-const SOCKET_MENTION = /socket|\bunix\b|\bAF_UNIX\b|\.sock\b|\.s\.PGSQL/i;
-/**
- * A command that names a Unix socket (`curl --unix-socket …`, `unix:///var/run/docker.sock`,
- * `nc -U …`, a `.sock` or PostgreSQL's `.s.PGSQL.5432`): a failed connection of its is the
- * refused socket, whatever the client printed (curl says only "Couldn't connect to server").
- */
-const NAMES_UNIX_SOCKET = /--unix-socket\b|\bunix:|\bnc\b.*\s-U\b|\.sock\b|\.s\.PGSQL/;
-
-/**
- * `the sandbox refuses Unix sockets (…)` when a failed command's output or text shows that the
- * seccomp filter refused the socket it made (unix-socket-filter.ts); `connectionFailed` is what
- * said a failed connection (the output's words or a client's exit code), if anything did.
- */
-function unixSocketRefusal(
-  output: string,
-  command: string,
-  connectionFailed: string | undefined,
-): string | undefined {
-  const refused = SOCKET_REFUSED.exec(output)?.[0];
-  const evidence =
-    refused !== undefined && (SOCKET_MENTION.test(output) || SOCKET_MENTION.test(command))
-      ? refused
-      : NAMES_UNIX_SOCKET.test(command)
-        ? connectionFailed
-        : undefined;
-  return evidence === undefined
-    ? undefined
-    : `the sandbox refuses Unix sockets, so services on the host such as databases, D-Bus and Docker are out of reach (${evidence})`;
-}
 
 /** What {@link sandboxLimitOf} judges a command's result by, besides the result. */
 export interface JudgedCommand {
@@ -297,9 +256,9 @@ export interface JudgedCommand {
  * Why a sandboxed command failed on the sandbox's limits, judged from a non-zero exit and what it
  * printed: a write refused on a place kept read-only under every policy (protected-place-stops.ts `protectedPlaceStop`),
  * a write to a read-only place (worded for `policy`), a Unix socket the seccomp filter refused
- * ({@link unixSocketRefusal}), or (with the network off) a failed name
+ * (network-refusals.ts `unixSocketRefusal`), or (with the network off) a failed name
  * lookup or connection, said in its output or, when the program whose status the shell returned
- * is a known network client, by its exit code ({@link NETWORK_EXIT_CODES}). `undefined` when it succeeded, was stopped, or
+ * is a known network client, by its exit code (network-refusals.ts `NETWORK_EXIT_CODES`). `undefined` when it succeeded, was stopped, or
  * failed for another reason.
  */
 export function sandboxLimitOf(

@@ -1,0 +1,100 @@
+import { existsSync, realpathSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { test } from "../support/fixtures.js";
+import { toolResultsThroughCli } from "../support/one-command.js";
+import { requireSandbox } from "../support/sandbox.js";
+
+/**
+ * A package's own tool configuration (`pkg/.npmrc`, `sub/.vscode/tasks.json`:
+ * src/tools/sandbox/policy.ts `NESTED_CONFIGURATION`) was writable to sandboxed commands, since
+ * the sandbox kept those places read-only only at the top of each writable folder, though npm
+ * reads `pkg/.npmrc` at every command in `pkg/` and an editor opening `sub/` runs its tasks. Now
+ * those in the workspace's folders are kept as the top's: an existing one is read-only, one a
+ * command makes is removed when it ends, and the model hears why. Real `turnloop -p`
+ * children, the real permission gate, real bubblewrap; skipped (and said so) where bubblewrap
+ * cannot run, never in CI.
+ */
+
+const sandboxWorks = await requireSandbox();
+
+const NPM_WHY =
+  "npm reads it at every command in this folder and runs the programs it names, outside the sandbox (script-shell, node-options)";
+const VSCODE_WHY =
+  "your editor runs what it names later, outside the sandbox (a task run when the folder opens, an interpreter, a formatter, a terminal's environment)";
+
+/**
+ * What the model hears when the sandbox stopped `command` under `--permission-mode auto` and
+ * nobody could be asked.
+ */
+function sandboxStop(command: string, reason: string): string {
+  return (
+    `The sandbox stopped this command: ${reason}. It was not run outside the sandbox: no ` +
+    "terminal to ask on; rerun with --permission-mode ask --sandbox danger-full-access --allow-tool " +
+    `'bash(${command})', in place of --permission-mode auto (commands run without the sandbox, the only way to write that place), ` +
+    "or run -p on a terminal to be asked."
+  );
+}
+
+describe.runIf(sandboxWorks)("tool configuration in the workspace's folders", () => {
+  test("an existing one is read-only, one a command makes is removed; files beside them are written", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    await mkdir(join(repository, "pkg"), { recursive: true });
+    await mkdir(join(repository, "sub", ".vscode"), { recursive: true });
+    await mkdir(join(repository, "fresh"), { recursive: true });
+    await writeFile(join(repository, "pkg", ".npmrc"), "before\n");
+    await writeFile(join(repository, "sub", ".vscode", "tasks.json"), "before\n");
+    const commands = [
+      "echo x > pkg/.npmrc",
+      "echo x > sub/.vscode/tasks.json",
+      "echo x > fresh/.npmrc",
+      "mkdir -p lib/.vscode && echo x > lib/.vscode/tasks.json",
+      "echo x > pkg/index.js && echo x > sub/notes.txt && echo written",
+    ];
+    const { results, stdout } = await toolResultsThroughCli(
+      { cli, model },
+      commands.map((command) => ["bash", { command }]),
+      ["--permission-mode", "auto"],
+    );
+    const real = realpathSync(repository);
+    expect({ stdout, results }).toEqual({
+      stdout: "Done.\n",
+      results: [
+        "bash: line 1: pkg/.npmrc: Read-only file system\n<exited with exit code 1>\n" +
+          sandboxStop(
+            "echo x > pkg/.npmrc",
+            `the sandbox keeps .npmrc read-only whatever the settings: ${NPM_WHY} (Read-only file system)`,
+          ),
+        "bash: line 1: sub/.vscode/tasks.json: Read-only file system\n<exited with exit code 1>\n" +
+          sandboxStop(
+            "echo x > sub/.vscode/tasks.json",
+            `the sandbox keeps .vscode read-only whatever the settings: ${VSCODE_WHY} (Read-only file system)`,
+          ),
+        `<exited with exit code 0>\n${sandboxStop(
+          "echo x > fresh/.npmrc",
+          `the sandbox keeps .npmrc read-only whatever the settings: ${NPM_WHY}; it removed ${join(real, "fresh", ".npmrc")}, which the command made`,
+        )}`,
+        `<exited with exit code 0>\n${sandboxStop(
+          "mkdir -p lib/.vscode && echo x > lib/.vscode/tasks.json",
+          `the sandbox keeps .vscode read-only whatever the settings: ${VSCODE_WHY}; it removed ${join(real, "lib", ".vscode")}, which the command made`,
+        )}`,
+        "written\n<exited with exit code 0>",
+      ],
+    });
+    const contents = await Promise.all(
+      ["pkg/.npmrc", "sub/.vscode/tasks.json", "pkg/index.js", "sub/notes.txt"].map((file) =>
+        readFile(join(repository, file), "utf8"),
+      ),
+    );
+    expect(contents).toEqual(["before\n", "before\n", "x\n", "x\n"]);
+    expect([
+      existsSync(join(repository, "fresh", ".npmrc")),
+      existsSync(join(repository, "lib", ".vscode")),
+      existsSync(join(repository, "lib")),
+    ]).toEqual([false, false, true]);
+  });
+});
