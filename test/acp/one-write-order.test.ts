@@ -109,6 +109,41 @@ describe("turnloop acp: requests written in one write start in the order they we
     expect(await agent.end()).toBe(0);
   });
 
+  test("case 26, two prompts written together while one runs: both refused at once, in order; the first runs on", async () => {
+    const { agent, sessionId } = await agentWithNewSession();
+    const refused = gate();
+    fixture.server.enqueue(
+      {
+        text: Array.from({ length: 30 }, () => "A"),
+        pause: { afterEvents: 3, until: refused.opened },
+      },
+      { text: "D" },
+    );
+    agent.write(requestLine(3, "session/prompt", { sessionId, prompt: textPrompt("A") }));
+    await agent.message((message) => JSON.stringify(message).includes('"agent_message_chunk"'));
+    agent.write(
+      requestLine(4, "session/prompt", { sessionId, prompt: textPrompt("B") }) +
+        requestLine(5, "session/prompt", { sessionId, prompt: textPrompt("C") }),
+    );
+    const refusals = await Promise.all([4, 5].map((id) => agent.answer(id)));
+    const busy = {
+      code: -32600,
+      message: `Session ${sessionId} is already running a prompt; wait for its answer or send session/cancel first.`,
+    };
+    expect(refusals.map((answer) => answer.error)).toEqual([busy, busy]);
+    expect(answerOrder(agent, [3, 4, 5])).toEqual([4, 5]);
+    refused.open();
+    expect((await agent.answer(3)).result).toEqual({ stopReason: "end_turn" });
+    const next = await agent.request(6, "session/prompt", { sessionId, prompt: textPrompt("D") });
+    expect(next.result).toEqual({ stopReason: "end_turn" });
+    const prompts = (await fixture.persisted(sessionId)).flatMap((event) =>
+      event.type === "user.message" ? [event.data.content] : [],
+    );
+    expect(prompts).toEqual(["A", "D"]);
+    expect(fixture.server.requests).toHaveLength(2);
+    expect(await agent.end()).toBe(0);
+  });
+
   // The first change to autopilot probes bubblewrap (a child process); a `bwrap` that sleeps
   // first keeps that probe going while the prompt written with it is read.
   test.for(["set_mode first", "prompt first"] as const)(
