@@ -6,31 +6,14 @@
  * sessions again, waited on the same lock, and only a second signal ended it.
  */
 
-import type { Pool } from "pg";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { gate } from "../support/gate.js";
+import { endLockWaiters, lockWaits, storedTypes } from "../support/locked-events.js";
 import { createTestDatabase, postgresUnavailable } from "../support/postgres.js";
 import { ChildFixture } from "./child-process.js";
 import { RawAcpAgent, textPrompt } from "./raw-lines.js";
 
 const fixture = ChildFixture.forEachTest();
-
-/** How many of the database's connections wait for a lock on `events` (the agent's). */
-async function lockWaits(pool: Pool): Promise<number> {
-  const waiting = await pool.query(
-    `SELECT count(*)::int AS n FROM pg_stat_activity
-     WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%events%'`,
-  );
-  return (waiting.rows[0] as { n: number }).n;
-}
-
-/** The types of the events stored for `sessionId`, in order. */
-async function storedTypes(pool: Pool, sessionId: string): Promise<string[]> {
-  const stored = await pool.query("SELECT type FROM events WHERE session_id = $1 ORDER BY seq", [
-    sessionId,
-  ]);
-  return stored.rows.map((row: { type: string }) => row.type);
-}
 
 const TURN_STORED = ["session.start", "user.message", "assistant.turn_start"];
 
@@ -78,12 +61,7 @@ describe.skipIf(postgresUnavailable !== undefined)("turnloop acp: SIGTERM while 
       return params?.update?.sessionUpdate ?? message.id;
     });
     expect(said).toEqual([1, 2, "available_commands_update", "session_info_update"]);
-    // The insert the dead agent had sent would still land once the lock goes: its backend ends
-    // first, as it would have on its own the next time it wrote to the closed socket.
-    await database.pool.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-       WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-    );
+    await endLockWaiters(database.pool);
     await locker.query("ROLLBACK");
     // What the store took before is kept; the cancel and the end it was writing never were.
     expect(await storedTypes(database.pool, sessionId)).toEqual(TURN_STORED);
