@@ -10,21 +10,9 @@
  * process.
  */
 
-import * as acp from "@agentclientprotocol/sdk";
 import { expect, test } from "vitest";
-import { startAcpAgent, text, withoutIds } from "./workers-acp-support.js";
+import { claimAfterOwnerDied, said, startAcpAgent, withoutIds } from "./workers-acp-support.js";
 import { describeWorkers, holdAnswers } from "./workers-support.js";
-
-/** A notice as `offer`'s client is sent it (src/acp/notices.ts). */
-function said(
-  offer: "notices" | "none",
-  notice: { severity: "warning" | "error"; title: string; words: string },
-): object {
-  const { severity, title, words } = notice;
-  return offer === "notices"
-    ? { sessionUpdate: "notice", severity, title, description: words }
-    : text("agent_thought_chunk", `⚠ ${words}\n`);
-}
 
 describeWorkers("an ACP follower's prompt running on a worker that dies", (workers) => {
   test.for(["notices", "none"] as const)(
@@ -46,7 +34,6 @@ describeWorkers("an ACP follower's prompt running on a worker that dies", (worke
         await workerA.exited;
         const message = `the worker running session ${sessionId} stopped (its lease lapsed) while running this prompt: it ended there unfinished`;
         expect(await waited).toEqual({ error: { code: -32603, message } });
-        const beforeClaim = editor.updates.length;
         expect(editor.updates.map(withoutIds)).toEqual([
           // The editor shows its own prompt; the title it gave the session is news.
           {
@@ -57,26 +44,7 @@ describeWorkers("an ACP follower's prompt running on a worker that dies", (worke
           said(offer, { severity: "error", title: "Prompt interrupted", words: message }),
         ]);
 
-        fixture.model.setResponder(undefined);
-        fixture.model.enqueue({ text: "answered in the ACP process" });
-        const claimed = await editor.agent.request(acp.methods.agent.session.prompt, {
-          sessionId,
-          prompt: [{ type: "text", text: "again" }],
-        });
-        expect(claimed).toEqual({ stopReason: "end_turn" });
-        expect(editor.updates.slice(beforeClaim).map(withoutIds)).toEqual([
-          expect.objectContaining({ sessionUpdate: "available_commands_update" }),
-          said(offer, {
-            severity: "warning",
-            title: "Session log repaired",
-            words:
-              "turnloop repaired the session log: closed 1 turn left open when its process ended, as interrupted",
-          }),
-          text("agent_message_chunk", "answered in the ACP process"),
-          ...(offer === "notices"
-            ? [expect.objectContaining({ sessionUpdate: "usage_update" })]
-            : []),
-        ]);
+        await claimAfterOwnerDied(editor, fixture.model, sessionId, offer, "again");
         // The editor's prompt's held request on A, then its next prompt, in the ACP process.
         expect(fixture.model.requests).toHaveLength(asked + 2);
         expect(editor.invalid).toEqual([]);
