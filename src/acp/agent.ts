@@ -66,8 +66,6 @@ export class TurnloopAcpAgent {
       .onRequest(methods.authenticate, async ({ params }) =>
         authenticate(await this.sessionHost(), params.methodId),
       )
-      // Before the other session requests: the SDK tries handlers in this order, so a request
-      // read after a load or resume reaches the opening gate after it (session/opening-gate.ts).
       .onRequest(methods.session.new, async ({ params, client }) =>
         (await session()).newSession(params, client),
       )

@@ -33,6 +33,13 @@ export interface FramingOptions
  * `-32600` with `id: null` (JSON-RPC 2.0 §5: the id of a request that could not be read is
  * null), a string saying what was dropped as the error's `data`. The
  * JSON-RPC edges the SDK's connection leaves unanswered are answered by {@link withMessageEdges}.
+ * Order: the SDK's connection starts handling a message as it reads it, then tries its handlers
+ * in the order they were registered, one `await` each (SDK 2.4.0 `processIncomingMessage`), so
+ * of two requests handed on together the one whose handler was registered first started first,
+ * whatever the client's order (a `session/prompt` then a `session/close` written in one chunk: the
+ * close ran first and the prompt found no session). After each request the next line waits for
+ * the next turn of the event loop, when that request has reached its handler (the SDK's own
+ * validation still runs): the requests start in the order the client sent them.
  * Writing: one `JSON.stringify(message)` and `\n` per message, in order.
  */
 export function acpByteStream(
@@ -104,6 +111,7 @@ function messagesFrom(
         const message = await messageOf(line, options);
         if (message !== undefined && !cancelled) {
           controller.enqueue(message);
+          await handedOn(message);
         }
       };
       try {
@@ -146,6 +154,18 @@ function messagesFrom(
       return reader?.cancel(reason);
     },
   });
+}
+
+/**
+ * Resolves once `message`, just handed to the SDK's connection, has been taken on: for a request
+ * (a `method` and an `id`, JSON-RPC 2.0 §4), on the next turn of the event loop, when every
+ * pending promise job has run and it has reached its handler (see {@link acpByteStream}); for
+ * anything else, at once.
+ */
+async function handedOn(message: acp.AnyMessage): Promise<void> {
+  if ("method" in message && "id" in message) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 /** The message one line holds, or `undefined` when there is none (the line was answered here). */

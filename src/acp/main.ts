@@ -104,8 +104,9 @@ function messageLimit(env: NodeJS.ProcessEnv): number | undefined {
 /**
  * Serves `agent` on stdin/stdout until stdin closes, or SIGTERM or SIGHUP comes (its sessions are
  * then cancelled and closed as when stdin closes: their commands stopped, their logs ended, and
- * the process exits with 128 + the signal's number: 143, 129). The bytes `start` read come
- * first; the connection's answer to the `initialize` it answered is not written again.
+ * the process exits with 128 + the signal's number: 143, 129); a signal while it closes ends it at
+ * once ({@link watchSignals}). The bytes `start` read come first; the connection's answer to the
+ * `initialize` it answered is not written again.
  * @returns 0 once stdin closed.
  */
 async function serve(
@@ -134,22 +135,67 @@ async function serve(
     answered === undefined ? undefined : { ...answered, log },
     requests,
   );
+  const signals = watchSignals();
   // At the end of stdin, every request read is answered before the connection closes.
-  const connection = agent.app.connect(answeredBeforeEnd(direct, () => agent.inputEnded()));
-  let stopListening = (): void => undefined;
-  const signalled = new Promise<TerminationSignal>((resolve) => {
-    stopListening = onTerminationSignal(resolve);
-  });
-  const ended = await Promise.race([connection.closed.then(() => undefined), signalled]);
-  stopListening();
+  const connection = agent.app.connect(
+    answeredBeforeEnd(direct, () => {
+      signals.stopping();
+      agent.inputEnded();
+    }),
+  );
+  const ended = await Promise.race([connection.closed.then(() => undefined), signals.first]);
+  signals.stopping();
   await agent.shutdown();
   // The last answers may still wait for their turn to be written.
   await new Promise<void>((resolve) => output.end(() => resolve()));
+  signals.stopListening();
   if (ended !== undefined) {
     // stdin is still open: nothing else would end the process.
     process.exit(signalExitCode(ended));
   }
   return 0;
+}
+
+/**
+ * SIGTERM and SIGHUP while `turnloop acp` serves. The first one before it stops settles `first`
+ * (the sessions are then closed as when stdin closes). Once it is stopping (stdin ended, or a
+ * signal came: `stopping()`), a signal ends the process at once, as it ends the server
+ * (server/main.ts): closing may wait (a prompt's cancel waiting on the store), and a supervisor's
+ * SIGTERM must not wait with it. Each event the store took is in the log already (file-store.ts
+ * writes it at once); the commands the model started are killed, and the exit code is
+ * 128 + the signal's number, as for the first signal.
+ */
+function watchSignals(): {
+  first: Promise<TerminationSignal>;
+  stopping: () => void;
+  stopListening: () => void;
+} {
+  let stopping = false;
+  let stopListening = (): void => undefined;
+  const first = new Promise<TerminationSignal>((resolve) => {
+    stopListening = onTerminationSignal((signal) => {
+      if (stopping) {
+        exitAtOnce(signal).catch(() => process.exit(signalExitCode(signal)));
+      } else {
+        stopping = true;
+        resolve(signal);
+      }
+    });
+  });
+  return {
+    first,
+    stopping: () => {
+      stopping = true;
+    },
+    stopListening,
+  };
+}
+
+/** Kills the command process groups still running (imported now: off the start-up path), exits. */
+async function exitAtOnce(signal: TerminationSignal): Promise<never> {
+  const { killCommandProcessGroups } = await import("../tools/command-process.js");
+  killCommandProcessGroups();
+  process.exit(signalExitCode(signal));
 }
 
 /** stdin as a web stream; an empty, closed one when it already ended while `start` read it. */

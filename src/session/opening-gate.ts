@@ -14,9 +14,9 @@ export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmedia
  *
  * Requests are ordered by when they call {@link open} or {@link settled}: a face calls them
  * synchronously when its handler starts. The SDK server's dispatcher starts handlers in the order
- * the messages were read (server/connection.ts); the ACP SDK tries its handlers in the order they
- * were registered, one await each, and the opening requests are registered before every other
- * request about a session (acp/agent.ts), so a request read after a load starts after it. A
+ * the messages were read (server/connection.ts); so does the ACP face, whose input hands the ACP
+ * SDK's connection a request only once the one before it has reached its handler (acp/framing.ts),
+ * so a request read after a load starts after it. A
  * face may also {@link hold} them (ACP: until a cancelled prompt's answer, or {@link answerFirst}:
  * until a change of settings is answered).
  */

@@ -15,6 +15,8 @@ export class RawAcpAgent {
   readonly messages: LineMessage[] = [];
   stderr = "";
   readonly exited: Promise<number | null>;
+  /** How the process ended: its exit code, or the signal that ended it. */
+  readonly ended: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private readonly child;
   private buffered = "";
   private readonly waiters = new Set<() => void>();
@@ -23,6 +25,9 @@ export class RawAcpAgent {
     this.child = spawn(process.execPath, [CLI_PATH, "acp"], { cwd, env });
     onTestFinished(() => this.kill());
     this.exited = new Promise((resolve) => this.child.on("close", (code) => resolve(code)));
+    this.ended = new Promise((resolve) =>
+      this.child.on("close", (code, signal) => resolve({ code, signal })),
+    );
     this.child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       this.stderr += chunk;
     });
@@ -89,6 +94,16 @@ export class RawAcpAgent {
     if (this.child.exitCode === null && this.child.signalCode === null) {
       this.child.kill("SIGKILL");
     }
+  }
+
+  /** Ends stdin without waiting for the exit. */
+  endInput(): void {
+    this.child.stdin.end();
+  }
+
+  /** Sends `signal` to the agent's process. */
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
   }
 
   /** Ends stdin and resolves with the exit code. */

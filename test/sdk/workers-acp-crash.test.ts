@@ -8,22 +8,16 @@
  * and the editor's next prompt claims the session and runs in the ACP process.
  */
 
-import * as acp from "@agentclientprotocol/sdk";
 import { expect, test } from "vitest";
 import { gate } from "../support/gate.js";
-import { startAcpAgent, text, withoutIds } from "./workers-acp-support.js";
+import {
+  claimAfterOwnerDied,
+  said,
+  startAcpAgent,
+  text,
+  withoutIds,
+} from "./workers-acp-support.js";
 import { describeWorkers, holdAnswers } from "./workers-support.js";
-
-/** A notice as `offer`'s client is sent it (src/acp/notices.ts). */
-function said(
-  offer: "notices" | "none",
-  notice: { severity: "warning" | "error"; title: string; words: string },
-): object {
-  const { severity, title, words } = notice;
-  return offer === "notices"
-    ? { sessionUpdate: "notice", severity, title, description: words }
-    : text("agent_thought_chunk", `⚠ ${words}\n`);
-}
 
 describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
   test.for(["notices", "none"] as const)(
@@ -52,7 +46,6 @@ describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
         await workerA.exited;
         const message = `the worker running session ${sessionId} stopped (its lease lapsed) before this prompt started; send it again to run it here`;
         expect(await waited).toEqual({ error: { code: -32603, message } });
-        const beforeClaim = editor.updates.length;
         // A stored its prompt before asking the model (DESIGN.md, SessionStore), and nothing after
         // it (no turn ended): the editor sees that prompt, its title, and why its own prompt ended.
         expect(editor.updates.map(withoutIds)).toEqual([
@@ -61,30 +54,7 @@ describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
           said(offer, { severity: "error", title: "Prompt not run", words: message }),
         ]);
 
-        fixture.model.setResponder(undefined);
-        fixture.model.enqueue({ text: "answered in the ACP process" });
-        const claimed = await editor.agent.request(acp.methods.agent.session.prompt, {
-          sessionId,
-          prompt: [{ type: "text", text: "queued behind A's" }],
-        });
-        expect(claimed).toEqual({ stopReason: "end_turn" });
-        expect(editor.updates.slice(beforeClaim).map(withoutIds)).toEqual([
-          expect.objectContaining({ sessionUpdate: "available_commands_update" }),
-          // The turn A's held request opened (its assistant.turn_start is stored as the request
-          // goes out) is closed as interrupted, and said so once, as a notice (src/acp/notices.ts).
-          said(offer, {
-            severity: "warning",
-            title: "Session log repaired",
-            words:
-              "turnloop repaired the session log: closed 1 turn left open when its process ended, as interrupted",
-          }),
-          // No title update: A's prompt, stored first, already titled the session.
-          text("agent_message_chunk", "answered in the ACP process"),
-          // A client that offers `session` capabilities is new enough for usage (initialize.ts).
-          ...(offer === "notices"
-            ? [expect.objectContaining({ sessionUpdate: "usage_update" })]
-            : []),
-        ]);
+        await claimAfterOwnerDied(editor, fixture.model, sessionId, offer, "queued behind A's");
         // A's held request, then the editor's prompt, run once, in the ACP process.
         expect(fixture.model.requests).toHaveLength(asked + 2);
         expect(editor.invalid).toEqual([]);

@@ -194,3 +194,51 @@ export const answered = (content: string) => (update: acp.SessionUpdate) =>
   update.sessionUpdate === "agent_message_chunk" &&
   update.content.type === "text" &&
   update.content.text === content;
+
+/** A notice as a client is sent it (src/acp/notices.ts): `notices` if it offered them, else `none`. */
+export function said(
+  offer: "notices" | "none",
+  notice: { severity: "warning" | "error"; title: string; words: string },
+): object {
+  const { severity, title, words } = notice;
+  return offer === "notices"
+    ? { sessionUpdate: "notice", severity, title, description: words }
+    : text("agent_thought_chunk", `⚠ ${words}\n`);
+}
+
+/**
+ * After the owner of `sessionId` died with a turn open: the editor's next prompt claims the
+ * session and runs in the ACP process, answered "answered in the ACP process" (asserted), its
+ * updates the commands, the repair of that turn said once as a notice, and the answer.
+ */
+export async function claimAfterOwnerDied(
+  editor: ReturnType<typeof startAcpAgent>,
+  model: FakeModelServer,
+  sessionId: string,
+  offer: "notices" | "none",
+  prompt: string,
+): Promise<void> {
+  const beforeClaim = editor.updates.length;
+  model.setResponder(undefined);
+  model.enqueue({ text: "answered in the ACP process" });
+  const claimed = await editor.agent.request(acp.methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: "text", text: prompt }],
+  });
+  expect(claimed).toEqual({ stopReason: "end_turn" });
+  expect(editor.updates.slice(beforeClaim).map(withoutIds)).toEqual([
+    expect.objectContaining({ sessionUpdate: "available_commands_update" }),
+    // The turn the owner's held request opened (its assistant.turn_start is stored as the request
+    // goes out) is closed as interrupted, and said so once, as a notice (src/acp/notices.ts).
+    said(offer, {
+      severity: "warning",
+      title: "Session log repaired",
+      words:
+        "turnloop repaired the session log: closed 1 turn left open when its process ended, as interrupted",
+    }),
+    // No title update: the first prompt stored already titled the session.
+    text("agent_message_chunk", "answered in the ACP process"),
+    // A client that offers `session` capabilities is new enough for usage (initialize.ts).
+    ...(offer === "notices" ? [expect.objectContaining({ sessionUpdate: "usage_update" })] : []),
+  ]);
+}

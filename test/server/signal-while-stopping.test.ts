@@ -8,11 +8,11 @@
 
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { connect } from "node:net";
-import type { Pool } from "pg";
 import { describe, expect, onTestFinished } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import { test } from "../support/fixtures.js";
 import { gate } from "../support/gate.js";
+import { endLockWaiters, lockWaits, storedTypes } from "../support/locked-events.js";
 import { createTestDatabase, postgresUnavailable } from "../support/postgres.js";
 import { RawPeer } from "./raw-peer.js";
 
@@ -47,23 +47,6 @@ async function peerOf(transport: "stdio" | "tcp", child: ChildProcessWithoutNull
   });
   const socket = connect(port, "127.0.0.1");
   return new RawPeer(socket, socket);
-}
-
-/** How many of the database's connections wait for a lock on `events` (the server's). */
-async function lockWaits(pool: Pool): Promise<number> {
-  const waiting = await pool.query(
-    `SELECT count(*)::int AS n FROM pg_stat_activity
-     WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%events%'`,
-  );
-  return (waiting.rows[0] as { n: number }).n;
-}
-
-/** The types of the events stored for `sessionId`, in order. */
-async function storedTypes(pool: Pool, sessionId: string): Promise<string[]> {
-  const stored = await pool.query("SELECT type FROM events WHERE session_id = $1 ORDER BY seq", [
-    sessionId,
-  ]);
-  return stored.rows.map((row: { type: string }) => row.type);
 }
 
 const TURN_STORED = ["session.start", "user.message", "assistant.turn_start"];
@@ -112,12 +95,7 @@ describe.skipIf(postgresUnavailable !== undefined)("SIGTERM while the server sto
           : "turnloop: warning: no TURNLOOP_CONNECTION_TOKEN: any local process may connect\n" +
               "turnloop: stdin closed: shutting down\n",
       );
-      // The insert the dead server had sent would still land once the lock goes: its backend
-      // ends first, as it would have on its own the next time it wrote to the closed socket.
-      await database.pool.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-         WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      );
+      await endLockWaiters(database.pool);
       await locker.query("ROLLBACK");
       // What the store took before is kept; the cancel and the end it was writing never were.
       expect(await storedTypes(database.pool, sessionId)).toEqual(TURN_STORED);
