@@ -4,7 +4,7 @@ import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
 import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
 import { chatMessages } from "../support/harness.js";
-import { refusal, unsavedResult, withoutTime } from "./storage-refusals.js";
+import { refusal, unsavedResult, withoutTime } from "../support/storage-refusals.js";
 
 describe.runIf(CAN_MOUNT)(needingMount("a full disk (a 1 MiB tmpfs, filled)"), () => {
   const disk = useFullDisk();
