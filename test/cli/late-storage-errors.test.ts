@@ -12,34 +12,23 @@ import { describe, expect } from "vitest";
 import { AcpChild } from "../acp/child-process.js";
 import { test } from "../support/fixtures.js";
 import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
-import { loggedTypes, REFUSED_AFTER_TURN, serverSession } from "../support/storage-refusals.js";
+import {
+  firstSession,
+  lockDuringReply,
+  loggedTypes,
+  REFUSED_AFTER_TURN,
+  serverSession,
+} from "../support/storage-refusals.js";
 
 describe.runIf(CAN_MOUNT)(needingMount("a session folder made unwritable after the reply"), () => {
   const disk = useFullDisk(512, false, { TURNLOOP_NO_CODE_CACHE: "1" });
-
-  /** Makes `folder` unwritable (`chattr +i`) as the model's reply begins: its log stays open. */
-  function lockDuringReply(
-    model: { setResponder: (respond: () => object) => void },
-    folder: string,
-  ) {
-    let locked: Promise<void> | undefined;
-    model.setResponder(() => {
-      locked ??= Promise.resolve().then(() => {
-        execFileSync("chattr", ["+i", folder]);
-      });
-      return { text: "The answer.", pause: { afterEvents: 0, until: locked } };
-    });
-  }
 
   test("the piped interactive face says the late error after the answer and exits 1", async ({
     cli,
     model,
   }) => {
     const { home, env } = disk;
-    model.enqueue({ text: "First." });
-    expect((await cli(["-p", "hi"], { env })).code).toBe(0);
-    const [sessionId = ""] = await readdir(join(home, "session-state"));
-    const folder = join(home, "session-state", sessionId);
+    const { sessionId, folder } = await firstSession(cli, model, home, env);
     lockDuringReply(model, folder);
     try {
       const result = await cli(["--resume", sessionId], { env, stdin: "again\n" });

@@ -19,7 +19,13 @@ import { AcpChild } from "../acp/child-process.js";
 import { test } from "../support/fixtures.js";
 import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import { loggedTypes, serverSession, withoutTime } from "../support/storage-refusals.js";
+import {
+  firstSession,
+  lockDuringReply,
+  loggedTypes,
+  serverSession,
+  withoutTime,
+} from "../support/storage-refusals.js";
 import { interactiveTest } from "./interactive-support.js";
 
 /** A reply too long for what the disk has left: its log line needs 15 blocks. */
@@ -277,17 +283,8 @@ describe.runIf(CAN_MOUNT)(needingMount("a session folder made unwritable mid-tur
     model,
   }) => {
     const { home, env } = disk;
-    model.enqueue({ text: "First." });
-    expect((await cli(["-p", "hi"], { env })).code).toBe(0);
-    const [sessionId = ""] = await readdir(join(home, "session-state"));
-    const folder = join(home, "session-state", sessionId);
-    let locked: Promise<void> | undefined;
-    model.setResponder(() => {
-      locked ??= Promise.resolve().then(() => {
-        execFileSync("chattr", ["+i", folder]);
-      });
-      return { text: "The answer.", pause: { afterEvents: 0, until: locked } };
-    });
+    const { sessionId, folder } = await firstSession(cli, model, home, env);
+    lockDuringReply(model, folder);
     const result = await cli(["-p", "again", "--resume", sessionId], { env });
     execFileSync("chattr", ["-i", folder]);
     expect({ ...result, stderr: withoutTime(result.stderr) }).toEqual({

@@ -5,9 +5,12 @@
  * `--headless --stdio` server's session with a prompt whose writes are refused.
  */
 
-import { readFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { expect } from "vitest";
 import { type Message, spawnServer } from "../server/raw-peer.js";
+import type { CliResult } from "./cli.js";
 
 /** The `-p` summary line with its time cut out (timings are not asserted). */
 export function withoutTime(stderr: string): string {
@@ -107,4 +110,37 @@ export async function serverSession(env: NodeJS.ProcessEnv, cwd: string) {
     return events.filter((event) => !event.type.endsWith("_delta"));
   };
   return { ...server, sessionId, prompt };
+}
+
+/**
+ * Runs `-p hi`, answered "First.", with `env` (its `TURNLOOP_HOME` is `home`, holding no session
+ * yet), and checks it exits 0. @returns the session it saved: its id and folder.
+ */
+export async function firstSession(
+  cli: (args: readonly string[], options: { env: NodeJS.ProcessEnv }) => Promise<CliResult>,
+  model: { enqueue: (reply: { text: string }) => void },
+  home: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ sessionId: string; folder: string }> {
+  model.enqueue({ text: "First." });
+  expect((await cli(["-p", "hi"], { env })).code).toBe(0);
+  const [sessionId = ""] = await readdir(join(home, "session-state"));
+  return { sessionId, folder: join(home, "session-state", sessionId) };
+}
+
+/**
+ * Makes `folder` unwritable (`chattr +i`; root ignores a mode) as the model's reply "The answer."
+ * begins: its log, open already, still takes lines; no file can be made or removed in it.
+ */
+export function lockDuringReply(
+  model: { setResponder: (respond: () => object) => void },
+  folder: string,
+): void {
+  let locked: Promise<void> | undefined;
+  model.setResponder(() => {
+    locked ??= Promise.resolve().then(() => {
+      execFileSync("chattr", ["+i", folder]);
+    });
+    return { text: "The answer.", pause: { afterEvents: 0, until: locked } };
+  });
 }
