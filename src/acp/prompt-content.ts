@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { PromptBlock, PromptImage, UserMessageData } from "../events/events.js";
 import { base64Bytes } from "../llm/convert.js";
-import { givenPrompt } from "../session/prompt-attachments.js";
+import { givenPrompt, isEmptyPrompt } from "../session/prompt-attachments.js";
 import { promptTitle } from "../session/session-metadata.js";
 import { invalidParams } from "./errors.js";
 
@@ -28,12 +28,15 @@ export interface PromptContent {
 
 /**
  * Refuses an ACP v1 `session/prompt` that carries nothing for the model: no blocks, or only text
- * blocks of blank text. It is refused before any model request, as `-p ""` is a usage error: a
- * client's bug would otherwise pay for a request and store a turn.
+ * blocks of blank text (the faces' one rule, session/prompt-attachments.ts `isEmptyPrompt`). It
+ * is refused before any model request, as `-p ""` is a usage error: a client's bug would
+ * otherwise pay for a request and store a turn.
  * @throws RequestError -32602.
  */
 export function refuseEmptyPrompt(blocks: readonly acp.ContentBlock[]): void {
-  if (blocks.every((block) => block.type === "text" && block.text.trim() === "")) {
+  const text = blocks.map((block) => (block.type === "text" ? block.text : "")).join("");
+  const attached = blocks.filter((block) => block.type !== "text").length;
+  if (isEmptyPrompt(text, attached)) {
     throw invalidParams(
       ["prompt"],
       "expected at least one content block with text or an attachment; it is empty",

@@ -5,6 +5,7 @@ import { workingDirectoryProblem } from "../session/face-config.js";
 import { type ModelResolution, SessionHost } from "../session/host.js";
 import { reportGathered, startMcpServers, startupWaitFrom } from "../session/mcp-servers.js";
 import { sameFolder } from "../session/paths.js";
+import { isEmptyPrompt } from "../session/prompt-attachments.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import type { PromptOptions } from "./arguments.js";
@@ -229,7 +230,7 @@ async function checkedPrompt(options: PromptOptions, io: PromptIo): Promise<stri
     io.stderr.write(`turnloop: ${prompt.message}\n`);
     return EXIT.usage;
   }
-  if (prompt.text.trim() === "") {
+  if (isEmptyPrompt(prompt.text, 0)) {
     // A blank prompt (`-p "$UNSET"`) would pay for a request and store a session for nothing.
     io.stderr.write("turnloop: the prompt is empty: give it as -p TEXT, or pipe it in with -p -\n");
     return EXIT.usage;

@@ -21,7 +21,8 @@ const receiving = new WeakSet<ServerContext>();
  * Starts applying the inbox messages sent to this server's sessions by faces on other workers,
  * once per server (a no-op without a shared store): a prompt as `session.send`, an abort as
  * `session.abort`. A message for a session no longer served here, or not valid, is logged and
- * dropped.
+ * dropped; but a follower's `attach` or `detach` for a session no longer served here is dropped
+ * unlogged (a follower's stop, not a user's concern).
  */
 export function receiveInbox(server: ServerContext): void {
   const inbox: SessionInbox | undefined = server.host.store.inbox;
@@ -50,7 +51,11 @@ const inboxPrompt = sendParams.extend({
 function applyMessage(server: ServerContext, sessionId: string, message: InboxMessage): void {
   const session = server.sessions.get(sessionId);
   if (session === undefined || session.closing) {
-    server.log(`a ${message.kind} for session ${sessionId}, no longer served here, was dropped`);
+    // A follower's attach or detach has nothing to do here then (a detach comes whenever a
+    // follower's app stops, often as the owner's does); what carries a user's request is logged.
+    if (message.kind !== "attach" && message.kind !== "detach") {
+      server.log(`a ${message.kind} for session ${sessionId}, no longer served here, was dropped`);
+    }
     return;
   }
   switch (message.kind) {

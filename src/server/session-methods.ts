@@ -9,6 +9,8 @@ import { ResponseError } from "vscode-jsonrpc";
 import { z } from "zod";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
 import { ErrorCode, ServerToClient } from "../protocol/copilot.js";
+import { shownValue } from "../protocol/plain-problems.js";
+import { isEmptyPrompt } from "../session/prompt-attachments.js";
 import { conversationEvents } from "../session/rewind.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
 import {
@@ -33,10 +35,17 @@ import { bareModelId, historyOnWire } from "./wire-events.js";
  * `session.send {sessionId, prompt, attachments?, mode?, agentMode?}` → `{messageId}` at once;
  * the prompt runs after those queued before it (`immediate`: ahead of them). A session another
  * worker holds gets it through that worker's inbox.
- * @throws `-32602` for bad params or a session that is not open here.
+ * @throws `-32602` for bad params, an empty prompt (blank text and no attachments, refused before
+ * anything is stored: session/prompt-attachments.ts `isEmptyPrompt`) or a session that is not
+ * open here.
  */
 export function sendMethod(connection: ClientConnection, raw: unknown) {
   const params = parseParams("session.send", sendParams, raw);
+  if (isEmptyPrompt(params.prompt, params.attachments?.length ?? 0)) {
+    throw invalidParams(
+      `session.send: prompt must hold some text (or come with attachments), not ${shownValue(params.prompt)}`,
+    );
+  }
   if (isRemote(connection.server, params.sessionId)) {
     return sendToOwner(connection, params, (resume) => resumeMethod(connection, resume));
   }

@@ -17,6 +17,19 @@ export const ATTACHMENT_OPENINGS = {
   stdin: '<attachment source="stdin"',
 } as const;
 
+/**
+ * Whether a prompt gives the model nothing: its text is blank (empty, or only spaces and line
+ * ends) and it attaches nothing (`attachments`: how many files, images, resources or blobs come
+ * with it). Every face refuses such a prompt before anything is stored or sent to the model, as
+ * `-p ""` always did (a script's `-p "$UNSET"` or an app's bug would otherwise pay for a request
+ * and store a turn): `-p` exits 64, ACP v1 `session/prompt` and Copilot wire `session.send` answer
+ * `-32602`, the interactive box ignores Enter on a blank line. Neither ACP v1 nor the Copilot wire
+ * says what an empty prompt does; this is turnloop's rule.
+ */
+export function isEmptyPrompt(text: string, attachments: number): boolean {
+  return attachments === 0 && text.trim() === "";
+}
+
 /** A `!command` that ran: the command, how it ended in a few words (`exit 3`), its output. */
 export interface ShellRun {
   command: string;

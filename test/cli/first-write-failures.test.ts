@@ -21,8 +21,8 @@ import { spawnServer } from "../server/raw-peer.js";
 import { test } from "../support/fixtures.js";
 import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
 import { type InteractiveTerminal, tmuxMissing } from "../support/interactive-terminal.js";
+import { refusal, unsavedResult, withoutTime } from "../support/storage-refusals.js";
 import { type InteractiveFixture, interactiveTest } from "./interactive-support.js";
-import { refusal, unsavedResult, withoutTime } from "./storage-refusals.js";
 
 /** The code cache is off: its writes would take the disk's few blocks first. */
 const NO_CODE_CACHE = { TURNLOOP_NO_CODE_CACHE: "1" };

@@ -10,37 +10,25 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { AcpChild } from "../acp/child-process.js";
-import { spawnServer } from "../server/raw-peer.js";
 import { test } from "../support/fixtures.js";
 import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
-import { eventOf, loggedTypes } from "./storage-refusals.js";
+import {
+  firstSession,
+  lockDuringReply,
+  loggedTypes,
+  REFUSED_AFTER_TURN,
+  serverSession,
+} from "../support/storage-refusals.js";
 
 describe.runIf(CAN_MOUNT)(needingMount("a session folder made unwritable after the reply"), () => {
   const disk = useFullDisk(512, false, { TURNLOOP_NO_CODE_CACHE: "1" });
-
-  /** Makes `folder` unwritable (`chattr +i`) as the model's reply begins: its log stays open. */
-  function lockDuringReply(
-    model: { setResponder: (respond: () => object) => void },
-    folder: string,
-  ) {
-    let locked: Promise<void> | undefined;
-    model.setResponder(() => {
-      locked ??= Promise.resolve().then(() => {
-        execFileSync("chattr", ["+i", folder]);
-      });
-      return { text: "The answer.", pause: { afterEvents: 0, until: locked } };
-    });
-  }
 
   test("the piped interactive face says the late error after the answer and exits 1", async ({
     cli,
     model,
   }) => {
     const { home, env } = disk;
-    model.enqueue({ text: "First." });
-    expect((await cli(["-p", "hi"], { env })).code).toBe(0);
-    const [sessionId = ""] = await readdir(join(home, "session-state"));
-    const folder = join(home, "session-state", sessionId);
+    const { sessionId, folder } = await firstSession(cli, model, home, env);
     lockDuringReply(model, folder);
     try {
       const result = await cli(["--resume", sessionId], { env, stdin: "again\n" });
@@ -99,34 +87,16 @@ describe.runIf(CAN_MOUNT)(needingMount("a session folder made unwritable after t
     repository,
     model,
   }) => {
-    const { child, peer, stderr, exit } = spawnServer(
-      ["--stdio"],
+    const { child, peer, stderr, exit, sessionId, prompt } = await serverSession(
       environment(disk.env),
       repository,
     );
     let folder = "";
     try {
-      await peer.request("connect", {});
-      const created = await peer.request("session.create", {});
-      const { sessionId } = created.result as { sessionId: string };
       folder = join(disk.home, "session-state", sessionId);
       lockDuringReply(model, folder);
-      await peer.request("session.send", { sessionId, prompt: "hi" });
-      await peer.waitFor((message) => eventOf(message)?.type === "session.idle");
-      const events = peer.messages.flatMap((message) => eventOf(message) ?? []);
-      const lasting = events.filter((event) => !event.type.endsWith("_delta"));
-      expect(lasting.map((event) => event.type)).toEqual([
-        "session.start",
-        "user.message",
-        "assistant.turn_start",
-        "assistant.message",
-        "assistant.usage",
-        "session.usage_info",
-        "assistant.turn_end",
-        "session.error",
-        "assistant.idle",
-        "session.idle",
-      ]);
+      const lasting = await prompt("hi");
+      expect(lasting.map((event) => event.type)).toEqual(REFUSED_AFTER_TURN);
       expect(lasting.find((event) => event.type === "session.error")?.data).toEqual({
         errorType: "storage",
         message: expect.stringMatching(

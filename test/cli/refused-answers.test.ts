@@ -16,12 +16,17 @@ import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { describe, expect } from "vitest";
 import { AcpChild } from "../acp/child-process.js";
-import { spawnServer } from "../server/raw-peer.js";
 import { test } from "../support/fixtures.js";
 import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
+import {
+  firstSession,
+  lockDuringReply,
+  loggedTypes,
+  serverSession,
+  withoutTime,
+} from "../support/storage-refusals.js";
 import { interactiveTest } from "./interactive-support.js";
-import { eventOf, loggedTypes, withoutTime } from "./storage-refusals.js";
 
 /** A reply too long for what the disk has left: its log line needs 15 blocks. */
 const ANSWER = `${"All good here. ".repeat(4000)}\nThe end of the answer.`;
@@ -231,21 +236,14 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk too full for the model's answer")
     repository,
     model,
   }) => {
-    const { child, peer, stderr, exit } = spawnServer(
-      ["--stdio"],
+    const { child, peer, stderr, exit, prompt } = await serverSession(
       environment(disk.env),
       repository,
     );
     try {
-      await peer.request("connect", {});
-      const created = await peer.request("session.create", {});
-      const { sessionId } = created.result as { sessionId: string };
       await disk.leave(FREE_BLOCKS);
       model.enqueue({ text: ANSWER });
-      await peer.request("session.send", { sessionId, prompt: "hi" });
-      await peer.waitFor((message) => eventOf(message)?.type === "session.idle");
-      const events = peer.messages.flatMap((message) => eventOf(message) ?? []);
-      const lasting = events.filter((event) => !event.type.endsWith("_delta"));
+      const lasting = await prompt("hi");
       expect(lasting.map((event) => event.type)).toEqual([
         "session.start",
         "user.message",
@@ -285,17 +283,8 @@ describe.runIf(CAN_MOUNT)(needingMount("a session folder made unwritable mid-tur
     model,
   }) => {
     const { home, env } = disk;
-    model.enqueue({ text: "First." });
-    expect((await cli(["-p", "hi"], { env })).code).toBe(0);
-    const [sessionId = ""] = await readdir(join(home, "session-state"));
-    const folder = join(home, "session-state", sessionId);
-    let locked: Promise<void> | undefined;
-    model.setResponder(() => {
-      locked ??= Promise.resolve().then(() => {
-        execFileSync("chattr", ["+i", folder]);
-      });
-      return { text: "The answer.", pause: { afterEvents: 0, until: locked } };
-    });
+    const { sessionId, folder } = await firstSession(cli, model, home, env);
+    lockDuringReply(model, folder);
     const result = await cli(["-p", "again", "--resume", sessionId], { env });
     execFileSync("chattr", ["-i", folder]);
     expect({ ...result, stderr: withoutTime(result.stderr) }).toEqual({

@@ -4,7 +4,7 @@ import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
 import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
 import { chatMessages } from "../support/harness.js";
-import { refusal, unsavedResult, withoutTime } from "./storage-refusals.js";
+import { firstSession, refusal, unsavedResult, withoutTime } from "../support/storage-refusals.js";
 
 describe.runIf(CAN_MOUNT)(needingMount("a full disk (a 1 MiB tmpfs, filled)"), () => {
   const disk = useFullDisk();
@@ -46,10 +46,8 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills up after a session was
     model,
   }) => {
     const { home, env } = disk;
-    model.enqueue({ text: "First." });
-    expect((await cli(["-p", "hi"], { env })).code).toBe(0);
-    const [sessionId = ""] = await readdir(join(home, "session-state"));
-    const path = join(home, "session-state", sessionId, "events.jsonl");
+    const { sessionId, folder } = await firstSession(cli, model, home, env);
+    const path = join(folder, "events.jsonl");
     const log = await readFile(path, "utf8");
     await disk.fill();
 

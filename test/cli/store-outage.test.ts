@@ -2,7 +2,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { spawnServer } from "../server/raw-peer.js";
 import { runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
@@ -13,7 +12,7 @@ import {
   postgresUnavailable,
   type TestDatabase,
 } from "../support/postgres.js";
-import { eventOf } from "./storage-refusals.js";
+import { REFUSED_AFTER_TURN, serverSession } from "../support/storage-refusals.js";
 
 /**
  * The PostgreSQL store going away while a prompt runs (a fresh user's trial, round 3 session 19,
@@ -100,27 +99,10 @@ describe.skipIf(postgresUnavailable !== undefined)("the database going away mid-
       return { text: "an answer the log cannot keep", pause: { afterEvents: 0, until: cut } };
     });
     const env = fakeModelEnvironment(home, server, { TURNLOOP_DATABASE_URL: tested.url });
-    const { child, peer, stderr, exit } = spawnServer(["--stdio"], env, repository);
+    const { child, peer, stderr, exit, prompt } = await serverSession(env, repository);
     try {
-      await peer.request("connect", {});
-      const created = await peer.request("session.create", {});
-      const { sessionId } = created.result as { sessionId: string };
-      await peer.request("session.send", { sessionId, prompt: "hello" });
-      await peer.waitFor((message) => eventOf(message)?.type === "session.idle", 30_000);
-      const events = peer.messages.flatMap((message) => eventOf(message) ?? []);
-      const lasting = events.filter((event) => !event.type.endsWith("_delta"));
-      expect(lasting.map((event) => event.type)).toEqual([
-        "session.start",
-        "user.message",
-        "assistant.turn_start",
-        "assistant.message",
-        "assistant.usage",
-        "session.usage_info",
-        "assistant.turn_end",
-        "session.error",
-        "assistant.idle",
-        "session.idle",
-      ]);
+      const lasting = await prompt("hello", 30_000);
+      expect(lasting.map((event) => event.type)).toEqual(REFUSED_AFTER_TURN);
       expect(lasting.find((event) => event.type === "session.error")?.data).toEqual({
         errorType: "storage",
         message: expect.stringMatching(

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
-import { unsavedResult } from "./storage-refusals.js";
+import { unsavedResult } from "../support/storage-refusals.js";
 
 /**
  * A turnloop home below `/proc`, where a new folder gets `ENOENT` although its parent exists: Node's

@@ -6,17 +6,15 @@
  * through the built CLI and SDK: each face stores what the file store stores, U+0000 included.
  */
 
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { approveAll, TurnloopClient } from "../../src/sdk/index.js";
 import { normalise } from "../sdk/support.js";
 import { CLI_PATH, runCli } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
-import { fakeModelEnvironment, printedSessionId } from "../support/fixtures.js";
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+import { printedSessionId } from "../support/fixtures.js";
+import { postgresUnavailable } from "../support/postgres.js";
+import { postgresRunsEachTest } from "../support/postgres-runs.js";
 
 /** Several CLI runs or SDK servers per test on a loaded 2-core machine. */
 const RUNS = { timeout: 180_000 };
@@ -27,50 +25,18 @@ const NUL_ANSWER = "saw a nul: \u0000";
 /** A command whose output holds U+0000 between `x` and `y` (the bash tool shows it as `\0`). */
 const NUL_COMMAND = "printf 'x\\000y'";
 
-let model: FakeModelServer;
-let home: string;
-let repository: string;
-let database: TestDatabase;
-
-beforeEach(async () => {
-  if (postgresUnavailable !== undefined) {
-    return;
-  }
-  model = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-nul-home-"));
-  repository = await mkdtemp(join(tmpdir(), "turnloop-nul-repo-"));
-  database = await createTestDatabase();
-});
-
-afterEach(async () => {
-  if (postgresUnavailable !== undefined) {
-    return;
-  }
-  await model.close();
-  await database.drop();
-  await rm(home, { recursive: true, force: true });
-  await rm(repository, { recursive: true, force: true });
-});
-
-/** The environment of a run on the file store (`store: "file"`) or on the test database. */
-function environment(store: "file" | "postgres"): Record<string, string> {
-  const extra = store === "postgres" ? { TURNLOOP_DATABASE_URL: database.url } : {};
-  const env = fakeModelEnvironment(home, model, extra);
-  return Object.fromEntries(
-    Object.entries(env).flatMap(([key, value]) => (value === undefined ? [] : [[key, value]])),
-  );
-}
+const runs = postgresRunsEachTest("nul");
 
 const run = (store: "file" | "postgres", args: string[], stdin?: string) =>
   runCli(args, {
-    cwd: repository,
-    env: environment(store),
+    cwd: runs.repository,
+    env: runs.environment(store),
     ...(stdin === undefined ? {} : { stdin }),
   });
 
 /** Queues the answers of the three prompts every face sends: the NUL one, a plain one, a tool run. */
 function enqueueAnswers(): void {
-  model.enqueue(
+  runs.model.enqueue(
     { text: NUL_ANSWER },
     { text: "hello back" },
     {
@@ -108,8 +74,8 @@ async function sdkSession(store: "file" | "postgres") {
   enqueueAnswers();
   const client = new TurnloopClient({
     cliPath: CLI_PATH,
-    cwd: repository,
-    env: environment(store),
+    cwd: runs.repository,
+    env: runs.environment(store),
   });
   try {
     const session = await client.createSession({ onPermissionRequest: approveAll });
@@ -123,8 +89,8 @@ async function sdkSession(store: "file" | "postgres") {
     await client.stop();
     const reader = new TurnloopClient({
       cliPath: CLI_PATH,
-      cwd: repository,
-      env: environment(store),
+      cwd: runs.repository,
+      env: runs.environment(store),
     });
     const resumed = await reader.resumeSession(session.sessionId, {
       onPermissionRequest: approveAll,
@@ -147,7 +113,7 @@ describe.skipIf(postgresUnavailable !== undefined)("U+0000 in the PostgreSQL sto
       expect(postgres.listed).toEqual([NUL_PROMPT]);
       expect(file.listed).toEqual([NUL_PROMPT]);
       const shape = (events: typeof file.live) =>
-        normalise(events, { cwd: repository, home }).map(({ type, data }) => ({
+        normalise(events, { cwd: runs.repository, home: runs.home }).map(({ type, data }) => ({
           type,
           data: withoutTimes(data),
         }));
@@ -168,7 +134,7 @@ describe.skipIf(postgresUnavailable !== undefined)("U+0000 in the PostgreSQL sto
     "sessions import of a log with a raw U+0000 in a damaged line stores it as it is and names it",
     RUNS,
     async () => {
-      model.enqueue({ text: "The answer is 4." });
+      runs.model.enqueue({ text: "The answer is 4." });
       const asked = await run("file", ["-p", "What is 2+2?"]);
       expect(asked.code).toBe(0);
       const sessionId = printedSessionId(asked.stderr);
@@ -176,7 +142,7 @@ describe.skipIf(postgresUnavailable !== undefined)("U+0000 in the PostgreSQL sto
       const lines = exported.stdout.split("\n");
       const damaged = '{"type":"note","raw":"a\u0000b"';
       const log = [...lines.slice(0, 2), damaged, ...lines.slice(2)].join("\n");
-      const file = join(repository, "with-nul.jsonl");
+      const file = join(runs.repository, "with-nul.jsonl");
       await writeFile(file, log);
 
       const imported = await run("postgres", ["sessions", "import", file]);

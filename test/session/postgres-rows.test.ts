@@ -6,57 +6,25 @@
  * damaged, and a damaged row costs only itself.
  */
 
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { runCli } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer } from "../support/fake-model-types.js";
-import { fakeModelEnvironment } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+import { postgresUnavailable } from "../support/postgres.js";
+import { postgresRunsEachTest } from "../support/postgres-runs.js";
 
 /** Three CLI runs per test on a loaded 2-core machine. */
 const RUNS = { timeout: 120_000 };
 
-let model: FakeModelServer;
-let home: string;
-let repository: string;
-let database: TestDatabase;
+const runs = postgresRunsEachTest("rows");
 
-beforeEach(async () => {
-  if (postgresUnavailable !== undefined) {
-    return;
-  }
-  model = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-rows-home-"));
-  repository = await mkdtemp(join(tmpdir(), "turnloop-rows-repo-"));
-  database = await createTestDatabase();
-});
-
-afterEach(async () => {
-  if (postgresUnavailable !== undefined) {
-    return;
-  }
-  await model.close();
-  await database.drop();
-  await rm(home, { recursive: true, force: true });
-  await rm(repository, { recursive: true, force: true });
-});
-
-const run = (args: string[]) =>
-  runCli(args, {
-    cwd: repository,
-    env: fakeModelEnvironment(home, model, { TURNLOOP_DATABASE_URL: database.url }),
-  });
+const run = (args: string[]) => runCli(args, { cwd: runs.repository, env: runs.environment() });
 
 /** Runs one prompt answered "The answer is 4."; @returns its session id and stored rows. */
 async function storedSession(): Promise<{ sessionId: string; rows: string[] }> {
-  model.enqueue({ text: "The answer is 4." });
+  runs.model.enqueue({ text: "The answer is 4." });
   const first = await run(["-p", "What is 2+2?"]);
   expect(first.code).toBe(0);
-  const { rows } = await database.pool.query<{ id: string; data: string }>(
+  const { rows } = await runs.database.pool.query<{ id: string; data: string }>(
     "SELECT session_id AS id, data FROM events ORDER BY seq",
   );
   const sessionId = rows[0]?.id ?? "";
@@ -69,7 +37,7 @@ function seqOf(rows: readonly string[], type: string): number {
 }
 
 async function setRow(sessionId: string, seq: number, data: string): Promise<void> {
-  await database.pool.query("UPDATE events SET data = $3 WHERE session_id = $1 AND seq = $2", [
+  await runs.database.pool.query("UPDATE events SET data = $3 WHERE session_id = $1 AND seq = $2", [
     sessionId,
     seq,
     data,
@@ -78,10 +46,10 @@ async function setRow(sessionId: string, seq: number, data: string): Promise<voi
 
 /** What the model was sent on a resume, as `role: content` lines (the system prompt left out). */
 async function historyOnResume(sessionId: string): Promise<string[]> {
-  model.enqueue({ text: "Doubled: 8." });
+  runs.model.enqueue({ text: "Doubled: 8." });
   const resumed = await run(["-p", "Double it.", "--resume", sessionId]);
   expect(resumed.code).toBe(0);
-  const messages = chatMessages(model, -1) as Array<{ role: string; content: string }>;
+  const messages = chatMessages(runs.model, -1) as Array<{ role: string; content: string }>;
   return messages.slice(1).map((message) => `${message.role}: ${message.content}`);
 }
 
@@ -95,7 +63,7 @@ describe.skipIf(postgresUnavailable !== undefined)("rows of the PostgreSQL store
       const { sessionId, rows } = await storedSession();
       const shownBefore = await run(["sessions", "show", sessionId]);
       const prompt = seqOf(rows, "user.message");
-      await database.pool.query(
+      await runs.database.pool.query(
         "UPDATE events SET data = (data::jsonb)::text WHERE session_id = $1 AND seq = $2",
         [sessionId, prompt],
       );

@@ -10,7 +10,7 @@ import {
 } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
 import type { UntrustedProject } from "../../session/mcp-servers.js";
-import { shellContext } from "../../session/prompt-attachments.js";
+import { isEmptyPrompt, shellContext } from "../../session/prompt-attachments.js";
 import { permissionModeOf } from "../../session/sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "../../session/session.js";
 import { UsageTotals } from "../../session/usage-totals.js";
@@ -97,7 +97,7 @@ export class Controller {
   /** Handles one submitted input. Resolves when its prompt, command or shell run has ended. */
   submit(text: string): Promise<void> {
     const input = text.trim();
-    if (input === "" || this.busy) {
+    if (isEmptyPrompt(input, 0) || this.busy) {
       return this.work;
     }
     // Not waited for, never rejects: the input history is a convenience (prompt-input.ts).

@@ -4,17 +4,39 @@
  * that also checks the lease (owner and epoch) and stores the listing metadata, so a batch is
  * written whole under the lease or not at all. An `assistant.turn_start` starts a commit itself
  * (a model request is counted even when its worker dies during it). Zero rows means the lease is lost: the appender
- * refuses everything after that, and the session stops (session-journal.ts).
+ * refuses everything after that, and the session stops (session-journal.ts). A batch the database
+ * refuses for good (database.ts `isRefusal`: a constraint, a trigger, a value it cannot hold) stops
+ * the session the same way, its events named as lost ({@link BatchRefusedError}); a batch that
+ * failed otherwise (the database unreachable, a full disk) is sent again at the next commit.
  */
 
 import type { Pool } from "pg";
+import { errorMessage } from "../../events/errors.js";
 import { isEphemeral, type SessionEvent } from "../../events/events.js";
 import { serializeEvent } from "../event-log.js";
 import { type LogScan, scanEvent } from "../session-metadata.js";
 import { CommitQueue, type SessionAppender } from "../session-store.js";
-import type { Database } from "./database.js";
+import { type Database, isRefusal } from "./database.js";
 import { type Lease, LeaseLostError, releaseLease, type Worker } from "./lease.js";
 import { storedOptionalText, storedText } from "./stored-text.js";
+
+/**
+ * The database refused a batch of a session's events for good: those events are lost, and the
+ * session takes no more (each later event would be chained to one the store never held, which
+ * every reader skips: event-log-reading.ts `LogChain`); what was stored before is whole, and a
+ * resume goes on from there. The message names the events and the database's reason.
+ */
+export class BatchRefusedError extends Error {
+  override readonly name = "BatchRefusedError";
+
+  constructor(types: readonly string[], reason: string) {
+    const listed = types.length > 8 ? [...types.slice(0, 8), `${types.length - 8} more`] : types;
+    const count = types.length === 1 ? "1 event" : `${types.length} events`;
+    super(
+      `the database refuses ${count} of this session for good (${listed.join(", ")}: ${reason}); they are lost, and the session takes no more events here: resume it to go on after its last stored event`,
+    );
+  }
+}
 
 /** One queued row of `events`. */
 export interface PendingRow {
@@ -129,7 +151,8 @@ export class PostgresAppender implements SessionAppender {
   readonly #onCommitted: () => void;
   #pending: PendingRow[] = [];
   #nextSeq: number;
-  #lost: LeaseLostError | undefined;
+  /** Why every later call throws: the lease lost, or a batch refused for good (lease still held). */
+  #lost: LeaseLostError | BatchRefusedError | undefined;
   readonly #lostController = new AbortController();
   readonly #commits = new CommitQueue();
   #closed = false;
@@ -209,7 +232,7 @@ export class PostgresAppender implements SessionAppender {
     this.#closed = true;
     try {
       await this.commit().catch(() => undefined);
-      if (this.#lost === undefined) {
+      if (!(this.#lost instanceof LeaseLostError)) {
         // A lease the database cannot take back now (it went away) lapses by itself after the
         // lease time, like a killed worker's (README, "When a worker dies or freezes"); the
         // failure that made the database unreachable was already reported by the commit.
@@ -218,6 +241,19 @@ export class PostgresAppender implements SessionAppender {
     } finally {
       await this.#onClose();
     }
+  }
+
+  /** Stops the session: `batch` is refused for good (`error`), and so is what follows it. */
+  #refused(batch: readonly PendingRow[], error: unknown): void {
+    const message = errorMessage(error);
+    const place = `${this.#database.displayUrl}: `;
+    const reason = message.startsWith(place) ? message.slice(place.length) : message;
+    this.#lost = new BatchRefusedError(
+      [...batch, ...this.#pending].map((row) => row.type),
+      reason,
+    );
+    this.#pending = [];
+    this.#lostController.abort(this.#lost);
   }
 
   async #commitNow(): Promise<void> {
@@ -233,6 +269,10 @@ export class PostgresAppender implements SessionAppender {
     try {
       held = await writeRows(this.#database, this.#lease, this.#worker, batch, { ...this.#scan });
     } catch (error) {
+      if (isRefusal(error)) {
+        this.#refused(batch, error);
+        throw this.#lost;
+      }
       // Nothing of the batch was written (one statement): the next commit sends it again.
       this.#pending = [...batch, ...this.#pending];
       throw error;

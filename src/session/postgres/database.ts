@@ -61,6 +61,25 @@ export function isTransient(error: unknown): boolean {
   return /^Connection terminated/.test(errorMessage(cause));
 }
 
+/**
+ * SQLSTATE classes of a statement the database refuses for what it holds, whenever it is sent
+ * (PostgreSQL's Appendix A): `22` data exception (a value too long, a bad encoding), `23`
+ * integrity constraint violation (a `CHECK`, a foreign key), `42` syntax error or access rule
+ * violation (permission denied on the table), `44` WITH CHECK OPTION violation, `P0` a PL/pgSQL
+ * `RAISE` (a trigger's refusal). Others (`53` insufficient resources such as a full disk, `40`
+ * a deadlock, `55` a lock not available) may pass later, and are tried again at the next commit.
+ */
+const REFUSAL_SQLSTATE_CLASSES = new Set(["22", "23", "42", "44", "P0"]);
+
+/**
+ * Whether `error` is the database refusing the statement for good ({@link
+ * REFUSAL_SQLSTATE_CLASSES}), not failing to serve it now: sending it again gets the same answer.
+ */
+export function isRefusal(error: unknown): boolean {
+  const code = error instanceof DatabaseError ? error.sqlState : undefined;
+  return code !== undefined && REFUSAL_SQLSTATE_CLASSES.has(code.slice(0, 2));
+}
+
 /** The `pg` module, loaded on first use. */
 async function loadDriver(): Promise<Driver> {
   try {

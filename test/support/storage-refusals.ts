@@ -1,0 +1,146 @@
+/**
+ * What the faces say when storage refuses a prompt, for the tests of full disks and refused
+ * databases (test/cli: storage-failures, first-write-failures, refused-answers,
+ * late-storage-errors, store-outage, unusable-home): `-p`'s words, the logged types, and a
+ * `--headless --stdio` server's session with a prompt whose writes are refused.
+ */
+
+import { execFileSync } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { expect } from "vitest";
+import { type Message, spawnServer } from "../server/raw-peer.js";
+import type { CliResult } from "./cli.js";
+
+/** The `-p` summary line with its time cut out (timings are not asserted). */
+export function withoutTime(stderr: string): string {
+  return stderr.replace(/ · \d+\.\d s · /g, " · <time> · ");
+}
+
+/**
+ * `turnloop: <the session's file> could not be written (ENOSPC …): …` as a pattern, the session's
+ * id a pattern too; `unsaved` as `-p` says it, or as the interactive face does (more prompts may
+ * follow).
+ */
+export function refusal(home: string, file: string, unsaved = "the session was not saved"): string {
+  return (
+    `turnloop: ${home}/session-state/[0-9a-f-]{36}/${file} could not be written ` +
+    `\\(ENOSPC: no space left on device, write\\): the prompt was stopped; ${unsaved}`
+  );
+}
+
+/**
+ * The `--output-format json` result of a prompt storage refused before anything was saved
+ * (`duration_ms` as 0: set it so before comparing), `message` its error.
+ */
+export function unsavedResult(message: unknown): Record<string, unknown> {
+  return {
+    type: "result",
+    subtype: "error_during_execution",
+    is_error: true,
+    result: "",
+    stop_reason: null,
+    session_id: null,
+    num_turns: 0,
+    duration_ms: 0,
+    usage: {},
+    error: { type: "storage", message },
+  };
+}
+
+/** The events of `sessionId`'s log, their types. */
+export async function loggedTypes(home: string, sessionId: string): Promise<string[]> {
+  const text = await readFile(join(home, "session-state", sessionId, "events.jsonl"), "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => (JSON.parse(line) as { type: string }).type);
+}
+
+/** The session event a server message carries, if any. */
+export function eventOf(
+  message: Message,
+): { type: string; data: Record<string, unknown> } | undefined {
+  return message.method === "session.event"
+    ? (message.params as { event: { type: string; data: Record<string, unknown> } }).event
+    : undefined;
+}
+
+/** A server event as {@link eventOf} gives it. */
+export type ServerEvent = NonNullable<ReturnType<typeof eventOf>>;
+
+/**
+ * The events a server sends for a prompt whose reply the store refused after its turn ended
+ * (the log cut off or made unwritable once the answer came): the error before the idle.
+ */
+export const REFUSED_AFTER_TURN = [
+  "session.start",
+  "user.message",
+  "assistant.turn_start",
+  "assistant.message",
+  "assistant.usage",
+  "session.usage_info",
+  "assistant.turn_end",
+  "session.error",
+  "assistant.idle",
+  "session.idle",
+];
+
+/**
+ * `turnloop --headless --stdio` spawned in `cwd` with `env`, connected, with one session made
+ * (`session.create`; the server is killed when that fails); `prompt` sends a prompt there and resolves at its `session.idle` (within
+ * `timeoutMs`) with every event the server sent since it started, deltas left out.
+ */
+export async function serverSession(env: NodeJS.ProcessEnv, cwd: string) {
+  const server = spawnServer(["--stdio"], env, cwd);
+  const { peer } = server;
+  let sessionId: string;
+  try {
+    await peer.request("connect", {});
+    const created = await peer.request("session.create", {});
+    ({ sessionId } = created.result as { sessionId: string });
+  } catch (error) {
+    server.child.kill("SIGKILL");
+    throw error;
+  }
+  const prompt = async (text: string, timeoutMs?: number): Promise<ServerEvent[]> => {
+    await peer.request("session.send", { sessionId, prompt: text });
+    await peer.waitFor((message) => eventOf(message)?.type === "session.idle", timeoutMs);
+    const events = peer.messages.flatMap((message) => eventOf(message) ?? []);
+    return events.filter((event) => !event.type.endsWith("_delta"));
+  };
+  return { ...server, sessionId, prompt };
+}
+
+/**
+ * Runs `-p hi`, answered "First.", with `env` (its `TURNLOOP_HOME` is `home`, holding no session
+ * yet), and checks it exits 0. @returns the session it saved: its id and folder.
+ */
+export async function firstSession(
+  cli: (args: readonly string[], options: { env: NodeJS.ProcessEnv }) => Promise<CliResult>,
+  model: { enqueue: (reply: { text: string }) => void },
+  home: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ sessionId: string; folder: string }> {
+  model.enqueue({ text: "First." });
+  expect((await cli(["-p", "hi"], { env })).code).toBe(0);
+  const [sessionId = ""] = await readdir(join(home, "session-state"));
+  return { sessionId, folder: join(home, "session-state", sessionId) };
+}
+
+/**
+ * Makes `folder` unwritable (`chattr +i`; root ignores a mode) as the model's reply "The answer."
+ * begins: its log, open already, still takes lines; no file can be made or removed in it.
+ */
+export function lockDuringReply(
+  model: { setResponder: (respond: () => object) => void },
+  folder: string,
+): void {
+  let locked: Promise<void> | undefined;
+  model.setResponder(() => {
+    locked ??= Promise.resolve().then(() => {
+      execFileSync("chattr", ["+i", folder]);
+    });
+    return { text: "The answer.", pause: { afterEvents: 0, until: locked } };
+  });
+}
