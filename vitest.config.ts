@@ -17,6 +17,7 @@ const PROCESS_SUITES = [
   "test/session/crash.test.ts",
   "test/session/session-lock.test.ts",
   "test/session/single-writer.test.ts",
+  "test/support-tests/shared-worker.test.ts",
   "test/tools/sandbox/**/*.test.ts",
 ];
 
@@ -49,9 +50,11 @@ export default defineConfig({
         test: {
           name: "processes",
           include: PROCESS_SUITES,
-          // Each file its own modules: these files set fixture options for the whole file
-          // (`test.override({ git: true })`), which a shared module graph carries into the next
-          // file of the worker (seen in CI: no-terminal-reason found a `.git` it had not made).
+          // Each file its own modules. A file's fixture options no longer reach the next file when
+          // they are shared (reset in test/support/each-file.ts; test/support-tests/shared-worker),
+          // but sharing saved these files little: 29 of them took 114.8 and 115.8 s of CPU shared,
+          // 116.0 and 123.0 s isolated (these files' CPU is their child processes'), and each shared
+          // run had a failure the isolated ones did not (a timeout; a third model request).
           testTimeout: 40_000,
           hookTimeout: 40_000,
         },
