@@ -1,10 +1,13 @@
 /**
  * Set-up run before every test file (vitest.config.ts `setupFiles`), whether files share modules
- * or not: the hooks that run the support modules' cleanups (test/support/cleanups.ts).
+ * or not: the support modules' resets, now, before the file's own code, and the hooks that run
+ * their cleanups (test/support/cleanups.ts).
  */
 
 import { afterAll, afterEach } from "vitest";
-import { cleanUpAfterFile, cleanUpAfterTest } from "./cleanups.js";
+import { cleanUpAfterFile, cleanUpAfterTest, resetBeforeFile } from "./cleanups.js";
+
+resetBeforeFile();
 
 afterEach(cleanUpAfterTest);
 afterAll(cleanUpAfterFile);

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test as vitestTest } from "vitest";
+import { resetBeforeEveryFile } from "./cleanups.js";
 import { type CliResult, cleanEnvironment, runCli } from "./cli.js";
 import { startFakeModelServer } from "./fake-model-server.js";
 import type { FakeModelServer } from "./fake-model-types.js";
@@ -33,7 +34,8 @@ export interface LoggedEvent {
  * What most suites set up, one fresh copy per test, each made only when the test (or a fixture it
  * uses) names it, and removed after the test:
  * - `git` (an option, default `false`): whether `repository` is `git init`'d; a file sets it with
- *   `test.scoped({ git: true })` or a `describe` of its own.
+ *   `test.override({ git: true })` at its top level (reset before every file:
+ *   test/support/each-file.ts) or in a `describe` of its own.
  * - `home`: a temporary folder, the run's `TURNLOOP_HOME` and `HOME`.
  * - `repository`: a temporary folder the CLI runs in.
  * - `model`: the fake model server (`test/support/fake-model-server.ts`), closed after the test.
@@ -73,9 +75,12 @@ export function fakeModelEnvironment(
   });
 }
 
+/** The options of {@link CliFixtures} a file may change with `test.override`, as each file starts. */
+const defaultOptions = { git: false } as const;
+
 /** vitest's `test` with {@link CliFixtures}. */
 export const test = vitestTest.extend<CliFixtures>({
-  git: [false, { injected: false }],
+  git: [defaultOptions.git, { injected: false }],
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from its first parameter.
   home: async ({}, use) => {
     const home = await mkdtemp(join(tmpdir(), "turnloop-home-"));
@@ -145,6 +150,10 @@ export const test = vitestTest.extend<CliFixtures>({
     }
   },
 });
+
+// A file's top-level `test.override` changes `test` itself, which the next file of a worker gets
+// when files share modules (vitest.config.ts): each file starts from the defaults again.
+resetBeforeEveryFile(() => test.override(defaultOptions));
 
 /**
  * The session id the CLI printed (`… session <uuid>` on stderr or the screen).
