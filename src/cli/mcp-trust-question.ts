@@ -1,4 +1,5 @@
 import { errorMessage, warningLine } from "../events/errors.js";
+import { askTrustOncePerRun } from "../session/config-paths.js";
 import {
   type GatheredServers,
   gatherMcpServers,
@@ -9,8 +10,9 @@ import {
 /**
  * Gathers a session's MCP servers for `turnloop -p`; when the project's `.mcp.json` has servers
  * and the project is not trusted yet, asks once on the terminal (`input` a TTY, the question on
- * `output`) and remembers a yes for this project path. Without a terminal nothing is asked and
- * the project's servers stay off.
+ * `output`) and remembers a yes for this project path; after a no to this or the project's trust
+ * question (project-trust-question.ts) in this run it asks nothing (config-paths.ts
+ * `askTrustOncePerRun`). Without a terminal nothing is asked and the project's servers stay off.
  */
 export async function gatherWithTrust(
   sources: McpSources,
@@ -23,12 +25,13 @@ export async function gatherWithTrust(
   }
   // Loaded at the question only: most runs ask none (test/cli/modules-loaded*).
   const { untrustedServersQuestion } = await import("../session/trust-lines.js");
-  const answer = await askLine(
-    terminal,
+  const question =
     `\n${untrustedServersQuestion(untrusted).join("\n")}\n` +
-      "Trust this project (its MCP servers and its whole .turnloop/config.json) from now on? [y/N] ",
+    "Trust this project (its MCP servers and its whole .turnloop/config.json) from now on? [y/N] ";
+  const yes = await askTrustOncePerRun(sources.cwd, async () =>
+    isYes(await askLine(terminal, question)),
   );
-  if (!/^(y|yes)$/i.test(answer.trim())) {
+  if (!yes) {
     return gathered;
   }
   try {
@@ -75,33 +78,60 @@ export function discardTypedAhead(input: NodeJS.ReadableStream): boolean {
   return dropped;
 }
 
+/** Whether `answer` says yes to a `[y/N]` question: `y` or `yes`, in any case. */
+export function isYes(answer: string): boolean {
+  return /^(y|yes)$/i.test(answer.trim());
+}
+
 /**
  * Writes `question` to `terminal.output`, then gives the next line of `terminal.input` ("" at its
  * end) typed after it: what was typed before is dropped ({@link discardTypedAhead}) before the
- * question is shown, so a line typed at once in answer to it is never dropped with them. The
- * reader is closed after it.
+ * question is shown, so a line typed at once in answer to it is never dropped with them. On a
+ * terminal (`input` a TTY) the line is read in raw mode and edited as Node's readline edits one
+ * (the question's last line its prompt, so that erasing redraws it): Esc answers at once with ""
+ * (a no to a `[y/N]` question, as Esc is a no at the interactive screen's trust question: README),
+ * instead of the terminal echoing `^[`, and Ctrl-C stops the process with SIGINT as the terminal
+ * would. The reader is closed after it.
  */
 export function askLine(
   terminal: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream },
   question: string,
 ): Promise<string> {
-  const { input } = terminal;
+  const { input, output } = terminal;
   discardTypedAhead(input);
-  terminal.output.write(question);
+  const tty = (input as { isTTY?: boolean }).isTTY === true;
+  const promptAt = question.lastIndexOf("\n") + 1;
+  output.write(tty ? question.slice(0, promptAt) : question);
   return new Promise((resolve) => {
     // Loaded at the first question, as in terminal-permission.ts: most runs ask none.
     const { createInterface } = process.getBuiltinModule("node:readline");
-    const lines = createInterface({ input, terminal: false });
-    let answered = false;
-    lines.once("line", (line) => {
-      answered = true;
+    const lines = tty
+      ? createInterface({ input, output, terminal: true, historySize: 0 })
+      : createInterface({ input, terminal: false });
+    let answer = "";
+    const finish = (line: string) => {
+      answer = line;
       lines.close();
-      resolve(line);
-    });
-    lines.once("close", () => {
-      if (!answered) {
-        resolve("");
+    };
+    const onKey = (_text: unknown, key: { name?: string } | undefined) => {
+      if (key?.name === "escape") {
+        output.write("\n");
+        finish("");
       }
+    };
+    lines.once("line", finish);
+    lines.once("close", () => {
+      input.removeListener("keypress", onKey);
+      resolve(answer);
     });
+    if (tty) {
+      input.on("keypress", onKey);
+      lines.once("SIGINT", () => {
+        lines.close();
+        process.kill(process.pid, "SIGINT");
+      });
+      lines.setPrompt(question.slice(promptAt));
+      lines.prompt();
+    }
   });
 }

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { errorMessage } from "../events/errors.js";
-import { projectFolder, trustProject } from "../session/config-paths.js";
+import { askTrustOncePerRun, projectFolder, trustProject } from "../session/config-paths.js";
 import type { HeldSettings } from "../session/project-holds.js";
 import { bounded, heldKeyLine, serverLine } from "../session/trust-lines.js";
-import { askLine } from "./mcp-trust-question.js";
+import { askLine, isYes } from "./mcp-trust-question.js";
 
 /**
  * The trust question `turnloop -p` and the interactive face ask on a terminal, before the run
@@ -12,20 +12,22 @@ import { askLine } from "./mcp-trust-question.js";
  * each MCP server the project would start (its `.mcp.json` and the file's `mcpServers`) with its
  * command line or URL, every value bounded and safe to draw (session/trust-lines.ts). A yes is
  * recorded for the project (`trusted-projects.json`, the same record `turnloop mcp trust`
- * writes, which lets its `.mcp.json` servers start too).
- * @returns whether the user said yes (`y` or `yes`); the end of input is a no.
+ * writes, which lets its `.mcp.json` servers start too); a no holds for the run: no other trust
+ * question about the project is asked (config-paths.ts `askTrustOncePerRun`).
+ * @returns whether the user said yes (`y` or `yes`); the end of input and Esc are a no.
  */
 export async function askProjectTrust(
   held: HeldSettings,
   project: { home: string; cwd: string },
   terminal: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream },
 ): Promise<boolean> {
-  const answer = await askLine(
-    terminal,
+  const question =
     `\n${await whatTrustingDoes(held, project.cwd)}This project is not trusted yet.\n` +
-      "Trust this project (its whole config and its MCP servers) from now on? [y/N] ",
+    "Trust this project (its whole config and its MCP servers) from now on? [y/N] ";
+  const yes = await askTrustOncePerRun(project.cwd, async () =>
+    isYes(await askLine(terminal, question)),
   );
-  if (!/^(y|yes)$/i.test(answer.trim())) {
+  if (!yes) {
     return false;
   }
   try {
@@ -34,6 +36,17 @@ export async function askProjectTrust(
     terminal.output.write(`turnloop: could not remember the answer: ${errorMessage(error)}\n`);
   }
   return true;
+}
+
+/**
+ * What is said after a no to {@link askProjectTrust} instead of the warning about the held keys
+ * (session/project-holds.ts `heldSettingsWarning`), which the question has just listed:
+ * `not trusted: not applying permissions.allow this run; \`turnloop mcp trust\` in the project
+ * trusts it later` (the caller adds `turnloop: warning: `).
+ */
+export function declinedLine(held: HeldSettings): string {
+  const keys = Object.keys(held.keys).filter((key) => key !== "mcpServers");
+  return `not trusted: not applying ${keys.join(", ")} this run; \`turnloop mcp trust\` in the project trusts it later`;
 }
 
 /**

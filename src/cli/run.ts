@@ -265,7 +265,7 @@ async function configure(
     askOn?.isTTY === true &&
     process.stdin.isTTY === true
   ) {
-    const [{ askProjectTrust }, { turnloopHome }] = await Promise.all([
+    const [{ askProjectTrust, declinedLine }, { turnloopHome }] = await Promise.all([
       import("./project-trust-question.js"),
       import("../session/paths.js"),
     ]);
@@ -273,6 +273,12 @@ async function configure(
     const terminal = { input: process.stdin, output: askOn };
     if (await askProjectTrust(configured.held, project, terminal)) {
       configured = await configuredFace(options, process.env);
+    } else if (configured.ok) {
+      // The question listed the held keys: the no is said in one short line, not the warning.
+      const { warnings, config } = configured;
+      const said = declinedLine(configured.held);
+      const replaced = warnings.map((line) => (line === config.heldWarning ? said : line));
+      configured = { ...configured, warnings: replaced };
     }
   }
   if (!configured.ok) {
@@ -286,10 +292,25 @@ async function configure(
     return { ok: false, message: sandbox.error };
   }
   const warnings = [...configured.warnings, ...(sandbox === undefined ? [] : [sandbox.warning])];
-  for (const warning of warnings) {
-    process.stderr.write(`${warningLine(warning)}\n`);
-  }
+  await writeWrapped(warnings.map(warningLine), process.stderr);
   return configured;
+}
+
+/**
+ * Writes `lines` on `stream`, each wrapped between words to its width when it is a terminal
+ * (text-wrap.ts, loaded only then), which would otherwise break them mid-word.
+ */
+async function writeWrapped(lines: readonly string[], stream: NodeJS.WriteStream): Promise<void> {
+  if (lines.length === 0) {
+    return;
+  }
+  const width = stream.isTTY === true ? stream.columns : undefined;
+  const wrap = width === undefined ? undefined : (await import("./text-wrap.js")).wrapLine;
+  for (const line of lines) {
+    stream.write(
+      `${wrap === undefined || width === undefined ? line : wrap(line, width).join("\n")}\n`,
+    );
+  }
 }
 
 /** What bubblewrap's absence means for `config` (sandbox-setup.ts), loaded only when it matters. */

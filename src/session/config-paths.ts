@@ -246,6 +246,34 @@ export async function projectTrust(home: string, cwd: string): Promise<ProjectTr
 }
 
 /**
+ * The project folders ({@link projectFolder}) the user answered no about in this process: one
+ * trust question per project and run (README, "Trusted projects").
+ */
+const declinedThisRun = new Set<string>();
+
+/**
+ * Asks `ask`, a trust question about the project of `cwd`, unless the user answered no about that
+ * project earlier in this process, and records a no for the rest of it: the line question before
+ * the interactive screen, the screen's own (a new session, `/new`, `/resume`) and `-p`'s about the
+ * project's MCP servers are one question, never asked again after a no.
+ * @returns whether it was asked and answered yes.
+ */
+export async function askTrustOncePerRun(
+  cwd: string,
+  ask: () => Promise<boolean>,
+): Promise<boolean> {
+  const project = projectFolder(cwd);
+  if (declinedThisRun.has(project)) {
+    return false;
+  }
+  const yes = await ask();
+  if (!yes) {
+    declinedThisRun.add(project);
+  }
+  return yes;
+}
+
+/**
  * Remembers that the project of `cwd` ({@link projectFolder}) is trusted as its files are now
  * (file mode 0600, written whole then renamed).
  * @returns the project's folder, the one trusted.

@@ -21,6 +21,7 @@ import { McpServers, mcpStatusNotice } from "../tools/mcp/servers.js";
 import type { McpToolNaming } from "../tools/mcp/tools.js";
 import { type LoadedConfig, loadConfig } from "./config.js";
 import {
+  askTrustOncePerRun,
   isProjectTrusted,
   type ProjectTrust,
   projectFolder,
@@ -269,7 +270,8 @@ export function startupWaitFrom(env: NodeJS.ProcessEnv): number | undefined {
 /**
  * Gathers the servers of `session` (see {@link gatherMcpServers}) and starts them. Problems in
  * the files are reported through `options.log`. An untrusted project file is asked about through
- * `options.trust` when a face can ask (the interactive session); otherwise (ACP, the SDK server)
+ * `options.trust` when a face can ask (the interactive session; once per project and run:
+ * config-paths.ts `askTrustOncePerRun`); otherwise (ACP, the SDK server)
  * it is reported and the project's servers wait until the user allows them (`turnloop mcp
  * trust`, or the question of `turnloop -p`). Servers left waiting are kept on the session
  * ({@link Session.mcpWaitingForTrust}) for `/mcp` to list.
@@ -290,8 +292,13 @@ async function gatherAndStart(
   options: McpStartOptions,
 ): Promise<McpServers | undefined> {
   let gathered = await gatherMcpServers({ ...sources, cwd: session.cwd });
-  const untrusted = gathered.untrustedProject;
-  if (untrusted !== undefined && options.trust !== undefined && (await options.trust(untrusted))) {
+  const { untrustedProject: untrusted } = gathered;
+  const ask = options.trust;
+  if (
+    untrusted !== undefined &&
+    ask !== undefined &&
+    (await askTrustOncePerRun(session.cwd, () => ask(untrusted)))
+  ) {
     try {
       await trustProject(sources.home, session.cwd);
     } catch (error) {

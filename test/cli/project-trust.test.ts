@@ -308,3 +308,52 @@ describe("the interactive face with stderr redirected", () => {
     expect(await exited).toBe(0);
   });
 });
+
+describe("turnloop -p on a terminal, with held keys and a .mcp.json", () => {
+  test("asks one question: after its no, the MCP servers are not asked about again", async ({
+    environment,
+    model,
+    repository,
+  }) => {
+    await projectConfig(repository, { permissions: { allow: ["bash(npm test)"] } });
+    await writeFile(
+      join(repository, ".mcp.json"),
+      JSON.stringify({ mcpServers: { proj: { command: "node", args: ["server.mjs"] } } }),
+    );
+    model.enqueue({ text: "Hello." });
+    // `script` gives the CLI a pseudo-terminal for stdin, stdout and stderr.
+    const child = spawn(
+      "script",
+      ["-qfec", `exec '${process.execPath}' '${CLI_PATH}' -p hi`, "/dev/null"],
+      { cwd: repository, env: { ...environment(), TERM: "xterm-256color", COLUMNS: "200" } },
+    );
+    let shown = "";
+    const seen = (text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (shown.includes(text)) {
+            child.stdout.off("data", check);
+            resolve();
+          }
+        };
+        child.stdout.on("data", check);
+        check();
+      });
+    child.stdout.on("data", (chunk: Buffer) => {
+      shown += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    try {
+      await seen("[y/N] ");
+      child.stdin.write("n\r");
+      // Either the answer (the run ends) or a second question, which must not come.
+      await Promise.race([seen("Hello."), seen("wants to start MCP servers")]);
+      expect(shown).not.toContain("wants to start MCP servers");
+      expect(shown.match(/\[y\/N\]/g)).toHaveLength(1);
+      expect(await exited).toBe(0);
+    } finally {
+      // A second question would wait for its answer.
+      child.kill();
+    }
+  });
+});

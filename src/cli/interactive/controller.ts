@@ -9,7 +9,6 @@ import {
   type SessionMode,
 } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
-import type { UntrustedProject } from "../../session/mcp-servers.js";
 import { isEmptyPrompt, shellContext } from "../../session/prompt-attachments.js";
 import { permissionModeOf } from "../../session/sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "../../session/session.js";
@@ -18,32 +17,8 @@ import type { SandboxPolicy } from "../../tools/sandbox/policy.js";
 import { abortNote, INTERACTIVE_GO_ON, outcomeNote } from "../event-notes.js";
 import { commandBody } from "./command-output.js";
 import type { ConversationView } from "./conversation-view.js";
+import { openingBanner, screenTrustQuestion } from "./open.js";
 import { attachFiles, runShellCommand, saveInput, shellEnding } from "./prompt-input.js";
-
-/**
- * The lines a session's screen opens with (a new, resumed or switched-to session): the folder,
- * the model (and the one it ran with when opening it switched: its log, `events`, ends with this
- * open's `session.resume` and `session.model_change`, host.ts `modelOfResumed`; `unavailable`
- * says why that one is not used, e.g. its key is not set here), the session id and where the
- * commands are listed.
- */
-export function openingBanner(
-  session: Session,
-  model: ModelConfiguration,
-  events: readonly SessionEvent[] = [],
-  unavailable: (previous: string) => string | undefined = () => undefined,
-): string {
-  const [resume, change] = events.slice(-2);
-  const previous = change?.type === "session.model_change" ? change.data.previousModel : undefined;
-  // Why it no longer runs with it, when that is the reason (`whose key … is not set here`), as
-  // -p says it.
-  const why = previous === undefined ? undefined : unavailable(previous);
-  const ranWith =
-    resume?.type === "session.resume" && change?.type === "session.model_change"
-      ? ` (this session ran with ${previous ?? "another"}${why === undefined ? "" : `, ${why}`})`
-      : "";
-  return `turnloop in ${session.cwd}\nmodel ${model.id}${ranWith} · session ${session.id} · /help lists the commands`;
-}
 
 /**
  * What the interactive face does with what the user typed: prompts go to the session (with
@@ -304,8 +279,7 @@ export class Controller {
         view?.statusChanged();
         return;
       case "open":
-        await this.switchTo(outcome.session);
-        this.commandNote(outcome.text);
+        await this.switchTo(outcome.session, outcome.text);
         return;
       case "choose-session": {
         const chosen = await view?.pickSession(outcome.sessions, "Resume a session");
@@ -336,7 +310,8 @@ export class Controller {
     }
   }
 
-  private async switchTo(session: Session): Promise<void> {
+  /** Opens `session` on a cleared screen; `said` (the command's answer) follows its history. */
+  private async switchTo(session: Session, said: string | undefined): Promise<void> {
     const previous = this.session;
     this.unsubscribe();
     await this.host.close(previous);
@@ -353,29 +328,40 @@ export class Controller {
       }
     }
     this.view?.clear();
-    await this.follow(session);
+    await this.follow(session, said);
   }
 
-  private async follow(session: Session): Promise<void> {
+  private async follow(session: Session, said?: string): Promise<void> {
     const view = this.view;
     this.usage = new UsageTotals();
+    // What comes before the history is drawn (a server that fails at once, a command not found,
+    // or a warning about the project's servers) waits for it: the screen was just cleared, and
+    // an event unheard before the subscription was lost (a trial's /resume lost 8 of 9).
+    let drawn: Set<string> | undefined;
+    const waiting: Array<() => void> = [];
+    const whenDrawn = (show: () => void): void => {
+      if (drawn === undefined) {
+        waiting.push(show);
+      } else {
+        show();
+      }
+    };
+    this.unsubscribe = session.subscribe((event) => {
+      // An event also in the log read below is drawn with the history.
+      whenDrawn(() => drawn?.has(event.id) === true || this.showLive(event));
+    });
     // MCP servers start with the session in the background; an untrusted project's are asked
     // about first, as `-p` does; a server's status is shown once, by the transcript's event note.
-    const trust =
-      view === undefined
-        ? undefined
-        : async (untrusted: UntrustedProject) => {
-            // Loaded at the question only, as `-p` loads it (test/cli/modules-loaded.test.ts).
-            const { untrustedServersQuestion } = await import("../../session/trust-lines.js");
-            return view.confirm([
-              ...untrustedServersQuestion(untrusted),
-              "Trust this project from now on?",
-              "(One trust: its MCP servers, and its whole .turnloop/config.json applies.)",
-            ]);
-          };
     this.mcpStarting = this.host
-      .startMcpServers(session, {}, (line, about) => about ?? view?.note(line), trust)
-      .catch((error: unknown) => view?.note(`MCP: ${errorMessage(error)}`, "error"));
+      .startMcpServers(
+        session,
+        {},
+        (line, about) => about ?? whenDrawn(() => view?.note(line)),
+        view === undefined ? undefined : screenTrustQuestion(view),
+      )
+      .catch((error: unknown) =>
+        whenDrawn(() => view?.note(`MCP: ${errorMessage(error)}`, "error")),
+      );
     const { events } = await this.host.readEvents(session.id);
     for (const event of events) {
       this.usage.apply(event);
@@ -383,14 +369,23 @@ export class Controller {
     const unavailable = (previous: string) => this.host.modelForSession(previous).unavailable;
     view?.note(openingBanner(session, this.model, events, unavailable), "dim");
     view?.history(events);
-    this.unsubscribe = session.subscribe((event) => {
-      this.usage.apply(event);
-      view?.show(event);
-      if (event.type === "assistant.usage") {
-        view?.statusChanged();
-      }
-    });
+    if (said !== undefined) {
+      this.commandNote(said);
+    }
+    drawn = new Set(events.map((event) => event.id));
+    for (const show of waiting.splice(0)) {
+      show();
+    }
     view?.statusChanged();
+  }
+
+  /** A live event of the open session: counted, drawn, and the status line told of usage. */
+  private showLive(event: SessionEvent): void {
+    this.usage.apply(event);
+    this.view?.show(event);
+    if (event.type === "assistant.usage") {
+      this.view?.statusChanged();
+    }
   }
 
   private setBusy(since: number | undefined): void {

@@ -1,13 +1,41 @@
 import { errorCode } from "../../events/errors.js";
+import type { SessionEvent } from "../../events/events.js";
 import type { ModelConfiguration } from "../../llm/models.js";
 import type { SessionMode } from "../../session/commands.js";
 import { ConfigError } from "../../session/config-paths.js";
 import type { SessionHost } from "../../session/host.js";
+import type { UntrustedProject } from "../../session/mcp-servers.js";
 import { defaultSessionMode } from "../../session/sandbox-setup.js";
 import type { Session } from "../../session/session.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { SessionLockedError } from "../../session/session-store.js";
 import { storeFailure } from "../../session/storage-error.js";
+import type { ConversationView } from "./conversation-view.js";
+
+/**
+ * The lines a session's screen opens with (a new, resumed or switched-to session): the folder,
+ * the model (and the one it ran with when opening it switched: its log, `events`, ends with this
+ * open's `session.resume` and `session.model_change`, host.ts `modelOfResumed`; `unavailable`
+ * says why that one is not used, e.g. its key is not set here), the session id and where the
+ * commands are listed.
+ */
+export function openingBanner(
+  session: Session,
+  model: ModelConfiguration,
+  events: readonly SessionEvent[] = [],
+  unavailable: (previous: string) => string | undefined = () => undefined,
+): string {
+  const [resume, change] = events.slice(-2);
+  const previous = change?.type === "session.model_change" ? change.data.previousModel : undefined;
+  // Why it no longer runs with it, when that is the reason (`whose key … is not set here`), as
+  // -p says it.
+  const why = previous === undefined ? undefined : unavailable(previous);
+  const ranWith =
+    resume?.type === "session.resume" && change?.type === "session.model_change"
+      ? ` (this session ran with ${previous ?? "another"}${why === undefined ? "" : `, ${why}`})`
+      : "";
+  return `turnloop in ${session.cwd}\nmodel ${model.id}${ranWith} · session ${session.id} · /help lists the commands`;
+}
 
 /** Said on exit when the session had no prompt: nothing was stored (issue 24 item 7). */
 export const NOT_SAVED = "no prompt was sent: the session was not saved";
@@ -161,4 +189,20 @@ async function chooseSessionId(
         : { ok: true, sessionId: chosen };
     }
   }
+}
+
+/**
+ * The screen's question about an untrusted project's MCP servers (asked once per project and run:
+ * session/config-paths.ts `askTrustOncePerRun`).
+ */
+export function screenTrustQuestion(view: ConversationView) {
+  return async (untrusted: UntrustedProject): Promise<boolean> => {
+    // Loaded at the question only, as `-p` loads it (test/cli/modules-loaded.test.ts).
+    const { untrustedServersQuestion } = await import("../../session/trust-lines.js");
+    return view.confirm([
+      ...untrustedServersQuestion(untrusted),
+      "Trust this project from now on?",
+      "(One trust: its MCP servers, and its whole .turnloop/config.json applies.)",
+    ]);
+  };
 }

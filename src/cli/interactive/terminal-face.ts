@@ -274,10 +274,15 @@ function closingLines(session: Controller["session"]): string {
     : `${unsaved}\n`;
 }
 
+/** The status line's hint at Ctrl-D while a prompt runs. */
+export const BUSY_CTRL_D_HINT = "Ctrl-D exits when idle · Esc cancels the prompt";
+
 /**
  * The face's own keys, seen before the focused input box or question: Esc / Ctrl-C cancel a
  * running prompt and put the queued inputs back in the input box (to edit or send again); on an
- * idle line Ctrl-C clears it, twice on an empty line exits, as does Ctrl-D.
+ * idle line Ctrl-C clears it, twice on an empty line exits, as does Ctrl-D on an empty line when
+ * no prompt runs. While one runs, Ctrl-D only shows {@link BUSY_CTRL_D_HINT}: ending the session
+ * would cancel the work, and a hint says what does what where ignoring it would look broken.
  */
 function interactiveKeys(
   screen: Screen,
@@ -321,7 +326,13 @@ function interactiveKeys(
       return { consume: true };
     }
     if (matchesKey(data, "ctrl+d") && screen.editor.getText() === "") {
-      exit();
+      if (controller.busy) {
+        // One stray Ctrl-D must not cancel the work and close the session (a trial's did).
+        status.hint = BUSY_CTRL_D_HINT;
+        screen.render();
+      } else {
+        exit();
+      }
       return { consume: true };
     }
     return undefined;
