@@ -123,9 +123,13 @@ function runProbe(
   return new Promise((resolve) => {
     const child = spawn(file, args, {
       env,
-      timeout: PROBE_TIMEOUT_MS,
       stdio: ["ignore", "ignore", "pipe", ...inputs.map(() => "pipe" as const)],
     });
+    // Our own timer, not spawn's `timeout`: Node clears that one only on 'exit', which a bwrap
+    // that cannot be spawned (ENOENT) never emits, so the process stayed alive 10 s for nothing.
+    const timer = setTimeout(() => child.kill("SIGTERM"), PROBE_TIMEOUT_MS);
+    child.once("close", () => clearTimeout(timer));
+    child.once("error", () => clearTimeout(timer));
     writeInputs(child.stdio.slice(3), inputs);
     let stderr = "";
     child.stderr?.on("data", (chunk: Buffer) => {

@@ -246,7 +246,11 @@ describe("sandbox availability", () => {
   }
 
   it("says plainly when bubblewrap is missing, with how to install it", async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout");
+    const timersBefore = timers().length;
     const availability = await sandboxAvailability({ env: { PATH: folder } });
+    // No probe timer is left to hold the process (`turnloop config` without bwrap stayed 10 s).
+    expect(timers().length).toBe(timersBefore);
     expect(availability).toEqual({
       available: false,
       reason: "bubblewrap (bwrap) is not installed, so commands cannot run in a sandbox.",
