@@ -274,15 +274,13 @@ function closingLines(session: Controller["session"]): string {
     : `${unsaved}\n`;
 }
 
-/** The status line's hint at Ctrl-D while a prompt runs. */
-export const BUSY_CTRL_D_HINT = "Ctrl-D exits when idle · Esc cancels the prompt";
-
 /**
  * The face's own keys, seen before the focused input box or question: Esc / Ctrl-C cancel a
  * running prompt and put the queued inputs back in the input box (to edit or send again); on an
- * idle line Ctrl-C clears it, twice on an empty line exits, as does Ctrl-D on an empty line when
- * no prompt runs. While one runs, Ctrl-D only shows {@link BUSY_CTRL_D_HINT}: ending the session
- * would cancel the work, and a hint says what does what where ignoring it would look broken.
+ * idle line Ctrl-C clears it, twice on an empty line exits, as does Ctrl-D on an empty line. While
+ * a prompt runs, Ctrl-D on an empty line is `/exit` typed then: queued (shown as such, taken back
+ * by Esc like any queued input), it closes the session once the work before it has ended, never
+ * cancelling it (a trial's stray Ctrl-D killed a running command and exited).
  */
 function interactiveKeys(
   screen: Screen,
@@ -327,9 +325,7 @@ function interactiveKeys(
     }
     if (matchesKey(data, "ctrl+d") && screen.editor.getText() === "") {
       if (controller.busy) {
-        // One stray Ctrl-D must not cancel the work and close the session (a trial's did).
-        status.hint = BUSY_CTRL_D_HINT;
-        screen.render();
+        queue.send("/exit");
       } else {
         exit();
       }
