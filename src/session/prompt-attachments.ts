@@ -76,11 +76,9 @@ export function typedPrompt(content: string): { runs: ShellRun[]; typed: string 
  */
 export function ranLines(run: ShellRun): string[] {
   const output = run.output === "" ? [] : run.output.split("\n");
-  return [
-    `$ ${run.command}`,
-    ...output,
-    `${run.ending} · the output went to the model with the prompt below`,
-  ];
+  const sent =
+    run.output.trim() === "" ? "no output; the model was told so" : "the output went to the model";
+  return [`$ ${run.command}`, ...output, `${run.ending} · ${sent} with the prompt below`];
 }
 
 /**

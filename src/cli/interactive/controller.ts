@@ -277,9 +277,11 @@ export class Controller {
       this.context.push(
         shellContext({ command, ending: shellEnding(result), output: result.output }),
       );
-      this.view?.note(
-        `${shellEnding(result)} · the output goes to the model with your next prompt`,
-      );
+      const sent =
+        result.output.trim() === ""
+          ? "no output; the model is told so"
+          : "the output goes to the model";
+      this.view?.note(`${shellEnding(result)} · ${sent} with your next prompt`);
     } finally {
       this.shell = undefined;
       this.setBusy(undefined);
