@@ -58,7 +58,7 @@ export async function runConfigCommand(
     return 0;
   }
   const lines = [...textRows(settings, paths, key, sandbox.rows, mcp, env), ...heldRows(held)];
-  stdout.write(`${lines.join("\n")}\n`);
+  stdout.write(`${alignedRows(lines).join("\n")}\n`);
   return 0;
 }
 
@@ -369,8 +369,20 @@ function ruleSource(rule: SourcedRule): string {
     : `${rule.source}, paths relative to ${rule.anchor}`;
 }
 
+/** Ends a row's name (a control character no setting's name holds), until {@link alignedRows}. */
+const NAME_END = "\u001f";
+
 function row(name: string, value: string | undefined, source: string | undefined): string {
-  return `${name.padEnd(24)} ${value ?? "(not set)"}${source === undefined ? "" : `    from ${source}`}`;
+  return `${name}${NAME_END}${value ?? "(not set)"}${source === undefined ? "" : `    from ${source}`}`;
+}
+
+/** The rows with their values in one column: after the longest name, at least 24 wide. */
+function alignedRows(lines: readonly string[]): string[] {
+  const width = Math.max(24, ...lines.map((line) => line.indexOf(NAME_END)));
+  return lines.map((line) => {
+    const end = line.indexOf(NAME_END);
+    return end < 0 ? line : `${line.slice(0, end).padEnd(width)} ${line.slice(end + 1)}`;
+  });
 }
 
 /**
