@@ -12,6 +12,7 @@ import { turnloopHome } from "../session/paths.js";
 import type { HeldSettings } from "../session/project-holds.js";
 import type { RunConfig, SourcedRule } from "../session/run-config.js";
 import type { FaceOptions } from "./arguments.js";
+import { alignedRows, row } from "./config-rows.js";
 
 /**
  * Runs `turnloop config`: the settings in force for the cwd and the source of each (flag,
@@ -367,22 +368,6 @@ function ruleSource(rule: SourcedRule): string {
   return rule.anchor === undefined
     ? rule.source
     : `${rule.source}, paths relative to ${rule.anchor}`;
-}
-
-/** Ends a row's name (a control character no setting's name holds), until {@link alignedRows}. */
-const NAME_END = "\u001f";
-
-function row(name: string, value: string | undefined, source: string | undefined): string {
-  return `${name}${NAME_END}${value ?? "(not set)"}${source === undefined ? "" : `    from ${source}`}`;
-}
-
-/** The rows with their values in one column: after the longest name, at least 24 wide. */
-function alignedRows(lines: readonly string[]): string[] {
-  const width = Math.max(24, ...lines.map((line) => line.indexOf(NAME_END)));
-  return lines.map((line) => {
-    const end = line.indexOf(NAME_END);
-    return end < 0 ? line : `${line.slice(0, end).padEnd(width)} ${line.slice(end + 1)}`;
-  });
 }
 
 /**

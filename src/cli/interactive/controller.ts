@@ -18,7 +18,7 @@ import type { SandboxPolicy } from "../../tools/sandbox/policy.js";
 import { abortNote, INTERACTIVE_GO_ON, outcomeNote } from "../event-notes.js";
 import { commandBody } from "./command-output.js";
 import type { ConversationView } from "./conversation-view.js";
-import { attachFiles, runShellCommand, saveInput, shellEnding } from "./prompt-input.js";
+import { attachFiles, runShellCommand, saveInput, shellEnding, shellNote } from "./prompt-input.js";
 
 /**
  * The lines a session's screen opens with (a new, resumed or switched-to session): the folder,
@@ -277,11 +277,7 @@ export class Controller {
       this.context.push(
         shellContext({ command, ending: shellEnding(result), output: result.output }),
       );
-      const sent =
-        result.output.trim() === ""
-          ? "no output; the model is told so"
-          : "the output goes to the model";
-      this.view?.note(`${shellEnding(result)} · ${sent} with your next prompt`);
+      this.view?.note(shellNote(result));
     } finally {
       this.shell = undefined;
       this.setBusy(undefined);

@@ -157,3 +157,12 @@ export function shellEnding(result: ShellResult): string {
         : `exit ${result.exitCode}`;
   }
 }
+
+/** The line under a `!command` that ended: how, and what goes to the model with the next prompt. */
+export function shellNote(result: ShellResult): string {
+  const sent =
+    result.output.trim() === ""
+      ? "no output; the model is told so"
+      : "the output goes to the model";
+  return `${shellEnding(result)} · ${sent} with your next prompt`;
+}
