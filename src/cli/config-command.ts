@@ -12,6 +12,7 @@ import { turnloopHome } from "../session/paths.js";
 import type { HeldSettings } from "../session/project-holds.js";
 import type { RunConfig, SourcedRule } from "../session/run-config.js";
 import type { FaceOptions } from "./arguments.js";
+import { alignedRows, row } from "./config-rows.js";
 
 /**
  * Runs `turnloop config`: the settings in force for the cwd and the source of each (flag,
@@ -58,7 +59,7 @@ export async function runConfigCommand(
     return 0;
   }
   const lines = [...textRows(settings, paths, key, sandbox.rows, mcp, env), ...heldRows(held)];
-  stdout.write(`${lines.join("\n")}\n`);
+  stdout.write(`${alignedRows(lines).join("\n")}\n`);
   return 0;
 }
 
@@ -367,10 +368,6 @@ function ruleSource(rule: SourcedRule): string {
   return rule.anchor === undefined
     ? rule.source
     : `${rule.source}, paths relative to ${rule.anchor}`;
-}
-
-function row(name: string, value: string | undefined, source: string | undefined): string {
-  return `${name.padEnd(24)} ${value ?? "(not set)"}${source === undefined ? "" : `    from ${source}`}`;
 }
 
 /**

@@ -4,6 +4,8 @@
  * anything is drawn or run (issue 24 item 10, issue 26); model resolution uses the same rules.
  */
 
+import { closestName } from "../events/setting-words.js";
+
 /** The wire a model name's prefix selects. */
 export type ProviderName = "openai" | "openai-chat" | "anthropic" | "ollama" | "openai-compatible";
 
@@ -20,6 +22,22 @@ export const PROVIDER_NAMES: readonly ProviderName[] = [
 export function hasProviderPrefix(model: string): boolean {
   const separator = model.indexOf(":");
   return separator > 0 && PROVIDER_NAMES.includes(model.slice(0, separator) as ProviderName);
+}
+
+/**
+ * ` (did you mean "anthropic:foo"?)` for a model id whose prefix is no provider (nor one of
+ * `profiles`) but close to one, by the rule flags and config keys are suggested by
+ * (events/setting-words.ts `closestName`); `""` otherwise.
+ */
+export function meantModelHint(model: string, profiles: readonly string[] = []): string {
+  const separator = model.indexOf(":");
+  const prefix = separator > 0 ? model.slice(0, separator) : "";
+  const known = [...PROVIDER_NAMES, ...profiles];
+  if (prefix === "" || known.includes(prefix)) {
+    return "";
+  }
+  const meant = closestName(prefix, known);
+  return meant === undefined ? "" : ` (did you mean "${meant}${model.slice(separator)}"?)`;
 }
 
 /** The environment variable a provider's key is read from (`TURNLOOP_API_KEY` overrides it). */

@@ -5,6 +5,7 @@ import {
   apiKeyVariable,
   type EndpointVariable,
   endpointVariable,
+  meantModelHint,
   needsApiKey,
   PROVIDER_NAMES,
   type ProviderName,
@@ -101,7 +102,7 @@ export function resolveModel(
   if (separator <= 0 || !PROVIDER_NAMES.includes(provider) || modelName === "") {
     return {
       ok: false,
-      message: `turnloop: unknown model "${id}". Use <provider>:<model> with provider one of ${PROVIDER_NAMES.join(", ")}.`,
+      message: `turnloop: unknown model "${id}"${meantModelHint(id)}. Use <provider>:<model> with provider one of ${PROVIDER_NAMES.join(", ")}.`,
     };
   }
   const baseUrl = input.baseUrl ?? vendorBaseUrl(provider, input.endpoints ?? {});

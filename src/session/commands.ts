@@ -83,136 +83,162 @@ export interface CommandDefinition {
 
 const failed = (text: string): CommandOutcome => ({ kind: "text", text, error: true });
 
-/** Every slash command, in the order `/help` lists them. */
-export const COMMANDS: readonly CommandDefinition[] = [
-  {
-    name: "help",
-    description: "List the commands",
-    terminalOnly: false,
-    run: async () => ({ kind: "text", text: helpText() }),
-  },
-  {
-    name: "model",
-    description: "Show the model, or switch to another one for the next prompts",
-    input: { hint: "provider:model (optional)" },
-    terminalOnly: false,
-    run: async ({ host, session, model, argument }) => {
-      if (argument === "") {
-        const choices = host.modelChoices(model.id, session.start.model);
-        return { kind: "text", text: `model: ${model.id}\nchoices: ${choices.join(", ")}` };
-      }
-      // A bare name is taken on the provider of the model in use (host-models.ts withProvider).
-      const resolved = host.resolveModel(argument, model.id);
-      if (!resolved.ok) {
-        return failed(resolved.message.replace(/^turnloop: /, ""));
-      }
-      const { configuration } = resolved;
-      return { kind: "model", model: configuration, text: `model: ${configuration.id}` };
-    },
-  },
-  {
-    name: "mode",
-    description: "Show the mode, or switch: ask, auto or autopilot",
-    input: { hint: "ask | auto | autopilot" },
-    terminalOnly: false,
-    run: async ({ host, session, mode, argument }) => {
-      const modes = sessionModes(describeAutoMode(host.configOf(session)));
-      const chosen = modes.find((entry) => entry.id === argument);
-      if (argument === "") {
-        const lines = modes.map(
-          (entry) => `${entry.id === mode ? "*" : " "} ${entry.id}: ${entry.description}`,
-        );
-        return { kind: "text", text: lines.join("\n") };
-      }
-      if (chosen === undefined) {
-        return failed(`unknown mode "${argument}"; choose ask, auto or autopilot`);
-      }
-      return { kind: "mode", mode: chosen.id, text: `mode: ${chosen.id} (${chosen.description})` };
-    },
-  },
-  {
-    name: "usage",
-    description: "Tokens and cost of this session so far",
-    terminalOnly: false,
-    run: async ({ host, session }) => {
-      try {
-        const { events } = await host.readEvents(session.id);
-        return { kind: "text", text: usageText(UsageTotals.of(events)) };
-      } catch (error) {
-        return failed(`cannot read the session's log: ${errorMessage(error)}`);
-      }
-    },
-  },
-  {
-    name: "sessions",
-    description: "List the sessions of this folder, newest first",
-    terminalOnly: false,
-    run: async ({ host, session }) => {
-      try {
-        const sessions = await host.list({ cwd: session.cwd });
-        return { kind: "text", text: sessionsText(sessions, session.id) };
-      } catch (error) {
-        return failed(`cannot list sessions: ${errorMessage(error)}`);
-      }
-    },
-  },
-  {
-    name: "compact",
-    description: "Summarise the older conversation to free context; recent turns stay as they are",
-    input: { hint: "what the summary should focus on (optional)" },
-    terminalOnly: false,
-    run: async ({ argument }) => ({ kind: "compact", instructions: argument }),
-  },
-  {
-    name: "mcp",
-    description: "The session's MCP servers: state and tool count",
-    terminalOnly: false,
-    run: async ({ session }) => {
-      // Servers still being gathered are listed once they start ("starting" until they answer).
-      await session.mcpOpening;
-      await session.mcp?.check(); // an HTTP server that stopped is known only by asking it
-      const servers = session.mcp?.list() ?? [];
-      const waiting = session.mcpWaitingForTrust;
-      if (servers.length === 0 && waiting === undefined) {
-        return { kind: "text", text: "no MCP servers (see turnloop mcp list and --mcp-config)" };
-      }
-      const lines = servers.map(
-        (server) =>
-          `${server.name} (${server.type}): ${server.state === "pending" ? "starting" : server.state}, ${server.toolCount} tool${server.toolCount === 1 ? "" : "s"}${server.error === undefined ? "" : ` — ${server.error}`}`,
-      );
-      if (waiting !== undefined) {
-        lines.push(
-          ...waiting.names.map(
-            (name) =>
-              `${name}: untrusted (from ${waiting.sources?.[name] ?? waiting.path}), not started`,
+/**
+ * `definition` refusing an argument when it takes none (no `input`): `/usage extra` says so
+ * rather than running as `/usage`, on every face.
+ */
+function takingWhatItSays(definition: CommandDefinition): CommandDefinition {
+  if (definition.input !== undefined) {
+    return definition;
+  }
+  return {
+    ...definition,
+    run: async (context) =>
+      context.argument === ""
+        ? definition.run(context)
+        : failed(
+            `/${definition.name} takes no argument (not "${context.argument}"); type /${definition.name} alone`,
           ),
-          "to allow this project's servers: run turnloop mcp trust in this folder, then /new or reopen the session",
-        );
-      }
-      return { kind: "text", text: lines.join("\n") };
+  };
+}
+
+/** Every slash command, in the order `/help` lists them. */
+export const COMMANDS: readonly CommandDefinition[] = (
+  [
+    {
+      name: "help",
+      description: "List the commands",
+      terminalOnly: false,
+      run: async () => ({ kind: "text", text: helpText() }),
     },
-  },
-  PERMISSIONS_COMMAND,
-  {
-    name: "new",
-    description: "Start a new session in this folder",
-    terminalOnly: true,
-    run: async ({ host, session, model }) => newSession(host, session, model),
-  },
-  {
-    name: "resume",
-    description: "Reopen a session of this folder (a picker without an id)",
-    input: { hint: "session id or prefix (optional)" },
-    terminalOnly: true,
-    run: async ({ host, session, argument }) => resumeCommand(host, session, argument),
-  },
-  {
-    name: "exit",
-    description: "Close the session and quit",
-    terminalOnly: true,
-    run: async () => ({ kind: "exit" }),
-  },
-];
+    {
+      name: "model",
+      description: "Show the model, or switch to another one for the next prompts",
+      input: { hint: "provider:model (optional)" },
+      terminalOnly: false,
+      run: async ({ host, session, model, argument }) => {
+        if (argument === "") {
+          const choices = host.modelChoices(model.id, session.start.model);
+          return { kind: "text", text: `model: ${model.id}\nchoices: ${choices.join(", ")}` };
+        }
+        // A bare name is taken on the provider of the model in use (host-models.ts withProvider).
+        const resolved = host.resolveModel(argument, model.id);
+        if (!resolved.ok) {
+          return failed(resolved.message.replace(/^turnloop: /, ""));
+        }
+        const { configuration } = resolved;
+        return { kind: "model", model: configuration, text: `model: ${configuration.id}` };
+      },
+    },
+    {
+      name: "mode",
+      description: "Show the mode, or switch: ask, auto or autopilot",
+      input: { hint: "ask | auto | autopilot" },
+      terminalOnly: false,
+      run: async ({ host, session, mode, argument }) => {
+        const modes = sessionModes(describeAutoMode(host.configOf(session)));
+        const chosen = modes.find((entry) => entry.id === argument);
+        if (argument === "") {
+          const lines = modes.map(
+            (entry) => `${entry.id === mode ? "*" : " "} ${entry.id}: ${entry.description}`,
+          );
+          return { kind: "text", text: lines.join("\n") };
+        }
+        if (chosen === undefined) {
+          return failed(`unknown mode "${argument}"; choose ask, auto or autopilot`);
+        }
+        return {
+          kind: "mode",
+          mode: chosen.id,
+          text: `mode: ${chosen.id} (${chosen.description})`,
+        };
+      },
+    },
+    {
+      name: "usage",
+      description: "Tokens and cost of this session so far",
+      terminalOnly: false,
+      run: async ({ host, session }) => {
+        try {
+          const { events } = await host.readEvents(session.id);
+          return { kind: "text", text: usageText(UsageTotals.of(events)) };
+        } catch (error) {
+          return failed(`cannot read the session's log: ${errorMessage(error)}`);
+        }
+      },
+    },
+    {
+      name: "sessions",
+      description: "List the sessions of this folder, newest first",
+      terminalOnly: false,
+      run: async ({ host, session }) => {
+        try {
+          const sessions = await host.list({ cwd: session.cwd });
+          return { kind: "text", text: sessionsText(sessions, session.id) };
+        } catch (error) {
+          return failed(`cannot list sessions: ${errorMessage(error)}`);
+        }
+      },
+    },
+    {
+      name: "compact",
+      description:
+        "Summarise the older conversation to free context; recent turns stay as they are",
+      input: { hint: "what the summary should focus on (optional)" },
+      terminalOnly: false,
+      run: async ({ argument }) => ({ kind: "compact", instructions: argument }),
+    },
+    {
+      name: "mcp",
+      description: "The session's MCP servers: state and tool count",
+      terminalOnly: false,
+      run: async ({ session }) => {
+        // Servers still being gathered are listed once they start ("starting" until they answer).
+        await session.mcpOpening;
+        await session.mcp?.check(); // an HTTP server that stopped is known only by asking it
+        const servers = session.mcp?.list() ?? [];
+        const waiting = session.mcpWaitingForTrust;
+        if (servers.length === 0 && waiting === undefined) {
+          return { kind: "text", text: "no MCP servers (see turnloop mcp list and --mcp-config)" };
+        }
+        const lines = servers.map(
+          (server) =>
+            `${server.name} (${server.type}): ${server.state === "pending" ? "starting" : server.state}, ${server.toolCount} tool${server.toolCount === 1 ? "" : "s"}${server.error === undefined ? "" : ` — ${server.error}`}`,
+        );
+        if (waiting !== undefined) {
+          lines.push(
+            ...waiting.names.map(
+              (name) =>
+                `${name}: untrusted (from ${waiting.sources?.[name] ?? waiting.path}), not started`,
+            ),
+            "to allow this project's servers: run turnloop mcp trust in this folder, then /new or reopen the session",
+          );
+        }
+        return { kind: "text", text: lines.join("\n") };
+      },
+    },
+    PERMISSIONS_COMMAND,
+    {
+      name: "new",
+      description: "Start a new session in this folder",
+      terminalOnly: true,
+      run: async ({ host, session, model }) => newSession(host, session, model),
+    },
+    {
+      name: "resume",
+      description: "Reopen a session of this folder (a picker without an id)",
+      input: { hint: "session id or prefix (optional)" },
+      terminalOnly: true,
+      run: async ({ host, session, argument }) => resumeCommand(host, session, argument),
+    },
+    {
+      name: "exit",
+      description: "Close the session and quit",
+      terminalOnly: true,
+      run: async () => ({ kind: "exit" }),
+    },
+  ] satisfies CommandDefinition[]
+).map(takingWhatItSays);
 
 /** A line that starts with `/`: the command it names (if known) and its argument. */
 export interface ParsedCommand {

@@ -135,10 +135,11 @@ export interface ConfigReading {
 }
 
 /** What an unknown key of each guarding section (config-problems.ts) would lose, in words. */
-const GUARDED: Record<GuardingSection, { lost: string; ignored: string }> = {
-  permissions: { lost: "permission rules", ignored: "its rules do not apply" },
+const GUARDED: Record<GuardingSection, { lost: string; risk: string; ignored: string }> = {
+  permissions: { lost: "permission rules", risk: "", ignored: "its rules do not apply" },
   sandbox: {
-    lost: "sandbox settings (commands could run less confined than you wrote)",
+    lost: "sandbox settings",
+    risk: ", which would let commands run less confined than you wrote",
     ignored: "its setting does not apply",
   },
 };
@@ -209,7 +210,7 @@ function readConfigFile(
       warnings.push(`${named} ignored with --ignore-config-errors: ${what.ignored}`);
     } else {
       throw new ConfigError(
-        `${named}: the ${what.lost} there would be ignored, so turnloop stops; fix the file, or run with --ignore-config-errors to go on without them`,
+        `${named}: turnloop stops rather than ignore the ${what.lost} there${what.risk}; fix the file, or run with --ignore-config-errors to go on without them`,
       );
     }
   }

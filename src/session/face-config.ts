@@ -3,6 +3,7 @@ import { errorMessage } from "../events/errors.js";
 import {
   endpointVariable,
   hasProviderPrefix,
+  meantModelHint,
   PROVIDER_NAMES,
   type ProviderName,
   vendorEndpoint,
@@ -334,7 +335,8 @@ function notAModel(model: string, settings: RunConfig): string {
     `"${model}" is not <provider>:<model> with provider one of ${PROVIDER_NAMES.join(", ")}` +
     (profiles.length === 0
       ? ""
-      : `, nor <profile>:<model> with profile one of ${profiles.join(", ")}`)
+      : `, nor <profile>:<model> with profile one of ${profiles.join(", ")}`) +
+    meantModelHint(model, profiles)
   );
 }
 

@@ -216,7 +216,10 @@ async function trustOnSave(home: string, cwd: string): Promise<() => Promise<str
   }
   let waiting: string[];
   try {
-    waiting = Object.keys(holdUntrustedSettings(loadConfig(home, cwd)).held?.keys ?? {});
+    // Held before the save: rules of permissions.allow then are not the ones being saved.
+    waiting = Object.keys(holdUntrustedSettings(loadConfig(home, cwd)).held?.keys ?? {}).map(
+      (key) => (key === "permissions.allow" ? "the earlier rules of permissions.allow" : key),
+    );
   } catch (error) {
     waiting = [`(the file cannot be read: ${errorMessage(error)})`];
   }
@@ -231,7 +234,7 @@ async function trustOnSave(home: string, cwd: string): Promise<() => Promise<str
   }
   if (waiting.length > 0) {
     return async () =>
-      `; this project is not trusted, so they apply once you trust it (\`turnloop mcp trust\`), which also lets ${waiting.join(", ")} apply`;
+      `; this project is not trusted, so they apply once you trust it (\`turnloop mcp trust\`), which also lets what it held before this save apply: ${waiting.join(", ")}`;
   }
   return async () => {
     try {

@@ -89,11 +89,128 @@ export function typedPrompt(content: string): { runs: ShellRun[]; typed: string 
  */
 export function ranLines(run: ShellRun): string[] {
   const output = run.output === "" ? [] : run.output.split("\n");
-  return [
-    `$ ${run.command}`,
-    ...output,
-    `${run.ending} · the output went to the model with the prompt below`,
-  ];
+  const sent =
+    run.output.trim() === "" ? "no output; the model was told so" : "the output went to the model";
+  return [`$ ${run.command}`, ...output, `${run.ending} · ${sent} with the prompt below`];
+}
+
+/**
+ * How an `@file` is sent to the model after the typed prompt: `Attached file notes.md:` and the
+ * file in a fence longer than any run of backticks in it (as {@link shellContext}'s), so
+ * {@link sentAttachments} finds its end.
+ */
+export function attachedFileBlock(shown: string, body: string): string {
+  const fence = fenceFor(body);
+  return `${ATTACHMENT_OPENINGS.file}${shown}:\n${fence}\n${body}${body.endsWith("\n") ? "" : "\n"}${fence}`;
+}
+
+/**
+ * Text the model got with a prompt besides what the user typed: an `@file` of the interactive
+ * face (`file`, named by its path as shown), text piped into `-p` (`stdin`), an embedded
+ * resource of an ACP prompt (`resource`, named by its URI); `other` for what follows the typed
+ * text in a form none of these has (a hand-edited log), kept whole.
+ */
+export interface SentAttachment {
+  kind: "file" | "stdin" | "resource" | "other";
+  /** The path as shown, `stdin`, the resource's URI; `""` for `other`. */
+  name: string;
+  /** The text as the model got it, without the block's opening and closing lines. */
+  text: string;
+}
+
+/**
+ * What the model got with a `user.message` besides the prompt as given ({@link givenPrompt}):
+ * each attachment's text, in order. A face that exports what the model saw shows these with
+ * the `!command` outputs ({@link typedPrompt}'s `runs`).
+ */
+export function sentAttachments(
+  data: Pick<UserMessageData, "content" | "contentBlocks">,
+): SentAttachment[] {
+  const blocks = data.contentBlocks?.map((block) => withText(block, data.content));
+  if (blocks !== undefined && blocks.length > 0) {
+    return blocks.flatMap((block) => {
+      const resource = block.resource;
+      const isText =
+        block.type === "resource" &&
+        typeof resource === "object" &&
+        resource !== null &&
+        !Array.isArray(resource) &&
+        typeof resource.text === "string";
+      return isText
+        ? [
+            {
+              kind: "resource" as const,
+              name: String(resource.uri ?? ""),
+              text: resource.text as string,
+            },
+          ]
+        : [];
+    });
+  }
+  const { typed } = typedPrompt(data.content);
+  const start = attachmentsStart(typed);
+  return start === undefined ? [] : parseAttachments(typed.slice(start + 2));
+}
+
+/** Where the blank line before the first attachment block is in the typed text, if any. */
+function attachmentsStart(typed: string): number | undefined {
+  const starts = Object.values(ATTACHMENT_OPENINGS)
+    .map((opening) => typed.indexOf(`\n\n${opening}`))
+    .filter((index) => index >= 0);
+  return starts.length === 0 ? undefined : Math.min(...starts);
+}
+
+/** `Attached file <path>:` and its fence line. */
+const FILE_START = /^Attached file ([^\n]*):\n(`{3,})\n/;
+/** `<attachment source="stdin" bytes="N">` and its newline; the text runs to `</attachment>`. */
+const STDIN_START = /^<attachment source="stdin"[^>\n]*>\n/;
+const STDIN_END = "</attachment>";
+
+/** The attachment blocks `rest` holds, one after another, blank lines apart. */
+function parseAttachments(rest: string): SentAttachment[] {
+  const attachments: SentAttachment[] = [];
+  let remaining = rest;
+  while (remaining !== "") {
+    const file = FILE_START.exec(remaining);
+    const stdin = STDIN_START.exec(remaining);
+    if (file !== null) {
+      const [opening, name = "", fence = ""] = file;
+      const body = remaining.slice(opening.length);
+      // The file runs to a line that is its fence, at the end or before the next block.
+      const close = closingFence(body, fence);
+      if (close !== undefined) {
+        attachments.push({ kind: "file", name, text: body.slice(0, close) });
+        remaining = body.slice(close + 1 + fence.length).replace(/^\n\n/, "");
+        continue;
+      }
+    } else if (stdin !== null && remaining.endsWith(STDIN_END)) {
+      const text = remaining.slice(stdin[0].length, -STDIN_END.length).replace(/\n$/, "");
+      attachments.push({ kind: "stdin", name: "stdin", text });
+      return attachments;
+    }
+    attachments.push({ kind: "other", name: "", text: remaining });
+    return attachments;
+  }
+  return attachments;
+}
+
+/** Where the `\n` before `fence` closing `body` is: at the end, or before a blank line and a block. */
+function closingFence(body: string, fence: string): number | undefined {
+  let from = 0;
+  for (;;) {
+    const close = body.indexOf(`\n${fence}`, from);
+    if (close < 0) {
+      return undefined;
+    }
+    const after = body.slice(close + 1 + fence.length);
+    if (
+      after === "" ||
+      Object.values(ATTACHMENT_OPENINGS).some((opening) => after.startsWith(`\n\n${opening}`))
+    ) {
+      return close;
+    }
+    from = close + 1;
+  }
 }
 
 /** A prompt as the user gave it (see {@link givenPrompt}). */
@@ -130,10 +247,7 @@ export function givenPrompt(
     return { runs: [], text: texts.join("\n\n"), blocks, attached: [...attached, ...images] };
   }
   const { runs, typed } = typedPrompt(data.content);
-  const starts = Object.values(ATTACHMENT_OPENINGS)
-    .map((opening) => typed.indexOf(`\n\n${opening}`))
-    .filter((index) => index >= 0);
-  const text = starts.length === 0 ? typed : typed.slice(0, Math.min(...starts));
+  const text = typed.slice(0, attachmentsStart(typed));
   return { runs, text, attached: images };
 }
 

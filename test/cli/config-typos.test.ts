@@ -24,8 +24,8 @@ describe("config typos", () => {
   }) => {
     await writeFile(project, JSON.stringify({ permisions: { deny: ["bash(rm *)"] } }, null, 2));
     const stopped =
-      `turnloop: ${project}: unknown key "permisions" (did you mean "permissions"?): the ` +
-      "permission rules there would be ignored, so turnloop stops; fix the file, or run with " +
+      `turnloop: ${project}: unknown key "permisions" (did you mean "permissions"?): turnloop ` +
+      "stops rather than ignore the permission rules there; fix the file, or run with " +
       "--ignore-config-errors to go on without them\n";
     for (const args of [["-p", "hi"], [], ["config"]]) {
       const result = await cli(args);
@@ -49,7 +49,7 @@ describe("config typos", () => {
     const stopped = await cli(["-p", "hi"]);
     expect(stopped.code).toBe(64);
     expect(stopped.stderr).toMatch(
-      /unknown key "permissions\.alow" \(did you mean "permissions\.allow"\?\): the permission rules there would be ignored/,
+      /unknown key "permissions\.alow" \(did you mean "permissions\.allow"\?\): turnloop stops rather than ignore the permission rules there;/,
     );
     expect(model.requests).toHaveLength(0);
 
@@ -87,7 +87,7 @@ describe("config typos", () => {
       const stopped = await cli(["-p", "hi"]);
       expect({ code: stopped.code, stderr: stopped.stderr }).toEqual({
         code: 64,
-        stderr: `turnloop: ${project}: unknown key "${key}"${hint}: the sandbox settings (commands could run less confined than you wrote) there would be ignored, so turnloop stops; fix the file, or run with --ignore-config-errors to go on without them\n`,
+        stderr: `turnloop: ${project}: unknown key "${key}"${hint}: turnloop stops rather than ignore the sandbox settings there, which would let commands run less confined than you wrote; fix the file, or run with --ignore-config-errors to go on without them\n`,
       });
     }
     expect(model.requests).toHaveLength(0);

@@ -38,8 +38,10 @@ describe("turnloop config and the environment's settings", () => {
           line,
         ),
       );
+    // Values in one column, after the longest name (trial 30: a long key pushed its value out).
+    const width = "contextWindows.openai-compatible:fake-model".length;
     const row = (name: string, value: string, source: string) =>
-      `${name.padEnd(24)} ${value}    from ${source}`;
+      `${name.padEnd(width)} ${value}    from ${source}`;
     expect(rows).toEqual([
       row("contextWindows.openai-compatible:fake-model", "50000 tokens", file),
       row("contextWindow", "5000 tokens", "TURNLOOP_CONTEXT_WINDOW"),
@@ -79,8 +81,9 @@ describe("turnloop config and the environment's settings", () => {
       expect(text.code, text.stderr).toBe(0);
       return text.stdout.split("\n").filter((line) => line.startsWith("contextWindow "));
     };
+    // Values in one column, after the longest name (the contextWindows entry below).
     const row = (value: string, source: string) =>
-      `${"contextWindow".padEnd(24)} ${value}    from ${source}`;
+      `${"contextWindow".padEnd("contextWindows.openai-compatible:m".length)} ${value}    from ${source}`;
     await writeFile(
       file,
       JSON.stringify({
@@ -107,7 +110,7 @@ describe("turnloop config and the environment's settings", () => {
     ]);
     expect(await windowRows("anthropic:claude-sonnet-4-5")).toEqual([
       expect.stringMatching(
-        /^contextWindow {12}\d+ tokens {4}from the model catalogue \(anthropic:claude-sonnet-4-5\)$/,
+        /^contextWindow {22}\d+ tokens {4}from the model catalogue \(anthropic:claude-sonnet-4-5\)$/,
       ),
     ]);
   });

@@ -46,6 +46,12 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       await terminal.waitFor(/third-model · auto · /);
       terminal.type("/model nosuch:x");
       await terminal.waitFor(/unknown model "nosuch:x"/);
+      // A near miss of a provider is named, as a mistyped flag or config key is (trial 30).
+      terminal.type("/model anthropc:foo");
+      await terminal.waitFor(/unknown model "anthropc:foo" \(did you mean "anthropic:foo"\?\)\./);
+      // A command that takes nothing says so rather than ignoring what follows it (trial 30).
+      terminal.type("/usage extra");
+      await terminal.waitFor(/\/usage takes no argument \(not "extra"\); type \/usage alone/);
 
       // Tab completes a command name.
       terminal.write("/ses");

@@ -23,4 +23,24 @@ describe.skipIf(tmuxMissing())("turnloop --resume: the picker's filter", () => {
       expect((await terminal.exited()).code).toBe(0);
     },
   );
+
+  interactiveTest(
+    "the status line shows the picker's keys while it is open, the input box's once a session opens (trial 30)",
+    async ({ fixture }) => {
+      await pastSession(fixture, "a question about apples", "Apples are red.");
+      const terminal = fixture.open(["--resume"], { columns: 100 });
+      const picking = await terminal.waitFor(/Resume a session of this folder \(type to filter/);
+      const statusRow = (screen: string) => screen.trimEnd().split("\n").at(-1) ?? "";
+      expect(statusRow(picking)).toMatch(
+        /^type to filter · ↑\/↓ choose · Enter opens · Esc cancels /,
+      );
+      expect(picking).not.toMatch(/Ctrl-J newline/);
+      terminal.key("Enter");
+      await terminal.waitFor(/Apples are red\./);
+      const opened = await terminal.waitFor(/Enter send · Ctrl-J newline/);
+      expect(opened).not.toMatch(/type to filter · ↑/);
+      terminal.key("C-d");
+      expect((await terminal.exited()).code).toBe(0);
+    },
+  );
 });

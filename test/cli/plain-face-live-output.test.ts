@@ -115,6 +115,20 @@ describe("the plain-line face: a running command's output", () => {
     ]);
   });
 
+  test("a `!command` that prints nothing says so, not that its output goes to the model (trial 30)", async ({
+    cli,
+  }) => {
+    const result = await cli([], { stdin: "!true\n" });
+    expect(result.code, result.stderr).toBe(0);
+    expect(linesAfterBanner(result.stdout)).toEqual([
+      "> $ true",
+      "exit 0 · no output; the model is told so with your next prompt",
+      "> ",
+      "no prompt was sent: the session was not saved",
+      "",
+    ]);
+  });
+
   test("an output past the runner's limit: every line is printed once, in order, or counted in a line saying how many were not shown", async ({
     cli,
     model,

@@ -36,7 +36,8 @@ test("a session on a profile's model compacts at the profile id's contextWindows
   const env = { TURNLOOP_MODEL: "", TURNLOOP_BASE_URL: "", TURNLOOP_MAX_RETRIES: "0" };
   const shown = await cli(["config"], { env });
   expect(shown.stdout.split("\n").filter((line) => line.startsWith("contextWindow "))).toEqual([
-    `${"contextWindow".padEnd(24)} ${WINDOW} tokens    from contextWindows.lab:fake-model in ${file}`,
+    // Values in one column, after the longest name.
+    `${"contextWindow".padEnd("contextWindows.openai-compatible:fake-model".length)} ${WINDOW} tokens    from contextWindows.lab:fake-model in ${file}`,
   ]);
 
   model.setResponder(limitedModel({ limit: WINDOW, conversation: viewEachFile }));

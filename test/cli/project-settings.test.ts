@@ -236,7 +236,7 @@ describe("config files", () => {
     const problem =
       `${project}: model: "locl:fake-model" is not <provider>:<model> with provider ` +
       "one of openai, openai-chat, anthropic, ollama, openai-compatible, nor <profile>:<model> " +
-      "with profile one of local";
+      'with profile one of local (did you mean "local:fake-model"?)';
     for (const args of [["-p", "hi"], ["acp"], ["--headless", "--stdio"], ["config"]]) {
       const result = await runCli(args, { cwd: repository, env: withoutModelVariable });
       // An agent or server serves other folders too: this folder's sessions are refused.

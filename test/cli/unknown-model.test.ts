@@ -22,6 +22,7 @@ describe("an unknown provider in the model is a run-config error on every face",
       await cli(["-p", "hi"], { env: { TURNLOOP_MODEL: "a:b" } }),
       await cli(["--headless", "--stdio"], { env: { TURNLOOP_MODEL: "a:b" } }),
       await cli(["-p", "hi", "--model", "anthropic:"], { env: { ANTHROPIC_API_KEY: "k" } }),
+      await cli(["-p", "hi", "--model", "anthropc:foo"]),
     ];
     expect(runs.map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))).toEqual([
       {
@@ -43,6 +44,11 @@ describe("an unknown provider in the model is a run-config error on every face",
         code: 64,
         stdout: "",
         stderr: `turnloop: --model "anthropic:" is not <provider>:<model> with provider one of ${PROVIDERS}\n`,
+      },
+      {
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: --model "anthropc:foo" is not <provider>:<model> with provider one of ${PROVIDERS} (did you mean "anthropic:foo"?)\n`,
       },
     ]);
     expect(model.requests).toEqual([]);

@@ -63,7 +63,16 @@ describe("/permissions save in a project not trusted", () => {
     await writeFile(join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: {} }));
     expect(await save()).toEqual({
       kind: "text",
-      text: `saved to ${projectFile()}: allow bash(npm test); this project is not trusted, so they apply once you trust it (\`turnloop mcp trust\`), which also lets baseUrl, ${join(cwd, ".mcp.json")} apply`,
+      text: `saved to ${projectFile()}: allow bash(npm test); this project is not trusted, so they apply once you trust it (\`turnloop mcp trust\`), which also lets what it held before this save apply: baseUrl, ${join(cwd, ".mcp.json")}`,
+    });
+    expect(await isProjectTrusted(home, cwd)).toBe(false);
+  });
+
+  test("rules permissions.allow held before the save are named as those, not as the rules just saved (trial 30)", async () => {
+    await writeFile(projectFile(), JSON.stringify({ permissions: { allow: ["bash(ls)"] } }));
+    expect(await save()).toEqual({
+      kind: "text",
+      text: `saved to ${projectFile()}: allow bash(npm test); this project is not trusted, so they apply once you trust it (\`turnloop mcp trust\`), which also lets what it held before this save apply: the earlier rules of permissions.allow`,
     });
     expect(await isProjectTrusted(home, cwd)).toBe(false);
   });

@@ -18,7 +18,7 @@ import { abortNote, INTERACTIVE_GO_ON, outcomeNote } from "../event-notes.js";
 import { commandBody } from "./command-output.js";
 import type { ConversationView } from "./conversation-view.js";
 import { openingBanner, screenTrustQuestion } from "./open.js";
-import { attachFiles, runShellCommand, saveInput, shellEnding } from "./prompt-input.js";
+import { attachFiles, runShellCommand, saveInput, shellEnding, shellNote } from "./prompt-input.js";
 
 /**
  * What the interactive face does with what the user typed: prompts go to the session (with
@@ -252,9 +252,7 @@ export class Controller {
       this.context.push(
         shellContext({ command, ending: shellEnding(result), output: result.output }),
       );
-      this.view?.note(
-        `${shellEnding(result)} · the output goes to the model with your next prompt`,
-      );
+      this.view?.note(shellNote(result));
     } finally {
       this.shell = undefined;
       this.setBusy(undefined);

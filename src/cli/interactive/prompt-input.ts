@@ -2,7 +2,7 @@ import { appendFile, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { plainText } from "../../events/errors.js";
 import type { SecretValue } from "../../events/secrets.js";
-import { ATTACHMENT_OPENINGS } from "../../session/prompt-attachments.js";
+import { attachedFileBlock } from "../../session/prompt-attachments.js";
 import type { CommandSetup } from "../../tools/command-runner.js";
 
 /** Entries of input history kept across sessions. */
@@ -48,8 +48,8 @@ export async function saveInput(home: string, input: string): Promise<void> {
 
 /**
  * Attaches the files named `@path` in `text` (relative to `cwd`): each readable text file up to
- * {@link ATTACHMENT_BYTES} is added after the prompt in a fenced block headed by its path, so the
- * model gets it with the prompt. Returns the prompt to send and the paths attached; a mention
+ * {@link ATTACHMENT_BYTES} is added after the prompt in a fenced block headed by its path
+ * (session/prompt-attachments.ts `attachedFileBlock`), so the model gets it with the prompt. Returns the prompt to send and the paths attached; a mention
  * that is not a file is left as typed.
  */
 export async function attachFiles(
@@ -80,9 +80,7 @@ export async function attachFiles(
         continue;
       }
       attached.push(shown);
-      blocks.push(
-        `${ATTACHMENT_OPENINGS.file}${shown}:\n\`\`\`\n${body}${body.endsWith("\n") ? "" : "\n"}\`\`\``,
-      );
+      blocks.push(attachedFileBlock(shown, body));
     } catch {
       // Not a file (an e-mail address, a decorator): leave the text as typed.
     }
@@ -158,4 +156,13 @@ export function shellEnding(result: ShellResult): string {
         ? `stopped (${result.signal ?? "error"})`
         : `exit ${result.exitCode}`;
   }
+}
+
+/** The line under a `!command` that ended: how, and what goes to the model with the next prompt. */
+export function shellNote(result: ShellResult): string {
+  const sent =
+    result.output.trim() === ""
+      ? "no output; the model is told so"
+      : "the output goes to the model";
+  return `${shellEnding(result)} · ${sent} with your next prompt`;
 }

@@ -134,8 +134,9 @@ export class Screen {
     return this.modal !== undefined;
   }
 
-  /** Shows `component` above the input box and gives it the keyboard until {@link closeModal}. */
-  openModal(component: Component): void {
+  /** Shows `component` above the input box, its `keys` in the status line, until {@link closeModal}. */
+  openModal(component: Component, keys?: string): void {
+    Object.assign(this.status.state, keys === undefined ? {} : { modalKeys: keys });
     this.slot.clear();
     this.slot.addChild(component);
     this.modal = component;
@@ -144,6 +145,7 @@ export class Screen {
   }
 
   closeModal(): void {
+    delete this.status.state.modalKeys;
     this.slot.clear();
     this.modal = undefined;
     this.tui.setFocus(this.editor);
@@ -183,7 +185,7 @@ export class Screen {
           cancel: () => done(undefined),
         },
       );
-      this.openModal(picker);
+      this.openModal(picker, "type to filter · ↑/↓ choose · Enter opens · Esc cancels");
     });
   }
 }

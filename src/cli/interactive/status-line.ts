@@ -16,6 +16,8 @@ export interface StatusState {
   busySince?: number;
   /** A one-off hint replacing the key help until the next input (e.g. "Ctrl-C again to exit"). */
   hint?: string;
+  /** The keys of a picker that is open, shown instead of the input box's while it is. */
+  modalKeys?: string;
 }
 
 const KEYS = "Enter send · Ctrl-J newline · / commands · @ file · ! shell · Ctrl-D exit";
@@ -57,7 +59,7 @@ export class StatusLine implements Component {
     const left =
       state.hint ??
       (state.busySince === undefined
-        ? KEYS
+        ? (state.modalKeys ?? KEYS)
         : `working ${((Date.now() - state.busySince) / 1000).toFixed(0)}s · Esc cancels`);
     const painted =
       state.busySince === undefined && state.hint === undefined ? theme.dim : theme.accent;

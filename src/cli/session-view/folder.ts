@@ -1,7 +1,7 @@
 /** The state of the session view's fold between two events (fold.ts drives it). */
 
 import type { RepairNote, SessionEvent, UserMessageData } from "../../events/events.js";
-import { givenPrompt } from "../../session/prompt-attachments.js";
+import { givenPrompt, sentAttachments, typedPrompt } from "../../session/prompt-attachments.js";
 import { SessionFold, type ToolCallStatus } from "../../session/session-model/session-model.js";
 import { assignDefined, count, type Fields, text } from "./fields.js";
 import { stopReasonOf } from "./stop-reason.js";
@@ -59,6 +59,8 @@ export class Folder {
       index: 1,
       at: this.lastAt,
       content: "",
+      commands: [],
+      attachments: [],
       source: "none",
       stopReason: "unfinished",
       marks: [],
@@ -129,6 +131,7 @@ export class Folder {
       index: this.prompts.length + 1,
       at,
       content: promptShown(data),
+      ...promptSent(data),
       source: text(data.source) ?? "user",
       stopReason: "unfinished",
       marks,
@@ -277,10 +280,13 @@ export class Folder {
     const images = Array.isArray(result.images) ? result.images.length : 0;
     assignDefined(tool, {
       exitCode: toolCall?.exitCode,
+      signal: toolCall?.signal,
       durationMs: toolCall?.durationMs,
       errorCode: code,
       errorMessage: text(error.message),
-      result: text(result.content),
+      // Without a command's `<exited …>` line, which README calls for the model only.
+      result:
+        text(result.content) === undefined ? undefined : (toolCall?.output ?? text(result.content)),
       imageCount: images > 0 ? images : undefined,
     });
   }
@@ -370,4 +376,18 @@ function promptShown(data: Fields): string {
   // The log reader checked the event's shape (session/log-damage.ts).
   const { runs, text: typed, attached } = givenPrompt(data as unknown as UserMessageData);
   return [...runs.map((run) => `!${run.command}`), typed, ...attached].join("\n\n");
+}
+
+/**
+ * What the model got with a prompt besides the prompt as given: the output of its `!command`s
+ * and its attachments (session/prompt-attachments.ts), for an export to show what the model saw.
+ */
+function promptSent(data: Fields): Pick<ViewPrompt, "commands" | "attachments"> {
+  const content = text(data.content);
+  if (content === undefined) {
+    return { commands: [], attachments: [] };
+  }
+  const message = data as unknown as UserMessageData;
+  const commands = message.contentBlocks === undefined ? typedPrompt(content).runs : [];
+  return { commands, attachments: sentAttachments(message) };
 }

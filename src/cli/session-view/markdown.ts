@@ -1,4 +1,12 @@
-import type { SessionView, ViewMark, ViewSummary, ViewTool, ViewTurn } from "./view-model.js";
+import type { SentAttachment } from "../../session/prompt-attachments.js";
+import type {
+  SessionView,
+  ViewMark,
+  ViewPrompt,
+  ViewSummary,
+  ViewTool,
+  ViewTurn,
+} from "./view-model.js";
 
 /** The notice every export carries, in every format. */
 export const EXPORT_NOTE =
@@ -35,11 +43,32 @@ function marks(list: readonly ViewMark[], start: number, origin: "prompt" | "req
   });
 }
 
-/** ` (exit code N)` for a command that exited non-zero. */
+/** ` (exit code N)` for a command that exited non-zero, ` (killed by SIGNAL)` for a killed one. */
 function exitCode(entry: ViewTool): string {
+  if (entry.signal !== undefined) {
+    return ` (killed by ${entry.signal})`;
+  }
   return entry.exitCode === undefined || entry.exitCode === 0
     ? ""
     : ` (exit code ${entry.exitCode})`;
+}
+
+/**
+ * How a call went wrong, outside the output: `Error (code): message` for a one-line message;
+ * a longer one (a command's output) in a block of its own, unless it is the result shown below.
+ */
+function errorLines(entry: ViewTool): string[] {
+  const { errorMessage } = entry;
+  if (errorMessage === undefined) {
+    return [];
+  }
+  const outcome = `Error (${entry.errorCode ?? "?"})`;
+  if (errorMessage === entry.result) {
+    return ["", `${outcome}; the output the model got:`];
+  }
+  return errorMessage.includes("\n")
+    ? ["", `${outcome}:`, "", fenced(errorMessage, "text")]
+    : ["", `${outcome}: ${errorMessage}`];
 }
 
 function tool(entry: ViewTool): string[] {
@@ -64,10 +93,8 @@ function tool(entry: ViewTool): string[] {
       `Permission asked (${permission.kind}): ${permission.title} — ${answer}${permission.scope === undefined ? "" : ` (${permission.scope})`}${permission.reason === undefined ? "" : `: ${permission.reason}`}`,
     );
   }
-  if (entry.errorMessage !== undefined) {
-    lines.push("", `Error (${entry.errorCode ?? "?"}): ${entry.errorMessage}`);
-  }
-  if (entry.result !== undefined && entry.result !== entry.errorMessage) {
+  lines.push(...errorLines(entry));
+  if (entry.result !== undefined) {
     lines.push("", fenced(entry.result, "text"));
   }
   return lines;
@@ -140,6 +167,7 @@ export function sessionViewMarkdown(view: SessionView): string {
       "",
       ...prompt.content.split("\n").map((line) => `> ${line}`),
       "",
+      ...sentWithPrompt(prompt),
     );
     lines.push(...marks(prompt.marks, prompt.at, "prompt"));
     while (next < view.turns.length && view.turns[next]?.prompt === prompt.index) {
@@ -165,4 +193,36 @@ function costCell(summary: ViewSummary): string {
   return summary.costedTurns === summary.turns
     ? total
     : `${total} (${summary.costedTurns} of ${summary.turns} turns report a cost; the rest have no price)`;
+}
+
+/**
+ * What the model got with a prompt besides its text, each in a block under a line saying what it
+ * is: a `!command`'s output, an attached file, piped stdin, an embedded resource.
+ */
+function sentWithPrompt(prompt: ViewPrompt): string[] {
+  const blocks = [
+    ...prompt.commands.map((run) => ({
+      heading: `Output of \`!${run.command}\` (${run.ending}), sent to the model with the prompt:`,
+      text: run.output,
+    })),
+    ...prompt.attachments.map((attachment) => ({
+      heading: `${attachmentLabel(attachment)}, sent to the model with the prompt:`,
+      text: attachment.text,
+    })),
+  ];
+  return blocks.flatMap((block) => [block.heading, "", fenced(block.text, "text"), ""]);
+}
+
+/** What an attachment is, in the words of the export: `Attached file notes.md`. */
+export function attachmentLabel(attachment: SentAttachment): string {
+  switch (attachment.kind) {
+    case "file":
+      return `Attached file ${attachment.name}`;
+    case "stdin":
+      return "Piped stdin";
+    case "resource":
+      return `Attached resource ${attachment.name}`;
+    case "other":
+      return "Attached text";
+  }
 }

@@ -64,9 +64,24 @@ function permissionBlock(permission) {
   ]);
 }
 
-// " (exit code N)" for a command that exited non-zero.
+// " (exit code N)" for a command that exited non-zero, " (killed by SIGNAL)" for a killed one.
 function exitCodeText(tool) {
+  if (tool.signal !== undefined) return " (killed by " + tool.signal + ")";
   return tool.exitCode === undefined || tool.exitCode === 0 ? "" : " (exit code " + tool.exitCode + ")";
+}
+
+// How a call went wrong, outside its output: "error (code): message" for a one-line message; a
+// longer one (a command's output) in a block, unless it is the result shown below it.
+function errorBlocks(tool) {
+  if (!tool.errorMessage) return [];
+  var outcome = "error" + (tool.errorCode ? " (" + tool.errorCode + ")" : "");
+  if (tool.errorMessage.indexOf("\n") < 0) {
+    return [element("p", { class: "error", text: outcome + ": " + tool.errorMessage })];
+  }
+  if (tool.errorMessage === tool.result) {
+    return [element("p", { class: "error", text: outcome + "; the result below is the output the model got" })];
+  }
+  return [element("p", { class: "error", text: outcome + ":" }), block("error message", tool.errorMessage, "result")];
 }
 
 function toolDetails(turn, tool) {
@@ -80,10 +95,10 @@ function toolDetails(turn, tool) {
     block(tool.argumentsError ? "arguments (" + tool.argumentsError + ", as streamed)" : "arguments", args, "arguments"),
     diffBlock(tool),
     permissionBlock(tool.permission),
-    tool.errorMessage ? element("p", { class: "error", text: "error" + (tool.errorCode ? " (" + tool.errorCode + ")" : "") + ": " + tool.errorMessage }) : null,
+  ].concat(errorBlocks(tool), [
     tool.result !== undefined ? block("result", tool.result, "result") : element("p", { class: "meta", text: "no result in the log" }),
     tool.imageCount ? element("p", { class: "meta", text: tool.imageCount + (tool.imageCount === 1 ? " image" : " images") + " returned (not included in this file)" }) : null,
-  ]);
+  ]).filter(Boolean));
 }
 
 // An offset from the session's or turn's start: "+6 ms" after it, "6 ms before the request"
@@ -141,15 +156,29 @@ function compactionDetails(compaction) {
   ];
 }
 
+// What the model got with a prompt besides its text, each in a block named for what it is (the
+// Markdown export's words: markdown.ts sentWithPrompt).
+function sentBlocks(prompt) {
+  var sent = " (sent to the model with the prompt)";
+  var labels = { file: "attached file ", stdin: "piped stdin", resource: "attached resource ", other: "attached text" };
+  return (prompt.commands || []).map(function (run) {
+    return block("output of !" + run.command + " (" + run.ending + ")" + sent, run.output, "result");
+  }).concat((prompt.attachments || []).map(function (attachment) {
+    var label = labels[attachment.kind] || "attached ";
+    return block(label + (label.slice(-1) === " " ? attachment.name : "") + sent, attachment.text, "text");
+  }));
+}
+
 function showDetails(row, toolCallId) {
   var panel = document.getElementById("details");
   var children = row.turn ? turnDetails(row.turn) : row.compaction ? compactionDetails(row.compaction) : [
     element("h2", { text: "Prompt " + row.prompt.index + " · " + row.prompt.stopReason }),
     marksList(row.prompt.marks, 0),
     block("prompt", row.prompt.content, "message"),
+  ].concat(sentBlocks(row.prompt), [
     row.prompt.closingMarks.length > 0 ? element("p", { class: "meta", text: "after its last turn:" }) : null,
     marksList(row.prompt.closingMarks, 0),
-  ];
+  ]);
   panel.replaceChildren.apply(panel, children.filter(Boolean));
   var target = toolCallId && document.getElementById("tool-" + toolCallId);
   if (target) {

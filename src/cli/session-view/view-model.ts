@@ -14,6 +14,7 @@
  */
 
 import type { RepairNote, SessionEvent } from "../../events/events.js";
+import type { SentAttachment, ShellRun } from "../../session/prompt-attachments.js";
 
 /** One tool call of a turn. `start`/`end` are ms since the session's first event. */
 export interface ViewTool {
@@ -30,8 +31,11 @@ export interface ViewTool {
   durationMs?: number;
   /** A command's exit code; a non-zero one makes the call `failed` (the session model's rule). */
   exitCode?: number;
+  /** The signal that killed a command (`SIGTERM`), which makes the call `failed`. */
+  signal?: string;
   errorCode?: string;
   errorMessage?: string;
+  /** The result the model got, without a command's closing `<exited …>` line (README: for the model only). */
   result?: string;
   /** Images the tool returned (not embedded: the view stays small). */
   imageCount?: number;
@@ -129,7 +133,12 @@ export interface ViewTurn {
 export interface ViewPrompt {
   index: number;
   at: number;
+  /** The prompt as the user gave it: `!command` lines, the typed text, a line per attachment. */
   content: string;
+  /** The `!command`s run before the prompt, whose output the model got with it. */
+  commands: ShellRun[];
+  /** What the model got with the prompt besides its text: attached files, piped stdin, resources. */
+  attachments: SentAttachment[];
   source: string;
   /** ACP stop reason, `error`, or `unfinished` (still running, or cut short). */
   stopReason: string;
