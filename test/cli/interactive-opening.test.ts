@@ -145,7 +145,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): the resume picker's ages
       rule(40),
       "",
       rule(40),
-      "Enter send...  fake-model · ask · ctx 0%",
+      "type to fi...  fake-model · ask · ctx 0%",
     ],
     80: [
       "Resume a session of this folder (type to filter, ↑/↓, Enter opens, Esc cancels)",
@@ -154,7 +154,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): the resume picker's ages
       rule(80),
       "",
       rule(80),
-      "Enter send · Ctrl-J newline · / commands · @ file ...  fake-model · ask · ctx 0%",
+      "type to filter · ↑/↓ choose · Enter opens · Esc ca...  fake-model · ask · ctx 0%",
     ],
     // The first prompt as listings keep it: cut at 80 characters.
     120: [
@@ -164,7 +164,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): the resume picker's ages
       rule(120),
       "",
       rule(120),
-      "Enter send · Ctrl-J newline · / commands · @ file · ! shell · Ctrl-D exit         fake-model · ask · ctx 0% · 0 in 0 out",
+      "type to filter · ↑/↓ choose · Enter opens · Esc cancels                           fake-model · ask · ctx 0% · 0 in 0 out",
     ],
   };
   for (const [columns, expected] of Object.entries(screens)) {

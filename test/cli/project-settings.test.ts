@@ -162,17 +162,21 @@ describe("config files", () => {
       `config files: ${source} (user), ${join(repository, ".turnloop", "config.json")} (project, none)`,
     );
     expect(result.stdout).toContain(
-      `model                    vllm:qwen3 (= openai-compatible:qwen3)    from ${source}\n`,
+      `model                                  vllm:qwen3 (= openai-compatible:qwen3)    from ${source}\n`,
     );
     expect(result.stdout).toContain(
       // The profile's model: its profile's endpoint, named as such (README, "Config files").
-      `baseUrl                  http://127.0.0.1:8000/v1    from providers.vllm.baseUrl in ${source}\n`,
+      `baseUrl                                http://127.0.0.1:8000/v1    from providers.vllm.baseUrl in ${source}\n`,
     );
-    expect(result.stdout).toContain("apiKey                   sk-a…[redacted]    from VLLM_KEY\n");
-    expect(result.stdout).toContain("maxTurns                 9    from --max-turns\n");
-    expect(result.stdout).toContain("autopilot.maxContinues   5    from default\n");
     expect(result.stdout).toContain(
-      `mcpServers.files         {"type":"stdio","command":"npx","args":["-y","some-mcp-server"],"env":{}}    from ${source}\n`,
+      "apiKey                                 sk-a…[redacted]    from VLLM_KEY\n",
+    );
+    expect(result.stdout).toContain(
+      "maxTurns                               9    from --max-turns\n",
+    );
+    expect(result.stdout).toContain("autopilot.maxContinues                 5    from default\n");
+    expect(result.stdout).toContain(
+      `mcpServers.files                       {"type":"stdio","command":"npx","args":["-y","some-mcp-server"],"env":{}}    from ${source}\n`,
     );
     expect(result.stdout).toContain(
       `contextWindows.openai-compatible:qwen3 32768 tokens    from ${source}\n`,
