@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { errorMessage, makeFolders } from "../events/errors.js";
 import { SecretStreamRedactor, type SecretValue } from "../events/secrets.js";
 import type { HistoryMessage } from "../llm/provider.js";
+import { lineBreaksIn, omittedMarker } from "../tools/command-output.js";
 import type { History } from "./history.js";
 import { estimateMessageTokens } from "./token-estimate.js";
 import type { ToolCallOutcome } from "./tool-calls.js";
@@ -43,8 +44,8 @@ export type FitResult = (outcome: ToolCallOutcome) => Promise<ToolCallOutcome>;
  * The per-turn budget of tool results: half the window, less what a compacted view must keep
  * beside them (system prompt and tools, the latest user message, the assistant message that
  * asked), shared equally by the turn's calls (at least {@link MIN_RESULT_CHARACTERS} each). A
- * result over its share keeps its start and end around `[… N bytes omitted; full output saved
- * to PATH]`, as a command's long output does (tools/command-output.ts); the full text is saved
+ * result over its share keeps its start and end around `[… N lines (B bytes) omitted; full output
+ * saved to PATH]`, as a command's long output does (tools/command-output.ts); the full text is saved
  * in the session folder (mode 0600). Equal shares keep the cut independent of the order in which
  * parallel calls complete.
  */
@@ -74,15 +75,16 @@ export function turnResultBudget(input: TurnBudgetInput): FitResult {
 }
 
 /**
- * `text` cut to about `characters`: its start and end around a marker naming the bytes (UTF-8)
- * left out and `where` the full text is.
+ * `text` cut to about `characters`: its start and end around a marker naming the line breaks and
+ * bytes (UTF-8) left out (tools/command-output.ts `omittedMarker`) and `where` the full text is.
  */
 export function cutResult(text: string, characters: number, where: string): string {
   const room = Math.max(0, characters - where.length - 40);
   const head = text.slice(0, Math.floor(room * HEAD_SHARE));
   const tail = text.slice(text.length - (room - head.length));
   const omitted = Buffer.byteLength(text) - Buffer.byteLength(head) - Buffer.byteLength(tail);
-  return `${head}\n[… ${omitted} bytes omitted; ${where}]\n${tail}`;
+  const lineBreaks = lineBreaksIn(text, head.length, text.length - tail.length);
+  return `${head}\n${omittedMarker(lineBreaks, omitted, where)}\n${tail}`;
 }
 
 /** Writes `content` with its secrets redacted, as every file under the session folder is. */

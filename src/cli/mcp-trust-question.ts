@@ -1,3 +1,4 @@
+import type { Interface } from "node:readline";
 import { errorMessage, warningLine } from "../events/errors.js";
 import { askTrustOncePerRun } from "../session/config-paths.js";
 import {
@@ -83,55 +84,125 @@ export function isYes(answer: string): boolean {
   return /^(y|yes)$/i.test(answer.trim());
 }
 
+/** A terminal's input and where its questions are written. */
+export interface LineTerminal {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+}
+
 /**
- * Writes `question` to `terminal.output`, then gives the next line of `terminal.input` ("" at its
- * end) typed after it: what was typed before is dropped ({@link discardTypedAhead}) before the
- * question is shown, so a line typed at once in answer to it is never dropped with them. On a
- * terminal (`input` a TTY) the line is read in raw mode and edited as Node's readline edits one
- * (the question's last line its prompt, so that erasing redraws it): Esc answers at once with ""
- * (a no to a `[y/N]` question, as Esc is a no at the interactive screen's trust question: README),
- * instead of the terminal echoing `^[`, and Ctrl-C stops the process with SIGINT as the terminal
- * would. The reader is closed after it.
+ * What a line question got: the line typed, or how it ended unanswered — `escape` (Esc, on a
+ * terminal), `end` (end of input: Ctrl-D), `aborted` (the signal given to {@link lineQuestions}).
  */
-export function askLine(
-  terminal: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream },
-  question: string,
-): Promise<string> {
+export type LineAnswer = { line: string } | { ended: "escape" | "end" | "aborted" };
+
+/** Line questions asked one after another on one terminal ({@link lineQuestions}). */
+export interface LineQuestions {
+  /** Writes `question` and gives the next line typed after it, or how the questions ended. */
+  ask(question: string): Promise<LineAnswer>;
+  /** Closes the reader (restoring the terminal's mode); pending and later asks end as `end`. */
+  close(): void;
+}
+
+/**
+ * The one reader of every line question (the trust questions, -p's permission question): asks
+ * on `terminal.output` and reads `terminal.input`. What was typed before a question shows is
+ * dropped ({@link discardTypedAhead}, and lines read but not yet asked for) on a terminal; from a
+ * pipe every line is an answer, in order. On a terminal (`input` a TTY) a line is read in raw
+ * mode and edited as Node's readline edits one (the question's last line its prompt, so that
+ * erasing redraws it): Esc ends the questions at once (`escape`) instead of the terminal echoing
+ * `^[`, and Ctrl-C stops the process with SIGINT as the terminal would. `signal`'s abort ends
+ * them as `aborted`. Ended questions stay ended: later asks give the same ending.
+ */
+export function lineQuestions(terminal: LineTerminal, signal?: AbortSignal): LineQuestions {
   const { input, output } = terminal;
   discardTypedAhead(input);
   const tty = (input as { isTTY?: boolean }).isTTY === true;
-  const promptAt = question.lastIndexOf("\n") + 1;
-  output.write(tty ? question.slice(0, promptAt) : question);
-  return new Promise((resolve) => {
-    // Loaded at the first question, as in terminal-permission.ts: most runs ask none.
-    const { createInterface } = process.getBuiltinModule("node:readline");
-    const lines = tty
-      ? createInterface({ input, output, terminal: true, historySize: 0 })
-      : createInterface({ input, terminal: false });
-    let answer = "";
-    const finish = (line: string) => {
-      answer = line;
-      lines.close();
-    };
-    const onKey = (_text: unknown, key: { name?: string } | undefined) => {
-      if (key?.name === "escape") {
-        output.write("\n");
-        finish("");
-      }
-    };
-    lines.once("line", finish);
-    lines.once("close", () => {
-      input.removeListener("keypress", onKey);
-      resolve(answer);
-    });
-    if (tty) {
-      input.on("keypress", onKey);
-      lines.once("SIGINT", () => {
-        lines.close();
-        process.kill(process.pid, "SIGINT");
-      });
-      lines.setPrompt(question.slice(promptAt));
-      lines.prompt();
-    }
+  // Loaded at the first question, not when -p starts: most runs ask none (modules-loaded.test.ts).
+  const { createInterface } = process.getBuiltinModule("node:readline");
+  const lines = tty
+    ? createInterface({ input, output, terminal: true, historySize: 0 })
+    : createInterface({ input, terminal: false });
+  const typed: string[] = [];
+  let ended: "escape" | "end" | "aborted" | undefined;
+  let waiting: ((answer: LineAnswer) => void) | undefined;
+  const give = (answer: LineAnswer) => {
+    const resolve = waiting;
+    waiting = undefined;
+    resolve?.(answer);
+  };
+  const end = (how: "escape" | "end" | "aborted") => {
+    ended ??= how;
+    lines.close();
+  };
+  const stopKeys = tty ? terminalKeys(lines, terminal, () => end("escape")) : () => undefined;
+  const onAbort = () => end("aborted");
+  signal?.addEventListener("abort", onAbort, { once: true });
+  lines.on("line", (line: string) => (waiting === undefined ? typed.push(line) : give({ line })));
+  lines.once("close", () => {
+    ended ??= "end";
+    stopKeys();
+    signal?.removeEventListener("abort", onAbort);
+    give({ ended });
   });
+  if (signal?.aborted === true) {
+    end("aborted");
+  }
+  return {
+    ask(question) {
+      if (tty) {
+        discardTypedAhead(input);
+        typed.length = 0;
+      }
+      const promptAt = question.lastIndexOf("\n") + 1;
+      output.write(tty ? question.slice(0, promptAt) : question);
+      const line = typed.shift();
+      if (line !== undefined || ended !== undefined) {
+        return Promise.resolve(line === undefined ? { ended: ended ?? "end" } : { line });
+      }
+      if (tty) {
+        lines.setPrompt(question.slice(promptAt));
+        lines.prompt();
+      }
+      return new Promise((resolve) => {
+        waiting = resolve;
+      });
+    },
+    close: () => end("end"),
+  };
+}
+
+/**
+ * The keys a line question on a terminal reads itself: Esc (the line break written, then
+ * `onEscape`) and Ctrl-C (the reader closed, then SIGINT to this process, as the terminal would
+ * send it). @returns what stops listening for Esc.
+ */
+function terminalKeys(lines: Interface, terminal: LineTerminal, onEscape: () => void): () => void {
+  const onKey = (_text: unknown, key: { name?: string } | undefined) => {
+    if (key?.name === "escape") {
+      terminal.output.write("\n");
+      onEscape();
+    }
+  };
+  terminal.input.on("keypress", onKey);
+  lines.once("SIGINT", () => {
+    lines.close();
+    process.kill(process.pid, "SIGINT");
+  });
+  return () => terminal.input.removeListener("keypress", onKey);
+}
+
+/**
+ * Writes `question` to `terminal.output`, then gives the next line of `terminal.input` typed
+ * after it, or "" at Esc (a no to a `[y/N]` question, as Esc is a no at the interactive screen's
+ * trust question: README) and at end of input ({@link lineQuestions}). The reader is closed after it.
+ */
+export async function askLine(terminal: LineTerminal, question: string): Promise<string> {
+  const questions = lineQuestions(terminal);
+  try {
+    const answer = await questions.ask(question);
+    return "line" in answer ? answer.line : "";
+  } finally {
+    questions.close();
+  }
 }

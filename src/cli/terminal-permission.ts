@@ -3,11 +3,12 @@ import type {
   PermissionReply,
   PermissionRequest,
 } from "../permissions/permission-decision.js";
-import { discardTypedAhead } from "./mcp-trust-question.js";
+import { lineQuestions } from "./mcp-trust-question.js";
 import {
   answerFor,
   notAnAnswer,
   permissionChoices,
+  SAID_NO,
   TELL_QUESTION,
   toldReply,
 } from "./permission-answers.js";
@@ -19,7 +20,7 @@ import { permissionHeadline, permissionPreview } from "./permission-preview.js";
  * from `input` (a TTY), read by {@link answerFor}: `y` allows once,
  * `a` allows this exact call for the rest of the session, `p` (when offered) every call with the
  * command's prefix, `t` denies and asks for a reason that goes into the tool result for the
- * model, `n` denies, and anything else is asked again ({@link notAnAnswer}). End of input (Ctrl-D) is no answer, not a no: it calls
+ * model, `n` (or Esc, on a terminal) denies, and anything else is asked again ({@link notAnAnswer}). End of input (Ctrl-D) is no answer, not a no: it calls
  * `cancelPrompt` and answers `cancelled`, as cancelling the prompt closes the question and
  * answers `cancelled` (case 04); after `t` it is a no without a reason.
  */
@@ -46,64 +47,62 @@ interface QuestionFace {
   cancelPrompt: () => void;
 }
 
-/** The answer read from `input` to `question`, written on `output` (see {@link terminalPermission}). */
-function answerOf(
+/**
+ * The answer read from `input` to `question`, written on `output` (see {@link terminalPermission}),
+ * by the line reader of every line question (mcp-trust-question.ts `lineQuestions`): Esc is a
+ * no, as at the trust questions.
+ */
+async function answerOf(
   request: Parameters<AskPermission>[0],
   question: string,
   face: QuestionFace,
 ): Promise<PermissionReply> {
   const { input, output, signal, cancelPrompt } = face;
-  return new Promise<PermissionReply>((resolve) => {
-    // Loaded at the first question: a run that asks none (-p with nothing to allow, or no
-    // terminal) never loads Node's readline (issue 26, bench/notes/start.md).
-    const { createInterface } = process.getBuiltinModule("node:readline");
-    // A line typed before the question was shown is not its answer.
-    discardTypedAhead(input);
-    const lines = createInterface({ input, output, terminal: false });
-    let settled = false;
-    let told = false;
-    const finish = (reply: PermissionReply) => {
-      // Closing the interface emits `close` at once, which must not overwrite the answer.
-      if (settled) {
-        return;
+  const questions = lineQuestions({ input, output }, signal);
+  try {
+    let answer = await questions.ask(question);
+    for (;;) {
+      if (!("line" in answer)) {
+        return unanswered(answer.ended, cancelPrompt, output);
       }
-      settled = true;
-      signal.removeEventListener("abort", onAbort);
-      lines.close();
-      resolve(reply);
-    };
-    const onAbort = () => finish({ decision: "cancelled" });
-    signal.addEventListener("abort", onAbort, { once: true });
-    output.write(question);
-    const onLine = (line: string) => {
-      const answer = answerFor(request, line);
-      if (answer === undefined) {
-        // Not one of the answers: asked again, as the plain-line face does (a fresh user's trial).
-        output.write(notAnAnswer(request, line));
-        lines.once("line", onLine);
-      } else if (answer !== "tell") {
-        finish(answer);
-      } else {
-        told = true;
-        output.write(`  ${TELL_QUESTION} > `);
-        lines.once("line", (reason) => finish(toldReply(reason)));
+      const reply = answerFor(request, answer.line);
+      if (reply === "tell") {
+        const reason = await questions.ask(`  ${TELL_QUESTION} > `);
+        if ("line" in reason) {
+          return toldReply(reason.line);
+        }
+        // Esc or end of input after `t`: it stays a no, without a reason.
+        return reason.ended === "aborted" ? { decision: "cancelled" } : toldReply("");
       }
-    };
-    lines.once("line", onLine);
-    lines.once("close", () => {
-      if (settled) {
-        return;
+      if (reply !== undefined) {
+        return reply;
       }
+      // Not one of the answers: asked again, as the plain-line face does (a fresh user's trial).
+      answer = await questions.ask(notAnAnswer(request, answer.line));
+    }
+  } finally {
+    questions.close();
+  }
+}
+/**
+ * A question that ended unanswered: Esc is a no; end of input (Ctrl-D) is no answer, not a no —
+ * it cancels the prompt (case 04); a cancelled prompt (the signal) answers `cancelled`.
+ */
+function unanswered(
+  ended: "escape" | "end" | "aborted",
+  cancelPrompt: () => void,
+  output: NodeJS.WritableStream,
+): PermissionReply {
+  switch (ended) {
+    case "escape":
+      return SAID_NO;
+    case "end":
       output.write("\n");
-      if (told) {
-        // `t` was a no: it stays one, without a reason.
-        finish(toldReply(""));
-        return;
-      }
       cancelPrompt();
-      finish({ decision: "cancelled" });
-    });
-  });
+      return { decision: "cancelled" };
+    case "aborted":
+      return { decision: "cancelled" };
+  }
 }
 
 /** A preview's note in brackets (where the command runs, why it is asked to run outside the sandbox). */

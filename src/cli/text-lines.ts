@@ -83,10 +83,11 @@ export function foldedPrompt(text: string): string[] {
 
 /**
  * The marker a result too long to keep whole has where its middle was cut (tools/command-output.ts,
- * agent/result-budget.ts `cutResult`): `[… N bytes omitted; full output saved to PATH]`; its
- * group is where the whole output is (or why it is nowhere).
+ * agent/result-budget.ts `cutResult`): `[… N lines (B bytes) omitted; full output saved to PATH]`,
+ * `[… B bytes omitted; …]` in a log written before the lines were counted; its group is where
+ * the whole output is (or why it is nowhere).
  */
-const OMITTED_MARKER = /^\[… \d+ bytes omitted; (.+)\]$/;
+const OMITTED_MARKER = /^\[… (?:[\d,]+ lines? \()?\d+ bytes\)? omitted; (.+)\]$/;
 
 /**
  * The line a face draws where it left out `count` lines of a tool's output, saying where to read

@@ -71,9 +71,21 @@ export function previewCut(preview: string): PreviewCut | undefined {
 }
 
 /** Line breaks (`\n`) in `text`. */
-function lineBreaksIn(text: string): number {
+/**
+ * The marker a result too long to keep whole has where its middle was cut, for the model and
+ * every view (cli/text-lines.ts reads it): `[… 4,990 lines (18,951 bytes) omitted; WHERE]`.
+ * `lineBreaks`: the line breaks in the text left out; `bytes`: its UTF-8 bytes; `where`: where
+ * the whole output is, or why it is nowhere.
+ */
+export function omittedMarker(lineBreaks: number, bytes: number, where: string): string {
+  const lines = `${lineBreaks.toLocaleString("en-US")} ${lineBreaks === 1 ? "line" : "lines"}`;
+  return `[… ${lines} (${bytes} bytes) omitted; ${where}]`;
+}
+
+/** How many line breaks `text` holds from `start` up to `end` (no copy of that part is made). */
+export function lineBreaksIn(text: string, start = 0, end = text.length): number {
   let count = 0;
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) {
+  for (let at = text.indexOf("\n", start); at !== -1 && at < end; at = text.indexOf("\n", at + 1)) {
     count++;
   }
   return count;
@@ -161,7 +173,7 @@ export class CommandOutput {
 
   /**
    * Closes the saved file and answers the text for the model: the whole output, or head and tail
-   * around `[… N bytes omitted; full output saved to PATH]`. A copy whose write failed (a full
+   * around `[… N lines (B bytes) omitted; full output saved to PATH]` ({@link omittedMarker}). A copy whose write failed (a full
    * disk) is removed, and the marker says so, naming the file and the error. Never rejects.
    */
   async finish(): Promise<string> {
@@ -189,7 +201,8 @@ export class CommandOutput {
     } else if (this.savedBytes < this.totalBytes) {
       where = `the first ${this.savedBytes} bytes of the output saved to ${this.savePath}${capped ? ` (${cap})` : ""}`;
     }
-    return `${this.head}\n[… ${omitted} bytes omitted; ${where}]\n${this.tail}`;
+    const lineBreaks = this.totalLineBreaks - this.headLineBreaks - lineBreaksIn(this.tail);
+    return `${this.head}\n${omittedMarker(lineBreaks, omitted, where)}\n${this.tail}`;
   }
 
   private startTruncating(): void {

@@ -260,7 +260,9 @@ describe("case 33 C: one huge tool result", () => {
     // No compaction was needed: the result was cut, and the pair reached the model together.
     const lastText = requestText(requests.at(-1));
     expect(lastText).toContain("call-huge");
-    expect(lastText).toMatch(/\[… \d+ bytes omitted; full output saved to [^\]]*call-huge\.txt\]/);
+    expect(lastText).toMatch(
+      /\[… [\d,]+ lines \(\d+ bytes\) omitted; full output saved to [^\]]*call-huge\.txt\]/,
+    );
     expect(tokensOf(requests.at(-1))).toBeLessThanOrEqual(8_000);
   });
 });

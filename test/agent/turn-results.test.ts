@@ -76,7 +76,7 @@ describe("a turn whose tool results alone overflow the window (issue 27, item 1)
       const savedTo = join(harness.session.directory, "tool-results", `call-${file}.txt`);
       expect(content).toMatch(
         new RegExp(
-          `^file-${file} holds[\\s\\S]*\\n\\[… \\d+ bytes omitted; full output saved to ${savedTo.replace(/[.]/g, "\\.")}\\]\\n[\\s\\S]*file-${file} holds this line of text for the budget test\\.\\n$`,
+          `^file-${file} holds[\\s\\S]*\\n\\[… [\\d,]+ lines \\(\\d+ bytes\\) omitted; full output saved to ${savedTo.replace(/[.]/g, "\\.")}\\]\\n[\\s\\S]*file-${file} holds this line of text for the budget test\\.\\n$`,
         ),
       );
       expect((await readFile(savedTo, "utf8")).length).toBe(FILE_BYTES);

@@ -67,7 +67,7 @@ test("a secret printed in short and long outputs and in a tool error is nowhere 
     [true, false],
     [false, true],
   ]);
-  expect(JSON.stringify(results[1]?.data)).toContain("bytes omitted; full output saved to");
+  expect(JSON.stringify(results[1]?.data)).toContain("bytes) omitted; full output saved to");
   // The saved output is private to the user.
   expect((await stat(savedFile)).mode & 0o777).toBe(0o600);
   expect((await stat(join(savedFile, ".."))).mode & 0o777).toBe(0o700);

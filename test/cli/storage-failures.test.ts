@@ -118,7 +118,7 @@ describe.runIf(CAN_MOUNT)(
       expect(await readdir(dirname(copy))).toEqual([]);
       const toolResult = chatMessages(model, -1).find((message) => message.role === "tool");
       expect(String(toolResult?.content)).toContain(
-        `bytes omitted; the full output could not be saved to ${copy} (ENOSPC: no space left on ` +
+        `bytes) omitted; the full output could not be saved to ${copy} (ENOSPC: no space left on ` +
           "device, write); the partial copy was removed]",
       );
     });

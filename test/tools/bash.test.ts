@@ -118,13 +118,19 @@ describe("bash", () => {
     expect(result.content.length).toBeLessThan(30_500);
     expect(result.content.startsWith("1\n2\n3\n")).toBe(true);
     expect(result.content.endsWith("199999\n200000\n<exited with exit code 0>")).toBe(true);
-    const note = /\n\[… (\d+) bytes omitted; full output saved to (.+)\]\n/.exec(result.content);
+    const note = /\n\[… ([\d,]+) lines \((\d+) bytes\) omitted; full output saved to (.+)\]\n/.exec(
+      result.content,
+    );
     expect(note).not.toBeNull();
-    const savedPath = note?.[2] ?? "";
+    const savedPath = note?.[3] ?? "";
     expect(savedPath.startsWith(`${directory}/.session/`)).toBe(true);
     expect(await readFile(savedPath, "utf8")).toBe(expected);
     const shownBytes = Buffer.byteLength(result.content.replace(note?.[0] ?? "", ""));
-    expect(Number(note?.[1])).toBeGreaterThan(expected.length - shownBytes - 100);
+    expect(Number(note?.[2])).toBeGreaterThan(expected.length - shownBytes - 100);
+    // The line breaks left out: the output's 200,000 but those the head and tail show.
+    const [head = "", tail = ""] = result.content.split(note?.[0] ?? "");
+    const shownBreaks = `${head}${tail}`.split("\n").length - 1;
+    expect(note?.[1]).toBe((200_000 - shownBreaks).toLocaleString("en-US"));
   });
 
   it("streams partial output while the command runs", async () => {

@@ -136,10 +136,11 @@ describe("the process runner", () => {
     const whole = `key ${secret}\n${Array.from({ length: 2_000 }, (_, index) => index + 1).join("\n")}\n`;
     const savePath = join(directory, "saved", "output.txt");
     const omitted = Buffer.byteLength(whole) - 1_000;
+    const lines = whole.slice(400, -600).split("\n").length - 1;
     expect(result).toEqual({
       exitCode: 0,
       signal: null,
-      output: `${whole.slice(0, 400)}\n[… ${omitted} bytes omitted; full output saved to ${savePath}]\n${whole.slice(-600)}`,
+      output: `${whole.slice(0, 400)}\n[… ${lines.toLocaleString("en-US")} lines (${omitted} bytes) omitted; full output saved to ${savePath}]\n${whole.slice(-600)}`,
       truncated: true,
     });
     expect(await readFile(savePath, "utf8")).toBe(whole.replace(secret, "[redacted:TEST_TOKEN]"));
