@@ -76,7 +76,8 @@ export function wrapText(text: string, width: number | undefined): string {
  * `choices` (`[y] yes`, `[n] no` …) on one row, `gap` between two, when they all fit in `width`
  * columns; otherwise one choice per row, so that none is split between rows with another: a
  * choice wider than a row continues on rows indented under its text, past its `[k] ` key. Each
- * row starts with `indent`. An undefined `width` (not a terminal) keeps them on one row.
+ * row starts with `indent`. A `width` that is not a positive number (not a terminal, or one that
+ * reports 0 columns) keeps them on one row.
  */
 export function wrapChoices(
   choices: readonly string[],
@@ -85,7 +86,7 @@ export function wrapChoices(
   gap = "   ",
 ): string[] {
   const row = `${indent}${choices.join(gap)}`;
-  if (width === undefined || visibleLength(row) <= width) {
+  if (width === undefined || !(width > 0) || visibleLength(row) <= width) {
     return [row];
   }
   return choices.flatMap((choice) => choiceRows(`${indent}${choice}`, width));

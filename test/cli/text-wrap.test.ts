@@ -51,6 +51,10 @@ test("wrapChoices puts the choices on one row when they fit, else one per row, e
   expect(wrapChoices(choices, undefined, "  ")).toEqual([
     "  [y] yes   [a] always for bash(ls)   [n] no   [t] tell",
   ]);
+  // A terminal that reports 0 columns (a pseudo-terminal whose size was never set): unknown.
+  expect(wrapChoices(choices, 0, "  ")).toEqual([
+    "  [y] yes   [a] always for bash(ls)   [n] no   [t] tell",
+  ]);
   expect(wrapChoices(choices, 60, "  ")).toEqual([
     "  [y] yes   [a] always for bash(ls)   [n] no   [t] tell",
   ]);
