@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { PEAK_RECORDER, peakMiB, prose } from "../support/huge-answer.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { interactiveTest } from "./interactive-support.js";
 
@@ -10,38 +11,13 @@ import { interactiveTest } from "./interactive-support.js";
 // its exit, stays under 160 MiB (before the fix it was about 240 MiB for 1 MiB), and the answer's
 // end is on the screen as it was sent.
 
-const RECORDER = new URL("./peak-memory-recorder.mjs", import.meta.url).pathname;
 const ANSWER = `${"H".repeat(2 * 1024 * 1024)} the end of the answer`;
-const BOUND_KIB = 160 * 1024;
+const BOUND_MIB = 160;
 /** The answer's end as the screen shows it: the last `H`s, then the words (on the next row). */
 const END_SHOWN = /H\s+the end of the answer *\n/;
 
-/** The largest peak any process of the CLI recorded, in KiB. */
-function peakKiB(file: string): number {
-  const peaks = readFileSync(file, "utf8")
-    .trim()
-    .split("\n")
-    .map((line) => Number(line.split(" ")[1]));
-  return Math.max(...peaks);
-}
-
-/**
- * About `bytes` of Markdown (headings, paragraphs, lists, code blocks) ending with `end`, in
- * pieces of 100 characters: a model streaming a long answer (bench/notes/memory29.mjs's prose).
- */
-function streamedProse(bytes: number, end: string): string[] {
-  const blocks: string[] = [];
-  for (let index = 0, length = 0; length < bytes; index++) {
-    const block = [
-      `## Section ${index}\n\n`,
-      `Paragraph ${index} says something about the code, with *emphasis* and a [link](https://example.com/${index}). It goes on for a while so that it wraps.\n\n`,
-      `- item ${index} with **bold** and \`code\`\n- another item ${index}\n\n`,
-      `\`\`\`ts\nconst value${index} = ${index};\n\`\`\`\n\n`,
-    ][index % 4] as string;
-    blocks.push(block);
-    length += block.length;
-  }
-  const text = `${blocks.join("")}${end}`;
+/** `text` in pieces of 100 characters: a model streaming a long answer. */
+function inPieces(text: string): string[] {
   const pieces: string[] = [];
   for (let at = 0; at < text.length; at += 100) {
     pieces.push(text.slice(at, at + 100));
@@ -59,8 +35,8 @@ describe.skipIf(tmuxMissing())("one huge answer", () => {
     "the interactive screen: 5 MB streamed in 100-character pieces, memory in proportion, the answer whole in the log and its export",
     async ({ fixture, cli }) => {
       const peakFile = join(fixture.home, "peak");
-      const env = { NODE_OPTIONS: `--import ${RECORDER}`, TURNLOOP_TEST_PEAK_FILE: peakFile };
-      const pieces = streamedProse(5_000_000, "The last line of the answer: END.");
+      const env = { NODE_OPTIONS: `--import ${PEAK_RECORDER}`, TURNLOOP_TEST_PEAK_FILE: peakFile };
+      const pieces = inPieces(prose(5_000_000, "The last line of the answer: END."));
       fixture.server.enqueue({ text: pieces });
       const terminal = await fixture.openReady([], { columns: 100, rows: 30, env });
       terminal.type("one long answer");
@@ -71,7 +47,7 @@ describe.skipIf(tmuxMissing())("one huge answer", () => {
         300_000,
       );
       await terminal.exitWithCtrlC();
-      expect(peakKiB(peakFile)).toBeLessThan(320 * 1024);
+      expect(peakMiB(peakFile)).toBeLessThan(320);
       const [sessionId = ""] = readdirSync(join(fixture.home, "session-state"));
       const events = await fixture.events(sessionId);
       const answer = pieces.join("");
@@ -89,19 +65,19 @@ describe.skipIf(tmuxMissing())("one huge answer", () => {
 
   interactiveTest("-p on a terminal: memory in proportion, the end shown", async ({ fixture }) => {
     const peakFile = join(fixture.home, "peak");
-    const env = { NODE_OPTIONS: `--import ${RECORDER}`, TURNLOOP_TEST_PEAK_FILE: peakFile };
+    const env = { NODE_OPTIONS: `--import ${PEAK_RECORDER}`, TURNLOOP_TEST_PEAK_FILE: peakFile };
     fixture.server.enqueue({ text: ANSWER });
     const terminal = fixture.open(["-p", "one huge answer"], { columns: 100, rows: 30, env });
     const screen = await terminal.waitFor(/\[exit 0\]/, 60_000);
     expect(screen).toMatch(END_SHOWN);
-    expect(peakKiB(peakFile)).toBeLessThan(BOUND_KIB);
+    expect(peakMiB(peakFile)).toBeLessThan(BOUND_MIB);
   });
 
   interactiveTest(
     "the interactive screen: memory in proportion, the end shown",
     async ({ fixture }) => {
       const peakFile = join(fixture.home, "peak");
-      const env = { NODE_OPTIONS: `--import ${RECORDER}`, TURNLOOP_TEST_PEAK_FILE: peakFile };
+      const env = { NODE_OPTIONS: `--import ${PEAK_RECORDER}`, TURNLOOP_TEST_PEAK_FILE: peakFile };
       fixture.server.enqueue({ text: ANSWER });
       const terminal = await fixture.openReady([], { columns: 100, rows: 30, env });
       terminal.type("one huge answer");
@@ -112,7 +88,7 @@ describe.skipIf(tmuxMissing())("one huge answer", () => {
       );
       expect(screen).toMatch(END_SHOWN);
       await terminal.exitWithCtrlC();
-      expect(peakKiB(peakFile)).toBeLessThan(BOUND_KIB);
+      expect(peakMiB(peakFile)).toBeLessThan(BOUND_MIB);
     },
     90_000,
   );

@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import { test } from "../support/fixtures.js";
+import { inPseudoTerminal } from "../support/pseudo-terminal.js";
 
 // `turnloop -p`'s permission question on a terminal (a pseudo-terminal from `script`, as in
 // project-trust.test.ts): Esc answers no, as at the trust questions, instead of echoing `^[`.
@@ -22,39 +22,18 @@ describe("turnloop -p's permission question on a terminal", () => {
       },
       { text: "Understood." },
     );
-    // `script` gives the CLI a pseudo-terminal for stdin, stdout and stderr, 200 columns wide.
-    const child = spawn(
-      "script",
-      [
-        "-qfec",
-        `stty cols 200; exec '${process.execPath}' '${CLI_PATH}' -p 'make a file'`,
-        "/dev/null",
-      ],
-      { cwd: repository, env: { ...environment(), TERM: "xterm-256color" } },
+    // A pseudo-terminal for stdin, stdout and stderr, 200 columns wide.
+    const { child, shown, seen, exited } = inPseudoTerminal(
+      `stty cols 200; exec '${process.execPath}' '${CLI_PATH}' -p 'make a file'`,
+      { cwd: repository, env: environment() },
     );
-    let shown = "";
-    const seen = (text: string) =>
-      new Promise<void>((resolve) => {
-        const check = () => {
-          if (shown.includes(text)) {
-            child.stdout.off("data", check);
-            resolve();
-          }
-        };
-        child.stdout.on("data", check);
-        check();
-      });
-    child.stdout.on("data", (chunk: Buffer) => {
-      shown += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     try {
       await seen("[t] no, and tell the model why");
       await seen("> ");
       child.stdin.write("\x1b");
       await seen("Understood.");
       expect(await exited).toBe(0);
-      expect(shown).not.toContain("^[");
+      expect(shown()).not.toContain("^[");
       expect(existsSync(join(repository, "made"))).toBe(false);
       const body = model.requests.at(-1)?.body as {
         messages: Array<{ role: string; content: unknown }>;

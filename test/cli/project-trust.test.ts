@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -6,6 +5,7 @@ import { describe, expect } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import { type CliFixtures, test } from "../support/fixtures.js";
+import { inPseudoTerminal } from "../support/pseudo-terminal.js";
 
 // An untrusted project's .turnloop/config.json may not loosen permissions nor send keys
 // elsewhere (src/session/project-holds.ts): real runs of dist/cli/main.js in a fresh
@@ -273,37 +273,17 @@ describe("the interactive face with stderr redirected", () => {
   }) => {
     await projectConfig(repository, { permissions: { mode: "full-access" } });
     const errors = join(home, "stderr.txt");
-    // `script` gives the CLI a pseudo-terminal for stdin and stdout; stderr goes to a file.
-    const child = spawn(
-      "script",
-      ["-qfec", `exec '${process.execPath}' '${CLI_PATH}' 2>'${errors}'`, "/dev/null"],
-      { cwd: repository, env: { ...environment(), TERM: "xterm-256color" } },
+    // A pseudo-terminal for stdin and stdout; stderr goes to a file.
+    const { child, shown, seen, exited } = inPseudoTerminal(
+      `exec '${process.execPath}' '${CLI_PATH}' 2>'${errors}'`,
+      { cwd: repository, env: environment() },
     );
-    let shown = "";
-    const question = new Promise<void>((resolve) => {
-      child.stdout.on("data", (chunk: Buffer) => {
-        shown += chunk.toString();
-        if (shown.includes("Trust this project")) {
-          resolve();
-        }
-      });
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-    await question;
-    expect(shown).toContain("loosens permissions or sends data elsewhere:");
-    expect(shown).toContain("  permissions.mode: full-access");
+    await seen("Trust this project");
+    expect(shown()).toContain("loosens permissions or sends data elsewhere:");
+    expect(shown()).toContain("  permissions.mode: full-access");
     // No: the key stays held; then Ctrl-D at the input box ends the session.
     child.stdin.write("n\r");
-    await new Promise<void>((resolve) => {
-      const ready = () => {
-        if (shown.includes("/help")) {
-          child.stdout.off("data", ready);
-          resolve();
-        }
-      };
-      child.stdout.on("data", ready);
-      ready();
-    });
+    await seen("/help");
     child.stdin.write("\x04");
     expect(await exited).toBe(0);
   });
@@ -321,35 +301,18 @@ describe("turnloop -p on a terminal, with held keys and a .mcp.json", () => {
       JSON.stringify({ mcpServers: { proj: { command: "node", args: ["server.mjs"] } } }),
     );
     model.enqueue({ text: "Hello." });
-    // `script` gives the CLI a pseudo-terminal for stdin, stdout and stderr.
-    const child = spawn(
-      "script",
-      ["-qfec", `exec '${process.execPath}' '${CLI_PATH}' -p hi`, "/dev/null"],
-      { cwd: repository, env: { ...environment(), TERM: "xterm-256color", COLUMNS: "200" } },
+    // A pseudo-terminal for stdin, stdout and stderr.
+    const { child, shown, seen, exited } = inPseudoTerminal(
+      `exec '${process.execPath}' '${CLI_PATH}' -p hi`,
+      { cwd: repository, env: { ...environment(), COLUMNS: "200" } },
     );
-    let shown = "";
-    const seen = (text: string) =>
-      new Promise<void>((resolve) => {
-        const check = () => {
-          if (shown.includes(text)) {
-            child.stdout.off("data", check);
-            resolve();
-          }
-        };
-        child.stdout.on("data", check);
-        check();
-      });
-    child.stdout.on("data", (chunk: Buffer) => {
-      shown += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     try {
       await seen("[y/N] ");
       child.stdin.write("n\r");
       // Either the answer (the run ends) or a second question, which must not come.
       await Promise.race([seen("Hello."), seen("wants to start MCP servers")]);
-      expect(shown).not.toContain("wants to start MCP servers");
-      expect(shown.match(/\[y\/N\]/g)).toHaveLength(1);
+      expect(shown()).not.toContain("wants to start MCP servers");
+      expect(shown().match(/\[y\/N\]/g)).toHaveLength(1);
       expect(await exited).toBe(0);
     } finally {
       // A second question would wait for its answer.

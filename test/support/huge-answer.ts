@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 
-// A huge streamed answer for the memory tests (test/cli/huge-answer-pipe-memory.test.ts,
+// A huge streamed answer for the memory tests (test/cli/huge-answer-memory.test.ts,
+// test/cli/huge-answer-pipe-memory.test.ts,
 // test/acp/huge-answer-memory.test.ts), as bench/notes/memory29.mjs serves it.
 
 /** The peak-memory recorder those tests load with `--import` (test/cli/peak-memory-recorder.mjs). */
