@@ -17,7 +17,7 @@ import {
   text,
   withoutIds,
 } from "./workers-acp-support.js";
-import { describeWorkers, holdAnswers } from "./workers-support.js";
+import { describeWorkers, holdAnswers, turnStartStored } from "./workers-support.js";
 
 describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
   test.for(["notices", "none"] as const)(
@@ -42,6 +42,8 @@ describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
         await requested.opened;
         const waited = editor.promptSettled(sessionId, "queued behind A's");
         await queuedOnA.opened;
+        // A's open turn is stored, not only its model request sent (the claim repairs that turn).
+        await turnStartStored(env.TURNLOOP_DATABASE_URL ?? "", sessionId);
         workerA.process.kill("SIGKILL");
         await workerA.exited;
         const message = `the worker running session ${sessionId} stopped (its lease lapsed) before this prompt started; send it again to run it here`;

@@ -12,7 +12,7 @@
 
 import { expect, test } from "vitest";
 import { claimAfterOwnerDied, said, startAcpAgent, withoutIds } from "./workers-acp-support.js";
-import { describeWorkers, holdAnswers } from "./workers-support.js";
+import { describeWorkers, holdAnswers, turnStartStored } from "./workers-support.js";
 
 describeWorkers("an ACP follower's prompt running on a worker that dies", (workers) => {
   test.for(["notices", "none"] as const)(
@@ -28,8 +28,10 @@ describeWorkers("an ACP follower's prompt running on a worker that dies", (worke
         await editor.load(sessionId, offer === "notices" ? { session: { notices: {} } } : {});
         const requested = holdAnswers(fixture.model);
         const waited = editor.promptSettled(sessionId, "the editor's long prompt");
-        // A took the editor's prompt and started it: its model request is in flight.
+        // A took the editor's prompt and started it: its model request is in flight and its open
+        // turn is stored (what the claim below repairs; CI once killed A before that commit).
         await requested.opened;
+        await turnStartStored(env.TURNLOOP_DATABASE_URL ?? "", sessionId);
         workerA.process.kill("SIGKILL");
         await workerA.exited;
         const message = `the worker running session ${sessionId} stopped (its lease lapsed) while running this prompt: it ended there unfinished`;

@@ -253,3 +253,28 @@ export async function promptInInbox(
   await client.query("LISTEN turnloop_inbox");
   return { stored: stored.opened, end: () => client.end() };
 }
+
+/**
+ * Resolves once `sessionId`'s events stored in `url`'s database hold an `assistant.turn_start`
+ * (a worker's open turn committed, not only its model request sent: a kill before the commit
+ * leaves no turn to repair). Queries until then.
+ */
+export async function turnStartStored(url: string, sessionId: string): Promise<void> {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await vi.waitFor(
+      async () => {
+        const { rows } = await client.query(
+          "SELECT 1 FROM events WHERE session_id = $1 AND type = 'assistant.turn_start'",
+          [sessionId],
+        );
+        expect(rows).not.toEqual([]);
+      },
+      { timeout: 60_000, interval: 50 },
+    );
+  } finally {
+    await client.end();
+  }
+}
