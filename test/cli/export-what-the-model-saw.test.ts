@@ -1,8 +1,9 @@
-import { readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type HeadlessBrowser, launchBrowser, requireBrowser } from "../support/browser.js";
 import { cleanEnvironment, runCli } from "../support/cli.js";
+import { removeTree } from "../support/remove-tree.js";
 import { homeWithLog, texts, viewFile } from "./session-view-page.js";
 
 // Trial 30, findings 5 and 6, over the trial's own session (test/golden/sent-with-prompt-events.jsonl):
@@ -40,7 +41,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await rm(home, { recursive: true, force: true });
+  await removeTree(home);
 });
 
 const exported = async (format: string) => {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
@@ -14,6 +14,7 @@ import {
 } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
 import { InteractiveTerminal } from "../support/interactive-terminal.js";
+import { removeTree } from "../support/remove-tree.js";
 
 /** A fake model, a TURNLOOP_HOME and a small repository for one interactive test. */
 export interface InteractiveFixture {
@@ -80,8 +81,8 @@ export async function createFixture(): Promise<InteractiveFixture> {
       await fixture.close();
       await server.close();
       // A CLI still exiting may write its code cache there meanwhile (src/cli/code-cache.cts).
-      await rm(home, { recursive: true, force: true, maxRetries: 5 });
-      await rm(repository, { recursive: true, force: true });
+      await removeTree(home);
+      await removeTree(repository);
     },
   };
 }

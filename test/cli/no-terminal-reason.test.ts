@@ -1,11 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { CLI_PATH, outputOf } from "../support/cli.js";
 import { test } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
+import { removeTree } from "../support/remove-tree.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 // A fresh user's trial: `-p` without a terminal refused a call and always suggested
@@ -175,7 +176,7 @@ describe("the reason -p gives for a call it had no terminal to ask about", () =>
         })),
       );
     } finally {
-      await rm(outside, { recursive: true, force: true });
+      await removeTree(outside);
     }
   });
 });

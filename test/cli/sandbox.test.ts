@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -8,6 +8,7 @@ import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { chatMessages } from "../support/harness.js";
 import { oneCommandThroughCli } from "../support/one-command.js";
+import { removeTree } from "../support/remove-tree.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 /**
@@ -32,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
   for (const folder of [home, workspace, outside]) {
-    await rm(folder, { recursive: true, force: true });
+    await removeTree(folder);
   }
 });
 
@@ -215,7 +216,7 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
           "files a later command needs in the workspace.",
       );
     } finally {
-      await rm(trial, { recursive: true, force: true });
+      await removeTree(trial);
     }
   });
 

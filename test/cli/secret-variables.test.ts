@@ -6,6 +6,7 @@ import { cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { oneCommandThroughCli } from "../support/one-command.js";
+import { removeTree } from "../support/remove-tree.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 /**
@@ -44,7 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
   for (const folder of [home, workspace]) {
-    await rm(folder, { recursive: true, force: true });
+    await removeTree(folder);
   }
 });
 
@@ -103,7 +104,7 @@ describe("variables whose names look secret", () => {
       cwd: project,
       env: cleanEnvironment({ TURNLOOP_HOME: home, ...SECRETS }),
     });
-    await rm(project, { recursive: true, force: true });
+    await removeTree(project);
     expect(config.stderr).toBe(
       `turnloop: warning: ${path}: not applying shellEnvironment.keep: this project is not trusted, and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
     );

@@ -1,8 +1,9 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { cleanEnvironment, runCli } from "../support/cli.js";
+import { removeTree } from "../support/remove-tree.js";
 
 // A trial of session 23's build (round 3, session 24, #6): the Markdown export's cost row read
 // `$0.3001` when only some turns had a price, with nothing saying the total leaves turns out.
@@ -17,7 +18,7 @@ beforeAll(async () => {
   await writeFile(join(folder, "events.jsonl"), log);
 });
 afterAll(async () => {
-  await rm(home, { recursive: true, force: true });
+  await removeTree(home);
 });
 
 describe("the Markdown export's cost row", () => {

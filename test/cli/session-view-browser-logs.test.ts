@@ -1,10 +1,11 @@
-import { readFile, rm, stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { longSessionLog } from "../../bench/long-session.mjs";
 import { type HeadlessBrowser, launchBrowser, requireBrowser } from "../support/browser.js";
 import { cleanEnvironment, runCli } from "../support/cli.js";
+import { removeTree } from "../support/remove-tree.js";
 import { attributes, fieldText, homeWithLog, texts, viewFile } from "./session-view-page.js";
 
 const hasBrowser = requireBrowser();
@@ -85,7 +86,7 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
       ]);
       await page.close();
     } finally {
-      await rm(home, { recursive: true, force: true });
+      await removeTree(home);
     }
   });
 
@@ -115,7 +116,7 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
       ]);
       await page.close();
     } finally {
-      await rm(home, { recursive: true, force: true });
+      await removeTree(home);
     }
   });
 
@@ -138,7 +139,7 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
       expect(await page.$$eval(".row", (nodes) => nodes.length)).toBeLessThan(100);
       await page.close();
     } finally {
-      await rm(home, { recursive: true, force: true });
+      await removeTree(home);
     }
   });
   test("text from the log is shown as text: markup in a message, a result or a prompt runs nothing", async () => {
@@ -198,7 +199,7 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
       expect(requests).toEqual([url]);
       await page.close();
     } finally {
-      await rm(home, { recursive: true, force: true });
+      await removeTree(home);
     }
   });
 });

@@ -1,9 +1,10 @@
-import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
+import { removeTree } from "../support/remove-tree.js";
 import { type RecordedSession, recordSession } from "./session-view-support.js";
 
 let session: RecordedSession;
@@ -155,8 +156,8 @@ describe("marks before their prompt", () => {
       expect(html.stdout).not.toMatch(/" \+" \+ formatDuration\(mark\.at/);
     } finally {
       await server.close();
-      await rm(home, { recursive: true, force: true });
-      await rm(repository, { recursive: true, force: true });
+      await removeTree(home);
+      await removeTree(repository);
     }
   });
 });
@@ -205,7 +206,7 @@ describe("turnloop sessions view opens the page", () => {
       await view("last", { DISPLAY: ":99" });
       expect(await openings(2)).toEqual([`first ${file}`, `last ${file}`]);
     } finally {
-      await rm(bin, { recursive: true, force: true });
+      await removeTree(bin);
     }
   });
 });

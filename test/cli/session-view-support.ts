@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
+import { removeTree } from "../support/remove-tree.js";
 
 /** A real session made by the CLI against the fake model, and where it lives. */
 export interface RecordedSession {
@@ -121,8 +122,8 @@ export async function recordSession(): Promise<RecordedSession> {
           .map((line) => JSON.parse(line));
       },
       async remove() {
-        await rm(home, { recursive: true, force: true });
-        await rm(repository, { recursive: true, force: true });
+        await removeTree(home);
+        await removeTree(repository);
       },
     };
   } finally {

@@ -1,8 +1,9 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { cleanEnvironment, runCli } from "../support/cli.js";
+import { removeTree } from "../support/remove-tree.js";
 
 // A fresh user's trial: `turnloop sessions show` of a damaged log said it skipped damaged lines
 // "marked in the view" and marked nothing (the Markdown export lists them). `show` now marks
@@ -18,7 +19,7 @@ beforeAll(async () => {
   await writeFile(join(folder, "events.jsonl"), log);
 });
 afterAll(async () => {
-  await rm(home, { recursive: true, force: true });
+  await removeTree(home);
 });
 
 describe("turnloop sessions show of a damaged log", () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -8,6 +8,7 @@ import type { FakeModelServer } from "../support/fake-model-types.js";
 import { fakeModelEnvironment } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+import { removeTree } from "../support/remove-tree.js";
 
 /**
  * A first answer long enough that its summary is smaller: a compaction that would not shrink the
@@ -38,8 +39,8 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.close();
   await Promise.all(databases.splice(0).map((database) => database.drop()));
-  await rm(home, { recursive: true, force: true });
-  await rm(repository, { recursive: true, force: true });
+  await removeTree(home);
+  await removeTree(repository);
 });
 
 function sessionIdOf(stderr: string): string {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -12,6 +12,7 @@ import {
   postgresUnavailable,
   type TestDatabase,
 } from "../support/postgres.js";
+import { removeTree } from "../support/remove-tree.js";
 import { REFUSED_AFTER_TURN, serverSession } from "../support/storage-refusals.js";
 
 /**
@@ -38,8 +39,8 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.close();
   await database?.drop();
-  await rm(home, { recursive: true, force: true });
-  await rm(repository, { recursive: true, force: true });
+  await removeTree(home);
+  await removeTree(repository);
 });
 
 describe.skipIf(postgresUnavailable !== undefined)("the database going away mid-prompt", () => {

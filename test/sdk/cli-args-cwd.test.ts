@@ -1,8 +1,9 @@
-import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { mkdtemp, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { TurnloopClient } from "../../src/sdk/index.js";
+import { removeTree } from "../support/remove-tree.js";
 import { fixtureForEachTest } from "./support.js";
 import { startTcpServer } from "./tcp-server.js";
 
@@ -15,7 +16,7 @@ const fixture = fixtureForEachTest();
 
 test("--cwd in cliArgs is where sessions without a workingDirectory work; a workingDirectory wins", async () => {
   const project = await realpath(await mkdtemp(join(tmpdir(), "turnloop-cli-cwd-")));
-  fixture.onClose(() => rm(project, { recursive: true, force: true }));
+  fixture.onClose(() => removeTree(project));
   const client = await fixture.startedClient({ cliArgs: ["--cwd", project] });
   const session = await client.createSession({});
   const start = (await session.getMessages()).find((event) => event.type === "session.start");
@@ -32,7 +33,7 @@ test("--cwd in cliArgs is where sessions without a workingDirectory work; a work
 // `workingDirectory` the app did not give; the server's `--cwd` rules then.
 test("with port, sessions without a workingDirectory work in the server's --cwd, not the app's folder", async () => {
   const project = await realpath(await mkdtemp(join(tmpdir(), "turnloop-port-cwd-")));
-  fixture.onClose(() => rm(project, { recursive: true, force: true }));
+  fixture.onClose(() => removeTree(project));
   const server = await startTcpServer(fixture, {}, ["--cwd", project]);
   fixture.onClose(() => server.stop());
   // The app runs in another folder: this test process's, the repository.

@@ -1,4 +1,4 @@
-import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, realpath, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -12,6 +12,7 @@ import {
 } from "@github/copilot-sdk";
 import { describe, expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
+import { removeTree } from "../support/remove-tree.js";
 import { callingTools } from "../support/replies.js";
 import { fixtureForFile, requestMessages } from "./support.js";
 
@@ -68,7 +69,7 @@ describe("the Copilot SDK's own ways to name its CLI start turnloop", () => {
       );
       await client.stop();
     }
-    await rm(project, { recursive: true, force: true });
+    await removeTree(project);
   });
 });
 

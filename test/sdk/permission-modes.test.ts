@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
 import type { SessionConfig, TurnloopClient } from "../../src/sdk/index.js";
+import { removeTree } from "../support/remove-tree.js";
 import { callingTools } from "../support/replies.js";
 import { requireSandbox } from "../support/sandbox.js";
 import { fixtureForFile } from "./support.js";
@@ -25,7 +26,7 @@ beforeAll(async () => {
   client = await fixture.startedClient();
 });
 afterAll(async () => {
-  await rm(outside, { recursive: true, force: true });
+  await removeTree(outside);
 });
 
 /**

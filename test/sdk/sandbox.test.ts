@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
 import type { PermissionRequest } from "../../src/sdk/index.js";
 import { CLI_PATH } from "../support/cli.js";
+import { removeTree } from "../support/remove-tree.js";
 import { callingTools } from "../support/replies.js";
 import { requireSandbox } from "../support/sandbox.js";
 import { fixtureForFile } from "./support.js";
@@ -25,7 +26,7 @@ beforeAll(async () => {
   outside = await mkdtemp(join("/var/tmp", "turnloop-sdk-sandbox-outside-"));
 });
 afterAll(async () => {
-  await rm(outside, { recursive: true, force: true });
+  await removeTree(outside);
 });
 
 /** What a tool result says when a command the sandbox stopped is not run outside it, no handler. */

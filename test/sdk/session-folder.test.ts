@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
+import { removeTree } from "../support/remove-tree.js";
 import { callingTools } from "../support/replies.js";
 import { fixtureForEachTest } from "./support.js";
 
@@ -26,7 +27,7 @@ async function denying(folder: string, rule: string): Promise<void> {
 test("createSession in another folder runs with that folder's deny rules; a resume naming another folder is refused", async () => {
   await denying(fixture.cwd, "bash(echo *)");
   const project = await mkdtemp(join(tmpdir(), "turnloop-project-"));
-  fixture.onClose(() => rm(project, { recursive: true, force: true }));
+  fixture.onClose(() => removeTree(project));
   await denying(project, "bash(touch *)");
   const client = await fixture.startedClient();
   const session = await client.createSession({ workingDirectory: project, allowAllTools: true });
@@ -63,7 +64,7 @@ test("createSession in another folder runs with that folder's deny rules; a resu
 // without a word, and every tool then failed in it.
 test("resumeSession of a session whose folder is gone is refused, naming the folder", async () => {
   const project = await mkdtemp(join(tmpdir(), "turnloop-gone-"));
-  fixture.onClose(() => rm(project, { recursive: true, force: true }));
+  fixture.onClose(() => removeTree(project));
   const client = await fixture.startedClient();
   const session = await client.createSession({ workingDirectory: project });
   fixture.model.enqueue({ text: "first" });
@@ -86,7 +87,7 @@ test("resumeSession of a session whose folder is gone is refused, naming the fol
 // `selectedModel` or `context`, which Copilot's schema has (reference §2, row 2).
 test("session.resume events name the model the session was resumed with and its folder", async () => {
   const project = await mkdtemp(join(tmpdir(), "turnloop-project-"));
-  fixture.onClose(() => rm(project, { recursive: true, force: true }));
+  fixture.onClose(() => removeTree(project));
   const client = await fixture.startedClient();
   const session = await client.createSession({ workingDirectory: project });
   fixture.model.enqueue({ text: "first" });
@@ -117,7 +118,7 @@ test("a server started in a folder with an invalid config serves other folders; 
   };
   const here = await invalid(fixture.cwd);
   const project = await mkdtemp(join(tmpdir(), "turnloop-project-"));
-  fixture.onClose(() => rm(project, { recursive: true, force: true }));
+  fixture.onClose(() => removeTree(project));
   const client = await fixture.startedClient();
   const session = await client.createSession({ workingDirectory: project });
   fixture.model.enqueue({ text: "Hello from elsewhere." });

@@ -1,12 +1,13 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { appendFile, mkdir, readdir, rm, utimes, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readdir, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { FileSessionStore } from "../../src/session/file-store.js";
 import { eventsPath, sessionDirectory, sessionsRoot } from "../../src/session/paths.js";
+import { removeTree } from "../support/remove-tree.js";
 import { appendingScript, runScript } from "./other-process.js";
 import {
   bytesReadDuring,
@@ -65,7 +66,7 @@ async function createFileStore(): Promise<StoreUnderTest> {
         { sessionId, events, commitEvery },
       ),
     appendRaw: (sessionId, bytes) => appendFile(eventsPath(home, sessionId), bytes),
-    cleanup: () => rm(home, { recursive: true, force: true }),
+    cleanup: () => removeTree(home),
   };
 }
 

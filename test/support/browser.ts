@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../../bench/chromium.mjs";
+import { removeTree } from "./remove-tree.js";
 
 /** Why browser tests cannot run here, or `undefined` when they can. */
 export function browserMissingReason(): string | undefined {
@@ -62,7 +63,7 @@ export async function launchBrowser(): Promise<HeadlessBrowser> {
     },
     async close() {
       await context.close();
-      await rm(profile, { recursive: true, force: true });
+      await removeTree(profile);
     },
   };
 }

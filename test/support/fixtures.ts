@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test as vitestTest } from "vitest";
@@ -8,6 +8,7 @@ import { type CliResult, cleanEnvironment, runCli } from "./cli.js";
 import { startFakeModelServer } from "./fake-model-server.js";
 import type { FakeModelServer } from "./fake-model-types.js";
 import type { Harness, HarnessOptions } from "./harness.js";
+import { removeTree } from "./remove-tree.js";
 
 /** The options of one `turnloop` run through {@link CliFixtures.cli}; all default to the fixture's. */
 export interface CliRunOptions {
@@ -88,7 +89,7 @@ export const test = vitestTest.extend<CliFixtures>({
       await use(home);
     } finally {
       // A CLI still exiting may write its code cache there meanwhile (src/cli/code-cache.cts).
-      await rm(home, { recursive: true, force: true, maxRetries: 5 });
+      await removeTree(home);
     }
   },
   repository: async ({ git }, use) => {
@@ -99,7 +100,7 @@ export const test = vitestTest.extend<CliFixtures>({
       }
       await use(repository);
     } finally {
-      await rm(repository, { recursive: true, force: true });
+      await removeTree(repository);
     }
   },
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from its first parameter.

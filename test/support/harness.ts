@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PromptOutcome } from "../../src/agent/loop.js";
@@ -13,6 +13,7 @@ import type { AnyTool } from "../../src/tools/define-tool.js";
 import { localCommands, localSecrets } from "./commands.js";
 import { startFakeModelServer } from "./fake-model-server.js";
 import type { FakeModelServer, FakeModelServerOptions, Wire } from "./fake-model-types.js";
+import { removeTree } from "./remove-tree.js";
 
 /** Model ids the harness uses for each wire of the fake server. */
 export const MODEL_FOR_WIRE: Record<Wire, string> = {
@@ -117,8 +118,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       unsubscribe();
       await session.close().catch(() => undefined);
       await server.close();
-      await rm(home, { recursive: true, force: true });
-      await rm(cwd, { recursive: true, force: true });
+      await removeTree(home);
+      await removeTree(cwd);
     },
   };
   return harness;

@@ -1,8 +1,9 @@
-import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { mkdtemp, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeModelServer } from "./fake-model-server.js";
 import type { FakeModelServer } from "./fake-model-types.js";
+import { removeTree } from "./remove-tree.js";
 
 /** Where a face under test keeps its sessions and finds its model. */
 export interface ModelPlace {
@@ -25,8 +26,8 @@ export async function openModelPlace(name: string): Promise<ModelPlace> {
 /** Stops the server and removes both folders (a folder a test removed itself is no error). */
 export async function closeModelPlace(place: ModelPlace): Promise<void> {
   await place.server.close();
-  await rm(place.home, { recursive: true, force: true });
-  await rm(place.cwd, { recursive: true, force: true });
+  await removeTree(place.home);
+  await removeTree(place.cwd);
 }
 
 /**

@@ -5,7 +5,7 @@
  * test PostgreSQL can be had (those suites skip and say why).
  */
 
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
@@ -13,6 +13,7 @@ import { startFakeModelServer } from "./fake-model-server.js";
 import type { FakeModelServer } from "./fake-model-types.js";
 import { fakeModelEnvironment } from "./fixtures.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "./postgres.js";
+import { removeTree } from "./remove-tree.js";
 
 /** One test's model, folders and database; each getter throws outside a test. */
 export interface PostgresRuns {
@@ -60,8 +61,8 @@ export function postgresRunsEachTest(name: string): PostgresRuns {
     }
     await closing.model.close();
     await closing.database.drop();
-    await rm(closing.home, { recursive: true, force: true });
-    await rm(closing.repository, { recursive: true, force: true });
+    await removeTree(closing.home);
+    await removeTree(closing.repository);
   });
   const now = (): Opened => {
     if (opened === undefined) {

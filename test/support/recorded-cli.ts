@@ -3,13 +3,14 @@
  * and a working folder of their own per test, and the environment that preloads the recorder.
  */
 
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect } from "vitest";
 import { cleanEnvironment, runCli } from "./cli.js";
 import { startFakeModelServer } from "./fake-model-server.js";
 import type { FakeModelServer } from "./fake-model-types.js";
+import { removeTree } from "./remove-tree.js";
 
 export interface Recorder {
   /** The recorder module's path, preloaded with `--import`. */
@@ -49,8 +50,8 @@ export function useRecordedCli(recorder: Recorder): RecordedCli {
   afterEach(async () => {
     await started?.server.close();
     // A CLI still exiting may write its code cache there meanwhile (src/cli/code-cache.cts).
-    await rm(started?.home ?? "", { recursive: true, force: true, maxRetries: 5 });
-    await rm(started?.directory ?? "", { recursive: true, force: true });
+    await removeTree(started?.home ?? "");
+    await removeTree(started?.directory ?? "");
     started = undefined;
   });
   const ready = () => {

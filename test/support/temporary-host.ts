@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionHost } from "../../src/session/host.js";
 import { resolveRunConfig } from "../../src/session/run-config.js";
 import { defaultFaceOptions } from "./face-options.js";
+import { removeTree } from "./remove-tree.js";
 
 /** A session host in a fresh temporary folder: `root/project` its folder, `root/home` its home. */
 export interface TemporaryHost {
@@ -26,7 +27,7 @@ export async function temporaryHost(prefix: string): Promise<TemporaryHost> {
     host,
     remove: async () => {
       await host.closeAll();
-      await rm(root, { recursive: true, force: true });
+      await removeTree(root);
     },
   };
 }

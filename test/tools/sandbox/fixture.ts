@@ -1,7 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { removeTree } from "../../support/remove-tree.js";
 
 /**
  * A sandbox test's world on the host, outside `/tmp` (which the sandbox replaces) so that what is
@@ -85,7 +86,7 @@ export async function createSandboxFixture(): Promise<SandboxFixture> {
     env,
     async remove() {
       agent.kill("SIGKILL");
-      await rm(base, { recursive: true, force: true });
+      await removeTree(base);
     },
   };
 }
