@@ -30,15 +30,8 @@ import { SessionFold, type ToolCall } from "../session/session-model/session-mod
 import { idleReopens } from "./idle-reopens.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { closedPrompt, inferStop, type PromptState } from "./prompt-stop.js";
-import {
-  abbreviate,
-  firstLine,
-  foldedPrompt,
-  hiddenLinesNote,
-  plural,
-  trimTrailingNewlines,
-} from "./text-lines.js";
-import { outcomeMark } from "./tool-line.js";
+import { abbreviate, firstLine, foldedPrompt, plural, trimTrailingNewlines } from "./text-lines.js";
+import { exportShowsAll, hiddenLinesNote, outcomeMark, outputLines } from "./tool-line.js";
 
 const ARGUMENTS_LENGTH = 60;
 const REASONING_LENGTH = 100;
@@ -325,29 +318,21 @@ function renderToolResult(
   state.lines.push(`${describeCall(call)} ${outcomeMark(toolCall)}`);
   // The session model's output: a command's without the `<exited …>` line the model reads.
   const text = toolCall?.output ?? result.result.content;
-  const resultLines = trimTrailingNewlines(text).split(/\r?\n/);
-  if (resultLines.length === 1 && resultLines[0] === "") {
-    return;
-  }
   const commandFailed = toolCall?.status === "failed" && toolCall.exitCode !== undefined;
-  const hidden = resultLines.length - RESULT_LINES;
-  if (commandFailed && hidden > 0) {
-    // A failed command's last lines say why; its exit code is on the call's line.
-    state.lines.push(
-      `    ${hiddenLinesNote(hidden, "earlier", state.fold.model.sessionId, resultLines)}`,
-    );
-  }
-  const shown = commandFailed
-    ? resultLines.slice(-RESULT_LINES)
-    : resultLines.slice(0, RESULT_LINES);
-  for (const line of shown) {
-    state.lines.push(`    ${abbreviate(line, RESULT_LINE_LENGTH)}`.trimEnd());
-  }
-  if (!commandFailed && hidden > 0) {
-    state.lines.push(
-      `    ${hiddenLinesNote(hidden, "more", state.fold.model.sessionId, resultLines)}`,
-    );
-  }
+  // A failed command's last lines say why; its exit code is on the call's line.
+  const lines = outputLines(text, commandFailed ? { last: RESULT_LINES } : { first: RESULT_LINES });
+  const note = hiddenLinesNote(
+    lines,
+    commandFailed ? "earlier" : "more",
+    exportShowsAll(state.fold.model.sessionId),
+  );
+  const row = (line: string) => `    ${line}`.trimEnd();
+  state.lines.push(
+    ...lines.first.map((line) => row(abbreviate(line, RESULT_LINE_LENGTH))),
+    // The saved file's path whole, however long.
+    ...note.map(row),
+    ...lines.last.map((line) => row(abbreviate(line, RESULT_LINE_LENGTH))),
+  );
 }
 
 function shownCall(toolCall: ToolCall): CallShown {

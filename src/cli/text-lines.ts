@@ -80,35 +80,3 @@ export function foldedPrompt(text: string): string[] {
     moreLines === 0 ? characters : `${characters}, ${moreLines} more ${plural(moreLines, "line")}`;
   return [...lines, `… ${more} (sessions export --format markdown shows the whole prompt)`];
 }
-
-/**
- * The marker a result too long to keep whole has where its middle was cut (tools/command-output.ts,
- * agent/result-budget.ts `cutResult`): `[… N lines (B bytes) omitted; full output saved to PATH]`,
- * `[… B bytes omitted; …]` in a log written before the lines were counted; its group is where
- * the whole output is (or why it is nowhere).
- */
-const OMITTED_MARKER = /^\[… (?:[\d,]+ lines? \()?\d+ bytes\)? omitted; (.+)\]$/;
-
-/**
- * The line a face draws where it left out `count` lines of a tool's output, saying where to read
- * them all: `… 496 earlier lines (turnloop sessions export 1a2b3c4d --format markdown shows all)`.
- * `place`: `earlier` when the lines shown are the output's last, `more` when they are its first.
- * `sessionId`: the session's id, named by its first 8 characters (a prefix the `sessions`
- * commands take); without it the command is named as `sessions show` names it for a prompt.
- * `lines`: the output's lines; when the result was cut to its start and end (its marker, as
- * {@link OMITTED_MARKER}), the log does not hold it all either: the marker's words (the saved
- * file's path) are said instead.
- */
-export function hiddenLinesNote(
-  count: number,
-  place: "earlier" | "more",
-  sessionId: string | undefined,
-  lines: readonly string[] = [],
-): string {
-  const saved = lines.map((line) => OMITTED_MARKER.exec(line.trim())?.[1]).find(Boolean);
-  const command =
-    sessionId === undefined
-      ? "sessions export --format markdown"
-      : `turnloop sessions export ${sessionId.slice(0, 8)} --format markdown`;
-  return `… ${count} ${place} ${plural(count, "line")} (${saved ?? `${command} shows all`})`;
-}

@@ -1,6 +1,9 @@
 /**
  * What a `-p` tool line says about a finished call, read from the session model's `ToolCall`
- * (src/session/session-model/): the outcome rule is the fold's.
+ * (src/session/session-model/): the outcome rule is the fold's. Also what every face shows of a
+ * tool's output and how it counts the lines it leaves out ({@link outputLines},
+ * {@link hiddenLinesNote}): here, since `-p` loads this module before its first request and
+ * test/cli/modules-loaded.test.ts bounds the modules it loads.
  */
 
 import { terminalText } from "../events/errors.js";
@@ -49,8 +52,8 @@ export interface ToolOutcome {
   detail?: string;
   /** Why the call failed, after the duration. */
   reason?: string;
-  /** Output lines to show under the tool line (a failed command's). */
-  output: string[];
+  /** Output to show under the tool line (a failed command's), without terminal control sequences. */
+  output: string;
 }
 
 /**
@@ -62,31 +65,30 @@ export interface ToolOutcome {
  * file created empty).
  */
 export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): ToolOutcome {
-  const output = terminalText(toolCall.output ?? "").replace(/\s+$/, "");
+  const output = terminalText(toolCall.output ?? "");
   const failed = toolCall.status !== "completed";
   if (toolCall.status === "interrupted") {
     // The session model's word for a call a cancel cut, on every face (the result's error code
     // says `cancelled` for one and `interrupted` for one a crash left open).
     const reason = firstLine(toolCall.output ?? toolCall.errorMessage ?? "");
-    return { failed, detail: "interrupted", ...(reason === "" ? {} : { reason }), output: [] };
+    return { failed, detail: "interrupted", ...(reason === "" ? {} : { reason }), output: "" };
   }
   if (failed && toolCall.exitCode === undefined && toolCall.signal === undefined) {
     const text = terminalText(toolCall.output ?? toolCall.errorMessage ?? "");
     const stop = toolCall.toolName === "bash" ? commandStop(text) : undefined;
     if (stop !== undefined) {
-      const printed = stop.output.replace(/\s+$/, "");
-      return { failed, reason: stop.reason, output: printed === "" ? [] : printed.split("\n") };
+      return { failed, reason: stop.reason, output: stop.output };
     }
     // A refusal is shown whole: its end names the flag that allows the call (no-terminal-reason.ts).
     const whole = toolCall.status === "denied";
-    return { failed, reason: whole ? (text.split("\n", 1)[0] ?? "") : firstLine(text), output: [] };
+    return { failed, reason: whole ? (text.split("\n", 1)[0] ?? "") : firstLine(text), output: "" };
   }
   if (failed) {
     const detail =
       toolCall.signal === undefined
         ? failedCommand(toolCall.exitCode)
         : `killed by ${toolCall.signal}`;
-    return { failed, detail, output: output === "" ? [] : output.split("\n") };
+    return { failed, detail, output };
   }
   const path = typeof callArguments.path === "string" ? callArguments.path : undefined;
   const toolName = toolCall.toolName;
@@ -95,14 +97,14 @@ export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): Tool
       String(callArguments.old_str ?? ""),
       String(callArguments.new_str ?? ""),
     );
-    return { failed: false, label: path, detail: `+${added} −${removed}`, output: [] };
+    return { failed: false, label: path, detail: `+${added} −${removed}`, output: "" };
   }
   if (toolName === "create" && path !== undefined) {
     const text = String(callArguments.file_text ?? "");
     const detail = text === "" ? "(empty file)" : `+${lineCount(text)}`;
-    return { failed: false, label: path, detail, output: [] };
+    return { failed: false, label: path, detail, output: "" };
   }
-  return { failed: false, output: [] };
+  return { failed: false, output: "" };
 }
 
 /**
@@ -130,15 +132,18 @@ export function toolLines(
         : paint("32", "✓");
   const detail = outcome.detail === undefined ? "" : ` ${outcome.detail}`;
   const reason = outcome.reason === undefined ? "" : `: ${outcome.reason}`;
-  const shown = verbose ? outcome.output : outcome.output.slice(-FAILED_OUTPUT_LINES);
-  const more = outcome.output.length - shown.length;
+  // --verbose: every line the log holds, the note where the result was cut.
+  const keep = verbose
+    ? { first: Number.POSITIVE_INFINITY, last: Number.POSITIVE_INFINITY }
+    : { last: FAILED_OUTPUT_LINES };
+  const lines = outputLines(outcome.output, keep);
+  const dim = (row: string) => paint("2", `    ${row}`);
   return {
     line: `${mark} ${paint("2", `${call}${detail}${duration}${reason}`)}`,
     output: [
-      ...(more > 0
-        ? [paint("2", `    … ${more} more ${more === 1 ? "line" : "lines"} (--verbose shows all)`)]
-        : []),
-      ...shown.map((line) => paint("2", `    ${line}`)),
+      ...lines.first.map(dim),
+      ...hiddenLinesNote(lines, "more", "--verbose shows all").map(dim),
+      ...lines.last.map(dim),
     ],
   };
 }
@@ -215,4 +220,146 @@ export function unsuccessfulLabel(toolCall: ToolCall): string {
     return `killed by ${toolCall.signal}`;
   }
   return toolCall.errorCode ?? "failed";
+}
+
+/**
+ * The marker a result too long to keep whole has where its middle was cut, on a line of its own
+ * between its start and its end: `[… N lines (B bytes) omitted; WHERE]` (tools/command-output.ts
+ * `omittedMarker`, written by the command runner and agent/result-budget.ts `cutResult`), `[… B
+ * bytes omitted; WHERE]` in a log written before the lines were counted, `[… C characters
+ * omitted; WHERE]` for an MCP tool's result (tools/mcp/tools.ts). Group 1: N, with its commas;
+ * group 2: WHERE, where the whole output is (or why it is nowhere). (`\u2026` is `…`: the scripts
+ * loaded before `-p`'s first request are ASCII, test/cli/modules-loaded.test.ts.)
+ */
+const OMITTED_MARKER =
+  /^\[\u2026 (?:([\d,]+) lines? \()?\d+ (?:bytes|characters)\)? omitted; (.+)\]$/;
+
+/** What a face shows of a tool's output, read by {@link outputLines}. */
+export interface OutputLines {
+  /** The output's first lines shown, whole, above the note ({@link hiddenLinesNote}). */
+  first: string[];
+  /** The output's last lines shown, whole, under the note. */
+  last: string[];
+  /**
+   * Lines of the output (the command's, not the shortened text's) shown neither in `first` nor
+   * in `last`, nor skipped as blank between them; `undefined` when the log does not say (a
+   * marker without a line count).
+   */
+  hidden: number | undefined;
+  /** Lines of the output in all; `undefined` when the log does not say. */
+  total: number | undefined;
+  /**
+   * Where the whole output is when the log holds only its start and end: the marker's words
+   * (`full output saved to PATH`, or why it was not saved); `undefined` when the log holds it all.
+   */
+  saved: string | undefined;
+}
+
+/**
+ * Reads a tool's output as the log holds it (whole, or cut to its start and end around an
+ * {@link OMITTED_MARKER}) and picks the lines a face shows: up to `keep.first` lines from its
+ * start and up to `keep.last` from its end (with `nonBlank`, blank lines are skipped and not
+ * counted). Lines are the text's, split at line breaks, its trailing blank lines left out. A cut
+ * output's head and tail end and start inside a line: those two pieces are never shown, and
+ * count as hidden with the marker's N lines (N + 1 lines of the output span the cut); the
+ * marker's own line is never output. So one output gives one count on every face.
+ */
+export function outputLines(
+  text: string,
+  keep: { first?: number; last?: number },
+  nonBlank = false,
+): OutputLines {
+  const trimmed = text.replace(/\s+$/, "");
+  const lines = trimmed === "" ? [] : trimmed.split(/\r?\n/);
+  const at = lines.findIndex((line) => OMITTED_MARKER.test(line.trim()));
+  const marker = at === -1 ? undefined : OMITTED_MARKER.exec(lines[at]?.trim() ?? "");
+  // The lines seen whole: all, or the head's and the tail's with `gap` lines between them.
+  const head = marker === undefined ? lines : lines.slice(0, Math.max(0, at - 1));
+  const tail = marker === undefined ? [] : lines.slice(at + 2);
+  const counted = marker?.[1];
+  const gap =
+    marker === undefined
+      ? 0
+      : counted === undefined
+        ? undefined
+        : Number(counted.replaceAll(",", "")) + 1;
+  const shown = (line: string) => !nonBlank || line.trim() !== "";
+  const first: string[] = [];
+  let firstEnd = 0;
+  for (; firstEnd < head.length && first.length < (keep.first ?? 0); firstEnd++) {
+    const line = head[firstEnd] ?? "";
+    if (shown(line)) {
+      first.push(line);
+    }
+  }
+  // From the end: the tail, then (when nothing was cut) the head's lines after the first ones.
+  const rest = [...head.slice(firstEnd), ...(gap === 0 ? [] : [undefined]), ...tail];
+  const last: string[] = [];
+  let lastStart = rest.length;
+  for (; lastStart > 0 && last.length < (keep.last ?? 0); lastStart--) {
+    const line = rest[lastStart - 1];
+    if (line === undefined) {
+      break;
+    }
+    if (shown(line)) {
+      last.unshift(line);
+    }
+  }
+  // `rest` holds the cut as one entry: it stands for `gap` lines.
+  const unseen = gap === 0 ? lastStart : lastStart - 1;
+  return {
+    first,
+    last,
+    hidden: gap === undefined ? undefined : unseen + gap,
+    total: gap === undefined ? undefined : head.length + gap + tail.length,
+    saved: marker?.[2],
+  };
+}
+
+/**
+ * The rows a face draws where it leaves out lines of a tool's output ({@link outputLines}), none
+ * when it leaves out none: `… 496 earlier lines (WHOLE)`, `WHOLE` being the face's words for
+ * where the log's copy is shown all (`turnloop sessions export 1a2b3c4d --format markdown shows
+ * all`: {@link exportShowsAll}); for a cut output, `… 4,996 earlier lines; full output saved to`
+ * and the saved file's path on a row of its own, never cut mid-name (a terminal wraps a path
+ * wider than itself), then what the marker says after it. `some` lines when the log does not
+ * count them. `place`: `earlier` above the output's last lines, `more` for lines left out after
+ * or between the lines shown.
+ */
+export function hiddenLinesNote(
+  lines: OutputLines,
+  place: "earlier" | "more",
+  whole: string,
+): string[] {
+  const { hidden, saved } = lines;
+  if (hidden === 0) {
+    return [];
+  }
+  const count =
+    hidden === undefined
+      ? `some ${place} lines`
+      : `${hidden.toLocaleString("en-US")} ${place} ${hidden === 1 ? "line" : "lines"}`;
+  if (saved === undefined) {
+    return [`… ${count} (${whole})`];
+  }
+  // `full output saved to PATH`, `the first B bytes of the output saved to PATH (…)`.
+  const file = /^(.+? saved to) (.+?)( \(this session's saved outputs are capped[^)]*\))?$/.exec(
+    saved,
+  );
+  if (file === null) {
+    return [`… ${count}; ${saved}`];
+  }
+  const [, words = "", path = "", cap] = file;
+  return [`… ${count}; ${words}`, path, ...(cap === undefined ? [] : [cap.trim()])];
+}
+
+/**
+ * Where the whole of an output the log holds is shown: `turnloop sessions export 1a2b3c4d
+ * --format markdown shows all`, the session named by its id's first 8 characters (a prefix the
+ * `sessions` commands take); without an id, as `sessions show` names it for a prompt.
+ */
+export function exportShowsAll(sessionId: string | undefined): string {
+  return sessionId === undefined
+    ? "sessions export --format markdown shows all"
+    : `turnloop sessions export ${sessionId.slice(0, 8)} --format markdown shows all`;
 }

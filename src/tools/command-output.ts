@@ -70,10 +70,9 @@ export function previewCut(preview: string): PreviewCut | undefined {
   };
 }
 
-/** Line breaks (`\n`) in `text`. */
 /**
  * The marker a result too long to keep whole has where its middle was cut, for the model and
- * every view (cli/text-lines.ts reads it): `[… 4,990 lines (18,951 bytes) omitted; WHERE]`.
+ * every view (cli/tool-line.ts `outputLines` reads it): `[… 4,990 lines (18,951 bytes) omitted; WHERE]`.
  * `lineBreaks`: the line breaks in the text left out; `bytes`: its UTF-8 bytes; `where`: where
  * the whole output is, or why it is nowhere.
  */

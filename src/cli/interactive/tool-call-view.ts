@@ -14,8 +14,14 @@ import {
 import { commandStop } from "../../tools/bash.js";
 import { editDiffRows } from "../../tools/line-diff.js";
 import { viewSummary } from "../../tools/view.js";
-import { hiddenLinesNote, lastLinesOf } from "../text-lines.js";
-import { callSummary, unsuccessfulLabel } from "../tool-line.js";
+import { lastLinesOf } from "../text-lines.js";
+import {
+  callSummary,
+  exportShowsAll,
+  hiddenLinesNote,
+  outputLines,
+  unsuccessfulLabel,
+} from "../tool-line.js";
 import type { Theme } from "./theme.js";
 
 /**
@@ -51,7 +57,7 @@ export class ToolCallView implements Component {
    * The line over a finished command's last lines saying how many earlier ones it leaves out and
    * where all are, set while the call's rows are drawn.
    */
-  private hiddenNote: string | undefined;
+  private hiddenNote: string[] | undefined;
   /** The last {@link PREVIEW_LINES} lines of the running call's output so far. */
   private liveLines: readonly string[] = [];
   /**
@@ -127,7 +133,8 @@ export class ToolCallView implements Component {
       state === undefined || room < 10
         ? truncateToWidth(head, width)
         : `${truncateToWidth(head, room)}  ${state}`;
-    // Notes wrap (a path must be read whole); output lines are cut at the edge.
+    // Notes wrap (a path must be read whole: the hidden lines' note has it on a row of its own);
+    // output lines are cut at the edge.
     const wrapped = (note: string | undefined) =>
       note === undefined
         ? []
@@ -135,7 +142,7 @@ export class ToolCallView implements Component {
     return [
       truncateToWidth(line, width),
       ...wrapped(this.answerNote),
-      ...wrapped(this.hiddenNote),
+      ...(this.hiddenNote ?? []).flatMap(wrapped),
       ...preview.map((text) => truncateToWidth(`  ${text}`, width)),
     ];
   }
@@ -196,21 +203,20 @@ export class ToolCallView implements Component {
     // A command the runner stopped says why, as -p's line does (tool-line.ts).
     const stop = toolFailure && toolCall.toolName === "bash" ? commandStop(text) : undefined;
     const label = stop?.reason ?? (toolFailure ? "failed" : unsuccessfulLabel(toolCall));
-    const output = lastLines(stop?.output ?? text, Number.POSITIVE_INFINITY);
-    return [theme.failure(label), ...this.lastOutputLines(output)];
+    return [theme.failure(label), ...this.lastOutputLines(stop?.output ?? text)];
   }
 
   /**
-   * The last {@link PREVIEW_LINES} of `output` (its non-blank lines), dim; when there are more,
-   * {@link hiddenNote} says how many earlier ones are left out and where all are (text-lines.ts).
+   * The last {@link PREVIEW_LINES} non-blank lines of `output` (tool-line.ts `outputLines`), dim;
+   * when there are more, {@link hiddenNote} says how many earlier ones are left out and where all
+   * are.
    */
-  private lastOutputLines(output: readonly string[]): string[] {
+  private lastOutputLines(output: string): string[] {
     const { theme } = this;
-    const hidden = output.length - PREVIEW_LINES;
-    if (hidden > 0) {
-      this.hiddenNote = hiddenLinesNote(hidden, "earlier", this.sessionId(), output);
-    }
-    return output.slice(-PREVIEW_LINES).map((line) => theme.dim(expandTabs(line)));
+    const lines = outputLines(output, { last: PREVIEW_LINES }, true);
+    const note = hiddenLinesNote(lines, "earlier", exportShowsAll(this.sessionId()));
+    this.hiddenNote = note.length === 0 ? undefined : note;
+    return lines.last.map((line) => theme.dim(expandTabs(line)));
   }
 
   private completed(): string[] {
@@ -227,16 +233,28 @@ export class ToolCallView implements Component {
       const lines = lineCount(text);
       return [`${timing} ${theme.added(`+${lines} line${lines === 1 ? "" : "s"}`)}`];
     }
-    const output = lastLines(terminalText(toolCall.output ?? ""), Number.POSITIVE_INFINITY);
+    const output = terminalText(toolCall.output ?? "");
     if (toolCall.toolName === "bash") {
       return [timing, ...this.lastOutputLines(output)];
     }
-    // `view` says which lines of how many it showed (tools/view.ts), not its output's length.
-    const summary =
-      toolCall.toolName === "view"
-        ? viewSummary(output.join("\n"), toolCall.arguments.view_range !== undefined)
-        : `${output.length} line${output.length === 1 ? "" : "s"}`;
-    return [`${timing} ${theme.dim(`· ${summary}`)}`];
+    return [`${timing} ${theme.dim(`· ${this.resultSummary(output)}`)}`];
+  }
+
+  /**
+   * What a finished call other than a command's or a file change's says after its time: how many
+   * lines its result has (the tool's, when the log holds only the start and end: tool-line.ts
+   * `outputLines`); a `view` says which lines of how many it showed (tools/view.ts).
+   */
+  private resultSummary(output: string): string {
+    const { toolCall } = this;
+    if (toolCall.toolName === "view") {
+      const lines = lastLines(output, Number.POSITIVE_INFINITY).join("\n");
+      return viewSummary(lines, toolCall.arguments.view_range !== undefined);
+    }
+    const { total } = outputLines(output, {});
+    return total === undefined
+      ? "a cut result"
+      : `${total.toLocaleString("en-US")} line${total === 1 ? "" : "s"}`;
   }
 
   /** The edit's minimal diff, as its permission question showed it (tools/line-diff.ts), capped. */
