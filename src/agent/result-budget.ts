@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { errorMessage, makeFolders } from "../events/errors.js";
 import { SecretStreamRedactor, type SecretValue } from "../events/secrets.js";
 import type { HistoryMessage } from "../llm/provider.js";
-import { lineBreaksIn, omittedMarker } from "../tools/command-output.js";
+import { findOmittedMarker, lineBreaksIn, omittedMarker } from "../tools/command-output.js";
 import type { History } from "./history.js";
 import { estimateMessageTokens } from "./token-estimate.js";
 import type { ToolCallOutcome } from "./tool-calls.js";
@@ -77,14 +77,26 @@ export function turnResultBudget(input: TurnBudgetInput): FitResult {
 /**
  * `text` cut to about `characters`: its start and end around a marker naming the line breaks and
  * bytes (UTF-8) left out (tools/command-output.ts `omittedMarker`) and `where` the full text is.
+ * A command's output its runner cut already has such a marker: when the cut leaves it out, the
+ * new marker counts what it counted in its place (the command's lines, not the marker's two line
+ * breaks) and names where it said the whole output is, so the model and every face read the
+ * command's counts.
  */
 export function cutResult(text: string, characters: number, where: string): string {
   const room = Math.max(0, characters - where.length - 40);
   const head = text.slice(0, Math.floor(room * HEAD_SHARE));
   const tail = text.slice(text.length - (room - head.length));
-  const omitted = Buffer.byteLength(text) - Buffer.byteLength(head) - Buffer.byteLength(tail);
-  const lineBreaks = lineBreaksIn(text, head.length, text.length - tail.length);
-  return `${head}\n${omittedMarker(lineBreaks, omitted, where)}\n${tail}`;
+  let omitted = Buffer.byteLength(text) - Buffer.byteLength(head) - Buffer.byteLength(tail);
+  let lineBreaks = lineBreaksIn(text, head.length, text.length - tail.length);
+  let whole = where;
+  const inner = findOmittedMarker(text);
+  if (inner !== undefined && inner.start > head.length && inner.end < text.length - tail.length) {
+    // The marker's line and the two line breaks around it stand for what it counted.
+    omitted += inner.bytes - Buffer.byteLength(text.slice(inner.start - 1, inner.end + 1));
+    lineBreaks += inner.lineBreaks - 2;
+    whole = inner.where;
+  }
+  return `${head}\n${omittedMarker(lineBreaks, omitted, whole)}\n${tail}`;
 }
 
 /** Writes `content` with its secrets redacted, as every file under the session folder is. */

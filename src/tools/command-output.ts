@@ -81,6 +81,39 @@ export function omittedMarker(lineBreaks: number, bytes: number, where: string):
   return `[… ${lines} (${bytes} bytes) omitted; ${where}]`;
 }
 
+/** A marker {@link omittedMarker} wrote, found in a text, and what it says. */
+export interface OmittedMarkerFound {
+  /** Where its line starts in the text, and where it ends (before its closing line break). */
+  start: number;
+  end: number;
+  /** The line breaks and bytes it says were left out, and where the whole text is. */
+  lineBreaks: number;
+  bytes: number;
+  where: string;
+}
+
+/** {@link omittedMarker} on a line of its own; groups: the line breaks, the bytes, where. */
+const OMITTED_LINE = /\n\[\u2026 ([\d,]+) lines? \((\d+) bytes\) omitted; ([^\n]*)\]\n/;
+
+/**
+ * The first {@link omittedMarker} on a line of its own in `text` (a command's output cut by its
+ * runner, then by the turn's result budget: agent/result-budget.ts `cutResult`), or `undefined`.
+ */
+export function findOmittedMarker(text: string): OmittedMarkerFound | undefined {
+  const match = OMITTED_LINE.exec(text);
+  if (match === null) {
+    return undefined;
+  }
+  const [line, lineBreaks = "0", bytes = "0", where = ""] = match;
+  return {
+    start: match.index + 1,
+    end: match.index + line.length - 1,
+    lineBreaks: Number(lineBreaks.replaceAll(",", "")),
+    bytes: Number(bytes),
+    where,
+  };
+}
+
 /** How many line breaks `text` holds from `start` up to `end` (no copy of that part is made). */
 export function lineBreaksIn(text: string, start = 0, end = text.length): number {
   let count = 0;

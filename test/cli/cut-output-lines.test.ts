@@ -123,6 +123,31 @@ describe("a cut command output counts the command's lines on every face", () => 
     ]);
   });
 
+  // `seq 1 20000` (108,894 bytes) is cut by its runner (30,000 characters), then by the budget:
+  // the budget's marker said the 5,618 line breaks of the runner's shortened text it left out
+  // and named its own copy of that text, not the command's 20,000 lines.
+  test("an output cut by its runner and again by the budget: counted and found as the command's", async ({
+    cli,
+    model,
+    home,
+  }) => {
+    const command = "seq 1 20000; exit 1";
+    const { stderr, sessionId } = await runPrompt(cli, model, command);
+    const saved = join(home, "session-state", sessionId, "tool-outputs", "call_1.txt");
+    const whole = Array.from({ length: 20000 }, (_, index) => index + 1).join("\n");
+    expect(await readFile(saved, "utf8")).toBe(`${whole}\n`);
+    expect(toolLines(stderr)).toEqual([
+      `✗ bash ${command} failed (exit code 1) (N ms)`,
+      "    … 19,995 more lines; full output saved to",
+      `    ${saved}`,
+      ...[19996, 19997, 19998, 19999, 20000].map((line) => `    ${line}`),
+    ]);
+    // What the model read says the same.
+    const result = JSON.stringify(model.requests.at(-1)?.body ?? {});
+    expect(result).toContain(`omitted; full output saved to ${saved}]`);
+    expect(result).not.toContain("tool-results");
+  });
+
   test("a log written before the marker counted lines says some lines, never a number", async ({
     cli,
     model,
