@@ -30,8 +30,9 @@ export default defineConfig({
     expect: { poll: { timeout: 10_000 } },
     // The hooks of the support modules' cleanups, for every file (test/support/cleanups.ts).
     setupFiles: ["test/support/each-file.ts"],
-    // One PostgreSQL server for the run, started when a file first needs it.
-    globalSetup: ["test/support/postgres-global.ts"],
+    // One PostgreSQL server for the run, started when a file first needs it; one warm code cache
+    // for the test homes (test/support/test-home.ts), made when a file first makes a home.
+    globalSetup: ["test/support/postgres-global.ts", "test/support/code-cache-global.ts"],
     projects: [
       {
         extends: true,

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { PEAK_RECORDER, peakMiB, prose, streamedInWrites } from "../support/huge-answer.js";
+import { coldCodeCache } from "../support/test-home.js";
 import { ChildFixture } from "./child-process.js";
 import { agentTexts } from "./support.js";
 
@@ -17,6 +18,8 @@ const fixture = ChildFixture.forEachTest();
 
 describe("one huge answer, acp", () => {
   test("5 MB in 100-character deltas: memory in proportion, the answer whole in the chunks and the log", async () => {
+    // The bound was measured from a cold start: no code cache (test/support/test-home.ts).
+    await coldCodeCache(fixture.home);
     const peakFile = join(fixture.home, "peak");
     const answer = prose(5_000_000, "The last line of the answer: END.");
     fixture.server.enqueue({ raw: streamedInWrites(answer) });

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { expect, test } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
+import { coldCodeCache } from "../support/test-home.js";
 import { ChildFixture } from "./child-process.js";
 
 // Issue 26, figure 7c: Node's `normalizeString` (path.resolve), made hot by the module loader, was
@@ -12,6 +13,8 @@ import { ChildFixture } from "./child-process.js";
 const fixture = ChildFixture.forEachTest();
 
 test("acp: Node's normalizeString is never marked for optimisation in a run of one prompt", async () => {
+  // A first run in a fresh home: no code cache (test/support/test-home.ts).
+  await coldCodeCache(fixture.home);
   fixture.server.enqueue({ text: "Done." });
   const child = spawn(process.execPath, ["--trace-opt", CLI_PATH, "acp"], {
     cwd: fixture.cwd,

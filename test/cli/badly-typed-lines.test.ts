@@ -7,12 +7,12 @@
  * required field, a wrong primitive type, a wrong array element type, a value outside its union.
  */
 
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { appendFile, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { BADLY_TYPED_LINES } from "../support/badly-typed-lines.js";
 import { test } from "../support/fixtures.js";
+import { makeHome } from "../support/test-home.js";
 
 async function sessionWithBadLines(
   cli: (args: readonly string[]) => Promise<{ code: number | null; stderr: string }>,
@@ -100,7 +100,7 @@ describe("badly typed log lines are skipped and reported, not crashing readers",
     const text = await readFile(exported, "utf8");
     const [start = "", ...rest] = text.split("\n");
     const parsed = JSON.parse(start) as { data: { sessionId: unknown; cwd: unknown } };
-    const other = await mkdtemp(join(tmpdir(), "turnloop-badly-typed-"));
+    const other = await makeHome("turnloop-badly-typed-");
     try {
       for (const data of [
         { ...parsed.data, sessionId: 42 },

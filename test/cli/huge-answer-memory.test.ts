@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { PEAK_RECORDER, peakMiB, prose } from "../support/huge-answer.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
+import { coldCodeCache } from "../support/test-home.js";
 import { interactiveTest } from "./interactive-support.js";
 
 // Trial 25: one 5 MB answer took 1 GB of memory on the interactive screen and 843 MB for `-p` on
@@ -34,6 +35,8 @@ describe.skipIf(tmuxMissing())("one huge answer", () => {
   interactiveTest(
     "the interactive screen: 5 MB streamed in 100-character pieces, memory in proportion, the answer whole in the log and its export",
     async ({ fixture, cli }) => {
+      // The bound was measured from a cold start: no code cache (test/support/test-home.ts).
+      await coldCodeCache(fixture.home);
       const peakFile = join(fixture.home, "peak");
       const env = { NODE_OPTIONS: `--import ${PEAK_RECORDER}`, TURNLOOP_TEST_PEAK_FILE: peakFile };
       const pieces = inPieces(prose(5_000_000, "The last line of the answer: END."));
@@ -64,6 +67,8 @@ describe.skipIf(tmuxMissing())("one huge answer", () => {
   );
 
   interactiveTest("-p on a terminal: memory in proportion, the end shown", async ({ fixture }) => {
+    // The bound was measured from a cold start: no code cache (test/support/test-home.ts).
+    await coldCodeCache(fixture.home);
     const peakFile = join(fixture.home, "peak");
     const env = { NODE_OPTIONS: `--import ${PEAK_RECORDER}`, TURNLOOP_TEST_PEAK_FILE: peakFile };
     fixture.server.enqueue({ text: ANSWER });
@@ -76,6 +81,8 @@ describe.skipIf(tmuxMissing())("one huge answer", () => {
   interactiveTest(
     "the interactive screen: memory in proportion, the end shown",
     async ({ fixture }) => {
+      // The bound was measured from a cold start: no code cache (test/support/test-home.ts).
+      await coldCodeCache(fixture.home);
       const peakFile = join(fixture.home, "peak");
       const env = { NODE_OPTIONS: `--import ${PEAK_RECORDER}`, TURNLOOP_TEST_PEAK_FILE: peakFile };
       fixture.server.enqueue({ text: ANSWER });

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { printedSessionId, test } from "../support/fixtures.js";
 import { PEAK_RECORDER, peakMiB, prose, streamedInWrites } from "../support/huge-answer.js";
+import { coldCodeCache } from "../support/test-home.js";
 
 // memory30 (bench/notes/memory30.md): `-p` with its output a pipe, given 5 MB of Markdown
 // streamed in 100-character deltas that the model server sends in writes of a mebibyte (so the
@@ -20,6 +21,8 @@ describe("one huge answer, -p to a pipe", () => {
     home,
     loggedEvents,
   }) => {
+    // The bound was measured from a cold start: no code cache (test/support/test-home.ts).
+    await coldCodeCache(home);
     const peakFile = join(home, "peak");
     const answer = prose(5_000_000, "The last line of the answer: END.");
     model.enqueue({ raw: streamedInWrites(answer) });

@@ -5,6 +5,7 @@ import { describe, expect } from "vitest";
 import { CLI_PATH } from "../support/cli.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { sourceModules } from "../support/loaded-modules.js";
+import { coldCodeCache } from "../support/test-home.js";
 import { INPUT_BOX, type InteractiveFixture, interactiveTest } from "./interactive-support.js";
 
 /**
@@ -78,6 +79,8 @@ const FS_IMPORT = /(from|import)\s*"(node:)?fs"/;
  * the end; the V8 flags set before the box, and by the end.
  */
 async function modulesLoaded(fixture: InteractiveFixture) {
+  // What a first run in a fresh home loads: no code cache (test/support/test-home.ts).
+  await coldCodeCache(fixture.home);
   const log = join(fixture.home, "recorded.log");
   fixture.server.setResponder(() => ({ text: "**Done**, as asked." }));
   const terminal = fixture.open([], {

@@ -15,6 +15,7 @@ import {
 import { chatMessages } from "../support/harness.js";
 import { InteractiveTerminal } from "../support/interactive-terminal.js";
 import { removeTree } from "../support/remove-tree.js";
+import { makeHome } from "../support/test-home.js";
 
 /** A fake model, a TURNLOOP_HOME and a small repository for one interactive test. */
 export interface InteractiveFixture {
@@ -64,7 +65,7 @@ interactiveTest.override({ git: true });
 /** A fixture of its own (fake model, home, repository), for a file that shares one across tests. */
 export async function createFixture(): Promise<InteractiveFixture> {
   const server = await startFakeModelServer();
-  const home = await mkdtemp(join(tmpdir(), "turnloop-interactive-home-"));
+  const home = await makeHome("turnloop-interactive-home-");
   const repository = await mkdtemp(join(tmpdir(), "turnloop-interactive-repo-"));
   execFileSync("git", ["init", "-q"], { cwd: repository });
   const events = async (sessionId: string) => {

@@ -8,6 +8,7 @@ import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { oneCommandThroughCli } from "../support/one-command.js";
 import { requireSandbox } from "../support/sandbox.js";
+import { makeHome } from "../support/test-home.js";
 
 /**
  * A fresh user's trial: under `--sandbox workspace-write`, `echo hi > .git/hooks/pre-commit` was
@@ -25,7 +26,7 @@ const sandboxWorks = await requireSandbox();
 
 beforeAll(async () => {
   server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-protected-home-"));
+  home = await makeHome("turnloop-protected-home-");
   workspace = await mkdtemp(join(tmpdir(), "turnloop-protected-workspace-"));
   execFileSync("git", ["init", "-q", workspace]);
 });

@@ -10,6 +10,7 @@ import { chatMessages } from "../support/harness.js";
 import { oneCommandThroughCli } from "../support/one-command.js";
 import { removeTree } from "../support/remove-tree.js";
 import { requireSandbox } from "../support/sandbox.js";
+import { makeHome } from "../support/test-home.js";
 
 /**
  * `--sandbox` and `--permission-mode` through `turnloop -p` (issue 23): commands the model runs
@@ -26,7 +27,7 @@ const sandboxWorks = await requireSandbox();
 
 beforeAll(async () => {
   server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-sandbox-home-"));
+  home = await makeHome("turnloop-sandbox-home-");
   workspace = await mkdtemp(join(tmpdir(), "turnloop-sandbox-workspace-"));
   outside = await mkdtemp(join("/var/tmp", "turnloop-sandbox-outside-"));
 });

@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { ProcessTerminal, visibleWidth } from "@mariozechner/pi-tui";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { GuardedTUI, SCREEN_ERRORS_FILE } from "../../src/cli/interactive/screen.js";
+import { makeHome } from "../support/test-home.js";
 
 // The screen's safety net (round 3, session 25, findings 1–3): a row wider than the terminal made
 // pi-tui write the whole screen, conversation included, to ~/.pi/agent/pi-crash.log (mode 0644)
@@ -14,7 +14,7 @@ import { GuardedTUI, SCREEN_ERRORS_FILE } from "../../src/cli/interactive/screen
 
 let home: string;
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), "turnloop-width-guard-"));
+  home = await makeHome("turnloop-width-guard-");
 });
 afterEach(async () => {
   await rm(home, { recursive: true, force: true });

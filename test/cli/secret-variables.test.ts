@@ -8,6 +8,7 @@ import type { FakeModelServer } from "../support/fake-model-types.js";
 import { oneCommandThroughCli } from "../support/one-command.js";
 import { removeTree } from "../support/remove-tree.js";
 import { requireSandbox } from "../support/sandbox.js";
+import { makeHome } from "../support/test-home.js";
 
 /**
  * The session-27 trial: `echo "$GITHUB_TOKEN" | rev` reached the model intact, in the sandbox
@@ -39,7 +40,7 @@ const SETTINGS = "visible\nfalse de(nodeadkeys) enabled\n";
 
 beforeAll(async () => {
   server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-secret-variables-home-"));
+  home = await makeHome("turnloop-secret-variables-home-");
   workspace = await mkdtemp(join(tmpdir(), "turnloop-secret-variables-workspace-"));
 });
 afterAll(async () => {

@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { cleanEnvironment, runCli } from "../support/cli.js";
 import { removeTree } from "../support/remove-tree.js";
+import { makeHome } from "../support/test-home.js";
 
 // A trial of session 23's build (round 3, session 24, #6): the Markdown export's cost row read
 // `$0.3001` when only some turns had a price, with nothing saying the total leaves turns out.
@@ -11,7 +11,7 @@ import { removeTree } from "../support/remove-tree.js";
 let home: string;
 
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), "turnloop-export-cost-"));
+  home = await makeHome("turnloop-export-cost-");
   const folder = join(home, "session-state", "golden-new-order");
   await mkdir(folder, { recursive: true });
   const log = await readFile(new URL("./session-view-golden/new-order.jsonl", import.meta.url));

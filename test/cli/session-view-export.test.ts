@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import { removeTree } from "../support/remove-tree.js";
+import { makeHome } from "../support/test-home.js";
 import { type RecordedSession, recordSession } from "./session-view-support.js";
 
 let session: RecordedSession;
@@ -118,7 +119,7 @@ describe("turnloop sessions export", () => {
 describe("marks before their prompt", () => {
   test("instructions loaded before the prompt is logged are N ms before it, not +-N ms", async () => {
     const server = await startFakeModelServer();
-    const home = await mkdtemp(join(tmpdir(), "turnloop-marks-home-"));
+    const home = await makeHome("turnloop-marks-home-");
     const repository = await mkdtemp(join(tmpdir(), "turnloop-marks-repo-"));
     try {
       await writeFile(join(repository, "AGENTS.md"), "Answer briefly.\n");

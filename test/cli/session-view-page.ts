@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
 import { cleanEnvironment, runCli } from "../support/cli.js";
+import { makeHome } from "../support/test-home.js";
 
 /**
  * The page a `turnloop sessions view` export makes, and what the browser tests read of it
@@ -27,7 +27,7 @@ export async function viewFile(home: string, sessionId: string, name: string): P
 
 /** Puts a hand-written log in a fresh TURNLOOP_HOME as session `sessionId`. */
 export async function homeWithLog(sessionId: string, log: string | Buffer): Promise<string> {
-  const home = await mkdtemp(join(tmpdir(), "turnloop-view-golden-"));
+  const home = await makeHome("turnloop-view-golden-");
   await mkdir(join(home, "session-state", sessionId), { recursive: true });
   await writeFile(join(home, "session-state", sessionId, "events.jsonl"), log);
   return home;

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import { removeTree } from "../support/remove-tree.js";
+import { makeHome } from "../support/test-home.js";
 
 /** A real session made by the CLI against the fake model, and where it lives. */
 export interface RecordedSession {
@@ -41,7 +42,7 @@ const usage = (input: number, output: number) => ({
  */
 export async function recordSession(): Promise<RecordedSession> {
   const server = await startFakeModelServer();
-  const home = await mkdtemp(join(tmpdir(), "turnloop-view-home-"));
+  const home = await makeHome("turnloop-view-home-");
   const repository = await mkdtemp(join(tmpdir(), "turnloop-view-repo-"));
   try {
     await mkdir(join(repository, "src"));

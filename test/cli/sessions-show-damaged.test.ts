@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { cleanEnvironment, runCli } from "../support/cli.js";
 import { removeTree } from "../support/remove-tree.js";
+import { makeHome } from "../support/test-home.js";
 
 // A fresh user's trial: `turnloop sessions show` of a damaged log said it skipped damaged lines
 // "marked in the view" and marked nothing (the Markdown export lists them). `show` now marks
@@ -12,7 +12,7 @@ import { removeTree } from "../support/remove-tree.js";
 let home: string;
 
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), "turnloop-show-damaged-"));
+  home = await makeHome("turnloop-show-damaged-");
   const folder = join(home, "session-state", "golden-damaged");
   await mkdir(folder, { recursive: true });
   const log = await readFile(new URL("./session-view-golden/damaged.jsonl", import.meta.url));

@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { CLI_PATH, cleanEnvironment, runCli } from "../support/cli.js";
+import { makeHome } from "../support/test-home.js";
 import { RawPeer } from "./raw-peer.js";
 
 /** Issue 22: workers reachable from other machines (`--host`), only with a connection token. */
@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 async function environment(extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
-  const home = await mkdtemp(join(tmpdir(), "turnloop-host-"));
+  const home = await makeHome("turnloop-host-");
   folders.push(home);
   return cleanEnvironment({ TURNLOOP_HOME: home, ...extra });
 }

@@ -9,6 +9,7 @@ import { startFakeModelServer } from "./fake-model-server.js";
 import type { FakeModelServer } from "./fake-model-types.js";
 import type { Harness, HarnessOptions } from "./harness.js";
 import { removeTree } from "./remove-tree.js";
+import { makeHome } from "./test-home.js";
 
 /** The options of one `turnloop` run through {@link CliFixtures.cli}; all default to the fixture's. */
 export interface CliRunOptions {
@@ -84,7 +85,7 @@ export const test = vitestTest.extend<CliFixtures>({
   git: [defaultOptions.git, { injected: false }],
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from its first parameter.
   home: async ({}, use) => {
-    const home = await mkdtemp(join(tmpdir(), "turnloop-home-"));
+    const home = await makeHome("turnloop-home-");
     try {
       await use(home);
     } finally {

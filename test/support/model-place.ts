@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { startFakeModelServer } from "./fake-model-server.js";
 import type { FakeModelServer } from "./fake-model-types.js";
 import { removeTree } from "./remove-tree.js";
+import { makeHome } from "./test-home.js";
 
 /** Where a face under test keeps its sessions and finds its model. */
 export interface ModelPlace {
@@ -15,10 +16,13 @@ export interface ModelPlace {
   cwd: string;
 }
 
-/** A fresh fake model server and two temporary folders named `turnloop-<name>-home-…`/`-cwd-…`. */
+/**
+ * A fresh fake model server and two temporary folders named `turnloop-<name>-home-…`/`-cwd-…`,
+ * the home with the run's warm code cache (test/support/test-home.ts).
+ */
 export async function openModelPlace(name: string): Promise<ModelPlace> {
   const server = await startFakeModelServer();
-  const home = await mkdtemp(join(tmpdir(), `turnloop-${name}-home-`));
+  const home = await makeHome(`turnloop-${name}-home-`);
   const cwd = await realpath(await mkdtemp(join(tmpdir(), `turnloop-${name}-cwd-`)));
   return { server, home, cwd };
 }

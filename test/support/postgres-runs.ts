@@ -14,6 +14,7 @@ import type { FakeModelServer } from "./fake-model-types.js";
 import { fakeModelEnvironment } from "./fixtures.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "./postgres.js";
 import { removeTree } from "./remove-tree.js";
+import { makeHome } from "./test-home.js";
 
 /** One test's model, folders and database; each getter throws outside a test. */
 export interface PostgresRuns {
@@ -48,7 +49,7 @@ export function postgresRunsEachTest(name: string): PostgresRuns {
     }
     opened = {
       model: await startFakeModelServer(),
-      home: await mkdtemp(join(tmpdir(), `turnloop-${name}-home-`)),
+      home: await makeHome(`turnloop-${name}-home-`),
       repository: await mkdtemp(join(tmpdir(), `turnloop-${name}-repo-`)),
       database: await createTestDatabase(),
     };

@@ -11,6 +11,7 @@ import { cleanEnvironment, runCli } from "./cli.js";
 import { startFakeModelServer } from "./fake-model-server.js";
 import type { FakeModelServer } from "./fake-model-types.js";
 import { removeTree } from "./remove-tree.js";
+import { makeHome } from "./test-home.js";
 
 export interface Recorder {
   /** The recorder module's path, preloaded with `--import`. */
@@ -43,7 +44,8 @@ export function useRecordedCli(recorder: Recorder): RecordedCli {
   beforeEach(async () => {
     started = {
       server: await startFakeModelServer(),
-      home: await mkdtemp(join(tmpdir(), `turnloop-${recorder.name}-home-`)),
+      // Cold: these tests record what a first run loads and caches (test/support/test-home.ts).
+      home: await makeHome(`turnloop-${recorder.name}-home-`, "cold"),
       directory: await mkdtemp(join(tmpdir(), `turnloop-${recorder.name}-cwd-`)),
     };
   });
