@@ -173,7 +173,7 @@ export class AcpRemoteSession {
     if (inbox !== undefined) {
       // Before any prompt: the owner reads the registration first (follower-handler.ts).
       remote.#permissions = new RemotePermissions(context.client, sessionId, inbox);
-      remote.#unregister = await registerHandler(inbox, sessionId);
+      remote.#unregister = await registerHandler(inbox, sessionId, context.host.env);
     }
     remote.#ownerWatch = watchOwner(
       context.host.store,

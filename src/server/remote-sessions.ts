@@ -97,7 +97,7 @@ export async function resumeRemote(
   const remote = await startFollowing(connection, start.data, log, warning);
   // A client that registered a permission handler answers the owner's questions too.
   const unregister = handlesPermissions.safeParse(resumeParams).data?.requestPermission
-    ? await registerHandler(store.inbox, sessionId)
+    ? await registerHandler(store.inbox, sessionId, server.host.env)
     : async () => undefined;
   followedBy(server).set(sessionId, { ...remote, resumeParams, unregister });
   // Never rejects: closing the subscription and the handler's detach swallow their failures.

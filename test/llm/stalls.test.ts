@@ -32,6 +32,20 @@ function textThenSilence(wire: "openai-chat" | "anthropic"): Reply {
 }
 
 /**
+ * Runs `prompt` with the idle clock (the watchdog's `setInterval` and `process.hrtime`) faked;
+ * `stall` moves it past the idle limit at once, so a test passes the limit when its gate opens
+ * instead of waiting it out. The clock is real again once `prompt` settles.
+ */
+async function withIdleClock<T>(prompt: (stall: () => void) => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "hrtime"] });
+  try {
+    return await prompt(() => vi.advanceTimersByTime(IDLE_MS + 500));
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+/**
  * The prompt after a stalled one: accepted at once (no turn left "in progress"), and answered from
  * a healthy server.
  */
@@ -49,7 +63,14 @@ describe.each(WIRES)("case 20 (%s)", (_name, options) => {
     const harness = await openHarness({ ...options, tuning: TUNING });
     // Only R1 is scripted: a retry would get the fake server's 500 and show in the request count.
     harness.server.enqueue(textThenSilence(options.wire));
-    const outcome = await harness.prompt("id 2");
+    // The idle limit passes once the text is shown, not before: the stall comes after it.
+    const outcome = await withIdleClock(async (stall) => {
+      const shown = waitForEvent(harness, (event) => event.type === "assistant.message_delta");
+      const running = harness.prompt("id 2");
+      await shown;
+      stall();
+      return await running;
+    });
     expect(outcome).toEqual({
       error: { errorType: "stalled", message: "the model stream stalled: no data for 2 s" },
     });
@@ -206,7 +227,15 @@ describe("case 20 test C: SSE comments are not progress", () => {
       tuning: { ...TUNING, retry: { ...TUNING.retry, maxRetries: 1 } },
     });
     harness.server.setResponder(() => ({ raw: [{ hold: true }] }));
-    const outcome = await harness.prompt("id 2");
+    // The idle limit passes once each request has reached the server.
+    const outcome = await withIdleClock(async (stall) => {
+      const running = harness.prompt("id 2");
+      for (const count of [1, 2]) {
+        expect(await eventually(() => harness?.server.requests.length === count)).toBe(true);
+        stall();
+      }
+      return await running;
+    });
     expect(outcome).toEqual({
       error: { errorType: "stalled", message: expect.stringMatching(/stream stalled/) },
     });

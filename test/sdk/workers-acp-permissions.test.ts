@@ -11,6 +11,7 @@ import { access, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
+import { TEST_FOLLOWER_EXPIRY_VARIABLE } from "../../src/session/follower-handler.js";
 import { gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
 import { startAcpAgent } from "./workers-acp-support.js";
@@ -29,7 +30,9 @@ describe.skipIf(postgresUnavailable !== undefined)("an ACP follower answers perm
     const onA = await workers.worker().createSession({});
     const { seen: seenOnA, idle: idleOnA } = recordEvents(onA, 2);
     const secondAsked = gate();
-    const editor = startAcpAgent(env, fixture.cwd, async () => {
+    // The acp process's registration expires 3 s after its last renewal instead of 10 s.
+    const followerEnv = { ...env, [TEST_FOLLOWER_EXPIRY_VARIABLE]: "3000" };
+    const editor = startAcpAgent(followerEnv, fixture.cwd, async () => {
       if (editor.permissions.length === 1) {
         return { outcome: { outcome: "selected", optionId: "allow_once" } };
       }

@@ -9,6 +9,7 @@ import { access, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { type PermissionRequest, TurnloopClient } from "../../src/sdk/index.js";
+import { TEST_FOLLOWER_EXPIRY_VARIABLE } from "../../src/session/follower-handler.js";
 import { gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
 import { startTcpServer } from "./tcp-server.js";
@@ -20,7 +21,11 @@ describe.skipIf(postgresUnavailable !== undefined)("a permission handler on anot
   test("A, with no handler, asks B's client; once B is killed with a question open, A denies it", async () => {
     const onA = await workers.worker().createSession({});
     const { seen: seenOnA, idle: idleOnA } = recordEvents(onA, 2);
-    const workerB = await startTcpServer(workers.fixture, workers.env);
+    // B's registration expires 3 s after its last renewal instead of 10 s: A denies sooner.
+    const workerB = await startTcpServer(workers.fixture, {
+      ...workers.env,
+      [TEST_FOLLOWER_EXPIRY_VARIABLE]: "3000",
+    });
     workers.fixture.onClose(() => workerB.stop());
     const clientB = new TurnloopClient({ port: workerB.port, cwd: workers.fixture.cwd });
     const askedOnB: PermissionRequest[] = [];
