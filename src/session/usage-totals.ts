@@ -118,56 +118,80 @@ export interface ModelUsage {
  * log that names no model (no `session.start`) and reported no usage is counted under none.
  */
 export function usageByModel(events: Iterable<SessionEvent>): Map<string, ModelUsage> {
-  const byModel = new Map<string, ModelUsage>();
-  const of = (model: string): ModelUsage => {
-    const usage = byModel.get(model) ?? {
-      requests: 0,
-      cost: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-    };
-    byModel.set(model, usage);
-    return usage;
-  };
-  // The model of each request in log order, and each turn's request (a retry is a new turn).
-  const requestModels: Array<string | undefined> = [];
-  const requestOfTurn = new Map<string, number>();
-  let current: string | undefined;
+  const fold = new ModelUsageFold();
   for (const event of events) {
+    fold.apply(event);
+  }
+  return fold.byModel;
+}
+
+/**
+ * {@link usageByModel} folded one event at a time, so a session can keep it as its events arrive
+ * (session-metrics.ts) instead of reading its log again. A turn's request moves to the model of
+ * its `assistant.usage`; the turn is forgotten at its `assistant.turn_end` (the loop records
+ * the usage before it, model-turn.ts), so the fold holds only the turns still open.
+ */
+export class ModelUsageFold {
+  /** Per model, in the order the models first appear (see {@link usageByModel}). */
+  readonly byModel = new Map<string, ModelUsage>();
+  /** The model the session runs now: `session.start`'s, then each `session.model_change`'s. */
+  private current: string | undefined;
+  /** The open turns, each with the model its request counts for (none: no model known). */
+  private readonly turnModels = new Map<string, string | undefined>();
+
+  /** Folds one event; any but the five types {@link usageByModel} reads is ignored. */
+  apply(event: SessionEvent): void {
     switch (event.type) {
       case "session.start":
-        current = event.data.model;
-        break;
+        this.current = event.data.model;
+        return;
       case "session.model_change":
-        current = event.data.newModel;
-        break;
+        this.current = event.data.newModel;
+        return;
       case "assistant.turn_start":
-        requestOfTurn.set(event.data.turnId, requestModels.length);
-        requestModels.push(current);
-        if (current !== undefined) {
-          of(current);
+        this.turnModels.set(event.data.turnId, this.current);
+        if (this.current !== undefined) {
+          this.of(this.current).requests++;
         }
-        break;
-      case "assistant.usage": {
-        const request = requestOfTurn.get(event.data.turnId);
-        if (request !== undefined) {
-          requestModels[request] = event.data.model;
-        }
-        addUsage(of(event.data.model), event.data);
-        break;
-      }
+        return;
+      case "assistant.usage":
+        this.usage(event.data);
+        return;
+      case "assistant.turn_end":
+        this.turnModels.delete(event.data.turnId);
+        return;
       default:
-        break;
+        return;
     }
   }
-  for (const model of requestModels) {
-    if (model !== undefined) {
-      of(model).requests++;
+
+  private usage(data: SessionEventOf<"assistant.usage">["data"]): void {
+    if (this.turnModels.has(data.turnId)) {
+      const counted = this.turnModels.get(data.turnId);
+      if (counted !== undefined) {
+        this.of(counted).requests--;
+      }
+      this.turnModels.set(data.turnId, data.model);
+      this.of(data.model).requests++;
     }
+    addUsage(this.of(data.model), data);
   }
-  return byModel;
+
+  private of(model: string): ModelUsage {
+    let usage = this.byModel.get(model);
+    if (usage === undefined) {
+      usage = {
+        requests: 0,
+        cost: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+      };
+      this.byModel.set(model, usage);
+    }
+    return usage;
+  }
 }
 
 function addUsage(usage: ModelUsage, data: SessionEventOf<"assistant.usage">["data"]): void {
