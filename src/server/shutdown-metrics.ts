@@ -8,12 +8,12 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { EventInput, SessionShutdown } from "../events/events.js";
 import type { Session } from "../session/session.js";
-import type { SessionMetrics } from "../session/session-metrics.js";
+import type { SessionMetrics } from "../session/usage-totals.js";
 
 /**
  * Records `session.shutdown` in `session` (before it closes: the apps still attached see it),
  * with `currentModel` the model of the next prompts. Its metrics are the session's own, folded as
- * its events arrived (session/session-metrics.ts): the log is not read again. A log that can no
+ * its events arrived (session/usage-totals.ts `SessionMetrics`): the log is not read again. A log that can no
  * longer be written (the session is going away) records nothing; never throws.
  */
 export async function recordShutdown(

@@ -13,8 +13,8 @@ import { OpenWork } from "./open-work.js";
 import type { OpeningOptions } from "./opening.js";
 import { conversationEvents } from "./rewind.js";
 import { SessionGrants } from "./session-grants.js";
-import { SessionMetrics } from "./session-metrics.js";
 import type { OpenedSession, SessionStore, StoredLog } from "./session-store.js";
+import { SessionMetrics } from "./usage-totals.js";
 
 /**
  * Events `Session.resume` reads itself, besides the fold: the start, earlier resumes (their
@@ -41,7 +41,7 @@ export interface ConversationState {
   changedModel: string | undefined;
   /** Turns and the compaction not ended yet. */
   readonly openWork: OpenWork;
-  /** What `session.shutdown` reports, over every stored event (session-metrics.ts). */
+  /** What `session.shutdown` reports, over every stored event (usage-totals.ts `SessionMetrics`). */
   readonly metrics: SessionMetrics;
 }
 

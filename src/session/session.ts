@@ -26,8 +26,8 @@ import { conversationEvents, rewindCut } from "./rewind.js";
 import { eventRedactor } from "./secrets.js";
 import { SessionGrants } from "./session-grants.js";
 import { SessionJournal } from "./session-journal.js";
-import { SessionMetrics } from "./session-metrics.js";
 import type { SessionAppender, SessionStore, StoredLog } from "./session-store.js";
+import { SessionMetrics } from "./usage-totals.js";
 
 /** Agent settings a session fills in itself. */
 export type SessionAgentSettings = Omit<AgentSettings, "sessionDirectory" | "cwd">;
@@ -62,7 +62,7 @@ export class Session {
   changedModel: string | undefined;
   /** Turns and the compaction its log leaves open (open-work.ts). */
   readonly openWork: OpenWork;
-  /** What `session.shutdown` reports, folded from every stored event (session-metrics.ts). */
+  /** What `session.shutdown` reports, folded from every stored event (usage-totals.ts `SessionMetrics`). */
   readonly metrics: SessionMetrics;
   readonly journal: SessionJournal;
   private readonly listeners = new Set<SessionListener>();

@@ -8,7 +8,7 @@ import { spawnServer } from "./raw-peer.js";
 
 /**
  * Issue 26 (bench/notes/memory31.md): a server session's `session.shutdown` carries metrics of
- * its whole log, folded as its events arrived (src/session/session-metrics.ts); the shutdown
+ * its whole log, folded as its events arrived (src/session/usage-totals.ts `SessionMetrics`); the shutdown
  * reads none of the log again. It read all of it before, a reply of many MB decoded again at exit.
  * Read by what the kernel counts of the server's reads (`rchar` of /proc/<pid>/io: files and
  * pipes), Linux only.
