@@ -4,6 +4,7 @@
  */
 
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { open } from "node:fs/promises";
 import { Socket } from "node:net";
 import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -71,8 +72,34 @@ export function serverEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 /**
+ * The Node flags of a script's first line when it is `#!/usr/bin/env -S node <flags>`, as
+ * turnloop's `dist/cli/main.js` and `dist/cli/turnloop.cjs` begin: `--max-semi-space-size=2
+ * --min-semi-space-size=2`, V8's young generation capped at 2 MiB a semi-space (src/cli/main.ts
+ * says why; a server streaming a 5 MB reply peaked about 20 MiB lower, bench/notes/memory31.md).
+ * So a script run with this process's Node starts as it does when run itself. None for any other
+ * first line, or when the file cannot be read (the spawn then reports it).
+ */
+export async function firstLineNodeFlags(path: string): Promise<string[]> {
+  let head: string;
+  try {
+    const file = await open(path, "r");
+    try {
+      const { buffer, bytesRead } = await file.read(Buffer.alloc(512), 0, 512, 0);
+      head = buffer.toString("utf8", 0, bytesRead);
+    } finally {
+      await file.close();
+    }
+  } catch {
+    return [];
+  }
+  const match = /^#!\S*\/env -S node((?:[ \t]+--\S+)*)[ \t]*\r?\n/.exec(head);
+  return match?.[1]?.split(/[ \t]+/).filter(Boolean) ?? [];
+}
+
+/**
  * Spawns the server, in {@link serverEnvironment}`(env)`. A path ending in `.js`, `.mjs` or `.cjs`
- * runs with this process's Node.
+ * runs with this process's Node, given the flags of the script's first line
+ * ({@link firstLineNodeFlags}), as the script runs when started itself.
  * @throws Error when the process cannot be started (missing file, no permission).
  */
 export async function spawnServer(options: {
@@ -84,7 +111,13 @@ export async function spawnServer(options: {
 }): Promise<Transport> {
   const script = /\.[cm]?js$/.test(options.cliPath);
   const command = script ? process.execPath : options.cliPath;
-  const args = [...(script ? [options.cliPath] : []), "--headless", "--stdio", ...options.args];
+  const flags = script ? await firstLineNodeFlags(options.cliPath) : [];
+  const args = [
+    ...(script ? [...flags, options.cliPath] : []),
+    "--headless",
+    "--stdio",
+    ...options.args,
+  ];
   const env = serverEnvironment(options.env);
   const child = spawn(command, args, { cwd: options.cwd, env, stdio: "pipe" });
   let tail = "";

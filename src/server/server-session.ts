@@ -266,7 +266,7 @@ export class ServerSession {
     this.closed ??= (async () => {
       await this.abort("the session closing (its app went away, or the server stopped)");
       await this.draining; // sends are refused now: it ends with the cancelled prompt
-      await recordShutdown(this.host, this.session, cause, this.modelId);
+      await recordShutdown(this.session, cause, this.modelId);
       this.unsubscribe();
       this.clients.clear();
       await this.host.close(this.session);

@@ -14,6 +14,7 @@ import type { OpeningOptions } from "./opening.js";
 import { conversationEvents } from "./rewind.js";
 import { SessionGrants } from "./session-grants.js";
 import type { OpenedSession, SessionStore, StoredLog } from "./session-store.js";
+import { SessionMetrics } from "./usage-totals.js";
 
 /**
  * Events `Session.resume` reads itself, besides the fold: the start, earlier resumes (their
@@ -27,7 +28,10 @@ const RESUME_TYPES: ReadonlySet<SessionEventType> = new Set<SessionEventType>([
   "session.instructions_loaded",
 ]);
 
-/** What a session folds from its conversation's events: history, grants, instructions, model. */
+/**
+ * What a session folds from its conversation's events: history, grants, instructions, model;
+ * and from every stored event, rewound ones too, its metrics.
+ */
 export interface ConversationState {
   readonly history: History;
   readonly grants: SessionGrants;
@@ -37,6 +41,8 @@ export interface ConversationState {
   changedModel: string | undefined;
   /** Turns and the compaction not ended yet. */
   readonly openWork: OpenWork;
+  /** What `session.shutdown` reports, over every stored event (usage-totals.ts `SessionMetrics`). */
+  readonly metrics: SessionMetrics;
 }
 
 /** Folds one event of a conversation (rewind.ts) into `state`. */
@@ -51,6 +57,33 @@ export function foldEvent(state: ConversationState, event: SessionEvent): void {
   }
 }
 
+/** Folds `events` of a conversation (rewind.ts) into `state`, in order; not its metrics. */
+export function foldConversation(state: ConversationState, events: Iterable<SessionEvent>): void {
+  for (const event of events) {
+    foldEvent(state, event);
+  }
+}
+
+/**
+ * Folds the conversation of `state` again from `events` (a rewind, session.ts): history, grants
+ * and open work are cleared first; the metrics, over every stored event, are kept.
+ */
+export function foldConversationAgain(
+  state: ConversationState,
+  events: Iterable<SessionEvent>,
+): void {
+  state.history.clear();
+  state.grants.clear();
+  state.openWork.clear();
+  foldConversation(state, events);
+}
+
+/** Folds a stored event that follows those folded: into the conversation and the metrics. */
+export function foldStored(state: ConversationState, event: SessionEvent): void {
+  foldEvent(state, event);
+  state.metrics.apply(event);
+}
+
 /**
  * A conversation folded while the store reads the log: its {@link keep} is the store's
  * `LeaseOptions.keep`. A rewind read makes the fold unusable (what it drops was folded already),
@@ -62,6 +95,7 @@ export class ResumeFold implements ConversationState {
   instructions: ConversationState["instructions"];
   changedModel: string | undefined;
   openWork = new OpenWork();
+  metrics = new SessionMetrics();
   /** Whether a `session.snapshot_rewind` was read. */
   rewound = false;
   /** Events folded. */
@@ -81,11 +115,13 @@ export class ResumeFold implements ConversationState {
       this.instructions = undefined;
       this.changedModel = undefined;
       this.openWork = new OpenWork();
+      this.metrics = new SessionMetrics();
       this.rewound = false;
       this.#folded = 0;
     }
     this.#lastSeq = seq;
     this.#folded += 1;
+    this.metrics.apply(event);
     if (event.type === "session.snapshot_rewind") {
       this.rewound = true;
     }
@@ -127,10 +163,12 @@ async function foldAgain(
     instructions: undefined,
     changedModel: undefined,
     openWork: new OpenWork(),
+    metrics: new SessionMetrics(),
   };
-  for (const event of conversationEvents(events)) {
-    foldEvent(state, event);
+  for (const event of events) {
+    state.metrics.apply(event);
   }
+  foldConversation(state, conversationEvents(events));
   return state;
 }
 

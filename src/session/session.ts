@@ -16,12 +16,18 @@ import { OpenWork, resumeData } from "./open-work.js";
 import { type CreationOptions, type OpeningOptions, startData } from "./opening.js";
 import { newSessionId, validateSessionId } from "./paths.js";
 import { PromptInProgressError } from "./prompt-in-progress.js";
-import { type ConversationState, foldEvent, openForResume } from "./resume-fold.js";
+import {
+  type ConversationState,
+  foldConversationAgain,
+  foldStored,
+  openForResume,
+} from "./resume-fold.js";
 import { conversationEvents, rewindCut } from "./rewind.js";
 import { eventRedactor } from "./secrets.js";
 import { SessionGrants } from "./session-grants.js";
 import { SessionJournal } from "./session-journal.js";
 import type { SessionAppender, SessionStore, StoredLog } from "./session-store.js";
+import { SessionMetrics } from "./usage-totals.js";
 
 /** Agent settings a session fills in itself. */
 export type SessionAgentSettings = Omit<AgentSettings, "sessionDirectory" | "cwd">;
@@ -56,6 +62,8 @@ export class Session {
   changedModel: string | undefined;
   /** Turns and the compaction its log leaves open (open-work.ts). */
   readonly openWork: OpenWork;
+  /** What `session.shutdown` reports, folded from every stored event (usage-totals.ts `SessionMetrics`). */
+  readonly metrics: SessionMetrics;
   readonly journal: SessionJournal;
   private readonly listeners = new Set<SessionListener>();
   /** Secrets of the host's environment out of every event, before it is written, folded or sent. */
@@ -103,6 +111,7 @@ export class Session {
     this.instructions = folded?.instructions;
     this.changedModel = folded?.changedModel;
     this.openWork = folded?.openWork ?? new OpenWork();
+    this.metrics = folded?.metrics ?? new SessionMetrics();
     this.journal = new SessionJournal(appender, stored.lastId, stored.count);
     followOthers(appender, this.journal, (event) => this.deliver(event));
     this.redact = redact;
@@ -235,7 +244,7 @@ export class Session {
   /** Folds `event` into the history (not an `unstored` one) and hands it to every subscriber. */
   private deliver(event: SessionEvent, unstored?: true): void {
     if (unstored === undefined) {
-      this.fold([event]);
+      foldStored(this, event);
     }
     if (event.type === "assistant.turn_end" || event.type === "permission.requested") {
       this.journal.checkpoint(this.running).catch(() => undefined);
@@ -375,21 +384,11 @@ export class Session {
     }
     const conversation = conversationEvents(log);
     const { index, eventsRemoved } = rewindCut(conversation, eventId);
-    this.history.clear();
-    this.grants.clear();
-    this.openWork.clear();
-    this.fold(conversation.slice(0, index));
+    foldConversationAgain(this, conversation.slice(0, index));
     const data = { upToEventId: eventId, eventsRemoved };
     const rewind = this.emit({ type: "session.snapshot_rewind", data });
     await this.journal.commit();
     return rewind;
-  }
-
-  /** Folds `events` into the history, the grants and the instructions, in order. */
-  private fold(events: Iterable<SessionEvent>): void {
-    for (const event of events) {
-      foldEvent(this, event);
-    }
   }
 
   private closeOpenWork(): SessionEvent[] {

@@ -118,56 +118,80 @@ export interface ModelUsage {
  * log that names no model (no `session.start`) and reported no usage is counted under none.
  */
 export function usageByModel(events: Iterable<SessionEvent>): Map<string, ModelUsage> {
-  const byModel = new Map<string, ModelUsage>();
-  const of = (model: string): ModelUsage => {
-    const usage = byModel.get(model) ?? {
-      requests: 0,
-      cost: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-    };
-    byModel.set(model, usage);
-    return usage;
-  };
-  // The model of each request in log order, and each turn's request (a retry is a new turn).
-  const requestModels: Array<string | undefined> = [];
-  const requestOfTurn = new Map<string, number>();
-  let current: string | undefined;
+  const fold = new ModelUsageFold();
   for (const event of events) {
+    fold.apply(event);
+  }
+  return fold.byModel;
+}
+
+/**
+ * {@link usageByModel} folded one event at a time, so a session can keep it as its events arrive
+ * ({@link SessionMetrics}) instead of reading its log again. A turn's request moves to the model of
+ * its `assistant.usage`; the turn is forgotten at its `assistant.turn_end` (the loop records
+ * the usage before it, model-turn.ts), so the fold holds only the turns still open.
+ */
+export class ModelUsageFold {
+  /** Per model, in the order the models first appear (see {@link usageByModel}). */
+  readonly byModel = new Map<string, ModelUsage>();
+  /** The model the session runs now: `session.start`'s, then each `session.model_change`'s. */
+  private current: string | undefined;
+  /** The open turns, each with the model its request counts for (none: no model known). */
+  private readonly turnModels = new Map<string, string | undefined>();
+
+  /** Folds one event; any but the five types {@link usageByModel} reads is ignored. */
+  apply(event: SessionEvent): void {
     switch (event.type) {
       case "session.start":
-        current = event.data.model;
-        break;
+        this.current = event.data.model;
+        return;
       case "session.model_change":
-        current = event.data.newModel;
-        break;
+        this.current = event.data.newModel;
+        return;
       case "assistant.turn_start":
-        requestOfTurn.set(event.data.turnId, requestModels.length);
-        requestModels.push(current);
-        if (current !== undefined) {
-          of(current);
+        this.turnModels.set(event.data.turnId, this.current);
+        if (this.current !== undefined) {
+          this.of(this.current).requests++;
         }
-        break;
-      case "assistant.usage": {
-        const request = requestOfTurn.get(event.data.turnId);
-        if (request !== undefined) {
-          requestModels[request] = event.data.model;
-        }
-        addUsage(of(event.data.model), event.data);
-        break;
-      }
+        return;
+      case "assistant.usage":
+        this.usage(event.data);
+        return;
+      case "assistant.turn_end":
+        this.turnModels.delete(event.data.turnId);
+        return;
       default:
-        break;
+        return;
     }
   }
-  for (const model of requestModels) {
-    if (model !== undefined) {
-      of(model).requests++;
+
+  private usage(data: SessionEventOf<"assistant.usage">["data"]): void {
+    if (this.turnModels.has(data.turnId)) {
+      const counted = this.turnModels.get(data.turnId);
+      if (counted !== undefined) {
+        this.of(counted).requests--;
+      }
+      this.turnModels.set(data.turnId, data.model);
+      this.of(data.model).requests++;
     }
+    addUsage(this.of(data.model), data);
   }
-  return byModel;
+
+  private of(model: string): ModelUsage {
+    let usage = this.byModel.get(model);
+    if (usage === undefined) {
+      usage = {
+        requests: 0,
+        cost: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+      };
+      this.byModel.set(model, usage);
+    }
+    return usage;
+  }
 }
 
 function addUsage(usage: ModelUsage, data: SessionEventOf<"assistant.usage">["data"]): void {
@@ -224,4 +248,121 @@ export function compactCount(count: number): string {
 /** US dollars with enough digits for small amounts: `$0.0042`, `$1.23`. */
 export function formatCost(dollars: number): string {
   return `$${dollars < 1 ? dollars.toFixed(4) : dollars.toFixed(2)}`;
+}
+
+/**
+ * What a session's `session.shutdown` reports of its whole log (server/shutdown-metrics.ts),
+ * folded as the session's stored events arrive: read by the resume (resume-fold.ts), then each
+ * event the session records or reads from another process (session.ts). The server's shutdown
+ * then reads nothing: a session with a reply of many MB decoded that line twice more at exit,
+ * and held the whole log (issue 26, bench/notes/memory31.md). Kept in this module, which every
+ * session loads anyway, rather than a module of its own on the start-up path
+ * (test/cli/modules-loaded.test.ts).
+ */
+/** The lines an `edit` or `create` call changes, known from its `tool.execution_start`. */
+interface PendingChange {
+  path: string;
+  linesAdded: number;
+  linesRemoved: number;
+}
+
+/**
+ * The session's metrics so far, over every stored event (a rewind drops none of them): its first
+ * `session.start`'s time, the model API time, the requests and usage per model
+ * (usage-totals.ts `ModelUsageFold`), and the code the successful `edit` and `create` calls
+ * changed. Holds only what is still open (turns, calls) besides the totals.
+ */
+export class SessionMetrics {
+  /** `startTime` of the first `session.start` (ISO 8601), if one was folded. */
+  startTime: string | undefined;
+  /**
+   * Milliseconds from each conversation turn's `assistant.turn_start` (no `purpose`) to its
+   * `assistant.message`, or to its `assistant.turn_end` when no reply came.
+   */
+  apiDurationMs = 0;
+  /** Requests and usage per model (usage-totals.ts `usageByModel`'s rule). */
+  readonly usage = new ModelUsageFold();
+  /** Lines added and removed by the successful `edit` and `create` calls. */
+  linesAdded = 0;
+  linesRemoved = 0;
+  /** The paths those calls changed, as given (resolved against the cwd by the reader). */
+  readonly filesModified = new Set<string>();
+  /** Open conversation turns: turn id → when it started (ms since the epoch). */
+  private readonly started = new Map<string, number>();
+  /** The conversation turn a reply (`assistant.message`) ends. */
+  private open: string | undefined;
+  /** `edit` and `create` calls started and not ended yet. */
+  private readonly changes = new Map<string, PendingChange>();
+
+  /** Folds one stored event; types the metrics do not read are ignored. */
+  apply(event: SessionEvent): void {
+    this.usage.apply(event);
+    switch (event.type) {
+      case "session.start":
+        this.startTime ??= event.data.startTime;
+        return;
+      case "assistant.turn_start":
+        if (event.data.purpose === undefined) {
+          this.started.set(event.data.turnId, Date.parse(event.timestamp));
+          this.open = event.data.turnId;
+        }
+        return;
+      case "assistant.message":
+        this.finishTurn(this.open, event.timestamp);
+        return;
+      case "assistant.turn_end":
+        this.finishTurn(event.data.turnId, event.timestamp);
+        return;
+      case "tool.execution_start":
+        this.startCall(event.data);
+        return;
+      case "tool.execution_complete":
+        this.completeCall(event.data.toolCallId, event.data.success);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private finishTurn(turnId: string | undefined, timestamp: string): void {
+    const at = turnId === undefined ? undefined : this.started.get(turnId);
+    if (turnId !== undefined && at !== undefined) {
+      this.apiDurationMs += Math.max(0, Date.parse(timestamp) - at);
+      this.started.delete(turnId);
+    }
+  }
+
+  private startCall(call: SessionEventOf<"tool.execution_start">["data"]): void {
+    const given = call.arguments;
+    const path = given.path;
+    if (typeof path !== "string" || (call.toolName !== "edit" && call.toolName !== "create")) {
+      this.changes.delete(call.toolCallId);
+      return;
+    }
+    const edit = call.toolName === "edit";
+    this.changes.set(call.toolCallId, {
+      path,
+      linesRemoved: edit ? lineCount(given.old_str) : 0,
+      linesAdded: lineCount(edit ? given.new_str : given.file_text),
+    });
+  }
+
+  private completeCall(toolCallId: string, success: boolean): void {
+    const change = this.changes.get(toolCallId);
+    this.changes.delete(toolCallId);
+    if (change === undefined || !success) {
+      return;
+    }
+    this.linesAdded += change.linesAdded;
+    this.linesRemoved += change.linesRemoved;
+    this.filesModified.add(change.path);
+  }
+}
+
+/** Lines of a text argument (`"a\nb"` and `"a\nb\n"` are two); 0 for no text. */
+function lineCount(text: unknown): number {
+  if (typeof text !== "string" || text === "") {
+    return 0;
+  }
+  return text.replace(/\n$/, "").split("\n").length;
 }

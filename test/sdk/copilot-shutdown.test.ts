@@ -197,4 +197,61 @@ describe("session.shutdown", () => {
     ]);
     expect(logged.at(-1)?.data).toMatchObject({ shutdownType: "routine" });
   });
+  test("a resumed session's shutdown counts what its log held before the resume too", async () => {
+    const { client, fixture } = setup;
+    const first = await client.createSession({ onPermissionRequest: approveAll });
+    const path = join(fixture.cwd, "resumed-notes.txt");
+    fixture.model.enqueue(
+      {
+        toolCalls: [
+          {
+            id: "call_before",
+            name: "create",
+            arguments: JSON.stringify({ path, file_text: "one\ntwo\n" }),
+          },
+        ],
+        usage: { input: 100, output: 10 },
+      },
+      { text: "Written.", usage: { input: 110, output: 3 } },
+    );
+    await first.sendAndWait({ prompt: "write" });
+    await first.disconnect();
+
+    const resumed = await client.resumeSession(first.sessionId, {
+      onPermissionRequest: approveAll,
+    });
+    const events = recordEvents(resumed);
+    fixture.model.enqueue(
+      {
+        toolCalls: [
+          {
+            id: "call_after",
+            name: "edit",
+            arguments: JSON.stringify({ path, old_str: "two", new_str: "2\nzwei" }),
+          },
+        ],
+        usage: { input: 200, output: 20 },
+      },
+      { text: "Edited.", usage: { input: 210, output: 4 } },
+    );
+    await resumed.sendAndWait({ prompt: "edit" });
+    await resumed.rpc.shutdown({ type: "routine" });
+    await expect.poll(() => events.some((event) => event.type === "session.shutdown")).toBe(true);
+    const event = events.find((seen) => seen.type === "session.shutdown");
+
+    const logged = await loggedEvents(resumed.sessionId);
+    const start = logged[0];
+    expect(logged.filter((entry) => entry.type === "session.shutdown")).toHaveLength(2);
+    expect(event?.type === "session.shutdown" && event.data).toMatchObject({
+      sessionStartTime: Date.parse(start?.type === "session.start" ? start.data.startTime : ""),
+      totalApiDurationMs: apiTime(logged),
+      modelMetrics: {
+        "fake-model": {
+          requests: { count: 4, cost: 0 },
+          usage: { inputTokens: 620, outputTokens: 37, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        },
+      },
+      codeChanges: { linesAdded: 4, linesRemoved: 1, filesModified: [path] },
+    });
+  });
 });

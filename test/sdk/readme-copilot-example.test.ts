@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "vitest";
-import { CLI_PATH } from "../support/cli.js";
+import { BIN_PATH } from "../support/cli.js";
 import { fixtureForFile } from "./support.js";
 
 /**
@@ -17,7 +17,7 @@ test("the README's cliPath example prints the model's answer", async () => {
   const readme = await readFile(new URL("../../README.md", import.meta.url), "utf8");
   const match = /<!-- copilot-sdk-example -->\n```js\n([\s\S]*?)```/.exec(readme);
   expect(match, "README.md has the marked example").not.toBeNull();
-  const code = (match?.[1] ?? "").replace("/path/to/turnloop/dist/cli/main.js", CLI_PATH);
+  const code = (match?.[1] ?? "").replace("/path/to/turnloop/dist/cli/turnloop.cjs", BIN_PATH);
   fixture.model.enqueue({ text: "Hello from the example." });
   const child = spawn(process.execPath, ["--input-type=module", "-e", code], {
     cwd: REPOSITORY,
