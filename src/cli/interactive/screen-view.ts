@@ -164,8 +164,8 @@ export class ScreenView implements ConversationView {
     return this.screen.pickSession(sessions, title);
   }
 
-  shellRun(): ShellRunView {
-    const run = this.transcript.shellRun();
+  shellRun(command: string): ShellRunView {
+    const run = this.transcript.shellRun(command);
     this.screen.render();
     return {
       progress: (output) => {
