@@ -42,7 +42,11 @@ describe.skipIf(tmuxMissing())("a reopened session on the full screen", () => {
       live.type("!echo hello");
       await live.waitFor(/exit 0 · the output goes to the model/);
       await live.idle();
-      live.type("summarize @notes.md");
+      // Completed with Tab, as a user does: an Enter while the file list is open would take it.
+      live.write("summarize @note");
+      live.key("Tab");
+      await live.waitFor(/─\n +summarize @notes\.md +\n─/);
+      live.type("now");
       await live.waitFor(/\[n\] no/);
       live.type("y");
       await live.waitFor(/Printed\./);
@@ -75,7 +79,7 @@ describe.skipIf(tmuxMissing())("a reopened session on the full screen", () => {
         "hello",
         "exit 0 · the output goes to the model with your next prompt",
         "",
-        "› summarize @notes.md",
+        "› summarize @notes.md now",
         "attached notes.md",
         "✓ bash echo tool-out  <time>",
         "  tool-out",
@@ -114,5 +118,32 @@ describe.skipIf(tmuxMissing())("a reopened session on the full screen", () => {
       expect((await reopened.exited()).code).toBe(0);
     },
     90_000,
+  );
+
+  interactiveTest(
+    "opens in the mode this run's flags give, not the more permissive one it was left in (README, Permission modes)",
+    async ({ fixture }) => {
+      fixture.server.enqueue({ text: "Hello." });
+      const live = await fixture.openReady([], { columns: 100 });
+      live.type("/mode auto");
+      await live.waitFor(/fake-model · auto · /);
+      live.type("hi");
+      await live.waitFor(/Hello\./);
+      await live.idle();
+      live.key("C-d");
+      await live.exited();
+      const sessionId = printedSessionId(live.screen(500));
+
+      const reopened = fixture.open(["--resume", sessionId], { columns: 100 });
+      await reopened.waitFor(/Hello\.[\s\S]*fake-model · ask · /);
+      reopened.key("C-d");
+      expect((await reopened.exited()).code).toBe(0);
+      const permissive = fixture.open(["--resume", sessionId, "--permission-mode", "auto"], {
+        columns: 100,
+      });
+      await permissive.waitFor(/Hello\.[\s\S]*fake-model · auto · /);
+      permissive.key("C-d");
+      expect((await permissive.exited()).code).toBe(0);
+    },
   );
 });
