@@ -85,13 +85,36 @@ export function typedPrompt(content: string): { runs: ShellRun[]; typed: string 
 
 /**
  * How a face shows a `!command` of a reopened session, as the interactive face showed it when
- * it ran: `$ command`, its output, then how it ended and where the output went.
+ * it ran: `$ command`, its output, then its {@link ranEnding} line.
  */
 export function ranLines(run: ShellRun): string[] {
   const output = run.output === "" ? [] : run.output.split("\n");
+  return [`$ ${run.command}`, ...output, ranEnding(run)];
+}
+
+/**
+ * The line under a `!command` that ended, the same live and reopened: how it ended, and what goes
+ * to the model with the prompt that follows it (`exit 0 · the output goes to the model with your
+ * next prompt`; an output of only blank lines: `no output; the model is told so`).
+ */
+export function ranEnding(run: Pick<ShellRun, "ending" | "output">): string {
   const sent =
-    run.output.trim() === "" ? "no output; the model was told so" : "the output went to the model";
-  return [`$ ${run.command}`, ...output, `${run.ending} · ${sent} with the prompt below`];
+    run.output.trim() === "" ? "no output; the model is told so" : "the output goes to the model";
+  return `${run.ending} · ${sent} with your next prompt`;
+}
+
+/**
+ * The line under a prompt that attached `@file`s (the interactive face: `attached notes.md,
+ * src/a.ts`), from what its `user.message` sent ({@link sentAttachments}); `undefined` when it
+ * attached none.
+ */
+export function attachedFilesLine(
+  data: Pick<UserMessageData, "content" | "contentBlocks">,
+): string | undefined {
+  const files = sentAttachments(data).filter((attachment) => attachment.kind === "file");
+  return files.length === 0
+    ? undefined
+    : `attached ${files.map((attachment) => attachment.name).join(", ")}`;
 }
 
 /**

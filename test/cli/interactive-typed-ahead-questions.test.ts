@@ -60,8 +60,11 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a que
       const terminal = fixture.open([], { columns: 100, rows: 30 });
       await terminal.waitFor(/\[y\] yes +\[n\] no/);
       typeMessage(terminal, "summarize the key files", typing);
-      // Enter sent the message: it waits for the project's servers, which wait for the answer.
-      let screen = await terminal.waitFor(/working \d+s · Esc cancels/);
+      // Enter sent the message: it waits for the project's servers, which wait for the answer;
+      // the status line shows the question's keys (Esc cancels the prompt that runs).
+      let screen = await terminal.waitFor(
+        /working \d+s · y\/n or ↑\/↓ select · Enter confirms · Esc cancels/,
+      );
       expect(unwrapped(screen)).toMatch(QUESTION_HAS_KEYS);
       expect(screen).toMatch(/Trust this project from now on\?/);
       expect(screen).toMatch(/\[y\] yes +\[n\] no/);

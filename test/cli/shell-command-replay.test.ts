@@ -16,7 +16,8 @@ import { interactiveTest, printedSessionId } from "./interactive-support.js";
  * the prompt).
  */
 
-const RAN = "exit 0 · the output went to the model with the prompt below";
+/** The same words as the live screen's line under the command (session/prompt-attachments.ts `ranEnding`). */
+const RAN = "exit 0 · the output goes to the model with your next prompt";
 
 describe.skipIf(tmuxMissing())("a reopened session's !command", () => {
   interactiveTest(

@@ -170,12 +170,10 @@ export class Controller {
   }
 
   private async prompt(text: string): Promise<void> {
-    const { content, attached, problems } = await attachFiles(text, this.session.cwd);
+    // The files attached are named under the prompt, from its event (transcript.ts).
+    const { content, problems } = await attachFiles(text, this.session.cwd);
     for (const problem of problems) {
       this.view?.note(problem, "error");
-    }
-    if (attached.length > 0) {
-      this.view?.note(`attached ${attached.join(", ")}`);
     }
     const full = [...this.context, content].join("\n\n");
     this.context = [];
@@ -235,7 +233,6 @@ export class Controller {
     const controller = new AbortController();
     this.shell = controller;
     this.setBusy(Date.now());
-    this.view?.note(`$ ${command}`, "plain");
     try {
       // The user's own command, through the host's runner in the host's command environment.
       const place = {
@@ -244,7 +241,7 @@ export class Controller {
         sessionDirectory: this.session.directory,
         secrets: this.host.secrets,
       };
-      const run = this.view?.shellRun();
+      const run = this.view?.shellRun(command);
       const result = await runShellCommand(command, place, controller.signal, (output) =>
         run?.progress(output),
       );

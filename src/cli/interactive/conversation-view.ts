@@ -19,8 +19,8 @@ export interface ConversationView {
   confirm(lines: readonly string[]): Promise<boolean>;
   /** @returns the chosen session id, or `undefined` when dismissed. */
   pickSession(sessions: readonly SessionSummary[], title: string): Promise<string | undefined>;
-  /** A `!command` starts (its `$ command` line is drawn): the view of its output. */
-  shellRun(): ShellRunView;
+  /** A `!command` starts: draws its `$ command` line; @returns the view of its output. */
+  shellRun(command: string): ShellRunView;
 }
 
 /** A running `!command`'s output on a face. */

@@ -2,6 +2,7 @@ import { createInterface } from "node:readline";
 import type { PermissionReply } from "../../permissions/permission-decision.js";
 import type { SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
+import { attachedFilesLine } from "../../session/prompt-attachments.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { LiveCommandOutput, OutputFollower } from "../output-follower.js";
 import {
@@ -161,7 +162,14 @@ function plainView(
     // reopen is this one.
     history: (events) =>
       stdout.write(renderConversation(events, { startLine: false, openNow: true })),
-    show: renderer.handle,
+    show: (event) => {
+      renderer.handle(event);
+      // The `@file`s a prompt attached, named under the line it was typed on.
+      const files = event.type === "user.message" ? attachedFilesLine(event.data) : undefined;
+      if (files !== undefined) {
+        note(files);
+      }
+    },
     note,
     clear: () => undefined,
     statusChanged: () => undefined,
@@ -169,7 +177,10 @@ function plainView(
     confirm: async (question) =>
       /^(y|yes)$/i.test(((await lines.answer(`${question.join("\n")} [y/N] `)) ?? "").trim()),
     pickSession,
-    shellRun: () => shellLines(note),
+    shellRun: (command) => {
+      note(`$ ${command}`);
+      return shellLines(note);
+    },
   };
 }
 

@@ -2,7 +2,7 @@ import { appendFile, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { plainText } from "../../events/errors.js";
 import type { SecretValue } from "../../events/secrets.js";
-import { attachedFileBlock } from "../../session/prompt-attachments.js";
+import { attachedFileBlock, ranEnding } from "../../session/prompt-attachments.js";
 import type { CommandSetup } from "../../tools/command-runner.js";
 
 /** Entries of input history kept across sessions. */
@@ -158,11 +158,10 @@ export function shellEnding(result: ShellResult): string {
   }
 }
 
-/** The line under a `!command` that ended: how, and what goes to the model with the next prompt. */
+/**
+ * The line under a `!command` that ended: how, and what goes to the model with the next prompt,
+ * in the words a reopened session shows it with (session/prompt-attachments.ts `ranEnding`).
+ */
 export function shellNote(result: ShellResult): string {
-  const sent =
-    result.output.trim() === ""
-      ? "no output; the model is told so"
-      : "the output goes to the model";
-  return `${shellEnding(result)} · ${sent} with your next prompt`;
+  return ranEnding({ ending: shellEnding(result), output: result.output });
 }

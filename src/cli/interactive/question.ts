@@ -37,6 +37,13 @@ export interface BoundQuestion extends Component {
   take(data: string): string[] | undefined;
   /** Set while the input box holds text and has the keys: the question says how to answer. */
   waiting: boolean;
+  /**
+   * The keys for the status line as things stand (`y/n or ↑/↓ select · Enter confirms`; the
+   * input box's Enter while it has them), Esc apart: see {@link escapeKey}.
+   */
+  statusKeys(): string;
+  /** What Esc does at the question while no prompt runs (`Esc no`). */
+  readonly escapeKey: string;
 }
 
 /**
@@ -87,6 +94,13 @@ class ChoiceKeys {
     return undefined;
   }
 
+  /** See {@link BoundQuestion.statusKeys}. */
+  statusKeys(waiting: boolean): string {
+    return waiting
+      ? "Enter sends your message"
+      : `${this.keys.join("/")} or ↑/↓ select · Enter confirms`;
+  }
+
   /**
    * The line under the choices, saying who has the keys: the input box (`waiting`), or the
    * question with its selection (`chosen`, the selected choice's words) or none yet.
@@ -120,6 +134,7 @@ const PASTE_START = "\u001b[200~";
  */
 export class PermissionQuestion implements BoundQuestion {
   waiting = false;
+  readonly escapeKey = "Esc cancels the prompt";
   /** Set once the user confirmed `t`: the reason being typed. */
   private reason: Input | undefined;
   private answered = false;
@@ -143,6 +158,12 @@ export class PermissionQuestion implements BoundQuestion {
 
   handleInput(data: string): void {
     this.take(data);
+  }
+
+  statusKeys(): string {
+    return this.reason === undefined
+      ? this.choices.statusKeys(this.waiting)
+      : "type the reason · Enter sends it";
   }
 
   take(data: string): string[] | undefined {
@@ -206,6 +227,7 @@ export class PermissionQuestion implements BoundQuestion {
  */
 export class YesNoQuestion implements BoundQuestion {
   waiting = false;
+  readonly escapeKey = "Esc no";
   private answered = false;
   private readonly choices: ChoiceKeys;
 
@@ -228,6 +250,10 @@ export class YesNoQuestion implements BoundQuestion {
 
   take(data: string): string[] | undefined {
     return this.answered ? undefined : this.choices.take(data);
+  }
+
+  statusKeys(): string {
+    return this.choices.statusKeys(this.waiting);
   }
 
   render(width: number): string[] {

@@ -109,7 +109,8 @@ export class ScreenView implements ConversationView {
    * {@link BoundQuestion}): the input box has them while it holds text (a question that appears
    * while a message is being written waits for it to be sent or cleared), the question
    * otherwise, and a key it does not take as an answer goes, with the choice keys before it, to
-   * the input box. The question's last line says which of them has the keys. Esc refuses the
+   * the input box. The question's last line says which of them has the keys, and the status line
+   * shows the keys of the one that has them (status-line.ts). Esc refuses the
    * question even while the input box has the keys, and leaves its text there (unless it closes
    * the box's completion list). Esc and Ctrl-C while a prompt runs are the face's before either
    * (terminal-face.ts).
@@ -125,8 +126,9 @@ export class ScreenView implements ConversationView {
       }
       question.waiting = editor.getText() !== "";
       screen.tui.setFocus(question.waiting ? editor : question);
+      screen.setModalKeys(question.statusKeys(), question.escapeKey);
     };
-    screen.openModal(question);
+    screen.openModal(question, question.statusKeys(), question.escapeKey);
     giveKeys();
     const stop = screen.tui.addInputListener((data) => {
       if (isKeyRelease(data)) {
@@ -164,8 +166,8 @@ export class ScreenView implements ConversationView {
     return this.screen.pickSession(sessions, title);
   }
 
-  shellRun(): ShellRunView {
-    const run = this.transcript.shellRun();
+  shellRun(command: string): ShellRunView {
+    const run = this.transcript.shellRun(command);
     this.screen.render();
     return {
       progress: (output) => {

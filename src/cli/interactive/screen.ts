@@ -4,19 +4,14 @@ import {
   type Component,
   Container,
   type Editor,
-  matchesKey,
   ProcessTerminal,
-  type SelectItem,
-  SelectList,
   type Terminal,
-  Text,
   TUI,
   truncateToWidth,
   visibleWidth,
 } from "@mariozechner/pi-tui";
-import { age } from "../../session/age.js";
 import type { CommandDefinition } from "../../session/commands.js";
-import { type SessionSummary, summaryLine } from "../../session/session-store.js";
+import type { SessionSummary } from "../../session/session-store.js";
 import { gatherPastes, PromptCompletion, PromptEditor } from "./completion.js";
 import { renderRowsInto, ScrolledRows } from "./scrolled-rows.js";
 import { StatusLine, type StatusState } from "./status-line.js";
@@ -134,9 +129,12 @@ export class Screen {
     return this.modal !== undefined;
   }
 
-  /** Shows `component` above the input box, its `keys` in the status line, until {@link closeModal}. */
-  openModal(component: Component, keys?: string): void {
-    Object.assign(this.status.state, keys === undefined ? {} : { modalKeys: keys });
+  /**
+   * Shows `component` above the input box, its `keys` and what Esc does there (`escapeKey`) in the
+   * status line (status-line.ts), until {@link closeModal}.
+   */
+  openModal(component: Component, keys: string, escapeKey: string): void {
+    this.setModalKeys(keys, escapeKey);
     this.slot.clear();
     this.slot.addChild(component);
     this.modal = component;
@@ -144,8 +142,14 @@ export class Screen {
     this.render();
   }
 
+  /** The open question's keys changed (the input box took them, or gave them back). */
+  setModalKeys(keys: string, escapeKey: string): void {
+    Object.assign(this.status.state, { modalKeys: keys, modalEscape: escapeKey });
+  }
+
   closeModal(): void {
     delete this.status.state.modalKeys;
+    delete this.status.state.modalEscape;
     this.slot.clear();
     this.modal = undefined;
     this.tui.setFocus(this.editor);
@@ -153,117 +157,21 @@ export class Screen {
   }
 
   /**
-   * A picker of sessions, newest first, one row each as `/sessions` lists them: short id, age (a
-   * column as wide as the widest, before the prompt so that no width of terminal and no length
-   * of prompt hides it), first prompt; a row longer than the terminal is cut at its edge.
-   * Typing filters it (every word typed must appear in the id or the first prompt, case
-   * ignored), Backspace widens it again.
-   * @returns the chosen session's id, or `undefined` when dismissed with Esc.
+   * A picker of sessions (session-picker.ts, loaded when first needed), its keys in the status
+   * line. @returns the chosen session's id, or `undefined` when dismissed with Esc.
    */
-  pickSession(sessions: readonly SessionSummary[], title: string): Promise<string | undefined> {
+  async pickSession(
+    sessions: readonly SessionSummary[],
+    title: string,
+  ): Promise<string | undefined> {
+    const { sessionPicker } = await import("./session-picker.js");
     return new Promise((resolve) => {
-      const ages = sessions.map((summary) => age(summary.lastActivity));
-      const ageWidth = Math.max(0, ...ages.map((text) => text.length));
-      const rows: PickerRow[] = sessions.map((summary, index) => {
-        const prompt = summaryLine(summary);
-        const label = `${summary.sessionId.slice(0, 8)}  ${(ages[index] ?? "").padEnd(ageWidth)}  ${prompt}`;
-        return {
-          item: { value: summary.sessionId, label },
-          searched: `${summary.sessionId} ${prompt}`,
-        };
-      });
-      const done = (sessionId: string | undefined) => {
+      const picker = sessionPicker(sessions, this.theme, title, (sessionId) => {
         this.closeModal();
         resolve(sessionId);
-      };
-      const picker = new Picker(
-        rows,
-        this.theme,
-        `${title} (type to filter, ↑/↓, Enter opens, Esc cancels)`,
-        {
-          select: (item) => done(item.value),
-          cancel: () => done(undefined),
-        },
-      );
-      this.openModal(picker, "type to filter · ↑/↓ choose · Enter opens · Esc cancels");
+      });
+      this.openModal(picker, "type to filter · ↑/↓ choose · Enter opens", "Esc cancels");
     });
-  }
-}
-
-/** A picker's row: what it shows, and the text typed words are looked for in (lower case). */
-interface PickerRow {
-  item: SelectItem;
-  searched: string;
-}
-
-/** How many sessions the picker shows at once. */
-const PICKER_ROWS = 10;
-
-/**
- * A title, the filter typed so far and a list that takes the keys; typing narrows the list. A
- * filter that matches no row says "No matching sessions" (pi-tui's list would say "No matching
- * commands").
- */
-class Picker extends Container {
-  private query = "";
-  private list: SelectList;
-  private shown = 0;
-  private readonly heading: Text;
-  private readonly noMatch: Text;
-
-  constructor(
-    private readonly rows: readonly PickerRow[],
-    private readonly theme: Theme,
-    private readonly title: string,
-    private readonly on: { select: (item: SelectItem) => void; cancel: () => void },
-  ) {
-    super();
-    this.heading = new Text("", 0, 0);
-    this.noMatch = new Text(theme.selectList.noMatch("  No matching sessions"), 0, 0);
-    this.list = this.createList();
-    this.refresh();
-  }
-
-  handleInput(data: string): void {
-    if (matchesKey(data, "backspace")) {
-      this.query = [...this.query].slice(0, -1).join("");
-    } else if (isPrintable(data)) {
-      this.query += data;
-    } else {
-      this.list.handleInput(data);
-      return;
-    }
-    this.list = this.createList();
-    this.refresh();
-  }
-
-  private createList(): SelectList {
-    const words = this.query
-      .toLowerCase()
-      .split(/\s+/)
-      .filter((word) => word !== "");
-    const shown = this.rows
-      .filter((row) => words.every((word) => row.searched.toLowerCase().includes(word)))
-      .map((row) => row.item);
-    this.shown = shown.length;
-    // No descriptions: a row is one label, cut at the terminal's edge.
-    const list = new SelectList(
-      shown,
-      Math.min(PICKER_ROWS, Math.max(1, shown.length)),
-      this.theme.selectList,
-    );
-    list.onSelect = this.on.select;
-    list.onCancel = this.on.cancel;
-    return list;
-  }
-
-  private refresh(): void {
-    const filter = this.query === "" ? "" : `\nfilter: ${this.query}`;
-    this.heading.setText(this.theme.bold(this.title) + filter);
-    this.clear();
-    this.addChild(this.heading);
-    this.addChild(this.shown === 0 ? this.noMatch : this.list);
-    this.invalidate();
   }
 }
 

@@ -16,8 +16,13 @@ export interface StatusState {
   busySince?: number;
   /** A one-off hint replacing the key help until the next input (e.g. "Ctrl-C again to exit"). */
   hint?: string;
-  /** The keys of a picker that is open, shown instead of the input box's while it is. */
+  /**
+   * The keys of a question or picker that is open (`y/n or ↑/↓ select · Enter confirms`), shown
+   * instead of the input box's while it is, with `modalEscape` after them.
+   */
   modalKeys?: string;
+  /** What Esc does there while no prompt runs (`Esc no`); while one runs, Esc cancels it. */
+  modalEscape?: string;
 }
 
 const KEYS = "Enter send · Ctrl-J newline · / commands · @ file · ! shell · Ctrl-D exit";
@@ -56,11 +61,7 @@ export class StatusLine implements Component {
       });
     }
     const { theme, state } = this;
-    const left =
-      state.hint ??
-      (state.busySince === undefined
-        ? (state.modalKeys ?? KEYS)
-        : `working ${((Date.now() - state.busySince) / 1000).toFixed(0)}s · Esc cancels`);
+    const left = state.hint ?? activity(state);
     const painted =
       state.busySince === undefined && state.hint === undefined ? theme.dim : theme.accent;
     const right = this.fittingRight(width);
@@ -99,6 +100,23 @@ export class StatusLine implements Component {
       ...(usage.costKnown ? [formatCost(usage.cost)] : []),
     ].join(" · ");
   }
+}
+
+/**
+ * The left part when no hint is shown: `working 3s` while a prompt runs, then the keys of what has
+ * them (an open question's or picker's, else the input box's), then what Esc does: while a prompt
+ * runs it cancels it, whatever is open (terminal-face.ts takes Esc before a question sees it).
+ */
+function activity(state: StatusState): string {
+  const working =
+    state.busySince === undefined
+      ? undefined
+      : `working ${((Date.now() - state.busySince) / 1000).toFixed(0)}s`;
+  if (state.modalKeys !== undefined) {
+    const escapeKey = working === undefined ? (state.modalEscape ?? "Esc cancels") : "Esc cancels";
+    return [...(working === undefined ? [] : [working]), state.modalKeys, escapeKey].join(" · ");
+  }
+  return working === undefined ? KEYS : `${working} · Esc cancels`;
 }
 
 function contextText(tokens: number | undefined, window: number | undefined): string {

@@ -2,7 +2,7 @@ import { Container, Spacer, Text, wrapTextWithAnsi } from "@mariozechner/pi-tui"
 import { retryNote, terminalText } from "../../events/errors.js";
 import { isSdkAppEvent } from "../../events/event-categories.js";
 import type { SessionEvent, SessionEventOf, UserMessageData } from "../../events/events.js";
-import { givenPrompt, ranLines } from "../../session/prompt-attachments.js";
+import { attachedFilesLine, givenPrompt, ranEnding } from "../../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
 import { mcpStatusNotice } from "../../tools/mcp/servers.js";
 import { abortNote, alwaysRuleNote, compactionNote } from "../event-notes.js";
@@ -53,10 +53,12 @@ export class Transcript extends Container {
   }
 
   /**
-   * A `!command` runs (its `$ command` line drawn above): its output's last lines, redrawn as
-   * they come as a running call's are; once it ends, all of its output in their place.
+   * A `!command` runs: a blank row and its `$ command` line, as a reopened session draws it
+   * ({@link userMessage}), then its output's last lines, redrawn as they come as a running call's
+   * are; once it ends, all of its output in their place.
    */
-  shellRun(): ShellRunView {
+  shellRun(command: string): ShellRunView {
+    this.shellHeading(command);
     const live = new LiveOutputLines(this.theme);
     this.addChild(live);
     return {
@@ -70,9 +72,16 @@ export class Transcript extends Container {
     };
   }
 
+  /** The first rows of a `!command`, live or reopened: a blank row, then `$ command`. */
+  private shellHeading(command: string): void {
+    this.addChild(new Spacer(1));
+    this.note(`$ ${command}`, "plain");
+  }
+
   /**
-   * Draws one session event; `replayed` when it is the log of a reopened session read back (a
-   * prompt's `!command`s are drawn with it then, as they were drawn when they ran).
+   * Draws one session event; `replayed` when it is the log of a reopened session read back: what
+   * the face drew live from what was typed is drawn from the log then, as it was drawn (a
+   * prompt's `!command`s, before it; a `/compact`'s heading, before its outcome).
    */
   handle(event: SessionEvent, replayed = false): void {
     const change = this.fold.apply(event);
@@ -129,7 +138,7 @@ export class Transcript extends Container {
       case "hook.end":
         return;
       default:
-        this.notice(event);
+        this.notice(event, replayed);
     }
   }
 
@@ -147,8 +156,8 @@ export class Transcript extends Container {
     }
   }
 
-  /** Events shown as one note each. */
-  private notice(event: NoticeEvent): void {
+  /** Events shown as one note each (a replayed `/compact`, with its heading). */
+  private notice(event: NoticeEvent, replayed: boolean): void {
     switch (event.type) {
       case "session.mcp_server_status_changed": {
         // In every face's words (tools/mcp/servers.ts); the session's log line is left out here.
@@ -185,7 +194,7 @@ export class Transcript extends Container {
         }
         return;
       case "session.compaction_complete":
-        this.compacted(event.data);
+        this.compacted(event.data, replayed);
         return;
       case "session.instructions_loaded":
         if (event.data.files.length > 0) {
@@ -197,8 +206,19 @@ export class Transcript extends Container {
     }
   }
 
-  private compacted(data: SessionEventOf<"session.compaction_complete">["data"]): void {
-    // As the -p face says it (event-notes.ts): one dim line, or the failure.
+  /**
+   * A compaction's outcome, as the -p face says it (event-notes.ts): one dim line, or the failure.
+   * A `/compact` of a reopened session is headed by the command, as the controller headed it
+   * when it was typed (controller.ts `commandNote`: a blank row, then the command, dim).
+   */
+  private compacted(
+    data: SessionEventOf<"session.compaction_complete">["data"],
+    replayed: boolean,
+  ): void {
+    if (replayed && data.trigger === "manual") {
+      const instructions = data.customInstructions?.trim() ?? "";
+      this.note(`\n/compact${instructions === "" ? "" : ` ${instructions}`}`);
+    }
     const { text, failed } = compactionNote(data);
     this.note(text, failed ? "error" : "dim");
   }
@@ -240,9 +260,10 @@ export class Transcript extends Container {
   }
 
   /**
-   * A prompt as it was given: the `!command`s before it (session/prompt-attachments.ts) were
-   * drawn when they ran, so only a replayed log draws them here, as they were then; the model's
-   * copy of their output is not shown.
+   * A prompt as it was given, then the line naming the `@file`s it attached (dim, under it). The
+   * `!command`s before it (session/prompt-attachments.ts) were drawn when they ran, so only a
+   * replayed log draws them here, as they were then; the model's copy of their output and of the
+   * files is not shown.
    */
   private userMessage(data: UserMessageData, replayed: boolean): void {
     this.streaming = undefined;
@@ -252,9 +273,11 @@ export class Transcript extends Container {
     }
     const { runs, text, attached } = givenPrompt(data);
     for (const run of replayed ? runs : []) {
-      const lines = ranLines(run);
-      this.note(lines.slice(0, -1).join("\n"), "plain");
-      this.note(lines.at(-1) ?? "");
+      this.shellHeading(run.command);
+      if (run.output !== "") {
+        this.note(run.output, "plain");
+      }
+      this.note(ranEnding(run));
     }
     this.addChild(new Spacer(1));
     const lines = [...terminalText(text).split("\n"), ...attached.map(terminalText)];
@@ -267,6 +290,10 @@ export class Transcript extends Container {
       render: (width: number) => promptRows(shown, width).map(paint),
       invalidate: () => undefined,
     });
+    const files = attachedFilesLine(data);
+    if (files !== undefined) {
+      this.note(files);
+    }
   }
 
   private delta(messageId: string, text: string): void {
