@@ -141,10 +141,7 @@ export class SandboxedRunner implements CommandRunner {
       leading: leadingEntries(snapshot),
       configuredPlaces: git.configuredPlaces,
       undo: async () => {
-        const after = this.walk.entriesOf(realRoots, {
-          unwalked: before.unwalked,
-          limit: Number.POSITIVE_INFINITY,
-        });
+        const after = this.walk.entriesOf(realRoots, { after: true });
         const configurationUndone = await undoConfigurationChanges(snapshot, after.nested);
         const gitUndone = await undoGitChanges(git, realRoots, after.git);
         return configurationUndone ?? gitUndone;

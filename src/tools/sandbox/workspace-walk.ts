@@ -1,5 +1,4 @@
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
-import { join } from "node:path";
 import { NESTED_CONFIGURATION } from "./policy.js";
 
 /**
@@ -12,11 +11,11 @@ export const GIT_SEARCH_DEPTH = 2;
 
 /**
  * How many folders one walk lists at most, over all writable roots, shallowest first: each costs
- * one `lstat` a command while it is unchanged (some 2 µs), a listing when it changed. Folders past
+ * one `lstat` a walk while it is unchanged, a listing when it changed (bench/notes/sandbox31.md). Folders past
  * it are not entered (README, "Sandbox": tool configuration there stays writable); this
  * repository has some 70 besides `node_modules`.
  */
-export const WALK_FOLDER_LIMIT = 10_000;
+export const WALK_FOLDER_LIMIT = 2_000;
 
 /**
  * Folders the walk does not enter: npm's packages (thousands of folders, and a package's own
@@ -45,8 +44,6 @@ export interface WorkspaceEntries {
    * roots' own are not in it: configuration-chain.ts keeps those.
    */
   nested: string[];
-  /** Folders the walk did not enter, {@link WALK_FOLDER_LIMIT} being reached. */
-  unwalked: string[];
 }
 
 /** One folder's listing as the walk keeps it, with what the folder was when it was read. */
@@ -72,39 +69,44 @@ export class WorkspaceWalk {
   private listings = new Map<string, Listing>();
 
   /**
-   * The {@link WorkspaceEntries} of `roots` (real paths), breadth first and in name order, at most `limit` folders
-   * (default {@link WALK_FOLDER_LIMIT}). The check after a command passes the `unwalked` folders
-   * of the walk before it, which are not entered, and no limit: it covers what the mounts before
-   * the command did, and every folder made since, however many the command made.
+   * The {@link WorkspaceEntries} of `roots` (real paths), breadth first and in name order, at most
+   * {@link WALK_FOLDER_LIMIT} folders. With `after` (the check after a command) there is no limit:
+   * the walk enters the folders the walk before it entered and every folder made since, however
+   * many the command made, never one the walk before left out for the limit.
    */
   entriesOf(
     roots: readonly string[],
-    { unwalked = [], limit = WALK_FOLDER_LIMIT }: { unwalked?: readonly string[]; limit?: number } = {},
+    { after = false }: { after?: boolean } = {},
   ): WorkspaceEntries {
-    const entries: WorkspaceEntries = { git: [], nested: [], unwalked: [] };
-    const skipped = new Set(unwalked);
+    const entries: WorkspaceEntries = { git: [], nested: [] };
+    const before = this.listings;
     const seen = new Map<string, Listing>();
     const queue = roots.map((path) => ({ path, depth: 0 }));
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    // An index, not `shift()`, which moves the whole queue each time.
+    for (let index = 0, next = queue[0]; next !== undefined; next = queue[++index]) {
       const { path, depth } = next;
       if (seen.has(path)) {
         continue;
       }
-      if (seen.size >= limit) {
-        entries.unwalked.push(path);
-        continue;
-      }
-      const listing = this.listingOf(path);
+      const kept = before.get(path);
+      const listing = this.listingOf(path, kept);
       seen.set(path, listing);
+      // Paths by concatenation: a `join` per folder was most of a walk's time.
+      const prefix = path === "/" ? "/" : `${path}/`;
       if (listing.git && depth <= GIT_SEARCH_DEPTH) {
-        entries.git.push(join(path, ".git"));
+        entries.git.push(`${prefix}.git`);
       }
       if (depth > 0) {
-        entries.nested.push(...listing.configuration.map((name) => join(path, name)));
+        entries.nested.push(...listing.configuration.map((name) => `${prefix}${name}`));
       }
+      // After a command, a folder listed before and not entered was past the limit.
+      const listedBefore = !after || kept === undefined ? undefined : new Set(kept.folders);
       for (const folder of listing.folders) {
-        const child = join(path, folder);
-        if (!skipped.has(child)) {
+        const child = `${prefix}${folder}`;
+        const enter = after
+          ? before.has(child) || listedBefore?.has(folder) !== true
+          : queue.length < WALK_FOLDER_LIMIT;
+        if (enter) {
           queue.push({ path: child, depth: depth + 1 });
         }
       }
@@ -113,16 +115,15 @@ export class WorkspaceWalk {
     return entries;
   }
 
-  /** The listing of `folder`: the one kept when the folder is unchanged, else read now. */
-  private listingOf(folder: string): Listing {
+  /** The listing of `folder`: `kept` when the folder is unchanged since, else read now. */
+  private listingOf(folder: string, kept: Listing | undefined): Listing {
     const startedAt = Date.now();
     const stats = lstatOf(folder);
     if (stats === undefined || !stats.isDirectory()) {
       return { stamp: "", settled: false, folders: [], git: false, configuration: [] };
     }
     const stamp = `${stats.dev}:${stats.ino}:${stats.ctimeMs}`;
-    const kept = this.listings.get(folder);
-    if (kept !== undefined && kept.settled && kept.stamp === stamp) {
+    if (kept?.settled === true && kept.stamp === stamp) {
       return kept;
     }
     const listing: Listing = {

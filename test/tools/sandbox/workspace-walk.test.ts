@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { sandboxWrap } from "../../../src/tools/sandbox/index.js";
-import { WorkspaceWalk } from "../../../src/tools/sandbox/workspace-walk.js";
+import { WALK_FOLDER_LIMIT, WorkspaceWalk } from "../../../src/tools/sandbox/workspace-walk.js";
 
 // The walk that finds the workspace's `.git` entries and its folders' tool configuration
 // (src/tools/sandbox/workspace-walk.ts): every folder down, kept from one walk to the next while
@@ -36,14 +36,9 @@ const inWorkspace = (paths: readonly string[]) =>
 it("finds tool configuration at any depth and .git two folders down, not in node_modules nor through a link", async () => {
   const walk = new WorkspaceWalk();
   const found = walk.entriesOf([workspace]);
-  expect({
-    git: inWorkspace(found.git),
-    nested: inWorkspace(found.nested),
-    unwalked: found.unwalked,
-  }).toEqual({
+  expect({ git: inWorkspace(found.git), nested: inWorkspace(found.nested) }).toEqual({
     git: ["org/repo/.git"],
     nested: ["a/b/.npmrc", "a/b/c/.envrc", "x/y/.vscode"],
-    unwalked: [],
   });
   // What a later walk finds after a change four folders down, and after one is removed.
   await mkdir(join(workspace, "a", "b", "c", "g"));
@@ -56,21 +51,20 @@ it("finds tool configuration at any depth and .git two folders down, not in node
   ]);
 });
 
-it("past its limit leaves folders unwalked; the walk after a command skips only those, entering every folder made since", async () => {
+it("enters at most WALK_FOLDER_LIMIT folders before a command; the walk after it enters those and every folder made since", async () => {
+  // Breadth first, in name order: `wide`'s folders fill the limit, so `x/y` and `a/b/c`, one level
+  // deeper, are past it (their tool configuration stays writable: README, "Sandbox").
+  for (let index = 0; index <= WALK_FOLDER_LIMIT; index++) {
+    await mkdir(join(workspace, `wide/f${String(index).padStart(4, "0")}`), { recursive: true });
+  }
   const walk = new WorkspaceWalk();
-  const before = walk.entriesOf([workspace], { limit: 4 });
-  // Breadth first, in name order: the workspace, a, d and org are listed.
-  expect(inWorkspace(before.unwalked)).toEqual(["a/b", "d/e", "org/repo", "x"]);
+  const before = walk.entriesOf([workspace]);
+  expect(inWorkspace(before.nested)).toEqual(["a/b/.npmrc"]);
   await mkdir(join(workspace, "new", "deep", "er"), { recursive: true });
   await writeFile(join(workspace, "new", "deep", "er", ".envrc"), "x\n");
-  const after = walk.entriesOf([workspace], {
-    unwalked: before.unwalked,
-    limit: Number.POSITIVE_INFINITY,
-  });
-  expect({ nested: inWorkspace(after.nested), unwalked: after.unwalked }).toEqual({
-    nested: ["new/deep/er/.envrc"],
-    unwalked: [],
-  });
+  await writeFile(join(workspace, "x", "y", ".npmrc"), "x\n");
+  const after = walk.entriesOf([workspace], { after: true });
+  expect(inWorkspace(after.nested)).toEqual(["a/b/.npmrc", "new/deep/er/.envrc"]);
 });
 
 it("mounts the tool configuration at any depth read-only over itself, and no folder above it", () => {
