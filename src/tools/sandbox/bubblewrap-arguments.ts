@@ -2,12 +2,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { API_KEY_VARIABLES } from "../../llm/models.js";
 import { configurationMounts, configuredPlacesIn } from "./configuration-chain.js";
 import { gitUserOf } from "./configured-places.js";
-import {
-  gitFolderBinds,
-  gitProtection,
-  gitReadOnlyMounts,
-  workspaceEntriesOf,
-} from "./git-folders.js";
+import { gitFolderBinds, gitProtection, gitReadOnlyMounts } from "./git-folders.js";
 import {
   DEFAULT_HIDDEN_PATHS,
   DEFAULT_HIDDEN_SOCKETS,
@@ -17,6 +12,7 @@ import {
 } from "./policy.js";
 import { isInside, RealPaths } from "./real-paths.js";
 import { unixSocketFilter } from "./unix-socket-filter.js";
+import { type WorkspaceEntries, WorkspaceWalk } from "./workspace-walk.js";
 
 /**
  * The namespaces and privileges of every sandboxed command (bubblewrap ≥ 0.8.0, bwrap(1)): its
@@ -81,7 +77,8 @@ function cacheEnvironment(home: string, writableRoots: readonly string[]): strin
  * that holds them, e.g. a cwd of `/`; `/tmp` and `/dev/shm` capped at policy.ts `DEFAULT_TMPFS_SIZE_MIB`
  * unless the settings say otherwise); the roots inside `/tmp` (read-only under `read-only`);
  * what each root's `.turnloop`, `.mcp.json` and the rest of policy.ts `LATER_RUN_CONFIGURATION`
- * resolve through, and the tool configuration in its folders (`pkg/.npmrc`), read-only
+ * resolve through, and the tool configuration in its folders at any depth (`pkg/.npmrc`,
+ * `a/b/c/.vscode`: workspace-walk.ts `WorkspaceWalk`), read-only
  * (configuration-chain.ts `configurationMounts`) between the git folders of each root bound over
  * themselves and their `hooks`, `config` and `.git` files read-only (git-folders.ts
  * `gitProtection`: also those in a root's folders) and the hooks folders and config files their
@@ -132,12 +129,17 @@ function unixSocketFiltering(settings: SandboxSettings): {
   return { args: ["--seccomp", "3"], inputs: [filter] };
 }
 
-/** {@link bubblewrapArguments} with the places they hide and the real cwd. */
+/**
+ * {@link bubblewrapArguments} with the places they hide and the real cwd; `walked` is what a walk
+ * of the writable roots found just before (the runner's, which its guards read too), else they
+ * are walked now.
+ */
 export function bubblewrapInvocation(
   policy: Exclude<SandboxPolicy, "danger-full-access">,
   settings: SandboxSettings,
   command: string,
   paths: RealPaths = new RealPaths(),
+  walked?: WorkspaceEntries,
 ): BubblewrapInvocation {
   const realPathOf = (path: string) => paths.resolve(path)?.real;
   const cwd = realPathOf(settings.cwd) ?? resolve(settings.cwd);
@@ -149,7 +151,7 @@ export function bubblewrapInvocation(
     settings.temporaryDirectory === undefined ? undefined : realPathOf(settings.temporaryDirectory);
   const bind = (root: string) => ["--bind", root, root];
   const inTemporary = (root: string) => isInside(root, "/tmp");
-  const found = workspaceEntriesOf(writableRoots);
+  const found = walked ?? new WorkspaceWalk().entriesOf(writableRoots);
   const git = gitProtection(writableRoots, found.git);
   const user = gitUserOf(settings.home, settings.configHome, cwd);
   const configured = configuredPlacesIn(writableRoots, found.git, user, paths);

@@ -57,11 +57,12 @@ export function configurationChains(
 }
 
 /**
- * The chains of policy.ts `NESTED_CONFIGURATION` places found in the roots' folders (`pkg/.npmrc`:
- * git-folders.ts `workspaceEntriesOf`), each walked as a root's own with its folder taken for a
- * root: the place itself is mounted read-only over itself (its identity noted), or, a symbolic
- * link, put back when replaced, what it leads through in a root mounted read-only. One directly
- * in a root is left out: {@link rootChains} has it.
+ * The chains of policy.ts `NESTED_CONFIGURATION` places found in the roots' folders at any depth
+ * (`pkg/.npmrc`, `a/b/c/.envrc`: workspace-walk.ts `WorkspaceWalk`), each walked as a root's own
+ * with its folder and the folders between it and its root taken for roots (`a`, `a/b` stay
+ * writable): the place itself is mounted read-only over itself (its identity noted), or, a
+ * symbolic link, put back when replaced, what it leads through in a root mounted read-only. One
+ * directly in a root is left out: {@link rootChains} has it.
  */
 function nestedChains(
   roots: readonly string[],
@@ -73,8 +74,17 @@ function nestedChains(
     .map((path) => ({
       name: basename(path),
       path,
-      entries: rootEntries(path, [...roots, dirname(path)], folders),
+      entries: rootEntries(path, [...roots, ...foldersBetween(roots, dirname(path))], folders),
     }));
+}
+
+/** `folder` and the folders above it up to the root of `roots` that holds it, that root left out. */
+function foldersBetween(roots: readonly string[], folder: string): string[] {
+  const between: string[] = [];
+  for (let path = folder; !roots.includes(path) && path !== dirname(path); path = dirname(path)) {
+    between.push(path);
+  }
+  return between;
 }
 
 /** The chain of each of {@link LATER_RUN_CONFIGURATION} in each of `roots`. */

@@ -15,8 +15,8 @@ import { type LeadingEntry, protectedPlaceUndone } from "./protected-place-stops
  * (configuration-chain.ts `configurationMounts`), noted before the command runs: the chains,
  * whose `link` entries (the link itself lies in a writable root: it could be replaced) and
  * `missing` entries (a mount over a missing path would make it) the guard checks after it; and
- * the tool configuration in the roots' folders (`pkg/.npmrc`: git-folders.ts
- * `workspaceEntriesOf`), with their identities, since one the command makes there where there was
+ * the tool configuration in the roots' folders at any depth (`pkg/.npmrc`, `a/b/.npmrc`:
+ * workspace-walk.ts `WorkspaceWalk`), with their identities, since one the command makes there where there was
  * none cannot be mounted before it.
  */
 export interface ConfigurationSnapshot {
@@ -59,7 +59,7 @@ export function leadingEntries(snapshot: ConfigurationSnapshot): LeadingEntry[] 
 /**
  * Undoes what the command (whose processes all ended with it) changed of the chains of
  * `snapshot` (see {@link undoChainChanges}) and removes the tool configuration it made in the
- * roots' folders: each of `nestedAfter` (found after it, git-folders.ts `workspaceEntriesOf`)
+ * roots' folders: each of `nestedAfter` (found after it, workspace-walk.ts `WorkspaceWalk`)
  * that was not there before nor is one noted that the command moved there (`mv pkg pkg2`).
  * @returns why the command is reported stopped (protected-place-stops.ts `protectedPlaceUndone`), or
  * `undefined` when it changed none of them.

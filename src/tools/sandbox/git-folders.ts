@@ -7,26 +7,8 @@ import {
   realpathSync,
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { NESTED_CONFIGURATION } from "./policy.js";
 import { isInside, type RealPaths } from "./real-paths.js";
-
-/**
- * How many folders below a writable root a `.git` is looked for: 0 is the root itself, 1 finds
- * `sub/.git`, 2 finds `org/repo/.git` (a folder of checkouts: a trial planted a hook in
- * `org1/repoA/.git` that the user's later `git commit` ran). Each command lists the root and its
- * folders and `lstat`s `.git` in theirs, three times (its mounts, before, after), never entering
- * {@link SKIPPED_FOLDERS} nor a `.git` folder: on this repository that walk costs some 0.5 ms of
- * CPU against 0.25 ms at depth 1, where depth 3 (listing some 2,000 entries) cost 1.8 ms
- * (bench/notes/sandbox27.md). A `.git` deeper down (`a/b/c/.git`), or inside a skipped folder,
- * is neither protected nor removed.
- */
-export const GIT_SEARCH_DEPTH = 2;
-
-/**
- * Folders the search for `.git` does not enter: npm's packages (thousands of folders, and a
- * package's own `.git` is not one the user commits in).
- */
-const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(["node_modules"]);
+import { gitEntriesOf } from "./workspace-walk.js";
 
 /** How deep below `.git/modules` submodules' git folders are looked for (names may hold `/`). */
 const SUBMODULE_DEPTH = 4;
@@ -48,60 +30,8 @@ export const LOCATING_FILES: readonly string[] = ["config", "config.worktree", "
 export const WORKTREE_LOCATING_FILES: readonly string[] = [...LOCATING_FILES, "gitdir"];
 
 /**
- * The paths of the entries named `.git` (folders, files, symbolic links) in each of `roots`
- * (writable roots, real paths) and in the folders down to {@link GIT_SEARCH_DEPTH} below it;
- * symbolic links to folders are not followed, nor are `.git` folders and
- * {@link SKIPPED_FOLDERS} entered.
- */
-export function gitEntriesOf(roots: readonly string[]): string[] {
-  return workspaceEntriesOf(roots).git;
-}
-
-/**
- * What one walk of the writable roots finds: `git`, the {@link gitEntriesOf}; and `nested`, the
- * entries named as one of policy.ts `NESTED_CONFIGURATION` (`.npmrc`, `.vscode` …, whatever
- * they are) in the roots' folders (`pkg/.npmrc`, `sub/.vscode`), read from the listings the
- * search for `.git` makes anyway: one deeper (`packages/a/.envrc`) is not found, since that
- * level is not listed (one `lstat` of `.git` a folder there). The roots' own are not in
- * `nested`: configuration-chain.ts keeps those.
- */
-export function workspaceEntriesOf(roots: readonly string[]): { git: string[]; nested: string[] } {
-  const found = new Set<string>();
-  const nested = new Set<string>();
-  const visit = (folder: string, depth: number) => {
-    for (const entry of entriesOf(folder)) {
-      if (entry.name === ".git") {
-        found.add(join(folder, ".git"));
-        continue;
-      }
-      if (depth === 1 && NESTED_NAMES.has(entry.name)) {
-        nested.add(join(folder, entry.name));
-      }
-      // A symbolic link to a folder is not followed. Paths are made only for folders: most
-      // entries are files, and a `join` each was a third of the walk's time.
-      if (!entry.isDirectory() || SKIPPED_FOLDERS.has(entry.name)) {
-        continue;
-      }
-      const path = join(folder, entry.name);
-      if (depth + 1 < GIT_SEARCH_DEPTH) {
-        visit(path, depth + 1);
-      } else if (lstatOf(`${path}/.git`) !== undefined) {
-        // The deepest level: one lstat, not a whole listing (`path` is never `/` here).
-        found.add(`${path}/.git`);
-      }
-    }
-  };
-  for (const root of roots) {
-    visit(root, 0);
-  }
-  return { git: [...found], nested: [...nested] };
-}
-
-/** {@link NESTED_CONFIGURATION} as a set, for the walk's look-up of each name it lists. */
-const NESTED_NAMES: ReadonlySet<string> = new Set(NESTED_CONFIGURATION);
-
-/**
- * What the sandbox mounts for the `.git` entries of the writable roots ({@link gitEntriesOf}),
+ * What the sandbox mounts for the `.git` entries of the writable roots (workspace-walk.ts
+ * `WorkspaceWalk`),
  * so that nothing a command writes runs later outside the sandbox (a hook, `core.hooksPath`, an
  * alias, `core.fsmonitor`):
  * - `folders`: git folders (a `.git` folder, its submodules' `.git/modules/<name>`, the folder a

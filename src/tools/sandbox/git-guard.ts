@@ -3,14 +3,10 @@ import { rm } from "node:fs/promises";
 import { type ConfigurationChain, configuredPlacesIn } from "./configuration-chain.js";
 import { undoChainChanges } from "./configuration-guard.js";
 import type { ConfiguredPlace, GitUser } from "./configured-places.js";
-import {
-  gitEntriesOf,
-  gitProtection,
-  linkedGitPlaces,
-  missingLocatingFiles,
-} from "./git-folders.js";
+import { gitProtection, linkedGitPlaces, missingLocatingFiles } from "./git-folders.js";
 import { gitRepositoryUndone } from "./protected-place-stops.js";
 import { isInside, type RealPaths } from "./real-paths.js";
+import { gitEntriesOf } from "./workspace-walk.js";
 
 /**
  * What a command in a writable root could add that git runs later, outside the sandbox, where
@@ -29,7 +25,7 @@ import { isInside, type RealPaths } from "./real-paths.js";
  * the command runs.
  */
 export interface GitSnapshot {
-  /** The `.git` entries there were (git-folders.ts `gitEntriesOf`), each with its identity. */
+  /** The `.git` entries there were (workspace-walk.ts `gitEntriesOf`), each with its identity. */
   entries: ReadonlyMap<string, string>;
   /** The protected git folders there were (git-folders.ts `GitProtection` folders and worktrees). */
   folders: ReadonlyMap<string, string>;

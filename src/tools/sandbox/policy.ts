@@ -165,8 +165,8 @@ const TOOL_CONFIGURATION: readonly { place: string; why: (what: string) => strin
 /**
  * The places of {@link TOOL_CONFIGURATION}, which programs read in any folder they run or open in
  * (a package's own `pkg/.npmrc`, `sub/.vscode` opened as a folder of its own): the sandbox keeps
- * those in a writable root's folders too, not only the root's (git-folders.ts
- * `workspaceEntriesOf`, configuration-chain.ts, configuration-guard.ts).
+ * those in a writable root's folders too, at any depth (`packages/a/.npmrc`), not only the root's
+ * (workspace-walk.ts `WorkspaceWalk`, configuration-chain.ts, configuration-guard.ts).
  */
 export const NESTED_CONFIGURATION: readonly string[] = TOOL_CONFIGURATION.map(({ place }) => place);
 

@@ -9,7 +9,6 @@ import {
   undoConfigurationChanges,
 } from "./configuration-guard.js";
 import { type ConfiguredPlace, gitUserOf } from "./configured-places.js";
-import { workspaceEntriesOf } from "./git-folders.js";
 import { gitSnapshot, undoGitChanges } from "./git-guard.js";
 import {
   NO_NETWORK,
@@ -26,6 +25,7 @@ import {
   withLandingPaths,
 } from "./protected-place-stops.js";
 import { RealPaths } from "./real-paths.js";
+import { type WorkspaceEntries, WorkspaceWalk } from "./workspace-walk.js";
 
 /** A policy that confines (every one but `danger-full-access`). */
 export type ConfiningPolicy = Exclude<SandboxPolicy, "danger-full-access">;
@@ -38,7 +38,7 @@ export type ConfiningPolicy = Exclude<SandboxPolicy, "danger-full-access">;
  * {@link CommandResult.sandboxLimit}, as does one that changed what later runs read where the
  * mounts cannot stop it (`.turnloop`, `.mcp.json` in a writable root: made where nothing was, or
  * a symbolic link they lead through replaced; tool configuration made in a root's folder,
- * `pkg/.npmrc`; a `.git` made where there was none), which is undone
+ * `pkg/.npmrc`, `a/b/c/.vscode`; a `.git` made where there was none), which is undone
  * when the command ends (configuration-guard.ts, git-guard.ts).
  * A run whose bwrap failed before the command started, on a mount that came or went while it
  * set up, is run again ({@link failedInMountSetup}, at most {@link SETUP_RUNS} runs).
@@ -48,6 +48,8 @@ export class SandboxedRunner implements CommandRunner {
   readonly description: string;
   readonly stopDescription = "its process group was killed";
   private readonly paths = new RealPaths();
+  /** The walk of the writable roots, whose listings last while their folders are unchanged. */
+  private readonly walk = new WorkspaceWalk();
 
   /**
    * @param statusProgram tells which program's exit status a command returns
@@ -64,11 +66,15 @@ export class SandboxedRunner implements CommandRunner {
 
   async run(command: string, request: CommandRequest): Promise<CommandResult> {
     const file = this.settings.bwrapPath ?? "bwrap";
+    const roots = [request.cwd, ...(this.settings.additionalDirectories ?? [])];
+    const realRoots = roots.flatMap((root) => this.paths.resolve(root)?.real ?? []);
+    const guards = this.guardsOf(realRoots, request.cwd);
+    const found = guards.found;
     // The run's mounts, hidden places included, as the wrap made them: the judgement reads those.
     const spawned: { invocation?: BubblewrapInvocation; status: string } = { status: "" };
     const wrap = (line: string) => {
       const settings = { ...this.settings, cwd: request.cwd };
-      spawned.invocation = bubblewrapInvocation(this.policy, settings, line, this.paths);
+      spawned.invocation = bubblewrapInvocation(this.policy, settings, line, this.paths, found);
       const { args, inputs } = spawned.invocation;
       // bwrap(1): its status on the descriptor after the inputs', which tells whether the command ran.
       const status = ["--json-status-fd", String(3 + inputs.length)];
@@ -78,9 +84,6 @@ export class SandboxedRunner implements CommandRunner {
       return { file, args: [...status, ...args], inputs, onStatus };
     };
     const runner = new ProcessRunner({ wrap, description: this.description });
-    const roots = [request.cwd, ...(this.settings.additionalDirectories ?? [])];
-    const realRoots = roots.flatMap((root) => this.paths.resolve(root)?.real ?? []);
-    const guards = this.guardsOf(realRoots, request.cwd);
     let result = await runner.run(command, request);
     for (let run = 1; run < SETUP_RUNS && failedInMountSetup(result, spawned.status); run++) {
       result = await runner.run(command, request);
@@ -120,23 +123,25 @@ export class SandboxedRunner implements CommandRunner {
 
   /**
    * Under `workspace-write`, notes what the guards watch in `realRoots` before a command
-   * (configuration-guard.ts, git-guard.ts; one walk of the roots for both, git-folders.ts
-   * `workspaceEntriesOf`): what the judgement of its result reads of it, and `undo`, which undoes
-   * what the command changed of it once it ended (one more walk). Nothing under `read-only`.
+   * (configuration-guard.ts, git-guard.ts; one walk of the roots for both and for the mounts,
+   * workspace-walk.ts `WorkspaceWalk`): what the judgement of its result reads of it, and `undo`,
+   * which undoes what the command changed of it once it ended (one more walk, of the folders the
+   * first entered and those made since). Nothing under `read-only`.
    */
   private guardsOf(realRoots: readonly string[], cwd: string): WorkspaceGuards {
     if (this.policy !== "workspace-write") {
       return { leading: [], configuredPlaces: [], undo: async () => undefined };
     }
-    const before = workspaceEntriesOf(realRoots);
+    const before = this.walk.entriesOf(realRoots);
     const snapshot = configurationSnapshot(realRoots, before.nested);
     const user = gitUserOf(this.settings.home, this.settings.configHome, cwd);
     const git = gitSnapshot(realRoots, user, this.paths, before.git);
     return {
+      found: before,
       leading: leadingEntries(snapshot),
       configuredPlaces: git.configuredPlaces,
       undo: async () => {
-        const after = workspaceEntriesOf(realRoots);
+        const after = this.walk.entriesOf(realRoots, { after: true });
         const configurationUndone = await undoConfigurationChanges(snapshot, after.nested);
         const gitUndone = await undoGitChanges(git, realRoots, after.git);
         return configurationUndone ?? gitUndone;
@@ -147,6 +152,8 @@ export class SandboxedRunner implements CommandRunner {
 
 /** What {@link SandboxedRunner} guards of the writable roots for one command. */
 interface WorkspaceGuards {
+  /** What the walk before the command found, which the mounts read too (none: `read-only`). */
+  found?: WorkspaceEntries;
   /** Entries mounted read-only because a protected place leads through them. */
   leading: readonly LeadingEntry[];
   /** Hooks folders and config files a repository's config names (configured-places.ts). */
