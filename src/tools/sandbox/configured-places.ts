@@ -1,5 +1,5 @@
+import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { commonFolder, lstatOf, pointedFolder, readTextOf } from "./git-folders.js";
 import { isInside } from "./real-paths.js";
 
 /**
@@ -188,4 +188,45 @@ function configValue(raw: string): string {
     }
   }
   return value.trim();
+}
+
+/** The real path of the folder a `.git` file names (`gitdir: <path>`, relative to the file's folder). */
+export function pointedFolder(pointer: string): string | undefined {
+  const line = readTextOf(pointer)
+    ?.split("\n")[0]
+    ?.match(/^gitdir: (.+)$/)?.[1];
+  return line === undefined ? undefined : realFolderOf(resolve(dirname(pointer), line.trim()));
+}
+
+/** A linked worktree's main git folder: its `commondir` file, relative to `folder`. */
+export function commonFolder(folder: string): string | undefined {
+  const common = readTextOf(join(folder, "commondir"))?.trim();
+  return common === undefined || common === "" ? undefined : realFolderOf(resolve(folder, common));
+}
+
+/** The text of the file at `path`, or undefined when it cannot be read. */
+export function readTextOf(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function realFolderOf(path: string): string | undefined {
+  try {
+    const real = realpathSync(path);
+    return lstatOf(real)?.isDirectory() ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What `path` itself is (a link is not followed), or undefined when it is not there. */
+export function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }

@@ -1,12 +1,6 @@
-import {
-  type Dirent,
-  lstatSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-} from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { type Dirent, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { commonFolder, lstatOf, pointedFolder } from "./configured-places.js";
 import { isInside, type RealPaths } from "./real-paths.js";
 import { gitEntriesOf } from "./workspace-walk.js";
 
@@ -182,20 +176,6 @@ function hooksMounts(gitDirectory: string, paths: RealPaths): string[] {
     : ["--ro-bind", hooks, hooks];
 }
 
-/** The real path of the folder a `.git` file names (`gitdir: <path>`, relative to the file's folder). */
-export function pointedFolder(pointer: string): string | undefined {
-  const line = readTextOf(pointer)
-    ?.split("\n")[0]
-    ?.match(/^gitdir: (.+)$/)?.[1];
-  return line === undefined ? undefined : realFolderOf(resolve(dirname(pointer), line.trim()));
-}
-
-/** A linked worktree's main git folder: its `commondir` file, relative to `folder`. */
-export function commonFolder(folder: string): string | undefined {
-  const common = readTextOf(join(folder, "commondir"))?.trim();
-  return common === undefined || common === "" ? undefined : realFolderOf(resolve(folder, common));
-}
-
 /** Git folders (those holding a `HEAD` file) below `folder`, at most `depth` levels down. */
 function submoduleGitDirectories(folder: string, depth: number): string[] {
   if (depth === 0) {
@@ -219,36 +199,9 @@ function entriesOf(folder: string): Dirent[] {
   }
 }
 
-/** The text of the file at `path`, or undefined when it cannot be read. */
-export function readTextOf(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
-}
-
 function realPathOf(path: string): string | undefined {
   try {
     return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-function realFolderOf(path: string): string | undefined {
-  try {
-    const real = realpathSync(path);
-    return lstatOf(real)?.isDirectory() ? real : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** What `path` itself is (a link is not followed), or undefined when it is not there. */
-export function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
