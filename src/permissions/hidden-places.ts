@@ -55,7 +55,10 @@ export async function judgeHiddenPlaces(
   if (!FILE_TOOLS.includes(toolName)) {
     return undefined;
   }
-  const places = await spellings(hiddenPlaces.places);
+  // A place that is the home folder or holds it (TURNLOOP_HOME=$HOME) would hide every file of
+  // the user's: it is left out, as a place the sandbox could not hide without hiding the home.
+  const home = homedir();
+  const places = await spellings(hiddenPlaces.places.filter((place) => !isInside(home, place)));
   const open = READING_TOOLS.includes(toolName) ? hiddenPlaces.open : undefined;
   const openSpellings = open === undefined ? [] : await spellings([open]);
   const patterns = allow.flatMap((rule) =>
