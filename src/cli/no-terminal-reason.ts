@@ -74,7 +74,7 @@ const WAY_OUT: Record<NoTerminalCase, string> = {
   "read-only-edit":
     "the read-only sandbox asks about every edit; rerun with --allow-tool RULE or --sandbox workspace-write",
   "outside-edit":
-    "auto asks about edits outside the workspace; rerun with --allow-tool RULE or --add-dir",
+    "auto asks about edits outside the workspace; rerun with --allow-tool RULE or --add-dir <folder>",
   "configuration-edit":
     "auto asks about edits of what later runs read: WHY; rerun with --allow-tool RULE",
   // A command the sandbox stopped, which would run again outside it only with the user's yes: the

@@ -1,14 +1,14 @@
 import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import type { JsonObject, PermissionScope, ToolRequest } from "../events/events.js";
-import type { AnyTool, McpToolOrigin, ToolCallScope, ToolKind } from "../tools/define-tool.js";
+import type { ToolRequest } from "../events/events.js";
+import type { AnyTool, ToolCallScope } from "../tools/define-tool.js";
 import { isInConfiguredPlace } from "../tools/sandbox/configured-places.js";
 import { LATER_RUN_CONFIGURATION, laterRunReason } from "../tools/sandbox/policy.js";
 import { linkedPlaceOf } from "../tools/sandbox/real-paths.js";
 import { commandPrefix } from "./command-prefix.js";
+import type { HiddenPlaceJudgement } from "./hidden-places.js";
 import {
-  type CommandConfinement,
   exactCommandPattern,
   exactPathPattern,
   parseConfiguredRule,
@@ -24,6 +24,14 @@ import {
   ruleTouches,
   unclearParts,
 } from "./permission-rules.js";
+import type {
+  HiddenPaths,
+  PermissionDecision,
+  PermissionPolicy,
+  PermissionQuestion,
+  PermissionRequest,
+  PermissionSubject,
+} from "./permission-types.js";
 import type { UncoveredPart } from "./uncovered-parts.js";
 
 export {
@@ -34,114 +42,16 @@ export {
   type PermissionMode,
   shownConfinement,
 } from "./permission-mode.js";
-
-/** A question to the user about one tool call. Answered by a {@link PermissionReply}. */
-export interface PermissionRequest {
-  requestId: string;
-  toolCallId: string;
-  toolName: string;
-  kind: ToolKind;
-  title: string;
-  /** The call's arguments as the model sent them. */
-  rawInput: JsonObject;
-  /** Absolute paths the call touches (ACP `locations`). */
-  paths: string[];
-  command?: string;
-  /** The rule an "always" answer records, e.g. `bash(git status)`, `edit(src/a.ts)`, `mcp(github__create_issue)`. */
-  alwaysRule: string;
-  /**
-   * For a command: the wider "always" choice, this command's prefix (command-prefix.ts), e.g.
-   * `bash(npx tape *)`, with the parts of the command it does not cover (`tail -5`), which still
-   * ask. Absent when no prefix may be offered.
-   */
-  prefix?: { rule: string; notCovered: string[] };
-  /**
-   * For a command the allow rules cover in part: the parts they leave, each with why and the rule
-   * that would cover it, if any (`rm a01` of `git status && rm a01`, `> out` of `echo x > out`;
-   * uncovered-parts.ts).
-   */
-  notAllowed?: UncoveredPart[];
-  /** Set for a tool of an MCP server. */
-  mcp?: McpToolOrigin;
-  /** Where the call's command would run; set for commands (see {@link CommandConfinement}). */
-  sandbox?: CommandConfinement;
-}
-
-/** A {@link PermissionRequest} before it is given its id (the gate names each question it asks). */
-export type PermissionQuestion = Omit<PermissionRequest, "requestId">;
-
-/**
- * The user's answer. `scope: "session"` ("always") records {@link PermissionRequest.alwaysRule}
- * for the rest of the session, resume included; an allow may name `rule` instead, which the gate
- * records only when it is the request's {@link PermissionRequest.prefix} rule. ACP v1 `session/request_permission` options
- * map as allow_once / allow_always / reject_once / reject_always.
- */
-export type PermissionReply =
-  | {
-      decision: "allow" | "deny";
-      scope: PermissionScope;
-      /** With `scope: "session"`: the offered rule the answer chose (see above). */
-      rule?: string;
-      reason?: string;
-      /** A deny by the user (not "nobody could be asked"): the tool result's code is `rejected`. */
-      rejected?: boolean;
-      /** The tool result the model gets for a deny, when the face has its own wording. */
-      content?: string;
-    }
-  | { decision: "cancelled" };
-
-/** Asks the face's user. Must settle when `signal` aborts (case 04). */
-export type AskPermission = (
-  request: PermissionRequest,
-  signal: AbortSignal,
-) => Promise<PermissionReply>;
-
-/** The session's standing rules: from flags, and "always" answers folded from the log. */
-export interface PermissionPolicy {
-  /** `--allow-all-tools`: everything runs without asking (deny rules still apply). */
-  allowAllTools: boolean;
-  /**
-   * Permission mode `auto` with a working sandbox: commands run without asking (they are
-   * confined), and so do edits of files inside the cwd and the folders. Default `false`.
-   */
-  auto?: boolean;
-  /** Where commands run, shown in questions about them; absent: not said. */
-  confinement?: CommandConfinement;
-  /**
-   * `--allow-tool` and config files' rules, then session grants; each path pattern absolute, read
-   * against the folder of where it was written (session/agent-settings.ts `anchoredRules`).
-   */
-  allow: readonly PermissionRule[];
-  /** `--deny-tool` rules, then session denials. Deny wins over allow. */
-  deny: readonly PermissionRule[];
-  /** Folders besides the cwd whose files may be read without asking. */
-  folders: readonly string[];
-}
-
-/**
- * What the rules say about one call: it runs, it is refused (`reason` names the deny rule), or
- * the user must be asked `question`; `unclear` then says why a command is asked about even under
- * `--allow-all-tools` (it cannot be fully read while deny rules for its tool apply). A call that
- * may run (at once or once the user agrees) carries the files it must not show, `hidden`.
- */
-export type PermissionDecision =
-  | { kind: "allow"; hidden?: HiddenPaths }
-  | { kind: "deny"; reason: string }
-  | { kind: "ask"; question: PermissionQuestion; unclear?: string; hidden?: HiddenPaths };
-
-/**
- * Which files an allowed call that searches or lists a folder must leave out of its result:
- * those the path deny rules for reading cover (permission-rules.ts `hiddenPaths`). Takes an
- * absolute path.
- */
-export type HiddenPaths = (path: string) => boolean;
-
-/** One tool call as the rules see it: the tool, its validated input and the model's request. */
-export interface PermissionSubject {
-  tool: AnyTool;
-  input: unknown;
-  toolCall: ToolRequest;
-}
+export type {
+  AskPermission,
+  HiddenPaths,
+  PermissionDecision,
+  PermissionPolicy,
+  PermissionQuestion,
+  PermissionReply,
+  PermissionRequest,
+  PermissionSubject,
+} from "./permission-types.js";
 
 /**
  * Parses `--allow-tool` / `--deny-tool` values and config files' rules (permission-mode.ts
@@ -180,8 +90,13 @@ export function permissionDecider(
     if (denial !== undefined) {
       return { kind: "deny", reason: ruleRefusal(denial) };
     }
+    const given = scope.paths.map((path) => resolve(cwd, path));
+    const places = await hiddenPlacesJudged(rules, tool, [...given, ...paths], root);
+    if (places?.refusal !== undefined) {
+      return { kind: "deny", reason: places.refusal };
+    }
     const unclear = unclearUnderDenyRules(subject, rules.deny);
-    const hidden = hiddenPaths(rules.deny, tool.name, cwd, root);
+    const hidden = eitherHidden(hiddenPaths(rules.deny, tool.name, cwd, root), places?.hidden);
     const allow: PermissionDecision = {
       kind: "allow",
       ...(hidden === undefined ? {} : { hidden }),
@@ -195,22 +110,7 @@ export function permissionDecider(
     if ((!tool.mutates && inside) || autoAllows(rules, subject, tool, inside, unclear)) {
       return allow;
     }
-    const question: PermissionQuestion = {
-      toolCallId: toolCall.toolCallId,
-      toolName: tool.name,
-      kind: tool.kind,
-      title: scope.title,
-      rawInput: toolCall.arguments,
-      paths,
-      alwaysRule: alwaysRule(tool, subject, root),
-      ...(tool.mcp === undefined ? {} : { mcp: tool.mcp }),
-      ...(scope.command === undefined ? {} : { command: scope.command }),
-      ...prefixChoice(tool, scope.command),
-      ...(await notAllowedChoice(rules.allow, subject)),
-      ...(scope.command === undefined || rules.confinement === undefined
-        ? {}
-        : { sandbox: rules.confinement }),
-    };
+    const question = await questionAbout(tool, toolCall, scope, subject, rules, root);
     return {
       kind: "ask",
       question,
@@ -218,6 +118,61 @@ export function permissionDecider(
       ...(hidden === undefined ? {} : { hidden }),
     };
   };
+}
+
+/** The question about a call the rules leave to the user (see {@link PermissionQuestion}). */
+async function questionAbout(
+  tool: AnyTool,
+  toolCall: ToolRequest,
+  scope: ToolCallScope,
+  subject: RuleSubject,
+  rules: PermissionPolicy,
+  root: string,
+): Promise<PermissionQuestion> {
+  return {
+    toolCallId: toolCall.toolCallId,
+    toolName: tool.name,
+    kind: tool.kind,
+    title: scope.title,
+    rawInput: toolCall.arguments,
+    paths: [...subject.paths],
+    alwaysRule: alwaysRule(tool, subject, root),
+    ...(tool.mcp === undefined ? {} : { mcp: tool.mcp }),
+    ...(scope.command === undefined ? {} : { command: scope.command }),
+    ...prefixChoice(tool, scope.command),
+    ...(await notAllowedChoice(rules.allow, subject)),
+    ...(scope.command === undefined || rules.confinement === undefined
+      ? {}
+      : { sandbox: rules.confinement }),
+  };
+}
+
+/**
+ * What the hidden places (hidden-places.ts, loaded at the first call of a built-in file tool)
+ * say about a call on `paths` (absolute, as given and real); undefined when they say nothing.
+ */
+async function hiddenPlacesJudged(
+  rules: PermissionPolicy,
+  tool: AnyTool,
+  paths: readonly string[],
+  root: string,
+): Promise<HiddenPlaceJudgement | undefined> {
+  if (rules.hiddenPlaces === undefined || tool.mcp !== undefined || paths.length === 0) {
+    return undefined;
+  }
+  const { judgeHiddenPlaces } = await import("./hidden-places.js");
+  return judgeHiddenPlaces(rules.hiddenPlaces, tool.name, paths, rules.allow, root);
+}
+
+/** A path either test hides; undefined when neither is given. */
+function eitherHidden(
+  first: HiddenPaths | undefined,
+  second: HiddenPaths | undefined,
+): HiddenPaths | undefined {
+  if (first === undefined || second === undefined) {
+    return first ?? second;
+  }
+  return (path) => first(path) || second(path);
 }
 
 /**

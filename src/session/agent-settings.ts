@@ -285,6 +285,7 @@ function gateOptionsFor(
           face.ignoreAllowRules === true ? [] : [...run.allow, ...grants(session.grants.allow)],
         deny: [...run.deny, ...grants(session.grants.deny)],
         folders,
+        hiddenPlaces: { places: run.sandbox.hiddenPlaces(), open: session.directory },
       };
     },
     emit: (event) => void session.emit(event),

@@ -1,4 +1,5 @@
 import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { CommandConfinement, PermissionMode } from "../permissions/permission-mode.js";
 import type { CommandRequest, CommandResult, CommandRunner } from "../tools/command-runner.js";
@@ -8,7 +9,11 @@ import type {
   SandboxedRunner,
   SandboxPolicy,
 } from "../tools/sandbox/index.js";
-import { isProtectedPlaceStop } from "../tools/sandbox/policy.js";
+import {
+  DEFAULT_HIDDEN_PATHS,
+  hiddenPlacePaths,
+  isProtectedPlaceStop,
+} from "../tools/sandbox/policy.js";
 import type { SessionMode } from "./commands.js";
 import { type RunConfig, type Sourced, sandboxWanted } from "./run-config.js";
 
@@ -47,6 +52,22 @@ export class HostSandbox {
   /** The policy of a session in `mode` that chose `chosen` (or nothing). */
   policyFor(mode: PermissionMode, chosen?: SandboxPolicy): SandboxPolicy {
     return chosen ?? sandboxPolicyOf(this.config, mode).value;
+  }
+
+  /**
+   * The places the sandbox hides from commands, absolute, links not resolved
+   * (tools/sandbox/policy.ts `hiddenPlacePaths`): the file tools keep out of them too, under
+   * every policy (permissions/hidden-places.ts).
+   */
+  hiddenPlaces(): string[] {
+    return hiddenPlacePaths({
+      home: this.env.HOME ?? homedir(),
+      turnloopHome: this.turnloopHome,
+      hidden: [...DEFAULT_HIDDEN_PATHS, ...this.config.sandboxHidden.map((path) => path.value)],
+      ...(this.env.XDG_RUNTIME_DIR === undefined
+        ? {}
+        : { runtimeDirectory: this.env.XDG_RUNTIME_DIR }),
+    });
   }
 
   /**

@@ -40,9 +40,9 @@ export interface ToolContext {
   /** The face's client, when it offers file access (ACP). */
   client?: ClientCapabilities;
   /**
-   * Files the session's path deny rules keep from this call (absolute paths, links resolved or
-   * not): a tool that searches or lists a folder (`grep`, `glob`, `view` of a folder) leaves
-   * them out of its result. Absent: nothing is hidden.
+   * Files the session's path deny rules and hidden places keep from this call (absolute paths,
+   * links resolved or not; permissions/hidden-places.ts): a tool that searches or lists a folder
+   * (`grep`, `glob`, `view` of a folder) leaves them out of its result. Absent: nothing is hidden.
    */
   hidden?: (path: string) => boolean;
   /**

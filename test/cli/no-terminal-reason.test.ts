@@ -84,7 +84,7 @@ const cases: Case[] = [
     call: { name: "create", arguments: { path: "OUTSIDE/made.txt", file_text: "x" } },
     flags: ["--permission-mode", "auto"],
     reason:
-      "auto asks about edits outside the workspace; rerun with --allow-tool 'create(OUTSIDE/made.txt)' or --add-dir",
+      "auto asks about edits outside the workspace; rerun with --allow-tool 'create(OUTSIDE/made.txt)' or --add-dir <folder>",
     sandbox: true,
   },
   // A fresh user's trial: under auto, the model wrote its own `.turnloop/config.json`

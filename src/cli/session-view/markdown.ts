@@ -8,10 +8,15 @@ import type {
   ViewTurn,
 } from "./view-model.js";
 
-/** The notice every export carries, in every format. */
+/**
+ * The notice every export carries, in every format: what was redacted, exactly (the session
+ * host's secret values: events/secrets.ts), and that nothing else was.
+ */
 export const EXPORT_NOTE =
   "This export contains what the session recorded: file contents, commands and their output. " +
-  "Secrets were redacted when the log was written; read it before you share it.";
+  "Only the values of the secret environment variables turnloop knows (provider keys, variables whose " +
+  "names look secret, a URL's password) were replaced by [redacted:NAME] when the log was written; " +
+  "any other secret a file or command showed is here as it was. Read it before you share it.";
 
 /** A fenced block whose fence is longer than any run of backticks inside `text`. */
 function fenced(text: string, language = ""): string {

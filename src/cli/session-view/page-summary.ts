@@ -91,7 +91,9 @@ function renderHeader(root, view) {
     element("h1", { text: "turnloop session " + (summary.sessionId || "(no session.start)") }),
     element("p", { class: "note", id: "export-note", text:
       "This file contains what the session recorded: file contents, commands and their output. " +
-      "Secrets were redacted when the log was written; read it before you share it." }),
+      "Only the values of the secret environment variables turnloop knows (provider keys, variables whose " +
+      "names look secret, a URL's password) were replaced by [redacted:NAME] when the log was written; " +
+      "any other secret a file or command showed is here as it was. Read it before you share it." }),
     element("dl", { class: "fields" }, [
       field("models", "Models", summary.models.join(", ") || "?"),
       field("prompts", "Prompts", formatNumber(summary.prompts)),

@@ -1,3 +1,5 @@
+import { isAbsolute, resolve } from "node:path";
+
 /**
  * Sandbox policies and the settings a sandboxed command needs (issue 23). The policy names are
  * Codex's (`--sandbox read-only | workspace-write | danger-full-access`), so its users know them.
@@ -255,6 +257,22 @@ export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
   ".local/share/fish/fish_history",
   ".turnloop",
 ];
+
+/**
+ * The hidden places of `settings` as absolute paths, links not resolved: its {@link
+ * SandboxSettings.hidden} list (default {@link DEFAULT_HIDDEN_PATHS}) read against its home
+ * folder, `TURNLOOP_HOME` and the runtime folder. The file tools keep out of the same places
+ * (permissions/hidden-places.ts), so that a `view` cannot read what a `cat` in the sandbox cannot.
+ */
+export function hiddenPlacePaths(
+  settings: Pick<SandboxSettings, "home" | "hidden" | "turnloopHome" | "runtimeDirectory">,
+): string[] {
+  const entries = (settings.hidden ?? DEFAULT_HIDDEN_PATHS).map((entry) =>
+    isAbsolute(entry) ? entry : resolve(settings.home, entry.replace(/^~\//, "")),
+  );
+  const runtime = settings.runtimeDirectory === undefined ? [] : [settings.runtimeDirectory];
+  return [...entries, settings.turnloopHome, ...runtime];
+}
 
 /**
  * Host sockets that give a process more than the sandbox allows (a read-only mount does not stop

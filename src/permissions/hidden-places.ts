@@ -1,0 +1,123 @@
+/**
+ * The places the file tools keep out of (README, "Sandbox"): the places the sandbox hides from
+ * commands (tools/sandbox/policy.ts `hiddenPlacePaths`: the user's credentials and histories,
+ * `~/.turnloop`, `TURNLOOP_HOME`, the runtime folder, `sandbox.hidden`), under every sandbox
+ * policy, `danger-full-access` included, and in every permission mode, `--allow-all-tools`
+ * included. A call of `view`, `grep`, `glob`, `edit` or `create` whose path lies in one, as given
+ * or through symbolic links, is refused before anything is asked; a search or listing of a folder
+ * that holds one leaves it out. Only an allow rule of the call's own tool whose pattern lies
+ * inside the place names it and lets the call through (`--allow-tool 'view(~/.ssh/config)'`,
+ * `view(~/.aws/*)`; not `view`, `view(**)` nor `--allow-all-tools`). The session's own folder
+ * (saved outputs, uploads: what turnloop tells the model to read) stays open to the reading
+ * tools. Loaded at the first call of a file tool, not at start-up.
+ */
+
+import { realpath } from "node:fs/promises";
+import { homedir } from "node:os";
+import { isAbsolute, resolve } from "node:path";
+import picomatch from "picomatch";
+import type { PermissionRule } from "./permission-mode.js";
+import { isInside } from "./permission-rules.js";
+
+/** The places a session's file tools keep out of; every path absolute. */
+export interface HiddenPlaces {
+  /** The hidden places as configured (links not resolved). */
+  places: readonly string[];
+  /** A folder inside them that the reading tools may still read: the session's own. */
+  open?: string;
+}
+
+/** The tools that take paths and read or write what they name. */
+const FILE_TOOLS: readonly string[] = ["view", "grep", "glob", "edit", "create"];
+/** Those of {@link FILE_TOOLS} that only read. */
+const READING_TOOLS: readonly string[] = ["view", "grep", "glob"];
+
+/** What the hidden places mean for one call: a refusal, or the paths its search leaves out. */
+export interface HiddenPlaceJudgement {
+  /** Why the call is refused, for the model and the user; absent: it may go on. */
+  refusal?: string;
+  /** The paths (absolute) a search or listing by the call must leave out. */
+  hidden?: (path: string) => boolean;
+}
+
+/**
+ * Judges a call of `toolName` on `paths` (absolute, as given and with links resolved) against
+ * `hiddenPlaces`, with the session's `allow` rules (patterns absolute or relative to `cwd`).
+ * Undefined for a tool that is not one of the file tools.
+ */
+export async function judgeHiddenPlaces(
+  hiddenPlaces: HiddenPlaces,
+  toolName: string,
+  paths: readonly string[],
+  allow: readonly PermissionRule[],
+  cwd: string,
+): Promise<HiddenPlaceJudgement | undefined> {
+  if (!FILE_TOOLS.includes(toolName)) {
+    return undefined;
+  }
+  // A place that is the home folder or holds it (TURNLOOP_HOME=$HOME) would hide every file of
+  // the user's: it is left out, as a place the sandbox could not hide without hiding the home.
+  const home = homedir();
+  const places = await spellings(hiddenPlaces.places.filter((place) => !isInside(home, place)));
+  const open = READING_TOOLS.includes(toolName) ? hiddenPlaces.open : undefined;
+  const openSpellings = open === undefined ? [] : await spellings([open]);
+  const patterns = allow.flatMap((rule) =>
+    rule.tool === toolName && rule.pattern !== undefined ? [resolve(cwd, rule.pattern)] : [],
+  );
+  const placeOf = (path: string): string | undefined => {
+    if (openSpellings.some((folder) => isInside(path, folder.path))) {
+      return undefined;
+    }
+    const place = places.find((each) => isInside(path, each.path));
+    const named = patterns.some(
+      (pattern) =>
+        place !== undefined &&
+        isInside(picomatch.scan(pattern).base, place.path) &&
+        picomatch.isMatch(path, pattern, { dot: true }),
+    );
+    return named ? undefined : place?.shown;
+  };
+  const refused = paths.map(placeOf).find((place) => place !== undefined);
+  if (refused !== undefined) {
+    return { refusal: hiddenPlaceRefusal(toolName, refused) };
+  }
+  return { hidden: (path) => placeOf(path) !== undefined };
+}
+
+/**
+ * Why a call in the hidden place `place` is refused, and the one setting that allows it: an
+ * allow rule naming the place (`--allow-tool`, or `permissions.allow` in a config file).
+ */
+function hiddenPlaceRefusal(toolName: string, place: string): string {
+  const rule = `${toolName}(${place}/**)`;
+  return (
+    `${place} is hidden from the agent: it is one of the places the sandbox hides from commands ` +
+    "(credentials, shell histories, turnloop's session logs; README, Sandbox), and the file " +
+    `tools keep out of them too. Do not try to reach it another way. Only the user can allow it, ` +
+    `with an allow rule naming the place: --allow-tool '${rule}' (or "${rule}" in ` +
+    "permissions.allow of a config file)."
+  );
+}
+
+/** A hidden place: its path as configured or resolved, and how a refusal names it. */
+interface PlaceSpelling {
+  path: string;
+  shown: string;
+}
+
+/** Each place as configured and, when a link leads elsewhere, as its real path. */
+async function spellings(places: readonly string[]): Promise<PlaceSpelling[]> {
+  const home = homedir();
+  const shown = (place: string) =>
+    home !== "/" && place !== home && isInside(place, home) && isAbsolute(place)
+      ? `~/${place.slice(home.length + 1)}`
+      : place;
+  const resolved = await Promise.all(
+    places.map(async (place) => {
+      const real = await realpath(place).catch(() => place);
+      const given = { path: place, shown: shown(place) };
+      return real === place ? [given] : [given, { path: real, shown: shown(place) }];
+    }),
+  );
+  return resolved.flat();
+}

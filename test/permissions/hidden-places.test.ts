@@ -1,0 +1,110 @@
+import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  type PermissionPolicy,
+  parseRules,
+  permissionDecider,
+} from "../../src/permissions/permission-decision.js";
+import { createTool, editTool, viewTool } from "../../src/tools/index.js";
+import { useTemporaryDirectory } from "../tools/tool-context.js";
+
+// The hidden places' rule (src/permissions/hidden-places.ts) as the decider applies it, on real
+// folders: the session's own folder (saved outputs, which turnloop tells the model to read) stays
+// open to the reading tools only; a hidden place that is itself a link is hidden at both ends; a
+// rule names a place only when its pattern lies inside it.
+
+let directory = "";
+useTemporaryDirectory((each) => {
+  directory = each;
+});
+
+/** `logs` (TURNLOOP_HOME, with the session `s1` and an earlier one), `vault` and `keys -> vault`. */
+async function layout(): Promise<{ logs: string; own: string; vault: string; keys: string }> {
+  const logs = join(directory, "logs");
+  const own = join(logs, "session-state", "s1");
+  await mkdir(join(own, "tool-outputs"), { recursive: true });
+  await writeFile(join(own, "tool-outputs", "call_1.txt"), "long output");
+  await mkdir(join(logs, "session-state", "s0"));
+  await writeFile(join(logs, "session-state", "s0", "events.jsonl"), "{}\n");
+  const vault = join(directory, "vault");
+  await mkdir(vault);
+  await writeFile(join(vault, "token"), "t0ken");
+  const keys = join(directory, "keys");
+  await symlink(vault, keys);
+  return { logs, own, vault, keys };
+}
+
+async function decisions(
+  places: readonly string[],
+  open: string,
+  calls: ReadonlyArray<[tool: typeof viewTool, input: Record<string, string>]>,
+  allow: readonly string[] = [],
+): Promise<string[]> {
+  const policy: PermissionPolicy = {
+    allowAllTools: true,
+    allow: parseRules(allow),
+    deny: [],
+    folders: [],
+    hiddenPlaces: { places, open },
+  };
+  const decide = permissionDecider(directory, () => policy);
+  const kinds = [];
+  for (const [tool, input] of calls) {
+    const toolCall = { toolCallId: "c", name: tool.name, arguments: input };
+    const decision = await decide({ tool, input: tool.input.parse(input), toolCall });
+    kinds.push(decision.kind === "deny" ? `deny: ${decision.reason.split(":")[0]}` : decision.kind);
+  }
+  return kinds;
+}
+
+describe("the hidden places in the permission decision", () => {
+  it("keeps the session's own folder open to reading, not to writing", async () => {
+    const { logs, own } = await layout();
+    const saved = join(own, "tool-outputs", "call_1.txt");
+    const answers = await decisions([logs], own, [
+      [viewTool, { path: saved }],
+      [editTool as typeof viewTool, { path: saved, old_str: "long", new_str: "x" }],
+      [viewTool, { path: join(logs, "session-state", "s0", "events.jsonl") }],
+      [createTool as typeof viewTool, { path: join(own, "events.jsonl"), file_text: "" }],
+    ]);
+    expect(answers).toEqual([
+      "allow",
+      `deny: ${logs} is hidden from the agent`,
+      `deny: ${logs} is hidden from the agent`,
+      `deny: ${logs} is hidden from the agent`,
+    ]);
+  });
+
+  it("hides a place that is a link at the link and at its target", async () => {
+    const { own, keys, vault } = await layout();
+    const answers = await decisions([keys], own, [
+      [viewTool, { path: join(keys, "token") }],
+      [viewTool, { path: join(vault, "token") }],
+    ]);
+    expect(answers).toEqual([
+      `deny: ${keys} is hidden from the agent`,
+      `deny: ${keys} is hidden from the agent`,
+    ]);
+  });
+
+  it("lets in only an allow rule of the tool whose pattern lies inside the place", async () => {
+    const { own, vault } = await layout();
+    const call: [typeof viewTool, Record<string, string>] = [
+      viewTool,
+      { path: join(vault, "token") },
+    ];
+    const denied = `deny: ${vault} is hidden from the agent`;
+    const answers = await Promise.all(
+      [
+        [`view(${vault}/token)`],
+        [`view(${vault}/*)`],
+        ["view(**)"],
+        ["view"],
+        [`view(${directory}/*/token)`],
+        [`grep(${vault}/**)`],
+      ].map((allow) => decisions([vault], own, [call], allow)),
+    );
+    expect(answers).toEqual([["allow"], ["allow"], [denied], [denied], [denied], [denied]]);
+  });
+});
