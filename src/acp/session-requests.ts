@@ -60,7 +60,11 @@ export class AcpSessionRequests {
     const sessions = [...this.sessions.values(), ...remotes];
     this.sessions.clear();
     this.remotes.clear();
-    await Promise.all(sessions.map((session) => session.close().catch(() => undefined)));
+    // What a session could not store even then (postgres/appender.ts `HeldBackLostError`): stderr.
+    const sayLost = (error: unknown) => {
+      process.stderr.write(`turnloop: ${error instanceof Error ? error.message : String(error)}\n`);
+    };
+    await Promise.all(sessions.map((session) => session.close().catch(sayLost)));
     await this.host.closeAll();
   }
 

@@ -40,6 +40,8 @@ export interface CompactionSettings extends CompactionOptions {
 export interface CompactionConversation {
   history: History;
   emit(event: EventInput): void;
+  /** As the loop's (loop-types.ts `Conversation.checkpoint`): awaited before the summary request. */
+  checkpoint?(): Promise<void>;
 }
 
 /** How a compaction ended. */
@@ -214,7 +216,7 @@ async function summariseTwice(
   signal: AbortSignal,
   input: { part: readonly HistoryMessage[]; window: number; instructions?: string },
 ): Promise<SummaryAnswer> {
-  const { history, emit } = conversation;
+  const { history } = conversation;
   const summaryTokens = Math.min(
     MAX_SUMMARY_TOKENS,
     Math.floor(input.window * SUMMARY_SHARE),
@@ -231,7 +233,7 @@ async function summariseTwice(
       budgetTokens: Math.max(256, budgetTokens),
     };
     const transcript = buildTranscript(input.part, (message) => history.isSummary(message), limits);
-    answer = await summarise(settings.provider, emit, signal, {
+    answer = await summarise(settings.provider, conversation, signal, {
       transcript,
       summaryTokens,
       ...(input.instructions === undefined ? {} : { instructions: input.instructions }),
@@ -307,7 +309,7 @@ const SUMMARY_HIDDEN: ReadonlySet<EventInput["type"]> = new Set([
  */
 async function summarise(
   provider: Provider,
-  emit: CompactionConversation["emit"],
+  { emit, checkpoint: stored }: Pick<CompactionConversation, "emit" | "checkpoint">,
   signal: AbortSignal,
   input: { transcript: string; summaryTokens: number; instructions?: string },
 ): Promise<SummaryAnswer> {
@@ -325,7 +327,10 @@ async function summarise(
   };
   let result: TurnResult;
   try {
-    result = await requestTurn(provider, request, filtered, signal, "compaction");
+    result = await requestTurn(provider, request, filtered, signal, {
+      purpose: "compaction",
+      ...(stored === undefined ? {} : { stored }),
+    });
   } catch (error) {
     // A provider that throws instead of reporting an error: the open attempt fails.
     if (openTurnId !== undefined) {

@@ -86,7 +86,9 @@ async function runTurns(
     const request = modelRequest(settings, conversation.history, specifications);
     // Compaction changes `history.messages` in place, so a replayed request sends the new view.
     const turn = await requestAsking(settings, emit, signal, (watched) =>
-      compaction.request(() => requestTurn(settings.provider, request, watched, signal)),
+      compaction.request(() =>
+        requestTurn(settings.provider, request, watched, signal, storedFirst(conversation)),
+      ),
     );
     counters.turns++;
     if (turn.kind !== "reply") {
@@ -158,6 +160,15 @@ async function runToolCalls(
     reply.toolCalls,
     batchOptions(reply, run.guard, fitResult, settings.rewordResult),
   );
+}
+
+/**
+ * A model request is not sent while the events before it and its `assistant.turn_start` could
+ * not be stored (model-turn.ts `TurnAttempts.start`), as a tool does not start before its
+ * `tool.execution_start` is stored (tool-calls.ts).
+ */
+function storedFirst({ checkpoint }: Conversation): { stored?: () => Promise<void> } {
+  return checkpoint === undefined ? {} : { stored: checkpoint };
 }
 
 function emitNotice(emit: Conversation["emit"], notice: EventInput | undefined): void {

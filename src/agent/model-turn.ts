@@ -1,3 +1,4 @@
+import { errorMessage } from "../events/errors.js";
 import type { ErrorType, EventInput, TurnPurpose, Usage } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import { usageCost } from "../llm/model-catalogue.js";
@@ -5,6 +6,12 @@ import type { AssistantReply, ModelRequest, Provider, ProviderFailure } from "..
 
 /** Where a model turn's events go (the session's sink). */
 type Emit = (event: EventInput) => void;
+
+/**
+ * Makes every event recorded so far durable (the session's checkpoint, loop-types.ts
+ * `Conversation.checkpoint`); rejects when the store cannot hold them.
+ */
+export type Stored = () => Promise<void>;
 
 /** How a model request ended: a reply (its turn still open), a cancel, or a failure. */
 export type TurnResult =
@@ -20,23 +27,28 @@ export type TurnResult =
  * its usage (with its cost when the price is known) and leaves its turn open: the caller ends
  * it after the reply's tools. Deltas and tool-call starts are ephemeral events. `purpose`
  * marks, on `assistant.turn_start`, a model call that is not one of the loop's own (a
- * compaction summary, a title); absent for the loop's requests.
+ * compaction summary, a title); absent for the loop's requests. `stored`, when given, is awaited
+ * before each attempt is sent, for the events before it and then for its `assistant.turn_start`
+ * ({@link TurnAttempts.start}): nothing is billed that the log cannot record.
  */
 export async function requestTurn(
   provider: Provider,
   request: ModelRequest,
   emit: Emit,
   signal: AbortSignal,
-  purpose?: TurnPurpose,
+  options: { purpose?: TurnPurpose; stored?: Stored } = {},
 ): Promise<TurnResult> {
-  const attempts = new TurnAttempts(emit, purpose);
+  const attempts = new TurnAttempts(emit, options.purpose);
   for await (const event of provider.stream(request, signal)) {
     switch (event.type) {
-      case "request_start":
-        // A provider that retried without saying so: its last attempt failed.
-        attempts.close("failed");
-        attempts.open();
+      case "request_start": {
+        // The provider sends the request when asked for its next event: not before this ends.
+        const refused = await attempts.start(options.stored, signal);
+        if (refused !== undefined) {
+          return refused;
+        }
         break;
+      }
       case "text_delta":
         attempts.text(event.text);
         break;
@@ -89,6 +101,27 @@ class TurnAttempts {
     private readonly emit: Emit,
     private readonly purpose: TurnPurpose | undefined,
   ) {}
+
+  /**
+   * Begins an attempt about to be sent: ends the one still open (a provider that retried without
+   * saying so: it failed), then, with `stored`, makes the events before it durable, opens the
+   * attempt's turn and makes its `assistant.turn_start` durable, so that the request is not sent
+   * while the log cannot record it or what it carries (the tool results of the turn before). A
+   * cancel, or the store's failure (which stops the prompt: session-journal.ts), ends the wait.
+   * @returns how the request ends when it must not be sent; `undefined`: send it.
+   */
+  async start(stored: Stored | undefined, signal: AbortSignal): Promise<TurnResult | undefined> {
+    this.close("failed");
+    let refusal = stored === undefined ? undefined : await untilStored(stored, signal);
+    if (refusal === undefined) {
+      this.open();
+      refusal = stored === undefined ? undefined : await untilStored(stored, signal);
+    }
+    if (refusal === undefined) {
+      return undefined;
+    }
+    return this.fail({ errorType: "storage", message: errorMessage(refusal) }, signal);
+  }
 
   /** The open attempt; opens one (`assistant.turn_start`) when none is. */
   open(): { turnId: string; messageId: string } {
@@ -169,6 +202,27 @@ class TurnAttempts {
     );
     return cancelled ? { kind: "cancelled" } : { kind: "failed", failure };
   }
+}
+
+/**
+ * Waits for `stored` or a cancel of `signal`, whichever comes first (a commit queued behind one
+ * that is still retrying an unreachable database waits for its tries; the first failure stops the
+ * prompt): @returns `undefined` once stored, else the store's error or the cancel's reason.
+ */
+function untilStored(stored: Stored, signal: AbortSignal): Promise<unknown> {
+  if (signal.aborted) {
+    return Promise.resolve(signal.reason ?? new Error("cancelled"));
+  }
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(signal.reason ?? new Error("cancelled"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    stored()
+      .then(
+        () => resolve(undefined),
+        (error: unknown) => resolve(error ?? new Error("the events could not be stored")),
+      )
+      .finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 function messageData(

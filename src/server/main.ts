@@ -255,9 +255,15 @@ function watchStarter(context: ServerContext): () => void {
   };
 }
 
-/** Cancels every prompt and closes every session, so every log ends consistently. */
+/**
+ * Cancels every prompt and closes every session, so every log ends consistently; what a session
+ * could not store even then (postgres/appender.ts `HeldBackLostError`) is said on stderr.
+ */
 async function closeEverything(context: ServerContext): Promise<void> {
-  await Promise.all([...context.sessions.values()].map((session) => session.close()));
+  const sayLost = (error: unknown) => process.stderr.write(`turnloop: ${errorMessage(error)}\n`);
+  await Promise.all(
+    [...context.sessions.values()].map((session) => session.close().catch(sayLost)),
+  );
   await Promise.all([...context.connections].map((connection) => connection.dispose()));
   await context.host.closeAll();
 }

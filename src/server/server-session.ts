@@ -269,7 +269,7 @@ export class ServerSession {
       await recordShutdown(this.session, cause, this.modelId);
       this.unsubscribe();
       this.clients.clear();
-      await this.host.close(this.session);
+      await this.host.close(this.session).catch(sayOnStderr);
       this.onClosed(this);
     })();
     return this.closed;
@@ -396,3 +396,5 @@ export class ServerSession {
     }
   }
 }
+// A failure to close (postgres/appender.ts `HeldBackLostError`), said on stderr.
+const sayOnStderr = (error: unknown) => process.stderr.write(`turnloop: ${errorMessage(error)}\n`);

@@ -1,11 +1,10 @@
-import { once } from "node:events";
-import { connect, createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { PostgresSessionStore } from "../../src/session/postgres/store.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { type Harness, startHarness, types } from "../support/harness.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+import { Relay } from "../support/postgres-relay.js";
 import { buildEvents, makeTemporaryDirectory, sessionStart, userMessage } from "./support.js";
 
 /**
@@ -18,107 +17,6 @@ import { buildEvents, makeTemporaryDirectory, sessionStart, userMessage } from "
  * connection through it, and it then ends each new one at once (`pg`: "Connection terminated
  * unexpectedly"), counting them, so a test waits on the tries themselves, never on time.
  */
-/** What the appender's batch write (appender.ts `writeRows`) sends, and nothing else does. */
-const BATCH_WRITE = "UPDATE sessions SET next_seq = $4";
-
-class Relay {
-  readonly #server: Server;
-  readonly #open = new Set<Socket>();
-  #refuseLeft = 0;
-  #failWritesLeft = 0;
-  #refused = 0;
-  #waiters: Array<{ count: number; resolve: () => void }> = [];
-
-  constructor(target: URL) {
-    this.#server = createServer((socket) => {
-      if (this.#refuseLeft > 0) {
-        this.#refuseLeft -= 1;
-        socket.destroy();
-        this.#count();
-        return;
-      }
-      const upstream = connect(Number(target.port), target.hostname);
-      for (const [one, other] of [
-        [socket, upstream],
-        [upstream, socket],
-      ] as const) {
-        this.#open.add(one);
-        one.on("error", () => other.destroy());
-        one.on("close", () => {
-          this.#open.delete(one);
-          other.destroy();
-        });
-      }
-      upstream.pipe(socket);
-      socket.on("data", (chunk: Buffer) => {
-        if (this.#failWritesLeft > 0 && chunk.includes(BATCH_WRITE)) {
-          this.#failWritesLeft -= 1;
-          socket.destroy();
-          this.#count();
-          return;
-        }
-        upstream.write(chunk);
-      });
-    });
-  }
-
-  #count(): void {
-    this.#refused += 1;
-    this.#waiters = this.#waiters.filter((waiter) => {
-      if (this.#refused >= waiter.count) {
-        waiter.resolve();
-      }
-      return this.#refused < waiter.count;
-    });
-  }
-
-  /** Ends the connection of each of the next `count` batch writes as it is sent (counted as refused). */
-  failWrites(count: number): void {
-    this.#failWritesLeft = count;
-  }
-
-  async listen(): Promise<number> {
-    this.#server.listen(0, "127.0.0.1");
-    await once(this.#server, "listening");
-    const address = this.#server.address();
-    if (typeof address !== "object" || address === null) {
-      throw new Error("the relay has no port");
-    }
-    return address.port;
-  }
-
-  /** Ends every connection, then ends the next `refuse` ones at once. */
-  cut(refuse: number): void {
-    this.#refuseLeft = refuse;
-    for (const socket of this.#open) {
-      socket.destroy();
-    }
-  }
-
-  /** Lets connections through again. */
-  restore(): void {
-    this.#refuseLeft = 0;
-  }
-
-  get refused(): number {
-    return this.#refused;
-  }
-
-  /** Resolves once `count` connections were refused in all. */
-  refusedAtLeast(count: number): Promise<void> {
-    if (this.#refused >= count) {
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.#waiters.push({ count, resolve }));
-  }
-
-  async close(): Promise<void> {
-    this.cut(0);
-    this.#server.close();
-    await once(this.#server, "close");
-  }
-}
-
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) {
@@ -345,11 +243,13 @@ describe.skipIf(postgresUnavailable !== undefined)("the PostgreSQL store across 
     expect(await toolResults(harness)).toMatchObject([
       { toolCallId: "call_1", success: true, result: { content: "tool-done" } },
     ]);
-    // The second request was sent before the turn end's checkpoint had failed its three tries;
-    // nothing the outage held back is missing.
+    // No second request went out while the result it carries could not be stored (trial 31):
+    // the one model request of the prompt, then the next prompt's; nothing held back is missing.
+    expect(harness.server.requests).toHaveLength(2);
     expect(types(await harness.persisted())).toEqual([
       "session.start",
-      ...TOOL_PROMPT,
+      ...TOOL_PROMPT.slice(0, 7),
+      "session.error",
       ...["user.message", "assistant.turn_start", "assistant.message", "assistant.usage"],
       "assistant.turn_end",
     ]);

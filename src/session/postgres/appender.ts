@@ -30,12 +30,40 @@ export class BatchRefusedError extends Error {
   override readonly name = "BatchRefusedError";
 
   constructor(types: readonly string[], reason: string) {
-    const listed = types.length > 8 ? [...types.slice(0, 8), `${types.length - 8} more`] : types;
-    const count = types.length === 1 ? "1 event" : `${types.length} events`;
     super(
-      `the database refuses ${count} of this session for good (${listed.join(", ")}: ${reason}); they are lost, and the session takes no more events here: resume it to go on after its last stored event`,
+      `the database refuses ${eventCount(types)} of this session for good (${listedTypes(types)}: ${reason}); they are lost, and the session takes no more events here: resume it to go on after its last stored event`,
     );
   }
+}
+
+/**
+ * Closing the session (its face exiting), the events held back since the database could not be
+ * reached were tried once more, within the retry budget (database.ts), and could still not be
+ * written: they are lost. The message names them and the last try's error; what was stored
+ * before is whole, and a resume goes on from there.
+ */
+export class HeldBackLostError extends Error {
+  override readonly name = "HeldBackLostError";
+
+  constructor(location: string, types: readonly string[], cause: unknown) {
+    const message = errorMessage(cause);
+    const place = `${location.replace(/ \(session [^)]*\)$/, "")}: `;
+    const reason = message.startsWith(place) ? message.slice(place.length) : message;
+    super(
+      `${location} could not be written at exit (${reason}): ${eventCount(types)} held back since then are lost (${listedTypes(types)}); a resume goes on after the last stored event`,
+    );
+  }
+}
+
+/** `1 event`, `3 events`. */
+function eventCount(types: readonly string[]): string {
+  return types.length === 1 ? "1 event" : `${types.length} events`;
+}
+
+/** Event types in order, the first eight then how many more. */
+function listedTypes(types: readonly string[]): string {
+  const listed = types.length > 8 ? [...types.slice(0, 8), `${types.length - 8} more`] : types;
+  return listed.join(", ");
 }
 
 /** One queued row of `events`. */
@@ -225,13 +253,25 @@ export class PostgresAppender implements SessionAppender {
     return this.#commits.run(() => this.#commitNow());
   }
 
+  /**
+   * Sends what is held back once more (within the retry budget), gives the lease back, and stops.
+   * @throws HeldBackLostError when events held back could still not be written: they are lost
+   * (the lease then lapses by itself).
+   */
   async close(): Promise<void> {
     if (this.#closed) {
       return;
     }
     this.#closed = true;
+    let lost: HeldBackLostError | undefined;
     try {
-      await this.commit().catch(() => undefined);
+      await this.commit().catch((error: unknown) => {
+        // A lease lost or a batch refused for good was said when it happened.
+        const types = this.#pending.map((row) => row.type);
+        if (this.#lost === undefined && types.length > 0) {
+          lost = new HeldBackLostError(this.location, types, error);
+        }
+      });
       if (!(this.#lost instanceof LeaseLostError)) {
         // A lease the database cannot take back now (it went away) lapses by itself after the
         // lease time, like a killed worker's (README, "When a worker dies or freezes"); the
@@ -240,6 +280,9 @@ export class PostgresAppender implements SessionAppender {
       }
     } finally {
       await this.#onClose();
+    }
+    if (lost !== undefined) {
+      throw lost;
     }
   }
 

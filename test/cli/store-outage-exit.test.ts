@@ -1,0 +1,137 @@
+import { execFileSync } from "node:child_process";
+import { open } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { type CliResult, runCli } from "../support/cli.js";
+import { storedTypes } from "../support/locked-events.js";
+import { postgresUnavailable } from "../support/postgres.js";
+import { Relay } from "../support/postgres-relay.js";
+import { postgresRunsEachTest } from "../support/postgres-runs.js";
+
+/**
+ * A fresh user's trial, round 3 session 31 (pg-outage.sh): PostgreSQL went away while `-p` ran a
+ * command and stayed away past the store's retries. The command finished, and the second model
+ * request went out with its result while nothing could be stored; `-p` then printed the final
+ * answer and exited 1, and the command's result and the answer were gone from the log. Now a
+ * model request is not sent while the events before it (the tool result it carries) and its
+ * `assistant.turn_start` cannot be stored, and `-p`, exiting, tries once more to write what was
+ * held back: stored when the database is back by then, else named as lost.
+ *
+ * The outage is a relay in front of the test database (postgres-relay.ts); the command waits on a
+ * FIFO, so the relay is cut while it runs (opening the FIFO for writing returns once the command
+ * has opened it for reading) and it finishes once cut.
+ */
+
+const runs = postgresRunsEachTest("outage-exit");
+const relays: Relay[] = [];
+afterEach(async () => {
+  await Promise.all(relays.splice(0).map((relay) => relay.close()));
+});
+
+/** The rows stored before the command's result: the session, the prompt, the first request. */
+const BEFORE_RESULT = [
+  "session.start",
+  ...["user.message", "assistant.turn_start", "assistant.message", "assistant.usage"],
+  "tool.execution_start",
+];
+
+/**
+ * Runs `-p` whose command finishes while the database is cut off; `restore` is called with the
+ * relay once `-p` has printed its result (the prompt is over), before it exits.
+ */
+async function runThroughOutage(restore: (relay: Relay) => Promise<void>): Promise<CliResult> {
+  const relay = new Relay(new URL(runs.database.url));
+  relays.push(relay);
+  const relayed = new URL(runs.database.url);
+  relayed.port = String(await relay.listen());
+  const gate = join(runs.repository, "gate");
+  execFileSync("mkfifo", [gate]);
+  const command = `cat ${gate} >/dev/null; echo RESULT-OF-COMMAND`;
+  runs.model.enqueue(
+    { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+    { text: "final answer after the outage" },
+  );
+  let printed: () => void = () => undefined;
+  const result = new Promise<void>((resolve) => {
+    printed = resolve;
+  });
+  const run = runCli(["-p", "work", "--allow-all-tools", "--output-format", "json"], {
+    cwd: runs.repository,
+    env: { ...runs.environment(), TURNLOOP_DATABASE_URL: relayed.href },
+    onStart: (child) => child.stdout?.once("data", () => printed()),
+  });
+  const opened = await Promise.race([open(gate, "w"), run]);
+  if (!("close" in opened)) {
+    throw new Error(`-p ended before its command ran: ${JSON.stringify(opened)}`);
+  }
+  relay.cut(Number.POSITIVE_INFINITY);
+  await opened.write("go\n");
+  await opened.close();
+  await Promise.race([result, run]);
+  await restore(relay);
+  return run;
+}
+
+function sessionIdOf(result: CliResult): string {
+  return (JSON.parse(result.stdout) as { session_id: string }).session_id;
+}
+
+describe.skipIf(postgresUnavailable !== undefined)("-p across a database outage", () => {
+  test("back before -p exits: what was held back is stored, and no request went out meanwhile", {
+    timeout: 180_000,
+  }, async () => {
+    const result = await runThroughOutage(async (relay) => {
+      // The prompt's end failed its tries; the exit's last write is under way: the database comes back.
+      await relay.refusedAtLeast(relay.refused + 1);
+      relay.restore();
+    });
+    expect(result.code).toBe(1);
+    const stopped = result.stderr.split("\n").filter((line) => line.startsWith("turnloop:"));
+    expect(stopped).toEqual([
+      expect.stringMatching(
+        /^turnloop: postgres:\/\/postgres@127\.0\.0\.1:\d+\/t_\w+ \(session [\w-]+\) could not be written \([^)]+\): the prompt was stopped; every event written before is kept$/,
+      ),
+    ]);
+    expect(runs.model.requests).toHaveLength(1);
+    const stored = await storedTypes(runs.database.pool, sessionIdOf(result));
+    expect(stored).toEqual([
+      ...BEFORE_RESULT,
+      ...["tool.execution_complete", "assistant.turn_end", "session.error"],
+    ]);
+    // One model request per stored turn start.
+    expect(stored.filter((type) => type === "assistant.turn_start")).toHaveLength(1);
+    const { rows } = await runs.database.pool.query<{ data: string }>(
+      "SELECT data FROM events WHERE type = 'tool.execution_complete'",
+    );
+    expect(rows.map((row) => row.data).join("")).toContain("RESULT-OF-COMMAND");
+  });
+
+  test("back only after -p exits: no second request, and -p names what is lost", {
+    timeout: 180_000,
+  }, async () => {
+    const result = await runThroughOutage(async () => undefined);
+    expect(result.code).toBe(1);
+    expect(runs.model.requests).toHaveLength(1);
+    const stopped = result.stderr.split("\n").filter((line) => line.startsWith("turnloop:"));
+    const session = "postgres://postgres@127\\.0\\.0\\.1:\\d+/t_\\w+ \\(session [\\w-]+\\)";
+    expect(stopped).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^turnloop: ${session} could not be written \\([^)]+\\): the prompt was stopped; every event written before is kept$`,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^turnloop: ${session} could not be written at exit \\(.+\\): 3 events held back since then are lost \\(tool\\.execution_complete, assistant\\.turn_end, session\\.error\\); a resume goes on after the last stored event$`,
+        ),
+      ),
+    ]);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      is_error: true,
+      result: "",
+      error: { type: "storage" },
+    });
+    const stored = await storedTypes(runs.database.pool, sessionIdOf(result));
+    expect(stored).toEqual(BEFORE_RESULT);
+  });
+});
