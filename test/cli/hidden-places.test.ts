@@ -4,6 +4,7 @@ import { describe, expect } from "vitest";
 import { type CliFixtures, printedSessionId, test } from "../support/fixtures.js";
 import { chatMessages } from "../support/harness.js";
 import { requireSandbox } from "../support/sandbox.js";
+import { coldCodeCache } from "../support/test-home.js";
 
 // Trial 31, finding 1 (HIGH): the model's `view` read what README's "Sandbox" hides from commands
 // "even from reading". `cd ~ && turnloop -p … --autopilot` viewed `.ssh/id_ed25519` and
@@ -22,8 +23,13 @@ const KEY =
   "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n";
 const AWS = "[default]\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG\n";
 
-/** A home with an ssh key and config, AWS credentials and an earlier session's log. */
+/**
+ * A home with an ssh key and config, AWS credentials and an earlier session's log, and nothing
+ * else: the fixture's warm code cache (`cache/`, test/support/test-home.ts) is taken out, since
+ * the model lists this home as a user's.
+ */
 async function plantSecrets(home: string): Promise<void> {
+  await coldCodeCache(home);
   await mkdir(join(home, ".ssh"));
   await writeFile(join(home, ".ssh", "id_ed25519"), KEY);
   await writeFile(join(home, ".ssh", "config"), "Host build\n  User ci\n");
