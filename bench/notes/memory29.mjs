@@ -192,11 +192,15 @@ async function acp() {
 
 async function sdkServer() {
   const rpc = await import("vscode-jsonrpc/node.js");
-  // As an SDK app starts it (src/sdk/transport.ts): `node dist/cli/main.js`, without the bin's flags.
+  // As an SDK app starts it (src/sdk/transport.ts): `node dist/cli/main.js`, with the words of
+  // SERVER_NODE_FLAGS as Node's flags (none by default: how the SDK started it before session 31;
+  // bench/notes/memory31.md gives the bin's young-generation cap, as the SDK does now).
   const main = join(cli, "..", "main.js");
+  const serverFlags = (process.env.SERVER_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean);
   const child = spawnTimed(["--headless", "--stdio", "--allow-all-tools"], "pipe", [
-    ...timed.slice(0, -1),
+    ...timed.slice(0, 5),
     process.execPath,
+    ...serverFlags,
     main,
   ]);
   const connection = rpc.createMessageConnection(
