@@ -33,8 +33,10 @@ export class UsageTotals {
   /** Requests that reported a cost (the model's price was known). */
   pricedRequests = 0;
   /**
-   * Tokens the last request sent (input plus cached input): how full the context is now.
-   * `undefined` before the first reported usage.
+   * Tokens the last request sent (input plus cached input): how full the context is now; after a
+   * compaction that succeeded, its estimate of the next request (`postCompactionTokens`, which the
+   * compaction's line shows), not the summary request's own input. `undefined` before the first
+   * reported usage.
    */
   contextTokens: number | undefined;
 
@@ -48,7 +50,10 @@ export class UsageTotals {
     return this.reportedRequests > 0 && this.pricedRequests === this.reportedRequests;
   }
 
-  /** Folds one event; any but `assistant.turn_start`, `assistant.turn_end` and `assistant.usage` is ignored. */
+  /**
+   * Folds one event; any but `assistant.turn_start`, `assistant.turn_end`, `assistant.usage` and
+   * `session.compaction_complete` is ignored.
+   */
   apply(event: SessionEvent): void {
     switch (event.type) {
       case "assistant.turn_start":
@@ -63,6 +68,11 @@ export class UsageTotals {
       }
       case "assistant.usage":
         this.usage(event.data);
+        return;
+      case "session.compaction_complete":
+        if (event.data.success && event.data.postCompactionTokens !== undefined) {
+          this.contextTokens = event.data.postCompactionTokens;
+        }
         return;
       default:
         return;
