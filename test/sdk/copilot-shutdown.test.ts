@@ -120,16 +120,12 @@ describe("session.shutdown", () => {
     const gate = new Promise<void>((resolve) => {
       open = resolve;
     });
-    const streaming = new Promise<void>((resolve) => {
-      session.on((event: SessionEvent) => {
-        if (event.type === "assistant.turn_start") {
-          resolve();
-        }
-      });
-    });
+    // Aborted once the request reached the model (its assistant.turn_start is stored before the
+    // request is sent: an abort then would leave "held back" queued for the next prompt).
+    const sent = fixture.model.requests.length;
     fixture.model.enqueue({ text: ["held", " back"], pause: { afterEvents: 1, until: gate } });
     const cancelled = session.sendAndWait({ prompt: "three" });
-    await streaming;
+    await expect.poll(() => fixture.model.requests.length).toBe(sent + 1);
     await session.abort();
     await cancelled.catch(() => undefined);
     open();

@@ -39,7 +39,7 @@ test("the README's cliPath example prints the model's answer", async () => {
   expect([request?.wire, request?.path, body.model, body.stream ?? false]).toEqual([
     "anthropic",
     "/v1/messages",
-    "claude-sonnet-4.5",
+    "claude-sonnet-4-5",
     false,
   ]);
 });
