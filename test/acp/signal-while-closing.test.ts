@@ -43,6 +43,9 @@ describe.skipIf(postgresUnavailable !== undefined)("turnloop acp: SIGTERM while 
       `${JSON.stringify({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: textPrompt("wait") } })}\n`,
     );
     await expect.poll(() => storedTypes(database.pool, sessionId)).toEqual(TURN_STORED);
+    // The turn start is stored before its request is sent: a stop before the request would
+    // leave no request in flight to cancel.
+    await expect.poll(() => fixture.server.requests.length).toBe(1);
     await locker.query("BEGIN");
     await locker.query("LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
     agent.endInput();

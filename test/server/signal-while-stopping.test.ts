@@ -80,6 +80,9 @@ describe.skipIf(postgresUnavailable !== undefined)("SIGTERM while the server sto
       const { sessionId } = created.result as { sessionId: string };
       await peer.request("session.send", { sessionId, prompt: "wait" });
       await expect.poll(() => storedTypes(database.pool, sessionId)).toEqual(TURN_STORED);
+      // The turn start is stored before its request is sent: a stop before the request would
+      // leave no request in flight to cancel.
+      await expect.poll(() => model.requests.length).toBe(1);
       await locker.query("BEGIN");
       await locker.query("LOCK TABLE events IN ACCESS EXCLUSIVE MODE");
       server.child.stdin.end();
