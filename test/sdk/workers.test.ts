@@ -8,9 +8,14 @@
 
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
-import { approveAll, type PermissionRequest, type TurnloopSession } from "../../src/sdk/index.js";
+import {
+  approveAll,
+  type PermissionRequest,
+  type TurnloopClient,
+  type TurnloopSession,
+} from "../../src/sdk/index.js";
 import { runCli } from "../support/cli.js";
 import { ANSWER_TURN } from "../support/event-sequences.js";
 import { type Gate, gate } from "../support/gate.js";
@@ -56,12 +61,19 @@ const persisted = (events: readonly WireEvent[]) =>
 
 describe.skipIf(postgresUnavailable !== undefined)("a session served by another worker", () => {
   const workers = useWorkers();
-  const { worker } = workers;
+  // Two server processes for all the tests, started together: each test makes sessions of its
+  // own on them, and a process's start was most of a test's time.
+  let workerA: TurnloopClient;
+  let workerB: TurnloopClient;
+  beforeAll(async () => {
+    [workerA, workerB] = [workers.worker(), workers.worker()];
+    await Promise.all([workerA.start(), workerB.start()]);
+  });
 
   test("a client on worker B prompts a session A holds and sees every persisted event once, in order", async () => {
-    const onA = await worker().createSession({ onPermissionRequest: approveAll });
+    const onA = await workerA.createSession({ onPermissionRequest: approveAll });
     const seenOnA = watch(onA);
-    const onB = await worker().resumeSession(onA.sessionId);
+    const onB = await workerB.resumeSession(onA.sessionId);
     const seenOnB = watch(onB);
     const before = await onB.getMessages();
 
@@ -86,8 +98,8 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
   });
 
   test("an abort sent from worker B stops the turn running on worker A", async () => {
-    const onA = await worker().createSession({ onPermissionRequest: approveAll });
-    const onB = await worker().resumeSession(onA.sessionId);
+    const onA = await workerA.createSession({ onPermissionRequest: approveAll });
+    const onB = await workerB.resumeSession(onA.sessionId);
     const seenOnB = watch(onB);
     const before = await onB.getMessages();
     const requested = holdAnswers(workers.fixture.model);
@@ -113,7 +125,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     const askedOnB: PermissionRequest[] = [];
     const ranOnA = gate();
     // A's app answers too, but only after the tool ran on B's answer: a late answer.
-    const onA = await worker().createSession({
+    const onA = await workerA.createSession({
       onPermissionRequest: async (request) => {
         askedOnA.push(request);
         await ranOnA.opened;
@@ -122,7 +134,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     });
     const seenOnA = watch(onA);
     void seenOnA.next((event) => event.type === "tool.execution_complete").then(ranOnA.open);
-    const onB = await worker().resumeSession(onA.sessionId, {
+    const onB = await workerB.resumeSession(onA.sessionId, {
       onPermissionRequest: (request) => {
         askedOnB.push(request);
         return { kind: "approve-once" };
@@ -167,8 +179,8 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
   });
 
   test("a prompt sent from B after A let the session go claims it on B and runs there", async () => {
-    const onA = await worker().createSession({ onPermissionRequest: approveAll });
-    const onB = await worker().resumeSession(onA.sessionId, { onPermissionRequest: approveAll });
+    const onA = await workerA.createSession({ onPermissionRequest: approveAll });
+    const onB = await workerB.resumeSession(onA.sessionId, { onPermissionRequest: approveAll });
     const seenOnB = watch(onB);
     const before = await onB.getMessages();
     const shutdownSeen = seenOnB.next((event) => event.type === "session.shutdown");
@@ -193,8 +205,8 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     expect(persisted(seenOnB.events)).toEqual(after.slice(before.length));
   });
   test("two identical prompts sent from worker B are both answered, in order, with one idle after the second", async () => {
-    const onA = await worker().createSession({ onPermissionRequest: approveAll });
-    const onB = await worker().resumeSession(onA.sessionId);
+    const onA = await workerA.createSession({ onPermissionRequest: approveAll });
+    const onB = await workerB.resumeSession(onA.sessionId);
     const seenOnB = watch(onB);
     workers.fixture.model.enqueue({ text: "first answer" }, { text: "second answer" });
     const idle = seenOnB.next((event) => event.type === "session.idle");
@@ -223,8 +235,8 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
   // B's prompt reaches A before or after A's client detaches: either way A never runs it (A
   // refuses prompts from the detach on) and B reads the session.shutdown.
   test("worker A closing the session with B's prompt queued ends B's wait with an error", async () => {
-    const onA = await worker().createSession({ onPermissionRequest: approveAll });
-    const onB = await worker().resumeSession(onA.sessionId);
+    const onA = await workerA.createSession({ onPermissionRequest: approveAll });
+    const onB = await workerB.resumeSession(onA.sessionId);
     const seenOnB = watch(onB);
     const requested = holdAnswers(workers.fixture.model);
     const requestsBefore = workers.fixture.model.requests.length;
@@ -254,9 +266,9 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
   });
 
   test("worker A's own client aborting with B's prompt queued ends B's sendAndWait with an error at once", async () => {
-    const onA = await worker().createSession({ onPermissionRequest: approveAll });
+    const onA = await workerA.createSession({ onPermissionRequest: approveAll });
     const seenOnA = watch(onA);
-    const onB = await worker().resumeSession(onA.sessionId);
+    const onB = await workerB.resumeSession(onA.sessionId);
     const seenOnB = watch(onB);
     const before = await onB.getMessages();
     const requested = holdAnswers(workers.fixture.model);
