@@ -1,7 +1,7 @@
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { runCli, whenFileExists } from "../support/cli.js";
 import { chatMessages, startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
@@ -79,6 +79,38 @@ async function storeVariables(store: "file" | "postgres"): Promise<NodeJS.Proces
   databases.push(database);
   return { TURNLOOP_DATABASE_URL: database.url };
 }
+
+/**
+ * A real session's log, as `sessions export --format jsonl` wrote it (one prompt, "Remember this.",
+ * answered "Kept.", on a file store of its own), and the folder it ran in: made once for the file,
+ * the log every store's damaged-log test imports.
+ */
+let source: { log: string; sessionId: string; cwd: string };
+const sourceFolders: string[] = [];
+
+beforeAll(async () => {
+  const sourceServer = await startFakeModelServer();
+  try {
+    const sourceHome = await mkdtemp(join(tmpdir(), "turnloop-matrix-source-home-"));
+    const cwd = await mkdtemp(join(tmpdir(), "turnloop-matrix-source-repo-"));
+    sourceFolders.push(sourceHome, cwd);
+    const env = fakeModelEnvironment(sourceHome, sourceServer);
+    sourceServer.enqueue({ text: "Kept." });
+    const sessionId = sessionIdOf((await runCli(["-p", "Remember this."], { cwd, env })).stderr);
+    const exported = await runCli(["sessions", "export", sessionId, "--format", "jsonl"], {
+      cwd,
+      env,
+    });
+    expect(exported.code).toBe(0);
+    source = { log: exported.stdout, sessionId, cwd };
+  } finally {
+    await sourceServer.close();
+  }
+}, MANY_RUNS.timeout);
+
+afterAll(async () => {
+  await Promise.all(sourceFolders.splice(0).map((folder) => removeTree(folder)));
+});
 
 const stores = [
   { store: "file" as const, skip: false },
@@ -229,18 +261,16 @@ describe.each(stores)("sessions on the $store store", ({ store, skip }) => {
     "a damaged log imported whole is repaired on resume, the damage recorded",
     MANY_RUNS,
     async () => {
-      server.enqueue({ text: "Kept." }, { text: "Resumed." });
+      server.enqueue({ text: "Resumed." });
+      // In the folder the session ran in, as its own user would resume it.
       const run = (args: string[], stdin?: string) =>
         runCli(args, {
-          cwd: repository,
+          cwd: source.cwd,
           env: environment(),
           ...(stdin === undefined ? {} : { stdin }),
         });
-      const first = await run(["-p", "Remember this."]);
-      const sessionId = sessionIdOf(first.stderr);
-      const exported = await run(["sessions", "export", sessionId, "--format", "jsonl"]);
-      await run(["sessions", "delete", sessionId]);
-      const damaged = `${exported.stdout}not an event\n{"type":"user.message","da`;
+      const { sessionId } = source;
+      const damaged = `${source.log}not an event\n{"type":"user.message","da`;
       const imported = await run(["sessions", "import", "-"], damaged);
       expect([imported.code, imported.stdout]).toEqual([0, `${sessionId}\n`]);
       expect((await run(["sessions", "export", sessionId, "--format", "jsonl"])).stdout).toBe(
