@@ -63,23 +63,30 @@ describe("a session resumed from another folder runs with its own folder's proje
   }) => {
     const id = await repositorySession({ cli, model, repository });
     const other = await otherFolder();
-    runs(model, "touch denied.txt");
-    const touch = await cli(["-p", "go", "--allow-all-tools", "--resume", id], { cwd: other });
-    expect(touch.code).toBe(0);
+    // Both calls in one reply of one resumed run.
+    model.enqueue(
+      {
+        toolCalls: ["touch denied.txt", "echo hi"].map((command, index) => ({
+          id: `call_${index}`,
+          name: "bash",
+          arguments: JSON.stringify({ command }),
+        })),
+      },
+      { text: "Done." },
+    );
+    const resumed = await cli(["-p", "go", "--allow-all-tools", "--resume", id], { cwd: other });
+    expect(resumed.code).toBe(0);
     const file = join(repository, ".turnloop", "config.json").replace(
       /[.*+?^${}()|[\]\\]/g,
       "\\$&",
     );
-    expect(touch.stderr).toMatch(
+    expect(resumed.stderr).toMatch(
       new RegExp(
         `✗ bash touch denied\\.txt \\(\\d+ ms\\): Permission denied for 'bash': denied by the rule "bash\\(touch \\*\\)" in ${file}\n`,
       ),
     );
     expect(existsSync(join(repository, "denied.txt"))).toBe(false);
-    runs(model, "echo hi");
-    const echo = await cli(["-p", "go", "--allow-all-tools", "--resume", id], { cwd: other });
-    expect(echo.code).toBe(0);
-    expect(echo.stderr).toMatch(/✓ bash echo hi/);
+    expect(resumed.stderr).toMatch(/✓ bash echo hi/);
   });
 
   test("-p --resume: an invalid project file of the session's folder is a usage error naming it", async ({

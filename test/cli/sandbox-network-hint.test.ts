@@ -96,30 +96,31 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
     });
   });
 
+  // Three commands, one -p run (each call's result is judged on its own).
   test("Node's refused connection and a failed name lookup (curl, Node) say the same", async () => {
     const node = (script: string) => `node -e ${JSON.stringify(script)}`;
-    const refused = await runThroughCli(
-      node(
-        `require("http").get("http://127.0.0.1:${port}/").on("error", (e) => { console.error(e.message); process.exit(1); })`,
-      ),
-      SANDBOX,
+    const [refused, curlLookup, nodeLookup] = await commandsThroughCli(
+      server,
+      [
+        node(
+          `require("http").get("http://127.0.0.1:${port}/").on("error", (e) => { console.error(e.message); process.exit(1); })`,
+        ),
+        "curl -sS https://registry.npmjs.org/",
+        node(
+          `require("dns").lookup("registry.npmjs.org", (e) => { console.error(e.message); process.exit(1); })`,
+        ),
+      ],
+      { cwd: workspace, home, flags: SANDBOX, prompt: "reach the server" },
     );
-    expect(refused.toolResult).toBe(
+    expect(refused).toBe(
       `connect ECONNREFUSED 127.0.0.1:${port}\n<exited with exit code 1>\n${stoppedLine("ECONNREFUSED")}`,
     );
-    const curlLookup = await runThroughCli("curl -sS https://registry.npmjs.org/", SANDBOX);
-    expect(curlLookup.toolResult).toBe(
+    expect(curlLookup).toBe(
       "curl: (6) Could not resolve host: registry.npmjs.org\n<exited with exit code 6>\n" +
         stoppedLine("Could not resolve host"),
     );
-    const nodeLookup = await runThroughCli(
-      node(
-        `require("dns").lookup("registry.npmjs.org", (e) => { console.error(e.message); process.exit(1); })`,
-      ),
-      SANDBOX,
-    );
-    const code = /getaddrinfo (EAI_AGAIN|ENOTFOUND)/.exec(nodeLookup.toolResult)?.[0] ?? "none";
-    expect(nodeLookup.toolResult).toBe(
+    const code = /getaddrinfo (EAI_AGAIN|ENOTFOUND)/.exec(nodeLookup ?? "")?.[0] ?? "none";
+    expect(nodeLookup).toBe(
       `${code} registry.npmjs.org\n<exited with exit code 1>\n${stoppedLine(code)}`,
     );
   });
@@ -225,13 +226,18 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
     );
     const closed = await closedPort();
     const command = `curl -sS http://127.0.0.1:${closed}/`;
-    const open = await runThroughCli(command, [...SANDBOX, "--sandbox-network"]);
-    expect(open.toolResult.replace(/after \d+ ms/, "after N ms")).toBe(
+    // The network on: both commands in one -p run.
+    const [open, piped] = await commandsThroughCli(server, [command, `${command} | cat`], {
+      cwd: workspace,
+      home,
+      flags: [...SANDBOX, "--sandbox-network"],
+      prompt: "reach the server",
+    });
+    expect(open?.replace(/after \d+ ms/, "after N ms")).toBe(
       `curl: (7) Failed to connect to 127.0.0.1 port ${closed} after N ms: Couldn't connect to server\n` +
         "<exited with exit code 7>",
     );
-    const piped = await runThroughCli(`${command} | cat`, [...SANDBOX, "--sandbox-network"]);
-    expect(piped.toolResult.replace(/after \d+ ms/, "after N ms")).toBe(
+    expect(piped?.replace(/after \d+ ms/, "after N ms")).toBe(
       `curl: (7) Failed to connect to 127.0.0.1 port ${closed} after N ms: Couldn't connect to server\n` +
         "<exited with exit code 0>",
     );

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
-import { oneCommandThroughCli } from "../support/one-command.js";
+import { commandsThroughCli, oneCommandThroughCli } from "../support/one-command.js";
 import { requireSandbox } from "../support/sandbox.js";
 import { makeHome } from "../support/test-home.js";
 
@@ -161,15 +161,17 @@ describe.runIf(sandboxWorks)("a write to a place the sandbox keeps read-only", (
         "it is one of the places the sandbox hides from commands (credentials and sockets; sandbox.hidden in a config file)",
       ],
     ] as const;
-    const reasons: string[] = [];
-    for (const [command] of cases) {
-      const result = await oneCommandThroughCli(server, command, {
+    // Both commands in one -p run (each call's result is judged on its own).
+    const results = await commandsThroughCli(
+      server,
+      cases.map(([command]) => command),
+      {
         cwd: workspace,
         home: hiddenHome,
         flags: ["--sandbox", "workspace-write", "--yolo", "--add-dir", hiddenHome],
-      });
-      reasons.push(result.toolResult.split("\n").at(-1) ?? "");
-    }
+      },
+    );
+    const reasons = results.map((result) => result.split("\n").at(-1) ?? "");
     await rm(join(workspace, "secrets"), { recursive: true });
     await rm(hiddenHome, { recursive: true, force: true });
     expect(reasons).toEqual(

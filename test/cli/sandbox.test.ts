@@ -7,7 +7,7 @@ import { cleanEnvironment, runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { chatMessages } from "../support/harness.js";
-import { oneCommandThroughCli } from "../support/one-command.js";
+import { commandsThroughCli, oneCommandThroughCli } from "../support/one-command.js";
 import { removeTree } from "../support/remove-tree.js";
 import { requireSandbox } from "../support/sandbox.js";
 import { makeHome } from "../support/test-home.js";
@@ -162,14 +162,20 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
   test("a command that uses /tmp is told that its /tmp is its own and is gone now", async () => {
     const kept =
       "Note: in the sandbox each command has its own empty /tmp, removed when the command ends: what this command wrote there is gone, and no later command can read it.";
-    const written = await runThroughCli("echo scratch > /tmp/notes.txt && cat /tmp/notes.txt", [
-      "--sandbox",
-      "workspace-write",
-      "--yolo",
-    ]);
-    expect(written.toolResult).toBe(
+    expect(workspace.startsWith("/tmp/")).toBe(true);
+    // Both workspace-write commands in one -p run (each call's result is judged on its own).
+    const [written, inWorkspace] = await commandsThroughCli(
+      server,
+      [
+        "echo scratch > /tmp/notes.txt && cat /tmp/notes.txt",
+        `echo x > ${join(workspace, "under-tmp.txt")}`,
+      ],
+      { cwd: workspace, home, flags: ["--sandbox", "workspace-write", "--yolo"] },
+    );
+    expect(written).toBe(
       `scratch\n<exited with exit code 0>\n${kept} Keep files a later command needs in the workspace.`,
     );
+    expect(inWorkspace).toBe("<exited with exit code 0>");
     const readOnly = await runThroughCli('f=$(mktemp) && echo x > "$f"', [
       "--sandbox",
       "read-only",
@@ -178,13 +184,6 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
     expect(readOnly.toolResult).toBe(
       `<exited with exit code 0>\n${kept} Under the read-only sandbox nothing else is writable, so do such work within one command (e.g. \`a && b\`).`,
     );
-    expect(workspace.startsWith("/tmp/")).toBe(true);
-    const inWorkspace = await runThroughCli(`echo x > ${join(workspace, "under-tmp.txt")}`, [
-      "--sandbox",
-      "workspace-write",
-      "--yolo",
-    ]);
-    expect(inWorkspace.toolResult).toBe("<exited with exit code 0>");
     // Unconfined, /tmp is the real one: no note.
     const unconfined = await runThroughCli("echo x > /tmp/turnloop-edges-unconfined.txt", [
       "--yolo",
@@ -202,15 +201,19 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
     await writeFile(join(trial, "home", "notes.txt"), "kept\n");
     const flags = ["--sandbox", "workspace-write", "--yolo"];
     try {
-      const read = await runThroughCli(`ls ${trial}/home`, flags);
-      expect(read.toolResult).toBe(
+      // Both commands in one -p run (each call's result is judged on its own).
+      const [read, copied] = await commandsThroughCli(
+        server,
+        [`ls ${trial}/home`, `ls ${trial}/home > /tmp/listing.txt`],
+        { cwd: workspace, home, flags },
+      );
+      expect(read).toBe(
         `ls: cannot access '${trial}/home': No such file or directory\n<exited with exit code 2>\n` +
           "Note: in the sandbox /tmp outside the workspace is the command's own, empty /tmp, not " +
           "this machine's: files there are not visible to sandboxed commands. To read them, the " +
           "user can add their folder with --add-dir <folder> or put them in the workspace.",
       );
-      const copied = await runThroughCli(`ls ${trial}/home > /tmp/listing.txt`, flags);
-      expect(copied.toolResult).toBe(
+      expect(copied).toBe(
         `ls: cannot access '${trial}/home': No such file or directory\n<exited with exit code 2>\n` +
           "Note: in the sandbox each command has its own empty /tmp, removed when the command " +
           "ends: what this command wrote there is gone, and no later command can read it. Keep " +
