@@ -21,7 +21,7 @@
  * (after the run's work; a temporary file renamed over the old one), if the home exists; one
  * whose cache was accepted is never written again. A home that cannot be written only means no
  * cache. A run that makes a new folder there (a new build, Node, install or flags) then removes
- * the other folders of `cache/code` not modified in {@link UNUSED_FOLDER_DAYS} days, those that
+ * the other folders of `cache/code` not modified in 30 days (code-cache-writer.cts), those that
  * pass the reader's checks (the user's own, not a link, nobody else can write them).
  * `TURNLOOP_NO_CODE_CACHE=1` (any non-empty value) turns it off: every script compiles and nothing
  * is read or written.
@@ -35,7 +35,8 @@
  */
 
 const fs = process.getBuiltinModule("node:fs");
-const v8 = process.getBuiltinModule("node:v8");
+/** V8's `cachedDataVersionTag` ({@link versionTagFunction}). */
+const versionTag = versionTagFunction();
 
 /** The scripts' content hash; scripts/code-cache-scripts.mjs writes the real one at build time. */
 const BUILD_HASH = "unbuilt-00000000";
@@ -107,7 +108,7 @@ type Wrapper = (...args: unknown[]) => void;
 
 /** The script's function, compiled with its cached code when there is one it can take. */
 function compiled(file: string, source: string): Wrapper {
-  const tag = v8.cachedDataVersionTag();
+  const tag = versionTag();
   const cacheFile = cacheFileOf(file, tag);
   const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile);
   const script = new (process.getBuiltinModule("node:vm").Script)(source, {
@@ -287,13 +288,43 @@ function trusted(file: string): boolean {
   );
 }
 
+/**
+ * `cachedDataVersionTag` of V8's binding (`process.binding("v8")`), taken as the bin's flag reset
+ * takes it (src/cli/turnloop.cts: Node's deprecation warning kept off stderr for that call), or
+ * `node:v8`'s where the binding is gone. `node:v8` would load three more of Node's modules
+ * (`internal/heap_utils`, `internal/promise_hooks`, `v8`) in every run: about 2 M instructions of
+ * a `-p` run (issue 26 figure 1a; bench/notes/start32.md).
+ */
+function versionTagFunction(): () => number {
+  const quiet = process.noDeprecation === true;
+  if (!quiet) {
+    process.noDeprecation = true;
+  }
+  try {
+    const { binding } = process as unknown as { binding?: (name: string) => unknown };
+    const v8 = binding?.call(process, "v8") as { cachedDataVersionTag?: () => number } | undefined;
+    if (typeof v8?.cachedDataVersionTag === "function") {
+      return v8.cachedDataVersionTag;
+    }
+  } catch {
+    // No binding to take: `node:v8` below.
+  } finally {
+    if (!quiet) {
+      process.noDeprecation = false;
+    }
+  }
+  return process.getBuiltinModule("node:v8").cachedDataVersionTag;
+}
+
 /** At exit: the caches of the scripts that compiled without one, each written then renamed. */
 function writePendingCaches(): void {
-  const tag = v8.cachedDataVersionTag();
+  const tag = versionTag();
   try {
     if (cacheRoot === undefined || pending.length === 0) {
       return;
     }
+    const { freeBytes, KEEP_FREE_BYTES, makeFolder, writeThenRename, removeUnusedFolders } =
+      require("./code-cache-writer.cjs") as typeof import("./code-cache-writer.cjs");
     let room = freeBytes(folderOf(cacheRoot)) - KEEP_FREE_BYTES;
     let made: string | undefined;
     for (const { script, file, tag: compiledUnder } of pending.splice(0)) {
@@ -313,85 +344,10 @@ function writePendingCaches(): void {
       writeThenRename(file, data);
     }
     if (made !== undefined) {
-      removeUnusedFolders(`${cacheRoot}/code`, made);
+      removeUnusedFolders(`${cacheRoot}/code`, made, ownPrivateFolder);
     }
   } catch {
     // A home that cannot be written (read-only, full): the next run compiles again.
-  }
-}
-
-/**
- * What the cache leaves free on the file system of the turnloop home (bytes): the session logs
- * live there, and a cache is never worth a log that cannot be written (a small or nearly full
- * disk gets no cache).
- */
-const KEEP_FREE_BYTES = 64 * 1024 * 1024;
-
-/** Bytes an unprivileged user may still write on the file system holding `folder`; 0 if unknown. */
-function freeBytes(folder: string): number {
-  try {
-    const stats = fs.statfsSync(folder);
-    return stats.bavail * stats.bsize;
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * Writes `data` to `file` through a temporary file beside it (mode 0600), renamed into place; a
- * write that fails (a full disk) removes its temporary file, leaving nothing behind, and throws.
- */
-function writeThenRename(file: string, data: Buffer): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    fs.writeFileSync(temporary, data, { mode: 0o600 });
-    fs.renameSync(temporary, file);
-  } catch (error) {
-    fs.rmSync(temporary, { force: true });
-    throw error;
-  }
-}
-
-/**
- * Makes the folder `path` (mode 0700) unless it is there; whether it made it. Its parent must be
- * there: a home that is gone (removed while the run exited) is not made again for a cache.
- */
-function makeFolder(path: string): boolean {
-  try {
-    fs.mkdirSync(path, { mode: 0o700 });
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
-      throw error;
-    }
-    return false;
-  }
-}
-
-/**
- * Days a cache folder may go unmodified (no cache written in it) before a run that makes another
- * folder removes it. A folder that is only read keeps its old time: removed, its build compiles
- * once more and writes it again.
- */
-const UNUSED_FOLDER_DAYS = 30;
-
-/**
- * Removes each entry of `codeFolder` (`<home>/cache/code`, already checked private) but `current`
- * that is a folder (never a link: `lstat`) of this user's that nobody else can write and that was
- * not modified in {@link UNUSED_FOLDER_DAYS} days. Errors leave the entry where it is.
- */
-function removeUnusedFolders(codeFolder: string, current: string): void {
-  const before = Date.now() - UNUSED_FOLDER_DAYS * 24 * 60 * 60 * 1000;
-  for (const name of fs.readdirSync(codeFolder)) {
-    const folder = `${codeFolder}/${name}`;
-    try {
-      const stats = fs.lstatSync(folder);
-      if (folder !== current && ownPrivateFolder(stats) && stats.mtimeMs < before) {
-        fs.rmSync(folder, { recursive: true, force: true });
-      }
-    } catch {
-      // Removed by another run meanwhile, or not removable: left as it is.
-    }
   }
 }
 

@@ -99,7 +99,9 @@ describe("the code cache's folders", () => {
     const copies = ["first", "second"].map((name) => join(cli.directory, name, "cli"));
     for (const copy of copies) {
       mkdirSync(copy, { recursive: true });
-      cpSync(join(CLI_DIRECTORY, "code-cache.cjs"), join(copy, "code-cache.cjs"));
+      for (const loader of ["code-cache.cjs", "code-cache-writer.cjs"]) {
+        cpSync(join(CLI_DIRECTORY, loader), join(copy, loader));
+      }
       cpSync(join(CLI_DIRECTORY, "scripts"), join(copy, "scripts"), { recursive: true });
     }
     const run = readdirSync(join(CLI_DIRECTORY, "scripts", "chunks")).find((file) =>

@@ -90,6 +90,34 @@ describe("V8's code cache of the bundle's scripts (issue 26)", () => {
     expect(files.map((file) => statSync(join(folder, file)).ino)).toEqual(inodes);
   });
 
+  test("neither a run that writes its caches nor one that takes them loads node:v8 (V8's tag comes from its binding), and neither warns", async () => {
+    // A CommonJS preload that writes, at exit, the names of Node's own modules loaded: its exit
+    // listener comes after the loader's (added while the first script compiled), which writes
+    // the caches of a first run.
+    const preload = join(home(), "builtins-at-exit.cjs");
+    const loaded = join(home(), "builtins");
+    writeFileSync(
+      preload,
+      `setImmediate(() => process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join("\\n"))));\n`,
+    );
+    const options = `${cli.environment("openai-compatible:my-model").NODE_OPTIONS} -r ${preload}`;
+    const builtins = async () => {
+      const outcomes = await prompt({ NODE_OPTIONS: options });
+      const names = readFileSync(loaded, "utf8").split("\n");
+      // The preload saw the run's modules (so the check can fail): the prompt's HTTP client.
+      expect(names).toContain("NativeModule http");
+      return {
+        outcomes: [...new Set(outcomes.map(([outcome]) => outcome))],
+        v8: names.filter((name) => /^NativeModule (v8|internal\/heap_utils)$/.test(name)),
+      };
+    };
+    // prompt() checks stderr holds the summary line alone (no deprecation warning).
+    expect([await builtins(), await builtins()]).toEqual([
+      { outcomes: ["none"], v8: [] },
+      { outcomes: ["accepted"], v8: [] },
+    ]);
+  });
+
   test("a truncated or damaged cache file is refused, the script compiles, and the file is replaced", async () => {
     const first = await prompt();
     const { folder, files } = cacheFiles();
