@@ -1,10 +1,12 @@
 /**
- * Which reopens of a session are not drawn as resumes: one rule for `sessions show` (render.ts),
- * the HTML view and the exports (session-view/fold.ts). The log records every reopen's
- * `session.resume` before it knows whether the reopen will work.
+ * How the views of a log draw its reopens, one rule for `sessions show` and the plain face
+ * (render.ts), the HTML view and the exports (session-view/fold.ts): which reopens are not drawn
+ * as resumes (the log records every reopen's `session.resume` before it knows whether the reopen
+ * will work), and where the work a reopen closed is drawn (before it, in the prompt it belongs to).
  */
 
 import type { SessionEvent } from "../events/events.js";
+import { INTERRUPTED } from "../session/open-work.js";
 
 /**
  * The `session.resume` events of reopens after which the conversation did not go on (no prompt,
@@ -39,4 +41,50 @@ export function idleReopens(
     idle.delete(reopen);
   }
   return idle;
+}
+
+/**
+ * `items` in the order the views draw them: the events a reopen wrote to close what its log left
+ * open (session/open-work.ts `closingEvents`, written right after its `session.resume`: the
+ * interrupted results of calls left without one, `assistant.turn_end` with status `interrupted`,
+ * a failed `session.compaction_complete`) moved before that `session.resume`, so that a call a
+ * kill cut off is drawn with its outcome in its own prompt, before that prompt's stop and the
+ * `— resumed` line, as the interactive screen draws it (the call's line stays where it began).
+ * Any other order is kept. `eventOf` reads an item's event (items may carry line numbers).
+ */
+export function repairsBeforeReopens<Item>(
+  items: readonly Item[],
+  eventOf: (item: Item) => SessionEvent,
+): Item[] {
+  const ordered: Item[] = [];
+  let index = 0;
+  while (index < items.length) {
+    const item = items[index] as Item;
+    index += 1;
+    if (eventOf(item).type !== "session.resume") {
+      ordered.push(item);
+      continue;
+    }
+    const closing: Item[] = [];
+    while (index < items.length && closesOpenWork(eventOf(items[index] as Item))) {
+      closing.push(items[index] as Item);
+      index += 1;
+    }
+    ordered.push(...closing, item);
+  }
+  return ordered;
+}
+
+/** Whether `event` has the shape of an event a reopen writes to close open work (open-work.ts). */
+function closesOpenWork(event: SessionEvent): boolean {
+  switch (event.type) {
+    case "tool.execution_complete":
+      return event.data.error?.code === "interrupted";
+    case "assistant.turn_end":
+      return event.data.status === "interrupted";
+    case "session.compaction_complete":
+      return event.data.success === false && event.data.error === INTERRUPTED;
+    default:
+      return false;
+  }
 }

@@ -27,7 +27,7 @@ import type {
 } from "../events/events.js";
 import { givenPrompt, ranLines } from "../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../session/session-model/session-model.js";
-import { idleReopens } from "./idle-reopens.js";
+import { idleReopens, repairsBeforeReopens } from "./idle-reopens.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { closedPrompt, inferStop, type PromptState } from "./prompt-stop.js";
 import { abbreviate, firstLine, foldedPrompt, plural, trimTrailingNewlines } from "./text-lines.js";
@@ -86,7 +86,8 @@ export function renderConversation(
     prompt: closedPrompt(),
     currentModel: events.findLast((event) => event.type === "session.model_change")?.data.newModel,
   };
-  for (const event of events) {
+  // The work a reopen closed is drawn in its prompt, before that reopen (idle-reopens.ts).
+  for (const event of repairsBeforeReopens(events, (event) => event)) {
     state.fold.apply(event);
     if (startLine || event.type !== "session.start") {
       renderEvent(state, event);
@@ -172,10 +173,11 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
 }
 
 function renderResume(state: RenderState, event: SessionEventOf<"session.resume">): void {
-  // Calls a crash left open get their interrupted result after this line: shown there, once.
+  // The results and turn ends this reopen wrote are drawn before it (repairsBeforeReopens); a
+  // call still open here gets its result later in the log: it is drawn there, once.
   const open = new Set(state.pendingCalls);
   state.pendingCalls.clear();
-  // A turn its process left open is closed after this line too (session/open-work.ts).
+  // A prompt whose turn this reopen closed stopped there (session/open-work.ts).
   closePrompt(state, event.data.interruptedTurns ? "interrupted" : undefined);
   state.pendingCalls = open;
   if (state.idleReopens.has(event)) {

@@ -13,6 +13,7 @@ import {
   closedBeforeAnswerFailure,
   ENDED_EARLY,
   malformedEvent,
+  malformedReply,
   messageOf,
   plainStreamError,
   streamErrorWords,
@@ -40,7 +41,7 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
   if (unsendable !== undefined) {
     return unsendable;
   }
-  const broken = brokenStream(error) ?? closedBeforeAnswer(error);
+  const broken = malformedReply(error) ?? brokenStream(error) ?? closedBeforeAnswer(error);
   if (broken !== undefined) {
     return broken;
   }

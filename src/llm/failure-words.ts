@@ -4,7 +4,7 @@
  * decides what a failure is; this says it.
  */
 
-import { JSONParseError, TypeValidationError } from "@ai-sdk/provider";
+import { APICallError, JSONParseError, TypeValidationError } from "@ai-sdk/provider";
 import type { ClassifiedFailure } from "./errors.js";
 
 /** Longest error message we pass on (characters): provider bodies can be huge HTML pages. */
@@ -92,6 +92,36 @@ export function malformedEvent(error: unknown): string | undefined {
     return `the model server sent a stream event the wire does not have${issue === undefined ? "" : ` (${issue})`}: ${quoted(value)}`;
   }
   return undefined;
+}
+
+/**
+ * A successful answer to a non-streaming request (one JSON body) that the provider could not
+ * read: the AI SDK's `APICallError` "Invalid JSON response" for a 2xx status, whose cause is the
+ * body's `JSONParseError` (not JSON: a proxy's text, a cut body) or `TypeValidationError` (JSON
+ * of a shape its wire does not have). Said as what came (its status, content type and first
+ * characters), not as a stream that broke off: there was no stream. A malformed response, not
+ * retried, as a malformed stream event is not. Undefined for anything else.
+ */
+export function malformedReply(error: unknown): ClassifiedFailure | undefined {
+  const status = APICallError.isInstance(error) ? error.statusCode : undefined;
+  if (status === undefined || status < 200 || status > 299 || !APICallError.isInstance(error)) {
+    return undefined;
+  }
+  const contentType = error.responseHeaders?.["content-type"];
+  const answer = `HTTP ${status}, ${contentType === undefined ? "no content type" : `content type ${contentType}`}`;
+  const cause = error.cause;
+  const body = error.responseBody ?? "";
+  const start = body.trim() === "" ? "an empty body" : quoted(body);
+  let words: string | undefined;
+  if (JSONParseError.isInstance(cause)) {
+    words = `the model server's reply is not JSON (${answer}): ${start}`;
+  } else if (TypeValidationError.isInstance(cause)) {
+    const issue = firstIssue(cause.cause);
+    words = `the model server's reply is JSON its wire does not have (${answer}${issue === undefined ? "" : `; ${issue}`}): ${start}`;
+  }
+  return words === undefined
+    ? undefined
+    : { errorType: "malformed_response", message: boundedMessage(words), retryable: false };
 }
 
 function quoted(text: string): string {

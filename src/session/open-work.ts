@@ -17,7 +17,7 @@ import type {
 import type { StoredLog } from "./session-store.js";
 
 /** What the closing events say of work a process that ended left open. */
-const INTERRUPTED = "interrupted: the process running it ended before it finished";
+export const INTERRUPTED = "interrupted: the process running it ended before it finished";
 
 /** The turns and the compaction of a log not ended yet, folded an event at a time. */
 export class OpenWork {

@@ -219,6 +219,47 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
     ]);
   });
 
+  // Trial 31: `npm … 2>&1 | tail -3` cut npm's `npm error code EAI_AGAIN` line away, and the
+  // result said nothing of the closed network. Any client line of a failed lookup a tail leaves
+  // is enough now (network-refusals.ts); a line that only mentions the words is not.
+  test("the exit-0 note is known from whichever client lines a tail left", async () => {
+    const node = (script: string) => `node -e ${JSON.stringify(script)}`;
+    const commands = [
+      "npm view left-pad version --cache .npm-cache 2>&1 | tail -n 2",
+      `${node('require("https").get("https://registry.npmjs.org/")')} 2>&1 | tail -n 7`,
+      `python3 -c ${JSON.stringify('import urllib.request; urllib.request.urlopen("https://pypi.org/")')} 2>&1 | tail -n 1`,
+      "printf \"  code: 'EAI_AGAIN',\\n  retryable: true,\\n\" > retry.txt && cat retry.txt",
+      "printf 'if (code === \"EAI_AGAIN\") retry();\\n' > retry.js && grep -n EAI_AGAIN retry.js",
+      "echo ' ✓ retries after getaddrinfo EAI_AGAIN registry.npmjs.org (3 ms)'",
+    ];
+    const toolResults = await commandsThroughCli(server, commands, {
+      cwd: workspace,
+      home,
+      flags: SANDBOX,
+      prompt: "reach the server",
+    });
+    const note = (line: string) =>
+      `Note: the command exited 0, but it could not reach the network: the sandbox has no network (${line}). To reach it, run the network command alone, so that it fails when it cannot (no pipe after it, no \`|| true\`): when the sandbox stops it, the user is asked whether to allow the network.`;
+    // The name server's answer decides EAI_AGAIN or ENOTFOUND; Python says it in its own words.
+    const lookup = /getaddrinfo (EAI_AGAIN|ENOTFOUND)/.exec(toolResults[0] ?? "")?.[1] ?? "none";
+    const pythonWords = /\[Errno -?\d+\] [^>]+/.exec(toolResults[2] ?? "")?.[0] ?? "none";
+    expect(toolResults.slice(0, 3).map((result) => result.split("\n").slice(-2))).toEqual([
+      [
+        "<exited with exit code 0>",
+        note(
+          `npm error request to https://registry.npmjs.org/left-pad failed, reason: getaddrinfo ${lookup} registry.npmjs.org`,
+        ),
+      ],
+      ["<exited with exit code 0>", note(`code: '${lookup}',`)],
+      ["<exited with exit code 0>", note(`urllib.error.URLError: <urlopen error ${pythonWords}>`)],
+    ]);
+    expect(toolResults.slice(3)).toEqual([
+      "  code: 'EAI_AGAIN',\n  retryable: true,\n<exited with exit code 0>",
+      '1:if (code === "EAI_AGAIN") retry();\n<exited with exit code 0>',
+      " ✓ retries after getaddrinfo EAI_AGAIN registry.npmjs.org (3 ms)\n<exited with exit code 0>",
+    ]);
+  });
+
   test("no network line for a command failing otherwise, nor for a refusal with the network on", async () => {
     const missing = await runThroughCli("ls /no-such-folder", SANDBOX);
     expect(missing.toolResult).toBe(

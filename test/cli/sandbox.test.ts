@@ -64,6 +64,12 @@ function runThroughCli(command: string, flags: readonly string[]) {
 // run ends as other refusals under -p do: the model heard why and finished, exit 0.
 const NO_TERMINAL = "no terminal to ask on; ";
 const OR_TERMINAL = ", or run -p on a terminal to be asked";
+/** What a workspace-write command that wrote, or may have written, under /tmp is told (private-temporary.ts). */
+const PRIVATE_TEMPORARY_NOTE =
+  "Note: in the sandbox each command has its own /tmp, empty when it starts (this machine's " +
+  "files and folders under /tmp are not in it) and removed when it ends: anything this command " +
+  "wrote there is gone, and no later command can read it. Keep files a later command needs in " +
+  "the workspace.";
 
 describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
   test("unconfined, the command writes outside the workspace (the test can fail)", async () => {
@@ -161,7 +167,7 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
   // lives under /tmp is mounted again over the private one, so a path in it gets no note.
   test("a command that uses /tmp is told that its /tmp is its own and is gone now", async () => {
     const kept =
-      "Note: in the sandbox each command has its own empty /tmp, removed when the command ends: what this command wrote there is gone, and no later command can read it.";
+      "Note: in the sandbox each command has its own /tmp, empty when it starts (this machine's files and folders under /tmp are not in it) and removed when it ends: anything this command wrote there is gone, and no later command can read it.";
     expect(workspace.startsWith("/tmp/")).toBe(true);
     // Both workspace-write commands in one -p run (each call's result is judged on its own).
     const [written, inWorkspace] = await commandsThroughCli(
@@ -215,10 +221,29 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
       );
       expect(copied).toBe(
         `ls: cannot access '${trial}/home': No such file or directory\n<exited with exit code 2>\n` +
-          "Note: in the sandbox each command has its own empty /tmp, removed when the command " +
-          "ends: what this command wrote there is gone, and no later command can read it. Keep " +
-          "files a later command needs in the workspace.",
+          PRIVATE_TEMPORARY_NOTE,
       );
+    } finally {
+      await removeTree(trial);
+    }
+  });
+
+  // Trial 31: a write into a folder of the machine's /tmp fails (that folder is not in the
+  // private /tmp), and the note said "what this command wrote there is gone" of a write that
+  // never happened. The note is true either way now, and says why the folder is missing.
+  test("a write into a folder of the machine's /tmp fails, and its note claims no write", async () => {
+    const trial = await mkdtemp(join("/tmp", "turnloop-sandbox-trial-"));
+    try {
+      const failed = await runThroughCli(`echo pwned > ${trial}/outside.txt`, [
+        "--sandbox",
+        "workspace-write",
+        "--yolo",
+      ]);
+      expect(failed.toolResult).toBe(
+        `bash: line 1: ${trial}/outside.txt: No such file or directory\n<exited with exit code 1>\n` +
+          PRIVATE_TEMPORARY_NOTE,
+      );
+      expect(existsSync(join(trial, "outside.txt"))).toBe(false);
     } finally {
       await removeTree(trial);
     }

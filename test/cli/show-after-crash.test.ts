@@ -53,8 +53,52 @@ describe("sessions show after a crash repair", () => {
 
     const shown = await cli(["sessions", "show", sessionId]);
     expect(shown.code).toBe(0);
-    const callLines = shown.stdout.split("\n").filter((line) => line.startsWith("→ "));
-    expect(callLines).toEqual([`→ bash(command: "${command}") ⊘ interrupted`]);
-    expect(shown.stdout).not.toContain("no result");
+    // The call is drawn in its prompt with the result the resume gave it, before that prompt's
+    // stop and the resume line (it came after both: trial 31, LOW 5).
+    const conversation = [
+      "> wait",
+      `→ bash(command: "${command}") ⊘ interrupted`,
+      "    Interrupted: turnloop stopped before the tool call's result was recorded; it may have run, in part or in full.",
+      "[stop: interrupted]",
+      "",
+      expect.stringMatching(/^— resumed \d{4}-\d\d-\d\dT[\d:.]+Z$/),
+      "",
+      "> again",
+      "resumed fine",
+      "[stop: end_turn]",
+    ];
+    expect(shown.stdout.split("\n")).toEqual([
+      expect.stringMatching(new RegExp(`^session ${sessionId} · `)),
+      "",
+      ...conversation,
+      "",
+    ]);
+
+    // The export agrees: the call under its turn, the resume after the prompt's turns.
+    const exported = await cli(["sessions", "export", sessionId, "--format", "markdown"]);
+    expect(exported.code).toBe(0);
+    const headings = exported.stdout
+      .split("\n")
+      .filter((line) => /^#{2,4} |^- \*\*/.test(line))
+      .map((line) => line.replace(/ · [\d.]+ m?s.*$/, "").replace(/ at \+.*$/, ""));
+    expect(headings).toEqual([
+      "## Prompt 1 · interrupted",
+      "### Turn 1 · interrupted",
+      "#### `bash` · interrupted",
+      "- **resume**",
+      "## Prompt 2 · end_turn",
+      "### Turn 2 · completed",
+    ]);
+
+    // The plain face reopening it draws the same conversation, then its own open.
+    const reopened = await cli(["--resume", sessionId], { stdin: "" });
+    expect(reopened.code).toBe(0);
+    const replay = reopened.stdout.split("\n");
+    const first = replay.indexOf("> wait");
+    expect(replay.slice(first, first + conversation.length + 2)).toEqual([
+      ...conversation,
+      "",
+      expect.stringMatching(/^— resumed /),
+    ]);
   });
 });

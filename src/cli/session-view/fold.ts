@@ -4,7 +4,7 @@
  */
 
 import type { RepairNote } from "../../events/events.js";
-import { idleReopens } from "../idle-reopens.js";
+import { idleReopens, repairsBeforeReopens } from "../idle-reopens.js";
 import { applyEvent } from "./apply-event.js";
 import { finishView } from "./finish.js";
 import { Folder } from "./folder.js";
@@ -35,7 +35,8 @@ export function foldEvents(
   );
   const damage = [...repaired];
   let nextDamage = 0;
-  for (const { event, line } of events) {
+  // The work a reopen closed is drawn in its turn, before that reopen (idle-reopens.ts).
+  for (const { event, line } of repairsBeforeReopens(events, (numbered) => numbered.event)) {
     const at = folder.time(event);
     while (nextDamage < damage.length && (damage[nextDamage]?.line ?? 0) < line) {
       const note = damage[nextDamage++] as RepairNote;

@@ -85,20 +85,63 @@ export function unixSocketRefusal(
     : `the sandbox refuses Unix sockets, so services on the host such as databases, D-Bus and Docker are out of reach (${evidence})`;
 }
 
+/** What the C library's resolver says of a failed lookup (getaddrinfo(3)'s `gai_strerror`). */
+const RESOLVER_WORDS =
+  "Temporary failure in name resolution|Name or service not known|No address associated with hostname";
+
 /**
- * The lines by which known network clients say on stderr that a name lookup or a connection
- * failed, whole and exactly as each prints them, so that a command that printed such words for
- * another reason (`grep -r "Connection refused" src`, an `echo`) does not match: curl's errors
- * 5, 6 and 7 (curl(1) "EXIT CODES": `curl: (6) Could not resolve host: x`); wget's (`wget:
- * unable to resolve host address ‘x’`, `Resolving x (x)... failed: Temporary failure in name
- * resolution.`, `Connecting to 127.0.0.1:9... failed: Connection refused.`); git's over HTTP
- * (`fatal: unable to access 'https://x/': Could not resolve host: x`) and over ssh (`ssh: Could
- * not resolve hostname x: …`, `ssh: connect to host x port 22: Connection refused`); and npm's
- * error code (`npm error code EAI_AGAIN`, `npm ERR! code …` before npm 10). curl's may follow its
- * progress meter on the same line, after the meter's carriage return.
+ * The lines by which known network clients say that a name lookup or a connection failed, whole
+ * and exactly as each prints them, so that a command that printed such words for another reason
+ * (`grep -r "Connection refused" src`, an `echo`, a test's name) does not match. Any one of them
+ * is enough, so that a `| tail` that cut away a client's other lines still leaves one:
+ * - curl's errors 5, 6 and 7 (curl(1) "EXIT CODES": `curl: (6) Could not resolve host: x`),
+ *   which may follow its progress meter on the same line, after the meter's carriage return;
+ * - wget's (`wget: unable to resolve host address ‘x’`, `Resolving x (x)... failed: Temporary
+ *   failure in name resolution.`, `Connecting to 127.0.0.1:9... failed: Connection refused.`);
+ * - git's over HTTP (`fatal: unable to access 'https://x/': Could not resolve host: x`) and over
+ *   ssh (`ssh: Could not resolve hostname x: …`, `ssh: connect to host x port 22: Connection
+ *   refused`);
+ * - npm's (`npm error code EAI_AGAIN`, `npm error errno EAI_AGAIN`, `npm error syscall
+ *   getaddrinfo`, `npm error request to https://x/ failed, reason: getaddrinfo EAI_AGAIN x`;
+ *   `npm ERR! …` before npm 10);
+ * - Node's, uncaught (`Error: getaddrinfo EAI_AGAIN x`, `[cause]: Error: …` under fetch's
+ *   `TypeError: fetch failed`) and its inspection of the error (`  code: 'EAI_AGAIN',` followed
+ *   by `  syscall: 'getaddrinfo',`);
+ * - Python's (`socket.gaierror: [Errno -3] Temporary failure in name resolution`,
+ *   `urllib.error.URLError: <urlopen error [Errno -3] …>`), requests' and urllib3's exceptions
+ *   naming a failed lookup or connection, and pip's (`WARNING: Retrying (Retry(…)) after
+ *   connection broken by 'NewConnectionError(…`, `ERROR: Could not install packages due to an
+ *   OSError: … NewConnectionError…`);
+ * - cargo's (libcurl's words: `  [6] Could not resolve hostname (Could not resolve host: x)`).
  */
-const CLIENT_NETWORK_ERRORS =
-  /^(?:[^\n]*\r[^\n]*?)?(curl: \([567]\) .+|wget: unable to resolve host address .+|Resolving .+\.\.\. failed: (?:Temporary failure in name resolution|Name or service not known)\.|Connecting to .+\.\.\. failed: (?:Connection refused|Network is unreachable)\.|fatal: unable to access '[^']+': (?:Could not resolve host: \S+|Failed to connect to .+)|ssh: (?:Could not resolve hostname \S+|connect to host \S+ port \d+): .+|npm (?:error|ERR!) code (?:EAI_AGAIN|ENOTFOUND|ECONNREFUSED|ENETUNREACH))$/m;
+const CLIENT_NETWORK_LINES = [
+  "curl: \\([567]\\) .+",
+  "wget: unable to resolve host address .+",
+  `Resolving .+\\.\\.\\. failed: (?:${RESOLVER_WORDS})\\.`,
+  "Connecting to .+\\.\\.\\. failed: (?:Connection refused|Network is unreachable)\\.",
+  "fatal: unable to access '[^']+': (?:Could not resolve host: \\S+|Failed to connect to .+)",
+  "ssh: (?:Could not resolve hostname \\S+|connect to host \\S+ port \\d+): .+",
+  "npm (?:error|ERR!) (?:code|errno) (?:EAI_AGAIN|ENOTFOUND|ECONNREFUSED|ENETUNREACH)",
+  "npm (?:error|ERR!) syscall getaddrinfo",
+  "npm (?:error|ERR!) (?:network )?request to \\S+ failed, reason: (?:getaddrinfo (?:EAI_AGAIN|ENOTFOUND)|connect (?:ECONNREFUSED|ENETUNREACH)) \\S+",
+  "[ \\t]*(?:\\[cause\\]: )?Error: getaddrinfo (?:EAI_AGAIN|ENOTFOUND) \\S+",
+  "[ \\t]*code: '(?:EAI_AGAIN|ENOTFOUND)',(?=\\n[ \\t]*syscall: 'getaddrinfo',$)",
+  `socket\\.gaierror: \\[Errno -?\\d+\\] (?:${RESOLVER_WORDS})`,
+  `urllib\\.error\\.URLError: <urlopen error \\[Errno -?\\d+\\] (?:${RESOLVER_WORDS}|Connection refused|Network is unreachable)>`,
+  `(?:requests\\.exceptions\\.ConnectionError|urllib3\\.exceptions\\.(?:MaxRetryError|NameResolutionError|NewConnectionError)): .*(?:${RESOLVER_WORDS}|Failed to resolve|Failed to establish a new connection).*`,
+  "WARNING: Retrying \\(Retry\\(.+\\)\\) after connection broken by '(?:NewConnectionError|NameResolutionError)\\(.+",
+  "ERROR: Could not install packages due to an OSError: .*(?:NewConnectionError|NameResolutionError).*",
+  "[ \\t]*\\[6\\] Could(?: not|n't) resolve host ?name \\(Could not resolve host: \\S+\\)",
+];
+
+/** The longest client line {@link networkRefusedDespiteSuccess} quotes whole, in characters. */
+const QUOTED_LENGTH = 200;
+
+/** {@link CLIENT_NETWORK_LINES}, one of them a whole line (after a progress meter's `\r`). */
+const CLIENT_NETWORK_ERRORS = new RegExp(
+  `^(?:[^\\n]*\\r[^\\n]*?)?(${CLIENT_NETWORK_LINES.join("|")})$`,
+  "m",
+);
 
 /**
  * The note for a command that exited 0 although a network client in it said the sandbox's closed
@@ -113,7 +156,13 @@ export function networkRefusedDespiteSuccess(
   exitCode: number | null,
   network: boolean,
 ): string | undefined {
-  const line = exitCode === 0 && !network ? CLIENT_NETWORK_ERRORS.exec(output)?.[1] : undefined;
+  const found =
+    exitCode === 0 && !network ? CLIENT_NETWORK_ERRORS.exec(output)?.[1]?.trim() : undefined;
+  // pip's and urllib3's lines run long: their start says what failed.
+  const line =
+    found !== undefined && found.length > QUOTED_LENGTH
+      ? `${found.slice(0, QUOTED_LENGTH - 1)}…`
+      : found;
   return line === undefined
     ? undefined
     : `Note: the command exited 0, but it could not reach the network: the sandbox has no network (${line}). To reach it, run the network command alone, so that it fails when it cannot (no pipe after it, no \`|| true\`): when the sandbox stops it, the user is asked whether to allow the network.`;

@@ -1,8 +1,9 @@
 /**
  * The sandbox's private `/tmp` (bubblewrap-arguments.ts mounts a fresh memory file system there
  * for each command, gone when it ends) as the model is told of it: a command that wrote, or may
- * have written, there is told that what it wrote is gone; one that only read a path there is told
- * that the machine's `/tmp` is not visible in the sandbox. Judged from the command's text.
+ * have written, there is told that anything it wrote there is gone; one that only read a path
+ * there is told that the machine's `/tmp` is not visible in the sandbox. Judged from the
+ * command's text.
  */
 
 import { isInside } from "./real-paths.js";
@@ -64,13 +65,15 @@ export function privateTemporaryUse(
 /**
  * Told to the model after a command that wrote, or may have written, in the private `/tmp`
  * ({@link privateTemporaryUse}), so it does not count on files there in a later command (the
- * README's Sandbox section says the same to the user).
+ * README's Sandbox section says the same to the user). Judged from the text, the write may have
+ * failed (`echo x > /tmp/folder/file` where `/tmp/folder` is the machine's): the note is true
+ * either way, and says why such a folder is missing.
  */
 const WROTE_NOTE: Record<ConfiningPolicy, string> = {
   "read-only":
-    "Note: in the sandbox each command has its own empty /tmp, removed when the command ends: what this command wrote there is gone, and no later command can read it. Under the read-only sandbox nothing else is writable, so do such work within one command (e.g. `a && b`).",
+    "Note: in the sandbox each command has its own /tmp, empty when it starts (this machine's files and folders under /tmp are not in it) and removed when it ends: anything this command wrote there is gone, and no later command can read it. Under the read-only sandbox nothing else is writable, so do such work within one command (e.g. `a && b`).",
   "workspace-write":
-    "Note: in the sandbox each command has its own empty /tmp, removed when the command ends: what this command wrote there is gone, and no later command can read it. Keep files a later command needs in the workspace.",
+    "Note: in the sandbox each command has its own /tmp, empty when it starts (this machine's files and folders under /tmp are not in it) and removed when it ends: anything this command wrote there is gone, and no later command can read it. Keep files a later command needs in the workspace.",
 };
 
 /**
