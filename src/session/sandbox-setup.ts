@@ -303,7 +303,7 @@ function homeWorkspaceWarning(config: RunConfig, home: string | undefined): stri
   }
   const homeFolder = real(home);
   return folders.some((folder) => real(folder) === homeFolder)
-    ? `your home folder ${homeFolder} is a writable folder of the sandbox: commands may change any file in it but your shell's start-up files, git's config, ~/.local/bin and the hooks and config of repositories up to two folders down, which it keeps read-only (README, "Sandbox"); start turnloop in a project's folder to confine them to it`
+    ? `your home folder ${homeFolder} is a writable folder of the sandbox: commands may change any file in it but your shell's start-up files, git's config, ~/.local/bin and the hooks and config of the repositories in it, which it keeps read-only (README, "Sandbox"); start turnloop in a project's folder to confine them to it`
     : undefined;
 }
 
