@@ -54,7 +54,9 @@ function cpuOnce(args, inputs) {
       cwd: workspace,
       stdio: ["ignore", "ignore", "pipe", ...inputs.map(() => "pipe"), "pipe"],
     });
-    inputs.forEach((input, index) => child.stdio[3 + index].end(input));
+    for (const [index, input] of inputs.entries()) {
+      child.stdio[3 + index].end(input);
+    }
     child.stdio[3 + inputs.length].resume();
     let text = "";
     child.stderr.on("data", (chunk) => {
