@@ -1,7 +1,7 @@
 /**
  * The places the file tools keep out of (README, "Sandbox"): the places the sandbox hides from
  * commands (tools/sandbox/policy.ts `hiddenPlacePaths`: the user's credentials and histories,
- * `~/.turnloop`, `TURNLOOP_HOME`, the runtime folder, `sandbox.hidden`), under every sandbox
+ * `~/.turnloop`, `TURNLOOP_HOME`, the runtime folder, Docker's socket, `sandbox.hidden`), under every sandbox
  * policy, `danger-full-access` included, and in every permission mode, `--allow-all-tools`
  * included. A call of `view`, `grep`, `glob`, `edit` or `create` whose path lies in one, as given
  * or through symbolic links, is refused before anything is asked; a search or listing of a folder

@@ -11,6 +11,7 @@ import type {
 } from "../tools/sandbox/index.js";
 import {
   DEFAULT_HIDDEN_PATHS,
+  type HiddenPlaceSettings,
   hiddenPlacePaths,
   isProtectedPlaceStop,
 } from "../tools/sandbox/policy.js";
@@ -60,14 +61,23 @@ export class HostSandbox {
    * every policy (permissions/hidden-places.ts).
    */
   hiddenPlaces(): string[] {
-    return hiddenPlacePaths({
+    return hiddenPlacePaths(this.hiddenSettings());
+  }
+
+  /**
+   * What names the hidden places, for the file tools ({@link hiddenPlaces}) and the sandbox's
+   * runners alike: the default list and `sandbox.hidden`, read against `HOME` (the user's home
+   * folder when the commands' environment has none), `TURNLOOP_HOME` and `XDG_RUNTIME_DIR`.
+   */
+  private hiddenSettings(): HiddenPlaceSettings {
+    return {
       home: this.env.HOME ?? homedir(),
       turnloopHome: this.turnloopHome,
       hidden: [...DEFAULT_HIDDEN_PATHS, ...this.config.sandboxHidden.map((path) => path.value)],
       ...(this.env.XDG_RUNTIME_DIR === undefined
         ? {}
         : { runtimeDirectory: this.env.XDG_RUNTIME_DIR }),
-    });
+    };
   }
 
   /**
@@ -145,24 +155,19 @@ export class HostSandbox {
     policy: ConfiningPolicy,
     folders: readonly string[],
   ): Promise<SandboxedRunner> {
-    const { DEFAULT_HIDDEN_PATHS, SandboxedRunner } = await import("../tools/sandbox/index.js");
+    const { SandboxedRunner } = await import("../tools/sandbox/index.js");
     const { statusProgram } = await import("../permissions/status-command.js");
     const key = JSON.stringify([policy, folders]);
     let runner = this.runners.get(key);
     if (runner === undefined) {
       const settings = {
-        home: this.env.HOME ?? "/",
-        turnloopHome: this.turnloopHome,
+        ...this.hiddenSettings(),
         network: this.config.sandboxNetwork.value,
         allowUnixSockets: this.config.sandboxUnixSockets.value,
         ...(this.config.sandboxTmpfsSizeMiB === undefined
           ? {}
           : { tmpfsSizeMiB: this.config.sandboxTmpfsSizeMiB.value }),
-        hidden: [...DEFAULT_HIDDEN_PATHS, ...this.config.sandboxHidden.map((path) => path.value)],
         additionalDirectories: [...this.config.folders.map((folder) => folder.value), ...folders],
-        ...(this.env.XDG_RUNTIME_DIR === undefined
-          ? {}
-          : { runtimeDirectory: this.env.XDG_RUNTIME_DIR }),
         ...(this.env.XDG_CONFIG_HOME === undefined ? {} : { configHome: this.env.XDG_CONFIG_HOME }),
       };
       runner = new SandboxedRunner(policy, settings, statusProgram);
@@ -303,7 +308,7 @@ function homeWorkspaceWarning(config: RunConfig, home: string | undefined): stri
   }
   const homeFolder = real(home);
   return folders.some((folder) => real(folder) === homeFolder)
-    ? `your home folder ${homeFolder} is a writable folder of the sandbox: commands may change any file in it but your shell's start-up files, git's config, ~/.local/bin and the hooks and config of repositories up to two folders down, which it keeps read-only (README, "Sandbox"); start turnloop in a project's folder to confine them to it`
+    ? `your home folder ${homeFolder} is a writable folder of the sandbox: commands may change any file in it but your shell's start-up files, git's config, ~/.local/bin and the hooks and config of the repositories in it, which it keeps read-only (README, "Sandbox"); start turnloop in a project's folder to confine them to it`
     : undefined;
 }
 

@@ -32,7 +32,8 @@ export type BashInput = z.infer<typeof bashInput>;
  * session's command runner (`context.commands`: a local process group, the ACP client's terminal,
  * a sandbox), in the session's cwd and the command environment the session host hands down.
  * Answers stdout and stderr interleaved, then `<exited with exit code N>` (Copilot CLI's format)
- * and the runner's note if it has one (a sandboxed command's private `/tmp`), and records the
+ * and the notes on background processes stopped with it and the runner's own (a sandboxed
+ * command's private `/tmp`), and records the
  * exit code on the result. A non-zero exit is not an error result; a timeout
  * (seconds), a cancel or a failure to start is.
  */
@@ -124,7 +125,7 @@ function toolResultOf(
     case undefined:
       break;
   }
-  const note = [...(result.backgroundStopped ? [BACKGROUND_STOPPED] : []), result.note]
+  const note = [stoppedNote(result), result.note]
     .filter((line) => line !== undefined)
     .map((line) => `\n${line}`)
     .join("");
@@ -160,6 +161,25 @@ export function commandStop(content: string): { reason: string; output: string }
  */
 export const BACKGROUND_STOPPED =
   "Background processes that still held this command's output when it exited were stopped. To keep one running, send its output elsewhere: `nohup server > server.log 2>&1 &`.";
+
+/**
+ * Said after the exit line when a sandboxed command left processes running (tools/sandbox/
+ * left-running.ts): the sandbox ended them with it, `nohup` or not, so the model is told what
+ * works there (README, "Sandbox": the user's own `!command` and `--sandbox danger-full-access`
+ * run outside it). `count` is how many.
+ */
+export function sandboxStoppedNote(count: number): string {
+  const processes = count === 1 ? "1 process" : `${count} processes`;
+  return `The sandbox stopped ${processes} this command left running: in the sandbox every process a command starts ends with it, \`nohup\` and \`&\` included. Run what needs it in the same command (\`server & sleep 2; curl localhost:8080; kill %1\`), or ask the user to start it outside the sandbox.`;
+}
+
+/** The note on processes stopped with the command: the sandbox's count, else {@link BACKGROUND_STOPPED}. */
+function stoppedNote(result: CommandResult): string | undefined {
+  if (result.sandboxStopped !== undefined && result.sandboxStopped > 0) {
+    return sandboxStoppedNote(result.sandboxStopped);
+  }
+  return result.backgroundStopped ? BACKGROUND_STOPPED : undefined;
+}
 
 function describeExit(code: number | null, signal: string | null): string {
   if (code === null) {

@@ -80,6 +80,12 @@ export interface CommandResult {
    * after it exited: they were stopped with its process group (tools/command-process.ts).
    */
   backgroundStopped?: true;
+  /**
+   * Set by a sandboxed runner when the command left processes running (`(server &)`, `nohup
+   * server &`, a daemon): how many, all ended with it, since a sandboxed command's processes end
+   * with it (tools/sandbox/left-running.ts).
+   */
+  sandboxStopped?: number;
 }
 
 /** Runs shell commands. Implementations: plain `bash -c`, the ACP client's terminal, bubblewrap. */

@@ -18,11 +18,13 @@ export interface ProcessArgv {
    */
   inputs?: readonly Uint8Array[];
   /**
-   * Called, before the run's result, with all the program wrote on one more pipe, its file
-   * descriptor the one after the inputs (3 + their count), once the program closed it: bwrap's
-   * `--json-status-fd`. Not called when the program could not be started.
+   * Each called, before the run's result, with all the program (and what it started) wrote on
+   * one more pipe once every holder closed it; their file descriptors follow the inputs' (3 +
+   * their count, then the next …): bwrap's `--json-status-fd`, the sandbox's count of processes a
+   * command left running (sandbox/left-running.ts). Not called when the program could not be
+   * started.
    */
-  onStatus?: (status: string) => void;
+  readers?: readonly ((text: string) => void)[];
 }
 
 /** How a {@link ProcessRunner} starts its commands; every member is optional. */
@@ -69,8 +71,8 @@ export class ProcessRunner implements CommandRunner {
     if (!cwdStats?.isDirectory()) {
       return notStarted(`Working directory ${request.cwd} does not exist.`);
     }
-    const { file, args, inputs = [], onStatus } = this.wrap(command);
-    const extraPipes = inputs.length + (onStatus === undefined ? 0 : 1);
+    const { file, args, inputs = [], readers = [] } = this.wrap(command);
+    const extraPipes = inputs.length + readers.length;
     // Loaded with the first command: a run that starts none never loads it (issue 26).
     const { spawn } = await import("node:child_process");
     const reaper = await import("./group-reaper.js");
@@ -91,7 +93,7 @@ export class ProcessRunner implements CommandRunner {
       reaper.watchGroup(child.pid);
     }
     writeInputs(child.stdio.slice(3), inputs);
-    const status = onStatus === undefined ? undefined : readAll(child.stdio[3 + inputs.length]);
+    const read = readers.map((_, index) => readAll(child.stdio[3 + inputs.length + index]));
     let watched: CommandProcess | undefined;
     const output = new CommandOutput(
       this.maxOutputCharacters,
@@ -106,8 +108,11 @@ export class ProcessRunner implements CommandRunner {
     });
     const outcome = await watched.wait(request.timeoutMs);
     const text = await output.finish();
-    if (status !== undefined && outcome.kind !== "spawn-failed") {
-      onStatus?.(await status);
+    if (outcome.kind !== "spawn-failed") {
+      const texts = await Promise.all(read);
+      for (const [index, reader] of readers.entries()) {
+        reader(texts[index] ?? "");
+      }
     }
     return resultOf(outcome, text, output.cut, file);
   }

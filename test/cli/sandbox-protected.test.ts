@@ -245,7 +245,7 @@ describe.runIf(sandboxWorks)("a write to a place the sandbox keeps read-only", (
     expect(lines.slice(0, 4)).toEqual([
       `turnloop: warning: your home folder ${userHome} is a writable folder of the sandbox: ` +
         "commands may change any file in it but your shell's start-up files, git's config, " +
-        "~/.local/bin and the hooks and config of repositories up to two folders down, which it " +
+        "~/.local/bin and the hooks and config of the repositories in it, which it " +
         `keeps read-only (README, "Sandbox"); start turnloop in a project's folder to confine them to it`,
       expect.stringMatching(/^✗ bash echo evil >> ~\/\.bashrc failed \(exit code 1\)/),
       `    bash: line 1: ${userHome}/.bashrc: Read-only file system`,

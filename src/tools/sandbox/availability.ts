@@ -68,7 +68,7 @@ const UNKNOWN_PROCESSOR: SandboxAvailability = {
 /**
  * bwrap's words when a mount below `/` went away while it bound `/` recursively (another program
  * unmounting a folder at that moment), or a path its arguments name was removed after they were
- * made (a `.git` folder found two folders down, deleted by another program): the machine's state,
+ * made (a `.git` folder found in a folder, deleted by another program): the machine's state,
  * not bubblewrap's, so the probe runs again (and a command, with its arguments made afresh:
  * sandboxed-runner.ts `failedInMountSetup`).
  */

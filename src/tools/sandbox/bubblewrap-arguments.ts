@@ -1,12 +1,11 @@
-import { isAbsolute, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { API_KEY_VARIABLES } from "../../llm/models.js";
 import { configurationMounts, configuredPlacesIn } from "./configuration-chain.js";
 import { gitUserOf } from "./configured-places.js";
 import { gitFolderBinds, gitProtection, gitReadOnlyMounts } from "./git-folders.js";
 import {
-  DEFAULT_HIDDEN_PATHS,
-  DEFAULT_HIDDEN_SOCKETS,
   DEFAULT_TMPFS_SIZE_MIB,
+  hiddenPlacePaths,
   type SandboxPolicy,
   type SandboxSettings,
 } from "./policy.js";
@@ -204,8 +203,9 @@ export interface HiddenPlace {
 }
 
 /**
- * The places to hide: the configured list (or the default), `TURNLOOP_HOME`, the runtime folder
- * and Docker's socket; resolved, existing, outside the host's `/tmp` (replaced anyway) unless in a
+ * The places to hide: policy.ts `hiddenPlacePaths` (the configured list or the default,
+ * `TURNLOOP_HOME`, the runtime folder and Docker's socket: the list the file tools keep out of
+ * too), resolved, existing, outside the host's `/tmp` (replaced anyway) unless in a
  * root mounted again over the private `/tmp` (writable, or read-only under `read-only`), and
  * without one that lies inside another (hiding the outer one hides it, and its mount point would
  * not exist).
@@ -215,14 +215,8 @@ function hiddenPlaces(
   roots: readonly string[],
   paths: RealPaths,
 ): HiddenPlace[] {
-  const entries = [
-    ...(settings.hidden ?? DEFAULT_HIDDEN_PATHS).map((entry) => hiddenEntryPath(entry, settings)),
-    settings.turnloopHome,
-    ...(settings.runtimeDirectory === undefined ? [] : [settings.runtimeDirectory]),
-    ...DEFAULT_HIDDEN_SOCKETS,
-  ];
   const places: HiddenPlace[] = [];
-  for (const entry of entries) {
+  for (const entry of hiddenPlacePaths(settings)) {
     const resolved = paths.resolve(entry);
     const path = resolved?.real;
     const visible =
@@ -240,13 +234,6 @@ function hiddenPlaces(
           : other.directory && isInside(place.path, other.path),
       ),
   );
-}
-
-function hiddenEntryPath(entry: string, settings: SandboxSettings): string {
-  if (isAbsolute(entry)) {
-    return entry;
-  }
-  return resolve(settings.home, entry.startsWith("~/") ? entry.slice(2) : entry);
 }
 
 /**

@@ -4,7 +4,8 @@
  * the `bwrap` process's group ends everything inside, even processes that ignore it or left the
  * group: the sandbox's processes live in a pid namespace of their own whose first process gets
  * SIGKILL when `bwrap` ends (`--die-with-parent`), and the kernel ends a pid namespace's every
- * process with its first. The same ends background processes when the command itself exits.
+ * process with its first. The same ends background processes when the command itself exits,
+ * after its shell counted them for the result (left-running.ts).
  */
 export {
   type AvailabilityOptions,

@@ -261,18 +261,24 @@ export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
 /**
  * The hidden places of `settings` as absolute paths, links not resolved: its {@link
  * SandboxSettings.hidden} list (default {@link DEFAULT_HIDDEN_PATHS}) read against its home
- * folder, `TURNLOOP_HOME` and the runtime folder. The file tools keep out of the same places
+ * folder (a leading `~/` allowed), `TURNLOOP_HOME`, the runtime folder and
+ * {@link DEFAULT_HIDDEN_SOCKETS}. The one list: the sandbox hides those that exist
+ * (bubblewrap-arguments.ts), and the file tools keep out of the same places
  * (permissions/hidden-places.ts), so that a `view` cannot read what a `cat` in the sandbox cannot.
  */
-export function hiddenPlacePaths(
-  settings: Pick<SandboxSettings, "home" | "hidden" | "turnloopHome" | "runtimeDirectory">,
-): string[] {
+export function hiddenPlacePaths(settings: HiddenPlaceSettings): string[] {
   const entries = (settings.hidden ?? DEFAULT_HIDDEN_PATHS).map((entry) =>
     isAbsolute(entry) ? entry : resolve(settings.home, entry.replace(/^~\//, "")),
   );
   const runtime = settings.runtimeDirectory === undefined ? [] : [settings.runtimeDirectory];
-  return [...entries, settings.turnloopHome, ...runtime];
+  return [...entries, settings.turnloopHome, ...runtime, ...DEFAULT_HIDDEN_SOCKETS];
 }
+
+/** What {@link hiddenPlacePaths} reads of the settings. */
+export type HiddenPlaceSettings = Pick<
+  SandboxSettings,
+  "home" | "hidden" | "turnloopHome" | "runtimeDirectory"
+>;
 
 /**
  * Host sockets that give a process more than the sandbox allows (a read-only mount does not stop

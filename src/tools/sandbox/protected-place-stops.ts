@@ -39,7 +39,7 @@ function whyKept(places: readonly string[]): string {
 
 /**
  * `.git/hooks` and `.git/config` of a root's repository (and of those in its folders and
- * theirs, `sub/.git`, `org/repo/.git`: workspace-walk.ts `GIT_SEARCH_DEPTH`), of its submodules' git
+ * theirs at any depth, `sub/.git`, `org/repo/.git`: workspace-walk.ts `WorkspaceEntries`), of its submodules' git
  * folders (`.git/modules/<name>/…`), the files through which git finds them (git-folders.ts
  * `LOCATING_FILES`), and the `.git` folder or file
  * itself (bound over itself: it cannot be moved), as git-folders.ts `gitProtection` mounts them,

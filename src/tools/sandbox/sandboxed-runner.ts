@@ -1,6 +1,6 @@
 import { relative } from "node:path";
 import type { CommandRequest, CommandResult, CommandRunner } from "../command-runner.js";
-import { ProcessRunner } from "../process-runner.js";
+import { type ProcessArgv, ProcessRunner } from "../process-runner.js";
 import { VANISHED_MOUNT } from "./availability.js";
 import { type BubblewrapInvocation, bubblewrapInvocation } from "./bubblewrap-arguments.js";
 import {
@@ -10,6 +10,7 @@ import {
 } from "./configuration-guard.js";
 import { type ConfiguredPlace, gitUserOf } from "./configured-places.js";
 import { gitSnapshot, undoGitChanges } from "./git-guard.js";
+import { EXIT_TRAP_PATH, leftRunningCount, leftRunningScript } from "./left-running.js";
 import {
   NO_NETWORK,
   networkExit,
@@ -71,23 +72,18 @@ export class SandboxedRunner implements CommandRunner {
     const guards = this.guardsOf(realRoots, request.cwd);
     const found = guards.found;
     // The run's mounts, hidden places included, as the wrap made them: the judgement reads those.
-    const spawned: { invocation?: BubblewrapInvocation; status: string } = { status: "" };
+    const spawned: Spawned = { status: "", report: "" };
     const wrap = (line: string) => {
       const settings = { ...this.settings, cwd: request.cwd };
       spawned.invocation = bubblewrapInvocation(this.policy, settings, line, this.paths, found);
-      const { args, inputs } = spawned.invocation;
-      // bwrap(1): its status on the descriptor after the inputs', which tells whether the command ran.
-      const status = ["--json-status-fd", String(3 + inputs.length)];
-      const onStatus = (text: string) => {
-        spawned.status = text;
-      };
-      return { file, args: [...status, ...args], inputs, onStatus };
+      return withReports(spawned, file, request.env.BASH_ENV);
     };
     const runner = new ProcessRunner({ wrap, description: this.description });
-    let result = await runner.run(command, request);
-    for (let run = 1; run < SETUP_RUNS && failedInMountSetup(result, spawned.status); run++) {
-      result = await runner.run(command, request);
+    let ran = await runner.run(command, request);
+    for (let run = 1; run < SETUP_RUNS && failedInMountSetup(ran, spawned.status); run++) {
+      ran = await runner.run(command, request);
     }
+    const result = withLeftRunning(ran, spawned.report);
     const undone = await guards.undo();
     const judged = {
       network: this.settings.network === true,
@@ -148,6 +144,64 @@ export class SandboxedRunner implements CommandRunner {
       },
     };
   }
+}
+
+/** One run's bwrap invocation and what it wrote on the pipes the runner reads. */
+interface Spawned {
+  invocation?: BubblewrapInvocation;
+  /** bwrap's `--json-status-fd` lines. */
+  status: string;
+  /** The command's count of processes it left running (left-running.ts). */
+  report: string;
+}
+
+/**
+ * The argv and pipes of `spawned.invocation`: its inputs, then the file its shell reads through
+ * `BASH_ENV` (left-running.ts, given the command's own `userBashEnv`), which bwrap writes at
+ * `EXIT_TRAP_PATH` after its mounts (`--file`, before `--chdir`, the invocation's last options);
+ * the pipes read back are the count of processes left running (the descriptor after the inputs)
+ * and bwrap's status (bwrap(1) `--json-status-fd`, the next one), which tells whether the
+ * command ran.
+ */
+function withReports(spawned: Spawned, file: string, userBashEnv: string | undefined): ProcessArgv {
+  const { args, inputs } = spawned.invocation ?? { args: [] as string[], inputs: [] };
+  const scriptFd = 3 + inputs.length;
+  const reportFd = scriptFd + 1;
+  const script = leftRunningScript(reportFd, userBashEnv);
+  const exitTrap = [
+    ...["--file", String(scriptFd), EXIT_TRAP_PATH],
+    ...["--setenv", "BASH_ENV", EXIT_TRAP_PATH],
+  ];
+  const last = args.lastIndexOf("--chdir");
+  return {
+    file,
+    args: [
+      ...["--json-status-fd", String(reportFd + 1)],
+      ...args.slice(0, last),
+      ...exitTrap,
+      ...args.slice(last),
+    ],
+    inputs: [...inputs, new TextEncoder().encode(script)],
+    readers: [
+      (text) => {
+        spawned.report = text;
+      },
+      (text) => {
+        spawned.status = text;
+      },
+    ],
+  };
+}
+
+/**
+ * `result` with how many processes the command left running, which the sandbox ended with it
+ * ({@link CommandResult.sandboxStopped}, from `report`), in place of the runner's
+ * `backgroundStopped`, whose advice (`nohup`) does not hold in the sandbox.
+ */
+function withLeftRunning(result: CommandResult, report: string): CommandResult {
+  const { backgroundStopped: _outside, ...rest } = result;
+  const count = leftRunningCount(report);
+  return count === undefined || count === 0 ? rest : { ...rest, sandboxStopped: count };
 }
 
 /** What {@link SandboxedRunner} guards of the writable roots for one command. */

@@ -2,14 +2,6 @@ import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { NESTED_CONFIGURATION } from "./policy.js";
 
 /**
- * How many folders below a writable root a `.git` is looked for: 0 is the root itself, 1 finds
- * `sub/.git`, 2 finds `org/repo/.git` (a folder of checkouts: a trial planted a hook in
- * `org1/repoA/.git` that the user's later `git commit` ran). A `.git` deeper down (`a/b/c/.git`),
- * or inside a skipped folder, is neither protected nor removed (README, "Sandbox").
- */
-export const GIT_SEARCH_DEPTH = 2;
-
-/**
  * How many folders one walk lists at most, over all writable roots, shallowest first: each costs
  * one `lstat` a walk while it is unchanged, a listing when it changed (bench/notes/sandbox31.md). Folders past
  * it are not entered (README, "Sandbox": tool configuration there stays writable); this
@@ -36,7 +28,12 @@ const NESTED_NAMES: ReadonlySet<string> = new Set(NESTED_CONFIGURATION);
 
 /** What one walk of the writable roots finds ({@link WorkspaceWalk.entriesOf}). */
 export interface WorkspaceEntries {
-  /** The entries named `.git` (folders, files, links) down to {@link GIT_SEARCH_DEPTH}. */
+  /**
+   * The entries named `.git` (folders, files, links) in the roots and in every folder the walk
+   * entered (`sub/.git`, `org1/repoA/.git`, where a trial planted a hook the user's later `git
+   * commit` ran, `vendor/lib/deep/.git`, a submodule's `.git` file): one inside a skipped folder
+   * or past {@link WALK_FOLDER_LIMIT} is neither protected nor removed (README, "Sandbox").
+   */
   git: string[];
   /**
    * The entries named as one of policy.ts `NESTED_CONFIGURATION` (`.npmrc`, `.vscode` …,
@@ -93,7 +90,7 @@ export class WorkspaceWalk {
       seen.set(path, listing);
       // Paths by concatenation: a `join` per folder was most of a walk's time.
       const prefix = path === "/" ? "/" : `${path}/`;
-      if (listing.git && depth <= GIT_SEARCH_DEPTH) {
+      if (listing.git) {
         entries.git.push(`${prefix}.git`);
       }
       if (depth > 0) {
@@ -151,8 +148,8 @@ export class WorkspaceWalk {
 }
 
 /**
- * The `.git` entries of `roots` (writable roots, real paths) down to {@link GIT_SEARCH_DEPTH},
- * read by a walk of their own (nothing kept).
+ * The `.git` entries of `roots` (writable roots, real paths) at any depth the walk reaches
+ * ({@link WorkspaceEntries.git}), read by a walk of their own (nothing kept).
  */
 export function gitEntriesOf(roots: readonly string[]): string[] {
   return new WorkspaceWalk().entriesOf(roots).git;

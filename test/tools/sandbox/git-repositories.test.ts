@@ -108,6 +108,44 @@ describe.skipIf(!sandboxReady)(
       expect(existsSync(marker)).toBe(false);
     });
 
+    it("a repository four folders down and a submodule's .git file in it: protected as the top one; a repository made that deep is removed", async () => {
+      // A trial (session 31's notes): `.git` was looked for two folders down, so a hook planted in
+      // `vendor/libs/parser/core/.git/hooks` ran at the user's next commit there.
+      const deep = join(project, "vendor", "libs", "parser", "core");
+      await mkdir(deep, { recursive: true });
+      git(deep, "init", "-q");
+      // A submodule's `.git` file, deeper still, pointing at a git folder of the deep repository.
+      const moduleFolder = join(deep, ".git", "modules", "grammar");
+      await mkdir(join(moduleFolder, "hooks"), { recursive: true });
+      await writeFile(join(moduleFolder, "HEAD"), "ref: refs/heads/main\n");
+      await writeFile(join(moduleFolder, "config"), "[core]\n");
+      await mkdir(join(deep, "src", "grammar"), { recursive: true });
+      await writeFile(join(deep, "src", "grammar", ".git"), `gitdir: ${moduleFolder}\n`);
+      const marker = join(fixture.outside, "planted-ran");
+      const core = "vendor/libs/parser/core";
+      const result = await run(
+        `printf '#!/bin/sh\\ntouch ${marker}\\n' > ${core}/.git/hooks/pre-commit; ` +
+          `git -C ${core} config core.fsmonitor 'touch ${marker}'; ` +
+          `echo 'echo evil' > ${core}/.git/modules/grammar/hooks/post-checkout; ` +
+          `echo "gitdir: $PWD/elsewhere" > ${core}/src/grammar/.git; ` +
+          "git init -q a/b/c/d && echo made",
+        project,
+      );
+      expect(result.output).toBe(
+        `bash: line 1: ${core}/.git/hooks/pre-commit: Read-only file system\n` +
+          "error: could not write config file .git/config: Device or resource busy\n" +
+          `bash: line 1: ${core}/.git/modules/grammar/hooks/post-checkout: Read-only file system\n` +
+          `bash: line 1: ${core}/src/grammar/.git: Read-only file system\n` +
+          "made\n",
+      );
+      expect(result.sandboxLimit).toBe(removed(join(project, "a", "b", "c", "d", ".git")));
+      git(deep, "commit", "-q", "--allow-empty", "-m", "later, outside the sandbox");
+      expect(existsSync(marker)).toBe(false);
+      expect(await readFile(join(deep, "src", "grammar", ".git"), "utf8")).toBe(
+        `gitdir: ${moduleFolder}\n`,
+      );
+    });
+
     it("a repository below the root whose folder is moved away: the new one made in its place is removed, the moved one kept", async () => {
       const library = join(project, "library");
       await mkdir(library, { recursive: true });

@@ -33,11 +33,11 @@ afterEach(async () => {
 const inWorkspace = (paths: readonly string[]) =>
   paths.map((path) => path.slice(workspace.length + 1)).sort();
 
-it("finds tool configuration at any depth and .git two folders down, not in node_modules nor through a link", async () => {
+it("finds tool configuration and .git at any depth, not in node_modules nor through a link", async () => {
   const walk = new WorkspaceWalk();
   const found = walk.entriesOf([workspace]);
   expect({ git: inWorkspace(found.git), nested: inWorkspace(found.nested) }).toEqual({
-    git: ["org/repo/.git"],
+    git: ["d/e/f/.git", "org/repo/.git"],
     nested: ["a/b/.npmrc", "a/b/c/.envrc", "x/y/.vscode"],
   });
   // What a later walk finds after a change four folders down, and after one is removed.
