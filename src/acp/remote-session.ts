@@ -39,6 +39,7 @@ import { promptContent } from "./prompt-content.js";
 import { RemotePermissions } from "./remote-permissions.js";
 import { replayWith } from "./replay.js";
 import type { AcpSessionContext } from "./session-context.js";
+import { boundedUpdates } from "./update-outbox.js";
 import { UpdateMapper } from "./updates.js";
 
 /** What a followed session needs from its connection. */
@@ -388,11 +389,13 @@ export class AcpRemoteSession {
     if (update.sessionUpdate === "usage_update" && !this.#context.sendsUsage()) {
       return;
     }
-    const sent = this.#context.client.notify(acp.methods.client.session.update, {
-      sessionId: this.id,
-      update,
-    });
-    // A closed connection rejects every send; there is nobody left to tell.
-    this.#lastSent = sent.catch(() => undefined);
+    for (const piece of boundedUpdates(update)) {
+      const sent = this.#context.client.notify(acp.methods.client.session.update, {
+        sessionId: this.id,
+        update: piece,
+      });
+      // A closed connection rejects every send; there is nobody left to tell.
+      this.#lastSent = sent.catch(() => undefined);
+    }
   }
 }

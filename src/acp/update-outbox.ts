@@ -88,9 +88,50 @@ export class UpdateOutbox {
   }
 
   private post(update: acp.SessionUpdate): void {
-    // A closed connection rejects every send; there is nobody left to tell.
-    this.lastSent = this.notify(update).catch(() => undefined);
+    for (const piece of boundedUpdates(update)) {
+      // A closed connection rejects every send; there is nobody left to tell.
+      this.lastSent = this.notify(piece).catch(() => undefined);
+    }
   }
+}
+
+/**
+ * The most UTF-16 code units of text one message chunk update carries: 1 Mi, so at most 3 MiB of
+ * UTF-8 and 6 MiB written as JSON escapes. The ACP SDK's line reader refuses a message over its
+ * limit (32 MiB by default: @agentclientprotocol/sdk core/stream-limits.js) and the client's
+ * connection ends, so a replayed 50 MB prompt, or a long reply joined here, must not go as one.
+ */
+export const MAX_CHUNK_TEXT = 1024 * 1024;
+
+/**
+ * `update` as the updates that carry it within {@link MAX_CHUNK_TEXT}: a `user_message_chunk`,
+ * `agent_message_chunk` or `agent_thought_chunk` of a longer text goes as several chunks of the
+ * same message, in order, never splitting a surrogate pair: ACP v1 (prompt-turn, session/load)
+ * streams a message as chunks the client appends in order, those with the same `messageId`
+ * forming one message. Any other update is returned as it is.
+ */
+export function boundedUpdates(update: acp.SessionUpdate): acp.SessionUpdate[] {
+  if (
+    (update.sessionUpdate !== "user_message_chunk" &&
+      update.sessionUpdate !== "agent_message_chunk" &&
+      update.sessionUpdate !== "agent_thought_chunk") ||
+    update.content.type !== "text" ||
+    update.content.text.length <= MAX_CHUNK_TEXT
+  ) {
+    return [update];
+  }
+  const { content } = update;
+  const pieces: acp.SessionUpdate[] = [];
+  for (let start = 0; start < content.text.length; ) {
+    let end = Math.min(start + MAX_CHUNK_TEXT, content.text.length);
+    const last = content.text.charCodeAt(end - 1);
+    if (end < content.text.length && last >= 0xd800 && last <= 0xdbff) {
+      end -= 1;
+    }
+    pieces.push({ ...update, content: { ...content, text: content.text.slice(start, end) } });
+    start = end;
+  }
+  return pieces;
 }
 
 /**

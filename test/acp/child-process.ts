@@ -29,7 +29,11 @@ export class AcpChild {
   /** The agent's working directory, also the cwd of the sessions it creates and loads here. */
   readonly cwd: string;
 
-  constructor(env: NodeJS.ProcessEnv, cwd: string) {
+  /**
+   * @param clientLimit the most bytes of one message the client reads (the SDK's
+   * `maxMessageBytes`; its default, 32 MiB, when undefined): a longer one ends its connection.
+   */
+  constructor(env: NodeJS.ProcessEnv, cwd: string, clientLimit?: number) {
     this.cwd = cwd;
     if (!existsSync(CLI_PATH)) {
       throw new Error(`${CLI_PATH} is missing: run npm run build first`);
@@ -58,6 +62,7 @@ export class AcpChild {
     const stream = acp.ndJsonStream(
       Writable.toWeb(this.process.stdin) as WritableStream<Uint8Array>,
       output.pipeThrough(tap),
+      clientLimit === undefined ? undefined : { maxMessageBytes: clientLimit },
     );
     this.connection = testClientApp(this.behaviour).connect(stream);
   }
@@ -234,9 +239,12 @@ export class ChildFixture extends LateModelPlace {
     });
   }
 
-  /** Starts `turnloop acp` in {@link environment} with `extra` on top. */
-  startAgent(extra: NodeJS.ProcessEnv = {}): AcpChild {
-    const child = new AcpChild(this.environment(extra), this.cwd);
+  /**
+   * Starts `turnloop acp` in {@link environment} with `extra` on top, driven by a client that reads
+   * messages of at most `clientLimit` bytes (the SDK's default when undefined).
+   */
+  startAgent(extra: NodeJS.ProcessEnv = {}, clientLimit?: number): AcpChild {
+    const child = new AcpChild(this.environment(extra), this.cwd, clientLimit);
     this.children.push(child);
     return child;
   }

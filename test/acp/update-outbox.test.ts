@@ -1,6 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
-import { UpdateOutbox } from "../../src/acp/update-outbox.js";
+import { boundedUpdates, MAX_CHUNK_TEXT, UpdateOutbox } from "../../src/acp/update-outbox.js";
 
 const text = (value: string) => ({ type: "text" as const, text: value });
 const chunk = (
@@ -122,5 +122,33 @@ describe("UpdateOutbox", () => {
     release();
     await flushing;
     expect(written).toEqual(["agent_message_chunk"]);
+  });
+
+  it("sends a text longer than MAX_CHUNK_TEXT as chunks of the same message, never splitting a pair", async () => {
+    const { outbox, sent } = recordingOutbox();
+    // A pair straddling the first boundary goes whole into the second chunk.
+    const long = `${"a".repeat(MAX_CHUNK_TEXT - 1)}🙂${"b".repeat(MAX_CHUNK_TEXT)}`;
+    outbox.send(chunk("agent_message_chunk", long.slice(0, 10), "message-1"));
+    outbox.send(chunk("agent_message_chunk", long.slice(10), "message-1"));
+    await outbox.flush();
+    expect(sent).toEqual([
+      chunk("agent_message_chunk", "a".repeat(MAX_CHUNK_TEXT - 1), "message-1"),
+      chunk("agent_message_chunk", `🙂${"b".repeat(MAX_CHUNK_TEXT - 2)}`, "message-1"),
+      chunk("agent_message_chunk", "bb", "message-1"),
+    ]);
+    const prompt: acp.SessionUpdate = {
+      sessionUpdate: "user_message_chunk",
+      content: { type: "text", text: "c".repeat(MAX_CHUNK_TEXT + 1) },
+      messageId: "event-1",
+    };
+    expect(boundedUpdates(prompt)).toEqual([
+      { ...prompt, content: text("c".repeat(MAX_CHUNK_TEXT)) },
+      { ...prompt, content: text("c") },
+    ]);
+    const image: acp.SessionUpdate = {
+      sessionUpdate: "user_message_chunk",
+      content: { type: "image", mimeType: "image/png", data: "x".repeat(MAX_CHUNK_TEXT + 1) },
+    };
+    expect(boundedUpdates(image)).toEqual([image]);
   });
 });
