@@ -7,6 +7,7 @@
  * session <id> · <model> · <cwd> · started <time>
  *
  * > the user's prompt
+ * attached notes.md (the `@file`s it attached, when it did)
  *   (thinking) the first line of the reasoning…
  * the assistant's text
  * → bash(command: "npm test") ✗ failed (exit code 1)
@@ -25,7 +26,7 @@ import type {
   StopReason,
   UserMessageData,
 } from "../events/events.js";
-import { givenPrompt, ranLines } from "../session/prompt-attachments.js";
+import { attachedFilesLine, givenPrompt, ranLines } from "../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../session/session-model/session-model.js";
 import { idleReopens, repairsBeforeReopens } from "./idle-reopens.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
@@ -282,6 +283,11 @@ function renderUserMessage(state: RenderState, data: UserMessageData): void {
   state.lines.push(...runs.flatMap(ranLines));
   for (const line of [...foldedPrompt(trimTrailingNewlines(text)), ...attached]) {
     state.lines.push(`> ${line}`.trimEnd());
+  }
+  // The `@file`s it attached, named under it as the interactive face did (the session model's).
+  const files = attachedFilesLine(state.fold.model.prompts.at(-1)?.attachedFiles ?? []);
+  if (files !== undefined) {
+    state.lines.push(files);
   }
   state.prompt = { ...closedPrompt(), open: true };
 }

@@ -10,7 +10,6 @@ import { toolSpecifications } from "../agent/tool-specifications.js";
 import type { EventInput } from "../events/events.js";
 import type { SessionListEntry } from "../protocol/copilot.js";
 import type { SessionSummary } from "../session/session-store.js";
-import { UsageTotals, usageByModel } from "../session/usage-totals.js";
 import { builtinTools } from "../tools/index.js";
 import type { ClientConnection } from "./connection.js";
 import { parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
@@ -109,26 +108,30 @@ export function toolsListMethod() {
  * `session.usage.getMetrics` → the session's token totals and its number of model requests, by
  * the rule every face counts them (usage-totals.ts: every `assistant.turn_start`, failed and
  * cancelled ones included), and per model by the same rule its requests and their tokens
- * (usage-totals.ts `usageByModel`).
+ * (usage-totals.ts `usageByModel`). Answered from the open session's own fold of its stored
+ * events (session.ts `metrics`, the one `session.shutdown` reports): the log is not read.
  */
-export async function usageMethod(connection: ClientConnection, raw: unknown) {
+export function usageMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.usage.getMetrics", sessionOnlyParams, raw);
-  openSession(connection.server, sessionId);
-  const { events } = await connection.server.host.readEvents(sessionId);
-  const totals = UsageTotals.of(events);
+  const { session } = openSession(connection.server, sessionId);
+  const totals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  let requests = 0;
   const byModel: Record<string, { requests: number; inputTokens: number; outputTokens: number }> =
     {};
-  for (const [model, { requests, inputTokens, outputTokens }] of usageByModel(events)) {
-    byModel[model] = { requests, inputTokens, outputTokens };
+  // A session open here has its `session.start`, so every request is some model's.
+  for (const [model, usage] of session.metrics.usage.byModel) {
+    requests += usage.requests;
+    totals.inputTokens += usage.inputTokens;
+    totals.outputTokens += usage.outputTokens;
+    totals.cacheReadTokens += usage.cacheReadTokens;
+    totals.cacheWriteTokens += usage.cacheWriteTokens;
+    byModel[model] = {
+      requests: usage.requests,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+    };
   }
-  return {
-    inputTokens: totals.inputTokens ?? 0,
-    outputTokens: totals.outputTokens ?? 0,
-    cacheReadTokens: totals.cacheReadTokens ?? 0,
-    cacheWriteTokens: totals.cacheWriteTokens ?? 0,
-    requests: totals.requests,
-    modelMetrics: byModel,
-  };
+  return { ...totals, requests, modelMetrics: byModel };
 }
 
 /**

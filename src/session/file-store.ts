@@ -36,18 +36,17 @@ import {
   scanLog,
   writeMetadata,
 } from "./session-metadata.js";
-import {
-  type CommitOptions,
-  CommitQueue,
-  type LeaseHolder,
-  type LeaseOptions,
-  type OpenedSession,
-  type SessionAppender,
-  type SessionStore,
-  type SessionSummary,
-  type StoredLog,
+import type {
+  CommitOptions,
+  LeaseHolder,
+  LeaseOptions,
+  OpenedSession,
+  SessionAppender,
+  SessionStore,
+  SessionSummary,
+  StoredLog,
 } from "./session-store.js";
-import { rejectAs } from "./storage-error.js";
+import { CommitQueue, rejectAs } from "./storage-error.js";
 import { deleteSession, listSessions } from "./store.js";
 
 /**
@@ -327,7 +326,8 @@ class FileAppender implements SessionAppender {
   }
 
   commit(options: CommitOptions = {}): Promise<void> {
-    return this.#commits.run(() => this.#commitNow(options.checkpoint === true));
+    const checkpoint = options.checkpoint === true;
+    return this.#commits.run(() => this.#commitNow(checkpoint), checkpoint);
   }
 
   async close(): Promise<void> {

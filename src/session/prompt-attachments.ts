@@ -104,17 +104,24 @@ export function ranEnding(run: Pick<ShellRun, "ending" | "output">): string {
 }
 
 /**
- * The line under a prompt that attached `@file`s (the interactive face: `attached notes.md,
- * src/a.ts`), from what its `user.message` sent ({@link sentAttachments}); `undefined` when it
- * attached none.
+ * The `@file`s a prompt attached (the interactive face), each named by its path as shown, in
+ * order, from what its `user.message` sent ({@link sentAttachments}). The session model holds
+ * them with the prompt (session-model/types.ts `Prompt.attachedFiles`), which the views read.
  */
-export function attachedFilesLine(
+export function attachedFileNames(
   data: Pick<UserMessageData, "content" | "contentBlocks">,
-): string | undefined {
-  const files = sentAttachments(data).filter((attachment) => attachment.kind === "file");
-  return files.length === 0
-    ? undefined
-    : `attached ${files.map((attachment) => attachment.name).join(", ")}`;
+): string[] {
+  return sentAttachments(data).flatMap((attachment) =>
+    attachment.kind === "file" ? [attachment.name] : [],
+  );
+}
+
+/**
+ * The line every view draws under a prompt that attached `@file`s ({@link attachedFileNames}):
+ * `attached notes.md, src/a.ts`; `undefined` when it attached none.
+ */
+export function attachedFilesLine(files: readonly string[]): string | undefined {
+  return files.length === 0 ? undefined : `attached ${files.join(", ")}`;
 }
 
 /**

@@ -156,21 +156,6 @@ export interface SessionAppender {
   closeIdle?(): Promise<() => Promise<void>>;
 }
 
-/**
- * Runs an appender's commits one after another in call order, each whether the one before
- * failed or not (a failed commit is reported to its caller only).
- */
-export class CommitQueue {
-  #last: Promise<void> = Promise.resolve();
-
-  /** Runs `commit` after every commit queued before; resolves or rejects with it. */
-  run(commit: () => Promise<void>): Promise<void> {
-    const next = this.#last.then(commit, commit);
-    this.#last = next;
-    return next;
-  }
-}
-
 /** One session as listed: metadata kept by the store, never computed by reading whole logs. */
 export interface SessionSummary {
   sessionId: string;

@@ -1,6 +1,7 @@
 /**
  * A write the session store could not make, naming what it was writing: a full disk's `ENOSPC`
  * on an open file names no file itself, and a user must know which file (or database) to look at.
+ * And how such a failure reaches the commits queued behind it ({@link CommitQueue}).
  */
 
 import { errorCode, errorMessage } from "../events/errors.js";
@@ -66,4 +67,31 @@ export function storeFailure(error: unknown): string {
   return error instanceof StorageError
     ? storageProblem(error, error.location)
     : errorMessage(error);
+}
+
+/**
+ * Runs an appender's commits one after another in call order, each whether the one before failed
+ * or not (a failed commit is reported to its caller only), checkpoints apart: a checkpoint (a
+ * turn's end, before a request or a tool: session-store.ts `CommitOptions`) queued behind a commit
+ * that failed fails at once with its error, without a try of its own. The store gave up on that
+ * commit (its retry budget spent: postgres/database.ts), which stops the running prompt
+ * (session-journal.ts), and each such checkpoint would only spend the whole budget again (a `-p`
+ * in an outage took many seconds more to exit). A full commit (a prompt's end, a close) tries
+ * again: the database may be back, and what was held back is stored in order then.
+ */
+export class CommitQueue {
+  #last: Promise<void> = Promise.resolve();
+  /** Commits called and not settled yet. */
+  #waiting = 0;
+
+  /** Runs `commit` after every commit queued before; resolves or rejects with it. */
+  run(commit: () => Promise<void>, checkpoint = false): Promise<void> {
+    const behind = checkpoint && this.#waiting > 0;
+    const next = behind ? this.#last.then(commit) : this.#last.then(commit, commit);
+    this.#waiting += 1;
+    this.#last = next;
+    const settled = () => this.#waiting--;
+    void next.then(settled, settled);
+    return next;
+  }
 }

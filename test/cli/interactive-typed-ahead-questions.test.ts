@@ -61,9 +61,9 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a que
       await terminal.waitFor(/\[y\] yes +\[n\] no/);
       typeMessage(terminal, "summarize the key files", typing);
       // Enter sent the message: it waits for the project's servers, which wait for the answer;
-      // the status line shows the question's keys (Esc cancels the prompt that runs).
+      // the status line shows the question's keys (the prompt has not begun: Esc is a no).
       let screen = await terminal.waitFor(
-        /working \d+s · y\/n or ↑\/↓ select · Enter confirms · Esc cancels/,
+        /working \d+s · y\/n or ↑\/↓ select · Enter confirms · Esc no/,
       );
       expect(unwrapped(screen)).toMatch(QUESTION_HAS_KEYS);
       expect(screen).toMatch(/Trust this project from now on\?/);
@@ -108,6 +108,39 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a que
       expect(existsSync(join(fixture.home, "trusted-projects.json"))).toBe(false);
       terminal.key("Enter");
       await terminal.waitFor(/Here is the summary\./);
+      expect(fixture.lastMessage(0)).toBe("summarize the key files");
+      terminal.key("C-d");
+      expect((await terminal.exited()).code).toBe(0);
+      expect(existsSync(join(fixture.home, "trusted-projects.json"))).toBe(false);
+      expect(existsSync(log)).toBe(false);
+    },
+  );
+
+  interactiveTest(
+    "Esc at the trust question while the message sent waits for it: a no, as both key lines say, and the message reaches the model",
+    async ({ fixture }) => {
+      const log = join(fixture.home, "project-server.log");
+      await writeFile(
+        join(fixture.repository, ".mcp.json"),
+        JSON.stringify({ mcpServers: { projsrv: stdioEntry("--log", log) } }),
+      );
+      fixture.server.enqueue({ text: "Here is the summary." });
+      const terminal = fixture.open([], { columns: 100, rows: 30 });
+      await waitUnwrapped(terminal, QUESTION_HAS_KEYS);
+      terminal.write("summarize the key files\r");
+      // Before, the status line said `Esc cancels` and the question `Esc no`, and Esc did
+      // neither: the prompt had not begun, so there was nothing to cancel, and the question
+      // never saw the key (round 3, session 32).
+      const screen = await terminal.waitFor(
+        /working \d+s · y\/n or ↑\/↓ select · Enter confirms · Esc no /,
+      );
+      expect(unwrapped(screen)).toMatch(
+        /its key or ↑\/↓ selects an answer, Enter confirms · Esc no · other keys write a message/,
+      );
+      terminal.key("Escape");
+      const answered = await terminal.waitFor(/Here is the summary\./);
+      expect(answered).not.toMatch(/\[y\] yes/);
+      expect(answered).not.toMatch(/cancelled/);
       expect(fixture.lastMessage(0)).toBe("summarize the key files");
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);

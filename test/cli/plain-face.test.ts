@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { CANCELLED_AT_QUESTION, UNTIL_TOOL_START } from "../support/event-sequences.js";
 import { printedSessionId, test } from "../support/fixtures.js";
@@ -36,6 +38,47 @@ describe("the plain-line face", () => {
       expect.stringMatching(/^— resumed \d{4}-\d\d-\d\dT[\d:.]+Z$/),
       "> ",
       `session ${id}`,
+      "",
+    ]);
+  });
+});
+
+describe("a prompt that attached an @file", () => {
+  // Round 3, session 32: the interactive face named the `@file`s under the prompt, live and
+  // reopened, but the plain face's replay and `sessions show` did not; each reads the prompt's
+  // files from the session model now.
+  test("is followed by its `attached` line live, in the replay of a resume and in `sessions show`", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    await writeFile(join(repository, "notes.md"), "remember the milk\n");
+    model.enqueue({ text: "Summarized." });
+    const first = await cli([], { stdin: "summarize @notes.md now\n" });
+    expect(first.code).toBe(0);
+    const id = printedSessionId(first.stdout);
+    expect(first.stdout.split("\n").slice(2)).toEqual([
+      "> attached notes.md",
+      "Summarized.",
+      "> ",
+      `session ${id}`,
+      "",
+    ]);
+    const resumed = await cli(["--resume", id], { stdin: "" });
+    expect(resumed.stdout.split("\n").slice(2, -4)).toEqual([
+      "> summarize @notes.md now",
+      "attached notes.md",
+      "Summarized.",
+      "[stop: end_turn]",
+      "",
+    ]);
+    const shown = await cli(["sessions", "show", id]);
+    expect(shown.stdout.split("\n").slice(1)).toEqual([
+      "",
+      "> summarize @notes.md now",
+      "attached notes.md",
+      "Summarized.",
+      "[stop: end_turn]",
       "",
     ]);
   });

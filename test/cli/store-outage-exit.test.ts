@@ -37,9 +37,13 @@ const BEFORE_RESULT = [
 
 /**
  * Runs `-p` whose command finishes while the database is cut off; `restore` is called with the
- * relay once `-p` has printed its result (the prompt is over), before it exits.
+ * relay once `-p` has printed its result (the prompt is over), before it exits. `cut` cuts it off
+ * (default: every connection ended, and every new one at once).
  */
-async function runThroughOutage(restore: (relay: Relay) => Promise<void>): Promise<CliResult> {
+async function runThroughOutage(
+  restore: (relay: Relay) => Promise<void>,
+  cut: (relay: Relay) => void = (relay) => relay.cut(Number.POSITIVE_INFINITY),
+): Promise<CliResult> {
   const relay = new Relay(new URL(runs.database.url));
   relays.push(relay);
   const relayed = new URL(runs.database.url);
@@ -64,7 +68,7 @@ async function runThroughOutage(restore: (relay: Relay) => Promise<void>): Promi
   if (!("close" in opened)) {
     throw new Error(`-p ended before its command ran: ${JSON.stringify(opened)}`);
   }
-  relay.cut(Number.POSITIVE_INFINITY);
+  cut(relay);
   await opened.write("go\n");
   await opened.close();
   await Promise.race([result, run]);
@@ -133,5 +137,36 @@ describe.skipIf(postgresUnavailable !== undefined)("-p across a database outage"
     });
     const stored = await storedTypes(runs.database.pool, sessionIdOf(result));
     expect(stored).toEqual(BEFORE_RESULT);
+  });
+
+  test("a database that stays away: the checkpoint queued behind the commit that gave up fails at once, with its cause", {
+    timeout: 180_000,
+  }, async () => {
+    // Only the batch writes fail (their connection ended as each is sent), so the relay counts
+    // each try of one; the lease's heartbeat and reads go through. Before, the checkpoint queued
+    // behind the commit that gave up ran the whole retry budget (7 tries) again: 21 tries before
+    // -p printed its answer, 28 with the exit's (round 3, session 32: -p took about 20 s to exit).
+    let tries = 0;
+    const result = await runThroughOutage(
+      async (relay) => {
+        tries = relay.refused;
+      },
+      (relay) => relay.failWrites(Number.POSITIVE_INFINITY),
+    );
+    expect(result.code).toBe(1);
+    expect(runs.model.requests).toHaveLength(1);
+    const stopped = result.stderr.split("\n").filter((line) => line.startsWith("turnloop:"));
+    expect(stopped).toEqual([
+      expect.stringMatching(
+        /^turnloop: .+ could not be written \(Connection terminated unexpectedly\): the prompt was stopped; every event written before is kept$/,
+      ),
+      expect.stringMatching(
+        /^turnloop: .+ could not be written at exit \(Connection terminated unexpectedly\): 3 events held back since then are lost \(tool\.execution_complete, assistant\.turn_end, session\.error\); a resume goes on after the last stored event$/,
+      ),
+    ]);
+    // The turn end's checkpoint tried 7 times (its retry budget), the checkpoint behind it none,
+    // the prompt's end 7 (a full commit tries again), the exit's last write 7.
+    expect([tries, relays[0]?.refused]).toEqual([14, 21]);
+    expect(await storedTypes(runs.database.pool, sessionIdOf(result))).toEqual(BEFORE_RESULT);
   });
 });

@@ -23,25 +23,31 @@ async function bytesRead(pid: number): Promise<number> {
   return Number(/^rchar: (\d+)$/m.exec(io)?.[1]);
 }
 
+const isEvent = (type: string) => (message: { method?: string; params?: unknown }) =>
+  message.method === "session.event" &&
+  (message.params as { event: { type: string } }).event.type === type;
+
+/** A served session whose one reply is {@link REPLY_BYTES} long, idle; its server's pid. */
+async function sessionWithALongReply() {
+  const { child, peer, exit } = spawnServer(["--stdio"], fixture.env, fixture.cwd);
+  const pid = child.pid ?? 0;
+  await peer.request("connect", {});
+  const created = await peer.request("session.create", {});
+  const { sessionId } = created.result as { sessionId: string };
+  const answer = prose(REPLY_BYTES, "END.");
+  const pieces: string[] = [];
+  for (let at = 0; at < answer.length; at += 100_000) {
+    pieces.push(answer.slice(at, at + 100_000));
+  }
+  fixture.model.enqueue({ text: pieces, usage: { input: 12, output: 34 } });
+  await peer.request("session.send", { sessionId, prompt: "write a lot" });
+  await peer.waitFor(isEvent("session.idle"), 60_000);
+  return { child, peer, exit, pid, sessionId, answer };
+}
+
 describe.runIf(process.platform === "linux")("session.shutdown of a server session", () => {
   test("reads nothing of the log: a 2 MB reply's session ends with its metrics and under 64 KiB read", async () => {
-    const { child, peer, exit } = spawnServer(["--stdio"], fixture.env, fixture.cwd);
-    const pid = child.pid ?? 0;
-    await peer.request("connect", {});
-    const created = await peer.request("session.create", {});
-    const { sessionId } = created.result as { sessionId: string };
-    const answer = prose(REPLY_BYTES, "END.");
-    const pieces: string[] = [];
-    for (let at = 0; at < answer.length; at += 100_000) {
-      pieces.push(answer.slice(at, at + 100_000));
-    }
-    fixture.model.enqueue({ text: pieces, usage: { input: 12, output: 34 } });
-    await peer.request("session.send", { sessionId, prompt: "write a lot" });
-    const isEvent = (type: string) => (message: { method?: string; params?: unknown }) =>
-      message.method === "session.event" &&
-      (message.params as { event: { type: string } }).event.type === type;
-    await peer.waitFor(isEvent("session.idle"), 60_000);
-
+    const { child, peer, exit, pid, sessionId, answer } = await sessionWithALongReply();
     const before = await bytesRead(pid);
     const ended = await peer.request("session.shutdown", { sessionId, type: "routine" });
     const after = await bytesRead(pid);
@@ -72,6 +78,34 @@ describe.runIf(process.platform === "linux")("session.shutdown of a server sessi
     });
     // The log holds the reply whole; the shutdown read the request's frame and little else.
     expect(reply?.type === "assistant.message" && reply.data.content).toBe(answer);
+    expect(after - before).toBeLessThan(64 * 1024);
+    child.stdin.end();
+    expect(await exit).toBe(0);
+  }, 120_000);
+});
+
+describe.runIf(process.platform === "linux")("session.usage.getMetrics of an open session", () => {
+  // Round 3, session 32: each call read and decoded the whole log (a 2 MB reply's, here); it is
+  // answered from the session's own fold now, as session.shutdown is.
+  test("reads nothing of the log: three calls answer the totals with under 64 KiB read", async () => {
+    const { child, peer, exit, pid, sessionId } = await sessionWithALongReply();
+    const before = await bytesRead(pid);
+    const answers = [];
+    for (let call = 0; call < 3; call += 1) {
+      answers.push((await peer.request("session.usage.getMetrics", { sessionId })).result);
+    }
+    const after = await bytesRead(pid);
+    const metrics = {
+      inputTokens: 12,
+      outputTokens: 34,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      requests: 1,
+      modelMetrics: {
+        "openai-compatible:fake-model": { requests: 1, inputTokens: 12, outputTokens: 34 },
+      },
+    };
+    expect(answers).toEqual([metrics, metrics, metrics]);
     expect(after - before).toBeLessThan(64 * 1024);
     child.stdin.end();
     expect(await exit).toBe(0);

@@ -113,6 +113,7 @@ describe("session model", () => {
         content: "Run the tests",
         source: "user",
         imageCount: 0,
+        attachedFiles: [],
       },
     ]);
     expect([model.usage.requests, model.usage.inputTokens, model.usage.outputTokens]).toEqual([

@@ -33,6 +33,8 @@ export class Controller {
   usage = new UsageTotals();
   /** `Date.now()` when the running prompt or shell command started. */
   busySince: number | undefined;
+  /** Whether the running prompt waits for the MCP servers, so their trust question: not begun. */
+  waitsForServers = false;
   /** Set by `/exit`: the face should end. */
   onExit: () => void = () => undefined;
   private view: ConversationView | undefined;
@@ -179,9 +181,12 @@ export class Controller {
     this.context = [];
     const settings = this.agentSettings();
     this.ending = undefined;
+    this.waitsForServers = true;
     this.setBusy(Date.now());
     try {
       await this.mcpStarting;
+      this.waitsForServers = false;
+      this.view?.statusChanged();
       const outcome = await this.session.prompt(settings, full);
       this.ending = outcomeNote(outcome, settings.maxTurns, INTERACTIVE_GO_ON);
     } finally {

@@ -2,7 +2,7 @@ import { createInterface } from "node:readline";
 import type { PermissionReply } from "../../permissions/permission-decision.js";
 import type { SessionMode } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
-import { attachedFilesLine } from "../../session/prompt-attachments.js";
+import { attachedFileNames, attachedFilesLine } from "../../session/prompt-attachments.js";
 import type { SessionSummary } from "../../session/session-store.js";
 import { LiveCommandOutput, OutputFollower } from "../output-follower.js";
 import {
@@ -165,7 +165,10 @@ function plainView(
     show: (event) => {
       renderer.handle(event);
       // The `@file`s a prompt attached, named under the line it was typed on.
-      const files = event.type === "user.message" ? attachedFilesLine(event.data) : undefined;
+      const files =
+        event.type === "user.message"
+          ? attachedFilesLine(attachedFileNames(event.data))
+          : undefined;
       if (files !== undefined) {
         note(files);
       }

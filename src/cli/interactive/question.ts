@@ -42,7 +42,7 @@ export interface BoundQuestion extends Component {
    * input box's Enter while it has them), Esc apart: see {@link escapeKey}.
    */
   statusKeys(): string;
-  /** What Esc does at the question while no prompt runs (`Esc no`). */
+  /** What Esc does at the question while no prompt runs, or one waits for it (`Esc no`). */
   readonly escapeKey: string;
 }
 

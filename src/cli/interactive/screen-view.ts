@@ -60,6 +60,7 @@ export class ScreenView implements ConversationView {
       usage: controller.usage,
       contextWindow: controller.contextWindow,
       busySince: controller.busySince,
+      promptWaits: controller.waitsForServers,
     });
     if (controller.busy) {
       // Running: the row says "working", not what ended the prompt before.
@@ -113,7 +114,7 @@ export class ScreenView implements ConversationView {
    * shows the keys of the one that has them (status-line.ts). Esc refuses the
    * question even while the input box has the keys, and leaves its text there (unless it closes
    * the box's completion list). Esc and Ctrl-C while a prompt runs are the face's before either
-   * (terminal-face.ts).
+   * (terminal-face.ts), Esc apart while that prompt waits for the question to begin.
    * @returns what closes the question and gives the keys back to the input box.
    */
   private openQuestion(question: BoundQuestion): () => void {

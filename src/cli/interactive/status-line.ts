@@ -21,8 +21,13 @@ export interface StatusState {
    * instead of the input box's while it is, with `modalEscape` after them.
    */
   modalKeys?: string;
-  /** What Esc does there while no prompt runs (`Esc no`); while one runs, Esc cancels it. */
+  /**
+   * What Esc does there while no prompt runs (`Esc no`), or while the running prompt waits for
+   * the question before it begins (`promptWaits`); while one runs, Esc cancels it.
+   */
   modalEscape?: string;
+  /** Whether the running prompt has not begun: it waits for the open question (controller.ts). */
+  promptWaits?: boolean;
 }
 
 const KEYS = "Enter send · Ctrl-J newline · / commands · @ file · ! shell · Ctrl-D exit";
@@ -105,7 +110,8 @@ export class StatusLine implements Component {
 /**
  * The left part when no hint is shown: `working 3s` while a prompt runs, then the keys of what has
  * them (an open question's or picker's, else the input box's), then what Esc does: while a prompt
- * runs it cancels it, whatever is open (terminal-face.ts takes Esc before a question sees it).
+ * runs it cancels it, whatever is open (terminal-face.ts takes Esc before a question sees it),
+ * unless the prompt waits for the question to begin: then Esc is the question's.
  */
 function activity(state: StatusState): string {
   const working =
@@ -113,7 +119,8 @@ function activity(state: StatusState): string {
       ? undefined
       : `working ${((Date.now() - state.busySince) / 1000).toFixed(0)}s`;
   if (state.modalKeys !== undefined) {
-    const escapeKey = working === undefined ? (state.modalEscape ?? "Esc cancels") : "Esc cancels";
+    const questionHasEsc = working === undefined || state.promptWaits === true;
+    const escapeKey = questionHasEsc ? (state.modalEscape ?? "Esc cancels") : "Esc cancels";
     return [...(working === undefined ? [] : [working]), state.modalKeys, escapeKey].join(" · ");
   }
   return working === undefined ? KEYS : `${working} · Esc cancels`;

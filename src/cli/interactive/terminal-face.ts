@@ -276,7 +276,8 @@ function closingLines(session: Controller["session"]): string {
 
 /**
  * The face's own keys, seen before the focused input box or question: Esc / Ctrl-C cancel a
- * running prompt and put the queued inputs back in the input box (to edit or send again); on an
+ * running prompt and put the queued inputs back in the input box (to edit or send again), Esc
+ * apart while the prompt waits for the trust question to begin (the question's no); on an
  * idle line Ctrl-C clears it, twice on an empty line exits, as does Ctrl-D on an empty line. While
  * a prompt runs, Ctrl-D on an empty line is `/exit` typed then: queued (shown as such, taken back
  * by Esc like any queued input), it closes the session once the work before it has ended, never
@@ -292,7 +293,10 @@ function interactiveKeys(
   let lastInterrupt = 0;
   return (data: string): { consume: true } | undefined => {
     const interrupt = matchesKey(data, "ctrl+c");
-    if (controller.busy && (interrupt || matchesKey(data, "escape"))) {
+    // A prompt that waits for the trust question to begin has nothing to cancel yet: Esc is
+    // the question's no, as its line says, and the prompt then goes on without the servers.
+    const questionsEscape = controller.waitsForServers && screen.hasModal;
+    if (controller.busy && (interrupt || (matchesKey(data, "escape") && !questionsEscape))) {
       const queued = queue.take();
       controller.cancel();
       if (queued.length > 0) {

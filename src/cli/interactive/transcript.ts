@@ -93,7 +93,7 @@ export class Transcript extends Container {
     }
     switch (event.type) {
       case "user.message":
-        this.userMessage(event.data, replayed);
+        this.userMessage(event.data, replayed, this.fold.model.prompts.at(-1)?.attachedFiles ?? []);
         return;
       case "assistant.message_delta":
         this.delta(event.data.messageId, event.data.deltaContent);
@@ -260,12 +260,13 @@ export class Transcript extends Container {
   }
 
   /**
-   * A prompt as it was given, then the line naming the `@file`s it attached (dim, under it). The
+   * A prompt as it was given, then the line naming the `@file`s it attached (`files`, from the
+   * session model; dim, under it). The
    * `!command`s before it (session/prompt-attachments.ts) were drawn when they ran, so only a
    * replayed log draws them here, as they were then; the model's copy of their output and of the
    * files is not shown.
    */
-  private userMessage(data: UserMessageData, replayed: boolean): void {
+  private userMessage(data: UserMessageData, replayed: boolean, files: readonly string[]): void {
     this.streaming = undefined;
     if (data.source === "autopilot") {
       this.note("autopilot: keep working");
@@ -290,9 +291,9 @@ export class Transcript extends Container {
       render: (width: number) => promptRows(shown, width).map(paint),
       invalidate: () => undefined,
     });
-    const files = attachedFilesLine(data);
-    if (files !== undefined) {
-      this.note(files);
+    const filesLine = attachedFilesLine(files);
+    if (filesLine !== undefined) {
+      this.note(filesLine);
     }
   }
 

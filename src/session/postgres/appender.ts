@@ -15,7 +15,8 @@ import { errorMessage } from "../../events/errors.js";
 import { isEphemeral, type SessionEvent } from "../../events/events.js";
 import { serializeEvent } from "../event-log.js";
 import { type LogScan, scanEvent } from "../session-metadata.js";
-import { CommitQueue, type SessionAppender } from "../session-store.js";
+import type { CommitOptions, SessionAppender } from "../session-store.js";
+import { CommitQueue } from "../storage-error.js";
 import { type Database, isRefusal } from "./database.js";
 import { type Lease, LeaseLostError, releaseLease, type Worker } from "./lease.js";
 import { storedOptionalText, storedText } from "./stored-text.js";
@@ -249,8 +250,8 @@ export class PostgresAppender implements SessionAppender {
     }
   }
 
-  commit(): Promise<void> {
-    return this.#commits.run(() => this.#commitNow());
+  commit(options: CommitOptions = {}): Promise<void> {
+    return this.#commits.run(() => this.#commitNow(), options.checkpoint === true);
   }
 
   /**

@@ -27,6 +27,32 @@ const POOL_SIZE = 4;
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [100, 200, 400, 800, 1600, 2000];
 
 /**
+ * How long, in ms, a new connection may take to open (TCP, TLS, the server's startup answer)
+ * unless the URL's `connect_timeout` says otherwise ({@link connectTimeoutMs}). Without a limit a
+ * host that drops packets holds each try for the system's TCP timeout (minutes); a connection not
+ * open in time fails as a refused one does ({@link isTransient}), within the retry budget.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * The connect timeout of `url` in ms: its `connect_timeout` parameter, in seconds as libpq reads
+ * it (PostgreSQL's "Connection Strings": 0 or less waits as long as the system does), else
+ * {@link DEFAULT_CONNECT_TIMEOUT_MS}. The `pg` client reads no such parameter itself.
+ */
+export function connectTimeoutMs(url: string): number {
+  let value = "";
+  try {
+    value = new URL(url).searchParams.get("connect_timeout")?.trim() ?? "";
+  } catch {
+    // A URL `pg` reads some other way (a socket folder as host): no parameter found here.
+  }
+  const seconds = Number(value);
+  return value === "" || !Number.isFinite(seconds)
+    ? DEFAULT_CONNECT_TIMEOUT_MS
+    : Math.max(0, seconds * 1000);
+}
+
+/**
  * SQLSTATEs of a server that is there but cannot serve this connection now (PostgreSQL's
  * Appendix A, "Class 57 — Operator Intervention"): `57P01` admin_shutdown (terminating
  * connection: a fast stop), `57P02` crash_shutdown, `57P03` cannot_connect_now (the database
@@ -47,8 +73,9 @@ const TRANSIENT_SYSTEM_CODES = new Set([
 /**
  * Whether `error` says the database could not be reached, so the same statement may succeed on a
  * new connection: a transient SQLSTATE above, Class 08 (connection exception), a cut or refused
- * socket, or `pg`'s own "Connection terminated" (its message when the server closes the socket;
- * it has no code).
+ * socket, or `pg`'s own "Connection terminated" (its message when the server closes the socket,
+ * or when a connection did not open within the connect timeout; it has no code) and "timeout
+ * exceeded when trying to connect" (its pool waited that long for a free connection).
  */
 export function isTransient(error: unknown): boolean {
   const cause = error instanceof DatabaseError ? error.cause : error;
@@ -58,7 +85,9 @@ export function isTransient(error: unknown): boolean {
       TRANSIENT_SQLSTATES.has(code) || code.startsWith("08") || TRANSIENT_SYSTEM_CODES.has(code)
     );
   }
-  return /^Connection terminated/.test(errorMessage(cause));
+  return /^(Connection terminated|timeout exceeded when trying to connect)/.test(
+    errorMessage(cause),
+  );
 }
 
 /**
@@ -114,7 +143,10 @@ export class Database {
   /** A new client of its own (the heartbeat's), connected. The caller ends it. */
   async ownClient(): Promise<Client> {
     const { driver } = await this.#connect();
-    const client = new driver.Client({ connectionString: this.#url });
+    const client = new driver.Client({
+      connectionString: this.#url,
+      connectionTimeoutMillis: connectTimeoutMs(this.#url),
+    });
     client.on("error", () => undefined);
     await this.run(() => client.connect());
     return client;
@@ -210,6 +242,7 @@ export class Database {
       connectionString: this.#url,
       max: POOL_SIZE,
       allowExitOnIdle: true,
+      connectionTimeoutMillis: connectTimeoutMs(this.#url),
     });
     pool.on("error", () => undefined);
     // A connection cut while its client is checked out (the database stopped mid-query) emits

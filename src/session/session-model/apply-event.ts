@@ -1,6 +1,7 @@
 /** How each event type changes the session model (session-model.ts). */
 
 import type { SessionEvent, SessionEventData } from "../../events/events.js";
+import { attachedFileNames } from "../prompt-attachments.js";
 import type { FoldState } from "./fold-state.js";
 import type { ToolCall } from "./tool-call.js";
 import type { Change, Compaction } from "./types.js";
@@ -148,7 +149,14 @@ function applySessionEvent(state: FoldState, event: SessionLevelEvent, at: numbe
       return NONE;
     case "user.message": {
       const { content, source, images } = event.data;
-      const prompt = { eventId: event.id, at, content, source, imageCount: images?.length ?? 0 };
+      const prompt = {
+        eventId: event.id,
+        at,
+        content,
+        source,
+        imageCount: images?.length ?? 0,
+        attachedFiles: attachedFileNames(event.data),
+      };
       model.prompts.push(prompt);
       return { kind: "prompt", prompt };
     }

@@ -18,6 +18,11 @@ export interface Prompt {
   content: string;
   source: UserMessageSource;
   imageCount: number;
+  /**
+   * The `@file`s it attached, by their paths as shown (prompt-attachments.ts
+   * `attachedFileNames`): every view names them under the prompt (`attachedFilesLine`).
+   */
+  attachedFiles: string[];
   /** How the loop answering it stopped: its last turn's `stopReason`, or a live `session.idle`'s. */
   stopReason?: StopReason;
 }
