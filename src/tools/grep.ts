@@ -118,11 +118,17 @@ export function runGrep(
     const ripgrep = ripgrepPath ?? (await bundledRipgrepPath());
     const search = async (usePcre2: boolean) => {
       const results = new ResultLines(options.headLimit);
-      const add = (line: string): void => results.add(sanitizeLine(line));
+      // Lines past the limits are only counted: they are not cleaned nor rebuilt.
+      const sink = {
+        add: (line: string): void => results.add(results.full ? line : sanitizeLine(line)),
+        get full(): boolean {
+          return results.full;
+        },
+      };
       const onLine =
         hiding === undefined || hidden === undefined
-          ? add
-          : hiding.hidingLines(options, context.cwd, hidden, add);
+          ? sink.add
+          : hiding.hidingLines(options, context.cwd, hidden, sink);
       const hidingArguments = hiding?.hidingArguments(options) ?? [];
       const outcome: RipgrepOutcome =
         ripgrep === undefined
@@ -164,18 +170,22 @@ class ResultLines {
   readonly shown: string[] = [];
   total = 0;
   private characters = 0;
-  private full = false;
+  private characterLimitReached = false;
 
   constructor(private readonly headLimit: number) {}
 
+  /** Whether lines added from now on are only counted. */
+  get full(): boolean {
+    return this.characterLimitReached || this.shown.length >= this.headLimit;
+  }
+
   add(line: string): void {
     this.total += 1;
-    if (this.full || this.shown.length >= this.headLimit) {
-      this.full = true;
+    if (this.full) {
       return;
     }
     if (this.shown.length > 0 && this.characters + line.length > MAX_RESULT_CHARACTERS) {
-      this.full = true;
+      this.characterLimitReached = true;
       return;
     }
     this.shown.push(line);
