@@ -118,17 +118,10 @@ export function runGrep(
     const ripgrep = ripgrepPath ?? (await bundledRipgrepPath());
     const search = async (usePcre2: boolean) => {
       const results = new ResultLines(options.headLimit);
-      // Lines past the limits are only counted: they are not cleaned nor rebuilt.
-      const sink = {
-        add: (line: string): void => results.add(results.full ? line : sanitizeLine(line)),
-        get full(): boolean {
-          return results.full;
-        },
-      };
       const onLine =
         hiding === undefined || hidden === undefined
-          ? sink.add
-          : hiding.hidingLines(options, context.cwd, hidden, sink);
+          ? (line: string) => results.add(line)
+          : hiding.hidingLines(options, context.cwd, hidden, results);
       const hidingArguments = hiding?.hidingArguments(options) ?? [];
       const outcome: RipgrepOutcome =
         ripgrep === undefined
@@ -148,7 +141,7 @@ export function runGrep(
       ({ results, outcome } = await search(true));
     }
     if (outcome.kind === "not-started") {
-      await searchWithJavaScript(options, context, (line) => results.add(line));
+      await searchWithJavaScript(options, context, (line) => results.addClean(line));
       return textResult(results.render(options.outputMode));
     }
     if (outcome.kind === "no-files") {
@@ -165,7 +158,10 @@ export function runGrep(
   });
 }
 
-/** Collects result lines, keeping the first ones within the limits and counting the rest. */
+/**
+ * Collects result lines, keeping the first ones within the limits and counting the rest (neither
+ * cleaned nor rebuilt: a search can print millions).
+ */
 class ResultLines {
   readonly shown: string[] = [];
   total = 0;
@@ -179,7 +175,13 @@ class ResultLines {
     return this.characterLimitReached || this.shown.length >= this.headLimit;
   }
 
+  /** A line as ripgrep printed it: cleaned ({@link sanitizeLine}) unless it is only counted. */
   add(line: string): void {
+    this.addClean(this.full ? line : sanitizeLine(line));
+  }
+
+  /** A line that needs no cleaning (the JavaScript search's). */
+  addClean(line: string): void {
     this.total += 1;
     if (this.full) {
       return;
