@@ -14,20 +14,31 @@ export function hidingArguments(options: GrepOptions): string[] {
   return options.outputMode === "content" ? ["--null", "--line-number"] : ["--null"];
 }
 
+/** Where {@link hidingLines} sends the lines it passes on. */
+export interface LineSink {
+  add(line: string): void;
+  /** Whether lines added now are only counted, not kept: they need not be built. */
+  readonly full: boolean;
+}
+
 /**
  * Turns ripgrep's output lines, made with {@link hidingArguments}, into the lines a search
  * without them prints (`path:3:text`, `path-4-text`, `path:2`, `path`), passing on only those of
  * files `hidden` does not cover (paths resolved against `cwd`, where ripgrep runs). The `--`
- * between groups of context lines is kept only between two lines that are shown.
+ * between groups of context lines is kept only between two lines that are shown. Each file is
+ * judged once: with `--sort=path` the lines of a file come together, so the verdict of the last
+ * path is kept (a search with 500,000 matching lines asked `hidden` 500,000 times; trial 32).
  */
 export function hidingLines(
   options: GrepOptions,
   cwd: string,
   hidden: (path: string) => boolean,
-  onLine: (line: string) => void,
+  sink: LineSink,
 ): (line: string) => void {
   let shownAny = false;
   let separatorPending = false;
+  let lastPath: string | undefined;
+  let lastHidden = false;
   return (line) => {
     const nul = line.indexOf("\u0000");
     if (options.outputMode === "content" && nul === -1) {
@@ -35,15 +46,20 @@ export function hidingLines(
       return;
     }
     const path = nul === -1 ? line : line.slice(0, nul);
-    if (hidden(resolve(cwd, path))) {
+    if (path !== lastPath) {
+      lastPath = path;
+      lastHidden = hidden(resolve(cwd, path));
+    }
+    if (lastHidden) {
       return;
     }
     if (separatorPending) {
-      onLine("--");
+      sink.add("--");
       separatorPending = false;
     }
     shownAny = true;
-    onLine(nul === -1 ? line : joinFields(options, path, line.slice(nul + 1)));
+    // A line past the limits is only counted: it goes on as ripgrep printed it, not rebuilt.
+    sink.add(nul === -1 || sink.full ? line : joinFields(options, path, line.slice(nul + 1)));
   };
 }
 

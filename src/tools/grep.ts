@@ -118,11 +118,10 @@ export function runGrep(
     const ripgrep = ripgrepPath ?? (await bundledRipgrepPath());
     const search = async (usePcre2: boolean) => {
       const results = new ResultLines(options.headLimit);
-      const add = (line: string): void => results.add(sanitizeLine(line));
       const onLine =
         hiding === undefined || hidden === undefined
-          ? add
-          : hiding.hidingLines(options, context.cwd, hidden, add);
+          ? (line: string) => results.add(line)
+          : hiding.hidingLines(options, context.cwd, hidden, results);
       const hidingArguments = hiding?.hidingArguments(options) ?? [];
       const outcome: RipgrepOutcome =
         ripgrep === undefined
@@ -142,7 +141,7 @@ export function runGrep(
       ({ results, outcome } = await search(true));
     }
     if (outcome.kind === "not-started") {
-      await searchWithJavaScript(options, context, (line) => results.add(line));
+      await searchWithJavaScript(options, context, (line) => results.addClean(line));
       return textResult(results.render(options.outputMode));
     }
     if (outcome.kind === "no-files") {
@@ -159,23 +158,36 @@ export function runGrep(
   });
 }
 
-/** Collects result lines, keeping the first ones within the limits and counting the rest. */
+/**
+ * Collects result lines, keeping the first ones within the limits and counting the rest (neither
+ * cleaned nor rebuilt: a search can print millions).
+ */
 class ResultLines {
   readonly shown: string[] = [];
   total = 0;
   private characters = 0;
-  private full = false;
+  private characterLimitReached = false;
 
   constructor(private readonly headLimit: number) {}
 
+  /** Whether lines added from now on are only counted. */
+  get full(): boolean {
+    return this.characterLimitReached || this.shown.length >= this.headLimit;
+  }
+
+  /** A line as ripgrep printed it: cleaned ({@link sanitizeLine}) unless it is only counted. */
   add(line: string): void {
+    this.addClean(this.full ? line : sanitizeLine(line));
+  }
+
+  /** A line that needs no cleaning (the JavaScript search's). */
+  addClean(line: string): void {
     this.total += 1;
-    if (this.full || this.shown.length >= this.headLimit) {
-      this.full = true;
+    if (this.full) {
       return;
     }
     if (this.shown.length > 0 && this.characters + line.length > MAX_RESULT_CHARACTERS) {
-      this.full = true;
+      this.characterLimitReached = true;
       return;
     }
     this.shown.push(line);

@@ -93,6 +93,20 @@ export function decodeFileBytes(bytes: Uint8Array): DecodedFile {
   };
 }
 
+/**
+ * Whether a file starting with `bytes` (its first bytes, at least 12 of them) is read by
+ * {@link decodeFileBytes} as UTF-8 without a byte order mark if the whole file is valid UTF-8
+ * without NUL: no magic number of a binary format, no byte order mark.
+ */
+export function startsAsPlainText(bytes: Uint8Array): boolean {
+  return (
+    findMagicSignature(bytes) === undefined &&
+    !startsWith(bytes, [0xef, 0xbb, 0xbf]) &&
+    !startsWith(bytes, [0xff, 0xfe]) &&
+    !startsWith(bytes, [0xfe, 0xff])
+  );
+}
+
 function findMagicSignature(bytes: Uint8Array): MagicSignature | undefined {
   return MAGIC_SIGNATURES.find((signature) =>
     startsWith(bytes.subarray(signature.offset ?? 0), signature.bytes),

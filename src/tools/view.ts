@@ -33,6 +33,11 @@ export const MAX_VIEW_FILE_BYTES = 50 * 1024 * 1024;
  * ones through Node's thread pool, cancellable while they are read.
  */
 const READ_AT_ONCE_BYTES = 256 * 1024;
+/**
+ * Files larger than this (bytes) are read a piece at a time (file-line-range.ts), keeping only
+ * the lines shown, when they are UTF-8 read from disk; smaller ones are read whole.
+ */
+const READ_IN_PIECES_BYTES = 1024 * 1024;
 
 const viewInput = z.object({
   path: z.string(),
@@ -89,6 +94,13 @@ async function view(input: ViewInput, context: ToolContext): Promise<ToolResult>
         `Use grep to find lines, or bash (e.g. sed -n '100,200p') to print a part.`,
     );
   }
+  const readThroughClient = context.client?.readTextFile;
+  if (stats.size > READ_IN_PIECES_BYTES && readThroughClient === undefined) {
+    const shown = await viewInPieces(absolutePath, input.view_range, context.signal);
+    if (shown !== undefined) {
+      return shown;
+    }
+  }
   const bytes =
     (stats.size <= READ_AT_ONCE_BYTES ? readSmallFile(absolutePath) : undefined) ??
     (await readFile(absolutePath, { signal: context.signal }));
@@ -102,9 +114,8 @@ async function view(input: ViewInput, context: ToolContext): Promise<ToolResult>
     return textResult(describeBinaryFile(decoded, bytes.length));
   }
   // The client (editor) reads UTF-8 text, unsaved changes included; other encodings come from disk.
-  const readThroughClient = decoded.encoding === "utf-8" ? context.client?.readTextFile : undefined;
   const text =
-    readThroughClient === undefined
+    readThroughClient === undefined || decoded.encoding !== "utf-8"
       ? decoded.text
       : withoutByteOrderMark(
           await readThroughClient.call(context.client, absolutePath, context.signal),
@@ -186,12 +197,53 @@ function showLines(
   note: string | undefined,
 ): ToolResult {
   const lines = fileLines(text);
-  const total = lines.length;
+  return showNumberedLines(lines.length, (lineNumber) => lines[lineNumber - 1] ?? "", range, note);
+}
+
+/**
+ * A `view` of part of a big UTF-8 file read from disk, holding only the lines it may show
+ * (file-line-range.ts); undefined when the file is not such text (the caller reads it whole).
+ */
+async function viewInPieces(
+  path: string,
+  range: readonly number[] | undefined,
+  signal: AbortSignal,
+): Promise<ToolResult | undefined> {
+  const { readFileLineRange } = await import("./file-line-range.js");
+  const { start, end } = requestedRange(range);
+  const last = end === -1 ? start + MAX_VIEW_LINES - 1 : Math.min(end, start + MAX_VIEW_LINES - 1);
+  const read = await readFileLineRange(path, start, last, signal);
+  if (read === undefined) {
+    return undefined;
+  }
+  const lineAt = (lineNumber: number) => read.lines[lineNumber - start] ?? "";
+  const shown = showNumberedLines(read.total, lineAt, range, undefined);
+  const known = { path: resolveLinksAtOnce(path), sha256: read.sha256 };
+  return shown.isError ? shown : { ...shown, knownFile: known };
+}
+
+/** The first and last line a `view_range` asks for (1-based; last -1: to the end of the file). */
+function requestedRange(range: readonly number[] | undefined): { start: number; end: number } {
+  return {
+    start: Math.max(Math.floor(range?.[0] ?? 1), 1),
+    end: Math.floor(range?.[1] ?? -1),
+  };
+}
+
+/**
+ * {@link showLines} of a file of `total` lines whose line numbered `n` (1-based) is `lineAt(n)`,
+ * asked only for the lines it shows.
+ */
+function showNumberedLines(
+  total: number,
+  lineAt: (lineNumber: number) => string,
+  range: readonly number[] | undefined,
+  note: string | undefined,
+): ToolResult {
   if (total === 0) {
     return textResult("(empty file)");
   }
-  const requestedStart = Math.max(Math.floor(range?.[0] ?? 1), 1);
-  const requestedEnd = Math.floor(range?.[1] ?? -1);
+  const { start: requestedStart, end: requestedEnd } = requestedRange(range);
   if (requestedStart > total) {
     return errorResult(
       `Invalid view_range: line ${requestedStart} is past the end of the file (${total} lines).`,
@@ -207,7 +259,7 @@ function showLines(
   let characters = 0;
   let lineNumber = requestedStart;
   for (; lineNumber <= end && output.length < MAX_VIEW_LINES; lineNumber += 1) {
-    const numbered = numberLine(lineNumber, lines[lineNumber - 1] ?? "");
+    const numbered = numberLine(lineNumber, lineAt(lineNumber));
     if (output.length > 0 && characters + numbered.length > MAX_VIEW_CHARACTERS) {
       break;
     }

@@ -65,3 +65,35 @@ describe("searches leave out the files the path deny rules hide (ToolContext.hid
     expect(hiddenPaths([parseRule("view(**)")], "bash", "/w", "/w")).toBeUndefined();
   });
 });
+
+describe("a search judges each file once against what is hidden, not each line (trial 32, F1)", () => {
+  it("grep in content mode asks about each file whose lines it found once", async () => {
+    const context = await contextWithRule("view(secret/**)");
+    const lines = Array.from({ length: 500 }, (_, index) => `token ${index + 1}`);
+    await writeFile(join(directory, "many.txt"), `${lines.join("\n")}\n`);
+    await writeFile(join(directory, "secret", "more.txt"), `${lines.join("\n")}\n`);
+    const judged: string[] = [];
+    const hidden = context.hidden;
+    const counting: ToolContext = {
+      ...context,
+      hidden: (path) => {
+        judged.push(path);
+        return hidden?.(path) ?? false;
+      },
+    };
+    const answer = await runTool(
+      grepTool,
+      { pattern: "token", output_mode: "content", head_limit: 2 },
+      counting,
+    );
+    expect(answer.content).toBe(
+      "a:1:b.txt:1:token public\nmany.txt:1:token 1\n" +
+        "[Showing 2 of 501 lines; 499 left out. Raise head_limit or narrow path/glob to see more.]",
+    );
+    expect(judged).toEqual(
+      ["a:1:b.txt", "many.txt", "secret/creds.txt", "secret/more.txt"].map((path) =>
+        join(directory, path),
+      ),
+    );
+  });
+});

@@ -1,0 +1,126 @@
+import { open } from "node:fs/promises";
+import { startsAsPlainText } from "./text-decoding.js";
+
+/**
+ * Bytes read at a time: small enough that the text of a piece lives in V8's young generation,
+ * which is freed at once, not among the large objects (over 128 KiB), freed only by a full
+ * collection (1 MiB pieces let six views at once grow by 100 MiB).
+ */
+const CHUNK_BYTES = 64 * 1024;
+
+/** Some lines of a UTF-8 text file, the count of all its lines and the hash of all its text. */
+export interface FileLineRange {
+  /** Lines in the file, counted as file-lines.ts `fileLines` counts them. */
+  total: number;
+  /** The lines numbered `first` to `last` (1-based) that the file holds, without their `\n`. */
+  lines: string[];
+  /** tool-support.ts `textHash` of the file's whole text. */
+  sha256: string;
+}
+
+/**
+ * Reads the file at `path` (absolute) 64 KiB at a time, keeping only its lines `first` to
+ * `last` (1-based, inclusive; `last` may be `Infinity`): memory follows the lines kept, not the
+ * file (a `view_range` of a 50 MiB file held it six times over; trial 32, F2). Undefined when
+ * text-decoding.ts `decodeFileBytes` would not read the file as UTF-8 without a byte order mark
+ * (a binary file, another encoding, a NUL): the caller then reads it whole. Throws what reading
+ * throws, and the signal's reason once it is aborted.
+ */
+export async function readFileLineRange(
+  path: string,
+  first: number,
+  last: number,
+  signal: AbortSignal,
+): Promise<FileLineRange | undefined> {
+  const { createHash } = process.getBuiltinModule("node:crypto");
+  const file = await open(path, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    const hash = createHash("sha256");
+    const lines = new LineCollector(first, last);
+    for (let position = 0; ; ) {
+      signal.throwIfAborted();
+      const { bytesRead } = await file.read(buffer, 0, CHUNK_BYTES, position);
+      const bytes = buffer.subarray(0, bytesRead);
+      if ((position === 0 && !startsAsPlainText(bytes)) || bytes.includes(0)) {
+        return undefined;
+      }
+      const text = decodeOrUndefined(decoder, bytes, bytesRead > 0);
+      if (text === undefined) {
+        return undefined;
+      }
+      hash.update(text, "utf16le");
+      lines.take(text);
+      if (bytesRead === 0) {
+        return { total: lines.end(), lines: lines.kept, sha256: hash.digest("hex") };
+      }
+      position += bytesRead;
+    }
+  } finally {
+    await file.close();
+  }
+}
+
+/** The text of `bytes`, the decoder's end when `more` is false; undefined if not UTF-8. */
+function decodeOrUndefined(
+  decoder: InstanceType<typeof TextDecoder>,
+  bytes: Uint8Array,
+  more: boolean,
+): string | undefined {
+  try {
+    return decoder.decode(bytes, { stream: more });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Counts the lines of text given piece by piece, keeping those numbered `first` to `last`. */
+class LineCollector {
+  readonly kept: string[] = [];
+  /** The number of the line the next character belongs to. */
+  private lineNumber = 1;
+  /** What came so far of that line, when it is kept. */
+  private current = "";
+  private endsWithNewline = true;
+
+  constructor(
+    private readonly first: number,
+    private readonly last: number,
+  ) {}
+
+  take(text: string): void {
+    if (text === "") {
+      return;
+    }
+    this.endsWithNewline = text.endsWith("\n");
+    for (let position = 0; ; ) {
+      const newline = text.indexOf("\n", position);
+      const wanted = this.lineNumber >= this.first && this.lineNumber <= this.last;
+      if (newline === -1) {
+        if (wanted) {
+          this.current += text.slice(position);
+        }
+        return;
+      }
+      if (wanted) {
+        this.kept.push(this.current + text.slice(position, newline));
+        this.current = "";
+      }
+      this.lineNumber += 1;
+      position = newline + 1;
+    }
+  }
+
+  /** Ends the text, keeping a wanted final line that has no `\n`: the count of all lines. */
+  end(): number {
+    if (this.endsWithNewline) {
+      return this.lineNumber - 1;
+    }
+    if (this.lineNumber >= this.first && this.lineNumber <= this.last) {
+      this.kept.push(this.current);
+      this.current = "";
+    }
+    return this.lineNumber;
+  }
+}
