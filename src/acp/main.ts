@@ -1,6 +1,7 @@
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { errorMessage } from "../events/errors.js";
+import type { ModelSettingNames } from "../llm/models.js";
 import { batchedOutput } from "../protocol/batched-output.js";
 import type { SessionHost } from "../session/host.js";
 import { maxMessageBytes } from "../session/message-size.js";
@@ -41,7 +42,8 @@ export async function runAcpCommand(
   let modelProblem = false;
   const openHost = async () => {
     const { SessionHost } = await import("../session/host.js");
-    const host = new SessionHost({ home: turnloopHome(env), env, config });
+    const home = turnloopHome(env);
+    const host = new SessionHost({ home, env, config, settingNames: ACP_SETTING_NAMES });
     modelProblem = reportModelProblem(host);
     return host;
   };
@@ -49,6 +51,22 @@ export async function runAcpCommand(
   const code = await serve(agent, limit, start);
   return modelProblem ? 64 : code;
 }
+
+/**
+ * How `turnloop acp`'s errors name the settings of its model (llm/models.ts `ModelSettingNames`):
+ * what an editor's user sets, the `env` and `args` of turnloop's entry in the editor's agent
+ * server settings (README, "In an editor": Zed's `agent_servers`), as ACP gives a session no model
+ * of its own before one runs.
+ */
+const ACP_SETTING_NAMES: ModelSettingNames = {
+  model:
+    "TURNLOOP_MODEL in the env of turnloop's entry in the editor's agent server settings (or --model in its args)",
+  baseUrl:
+    "TURNLOOP_BASE_URL in the env of turnloop's entry in the editor's agent server settings (or --base-url in its args)",
+  resumeModel:
+    "--model <provider>:<model> in the args of turnloop's entry in the editor's agent server settings",
+  environment: " in that env",
+};
 
 /**
  * Says on stderr why the configured model cannot run (none configured, `openai-compatible:…`

@@ -188,7 +188,9 @@ function requestThatCannotSucceed(error: unknown): ClassifiedFailure | undefined
   const host = hostOf(url);
   const unresolved = codes.includes("ENOTFOUND") || codes.includes("EAI_AGAIN");
   if (unresolved && host !== undefined && !isLocalHost(host)) {
-    return configuration(`the host ${host} was not found (DNS); check --base-url or the network`);
+    return configuration(
+      `the host ${host} was not found (DNS); check the model's base URL or the network`,
+    );
   }
   if (codes.includes("ECONNREFUSED") && host !== undefined && isLocalHost(host)) {
     return {

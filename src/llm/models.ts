@@ -71,11 +71,40 @@ export interface MissingKey {
   modelId: string;
 }
 
-/** What to tell a user with no model configured: one short message. */
-export const NO_MODEL_MESSAGE =
-  "turnloop: no model configured. Set --model or TURNLOOP_MODEL to <provider>:<model>, e.g. " +
-  "anthropic:claude-sonnet-4-5 (with ANTHROPIC_API_KEY), openai:gpt-5 (with OPENAI_API_KEY), " +
-  "ollama:qwen3, or openai-compatible:<model> with --base-url.";
+/**
+ * How a face names the settings that a model's configuration error asks its user to set: the
+ * command line its flags and variables ({@link COMMAND_LINE_SETTINGS}), the SDK server a
+ * session's options and the server's environment, `turnloop acp` the editor's agent server
+ * settings. Each is a phrase put into a sentence, e.g. "Set <model> to <provider>:<model>".
+ */
+export interface ModelSettingNames {
+  /** Where the model of a session is set, e.g. `--model or TURNLOOP_MODEL`. */
+  model: string;
+  /** Where an `openai-compatible` model's endpoint is set, e.g. `--base-url or TURNLOOP_BASE_URL`. */
+  baseUrl: string;
+  /** Where another model is given to a session being reopened, e.g. `--model <provider>:<model>`. */
+  resumeModel: string;
+  /** Where a variable (a provider's key) is set: "" for the process's own environment as typed,
+   * or a phrase that starts with a space, e.g. ` in the server's environment`. */
+  environment: string;
+}
+
+/** The command line's names: its flags and the variables of the shell it is typed in. */
+export const COMMAND_LINE_SETTINGS: ModelSettingNames = {
+  model: "--model or TURNLOOP_MODEL",
+  baseUrl: "--base-url or TURNLOOP_BASE_URL",
+  resumeModel: "--model <provider>:<model>",
+  environment: "",
+};
+
+/** What to tell a user with no model configured: one short message, in `names`' words. */
+export function noModelMessage(names: ModelSettingNames = COMMAND_LINE_SETTINGS): string {
+  return (
+    `turnloop: no model configured. Set ${names.model} to <provider>:<model>, e.g. ` +
+    `anthropic:claude-sonnet-4-5 (with ANTHROPIC_API_KEY${names.environment}), openai:gpt-5 ` +
+    `(with OPENAI_API_KEY), ollama:qwen3, or openai-compatible:<model> with ${names.baseUrl}.`
+  );
+}
 
 /**
  * Resolves the model of `input`: the wire is its prefix's provider, or `input.profile`'s type (the
@@ -84,17 +113,19 @@ export const NO_MODEL_MESSAGE =
  * default `127.0.0.1:11434`); keys from `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`, or the profile's
  * `apiKeyEnv` variable (`TURNLOOP_API_KEY` overrides each), read from `env`, the session host's
  * environment. Returns an error message instead of throwing; `missingKey` or `unusableKey` (a
- * placeholder) when the key is the problem, not the model or its endpoint.
+ * placeholder) when the key is the problem, not the model or its endpoint. A missing model or
+ * endpoint is said in `names`, the words of the face in use.
  */
 export function resolveModel(
   input: ModelSettingsInput,
   env: NodeJS.ProcessEnv,
+  names: ModelSettingNames = COMMAND_LINE_SETTINGS,
 ):
   | { ok: true; configuration: ModelConfiguration }
   | { ok: false; message: string; missingKey?: MissingKey; unusableKey?: true } {
   const id = input.model;
   if (id === undefined || id.trim() === "") {
-    return { ok: false, message: NO_MODEL_MESSAGE };
+    return { ok: false, message: noModelMessage(names) };
   }
   const separator = id.indexOf(":");
   const provider = input.profile?.type ?? (id.slice(0, separator) as ProviderName);
@@ -109,7 +140,7 @@ export function resolveModel(
   if (provider === "openai-compatible" && baseUrl === undefined) {
     return {
       ok: false,
-      message: `turnloop: ${id} needs an endpoint: set --base-url or TURNLOOP_BASE_URL (e.g. http://127.0.0.1:8000/v1).`,
+      message: `turnloop: ${id} needs an endpoint (e.g. http://127.0.0.1:8000/v1): set ${names.baseUrl}.`,
     };
   }
   const key = apiKeyOf(provider, input.profile?.apiKeyVariable, env);

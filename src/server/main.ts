@@ -31,6 +31,7 @@ import { onTerminationSignal } from "../session/termination-signals.js";
 import { ClientConnection, type ServerContext } from "./connection.js";
 import { FramingGuard } from "./framing.js";
 import { METHODS } from "./methods.js";
+import { SERVER_SETTING_NAMES } from "./server-model.js";
 
 /** Where the server listens. */
 type ServerTransport = { stdio: true } | { port: number; host?: string };
@@ -50,7 +51,13 @@ export async function runServerCommand(
   let messageLimit: number;
   try {
     // A second process may resume and use this server's sessions (issue 25).
-    host = new SessionHost({ home: turnloopHome(env), env, config, releaseWhenIdle: true });
+    host = new SessionHost({
+      home: turnloopHome(env),
+      env,
+      config,
+      releaseWhenIdle: true,
+      settingNames: SERVER_SETTING_NAMES,
+    });
     messageLimit = maxMessageBytes(env);
   } catch (error) {
     log(errorMessage(error));

@@ -14,7 +14,7 @@
  *    (`--model` / `TURNLOOP_MODEL`).
  */
 
-import { hasProviderPrefix, NO_MODEL_MESSAGE, type ProviderName } from "../llm/models.js";
+import { hasProviderPrefix, type ModelSettingNames, type ProviderName } from "../llm/models.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
 import type { ProviderParams } from "./params.js";
 
@@ -51,21 +51,23 @@ export function chooseModel(
       message: `model "${model}" names no provider and the server has no model configured: use <provider>:<model> (e.g. openai-chat:${model}), pass a provider, or start the server with --model`,
     };
   }
-  // No model named and none configured: in the words of what an app sets (trial 31, LOW 10).
-  if (!chosen.ok && model === undefined && chosen.message === NO_MODEL_MESSAGE) {
-    return { ok: false, message: NO_SESSION_MODEL_MESSAGE };
-  }
   return withMessage(chosen);
 }
 
 /**
- * What an app that named no model is told when the server has none (models.ts
- * `NO_MODEL_MESSAGE` names `--model`, a flag of the command line, which an app does not type).
+ * How the server's errors name the settings of a session's model (llm/models.ts
+ * `ModelSettingNames`): what an app sets, a session's options, and the server's environment,
+ * never a flag of the command line, which an app does not type (trial 31, LOW 10). The host of
+ * `runServerCommand` (main.ts) says them.
  */
-const NO_SESSION_MODEL_MESSAGE =
-  'no model configured: set the session\'s model (createSession({ model: "<provider>:<model>" }), ' +
-  "e.g. anthropic:claude-sonnet-4-5 with ANTHROPIC_API_KEY in the server's environment, " +
-  "openai:gpt-5 with OPENAI_API_KEY, or ollama:qwen3), or TURNLOOP_MODEL in the server's environment";
+export const SERVER_SETTING_NAMES: ModelSettingNames = {
+  model:
+    "the session's model (createSession({ model: \"<provider>:<model>\" })) or TURNLOOP_MODEL in the server's environment",
+  baseUrl:
+    "the session's provider (createSession({ model, provider: { type: \"openai\", baseUrl } })) or TURNLOOP_BASE_URL in the server's environment",
+  resumeModel: 'resumeSession(sessionId, { model: "<provider>:<model>" })',
+  environment: " in the server's environment",
+};
 
 /**
  * The model of a resumed session: {@link chooseModel} of `request` (`model` default `recorded`,

@@ -1,9 +1,11 @@
 import { contextWindowOf } from "../llm/context-window.js";
 import {
+  COMMAND_LINE_SETTINGS,
   createProvider,
   hasProviderPrefix,
   type MissingKey,
   type ModelConfiguration,
+  type ModelSettingNames,
   type ProviderTuning,
   resolveModel,
 } from "../llm/models.js";
@@ -29,17 +31,26 @@ export type ModelResolution =
       removedProfile?: string;
     };
 
+/** What a face tells its host about its models' settings (host.ts `SessionHostSettings`). */
+export interface ModelHostSettings {
+  /** How the face names the settings its errors ask for; default the command line's. */
+  settingNames?: ModelSettingNames;
+}
+
 export class ModelHost {
   readonly env: NodeJS.ProcessEnv;
+  /** How this host's face names the settings a model's error asks for. */
+  readonly settingNames: ModelSettingNames;
   /** The settings every session of this host runs with, and where each came from. */
   readonly config: RunConfig;
   private readonly tuning: ProviderTuning;
   /** One provider per model configuration (id, endpoint, key), shared by every session. */
   private readonly providers = new Map<string, Provider>();
 
-  constructor(config: RunConfig, env: NodeJS.ProcessEnv) {
+  constructor(config: RunConfig, env: NodeJS.ProcessEnv, settings: ModelHostSettings = {}) {
     this.config = config;
     this.env = env;
+    this.settingNames = settings.settingNames ?? COMMAND_LINE_SETTINGS;
     this.tuning = providerTuning(env);
   }
 
@@ -67,13 +78,14 @@ export class ModelHost {
       const resolution = resolveModel(
         modelId === undefined ? input : { ...input, model: modelId },
         this.env,
+        this.settingNames,
       );
       return resolution.ok || modelId === undefined
         ? resolution
         : withProfilesNamed(resolution, Object.keys(this.config.providers));
     }
     const baseUrl = this.config.profileBaseUrls[name]?.value;
-    const problem = profileProblem(modelId, name, this.config, this.env);
+    const problem = profileProblem(modelId, name, this.config, this.env, this.settingNames);
     if (problem !== undefined) {
       return problem;
     }
@@ -86,6 +98,7 @@ export class ModelHost {
         ...(baseUrl === undefined ? {} : { baseUrl }),
       },
       this.env,
+      this.settingNames,
     );
   }
 
@@ -178,7 +191,7 @@ export class ModelHost {
     return {
       ok: false,
       removedProfile: name,
-      message: `turnloop: the session's model ${recorded} names the config profile "${name}", which no config file here defines (providers.${name}): add it back to resume on its endpoint with its key, or resume with another model (--model <provider>:<model>).`,
+      message: `turnloop: the session's model ${recorded} names the config profile "${name}", which no config file here defines (providers.${name}): add it back to resume on its endpoint with its key, or resume with another model (${this.settingNames.resumeModel}).`,
     };
   }
 
@@ -247,6 +260,7 @@ function profileProblem(
   name: string,
   config: RunConfig,
   env: NodeJS.ProcessEnv,
+  names: ModelSettingNames,
 ): Extract<ModelResolution, { ok: false }> | undefined {
   const profile = config.providers[name];
   if (profile === undefined) {
@@ -256,7 +270,7 @@ function profileProblem(
   if (profile.value.type === "openai-compatible" && config.profileBaseUrls[name] === undefined) {
     return {
       ok: false,
-      message: `turnloop: ${modelId} needs an endpoint: set providers.${name}.baseUrl ${where}, e.g. http://127.0.0.1:8000/v1 (--base-url and TURNLOOP_BASE_URL serve models of no config profile, never a profile's key).`,
+      message: `turnloop: ${modelId} needs an endpoint: set providers.${name}.baseUrl ${where}, e.g. http://127.0.0.1:8000/v1 (${names.baseUrl} serves only models of no config profile, never a profile's key).`,
     };
   }
   const variable = profile.value.apiKeyEnv;

@@ -22,7 +22,7 @@ import {
 } from "./agent-settings.js";
 import { commandEnvironment } from "./command-environment.js";
 import { SessionFolderGoneError } from "./config-paths.js";
-import { ModelHost, type ModelResolution } from "./host-models.js";
+import { ModelHost, type ModelHostSettings, type ModelResolution } from "./host-models.js";
 import { type McpStartOptions, openMcpServers, startupWaitFrom } from "./mcp-servers.js";
 import { openSessionStore } from "./open-store.js";
 import { type Reopening, ReopenRefusedError } from "./opening.js";
@@ -44,7 +44,7 @@ export { type Reopening, ReopenRefusedError } from "./opening.js";
 // Not an ES module import: its facade loads Node's file streams (face-config.ts says why).
 const { statSync } = process.getBuiltinModule("node:fs");
 
-export interface SessionHostSettings {
+export interface SessionHostSettings extends ModelHostSettings {
   /** `$TURNLOOP_HOME`. */
   home: string;
   env: NodeJS.ProcessEnv;
@@ -96,7 +96,7 @@ export class SessionHost extends ModelHost {
 
   /** @throws Error naming a malformed allow or deny rule or an unreadable `--system-prompt-file`. */
   constructor(settings: SessionHostSettings) {
-    super(settings.config, settings.env);
+    super(settings.config, settings.env, settings);
     this.home = settings.home;
     this.store = settings.store ?? openSessionStore(settings.home, settings.config.store?.value);
     this.releaseWhenIdle = settings.releaseWhenIdle === true && this.store.inbox === undefined;

@@ -76,11 +76,11 @@ test.each([
 test.each([
   [
     { TURNLOOP_MODEL: "" },
-    "no model configured. Set --model or TURNLOOP_MODEL to <provider>:<model>, e.g. anthropic:claude-sonnet-4-5 (with ANTHROPIC_API_KEY), openai:gpt-5 (with OPENAI_API_KEY), ollama:qwen3, or openai-compatible:<model> with --base-url.",
+    "no model configured. Set TURNLOOP_MODEL in the env of turnloop's entry in the editor's agent server settings (or --model in its args) to <provider>:<model>, e.g. anthropic:claude-sonnet-4-5 (with ANTHROPIC_API_KEY in that env), openai:gpt-5 (with OPENAI_API_KEY), ollama:qwen3, or openai-compatible:<model> with TURNLOOP_BASE_URL in the env of turnloop's entry in the editor's agent server settings (or --base-url in its args).",
   ],
   [
     { TURNLOOP_BASE_URL: "" },
-    "openai-compatible:fake-model needs an endpoint: set --base-url or TURNLOOP_BASE_URL (e.g. http://127.0.0.1:8000/v1).",
+    "openai-compatible:fake-model needs an endpoint (e.g. http://127.0.0.1:8000/v1): set TURNLOOP_BASE_URL in the env of turnloop's entry in the editor's agent server settings (or --base-url in its args).",
   ],
 ])(
   "a model that cannot run here (%o): stderr says why, session/new fails with it, exit 64 at stdin's close",

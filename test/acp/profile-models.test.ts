@@ -111,7 +111,7 @@ test("session/load and session/resume of a session whose profile was removed: -3
   await writeFile(config, JSON.stringify({ model: "lab:fake-model", providers: { lab } }));
   const agent = fixture.startAgent(env);
   await agent.initialize();
-  const words = `the session's model home:kept names the config profile "home", which no config file here defines (providers.home): add it back to resume on its endpoint with its key, or resume with another model (--model <provider>:<model>).`;
+  const words = `the session's model home:kept names the config profile "home", which no config file here defines (providers.home): add it back to resume on its endpoint with its key, or resume with another model (--model <provider>:<model> in the args of turnloop's entry in the editor's agent server settings).`;
   for (const method of [acp.methods.agent.session.load, acp.methods.agent.session.resume]) {
     const answer = await agent.client
       .request(method, { sessionId, cwd: fixture.cwd, mcpServers: [] })

@@ -86,7 +86,7 @@ describe("a compaction or resume refused before the session is reopened writes n
     const log = join(home, "session-state", id, "events.jsonl");
     const before = await readFile(log, "utf8");
     const said =
-      "turnloop: openai-compatible:fake-model needs an endpoint: set --base-url or TURNLOOP_BASE_URL (e.g. http://127.0.0.1:8000/v1).\n";
+      "turnloop: openai-compatible:fake-model needs an endpoint (e.g. http://127.0.0.1:8000/v1): set --base-url or TURNLOOP_BASE_URL.\n";
     const runs = [];
     for (const args of [
       ["sessions", "compact", id],

@@ -30,7 +30,7 @@ test("a profile without baseUrl names the profile's key to set; TURNLOOP_BASE_UR
     code: 64,
     signal: null,
     stdout: "",
-    stderr: `turnloop: vllm:fake-model needs an endpoint: set providers.vllm.baseUrl in ${file}, e.g. http://127.0.0.1:8000/v1 (--base-url and TURNLOOP_BASE_URL serve models of no config profile, never a profile's key).\n`,
+    stderr: `turnloop: vllm:fake-model needs an endpoint: set providers.vllm.baseUrl in ${file}, e.g. http://127.0.0.1:8000/v1 (--base-url or TURNLOOP_BASE_URL serves only models of no config profile, never a profile's key).\n`,
   });
   // TURNLOOP_BASE_URL does not serve a profile's model either (README, "Config files").
   const fromVariable = await cli(["-p", "hi"], {

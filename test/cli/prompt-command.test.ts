@@ -98,8 +98,11 @@ describe("turnloop -p", () => {
     });
     expect(result.code).not.toBe(0);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toMatch(/no model configured.*TURNLOOP_MODEL/);
-    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toBe(
+      "turnloop: no model configured. Set --model or TURNLOOP_MODEL to <provider>:<model>, e.g. " +
+        "anthropic:claude-sonnet-4-5 (with ANTHROPIC_API_KEY), openai:gpt-5 (with OPENAI_API_KEY), " +
+        "ollama:qwen3, or openai-compatible:<model> with --base-url or TURNLOOP_BASE_URL.\n",
+    );
     const listed = await cli(["sessions"]);
     expect(listed.stdout).toMatch(/No sessions/);
   });

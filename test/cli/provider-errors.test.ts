@@ -74,7 +74,7 @@ describe("errors that cannot succeed on retry", () => {
     ]);
     const unknownHost = await run(cli, "openai-chat:gpt-4.1", "http://no-such-host.invalid/v1");
     expect(errorLines(unknownHost.stderr)).toEqual([
-      "turnloop: the host no-such-host.invalid was not found (DNS); check --base-url or the network",
+      "turnloop: the host no-such-host.invalid was not found (DNS); check the model's base URL or the network",
     ]);
   });
 
@@ -160,7 +160,7 @@ describe("errors that cannot succeed on retry", () => {
     expect({ code: result.code, stderr: result.stderr }).toEqual({
       code: 64,
       stderr:
-        "turnloop: openai-compatible:fake-model needs an endpoint: set --base-url or TURNLOOP_BASE_URL (e.g. http://127.0.0.1:8000/v1).\n",
+        "turnloop: openai-compatible:fake-model needs an endpoint (e.g. http://127.0.0.1:8000/v1): set --base-url or TURNLOOP_BASE_URL.\n",
     });
     expect(model.requests).toHaveLength(0);
     expect(existsSync(join(home, "session-state"))).toBe(false);

@@ -108,7 +108,7 @@ test("resumeSession of a session whose profile was removed from the config: refu
   );
   const again = await fixture.startedClient();
   await expect(again.resumeSession(sessionId)).rejects.toThrow(
-    `session.resume: the session's model home:x names the config profile "home", which no config file here defines (providers.home): add it back to resume on its endpoint with its key, or resume with another model (--model <provider>:<model>).`,
+    `session.resume: the session's model home:x names the config profile "home", which no config file here defines (providers.home): add it back to resume on its endpoint with its key, or resume with another model (resumeSession(sessionId, { model: "<provider>:<model>" })).`,
   );
   expect(await readFile(log, "utf8")).toBe(before);
   expect(fixture.model.requests).toEqual([]);
