@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { runCli } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
+import { chatMessages, startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import {
   test as cliTest,
@@ -12,7 +12,6 @@ import {
   type LoggedEvent,
   printedSessionId,
 } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 import { InteractiveTerminal } from "../support/interactive-terminal.js";
 import { removeTree } from "../support/remove-tree.js";
 import { makeHome } from "../support/test-home.js";

@@ -3,9 +3,9 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { type CliResult, whenFileExists } from "../support/cli.js";
+import { chatMessages } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { type CliRunOptions, test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 
 // stdin and output formats of `turnloop -p`, as a child process (prompt-usage-errors.test.ts:
 // its usage errors).

@@ -3,10 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { runCli, whenFileExists } from "../support/cli.js";
-import { startFakeModelServer } from "../support/fake-model-server.js";
+import { chatMessages, startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { fakeModelEnvironment } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
 import { removeTree } from "../support/remove-tree.js";
 

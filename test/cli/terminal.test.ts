@@ -1,10 +1,10 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { test as cliTest } from "../support/fixtures.js";
 import { gate } from "../support/gate.js";
-import { chatMessages } from "../support/harness.js";
 import { InteractiveTerminal, screenLines, tmuxMissing } from "../support/interactive-terminal.js";
 import { requireSandbox } from "../support/sandbox.js";
 

@@ -350,3 +350,25 @@ function sleepUnlessClosed(response: ServerResponse, milliseconds: number): Prom
     response.once("close", finish);
   });
 }
+
+/**
+ * The `messages` of request `index` on the OpenAI Chat wire, of `source` (a server, or a harness
+ * holding one).
+ * @throws when there is no such request or it has no messages.
+ */
+export function chatMessages(
+  source: FakeModelServer | { server: FakeModelServer },
+  index: number,
+): Array<Record<string, unknown>> {
+  const server = "requests" in source ? source : source.server;
+  const body = server.requests.at(index)?.body;
+  if (
+    typeof body !== "object" ||
+    body === null ||
+    !("messages" in body) ||
+    !Array.isArray(body.messages)
+  ) {
+    throw new Error(`request ${index} has no messages`);
+  }
+  return body.messages as Array<Record<string, unknown>>;
+}
