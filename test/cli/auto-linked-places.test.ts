@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 
 // A fresh user's trial (round 3, session 19, #9): `turnloop -p "- fix the bug"` said `unknown
 // option -  ` (exit 64), and so did a prompt from `-p "$(cat task.md)"` starting with front

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { readEventLog } from "../../src/session/event-log.js";
 import { UNTIL_TOOL_START } from "../support/event-sequences.js";
+import { chatMessages, ROLES_AFTER_ONE_TOOL_TURN } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
-import { chatMessages, ROLES_AFTER_ONE_TOOL_TURN } from "../support/harness.js";
 
 /** Largest file the CLI may write, in KiB (bash `ulimit -f` counts 1024-byte blocks). */
 const FILE_SIZE_LIMIT_KIB = 3;

@@ -10,8 +10,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 
 describe("a tool call of an earlier turn without a result", () => {
   test("gets one stored interrupted result at resume; every later prompt is answered", async ({

@@ -1,8 +1,8 @@
 import { mkdir, readdir, readFile, realpath, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import { type CliFixtures, printedSessionId, test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 import { requireSandbox } from "../support/sandbox.js";
 import { coldCodeCache } from "../support/test-home.js";
 

@@ -3,9 +3,9 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { fairShares } from "../../src/session/instructions.js";
+import { chatMessages } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { printedSessionId, test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 
 // Trials of round 3: session 19's (item 4) found a root AGENTS.md that filled the project's
 // 32 KiB budget leaving out the cwd's without a word; session 26's (findings 6 and 7) found the

@@ -1,8 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 import { serverLog, startHttpServer } from "../support/mcp/servers.js";
 
 // Session 28: an MCP server configured at `http://user:pass@host/mcp` never connected (fetch

@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { printedSessionId, test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 
 // Project instructions (AGENTS.md, copilot-instructions.md) and the system prompt flags, through
 // the built CLI as a child process against the fake model server, in a repository with a

@@ -3,8 +3,8 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import { type CliFixtures, test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 
 // Round 3, session 20 (the last trial's leftovers, #3): the project's `.turnloop/config.json` was
 // read from the cwd only, so `cd src && turnloop` dropped the repository's deny rules. The project

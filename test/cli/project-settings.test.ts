@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { trustProject } from "../../src/session/config-paths.js";
 import { cleanEnvironment, runCli } from "../support/cli.js";
+import { chatMessages } from "../support/fake-model-server.js";
 import { printedSessionId, test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 
 // The user's and the project's config files, through the built CLI as a child process against
 // the fake model server (project-instructions.test.ts: instructions and system prompt flags).

@@ -3,10 +3,11 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { cleanEnvironment, runCli, whenFileExists } from "../support/cli.js";
+import { types as eventTypes } from "../support/event-sequences.js";
+import { chatMessages } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { printedSessionId, test } from "../support/fixtures.js";
 import { gate } from "../support/gate.js";
-import { chatMessages, types as eventTypes } from "../support/harness.js";
 
 test.override({ git: true });
 

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { parseRules, permissionDecider } from "../../src/permissions/permission-decision.js";
 import { bashTool } from "../../src/tools/index.js";
+import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 
 // Trial 27: 11 of 22 commands `-p` refused because the allow rules covered them only in part
 // suggested allowing the whole line without saying why (a redirection, a writing option, a

@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import { lstat, mkdir, readFile, readlink, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import { type CliFixtures, test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 // A fresh user's check: under permission mode auto, a sandboxed command could write the

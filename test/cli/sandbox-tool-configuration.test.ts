@@ -4,8 +4,8 @@ import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describe, expect } from "vitest";
 import { CLI_PATH, outputOf } from "../support/cli.js";
+import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 /**

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import { printedSessionId, test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 
 // Trial 24, finding 1: a line of another session, a repeated line and two logs joined were read
 // as the session's own, and reached the model. Each reader skips them and says so, as it does

@@ -2,8 +2,8 @@ import type { ChildProcess } from "node:child_process";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 
 // Trial 24, finding 2: a prompt whose process was killed while the model replied kept an open
 // turn for good: `show` said "[no stop recorded]", the exports called the session running, and

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect } from "vitest";
 import { CLI_PATH, type CliResult, outputOf } from "../support/cli.js";
+import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 
 // Trial finding 5: `-p "…"` started by a program with a real pipe (Python's subprocess, Go's
 // StdinPipe) that it neither writes nor closes waited for as long as the program lived. Node's

@@ -1,9 +1,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describe, expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
 import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
-import { chatMessages } from "../support/harness.js";
 import { firstSession, refusal, unsavedResult, withoutTime } from "../support/storage-refusals.js";
 
 describe.runIf(CAN_MOUNT)(needingMount("a full disk (a 1 MiB tmpfs, filled)"), () => {

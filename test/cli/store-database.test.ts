@@ -2,8 +2,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { type CliResult, cleanEnvironment, runCli, whenFileExists } from "../support/cli.js";
+import { chatMessages } from "../support/fake-model-server.js";
 import { printedSessionId, test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
 
 /**

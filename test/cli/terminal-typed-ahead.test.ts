@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import { test as cliTest } from "../support/fixtures.js";
 import { gate } from "../support/gate.js";
-import { chatMessages } from "../support/harness.js";
 import { InteractiveTerminal, tmuxMissing } from "../support/interactive-terminal.js";
 
 // The trial of round 3 session 28 found the interactive session's questions answered by keys typed

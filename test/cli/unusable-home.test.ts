@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { describe, expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 import { unsavedResult } from "../support/storage-refusals.js";
 
 /**

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import { MCP_STARTUP_WAIT } from "../support/cli.js";
+import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 
 /**
  * A trial (round 3 session 26): a server listing `echo` twice sent `w__echo` twice in the model's

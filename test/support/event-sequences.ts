@@ -121,3 +121,8 @@ export function requestedToolCall(
     },
   ];
 }
+
+/** Just the event types, for a compact whole-sequence assertion. */
+export function types(events: readonly { type: string }[]): string[] {
+  return events.map((event) => event.type);
+}

@@ -372,3 +372,9 @@ export function chatMessages(
   }
   return body.messages as Array<Record<string, unknown>>;
 }
+
+/**
+ * The roles of the messages sent for a new prompt after one tool turn (the call, its result):
+ * the system prompt, the first prompt, the call, its result, the new prompt.
+ */
+export const ROLES_AFTER_ONE_TOOL_TURN = ["system", "user", "assistant", "tool", "user"] as const;

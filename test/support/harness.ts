@@ -156,17 +156,7 @@ export function ofType<T extends SessionEvent["type"]>(events: readonly SessionE
   return events.filter((event): event is Extract<SessionEvent, { type: T }> => event.type === type);
 }
 
-/** Just the event types, for a compact whole-sequence assertion. */
-export function types(events: readonly { type: string }[]): string[] {
-  return events.map((event) => event.type);
-}
-
-/**
- * The roles of the messages sent for a new prompt after one tool turn (the call, its result):
- * the system prompt, the first prompt, the call, its result, the new prompt.
- */
-export const ROLES_AFTER_ONE_TOOL_TURN = ["system", "user", "assistant", "tool", "user"] as const;
-
-// In fake-model-server.ts, which a child-process suite imports without the in-process session
-// this module loads (about 1.5 s of CPU a file).
-export { chatMessages } from "./fake-model-server.js";
+export { types } from "./event-sequences.js";
+// In fake-model-server.ts and event-sequences.ts, which a child-process suite imports without the
+// in-process session this module loads (about 1.5 s of CPU a file).
+export { chatMessages, ROLES_AFTER_ONE_TOOL_TURN } from "./fake-model-server.js";

@@ -1,10 +1,12 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { isDeepStrictEqual } from "node:util";
+import { isDeepStrictEqual, promisify } from "node:util";
 import { expect } from "vitest";
 import { CLI_PATH } from "./cli.js";
+
+const execFileAsync = promisify(execFile);
 
 /** Whether tmux can run here; interactive tests fail in CI without it (see {@link tmuxMissing}). */
 const HAVE_TMUX = spawnSync("tmux", ["-V"]).status === 0;
@@ -86,8 +88,25 @@ export class InteractiveTerminal {
 
   /** What the pane shows (with `history` lines of scrollback), trailing blanks removed. */
   screen(history = 0): string {
+    return this.tmux(...this.captureArguments(history)).replace(/\s+$/, "");
+  }
+
+  /**
+   * {@link screen} without blocking the event loop, for the waits: the test process also runs the
+   * fake model server, whose answers a blocking `tmux capture-pane` held back while it ran.
+   */
+  private async screenLater(history: number): Promise<string> {
+    const { stdout } = await execFileAsync(
+      "tmux",
+      ["-L", this.socketName, ...this.captureArguments(history)],
+      { encoding: "utf8" },
+    );
+    return stdout.replace(/\s+$/, "");
+  }
+
+  private captureArguments(history: number): string[] {
     const start = history > 0 ? ["-S", String(-history)] : [];
-    return this.tmux("capture-pane", "-p", "-J", ...start, "-t", this.target).replace(/\s+$/, "");
+    return ["capture-pane", "-p", "-J", ...start, "-t", this.target];
   }
 
   /** Types `text` literally (no Enter). */
@@ -175,7 +194,7 @@ export class InteractiveTerminal {
   ): Promise<string> {
     const drawn = (screen: string) => isDeepStrictEqual(normalise(screen), expected);
     const screen = await this.poll(drawn, "for the expected screen", timeoutMs, 0).catch(() =>
-      this.screen(0),
+      this.screenLater(0),
     );
     expect(normalise(screen)).toEqual(expected);
     return screen;
@@ -189,7 +208,7 @@ export class InteractiveTerminal {
   ): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const screen = this.screen(history);
+      const screen = await this.screenLater(history);
       if (condition(screen)) {
         return screen;
       }

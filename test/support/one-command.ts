@@ -1,6 +1,6 @@
 import { type CliResult, cleanEnvironment, runCli } from "./cli.js";
+import { chatMessages } from "./fake-model-server.js";
 import type { FakeModelServer } from "./fake-model-types.js";
-import { chatMessages } from "./harness.js";
 
 /** Where and how {@link oneCommandThroughCli} runs `turnloop -p`. */
 export interface OneCommandOptions {
