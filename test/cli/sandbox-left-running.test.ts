@@ -1,6 +1,6 @@
 import { describe, expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import { printedSessionId, test } from "../support/fixtures.js";
-import { chatMessages } from "../support/harness.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 // A sandboxed command that left a process running (`(server &)`, `nohup server &`) had it killed
