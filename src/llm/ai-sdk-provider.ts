@@ -79,41 +79,15 @@ export class AiSdkProvider implements Provider {
     };
   }
 
-  async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<LlmEvent> {
-    try {
-      for (let attempt = 0; ; attempt++) {
-        const run = new ModelAttempt(this.attemptSettings, request, signal);
-        let outcome: AttemptOutcome;
-        try {
-          // The attempt's events are yielded here, one await each (model-attempt.ts).
-          for (;;) {
-            const step = await run.next();
-            if ("ok" in step) {
-              outcome = step;
-              break;
-            }
-            yield step;
-          }
-        } finally {
-          run.close();
-        }
-        if (outcome.ok) {
-          return;
-        }
-        const verdict = this.judge(outcome, attempt, signal);
-        yield verdict.event;
-        if (!verdict.retry) {
-          return;
-        }
-        if (verdict.delayMs !== undefined && !(await sleep(verdict.delayMs, signal))) {
-          yield cancelled();
-          return;
-        }
-      }
-    } catch (error) {
-      // The contract is "never throws": a bug here still ends the stream with an error event.
-      yield { type: "error", failure: publicFailure(classifyFailure(error)) };
-    }
+  /**
+   * The request's events, attempt after attempt ({@link ProviderEvents}); never throws.
+   */
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<LlmEvent> {
+    const settings = this.attemptSettings;
+    const judge: Judge = (outcome, attempt) => this.judge(outcome, attempt, signal);
+    // One iterator, as a generator is its own: a second loop over it does not send the request again.
+    const events = new ProviderEvents(settings, judge, request, signal);
+    return { [Symbol.asyncIterator]: () => events };
   }
 
   /**
@@ -192,6 +166,101 @@ function providerOptionsFor(
       openaiCompatible: { ...base?.openaiCompatible, reasoningEffort },
     },
   };
+}
+
+/** What follows a failed attempt ({@link AiSdkProvider}'s `judge`). */
+type Judge = (
+  outcome: Extract<AttemptOutcome, { ok: false }>,
+  attempt: number,
+) => { event: LlmEvent; retry: boolean; delayMs?: number };
+
+/**
+ * The events of one {@link AiSdkProvider.stream}: each attempt's events as {@link ModelAttempt}
+ * gives them, then after a failed attempt what `judge` says (its `retry` event, a wait, the next
+ * attempt; or the final `error`). An iterator of its own, not an async generator: a generator's
+ * `yield` awaits its value and queues the request, about a tenth of the heap a streamed delta
+ * allocated in a session (bench/notes/turn32.md); here an event is one `then` of the attempt's
+ * promise. Never rejects: a failure of its own ends the events with an `error` event. `return`
+ * (a reader that stops early) closes the open attempt, as the generator's `finally` did.
+ */
+class ProviderEvents implements AsyncIterator<LlmEvent> {
+  #run: ModelAttempt | undefined;
+  #attempt = 0;
+  /** Before the next attempt: the wait (ms) a retry asked for. */
+  #delayMs: number | undefined;
+  #finished = false;
+
+  constructor(
+    private readonly settings: AttemptSettings,
+    private readonly judge: Judge,
+    private readonly request: ModelRequest,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  next(): Promise<IteratorResult<LlmEvent>> {
+    const run = this.#run;
+    if (run === undefined) {
+      return this.#nextAttempt();
+    }
+    return run.next().then(this.#stepped, this.#broken);
+  }
+
+  return(): Promise<IteratorResult<LlmEvent>> {
+    this.#end();
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  /** Starts the next attempt (after the wait a retry asked for), or says the events ended. */
+  async #nextAttempt(): Promise<IteratorResult<LlmEvent>> {
+    if (this.#finished) {
+      return { done: true, value: undefined };
+    }
+    const delayMs = this.#delayMs;
+    this.#delayMs = undefined;
+    if (delayMs !== undefined && !(await sleep(delayMs, this.signal))) {
+      this.#finished = true;
+      return { done: false, value: cancelled() };
+    }
+    const run = new ModelAttempt(this.settings, this.request, this.signal);
+    this.#run = run;
+    return run.next().then(this.#stepped, this.#broken);
+  }
+
+  readonly #stepped = (step: LlmEvent | AttemptOutcome): IteratorResult<LlmEvent> => {
+    if (!("ok" in step)) {
+      return { done: false, value: step };
+    }
+    this.#run?.close();
+    this.#run = undefined;
+    if (step.ok) {
+      this.#finished = true;
+      return { done: true, value: undefined };
+    }
+    try {
+      const verdict = this.judge(step, this.#attempt);
+      this.#attempt += 1;
+      this.#finished = !verdict.retry;
+      this.#delayMs = verdict.delayMs;
+      return { done: false, value: verdict.event };
+    } catch (error) {
+      return this.#broken(error);
+    }
+  };
+
+  /** The contract is "never throws": a bug here still ends the events with an error event. */
+  readonly #broken = (error: unknown): IteratorResult<LlmEvent> => {
+    this.#end();
+    return {
+      done: false,
+      value: { type: "error", failure: publicFailure(classifyFailure(error)) },
+    };
+  };
+
+  #end(): void {
+    this.#run?.close();
+    this.#run = undefined;
+    this.#finished = true;
+  }
 }
 
 function retryEvent(attempt: number, failure: ClassifiedFailure, delayMs: number): LlmEvent {

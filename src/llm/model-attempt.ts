@@ -42,8 +42,9 @@ export interface AttemptSettings {
 /**
  * One model request: `request_start`, its progress events as they come, then `done`; or the
  * failure the retry loop judges. {@link next} gives one event per call, so between the model's
- * stream and the loop each event passes one async generator (the provider's `stream`), where it
- * passed three nested ones (bench/notes/targets.md, "Provider stream, round 3, session 7").
+ * stream and the loop each event passes one `then` of the provider's iterator (ai-sdk-provider.ts
+ * `ProviderEvents`), where it passed three nested async generators (bench/notes/targets.md,
+ * "Provider stream, round 3, session 7"; then one, until bench/notes/turn32.md).
  * {@link close} must follow, however the reading ended.
  *
  * A part `error`, a body that ends before the model's finish, or before the wire's terminator,
@@ -83,8 +84,22 @@ export class ModelAttempt {
     signal.addEventListener("abort", this.#abortAttempt, { once: true });
   }
 
-  /** The next event, or how the attempt ended once it has no more. Never rejects. */
-  async next(): Promise<LlmEvent | AttemptOutcome> {
+  /**
+   * The next event, or how the attempt ended once it has no more. Never rejects. While the
+   * model's stream is read, the promise is {@link #nextEvent}'s own (one async call per event).
+   */
+  next(): Promise<LlmEvent | AttemptOutcome> {
+    const reader = this.#reader;
+    if (reader === undefined || this.#ended) {
+      return this.#begin();
+    }
+    // The consumer took the last event: a sign of life too.
+    this.#watchdog.progress();
+    return this.#nextEvent(reader);
+  }
+
+  /** {@link next} before the model's stream is open (`request_start`, the request), or after its end. */
+  async #begin(): Promise<LlmEvent | AttemptOutcome> {
     try {
       if (this.#ended) {
         return { ok: true };
@@ -97,13 +112,12 @@ export class ModelAttempt {
         this.#watchdog.start();
         return { type: "request_start" };
       }
-      // The consumer took the last event: a sign of life too.
       this.#watchdog.progress();
-      this.#reader ??= (await this.#open()).getReader();
-      return await this.#nextEvent(this.#reader);
+      this.#reader = (await this.#open()).getReader();
     } catch (error) {
       return this.#failure(error);
     }
+    return this.#nextEvent(this.#reader);
   }
 
   /** Ends the attempt: stops its clock and closes the connection if it is still being read. */
@@ -132,36 +146,43 @@ export class ModelAttempt {
     return stream;
   }
 
-  /** Reads parts until one makes an event; at the end of the parts, `done` or the failure. */
+  /**
+   * Reads parts until one makes an event; at the end of the parts, `done` or the failure (a read
+   * that fails included: never rejects).
+   */
   async #nextEvent(
     reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart>,
   ): Promise<LlmEvent | AttemptOutcome> {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) {
-        if (!this.#assembler.finished || !this.#terminated) {
-          return { ok: false, failure: cutOffFailure(), shown: this.#shown };
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+          if (!this.#assembler.finished || !this.#terminated) {
+            return { ok: false, failure: cutOffFailure(), shown: this.#shown };
+          }
+          this.#ended = true;
+          return { type: "done", ...this.#assembler.reply() };
         }
-        this.#ended = true;
-        return { type: "done", ...this.#assembler.reply() };
+        const part = this.#toolCallIds.assign(value);
+        this.#watchdog.progress();
+        if (part.type === "error") {
+          await reader.cancel().catch(() => undefined);
+          return { ok: false, failure: classifyFailure(part.error), shown: this.#shown };
+        }
+        if (part.type === "raw") {
+          this.#terminated ||= this.#settings.isTerminator?.(part.rawValue) === true;
+          continue;
+        }
+        this.#assembler.add(part);
+        this.#reclaimEachMebibyte(part);
+        const event = this.#request.streaming === false ? undefined : progressEvent(part);
+        if (event !== undefined) {
+          this.#shown ||= event.type !== "tool_call_start";
+          return event;
+        }
       }
-      const part = this.#toolCallIds.assign(value);
-      this.#watchdog.progress();
-      if (part.type === "error") {
-        await reader.cancel().catch(() => undefined);
-        return { ok: false, failure: classifyFailure(part.error), shown: this.#shown };
-      }
-      if (part.type === "raw") {
-        this.#terminated ||= this.#settings.isTerminator?.(part.rawValue) === true;
-        continue;
-      }
-      this.#assembler.add(part);
-      this.#reclaimEachMebibyte(part);
-      const event = this.#request.streaming === false ? undefined : progressEvent(part);
-      if (event !== undefined) {
-        this.#shown ||= event.type !== "tool_call_start";
-        return event;
-      }
+    } catch (error) {
+      return this.#failure(error);
     }
   }
 

@@ -65,11 +65,11 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
   }
 
   /**
-   * Sends a message given as its JSON text (`JSON.stringify` of a JSON-RPC message, or the same
-   * text made another way: server/notification-text.ts), as {@link send} does.
+   * Sends a whole frame, header included ({@link contentLengthFrame}), as {@link send} does: for
+   * a sender that knows the body's byte count without counting it (server/notification-text.ts).
    */
-  sendText(body: string): void {
-    this.handText(body);
+  sendFrame(frame: string): void {
+    this.handFrame(frame);
   }
 
   /**
@@ -100,18 +100,17 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
   }
 
   private hand(message: Message): Handed {
-    return this.handText(JSON.stringify(message), message);
+    return this.handFrame(contentLengthFrame(JSON.stringify(message)), message);
   }
 
-  /** Frames `body` (a message's JSON text) and hands it on. */
-  private handText(body: string, message?: Message): Handed {
+  /** Hands on `frame` (a message's JSON text framed: {@link contentLengthFrame}). */
+  private handFrame(frame: string, message?: Message): Handed {
     const output = this.output;
     if (output.destroyed || output.writableEnded) {
       const error = new Error("the connection's output is closed");
       this.fireError(error, message, ++this.errorCount);
       return error;
     }
-    const frame = `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
     if (!this.writing) {
       return this.writeOut(frame) ? "sent" : "full";
     }
@@ -159,4 +158,13 @@ export class FramedMessageWriter extends AbstractMessageWriter implements Messag
       resolve();
     }
   }
+}
+
+/**
+ * `body` (a message's JSON text) with its header, as the LSP base protocol frames it:
+ * `Content-Length: <bytes>\r\n\r\n<body>`, `bytes` its UTF-8 length (default: counted here;
+ * a caller that knows it, such as an ASCII-only text's `length`, passes it).
+ */
+export function contentLengthFrame(body: string, bytes = Buffer.byteLength(body)): string {
+  return `Content-Length: ${bytes}\r\n\r\n${body}`;
 }

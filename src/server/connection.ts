@@ -28,7 +28,7 @@ import { storeFailure } from "../session/storage-error.js";
 import type { ClientLink } from "./client-link.js";
 import type { FramingFault } from "./framing.js";
 import { refusingInvalidMessages } from "./invalid-messages.js";
-import { notificationText } from "./notification-text.js";
+import { notificationFrame } from "./notification-text.js";
 import type { ServerSession } from "./server-session.js";
 import { unsupportedMessage } from "./unsupported.js";
 
@@ -140,14 +140,14 @@ export class ClientConnection implements ClientLink {
   /**
    * Sends a notification, in order with every answer and request sent before it. The message is
    * the one vscode-jsonrpc's `sendNotification(method, params)` builds for an object `params`
-   * (`{jsonrpc: "2.0", method, params}`), as its JSON text (notification-text.ts), handed to the
+   * (`{jsonrpc: "2.0", method, params}`), as its framed JSON text (notification-text.ts), handed to the
    * same writer without the promises that path makes per message: one notification goes out per
    * streamed delta (issue 26, figure 4f). A closed output is reported through the writer's
    * `onError`; nothing waits for it here.
    */
   notify(method: string, params: object): void {
     if (!this.isClosed) {
-      this.writer.sendText(notificationText(method, params));
+      this.writer.sendFrame(notificationFrame(method, params));
     }
   }
 

@@ -10,6 +10,7 @@
 
 import type { NotificationMessage } from "vscode-jsonrpc/node.js";
 import { ServerToClient } from "../protocol/copilot.js";
+import { contentLengthFrame } from "../protocol/framed-writer.js";
 
 /**
  * Characters `JSON.stringify` writes as escapes (ECMA-262 `QuoteJSONString`): `"`, `\`, the
@@ -19,9 +20,22 @@ import { ServerToClient } from "../protocol/copilot.js";
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters JSON escapes.
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+/**
+ * Characters that are one UTF-8 byte each and that `JSON.stringify` writes as they are: printable
+ * ASCII and DEL but `"` and `\`. A delta whose strings hold only these is as many bytes as
+ * characters, so its frame's `Content-Length` is its text's `length`: counting the bytes of the
+ * text (joined from pieces) made V8 flatten it first, a copy per delta (bench/notes/relay25.md).
+ */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7f]*$/;
+
 /** `value` as `JSON.stringify` writes it. */
 function quoted(value: string): string {
   return ESCAPED.test(value) ? JSON.stringify(value) : `"${value}"`;
+}
+
+/** `value` as `JSON.stringify` writes it, for a value of {@link PLAIN} characters only. */
+function plainQuoted(value: string): string {
+  return `"${value}"`;
 }
 
 /**
@@ -51,17 +65,31 @@ const DELTA_KEYS = ["messageId", "deltaContent"] as const;
  */
 export function notificationText(method: string, params: object): string {
   return (
-    (method === ServerToClient.sessionEvent ? deltaEventText(params) : undefined) ??
+    (method === ServerToClient.sessionEvent ? deltaEventText(params)?.text : undefined) ??
     JSON.stringify({ jsonrpc: "2.0", method, params } satisfies NotificationMessage)
   );
 }
 
 /**
- * The text of a `session.event` notification carrying an `assistant.message_delta` or
- * `assistant.reasoning_delta` of the envelope's shape (session/envelope.ts `createEnvelope`);
- * undefined for any other params.
+ * {@link notificationText} framed for the wire (protocol/framed-writer.ts
+ * `contentLengthFrame`); a delta of {@link PLAIN} strings is not counted byte by byte.
+ * @throws what `JSON.stringify` throws for `params` (a cycle, a BigInt).
  */
-function deltaEventText(params: object): string | undefined {
+export function notificationFrame(method: string, params: object): string {
+  const delta = method === ServerToClient.sessionEvent ? deltaEventText(params) : undefined;
+  if (delta === undefined) {
+    return contentLengthFrame(notificationText(method, params));
+  }
+  return contentLengthFrame(delta.text, delta.plain ? delta.text.length : undefined);
+}
+
+/**
+ * The text of a `session.event` notification carrying an `assistant.message_delta` or
+ * `assistant.reasoning_delta` of the envelope's shape (session/envelope.ts `createEnvelope`), and
+ * whether its strings are all {@link PLAIN} (then its UTF-8 bytes are its `length`); undefined
+ * for any other params.
+ */
+function deltaEventText(params: object): { text: string; plain: boolean } | undefined {
   if (!hasKeys(params, PARAMS_KEYS)) {
     return undefined;
   }
@@ -82,6 +110,15 @@ function deltaEventText(params: object): string | undefined {
   ) {
     return undefined;
   }
-  const parent = parentId === null ? "null" : quoted(parentId);
-  return `{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":${quoted(sessionId)},"event":{"type":"${type}","data":{"messageId":${quoted(data.messageId)},"deltaContent":${quoted(data.deltaContent)}},"id":${quoted(id)},"timestamp":${quoted(timestamp)},"parentId":${parent},"ephemeral":true}}}`;
+  const plain =
+    PLAIN.test(data.deltaContent) &&
+    PLAIN.test(sessionId) &&
+    PLAIN.test(data.messageId) &&
+    PLAIN.test(id) &&
+    PLAIN.test(timestamp) &&
+    (parentId === null || PLAIN.test(parentId));
+  const quote = plain ? plainQuoted : quoted;
+  const parent = parentId === null ? "null" : quote(parentId);
+  const text = `{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":${quote(sessionId)},"event":{"type":"${type}","data":{"messageId":${quote(data.messageId)},"deltaContent":${quote(data.deltaContent)}},"id":${quote(id)},"timestamp":${quote(timestamp)},"parentId":${parent},"ephemeral":true}}}`;
+  return { text, plain };
 }

@@ -31,15 +31,11 @@ const RECEIVED: ReadonlySet<SessionEvent["type"]> = new Set([
 ]);
 
 /**
- * What recording one input gave: the event to return, and the events to deliver in order;
- * `unstored`: `deliver` is the event the store refused, one of {@link RECEIVED}, for the faces
- * only (not in the log, so not in the history a resume reads).
+ * Hands a recorded event on (to the history and the subscribers: session.ts); `unstored`: the
+ * event the store refused, one of {@link RECEIVED}, for the faces only (not in the log, so not
+ * in the history a resume reads).
  */
-export interface Recorded {
-  event: SessionEvent;
-  deliver: SessionEvent[];
-  unstored?: true;
-}
+export type DeliverRecorded = (event: SessionEvent, unstored?: true) => void;
 
 /** What an `abort` can carry besides its reason ({@link SessionJournal.addToAbort}). */
 export type AbortDetails = Required<Pick<SessionEventData["abort"], "droppedPromptIds">>;
@@ -67,35 +63,47 @@ export class SessionJournal {
   }
 
   /**
-   * Envelopes `input` and appends it unless ephemeral. Inside a prompt (`running`), a refused
+   * Envelopes `input`, appends it unless ephemeral, and hands it to `deliver` (after the append,
+   * outside it: a throw of `deliver` is not the store's). Inside a prompt (`running`), a refused
    * append stops the prompt and the event is returned, delivered `unstored` when it is one of
-   * {@link RECEIVED}, else not delivered; outside a prompt it throws.
-   * A `session.idle` after a refusal is preceded by the `session.error` that reports it.
+   * {@link RECEIVED}, else not delivered; outside a prompt it throws. A `session.idle` after a
+   * refusal is preceded by the `session.error` that reports it. No object is made per event
+   * besides its envelope: one is recorded per streamed delta.
+   * @returns the event (enveloped).
    * @throws the appender's error when no prompt is running.
    */
-  record(given: EventInput, running: AbortController | undefined): Recorded {
+  record(
+    given: EventInput,
+    running: AbortController | undefined,
+    deliver: DeliverRecorded,
+  ): SessionEvent {
     const input = this.#withAbortDetails(given);
     if (input.type === "session.idle" && this.#writeFailure !== undefined) {
       const error = this.#reportWriteFailure();
       const idle = this.#writeIfPossible({ type: "session.idle", data: {} });
-      return { event: idle, deliver: [error, idle] };
+      deliver(error);
+      deliver(idle);
+      return idle;
     }
+    let event: SessionEvent;
     try {
       if (this.#writeFailure !== undefined && !isEphemeral(input.type)) {
         throw this.#writeFailure;
       }
-      const event = this.#writer.write(input);
-      return { event, deliver: [event] };
+      event = this.#writer.write(input);
     } catch (error) {
       if (running === undefined) {
         throw error;
       }
       this.#fail(error, running);
-      const event = createEnvelope(input, this.#writer.lastPersistedId);
-      return RECEIVED.has(event.type)
-        ? { event, deliver: [event], unstored: true }
-        : { event, deliver: [] };
+      const refused = createEnvelope(input, this.#writer.lastPersistedId);
+      if (RECEIVED.has(refused.type)) {
+        deliver(refused, true);
+      }
+      return refused;
     }
+    deliver(event);
+    return event;
   }
 
   /**

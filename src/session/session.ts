@@ -234,15 +234,11 @@ export class Session {
    * @throws the store's error when no prompt is running.
    */
   emit(input: EventInput): SessionEvent {
-    const recorded = this.journal.record(this.redact(input), this.running);
-    for (const event of recorded.deliver) {
-      this.deliver(event, recorded.unstored);
-    }
-    return recorded.event;
+    return this.journal.record(this.redact(input), this.running, this.deliver);
   }
 
   /** Folds `event` into the history (not an `unstored` one) and hands it to every subscriber. */
-  private deliver(event: SessionEvent, unstored?: true): void {
+  private readonly deliver = (event: SessionEvent, unstored?: true): void => {
     if (unstored === undefined) {
       foldStored(this, event);
     }
@@ -255,7 +251,7 @@ export class Session {
         listener(event);
       } catch {}
     }
-  }
+  };
 
   /**
    * Runs one prompt through the loop, with `images` given alongside its text; `signal` (optional)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EventInput } from "../../src/events/events.js";
-import { notificationText } from "../../src/server/notification-text.js";
+import { notificationFrame, notificationText } from "../../src/server/notification-text.js";
 import { createEnvelope } from "../../src/session/envelope.js";
 
 /** What vscode-jsonrpc's `sendNotification` would have written: the reference text. */
@@ -55,6 +55,25 @@ describe("notificationText", () => {
     ];
     expect(cases.map(([method, params]) => notificationText(method, params))).toEqual(
       cases.map(([method, params]) => reference(method, params)),
+    );
+  });
+});
+
+describe("notificationFrame", () => {
+  it("heads each notification with its UTF-8 byte count, ASCII or not, delta or not", () => {
+    const params = CONTENTS.flatMap((content) => [
+      { sessionId: "s-1", event: delta(content) },
+      { sessionId: "s-\u00e9", event: delta(content, "assistant.reasoning_delta") },
+      { sessionId: "s-1", event: { ...delta(content), id: "é" } },
+      { sessionId: "s-1", event: { ...delta(content), parentId: null } },
+    ]);
+    const framed = (body: string) => `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    expect(params.map((each) => notificationFrame("session.event", each))).toEqual(
+      params.map((each) => framed(reference("session.event", each))),
+    );
+    const lifecycle = { type: "session.updated", sessionId: "s-é", metadata: {} };
+    expect(notificationFrame("session.lifecycle", lifecycle)).toBe(
+      framed(reference("session.lifecycle", lifecycle)),
     );
   });
 });
