@@ -12,6 +12,7 @@
  * tools. Loaded at the first call of a file tool, not at start-up.
  */
 
+import { lstatSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
@@ -105,7 +106,12 @@ interface PlaceSpelling {
   shown: string;
 }
 
-/** Each place as configured and, when a link leads elsewhere, as its real path. */
+/**
+ * Each place as configured and, when a link leads elsewhere, as its real path. Read at every call
+ * (a link made later counts); a place that does not exist (most of them, on most machines) is
+ * seen by one `lstat` that makes no error, not by a `realpath` that throws (about a third of a
+ * tool turn's allocations, bench/notes/turn32.md).
+ */
 async function spellings(places: readonly string[]): Promise<PlaceSpelling[]> {
   const home = homedir();
   const shown = (place: string) =>
@@ -114,7 +120,8 @@ async function spellings(places: readonly string[]): Promise<PlaceSpelling[]> {
       : place;
   const resolved = await Promise.all(
     places.map(async (place) => {
-      const real = await realpath(place).catch(() => place);
+      const exists = lstatSync(place, { throwIfNoEntry: false }) !== undefined;
+      const real = exists ? await realpath(place).catch(() => place) : place;
       const given = { path: place, shown: shown(place) };
       return real === place ? [given] : [given, { path: real, shown: shown(place) }];
     }),
