@@ -70,6 +70,38 @@ describe("stdin", () => {
     expect(sent.length).toBeLessThan(103_000);
   });
 
+  test("a 256 MiB pipe is attached by its ends without being held: the child's peak memory stays far below the stream (trial 32, F4)", async ({
+    cli,
+    model,
+    home,
+  }) => {
+    model.enqueue({ text: "ok" });
+    const lines = 256 * 1024 * 1024;
+    const preload = join(home, "peak-at-exit.cjs");
+    const peak = join(home, "peak");
+    await writeFile(
+      preload,
+      `process.on("exit", () => { const fs = require("node:fs"); fs.writeFileSync(${JSON.stringify(peak)}, fs.readFileSync("/proc/self/status", "utf8")); });\n`,
+    );
+    // A sibling writes the stream (process substitution), as `cat big.log | turnloop -p …` does.
+    const result = await cli(["-p", "summarise"], {
+      prefix: `exec 0< <(echo FIRST; yes 'lorem ipsum dolor sit amet' | head -c ${lines}; echo LAST)`,
+      env: { NODE_OPTIONS: `--require=${preload}` },
+    });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: "ok\n" });
+    const total = "FIRST\n".length + lines + "LAST\n".length;
+    const sent = lastUserMessage(model);
+    expect(sent).toContain(`<attachment source="stdin" bytes="${total}">\nFIRST\nlorem ipsum`);
+    expect(sent).toContain(
+      `[… ${total - 102_400} bytes of the piped input cut here; it had ${total} bytes …]`,
+    );
+    expect(sent).toContain("lorem ipsum dolor sit amet\nlorem ipsum dolor sit ameLAST\n</attachment>");
+    // Peak resident memory (kB): Node and the run take about 60–100 MiB; the stream is 256 MiB.
+    const kilobytes = Number(/^VmHWM:\s*(\d+) kB/m.exec(await readFile(peak, "utf8"))?.[1]);
+    expect(kilobytes).toBeGreaterThan(0);
+    expect(kilobytes).toBeLessThan(200 * 1024);
+  });
+
   test("binary data on stdin is refused with a clear message and exit 64; nothing is sent", async ({
     cli,
     model,
