@@ -78,21 +78,36 @@ function isNullDevice(stats: Stats): boolean {
 }
 
 /**
- * Reads all of `input` as bytes. When nothing at all arrives within {@link STDIN_SILENCE_MS} and
- * `letGo` then answers true, gives up with `undefined`: a program that started `-p` with a pipe
- * it never writes nor closes must not hang it. Without `letGo`, waits for the end.
+ * What {@link readStdin} kept of its input: all of it in `head` (`tail` empty) when it had at most
+ * twice the bytes kept at each end, else its first bytes in `head` and its last in `tail`;
+ * `total` counts every byte read.
+ */
+export interface StdinBytes {
+  head: Buffer;
+  tail: Buffer;
+  total: number;
+}
+
+/**
+ * Reads `input` as bytes, keeping at most `keep` bytes at each end (all of it by default): the
+ * middle of a longer stream is counted and let go as it arrives, so memory follows what is kept,
+ * not the stream (trial 32, F4: a 50 MiB pipe held whole to attach 100 KiB of it). When nothing at
+ * all arrives within {@link STDIN_SILENCE_MS} and `letGo` then answers true, gives up with
+ * `undefined`: a program that started `-p` with a pipe it never writes nor closes must not hang
+ * it. Without `letGo`, waits for the end.
  */
 export function readStdin(
   input: NodeJS.ReadableStream,
   letGo?: () => boolean,
-): Promise<Buffer | undefined> {
+  keep = Number.POSITIVE_INFINITY,
+): Promise<StdinBytes | undefined> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    const ends = new EndsKept(keep);
     const silence =
       letGo === undefined
         ? undefined
         : setTimeout(() => {
-            if (chunks.length === 0 && letGo()) {
+            if (ends.total === 0 && letGo()) {
               input.removeAllListeners("data");
               input.pause();
               resolve(undefined);
@@ -100,17 +115,64 @@ export function readStdin(
           }, STDIN_SILENCE_MS);
     input.on("data", (chunk: Buffer | string) => {
       clearTimeout(silence);
-      chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+      ends.add(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
     });
     input.once("end", () => {
       clearTimeout(silence);
-      resolve(Buffer.concat(chunks));
+      resolve(ends.kept());
     });
     input.once("error", (error) => {
       clearTimeout(silence);
       reject(error);
     });
   });
+}
+
+/** The first `keep` bytes of a stream and whole chunks covering its last `keep` bytes. */
+class EndsKept {
+  readonly #keep: number;
+  readonly #head: Buffer[] = [];
+  #headBytes = 0;
+  readonly #tail: Buffer[] = [];
+  #tailBytes = 0;
+  total = 0;
+
+  constructor(keep: number) {
+    this.#keep = keep;
+  }
+
+  add(chunk: Buffer): void {
+    this.total += chunk.length;
+    const room = this.#keep - this.#headBytes;
+    const head = room > 0 ? chunk.subarray(0, room) : chunk.subarray(0, 0);
+    if (head.length > 0) {
+      this.#head.push(head);
+      this.#headBytes += head.length;
+    }
+    const rest = chunk.subarray(head.length);
+    if (rest.length === 0) {
+      return;
+    }
+    this.#tail.push(rest);
+    this.#tailBytes += rest.length;
+    // Chunks wholly before the last `keep` bytes are let go.
+    for (let first = this.#tail[0]; first !== undefined; first = this.#tail[0]) {
+      if (this.#tailBytes - first.length < this.#keep) {
+        break;
+      }
+      this.#tail.shift();
+      this.#tailBytes -= first.length;
+    }
+  }
+
+  kept(): StdinBytes {
+    const head = Buffer.concat(this.#head);
+    const tail = Buffer.concat(this.#tail);
+    if (this.total <= 2 * this.#keep) {
+      return { head: Buffer.concat([head, tail]), tail: Buffer.alloc(0), total: this.total };
+    }
+    return { head, tail: tail.subarray(tail.length - this.#keep), total: this.total };
+  }
 }
 
 /**
@@ -186,22 +248,83 @@ export function stdinText(
  */
 export function withStdinAttachment(prompt: string, piped: string): string {
   const bytes = Buffer.byteLength(piped);
-  let body = piped;
-  if (bytes > STDIN_MAX_BYTES) {
-    const encoded = Buffer.from(piped, "utf8");
-    const half = STDIN_MAX_BYTES / 2;
-    const head = encoded
-      .subarray(0, half)
-      .toString("utf8")
-      .replace(/\uFFFD$/, "");
-    const tail = encoded
-      .subarray(bytes - half)
-      .toString("utf8")
-      .replace(/^\uFFFD/, "");
-    body = `${head}\n[… ${bytes - STDIN_MAX_BYTES} bytes of the piped input cut here; it had ${bytes} bytes …]\n${tail}`;
+  if (bytes <= STDIN_MAX_BYTES) {
+    return attachmentBlock(prompt, piped, bytes);
   }
-  const trimmed = body.endsWith("\n") ? body : `${body}\n`;
-  return `${prompt}\n\n${ATTACHMENT_OPENINGS.stdin} bytes="${bytes}">\n${trimmed}</attachment>`;
+  const encoded = Buffer.from(piped, "utf8");
+  const half = STDIN_MAX_BYTES / 2;
+  const head = encoded.subarray(0, utf8End(encoded.subarray(0, half)));
+  const tail = encoded.subarray(bytes - half);
+  const kept = tail.subarray(utf8Start(tail));
+  const body = cutBody(
+    head.toString("utf8"),
+    kept.toString("utf8"),
+    bytes,
+    head.length + kept.length,
+  );
+  return attachmentBlock(prompt, body, bytes);
+}
+
+/** The attachment block after `prompt`; `bytes`: how many the piped input had. */
+function attachmentBlock(prompt: string, body: string, bytes: number): string {
+  const ended = body.endsWith("\n") ? body : `${body}\n`;
+  return `${prompt}\n\n${ATTACHMENT_OPENINGS.stdin} bytes="${bytes}">\n${ended}</attachment>`;
+}
+
+/** Head and tail of piped input of `total` bytes, `kept` of them, with the note of the cut. */
+function cutBody(head: string, tail: string, total: number, kept: number): string {
+  return `${head}\n[… ${total - kept} bytes of the piped input cut here; it had ${total} bytes …]\n${tail}`;
+}
+
+/** Where `bytes` end without cutting a UTF-8 sequence: before a last sequence that is cut. */
+function utf8End(bytes: Buffer): number {
+  let lead = bytes.length - 1;
+  while (lead > bytes.length - 4 && lead > 0 && ((bytes[lead] ?? 0) & 0xc0) === 0x80) {
+    lead -= 1;
+  }
+  const first = bytes[lead] ?? 0;
+  const length = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : first >= 0xc0 ? 2 : 1;
+  return lead >= 0 && lead + length > bytes.length ? lead : bytes.length;
+}
+
+/** Where the first whole UTF-8 sequence of `bytes` starts: after at most 3 continuation bytes. */
+function utf8Start(bytes: Buffer): number {
+  let start = 0;
+  while (start < 3 && ((bytes[start] ?? 0) & 0xc0) === 0x80) {
+    start += 1;
+  }
+  return start;
+}
+
+/**
+ * The attachment of piped input that {@link readStdin} cut (`tail` not empty): its head and tail
+ * decoded as {@link stdinText} decodes (the head tells the encoding; either end may be binary),
+ * each cut at a whole character, with the note of how much was cut between them.
+ */
+function cutStdinAttachment(
+  prompt: string,
+  { head, tail, total }: StdinBytes,
+): { ok: true; text: string } | { ok: false; message: string } {
+  const utf16 = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff);
+  const headBytes = utf16
+    ? head.subarray(0, head.length - (head.length % 2))
+    : head.subarray(0, utf8End(head));
+  const headText = stdinText(headBytes);
+  if (!headText.ok) {
+    return headText;
+  }
+  const tailBytes = tail.subarray(utf16 ? (total - tail.length) % 2 : utf8Start(tail));
+  const tailText = utf16
+    ? {
+        ok: true as const,
+        text: new TextDecoder(head[0] === 0xff ? "utf-16le" : "utf-16be").decode(tailBytes),
+      }
+    : stdinText(tailBytes);
+  if (!tailText.ok) {
+    return tailText;
+  }
+  const body = cutBody(headText.text, tailText.text, total, headBytes.length + tailBytes.length);
+  return { ok: true, text: attachmentBlock(prompt, body, total) };
 }
 
 /**
@@ -223,9 +346,16 @@ export async function promptText(
         }
       : { ok: true, text: prompt };
   }
+  // Piped input besides a prompt keeps only its ends (STDIN_MAX_BYTES): the rest is not held.
+  const keep = fromStdin ? undefined : STDIN_MAX_BYTES / 2;
   const bytes =
-    kind === "empty" ? Buffer.alloc(0) : await readStdin(stdin(), letGo(kind, fromStdin));
-  const decoded = bytes === undefined ? undefined : stdinText(bytes);
+    kind === "empty"
+      ? { head: Buffer.alloc(0), tail: Buffer.alloc(0), total: 0 }
+      : await readStdin(stdin(), letGo(kind, fromStdin), keep);
+  if (bytes !== undefined && bytes.tail.length > 0) {
+    return cutStdinAttachment(prompt, bytes);
+  }
+  const decoded = bytes === undefined ? undefined : stdinText(bytes.head);
   if (decoded?.ok === false) {
     return decoded;
   }
