@@ -318,8 +318,7 @@ export function promptBeyondWindow(
   }
   const fixed = estimateFixedTokens({ system: settings.systemPrompt, tools });
   const tokens = fixed + estimateMessageTokens({ role: "user", content });
-  // A window the system prompt and tools alone fill is the guard's error (windowPhrase): not the prompt's.
-  if (tokens <= window || fixed >= window) {
+  if (tokens <= window) {
     return undefined;
   }
   return `the prompt is about ${tokens} tokens (${content.length} characters, with the system prompt and tools), more than the context window of ${id}, ${window} tokens; nothing was sent. Send a smaller part, or pipe it beside a short prompt (cat file | turnloop -p "explain" keeps its first and last 50 KiB); if the model's window is larger, say so with --context-window.`;
