@@ -1,6 +1,5 @@
 import type { CompactionTrigger } from "../events/events.js";
 import type { SecretValue } from "../events/secrets.js";
-import { knownContextWindowOf } from "../llm/context-window.js";
 import type { ProviderFailure, ToolSpecification } from "../llm/provider.js";
 import {
   type CompactionConversation,
@@ -297,29 +296,4 @@ function exhausted(settings: CompactionSettings, window: number, reason: string)
       message: `The context is exhausted: the conversation no longer fits the context window of ${settings.provider.id} (${windowPhrase(settings, window)}) and compacting it failed: ${reason}`,
     },
   };
-}
-
-/**
- * Why a prompt of `content` cannot be sent at all: the request it starts (system prompt, tools and
- * the prompt alone, estimated as compaction estimates, src/agent/token-estimate.ts) would exceed
- * the model's known context window, which no compaction can make room for (trial 32, F4: a 50 MiB
- * `-p -` prompt went out whole). Undefined when it fits, or when the window is not known (set by
- * the user nor in the catalogue, src/llm/context-window.ts): such a prompt is sent as it is.
- */
-export function promptBeyondWindow(
-  settings: CompactionSettings,
-  content: string,
-  tools: readonly ToolSpecification[],
-): string | undefined {
-  const { id, typeId } = settings.provider;
-  const window = knownContextWindowOf(id, settings, {}, typeId);
-  if (window === undefined) {
-    return undefined;
-  }
-  const fixed = estimateFixedTokens({ system: settings.systemPrompt, tools });
-  const tokens = fixed + estimateMessageTokens({ role: "user", content });
-  if (tokens <= window) {
-    return undefined;
-  }
-  return `the prompt is about ${tokens} tokens (${content.length} characters, with the system prompt and tools), more than the context window of ${id}, ${window} tokens; nothing was sent. Send a smaller part, or pipe it beside a short prompt (cat file | turnloop -p "explain" keeps its first and last 50 KiB); if the model's window is larger, say so with --context-window.`;
 }

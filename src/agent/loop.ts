@@ -9,7 +9,7 @@ import type {
 } from "../llm/provider.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { AUTOPILOT_NUDGE, taskCompleteTool } from "./autopilot.js";
-import { CompactionGuard, promptBeyondWindow } from "./compaction-guard.js";
+import { CompactionGuard } from "./compaction-guard.js";
 import type { NextStep } from "./decide-next.js";
 import { decideNext, recordStop, requestAsking, requestIfAllowed } from "./decide-next.js";
 import type { History } from "./history.js";
@@ -56,7 +56,6 @@ export async function runPrompt(
  * The loop: request the model (compacting first when the history outgrows the window), run the
  * tools of its reply, apply their effects, end the turn, and let {@link decideNext} say whether
  * to request again (nudged in autopilot) or to stop and why; {@link conclude} records the end.
- * A prompt beyond the model's known window is refused first, with nothing of it stored or sent.
  */
 async function runTurns(
   settings: AgentSettings,
@@ -69,10 +68,6 @@ async function runTurns(
   const guard = new RepetitionGuard();
   let specifications = toolSpecifications(fixedTools);
   const compaction = new CompactionGuard(settings, conversation, () => specifications, signal);
-  const beyond = promptBeyondWindow(settings, prompt.content, specifications);
-  if (beyond !== undefined) {
-    return fail(emit, { errorType: "invalid_request", message: beyond });
-  }
   const stored = await storePrompt(settings, conversation, prompt);
   const counters = { turns: 0, nudges: 0 };
   let next = requestIfAllowed(
