@@ -390,12 +390,11 @@ export class AcpRemoteSession {
       return;
     }
     for (const piece of boundedUpdates(update)) {
-      const sent = this.#context.client.notify(acp.methods.client.session.update, {
-        sessionId: this.id,
-        update: piece,
-      });
+      const params = { sessionId: this.id, update: piece };
       // A closed connection rejects every send; there is nobody left to tell.
-      this.#lastSent = sent.catch(() => undefined);
+      this.#lastSent = this.#context.client
+        .notify(acp.methods.client.session.update, params)
+        .catch(() => undefined);
     }
   }
 }

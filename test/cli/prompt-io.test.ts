@@ -95,7 +95,9 @@ describe("stdin", () => {
     expect(sent).toContain(
       `[… ${total - 102_400} bytes of the piped input cut here; it had ${total} bytes …]`,
     );
-    expect(sent).toContain("lorem ipsum dolor sit amet\nlorem ipsum dolor sit ameLAST\n</attachment>");
+    expect(sent).toContain(
+      "lorem ipsum dolor sit amet\nlorem ipsum dolor sit ameLAST\n</attachment>",
+    );
     // Peak resident memory (kB): Node and the run take about 60–100 MiB; the stream is 256 MiB.
     const kilobytes = Number(/^VmHWM:\s*(\d+) kB/m.exec(await readFile(peak, "utf8"))?.[1]);
     expect(kilobytes).toBeGreaterThan(0);
