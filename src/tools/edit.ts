@@ -85,7 +85,8 @@ async function editFile(input: EditInput, context: ToolContext): Promise<ToolRes
   if (replacement.kind !== "replaced") {
     return errorResult(describeMiss(replacement, absolutePath));
   }
-  if (countReplacementCharacters(replacement.text) > countReplacementCharacters(file.text)) {
+  // U+FFFD is one UTF-16 unit: the new text has more exactly when new_str has more than old_str.
+  if (countReplacementCharacters(input.new_str) > countReplacementCharacters(input.old_str)) {
     return errorResult(
       "new_str contains U+FFFD (the replacement character for undecodable bytes), which " +
         `would corrupt ${absolutePath}; the file was not changed. Copy the text from view again.`,
@@ -156,7 +157,7 @@ async function readTextFile(
       `File ${absolutePath} is binary${type}; edit only changes text files. It was not changed.`,
     );
   }
-  if (!roundTrips(decoded, bytes)) {
+  if (decoded.encoding !== "utf-8" && !roundTrips(decoded, bytes)) {
     // E.g. UTF-16 with an odd byte count or a broken surrogate: writing it back would change
     // bytes the model never touched.
     return refused(
@@ -205,12 +206,24 @@ function describeLines(lines: readonly number[]): string {
   return `lines ${shown}${more > 0 ? ` and ${more} more` : ""}`;
 }
 
-/** Whether writing the decoded text back gives exactly the bytes it was read from. */
+/**
+ * Whether writing the decoded text back gives exactly the bytes it was read from. Always so for
+ * UTF-8, which text-decoding.ts `decodeFileBytes` decodes strictly (every valid UTF-8 sequence is
+ * one scalar value and back): not asked then, since it costs a second copy of the file.
+ */
 function roundTrips(decoded: TextFile, bytes: Uint8Array): boolean {
   const encoded = encodeFileText(decoded.text, decoded.encoding, decoded.byteOrderMark);
   return encoded.ok && Buffer.from(encoded.bytes).equals(bytes);
 }
 
 function countReplacementCharacters(text: string): number {
-  return text.split("\uFFFD").length - 1;
+  let count = 0;
+  for (
+    let index = text.indexOf("\uFFFD");
+    index !== -1;
+    index = text.indexOf("\uFFFD", index + 1)
+  ) {
+    count += 1;
+  }
+  return count;
 }

@@ -1,4 +1,4 @@
-import { fileDiff } from "./line-diff.js";
+import { replacementDiff } from "./line-diff.js";
 
 /** Match positions reported at most (a one-character old_str can match everywhere). */
 const MAX_REPORTED_MATCHES = 1_000;
@@ -9,7 +9,10 @@ export type Replacement =
       kind: "replaced";
       /** The whole new text. */
       text: string;
-      /** A unified-style hunk of the change (`@@ -a,b +c,d @@`, ` `/`-`/`+` lines). */
+      /**
+       * A unified-style hunk of the change (`@@ -a,b +c,d @@`, ` `/`-`/`+` lines), read from the
+       * lines around it (line-diff.ts `replacementDiff`).
+       */
       diff: string;
     }
   | {
@@ -29,7 +32,8 @@ export type Replacement =
  * file: in a file with mostly CRLF lines, `\n` in both strings stands for `\r\n` (models write
  * `\n`), and in an LF file `\r\n` stands for `\n`; if the converted `oldString` is not found, it is
  * tried as given (files with mixed endings). Overlapping occurrences count as several, since the
- * model could have meant any of them. `oldString` must not be empty.
+ * model could have meant any of them. `oldString` must not be empty. Memory follows the text
+ * once over (the new text, built once), not its lines: a 50 MiB file is never split.
  */
 export function replaceOnce(text: string, oldString: string, newString: string): Replacement {
   const ending = dominantLineEnding(text);
@@ -53,8 +57,12 @@ export function replaceOnce(text: string, oldString: string, newString: string):
         lines: [...new Set(lineNumbersOf(text, positions))],
       };
     }
-    const newText = text.slice(0, position) + replacement + text.slice(position + search.length);
-    return { kind: "replaced", text: newText, diff: fileDiff(text, newText) };
+    const end = position + search.length;
+    return {
+      kind: "replaced",
+      text: text.slice(0, position) + replacement + text.slice(end),
+      diff: replacementDiff(text, position, end, replacement),
+    };
   }
   return { kind: "not-found", looseMatchLines: looseMatchLines(text, oldString) };
 }
@@ -81,11 +89,15 @@ function countOf(text: string, needle: string): number {
   return count;
 }
 
-/** Start indexes of `needle` in `text`, overlapping ones included, at most {@link MAX_REPORTED_MATCHES}. */
-function findOccurrences(text: string, needle: string): number[] {
+/** Start indexes of `needle` in `text`, overlapping ones included, at most `limit`. */
+function findOccurrences(
+  text: string,
+  needle: string,
+  limit: number = MAX_REPORTED_MATCHES,
+): number[] {
   const positions: number[] = [];
   let index = text.indexOf(needle);
-  while (index !== -1 && positions.length < MAX_REPORTED_MATCHES) {
+  while (index !== -1 && positions.length < limit) {
     positions.push(index);
     index = text.indexOf(needle, index + 1);
   }
@@ -109,18 +121,69 @@ function lineNumbersOf(text: string, positions: readonly number[]): number[] {
   return lines;
 }
 
+/** Lines of the text normalised and searched at a time by {@link looseMatchLines}. */
+const LOOSE_MATCH_BLOCK_LINES = 4_096;
+
 /**
  * Lines where `oldString` would match if runs of spaces and tabs counted as one space and line
  * ends, indentation and trailing blanks were ignored: the usual reason a model's copy misses.
- * Line by line, so that line numbers stay those of the file.
+ * Line by line, so that line numbers stay those of the file; {@link LOOSE_MATCH_BLOCK_LINES}
+ * lines at a time (with the lines after them that a match starting in them spans), so that a
+ * miss in a 50 MiB file does not hold its 2.6 million lines at once.
  */
 function looseMatchLines(text: string, oldString: string): number[] {
-  const normalise = (line: string) => line.replace(/\s+/g, " ").trim();
-  const needle = oldString.split("\n").map(normalise).join("\n");
+  const needle = oldString.split("\n").map(normaliseLine).join("\n");
   if (needle.trim() === "") {
     return [];
   }
-  const haystack = text.split("\n").map(normalise).join("\n");
-  const positions = findOccurrences(haystack, needle);
-  return [...new Set(lineNumbersOf(haystack, positions))];
+  // A match spans as many lines as the needle has: normalised lines hold no line break.
+  const spanned = countOf(needle, "\n");
+  const lines = new LineReader(text);
+  const found: number[] = [];
+  let matches = 0;
+  const block: string[] = [];
+  for (let first = 1; matches < MAX_REPORTED_MATCHES; first += LOOSE_MATCH_BLOCK_LINES) {
+    block.splice(0, LOOSE_MATCH_BLOCK_LINES);
+    while (block.length < LOOSE_MATCH_BLOCK_LINES + spanned && !lines.done) {
+      block.push(normaliseLine(lines.next()));
+    }
+    if (block.length === 0) {
+      break;
+    }
+    const haystack = block.join("\n");
+    const positions = findOccurrences(haystack, needle, MAX_REPORTED_MATCHES - matches);
+    for (const line of lineNumbersOf(haystack, positions)) {
+      if (line <= LOOSE_MATCH_BLOCK_LINES) {
+        matches += 1;
+        found.push(first + line - 1);
+      }
+    }
+    if (lines.done && block.length <= LOOSE_MATCH_BLOCK_LINES) {
+      break;
+    }
+  }
+  return [...new Set(found)];
+}
+
+function normaliseLine(line: string): string {
+  return line.replace(/\s+/g, " ").trim();
+}
+
+/** The pieces of a text between its `\n`s, one at a time, as `split("\n")` gives them. */
+class LineReader {
+  private position = 0;
+  done = false;
+
+  constructor(private readonly text: string) {}
+
+  next(): string {
+    const newline = this.text.indexOf("\n", this.position);
+    if (newline === -1) {
+      this.done = true;
+      return this.text.slice(this.position);
+    }
+    const line = this.text.slice(this.position, newline);
+    this.position = newline + 1;
+    return line;
+  }
 }

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { closeSync, openSync, writeSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -79,4 +80,29 @@ export function runsInTemporaryDirectory<Input>(
     use(directory);
   });
   return (args) => runTool(tool, args, makeContext(current));
+}
+
+/**
+ * Writes a file of `bytes` at most, of lines `N lorem ipsum` (the log of trial 32's big-file
+ * findings), a MiB at a time.
+ */
+export function writeLoremFile(path: string, bytes: number): void {
+  const file = openSync(path, "w");
+  try {
+    let written = 0;
+    for (let number = 1; ; ) {
+      let chunk = "";
+      while (chunk.length < 1024 * 1024) {
+        chunk += `${number} lorem ipsum\n`;
+        number += 1;
+      }
+      if (written + chunk.length > bytes) {
+        return;
+      }
+      writeSync(file, chunk);
+      written += chunk.length;
+    }
+  } finally {
+    closeSync(file);
+  }
 }

@@ -1,11 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { closeSync, openSync, writeSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ToolContext } from "../../src/tools/define-tool.js";
 import { MAX_VIEW_FILE_BYTES, viewTool } from "../../src/tools/view.js";
-import { makeContext, runTool, useTemporaryDirectory } from "./tool-context.js";
+import { makeContext, runTool, useTemporaryDirectory, writeLoremFile } from "./tool-context.js";
 
 // Trial 32, F2: a `view_range` of a 50 MiB file read it whole, decoded it and split it into
 // 2.7 million strings (385 MB peak for 21 lines; six such calls at once 615 MB). A file over
@@ -17,28 +16,6 @@ useTemporaryDirectory((each) => {
 });
 
 const CHILD = new URL("./file-tool-memory-child.ts", import.meta.url).pathname;
-
-/** A file of `bytes` at most, of lines `N lorem ipsum` (the trial's), written a MiB at a time. */
-function writeLoremFile(path: string, bytes: number): void {
-  const file = openSync(path, "w");
-  try {
-    let written = 0;
-    for (let number = 1; ; ) {
-      let chunk = "";
-      while (chunk.length < 1024 * 1024) {
-        chunk += `${number} lorem ipsum\n`;
-        number += 1;
-      }
-      if (written + chunk.length > bytes) {
-        return;
-      }
-      writeSync(file, chunk);
-      written += chunk.length;
-    }
-  } finally {
-    closeSync(file);
-  }
-}
 
 /** The same context with a client that reads the file from disk: `view` then reads it whole. */
 function throughClient(context: ToolContext): ToolContext {
