@@ -9,7 +9,8 @@
  * inside the place names it and lets the call through (`--allow-tool 'view(~/.ssh/config)'`,
  * `view(~/.aws/*)`; not `view`, `view(**)` nor `--allow-all-tools`). The session's own folder
  * (saved outputs, uploads: what turnloop tells the model to read) stays open to the reading
- * tools. Loaded at the first call of a file tool, not at start-up.
+ * tools. A `grep` of a folder that no hidden place lies in or holds judges no file at all.
+ * Loaded at the first call of a file tool, not at start-up.
  */
 
 import { lstatSync } from "node:fs";
@@ -82,7 +83,17 @@ export async function judgeHiddenPlaces(
   if (refused !== undefined) {
     return { refusal: hiddenPlaceRefusal(toolName, refused) };
   }
+  if (toolName === "grep" && !places.some((place) => meets(place.path, paths))) {
+    // grep reads only below its path (ripgrep follows no links; grep-fallback.ts keeps to it
+    // too): with no hidden place there, nothing it finds can be in one, and no file is judged.
+    return {};
+  }
   return { hidden: (path) => placeOf(path) !== undefined };
+}
+
+/** Whether `place` is one of `paths`, lies inside one or holds one. */
+function meets(place: string, paths: readonly string[]): boolean {
+  return paths.some((path) => isInside(place, path) || isInside(path, place));
 }
 
 /**

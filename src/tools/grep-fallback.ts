@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { extname, join } from "node:path";
+import { extname, isAbsolute, join, relative, sep } from "node:path";
 import type { ToolContext } from "./define-tool.js";
 import { fileLines } from "./file-lines.js";
 import { findFiles } from "./gitignore.js";
@@ -94,6 +94,7 @@ async function filesToSearch(options: GrepOptions, context: ToolContext): Promis
     options.type === undefined ? undefined : (TYPE_EXTENSIONS[options.type] ?? [options.type]);
   const found = await findFiles(root, globPattern, context.signal);
   return found
+    .filter((path) => staysBelow(root, path))
     .filter((path) => extensions === undefined || extensions.includes(extname(path).slice(1)))
     .filter((path) => hidden === undefined || !hidden(join(root, path)))
     .sort(comparePathComponents)
@@ -101,6 +102,16 @@ async function filesToSearch(options: GrepOptions, context: ToolContext): Promis
       absolutePath: join(root, relativePath),
       displayPath: displayPathFor(options.path, relativePath),
     }));
+}
+
+/**
+ * Whether `path`, found by a glob from `root`, lies below it: a glob such as `../x/*` reaches
+ * above, where ripgrep's `--glob` (a filter of what it finds below its path) never goes, nor the
+ * hidden places' judgement of a search (permissions/hidden-places.ts).
+ */
+function staysBelow(root: string, path: string): boolean {
+  const below = relative(root, join(root, path));
+  return below !== ".." && !below.startsWith(`..${sep}`) && !isAbsolute(below);
 }
 
 /** ripgrep prints found files joined to the path as given (`src/a.ts`, `./a.ts`, `/abs/a.ts`). */

@@ -1,6 +1,10 @@
 import { mkdir, realpath, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import {
+  type PermissionPolicy,
+  permissionDecider,
+} from "../../src/permissions/permission-decision.js";
 import { hiddenPaths, parseRule } from "../../src/permissions/permission-rules.js";
 import type { ToolContext } from "../../src/tools/define-tool.js";
 import { runGrep } from "../../src/tools/grep.js";
@@ -95,5 +99,100 @@ describe("a search judges each file once against what is hidden, not each line (
         join(directory, path),
       ),
     );
+  });
+});
+
+// The hidden places (permissions/hidden-places.ts) as the decider hands them to a search: a grep
+// of a folder that no hidden place lies in or holds (a project, the usual case) is given no test
+// at all, so it judges no file (each matching file was judged, trial 32); a hidden place inside
+// the folder searched stays out of every output mode, each file judged once.
+describe("grep and the hidden places, through the permission decision", () => {
+  /** `project` (cwd) with `a.txt`, `sub/b.txt` and the hidden place `vault`; `outside/.ssh` hidden. */
+  async function layout(): Promise<{ project: string; decide: ReturnType<typeof decider> }> {
+    const project = join(directory, "project");
+    await mkdir(join(project, "sub"), { recursive: true });
+    await mkdir(join(project, "vault"));
+    await mkdir(join(directory, "outside", ".ssh"), { recursive: true });
+    await writeFile(join(project, "a.txt"), "token public\n");
+    await writeFile(join(project, "sub", "b.txt"), "token sub\n");
+    await writeFile(join(project, "vault", "key.txt"), "token secret\n");
+    await writeFile(join(project, "vault", "more.txt"), "token secret too\n");
+    await writeFile(join(directory, "outside", ".ssh", "id"), "token key\n");
+    await writeFile(join(directory, "outside", "notes.txt"), "token outside\n");
+    const places = [join(project, "vault"), join(directory, "outside", ".ssh")];
+    return { project, decide: decider(project, places) };
+  }
+
+  function decider(cwd: string, places: readonly string[]) {
+    const policy: PermissionPolicy = {
+      allowAllTools: true,
+      allow: [],
+      deny: [],
+      folders: [],
+      hiddenPlaces: { places },
+    };
+    const decide = permissionDecider(cwd, () => policy);
+    return (input: Record<string, string>) =>
+      decide({
+        tool: grepTool,
+        input: grepTool.input.parse(input),
+        toolCall: { toolCallId: "c", name: "grep", arguments: input },
+      });
+  }
+
+  it("gives a grep of a folder without a hidden place no test to run", async () => {
+    const { decide } = await layout();
+    const decisions = await Promise.all([
+      decide({ pattern: "token", path: "sub" }),
+      decide({ pattern: "token", path: "a.txt" }),
+      decide({ pattern: "token", path: join(directory, "outside") }),
+      decide({ pattern: "token" }),
+    ]);
+    expect(decisions.map((each) => [each.kind, "hidden" in each])).toEqual([
+      ["allow", false],
+      ["allow", false],
+      ["allow", true],
+      ["allow", true],
+    ]);
+  });
+
+  it("keeps a hidden place inside the folder out of every output mode, each file judged once", async () => {
+    const { project, decide } = await layout();
+    const decision = await decide({ pattern: "token" });
+    const hidden = decision.kind === "allow" ? decision.hidden : undefined;
+    const judged: string[] = [];
+    const context = makeContext(project, {
+      hidden: (path) => {
+        judged.push(path);
+        return hidden?.(path) ?? false;
+      },
+    });
+    const answers = [];
+    for (const output_mode of ["content", "files_with_matches", "count"]) {
+      answers.push((await runTool(grepTool, { pattern: "token", output_mode }, context)).content);
+    }
+    expect(answers).toEqual([
+      "a.txt:1:token public\nsub/b.txt:1:token sub",
+      "a.txt\nsub/b.txt",
+      "a.txt:1\nsub/b.txt:1",
+    ]);
+    const eachFile = ["a.txt", "sub/b.txt", "vault/key.txt", "vault/more.txt"];
+    expect(judged).toEqual(
+      [...eachFile, ...eachFile, ...eachFile].map((path) => join(project, path)),
+    );
+  });
+
+  it("the JavaScript search, like ripgrep, finds nothing above its folder through a glob", async () => {
+    const { project } = await layout();
+    const context = makeContext(project);
+    const options = grepTool.input.parse({ pattern: "token", glob: "../outside/*.txt" });
+    const answers = await Promise.all([
+      runGrep(options, context, join(directory, "no-rg")),
+      runGrep(options, context),
+    ]);
+    expect(answers.map((answer) => answer.content)).toEqual([
+      "No matches found.",
+      "No matches found: no files were searched (the path holds no files, or every file is ignored, hidden or left out by the glob).",
+    ]);
   });
 });
