@@ -18,8 +18,9 @@ import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import picomatch from "picomatch";
+import { normalAbsolutePath } from "../tools/sandbox/policy.js";
+import { isInside } from "../tools/sandbox/real-paths.js";
 import type { PermissionRule } from "./permission-mode.js";
-import { isInside } from "./permission-rules.js";
 
 /** The places a session's file tools keep out of; every path absolute. */
 export interface HiddenPlaces {
@@ -59,14 +60,22 @@ export async function judgeHiddenPlaces(
   }
   // A place that is the home folder or holds it (TURNLOOP_HOME=$HOME) would hide every file of
   // the user's: it is left out, as a place the sandbox could not hide without hiding the home.
-  const home = homedir();
-  const places = await spellings(hiddenPlaces.places.filter((place) => !isInside(home, place)));
+  // Every path is spelled as `path.resolve` spells it and compared as text (real-paths.ts
+  // `isInside`), not through `path.relative`: two `resolve`s per place and path, a few hundred a
+  // call, made V8 optimise Node's path code (bench/notes/rss33.md).
+  const home = normalAbsolutePath(homedir());
+  const configured = hiddenPlaces.places.map(normalAbsolutePath);
+  const places = await spellings(
+    configured.filter((place) => !isInside(home, place)),
+    home,
+  );
   const open = READING_TOOLS.includes(toolName) ? hiddenPlaces.open : undefined;
-  const openSpellings = open === undefined ? [] : await spellings([open]);
+  const openSpellings = open === undefined ? [] : await spellings([normalAbsolutePath(open)], home);
   const patterns = allow.flatMap((rule) =>
     rule.tool === toolName && rule.pattern !== undefined ? [resolve(cwd, rule.pattern)] : [],
   );
-  const placeOf = (path: string): string | undefined => {
+  const placeOf = (given: string): string | undefined => {
+    const path = normalAbsolutePath(given);
     if (openSpellings.some((folder) => isInside(path, folder.path))) {
       return undefined;
     }
@@ -74,7 +83,7 @@ export async function judgeHiddenPlaces(
     const named = patterns.some(
       (pattern) =>
         place !== undefined &&
-        isInside(picomatch.scan(pattern).base, place.path) &&
+        isInside(normalAbsolutePath(picomatch.scan(pattern).base), place.path) &&
         picomatch.isMatch(path, pattern, { dot: true }),
     );
     return named ? undefined : place?.shown;
@@ -118,13 +127,13 @@ interface PlaceSpelling {
 }
 
 /**
- * Each place as configured and, when a link leads elsewhere, as its real path. Read at every call
- * (a link made later counts); a place that does not exist (most of them, on most machines) is
- * seen by one `lstat` that makes no error, not by a `realpath` that throws (about a third of a
+ * Each place (absolute, spelled as `path.resolve` spells it) as configured and, when a link leads
+ * elsewhere, as its real path; `home` the user's home folder, spelled normally too. Read at every
+ * call (a link made later counts); a place that does not exist (most of them, on most machines)
+ * is seen by one `lstat` that makes no error, not by a `realpath` that throws (about a third of a
  * tool turn's allocations, bench/notes/turn32.md).
  */
-async function spellings(places: readonly string[]): Promise<PlaceSpelling[]> {
-  const home = homedir();
+async function spellings(places: readonly string[], home: string): Promise<PlaceSpelling[]> {
   const shown = (place: string) =>
     home !== "/" && place !== home && isInside(place, home) && isAbsolute(place)
       ? `~/${place.slice(home.length + 1)}`

@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { errorCode, makeFolders } from "../events/errors.js";
 import { isRelativePathRule } from "../permissions/permission-mode.js";
+import { normalAbsolutePath } from "../tools/sandbox/policy.js";
 import type { Sourced, SourcedRule } from "./run-config.js";
 
 // Not an ES module import, whose facade loads Node's file streams before the interactive face's
@@ -42,13 +43,16 @@ const PROJECT_FILES = [join(".turnloop", "config.json"), ".mcp.json"];
  * user's own file. A few `stat` calls, one per folder up to the root.
  */
 export function projectFolder(cwd: string): string {
-  const start = resolve(cwd);
+  const start = normalAbsolutePath(cwd);
   const homes = homeFolders();
   for (let folder = start; ; folder = dirname(folder)) {
     if (homes.includes(folder) && folder !== start) {
       return start;
     }
-    if (exists(join(folder, ".git"))) {
+    // Joined as text (`folder` is spelled normally): a run asks this about eight times, and
+    // `path.join`'s walk over each folder's characters was a good part of what made V8 optimise
+    // Node's path code (bench/notes/rss33.md).
+    if (exists(`${folder === "/" ? "" : folder}/.git`)) {
       return folder;
     }
     if (dirname(folder) === folder) {
@@ -62,9 +66,9 @@ export function projectFolder(cwd: string): string {
  * links resolved, as the cwd always is: `/home` is a link to `/var/home` on some systems).
  */
 function homeFolders(): string[] {
-  const home = resolve(homedir());
+  const home = normalAbsolutePath(homedir());
   try {
-    return [home, realpathSync(home)];
+    return [home, realpathSync.native(home)];
   } catch {
     return [home];
   }

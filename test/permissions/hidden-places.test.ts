@@ -107,4 +107,20 @@ describe("the hidden places in the permission decision", () => {
     );
     expect(answers).toEqual([["allow"], ["allow"], [denied], [denied], [denied], [denied]]);
   });
+
+  it("reads places however they are spelled: a trailing /, a .. or a doubled /", async () => {
+    // As TURNLOOP_HOME, XDG_RUNTIME_DIR or sandbox.hidden may spell them; the places are compared
+    // with the paths as text once spelled as path.resolve spells them.
+    const { logs, own, vault } = await layout();
+    const answers = await decisions([`${logs}/`, `${directory}/elsewhere/../vault`], `${own}//`, [
+      [viewTool, { path: join(own, "tool-outputs", "call_1.txt") }],
+      [viewTool, { path: join(logs, "session-state", "s0", "events.jsonl") }],
+      [viewTool, { path: join(vault, "token") }],
+    ]);
+    expect(answers).toEqual([
+      "allow",
+      `deny: ${logs} is hidden from the agent`,
+      `deny: ${vault} is hidden from the agent`,
+    ]);
+  });
 });

@@ -268,10 +268,37 @@ export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
  */
 export function hiddenPlacePaths(settings: HiddenPlaceSettings): string[] {
   const entries = (settings.hidden ?? DEFAULT_HIDDEN_PATHS).map((entry) =>
-    isAbsolute(entry) ? entry : resolve(settings.home, entry.replace(/^~\//, "")),
+    isAbsolute(entry) ? entry : resolvedBelow(settings.home, entry.replace(/^~\//, "")),
   );
   const runtime = settings.runtimeDirectory === undefined ? [] : [settings.runtimeDirectory];
   return [...entries, settings.turnloopHome, ...runtime, ...DEFAULT_HIDDEN_SOCKETS];
+}
+
+/** One name of a path: neither empty nor `.` nor `..`. */
+const NAME = String.raw`(?!\.{1,2}(?:/|$))[^/]+`;
+/** An absolute path spelled as `path.resolve` spells it, the root aside. */
+const NORMAL_ABSOLUTE = new RegExp(`^(?:/${NAME})+$`);
+/** A relative path spelled as `path.normalize` spells it, `.` aside. */
+const NORMAL_RELATIVE = new RegExp(`^${NAME}(?:/${NAME})*$`);
+
+/**
+ * `path.resolve(path)`: `path` itself when it is absolute and spelled so already, without calling
+ * it. Node's `resolve` walks the path character by character; a few hundred calls in a tool call
+ * were enough for V8 to optimise it, paging in its optimising compiler, about 4 MiB of a
+ * one-prompt run's peak RSS (bench/notes/rss33.md).
+ */
+export function normalAbsolutePath(path: string): string {
+  return NORMAL_ABSOLUTE.test(path) ? path : resolve(path);
+}
+
+/**
+ * `resolve(folder, entry)` (`folder` absolute, `entry` relative), joined as text when both are
+ * spelled normally (every default hidden place is): see {@link normalAbsolutePath}.
+ */
+function resolvedBelow(folder: string, entry: string): string {
+  return NORMAL_ABSOLUTE.test(folder) && NORMAL_RELATIVE.test(entry)
+    ? `${folder}/${entry}`
+    : resolve(folder, entry);
 }
 
 /** What {@link hiddenPlacePaths} reads of the settings. */
