@@ -36,13 +36,22 @@ const BEFORE_RESULT = [
 ];
 
 /**
+ * The store's waits between tries when the database never comes back within the run: short
+ * (src/session/postgres/database.ts `TURNLOOP_TEST_STORE_RETRY_DELAY_MS`), as many tries. The
+ * test where it comes back keeps the real waits: the relay is restored while the exit's last
+ * write is still trying, and those waits are the time the test has to see it.
+ */
+const SHORT_RETRIES = { TURNLOOP_TEST_STORE_RETRY_DELAY_MS: "5" };
+
+/**
  * Runs `-p` whose command finishes while the database is cut off; `restore` is called with the
  * relay once `-p` has printed its result (the prompt is over), before it exits. `cut` cuts it off
- * (default: every connection ended, and every new one at once).
+ * (default: every connection ended, and every new one at once); `env` is added to `-p`'s.
  */
 async function runThroughOutage(
   restore: (relay: Relay) => Promise<void>,
   cut: (relay: Relay) => void = (relay) => relay.cut(Number.POSITIVE_INFINITY),
+  env: NodeJS.ProcessEnv = {},
 ): Promise<CliResult> {
   const relay = new Relay(new URL(runs.database.url));
   relays.push(relay);
@@ -61,7 +70,7 @@ async function runThroughOutage(
   });
   const run = runCli(["-p", "work", "--allow-all-tools", "--output-format", "json"], {
     cwd: runs.repository,
-    env: { ...runs.environment(), TURNLOOP_DATABASE_URL: relayed.href },
+    env: { ...runs.environment(), TURNLOOP_DATABASE_URL: relayed.href, ...env },
     onStart: (child) => child.stdout?.once("data", () => printed()),
   });
   const opened = await Promise.race([open(gate, "w"), run]);
@@ -113,7 +122,11 @@ describe.skipIf(postgresUnavailable !== undefined)("-p across a database outage"
   test("back only after -p exits: no second request, and -p names what is lost", {
     timeout: 180_000,
   }, async () => {
-    const result = await runThroughOutage(async () => undefined);
+    const result = await runThroughOutage(
+      async () => undefined,
+      (relay) => relay.cut(Number.POSITIVE_INFINITY),
+      SHORT_RETRIES,
+    );
     expect(result.code).toBe(1);
     expect(runs.model.requests).toHaveLength(1);
     const stopped = result.stderr.split("\n").filter((line) => line.startsWith("turnloop:"));
@@ -152,6 +165,7 @@ describe.skipIf(postgresUnavailable !== undefined)("-p across a database outage"
         tries = relay.refused;
       },
       (relay) => relay.failWrites(Number.POSITIVE_INFINITY),
+      SHORT_RETRIES,
     );
     expect(result.code).toBe(1);
     expect(runs.model.requests).toHaveLength(1);
