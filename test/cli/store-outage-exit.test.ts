@@ -36,10 +36,8 @@ const BEFORE_RESULT = [
 ];
 
 /**
- * The store's waits between tries when the database never comes back within the run: short
- * (src/session/postgres/database.ts `TURNLOOP_TEST_STORE_RETRY_DELAY_MS`), as many tries. The
- * test where it comes back keeps the real waits: the relay is restored while the exit's last
- * write is still trying, and those waits are the time the test has to see it.
+ * The store's waits between tries: short (src/session/postgres/database.ts
+ * `TURNLOOP_TEST_STORE_RETRY_DELAY_MS`), as many tries; the tests count tries, never time.
  */
 const SHORT_RETRIES = { TURNLOOP_TEST_STORE_RETRY_DELAY_MS: "5" };
 
@@ -93,11 +91,18 @@ describe.skipIf(postgresUnavailable !== undefined)("-p across a database outage"
   test("back before -p exits: what was held back is stored, and no request went out meanwhile", {
     timeout: 180_000,
   }, async () => {
-    const result = await runThroughOutage(async (relay) => {
-      // The prompt's end failed its tries; the exit's last write is under way: the database comes back.
-      await relay.refusedAtLeast(relay.refused + 1);
-      relay.restore();
-    });
+    // Every connection is ended at the cut, then the batch writes fail as they are sent: the turn
+    // end's 7 tries, the prompt's end's 7 (the third test counts them), then the first try of the
+    // exit's last write. The database is back for its second try: no wait is raced.
+    const result = await runThroughOutage(
+      async () => undefined,
+      (relay) => {
+        relay.cut(0);
+        relay.failWrites(15);
+      },
+      SHORT_RETRIES,
+    );
+    expect(relays[0]?.refused).toBe(15);
     expect(result.code).toBe(1);
     const stopped = result.stderr.split("\n").filter((line) => line.startsWith("turnloop:"));
     expect(stopped).toEqual([
