@@ -36,13 +36,20 @@ const BEFORE_RESULT = [
 ];
 
 /**
+ * The store's waits between tries: short (src/session/postgres/database.ts
+ * `TURNLOOP_TEST_STORE_RETRY_DELAY_MS`), as many tries; the tests count tries, never time.
+ */
+const SHORT_RETRIES = { TURNLOOP_TEST_STORE_RETRY_DELAY_MS: "5" };
+
+/**
  * Runs `-p` whose command finishes while the database is cut off; `restore` is called with the
  * relay once `-p` has printed its result (the prompt is over), before it exits. `cut` cuts it off
- * (default: every connection ended, and every new one at once).
+ * (default: every connection ended, and every new one at once); `env` is added to `-p`'s.
  */
 async function runThroughOutage(
   restore: (relay: Relay) => Promise<void>,
   cut: (relay: Relay) => void = (relay) => relay.cut(Number.POSITIVE_INFINITY),
+  env: NodeJS.ProcessEnv = {},
 ): Promise<CliResult> {
   const relay = new Relay(new URL(runs.database.url));
   relays.push(relay);
@@ -61,7 +68,7 @@ async function runThroughOutage(
   });
   const run = runCli(["-p", "work", "--allow-all-tools", "--output-format", "json"], {
     cwd: runs.repository,
-    env: { ...runs.environment(), TURNLOOP_DATABASE_URL: relayed.href },
+    env: { ...runs.environment(), TURNLOOP_DATABASE_URL: relayed.href, ...env },
     onStart: (child) => child.stdout?.once("data", () => printed()),
   });
   const opened = await Promise.race([open(gate, "w"), run]);
@@ -84,11 +91,18 @@ describe.skipIf(postgresUnavailable !== undefined)("-p across a database outage"
   test("back before -p exits: what was held back is stored, and no request went out meanwhile", {
     timeout: 180_000,
   }, async () => {
-    const result = await runThroughOutage(async (relay) => {
-      // The prompt's end failed its tries; the exit's last write is under way: the database comes back.
-      await relay.refusedAtLeast(relay.refused + 1);
-      relay.restore();
-    });
+    // Every connection is ended at the cut, then the batch writes fail as they are sent: the turn
+    // end's 7 tries, the prompt's end's 7 (the third test counts them), then the first try of the
+    // exit's last write. The database is back for its second try: no wait is raced.
+    const result = await runThroughOutage(
+      async () => undefined,
+      (relay) => {
+        relay.cut(0);
+        relay.failWrites(15);
+      },
+      SHORT_RETRIES,
+    );
+    expect(relays[0]?.refused).toBe(15);
     expect(result.code).toBe(1);
     const stopped = result.stderr.split("\n").filter((line) => line.startsWith("turnloop:"));
     expect(stopped).toEqual([
@@ -113,7 +127,11 @@ describe.skipIf(postgresUnavailable !== undefined)("-p across a database outage"
   test("back only after -p exits: no second request, and -p names what is lost", {
     timeout: 180_000,
   }, async () => {
-    const result = await runThroughOutage(async () => undefined);
+    const result = await runThroughOutage(
+      async () => undefined,
+      (relay) => relay.cut(Number.POSITIVE_INFINITY),
+      SHORT_RETRIES,
+    );
     expect(result.code).toBe(1);
     expect(runs.model.requests).toHaveLength(1);
     const stopped = result.stderr.split("\n").filter((line) => line.startsWith("turnloop:"));
@@ -152,6 +170,7 @@ describe.skipIf(postgresUnavailable !== undefined)("-p across a database outage"
         tries = relay.refused;
       },
       (relay) => relay.failWrites(Number.POSITIVE_INFINITY),
+      SHORT_RETRIES,
     );
     expect(result.code).toBe(1);
     expect(runs.model.requests).toHaveLength(1);

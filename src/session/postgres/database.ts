@@ -27,6 +27,22 @@ const POOL_SIZE = 4;
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [100, 200, 400, 800, 1600, 2000];
 
 /**
+ * A test-only setting: one wait in ms, a whole number from 1 to 2,000, used for each of the
+ * {@link DEFAULT_RETRY_DELAYS_MS} (as many tries, shorter waits), so that tests of a database
+ * that stays away do not wait out the whole retry budget. Any other value is ignored. Not
+ * documented for users.
+ */
+export const TEST_RETRY_DELAY_VARIABLE = "TURNLOOP_TEST_STORE_RETRY_DELAY_MS";
+
+/** The retry waits (ms) of `env`: each {@link TEST_RETRY_DELAY_VARIABLE} when set, else the defaults. */
+export function retryDelaysMs(env: NodeJS.ProcessEnv): readonly number[] {
+  const value = Number(env[TEST_RETRY_DELAY_VARIABLE]);
+  return Number.isInteger(value) && value > 0 && value <= 2000
+    ? DEFAULT_RETRY_DELAYS_MS.map(() => value)
+    : DEFAULT_RETRY_DELAYS_MS;
+}
+
+/**
  * How long, in ms, a new connection may take to open (TCP, TLS, the server's startup answer)
  * unless the URL's `connect_timeout` says otherwise ({@link connectTimeoutMs}). Without a limit a
  * host that drops packets holds each try for the system's TCP timeout (minutes); a connection not

@@ -26,7 +26,7 @@ import type {
   StoredLog,
 } from "../session-store.js";
 import { PostgresAppender } from "./appender.js";
-import { Database } from "./database.js";
+import { Database, retryDelaysMs } from "./database.js";
 import { InboxReceiver } from "./inbox.js";
 import {
   claimExisting,
@@ -61,7 +61,8 @@ export interface PostgresStoreOptions {
   pollMs?: number;
   /**
    * The waits in ms before each new try of a write the database could not take because it could
-   * not be reached (default database.ts `DEFAULT_RETRY_DELAYS_MS`: 5.1 s in all).
+   * not be reached (default database.ts `retryDelaysMs` of `process.env`: `DEFAULT_RETRY_DELAYS_MS`,
+   * 5.1 s in all, unless the test-only `TURNLOOP_TEST_STORE_RETRY_DELAY_MS` is set).
    */
   retryDelaysMs?: readonly number[];
 }
@@ -80,7 +81,7 @@ export class PostgresSessionStore implements SessionStore {
   readonly #inbox: InboxReceiver;
 
   constructor(options: PostgresStoreOptions) {
-    this.#database = new Database(options.url, options.retryDelaysMs);
+    this.#database = new Database(options.url, options.retryDelaysMs ?? retryDelaysMs(process.env));
     this.location = this.#database.displayUrl;
     this.#home = options.home;
     this.#worker = {
