@@ -30,6 +30,8 @@ export interface MarkerCase {
  * `marker` reads `marker-N` and its `x.sh` reads `x-N.sh`.
  */
 export function describeMarkerCases(cases: readonly MarkerCase[]): void {
+  // One run does the work of several: the process suites' limit (vitest.config.ts), not 20 s.
+  const timeout = 40_000;
   const named = cases.map((each, index) => ({
     ...each,
     command: each.command
@@ -49,63 +51,65 @@ export function describeMarkerCases(cases: readonly MarkerCase[]): void {
   }
 
   describe(`${cases.length} spellings of touch marker`, () => {
-    test("without the rule each creates its marker (the spellings work)", async ({
-      cli,
-      model,
-      repository,
-    }) => {
-      await prepare(repository);
-      const calls = named.map(({ command }): ToolCallSpec => ["bash", { command }]);
-      const { results } = await toolResultsThroughCli({ cli, model }, calls, ["--allow-all-tools"]);
-      expect(
-        named.map(({ mechanism, marker }, index) => ({
-          mechanism,
-          output: results[index],
-          marker: existsSync(join(repository, marker)),
-        })),
-      ).toEqual(
-        named.map(({ mechanism }) => ({
-          mechanism,
-          output: expect.stringContaining("<exited with exit code 0>"),
-          marker: true,
-        })),
-      );
-    });
+    test(
+      "without the rule each creates its marker (the spellings work)",
+      async ({ cli, model, repository }) => {
+        await prepare(repository);
+        const calls = named.map(({ command }): ToolCallSpec => ["bash", { command }]);
+        const { results } = await toolResultsThroughCli({ cli, model }, calls, [
+          "--allow-all-tools",
+        ]);
+        expect(
+          named.map(({ mechanism, marker }, index) => ({
+            mechanism,
+            output: results[index],
+            marker: existsSync(join(repository, marker)),
+          })),
+        ).toEqual(
+          named.map(({ mechanism }) => ({
+            mechanism,
+            output: expect.stringContaining("<exited with exit code 0>"),
+            marker: true,
+          })),
+        );
+      },
+      timeout,
+    );
 
-    test("with each case's flags it is refused and its marker is not created", async ({
-      cli,
-      model,
-      repository,
-    }) => {
-      await prepare(repository);
-      const byFlags = new Map<string, typeof named>();
-      for (const each of named) {
-        const key = JSON.stringify(each.flags ?? DENY_TOUCH);
-        byFlags.set(key, [...(byFlags.get(key) ?? []), each]);
-      }
-      const outputs = new Map<string, string | undefined>();
-      for (const [flags, group] of byFlags) {
-        const calls = group.map(({ command }): ToolCallSpec => ["bash", { command }]);
-        const { results } = await toolResultsThroughCli({ cli, model }, calls, JSON.parse(flags));
-        for (const [index, { mechanism }] of group.entries()) {
-          outputs.set(mechanism, results[index]);
+    test(
+      "with each case's flags it is refused and its marker is not created",
+      async ({ cli, model, repository }) => {
+        await prepare(repository);
+        const byFlags = new Map<string, typeof named>();
+        for (const each of named) {
+          const key = JSON.stringify(each.flags ?? DENY_TOUCH);
+          byFlags.set(key, [...(byFlags.get(key) ?? []), each]);
         }
-      }
-      expect(
-        named.map(({ mechanism, marker }) => ({
-          mechanism,
-          denied: outputs.get(mechanism),
-          refusal: outputs.get(mechanism),
-          marker: existsSync(join(repository, marker)),
-        })),
-      ).toEqual(
-        named.map(({ mechanism, refusal }) => ({
-          mechanism,
-          denied: expect.stringContaining("Permission denied for 'bash'"),
-          refusal: expect.stringContaining(refusal),
-          marker: false,
-        })),
-      );
-    });
+        const outputs = new Map<string, string | undefined>();
+        for (const [flags, group] of byFlags) {
+          const calls = group.map(({ command }): ToolCallSpec => ["bash", { command }]);
+          const { results } = await toolResultsThroughCli({ cli, model }, calls, JSON.parse(flags));
+          for (const [index, { mechanism }] of group.entries()) {
+            outputs.set(mechanism, results[index]);
+          }
+        }
+        expect(
+          named.map(({ mechanism, marker }) => ({
+            mechanism,
+            denied: outputs.get(mechanism),
+            refusal: outputs.get(mechanism),
+            marker: existsSync(join(repository, marker)),
+          })),
+        ).toEqual(
+          named.map(({ mechanism, refusal }) => ({
+            mechanism,
+            denied: expect.stringContaining("Permission denied for 'bash'"),
+            refusal: expect.stringContaining(refusal),
+            marker: false,
+          })),
+        );
+      },
+      timeout,
+    );
   });
 }
