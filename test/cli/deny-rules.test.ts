@@ -3,7 +3,11 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
-import { bashResultThroughCli } from "../support/one-command.js";
+import {
+  bashResultThroughCli,
+  type ToolCallSpec,
+  toolResultsThroughCli,
+} from "../support/one-command.js";
 
 describe("turnloop -p --allow-all-tools --deny-tool 'bash(rm *)'", () => {
   const flags = ["--allow-all-tools", "--deny-tool", "bash(rm *)"];
@@ -19,7 +23,9 @@ describe("turnloop -p --allow-all-tools --deny-tool 'bash(rm *)'", () => {
     expect(existsSync(join(repository, "x"))).toBe(false);
   });
 
-  test.for([
+  // Every spelling in one `-p` run: the model asks for all the calls in one reply and each
+  // result is read by its id. Were one to run, the file would be gone and its result not the refusal.
+  const commands = [
     `"rm" -rf x`,
     `r\\m -rf x`,
     `command rm -rf x`,
@@ -38,10 +44,21 @@ describe("turnloop -p --allow-all-tools --deny-tool 'bash(rm *)'", () => {
     `git init -q src && git clone -q -u 'rm -rf x; git-upload-pack' src c1`,
     `git init -q src && git clone -q --upload-pac='rm -rf x; git-upload-pack' src c1`,
     `make -f /dev/null --eval 'all: ; rm -rf x'`,
-  ])("the file survives %s", async (command, { cli, model, repository }) => {
+  ];
+  test("the file survives each spelling, each refused by the rule", async ({
+    cli,
+    model,
+    repository,
+  }) => {
     await writeFile(join(repository, "x"), "keep me");
-    const output = await bashResultThroughCli({ cli, model }, command, flags);
-    expect(output).toBe("Permission denied for 'bash': denied by --deny-tool 'bash(rm *)'");
+    const calls = commands.map((command): ToolCallSpec => ["bash", { command }]);
+    const { results } = await toolResultsThroughCli({ cli, model }, calls, flags);
+    expect(commands.map((command, index) => ({ command, output: results[index] }))).toEqual(
+      commands.map((command) => ({
+        command,
+        output: "Permission denied for 'bash': denied by --deny-tool 'bash(rm *)'",
+      })),
+    );
     expect(existsSync(join(repository, "x"))).toBe(true);
   });
 });

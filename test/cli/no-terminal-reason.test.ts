@@ -191,27 +191,45 @@ describe("the advised --allow-tool, run in sh", () => {
     `grep -c "it's" notes.md`,
     "echo '$&' \\'MCP_RULE\\'",
   ];
-  test.for(commands)(
-    "allows the refused call: %s",
-    async (command, { cli, model, environment, repository }) => {
-      await writeFile(join(repository, "notes.md"), "turnloop it's here\n");
-      const call = { id: "call_1", name: "bash", arguments: JSON.stringify({ command }) };
-      model.enqueue({ toolCalls: [call] }, { text: "Refused." });
-      const refused = await cli(["-p", "go"]);
-      expect(refused.code).toBe(0);
-      const reason = String(chatMessages(model, -1).find((m) => m.role === "tool")?.content);
+  // The three calls are refused in one run (each reason read by its id); each advice is then run
+  // alone, so that it alone must allow its call.
+  test("allows the refused call, for each command", async ({
+    cli,
+    model,
+    environment,
+    repository,
+  }) => {
+    await writeFile(join(repository, "notes.md"), "turnloop it's here\n");
+    const callOf = (command: string, index: number) => ({
+      id: `call_${index}`,
+      name: "bash",
+      arguments: JSON.stringify({ command }),
+    });
+    model.enqueue({ toolCalls: commands.map(callOf) }, { text: "Refused." });
+    expect((await cli(["-p", "go"])).code).toBe(0);
+    const refusals = chatMessages(model, -1);
+    const seen = [];
+    for (const [index, command] of commands.entries()) {
+      const call = callOf(command, index);
+      const reason = String(refusals.find((m) => m.tool_call_id === call.id)?.content);
       const advice = /rerun with (--allow-tool .*) or --allow-all-tools$/.exec(reason)?.[1];
-      expect(advice).toBeDefined();
       model.enqueue({ toolCalls: [call] }, { text: "Ran it." });
       const line = `exec '${process.execPath}' '${CLI_PATH}' -p go ${advice}`;
       const rerun = await runShell(line, repository, environment());
-      expect(rerun).toEqual({ code: 0, stdout: "Ran it.\n" });
-      const ran = chatMessages(model, -1).find((m) => m.role === "tool")?.content;
+      const ran = String(chatMessages(model, -1).find((m) => m.role === "tool")?.content);
       const expected = spawnSync("sh", ["-c", command], { cwd: repository, encoding: "utf8" });
-      expect(String(ran)).toContain(expected.stdout.trim());
-      expect(String(ran)).not.toContain("Permission denied");
-    },
-  );
+      seen.push({ command, advised: advice !== undefined, rerun, ran });
+      expect(ran).toContain(expected.stdout.trim());
+    }
+    expect(seen).toEqual(
+      commands.map((command) => ({
+        command,
+        advised: true,
+        rerun: { code: 0, stdout: "Ran it.\n" },
+        ran: expect.not.stringContaining("Permission denied"),
+      })),
+    );
+  });
   test("the parts' rules, with the rules given, allow a compound command refused in part", async ({
     cli,
     model,

@@ -46,6 +46,22 @@ async function withIdleClock<T>(prompt: (stall: () => void) => Promise<T>): Prom
 }
 
 /**
+ * Passes the idle limit on the faked clock (`stall` of {@link withIdleClock}) once the first
+ * request has reached the server, and again until the agent gives that request up (its
+ * `assistant.retry`): what the client reads after a pass (the headers, the events before the
+ * silence) restarts the clock. The retry's request starts its own clock after that event, so no
+ * pass reaches it.
+ */
+async function stallUntilRetried(harness: Harness, stall: () => void): Promise<void> {
+  expect(await eventually(() => harness.server.requests.length === 1)).toBe(true);
+  const retried = () => harness.events.some((event) => event.type === "assistant.retry");
+  while (!retried()) {
+    stall();
+    await eventually(retried, 50);
+  }
+}
+
+/**
  * The prompt after a stalled one: accepted at once (no turn left "in progress"), and answered from
  * a healthy server.
  */
@@ -117,7 +133,12 @@ describe.each(WIRES)("case 20 (%s)", (_name, options) => {
   }) => {
     const harness = await openHarness({ ...options, tuning: TUNING });
     harness.server.enqueue({ raw: [{ hold: true }] }, { text: "done" });
-    expect(await harness.prompt("id 2")).toEqual({ stopReason: "end_turn" });
+    const outcome = await withIdleClock(async (stall) => {
+      const running = harness.prompt("id 2");
+      await stallUntilRetried(harness, stall);
+      return await running;
+    });
+    expect(outcome).toEqual({ stopReason: "end_turn" });
     expect(harness.server.requests).toHaveLength(2);
     expect(await eventually(() => harness?.server.requests[0]?.clientClosed === true)).toBe(true);
     const persisted = await harness.persisted();
@@ -181,6 +202,8 @@ describe("case 20 test C: SSE comments are not progress", () => {
     openHarness,
   }) => {
     const harness = await openHarness({ tuning: TUNING });
+    // On the real clock: a faked one passed at once would stall between two pings even were they
+    // progress.
     // Pings for three idle limits (120 × 50 ms), then an answer: were pings progress, "too late" would be the
     // answer; they are not, so the stream stalls while they go on and the retry answers.
     const pings: RawPiece[] = [];
@@ -209,7 +232,12 @@ describe("case 20 test C: SSE comments are not progress", () => {
   }) => {
     const harness = await openHarness({ wire: "anthropic", tuning: TUNING });
     harness.server.enqueue({ text: "lost", stallAfterEvents: 2 }, { text: "done" });
-    expect(await harness.prompt("id 2")).toEqual({ stopReason: "end_turn" });
+    const outcome = await withIdleClock(async (stall) => {
+      const running = harness.prompt("id 2");
+      await stallUntilRetried(harness, stall);
+      return await running;
+    });
+    expect(outcome).toEqual({ stopReason: "end_turn" });
     expect(dataOf(harness.events, "assistant.retry")).toEqual([
       expect.objectContaining({ attempt: 1, errorType: "stalled" }),
     ]);

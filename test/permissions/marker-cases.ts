@@ -3,7 +3,7 @@ import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
-import { bashResultThroughCli } from "../support/one-command.js";
+import { type ToolCallSpec, toolResultsThroughCli } from "../support/one-command.js";
 
 /** `--allow-all-tools --deny-tool 'bash(touch *)'`. */
 export const DENY_TOUCH = ["--allow-all-tools", "--deny-tool", "bash(touch *)"];
@@ -21,41 +21,95 @@ export interface MarkerCase {
 }
 
 /**
- * Two end-to-end `turnloop -p` runs per case, in the fixture's temporary repository holding
- * `x.sh` (which creates `marker`), `x.json` and a file named `-exec`: under `--allow-all-tools`
- * the spelling creates the marker (so the second test can fail), and under the case's flags it
- * is refused, saying so, and the marker is not created.
+ * End-to-end `turnloop -p` runs of the cases, in the fixture's temporary repository holding
+ * `x.json`, a file named `-exec` and, per case, a script that creates the case's marker: under
+ * `--allow-all-tools` each spelling creates its marker (so the second test can fail), and under
+ * its case's flags each is refused, saying so, and no marker is created. The cases share the runs
+ * (one for the first test, one per set of flags for the second: the model asks for every call in
+ * one reply, each result read by its id), so each case's command has its own names: case N's
+ * `marker` reads `marker-N` and its `x.sh` reads `x-N.sh`.
  */
 export function describeMarkerCases(cases: readonly MarkerCase[]): void {
-  describe.each(cases)("$mechanism: $command", ({ command, flags = DENY_TOUCH, refusal }) => {
-    async function prepare(repository: string): Promise<void> {
-      await writeFile(join(repository, "x.sh"), "#!/bin/sh\ntouch marker\n");
-      await chmod(join(repository, "x.sh"), 0o755);
-      await writeFile(join(repository, "x.json"), "{}\n");
-      await writeFile(join(repository, "-exec"), "");
+  // One run does the work of several: the process suites' limit (vitest.config.ts), not 20 s.
+  const timeout = 40_000;
+  const named = cases.map((each, index) => ({
+    ...each,
+    command: each.command
+      .replaceAll("marker", `marker-${index}`)
+      .replaceAll("x.sh", `x-${index}.sh`),
+    marker: `marker-${index}`,
+  }));
+
+  async function prepare(repository: string): Promise<void> {
+    for (const [index] of cases.entries()) {
+      const script = join(repository, `x-${index}.sh`);
+      await writeFile(script, `#!/bin/sh\ntouch marker-${index}\n`);
+      await chmod(script, 0o755);
     }
+    await writeFile(join(repository, "x.json"), "{}\n");
+    await writeFile(join(repository, "-exec"), "");
+  }
 
-    test("without the rule the marker is created (the spelling works)", async ({
-      cli,
-      model,
-      repository,
-    }) => {
-      await prepare(repository);
-      const output = await bashResultThroughCli({ cli, model }, command, ["--allow-all-tools"]);
-      expect(output).toContain("<exited with exit code 0>");
-      expect(existsSync(join(repository, "marker"))).toBe(true);
-    });
+  describe(`${cases.length} spellings of touch marker`, () => {
+    test(
+      "without the rule each creates its marker (the spellings work)",
+      async ({ cli, model, repository }) => {
+        await prepare(repository);
+        const calls = named.map(({ command }): ToolCallSpec => ["bash", { command }]);
+        const { results } = await toolResultsThroughCli({ cli, model }, calls, [
+          "--allow-all-tools",
+        ]);
+        expect(
+          named.map(({ mechanism, marker }, index) => ({
+            mechanism,
+            output: results[index],
+            marker: existsSync(join(repository, marker)),
+          })),
+        ).toEqual(
+          named.map(({ mechanism }) => ({
+            mechanism,
+            output: expect.stringContaining("<exited with exit code 0>"),
+            marker: true,
+          })),
+        );
+      },
+      timeout,
+    );
 
-    test("with the case's flags it is refused and the marker is not created", async ({
-      cli,
-      model,
-      repository,
-    }) => {
-      await prepare(repository);
-      const output = await bashResultThroughCli({ cli, model }, command, flags);
-      expect(output).toContain("Permission denied for 'bash'");
-      expect(output).toContain(refusal);
-      expect(existsSync(join(repository, "marker"))).toBe(false);
-    });
+    test(
+      "with each case's flags it is refused and its marker is not created",
+      async ({ cli, model, repository }) => {
+        await prepare(repository);
+        const byFlags = new Map<string, typeof named>();
+        for (const each of named) {
+          const key = JSON.stringify(each.flags ?? DENY_TOUCH);
+          byFlags.set(key, [...(byFlags.get(key) ?? []), each]);
+        }
+        const outputs = new Map<string, string | undefined>();
+        for (const [flags, group] of byFlags) {
+          const calls = group.map(({ command }): ToolCallSpec => ["bash", { command }]);
+          const { results } = await toolResultsThroughCli({ cli, model }, calls, JSON.parse(flags));
+          for (const [index, { mechanism }] of group.entries()) {
+            outputs.set(mechanism, results[index]);
+          }
+        }
+        expect(
+          named.map(({ mechanism, marker }) => ({
+            mechanism,
+            denied: outputs.get(mechanism),
+            refusal: outputs.get(mechanism),
+            marker: existsSync(join(repository, marker)),
+          })),
+        ).toEqual(
+          named.map(({ mechanism, refusal }) => ({
+            mechanism,
+            denied: expect.stringContaining("Permission denied for 'bash'"),
+            refusal: expect.stringContaining(refusal),
+            marker: false,
+          })),
+        );
+      },
+      timeout,
+    );
   });
 }

@@ -4,10 +4,11 @@
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { appendFile, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import ts from "typescript";
-import { beforeEach, describe, expect, it } from "vitest";
+import { appendFile, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { build } from "esbuild";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { EventLog, readEventLog } from "../../src/session/event-log.js";
 import { FileSessionStore } from "../../src/session/file-store.js";
@@ -16,27 +17,24 @@ import { makeTemporaryDirectory } from "./support.js";
 const repositoryRoot = join(import.meta.dirname, "..", "..");
 
 /**
- * Node 20 cannot run TypeScript, and the test must not depend on a prior build: transpile the
- * folders the writer needs (the log imports llm/huge-messages.ts) into `directory`, keeping their
- * relative imports valid.
+ * Node 20 cannot run TypeScript, and the test must not depend on a prior build: bundles each
+ * writer script with the source it imports (src/session, src/events, src/llm) into
+ * `<directory>/<name>.mjs` with esbuild, packages left to the `node_modules` link (the log's reader
+ * checks each event with zod: src/session/log-damage.ts).
  */
-async function compileWriter(directory: string): Promise<void> {
+async function bundleWriters(directory: string, scripts: Record<string, string>): Promise<void> {
   await writeFile(join(directory, "package.json"), '{ "type": "module" }\n');
-  // The log's reader checks each event with zod (src/session/log-damage.ts).
   await symlink(join(repositoryRoot, "node_modules"), join(directory, "node_modules"));
-  for (const folder of ["src/events", "src/llm", "src/session"]) {
-    for (const name of await readdir(join(repositoryRoot, folder))) {
-      if (!name.endsWith(".ts")) {
-        continue;
-      }
-      const source = await readFile(join(repositoryRoot, folder, name), "utf8");
-      const output = ts.transpileModule(source, {
-        compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
-      });
-      const target = join(directory, folder, name.replace(/\.ts$/, ".js"));
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(target, output.outputText);
-    }
+  for (const [name, contents] of Object.entries(scripts)) {
+    await build({
+      stdin: { contents, resolveDir: repositoryRoot, loader: "ts", sourcefile: `${name}.ts` },
+      outfile: join(directory, `${name}.mjs`),
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      packages: "external",
+      logLevel: "error",
+    });
   }
 }
 
@@ -138,18 +136,23 @@ function expectChained(events: readonly SessionEvent[]): void {
 }
 
 describe("crash safety", () => {
+  // The writers are bundled once; each test writes its logs in its own folder (support.ts).
+  let writers = "";
   let directory = "";
-  // Per test: the folder is removed after each (support.ts).
+  beforeAll(async () => {
+    writers = await mkdtemp(join(tmpdir(), "turnloop-crash-writers-"));
+    await bundleWriters(writers, { writer: WRITER_SCRIPT, "store-writer": STORE_WRITER_SCRIPT });
+  });
+  afterAll(async () => {
+    await rm(writers, { recursive: true, force: true });
+  });
   beforeEach(async () => {
     directory = await makeTemporaryDirectory();
-    await compileWriter(directory);
-    await writeFile(join(directory, "writer.mjs"), WRITER_SCRIPT);
-    await writeFile(join(directory, "store-writer.mjs"), STORE_WRITER_SCRIPT);
   });
 
   it("loads after every SIGKILL with at worst a torn tail", async () => {
     const logPath = join(directory, "session-state", "crash", "events.jsonl");
-    const scriptPath = join(directory, "writer.mjs");
+    const scriptPath = join(writers, "writer.mjs");
     let previousCount = 0;
     // Killed at different moments: after more and more flushes, amid the writes that follow.
     for (const [round, flushes] of [1, 2, 4, 7, 11].entries()) {
@@ -180,7 +183,7 @@ describe("crash safety", () => {
 
   it("lists each killed session as its log has it, though the metadata lags mid-prompt", async () => {
     const home = join(directory, "listing-home");
-    const scriptPath = join(directory, "store-writer.mjs");
+    const scriptPath = join(writers, "store-writer.mjs");
     // Killed after more and more turns: before and after the metadata's first refreshes.
     const rounds = [1, 4, 9, 17];
     for (const [round, turns] of rounds.entries()) {
