@@ -3,4 +3,4 @@ export function postgresBinaries(): string | undefined;
 export function startPostgresServer(options: {
   prefix: string;
   fsync: boolean;
-}): Promise<{ url: string; stop(): Promise<void> }>;
+}): Promise<{ url: string; restart(): Promise<void>; stop(): Promise<void> }>;

@@ -57,9 +57,10 @@ async function freePort() {
  * Starts a server.
  * @param {{prefix: string, fsync: boolean}} options `prefix`: of the temporary folder's name;
  * `fsync: false` trades durability against a crash of the machine for speed (tests).
- * @returns {Promise<{url: string, stop: () => Promise<void>}>} `url`: `postgres://…/postgres`,
- * the maintenance database; `stop`: stops the server at once and removes its folder (never
- * throws).
+ * @returns {Promise<{url: string, restart: () => Promise<void>, stop: () => Promise<void>}>}
+ * `url`: `postgres://…/postgres`, the maintenance database; `restart`: stops the server as
+ * `pg_ctl -m fast` does (every connection ends) and starts it again on the same port and data;
+ * `stop`: stops the server at once and removes its folder (never throws).
  * @throws Error when PostgreSQL is not installed; `initdb`'s or `pg_ctl`'s failure.
  */
 export async function startPostgresServer(options) {
@@ -85,7 +86,7 @@ export async function startPostgresServer(options) {
   const port = await freePort();
   const settings = `-c listen_addresses=127.0.0.1 -c max_connections=200${options.fsync ? "" : " -c fsync=off"}`;
   const log = join(folder, "log");
-  await asServerUser("pg_ctl", [
+  const startArgs = [
     "-D",
     data,
     "-o",
@@ -94,7 +95,8 @@ export async function startPostgresServer(options) {
     "-l",
     log,
     "start",
-  ]);
+  ];
+  await asServerUser("pg_ctl", startArgs);
   const stopArgs = ["-D", data, "-m", "immediate", "-w", "stop"];
   // Should this process end without calling stop (killed by an error, process.exit), the server goes too.
   const stopAtExit = () => {
@@ -107,6 +109,10 @@ export async function startPostgresServer(options) {
   process.once("exit", stopAtExit);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async restart() {
+      await asServerUser("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+      await asServerUser("pg_ctl", startArgs);
+    },
     async stop() {
       process.off("exit", stopAtExit);
       await asServerUser("pg_ctl", stopArgs).catch(() => undefined);

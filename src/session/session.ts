@@ -88,9 +88,15 @@ export class Session {
     return unsavedLog(this.journal.appender);
   }
 
-  /** For a reader of the log: {@link unsavedLog}, else undefined once every event is committed. */
+  /**
+   * For a reader: {@link unsavedLog}, else undefined once all is committed or the lease is lost.
+   */
   async logForReaders(): Promise<StoredLog | undefined> {
-    return this.unsavedLog() ?? (await this.journal.commit().then(() => undefined));
+    const unsaved = this.unsavedLog();
+    if (unsaved === undefined && this.journal.appender.lost?.aborted !== true) {
+      await this.journal.commit();
+    }
+    return unsaved;
   }
 
   /** Where the session's events are stored (the file store: the path of `events.jsonl`). */

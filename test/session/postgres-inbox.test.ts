@@ -9,7 +9,12 @@ import { createEnvelope } from "../../src/session/envelope.js";
 import { PostgresSessionStore } from "../../src/session/postgres/store.js";
 import type { InboxMessage } from "../../src/session/session-store.js";
 import { type Gate, gate } from "../support/gate.js";
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+import {
+  createTestDatabase,
+  LAPSED_LEASE_UNTIL,
+  postgresUnavailable,
+  type TestDatabase,
+} from "../support/postgres.js";
 import { makeTemporaryDirectory, sessionStart } from "./support.js";
 
 describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", () => {
@@ -196,7 +201,7 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     expect(await rowCount(database)).toBe(2);
 
     // The owner's lease lapses (it froze): the sender withdraws its prompt and fences the lease.
-    await database.pool.query("UPDATE sessions SET lease_until = now() - interval '1 second'");
+    await database.pool.query(`UPDATE sessions SET lease_until = ${LAPSED_LEASE_UNTIL}`);
     expect(await sender.inbox.withdraw("s1", ["a", "unknown"])).toEqual({
       withdrawn: ["a"],
       ownerStopped: true,
@@ -234,7 +239,7 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     expect(first === undefined || first === "unreadable" ? first : first.epoch).toBe(1);
 
     // The owner dies (its lease lapses) and another worker claims the session at once.
-    await database.pool.query("UPDATE sessions SET lease_until = now() - interval '1 second'");
+    await database.pool.query(`UPDATE sessions SET lease_until = ${LAPSED_LEASE_UNTIL}`);
     const claimed = await claimer.open("s1");
     cleanups.push(() => claimed.appender.close());
     const second = await sender.holder("s1");

@@ -6,7 +6,12 @@ import { SessionLockedError } from "../../src/session/session-store.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { ANSWER_TURN, UNTIL_TOOL_START } from "../support/event-sequences.js";
 import { type Harness, shape, startHarness } from "../support/harness.js";
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+import {
+  createTestDatabase,
+  LAPSED_LEASE_UNTIL,
+  postgresUnavailable,
+  type TestDatabase,
+} from "../support/postgres.js";
 import { callingTools } from "../support/replies.js";
 
 /**
@@ -69,7 +74,7 @@ function worker(options: { heartbeatMs: number }): PostgresSessionStore {
 
 async function lapseLease(sessionId: string): Promise<void> {
   await database?.pool.query(
-    "UPDATE sessions SET lease_until = now() - interval '1 second' WHERE id = $1",
+    `UPDATE sessions SET lease_until = ${LAPSED_LEASE_UNTIL} WHERE id = $1`,
     [sessionId],
   );
 }
@@ -156,6 +161,8 @@ describe.skipIf(postgresUnavailable !== undefined)("a session taken over by anot
       error: { errorType: "storage", message: expect.stringMatching(/lease .* was lost/) },
     });
     expect(hold.aborted).toEqual([true]);
+    // Reading is not writing: the log as stored is still read here (trial 33: getEvents threw).
+    await expect(harness?.session.logForReaders()).resolves.toBeUndefined();
     await lapseLease(sessionId);
     const taken = await Session.resume(second, sessionId);
     await taken.close();

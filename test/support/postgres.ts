@@ -17,6 +17,15 @@ import { inject } from "vitest";
 import { postgresBinaries, startPostgresServer } from "../../scripts/postgres-server.mjs";
 import { afterEveryFile } from "./cleanups.js";
 
+/**
+ * SQL for a `lease_until` that ran out while the server ran, as a frozen or dead holder leaves
+ * it: one second ago, or halfway since the server started when that was under two seconds ago
+ * (a lease that ran out before the start is its holder's for one lease more: lease.ts
+ * `liveLeaseSql`).
+ */
+export const LAPSED_LEASE_UNTIL =
+  "now() - least(interval '1 second', (now() - pg_postmaster_start_time()) / 2)";
+
 /** A running server the tests may use, and how to stop it. */
 interface TestServer {
   /** `postgres://…/postgres`: the maintenance database, where test databases are made. */

@@ -17,7 +17,7 @@ import {
   type SessionInbox,
 } from "../session-store.js";
 import type { Database } from "./database.js";
-import { isHeld, toHolder, type Worker } from "./lease.js";
+import { isHeld, liveLeaseSql, toHolder, type Worker } from "./lease.js";
 import type { CommitListener } from "./notify.js";
 import { readJson, readText, storedJson, storedText } from "./stored-text.js";
 
@@ -34,20 +34,22 @@ export const INBOX_EXPIRY_MS = 60_000;
  * (`owner.takesInbox`, lease.ts): a face running one session itself never reads them.
  * @returns the epoch of the lease it was addressed to (only that lease takes it); `undefined`
  * when no live worker holds the session's lease, or, for a message other than a prompt, when its
- * holder takes no messages (nothing was stored).
+ * holder takes no messages (nothing was stored). `leaseMs`: the sender's lease length, which
+ * judges liveness (lease.ts `liveLeaseSql`).
  * @throws InboxRefusedError for a prompt to a holder that takes no messages.
  */
 export async function postMessage(
   database: Database,
   sessionId: string,
   message: InboxMessage,
+  leaseMs: number,
 ): Promise<number | undefined> {
   const pool = await database.pool();
   const { rows } = await database.run(() =>
     pool.query<{ owner: unknown; epoch: string | null }>(
       `WITH holder AS (
          SELECT id, epoch, owner FROM sessions
-         WHERE id = $1 AND owner_id IS NOT NULL AND lease_until > now()
+         WHERE id = $1 AND owner_id IS NOT NULL AND ${liveLeaseSql(leaseMs)}
        ), posted AS (
          INSERT INTO inbox (session_id, kind, payload, epoch)
          SELECT id, $2, $3, epoch FROM holder WHERE (owner->>'takesInbox') = 'true'
@@ -130,12 +132,14 @@ export async function takeMessages(
  * waiting in the inbox for an earlier lease are deleted unread. Every prompt is thus either taken
  * by its owner (`takeMessages`) or withdrawn here, never both (the rows are locked by whichever
  * deletes first). Rows of other followers are left alone. The result's `epoch` is the lease's
- * epoch after this (raised when it was fenced).
+ * epoch after this (raised when it was fenced). `leaseMs`: the follower's lease length, which
+ * judges liveness (lease.ts `liveLeaseSql`).
  */
 export async function withdrawPrompts(
   database: Database,
   sessionId: string,
   promptIds: readonly string[],
+  leaseMs: number,
 ): Promise<PromptWithdrawal> {
   return database.transaction(async (client) => {
     const { rows } = await client.query<{
@@ -144,7 +148,7 @@ export async function withdrawPrompts(
       live: boolean;
       epoch: string;
     }>(
-      `SELECT owner_id, owner, coalesce(lease_until > now(), false) AS live, epoch
+      `SELECT owner_id, owner, ${liveLeaseSql(leaseMs)} AS live, epoch
        FROM sessions WHERE id = $1 FOR UPDATE`,
       [sessionId],
     );
@@ -208,12 +212,12 @@ export class InboxReceiver implements SessionInbox {
 
   async post(sessionId: string, message: InboxMessage): Promise<number | undefined> {
     validateSessionId(sessionId);
-    return postMessage(this.#database, sessionId, message);
+    return postMessage(this.#database, sessionId, message, this.#worker.leaseMs);
   }
 
   async withdraw(sessionId: string, promptIds: readonly string[]): Promise<PromptWithdrawal> {
     validateSessionId(sessionId);
-    return withdrawPrompts(this.#database, sessionId, promptIds);
+    return withdrawPrompts(this.#database, sessionId, promptIds, this.#worker.leaseMs);
   }
 
   async receive(onMessage: Receiver): Promise<{ close(): Promise<void> }> {

@@ -107,6 +107,21 @@ export function lockedError(sessionId: string, owner: unknown, where: string): S
 const LEASE_INTERVAL = "$3::double precision * interval '1 millisecond'";
 
 /**
+ * SQL, over a `sessions` row: whether its lease is live for a reader whose own leases last
+ * `leaseMs` (ms). A lease lives until its `lease_until`. One that ran out before the database
+ * server last started (`pg_postmaster_start_time()`) may have run out while the server was down,
+ * when no holder could renew: it lives on until one lease period after the start, so that its
+ * holder has a whole lease to renew in before it is taken for dead. Without this, the first claim
+ * after a restart took a live worker's session from under the app attached to it (trial 33). A
+ * lease that ran out while the server ran is not live: its holder could have renewed.
+ */
+export function liveLeaseSql(leaseMs: number): string {
+  const graceMs = Number.isFinite(leaseMs) ? Math.max(0, Math.trunc(leaseMs)) : DEFAULT_LEASE_MS;
+  const started = "pg_postmaster_start_time()";
+  return `coalesce(lease_until > now() OR (lease_until <= ${started} AND now() < ${started} + ${graceMs} * interval '1 millisecond'), false)`;
+}
+
+/**
  * Inserts a new session row holding its lease.
  * @returns the lease; `undefined` when a session with that id exists.
  */
@@ -140,7 +155,7 @@ export function claimExisting(
 ): Promise<Lease> {
   return database.transaction(async (client) => {
     const { rows } = await client.query<{ owner_id: string | null; owner: unknown; live: boolean }>(
-      `SELECT owner_id, owner, coalesce(lease_until > now(), false) AS live
+      `SELECT owner_id, owner, ${liveLeaseSql(worker.leaseMs)} AS live
        FROM sessions WHERE id = $1 FOR UPDATE SKIP LOCKED`,
       [sessionId],
     );

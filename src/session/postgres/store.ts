@@ -36,6 +36,7 @@ import {
   isHeld,
   type Lease,
   LeaseKeeper,
+  liveLeaseSql,
   lockedError,
   toHolder,
   type Worker,
@@ -205,7 +206,7 @@ export class PostgresSessionStore implements SessionStore {
         owner: unknown;
         live: boolean;
       }>(
-        `SELECT owner_id, owner, coalesce(lease_until > now(), false) AS live
+        `SELECT owner_id, owner, ${liveLeaseSql(this.#worker.leaseMs)} AS live
          FROM sessions WHERE id = $1 FOR UPDATE`,
         [sessionId],
       );
@@ -230,7 +231,7 @@ export class PostgresSessionStore implements SessionStore {
     const pool = await this.#database.pool();
     const { rows } = await this.#database.run(() =>
       pool.query<{ owner_id: string | null; owner: unknown; live: boolean; epoch: string }>(
-        `SELECT owner_id, owner, coalesce(lease_until > now(), false) AS live, epoch
+        `SELECT owner_id, owner, ${liveLeaseSql(this.#worker.leaseMs)} AS live, epoch
          FROM sessions WHERE id = $1`,
         [sessionId],
       ),
