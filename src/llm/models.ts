@@ -72,7 +72,8 @@ export interface MissingKey {
 }
 
 /**
- * How a face names the settings that a model's configuration error asks its user to set: the
+ * How a face names the settings that a model's configuration error (or a prompt too large for
+ * its context window, agent/compaction-guard.ts `promptBeyondWindow`) asks its user to set: the
  * command line its flags and variables ({@link COMMAND_LINE_SETTINGS}), the SDK server a
  * session's options and the server's environment, `turnloop acp` the editor's agent server
  * settings. Each is a phrase put into a sentence, e.g. "Set <model> to <provider>:<model>".
