@@ -1,6 +1,7 @@
 import { approveAll } from "@github/copilot-sdk";
 import { expect, test } from "vitest";
 import {
+  chatBody,
   fixtureForFile,
   nextEvent,
   normalise,
@@ -54,4 +55,20 @@ test("sendAndWait with a prompt beyond the window rejects with the refusal; no r
     "assistant.usage",
     "assistant.turn_end",
   ]);
+});
+
+test("turnloop's own SDK: sendAndWait rejects with the same refusal, and the session goes on", async () => {
+  fixture.env.TURNLOOP_CONTEXT_WINDOW = "8000";
+  const client = await fixture.startedClient();
+  const session = await client.createSession();
+  const failure = await session.sendAndWait({ prompt: PROMPT }).catch((error: unknown) => error);
+  expect(String(failure)).toMatch(
+    /^Error: the prompt is about \d+ tokens .* set it with TURNLOOP_CONTEXT_WINDOW in the server's environment\.$/,
+  );
+  fixture.model.enqueue({ text: "Still here." });
+  expect((await session.sendAndWait({ prompt: "short" }))?.data.content).toBe("Still here.");
+  const users = chatBody(fixture.model.requests.at(-1)).messages.filter(
+    (message) => message.role === "user",
+  );
+  expect(users.map((message) => message.content)).toEqual(["short"]);
 });
