@@ -37,7 +37,7 @@ describe("a prompt beyond the model's context window", () => {
     expect(users.at(-1)?.content).toBe(PROMPT);
   });
 
-  test("--output-format json prints the error result only: subtype error_prompt_too_large, exit 3", async ({
+  test("--output-format json and stream-json print the error result only: subtype error_prompt_too_large, exit 3", async ({
     cli,
     model,
   }) => {
@@ -63,6 +63,16 @@ describe("a prompt beyond the model's context window", () => {
     });
     expect(`turnloop: ${error.message}\n`).toMatch(REFUSAL);
     expect(refused.stderr).toMatch(REFUSAL);
+    // stream-json: no event line of a prompt that never ran, only the same result line.
+    const streamed = await cli(["-p", "-", "--output-format", "stream-json"], {
+      stdin: PROMPT,
+      env: { TURNLOOP_CONTEXT_WINDOW: "8000" },
+    });
+    expect(streamed.code).toBe(3);
+    const lines = streamed.stdout.trim().split("\n");
+    expect(lines.map((line) => ({ ...JSON.parse(line), duration_ms: 0 }))).toEqual([
+      { ...result, duration_ms: 0 },
+    ]);
     expect(model.requests).toHaveLength(0);
   });
 
