@@ -240,7 +240,7 @@ export class AcpSession {
         return { stopReason: "cancelled" };
       }
       if ("error" in outcome) {
-        throw promptFailure(outcome.error);
+        throw promptFailure(outcome.error, outcome.promptTooLarge);
       }
       return { stopReason: outcome.stopReason, ...autopilotMeta(outcome) };
     } catch (error) {

@@ -38,17 +38,23 @@ export function sessionNotFound(sessionId: string, kind: "not open" | "no log"):
  * auth-required `-32000`; anything else is `-32603` with the failure's message (already bounded
  * and redacted below): a store that could not be written (`storage`) says so, "The session could
  * not be stored: <database or file> could not be written (<error>): …"; any other is the model
- * request's, e.g. "The model request failed: HTTP 500: boom".
+ * request's, e.g. "The model request failed: HTTP 500: boom". A prompt refused before it was
+ * stored or sent, beyond the model's context window (`tooLarge`), is `-32602`, as a blank one is
+ * ("session/prompt: the prompt is about N tokens … nothing was sent. …", the message edge naming
+ * the method), with both sizes in `data`; the editor keeps its text, and no turn is claimed.
  */
-export function promptFailure(failure: {
-  errorType: ErrorType;
-  message: string;
-  statusCode?: number;
-}): acp.RequestError {
+export function promptFailure(
+  failure: { errorType: ErrorType; message: string; statusCode?: number },
+  tooLarge?: { estimatedTokens: number; contextWindow: number },
+): acp.RequestError {
   const data = {
     errorType: failure.errorType,
     ...(failure.statusCode === undefined ? {} : { statusCode: failure.statusCode }),
   };
+  if (tooLarge !== undefined) {
+    const message = bounded(failure.message);
+    return new acp.RequestError(ERROR_CODES.invalidParams, message, { ...data, ...tooLarge });
+  }
   if (failure.errorType === "authentication") {
     return new acp.RequestError(
       ERROR_CODES.authRequired,

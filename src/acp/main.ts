@@ -66,6 +66,8 @@ const ACP_SETTING_NAMES: ModelSettingNames = {
   resumeModel:
     "--model <provider>:<model> in the args of turnloop's entry in the editor's agent server settings",
   environment: " in that env",
+  contextWindow:
+    "TURNLOOP_CONTEXT_WINDOW in the env of turnloop's entry in the editor's agent server settings (or --context-window in its args)",
 };
 
 /**

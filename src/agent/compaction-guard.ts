@@ -1,5 +1,7 @@
 import type { CompactionTrigger } from "../events/events.js";
 import type { SecretValue } from "../events/secrets.js";
+import { knownContextWindowOf } from "../llm/context-window.js";
+import { COMMAND_LINE_SETTINGS, type ModelSettingNames } from "../llm/models.js";
 import type { ProviderFailure, ToolSpecification } from "../llm/provider.js";
 import {
   type CompactionConversation,
@@ -9,8 +11,9 @@ import {
   windowOf,
 } from "./compaction.js";
 import type { History } from "./history.js";
+import type { PromptTooLarge, UserPrompt } from "./loop-types.js";
 import { type FitResult, turnResultBudget } from "./result-budget.js";
-import { estimateFixedTokens, estimateMessageTokens } from "./token-estimate.js";
+import { estimateFixedTokens, estimateMessageTokens, IMAGE_TOKENS } from "./token-estimate.js";
 
 /**
  * A reply counts as silently truncated (case 33 D) when the server reports less than this share
@@ -295,5 +298,39 @@ function exhausted(settings: CompactionSettings, window: number, reason: string)
       errorType: "context_length_exceeded",
       message: `The context is exhausted: the conversation no longer fits the context window of ${settings.provider.id} (${windowPhrase(settings, window)}) and compacting it failed: ${reason}`,
     },
+  };
+}
+
+/**
+ * Why `prompt` cannot be sent at all: the request it starts — the system prompt, `tools` and the
+ * prompt alone, estimated as compaction estimates (token-estimate.ts: its length, never its
+ * tokens, so a prompt of 50 MB costs no more than one of 50 bytes) — exceeds the model's known
+ * context window, which no compaction can make room for (trial 32, F4). The message names both
+ * sizes and what to do in `settingNames`' words, the face's own. Undefined when it fits, when the
+ * window is not known (neither set by the user nor in the catalogue, llm/context-window.ts: such
+ * a prompt is sent as it is), or when the system prompt and tools alone fill it (the guard's own
+ * failure, {@link fixedOverflow}: the prompt is not what to cut).
+ */
+export function promptBeyondWindow(
+  settings: CompactionSettings & { settingNames?: ModelSettingNames },
+  prompt: Pick<UserPrompt, "content" | "images">,
+  tools: readonly ToolSpecification[],
+): (PromptTooLarge & { message: string }) | undefined {
+  const { id, typeId } = settings.provider;
+  const window = knownContextWindowOf(id, settings, {}, typeId);
+  if (window === undefined) {
+    return undefined;
+  }
+  const fixed = estimateFixedTokens({ system: settings.systemPrompt, tools });
+  const images = (prompt.images?.length ?? 0) * IMAGE_TOKENS;
+  const tokens = fixed + images + estimateMessageTokens({ role: "user", content: prompt.content });
+  if (tokens <= window || fixed >= window) {
+    return undefined;
+  }
+  const names = settings.settingNames ?? COMMAND_LINE_SETTINGS;
+  return {
+    estimatedTokens: tokens,
+    contextWindow: window,
+    message: `the prompt is about ${tokens} tokens with the system prompt and tools (${prompt.content.length} characters), more than the context window of ${id}, ${window} tokens; nothing was sent. Send a smaller part of it or fewer files, use a model with a larger window (${names.model}), or, if ${id}'s window is larger, set it with ${names.contextWindow}.`,
   };
 }

@@ -15,6 +15,7 @@ import type {
   UserMessageSource,
 } from "../events/events.js";
 import type { SecretValue } from "../events/secrets.js";
+import type { ModelSettingNames } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
 import type { CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
@@ -80,6 +81,11 @@ export interface AgentSettings extends CompactionOptions, ModelFailureSettings {
    * SDK server: the Copilot CLI's texts). Default: turnloop's texts.
    */
   rewordResult?: (outcome: ToolCallOutcome) => ToolCallOutcome;
+  /**
+   * How the face names its settings (llm/models.ts), for advice in its own words: a prompt too
+   * large for the window names the model and context-window settings. Default: the command line's.
+   */
+  settingNames?: ModelSettingNames;
 }
 
 /** What the loop reads and writes: the folded history and the session's event sink. */
@@ -92,6 +98,19 @@ export interface Conversation {
    * first request) and before a tool runs. Rejects: the request is not sent, the tool does not run.
    */
   checkpoint?(): Promise<void>;
+  /**
+   * Hands an event to the subscribers only: not stored, not folded (a prompt refused before it
+   * was stored: its `session.error`, so that no log shows a prompt that never ran).
+   */
+  report?(event: EventInput): void;
+}
+
+/** Why a prompt was refused before it was stored or sent: its estimate beyond a known window. */
+export interface PromptTooLarge {
+  /** The request the prompt starts (system prompt, tools, the prompt), estimated (tokens). */
+  estimatedTokens: number;
+  /** The model's context window, set by the user or in the catalogue (tokens). */
+  contextWindow: number;
 }
 
 /**
@@ -103,7 +122,11 @@ export interface Conversation {
  */
 export type PromptOutcome =
   | ({ stopReason: StopReason; autopilotStopped?: "cap_reached" } & StopDetails)
-  | { error: { errorType: ErrorType; message: string; statusCode?: number } };
+  | {
+      error: { errorType: ErrorType; message: string; statusCode?: number };
+      /** Set when the prompt was refused before anything of it was stored or sent. */
+      promptTooLarge?: PromptTooLarge;
+    };
 
 /** What a stop adds to its reason: see {@link PromptOutcome}. */
 type StopDetails = { repetition?: string; emptyAnswer?: true };

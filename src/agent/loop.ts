@@ -9,12 +9,18 @@ import type {
 } from "../llm/provider.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { AUTOPILOT_NUDGE, taskCompleteTool } from "./autopilot.js";
-import { CompactionGuard } from "./compaction-guard.js";
+import { CompactionGuard, promptBeyondWindow } from "./compaction-guard.js";
 import type { NextStep } from "./decide-next.js";
 import { decideNext, recordStop, requestAsking, requestIfAllowed } from "./decide-next.js";
 import type { History } from "./history.js";
 import { promptImagesNotice, toolImagesNotice } from "./image-notices.js";
-import type { AgentSettings, Conversation, PromptOutcome, UserPrompt } from "./loop-types.js";
+import type {
+  AgentSettings,
+  Conversation,
+  PromptOutcome,
+  PromptTooLarge,
+  UserPrompt,
+} from "./loop-types.js";
 import { requestTurn } from "./model-turn.js";
 import { RepetitionGuard } from "./repetition-guard.js";
 import {
@@ -26,7 +32,13 @@ import {
 import { applyEffects } from "./tool-effects.js";
 import { toolSpecifications } from "./tool-specifications.js";
 
-export type { AgentSettings, Conversation, PromptOutcome, UserPrompt } from "./loop-types.js";
+export type {
+  AgentSettings,
+  Conversation,
+  PromptOutcome,
+  PromptTooLarge,
+  UserPrompt,
+} from "./loop-types.js";
 
 /**
  * Runs one prompt to its end: appends the user message, then requests the model and runs the
@@ -56,6 +68,7 @@ export async function runPrompt(
  * The loop: request the model (compacting first when the history outgrows the window), run the
  * tools of its reply, apply their effects, end the turn, and let {@link decideNext} say whether
  * to request again (nudged in autopilot) or to stop and why; {@link conclude} records the end.
+ * A prompt beyond the model's known window is refused first: nothing of it stored or sent.
  */
 async function runTurns(
   settings: AgentSettings,
@@ -68,6 +81,10 @@ async function runTurns(
   const guard = new RepetitionGuard();
   let specifications = toolSpecifications(fixedTools);
   const compaction = new CompactionGuard(settings, conversation, () => specifications, signal);
+  const beyond = promptBeyondWindow(settings, prompt, specifications);
+  if (beyond !== undefined) {
+    return refuse(conversation, beyond);
+  }
   const stored = await storePrompt(settings, conversation, prompt);
   const counters = { turns: 0, nudges: 0 };
   let next = requestIfAllowed(
@@ -288,6 +305,20 @@ function toolContext(
 function cancel(emit: Conversation["emit"], signal: AbortSignal): PromptOutcome {
   emit({ type: "abort", data: { reason: abortReason(signal) } });
   return { stopReason: "cancelled" };
+}
+
+/**
+ * Refuses a prompt too large for the window before it is stored: its `session.error` goes to the
+ * subscribers only (`Conversation.report`), so no log holds a prompt that never ran; the face
+ * says it and keeps the prompt (README, "A prompt too large for the model").
+ */
+function refuse(
+  { report }: Conversation,
+  { message, ...promptTooLarge }: PromptTooLarge & { message: string },
+): PromptOutcome {
+  const error = { errorType: "context_length_exceeded" as const, message };
+  report?.({ type: "session.error", data: error });
+  return { error, promptTooLarge };
 }
 
 function fail(emit: Conversation["emit"], failure: ProviderFailure): PromptOutcome {

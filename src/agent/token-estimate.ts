@@ -10,7 +10,7 @@ const CHARACTERS_PER_TOKEN = 4;
 /** Role markers and separators each message costs on every wire (tokens). */
 const MESSAGE_OVERHEAD_TOKENS = 4;
 /** What one image costs, roughly (tokens; Anthropic: width × height / 750 for ~1 megapixel). */
-const IMAGE_TOKENS = 1_500;
+export const IMAGE_TOKENS = 1_500;
 
 /** Estimated tokens of a text. */
 export function estimateTextTokens(text: string): number {

@@ -26,6 +26,8 @@ export const EXIT = {
   error: 1,
   /** max_tokens, max_turn_requests, refusal, autopilot's cap, an empty answer: not finished. */
   incomplete: 2,
+  /** The prompt alone is beyond the model's known context window: refused, nothing sent. */
+  promptTooLarge: 3,
   usage: 64,
   cancelled: 130,
 } as const;
@@ -309,7 +311,7 @@ async function runWithSignals(
     const outcome = await session.prompt(settings, prompt);
     output.finish(outcome, monotonicMilliseconds() - started);
     if ("error" in outcome) {
-      return EXIT.error;
+      return outcome.promptTooLarge === undefined ? EXIT.error : EXIT.promptTooLarge;
     }
     switch (outcome.stopReason) {
       case "end_turn":

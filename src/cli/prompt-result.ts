@@ -153,6 +153,7 @@ export type ResultSubtype =
   | "error_max_tokens"
   | "error_refusal"
   | "error_cancelled"
+  | "error_prompt_too_large"
   | "error_during_execution";
 
 /**
@@ -160,11 +161,14 @@ export type ResultSubtype =
  * (`end_turn`) with text (else `error_empty_answer`) and, under autopilot, did not stop at
  * `--max-autopilot-continues` (`error_max_autopilot_continues`); `error_max_turns` only when `--max-turns` stopped it, the
  * repetition guard's stop (also `max_turn_requests`) being `error_repetition`; `error_max_tokens`,
- * `error_refusal`, `error_cancelled` for those stop reasons; `error_during_execution` for an error.
+ * `error_refusal`, `error_cancelled` for those stop reasons; `error_prompt_too_large` for a prompt
+ * refused before it was sent (beyond the model's window); `error_during_execution` for an error.
  */
 export function resultSubtype(outcome: PromptOutcome): ResultSubtype {
   if ("error" in outcome) {
-    return "error_during_execution";
+    return outcome.promptTooLarge === undefined
+      ? "error_during_execution"
+      : "error_prompt_too_large";
   }
   switch (outcome.stopReason) {
     case "end_turn":

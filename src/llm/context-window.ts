@@ -46,6 +46,22 @@ export function contextWindowOf(
   env: NodeJS.ProcessEnv = {},
   typeId: string = modelId,
 ): number {
+  return (
+    knownContextWindowOf(modelId, overrides, env, typeId) ??
+    (/^ollama:/i.test(typeId) ? OLLAMA_DEFAULT_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW)
+  );
+}
+
+/**
+ * The context window of `modelId` as {@link contextWindowOf} finds it when the user set it or the
+ * catalogue knows it (tokens); undefined when only a default would apply.
+ */
+export function knownContextWindowOf(
+  modelId: string,
+  overrides: ContextWindowOverrides = {},
+  env: NodeJS.ProcessEnv = {},
+  typeId: string = modelId,
+): number | undefined {
   const candidates = [
     overrides.contextWindow,
     environmentContextWindow(env),
@@ -55,9 +71,5 @@ export function contextWindowOf(
   const chosen = candidates.find(
     (value) => value !== undefined && Number.isInteger(value) && value > 0,
   );
-  return (
-    chosen ??
-    catalogueContextWindow(typeId) ??
-    (/^ollama:/i.test(typeId) ? OLLAMA_DEFAULT_CONTEXT_WINDOW : DEFAULT_CONTEXT_WINDOW)
-  );
+  return chosen ?? catalogueContextWindow(typeId);
 }

@@ -72,7 +72,8 @@ export interface MissingKey {
 }
 
 /**
- * How a face names the settings that a model's configuration error asks its user to set: the
+ * How a face names the settings that a model's configuration error (or a prompt too large for
+ * its context window, agent/compaction-guard.ts `promptBeyondWindow`) asks its user to set: the
  * command line its flags and variables ({@link COMMAND_LINE_SETTINGS}), the SDK server a
  * session's options and the server's environment, `turnloop acp` the editor's agent server
  * settings. Each is a phrase put into a sentence, e.g. "Set <model> to <provider>:<model>".
@@ -87,6 +88,8 @@ export interface ModelSettingNames {
   /** Where a variable (a provider's key) is set: "" for the process's own environment as typed,
    * or a phrase that starts with a space, e.g. ` in the server's environment`. */
   environment: string;
+  /** Where the model's context window is set, e.g. `--context-window or TURNLOOP_CONTEXT_WINDOW`. */
+  contextWindow: string;
 }
 
 /** The command line's names: its flags and the variables of the shell it is typed in. */
@@ -95,6 +98,7 @@ export const COMMAND_LINE_SETTINGS: ModelSettingNames = {
   baseUrl: "--base-url or TURNLOOP_BASE_URL",
   resumeModel: "--model <provider>:<model>",
   environment: "",
+  contextWindow: "--context-window or TURNLOOP_CONTEXT_WINDOW",
 };
 
 /** What to tell a user with no model configured: one short message, in `names`' words. */

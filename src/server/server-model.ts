@@ -67,6 +67,7 @@ export const SERVER_SETTING_NAMES: ModelSettingNames = {
     "the session's provider (createSession({ model, provider: { type: \"openai\", baseUrl } })) or TURNLOOP_BASE_URL in the server's environment",
   resumeModel: 'resumeSession(sessionId, { model: "<provider>:<model>" })',
   environment: " in the server's environment",
+  contextWindow: "TURNLOOP_CONTEXT_WINDOW in the server's environment",
 };
 
 /**

@@ -4,6 +4,7 @@ import { resolve, sep } from "node:path";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { errorMessage } from "../events/errors.js";
 import type { SecretValue } from "../events/secrets.js";
+import type { ModelSettingNames } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
 import { type AskPermission, parseRules } from "../permissions/permission-decision.js";
 import {
@@ -193,12 +194,14 @@ export interface FaceCallbacks extends PermissionCallbacks {
 
 /**
  * The loop settings for `session`: provider, built-in and the face's tools, system prompt, limits,
- * and the permission gate ({@link permissionGateFor}).
+ * and the permission gate ({@link permissionGateFor}); `settingNames`, the face's words for its
+ * settings in the loop's advice (a prompt too large for the window).
  */
 export function agentSettingsFor(
   session: Session,
   run: PreparedRun,
   face: FaceCallbacks,
+  settingNames?: ModelSettingNames,
 ): SessionAgentSettings {
   const { config } = run;
   const contextWindows = Object.fromEntries(
@@ -217,6 +220,7 @@ export function agentSettingsFor(
     ...(run.contextWindow === undefined ? {} : { contextWindow: run.contextWindow }),
     contextWindows,
     authorize: permissionGateFor(session, run, face),
+    ...(settingNames === undefined ? {} : { settingNames }),
   };
 }
 

@@ -122,17 +122,15 @@ export class SessionHost extends ModelHost {
   /**
    * The agent settings of a prompt with `model` in `session`, derived from the run config with
    * the face's callbacks (see `agent-settings.ts`). The provider is the shared one unless the
-   * face brings its own (e.g. one that adds an app's headers).
+   * face brings its own (e.g. one that adds an app's headers); its advice is in the face's words.
    */
   agentSettings(
     session: Session,
     model: ModelConfiguration,
     face: Omit<FaceCallbacks, "provider"> & { provider?: Provider },
   ): SessionAgentSettings {
-    return agentSettingsFor(session, this.runOf(session), {
-      ...face,
-      provider: face.provider ?? this.provider(model),
-    });
+    const provider = face.provider ?? this.provider(model);
+    return agentSettingsFor(session, this.runOf(session), { ...face, provider }, this.settingNames);
   }
 
   /** A permission gate of `session` under the run config with the face's callbacks. */

@@ -57,6 +57,11 @@ export class SessionJournal {
     this.#writer = new SessionWriter(appender, lastPersistedId, storedCount);
   }
 
+  /** `input` enveloped for the subscribers alone, never stored (its parent: the last stored). */
+  envelope(input: EventInput): SessionEvent {
+    return createEnvelope(input, this.#writer.lastPersistedId);
+  }
+
   /** How many readable events the log holds once committed ({@link SessionWriter.storedCount}). */
   get storedCount(): number {
     return this.#writer.storedCount;

@@ -366,11 +366,13 @@ export class Session {
     }
   }
 
-  /** What the loop reads and writes; `checkpoint` commits before a request and a tool. */
+  /** What the loop reads and writes; `checkpoint` commits before a request and a tool; `report`
+   * tells the subscribers alone (loop-types.ts `Conversation.report`). */
   private conversation(controller: AbortController) {
     return {
       history: this.history,
       emit: (event: EventInput) => void this.emit(event),
+      report: (event: EventInput) => this.deliver(this.journal.envelope(this.redact(event)), true),
       checkpoint: () => this.journal.checkpoint(controller),
     };
   }

@@ -177,8 +177,8 @@ export class Controller {
     for (const problem of problems) {
       this.view?.note(problem, "error");
     }
-    const full = [...this.context, content].join("\n\n");
-    this.context = [];
+    const context = this.context.splice(0);
+    const full = [...context, content].join("\n\n");
     const settings = this.agentSettings();
     this.ending = undefined;
     this.waitsForServers = true;
@@ -189,6 +189,11 @@ export class Controller {
       this.view?.statusChanged();
       const outcome = await this.session.prompt(settings, full);
       this.ending = outcomeNote(outcome, settings.maxTurns, INTERACTIVE_GO_ON);
+      if ("error" in outcome && outcome.promptTooLarge !== undefined) {
+        // Nothing was sent or stored: back in the box as typed; `!command` output waits again.
+        this.context.unshift(...context);
+        this.view?.restoreInput?.(text);
+      }
     } finally {
       this.setBusy(undefined);
     }

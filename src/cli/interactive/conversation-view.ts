@@ -21,6 +21,11 @@ export interface ConversationView {
   pickSession(sessions: readonly SessionSummary[], title: string): Promise<string | undefined>;
   /** A `!command` starts: draws its `$ command` line; @returns the view of its output. */
   shellRun(command: string): ShellRunView;
+  /**
+   * Puts `text`, an input that was not sent (a prompt too large for the model), back in the input
+   * box to edit, before what was typed there since; a face with no box to edit leaves it out.
+   */
+  restoreInput?(text: string): void;
 }
 
 /** A running `!command`'s output on a face. */

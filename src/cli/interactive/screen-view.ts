@@ -51,6 +51,14 @@ export class ScreenView implements ConversationView {
     this.screen.tui.requestRender(true);
   }
 
+  restoreInput(text: string): void {
+    const { editor } = this.screen;
+    const typed = editor.getText();
+    editor.setText(typed === "" ? text : `${text}\n${typed}`);
+    // The editor does not redraw itself on setText (terminal-face.ts).
+    this.screen.render();
+  }
+
   statusChanged(): void {
     const { controller, screen } = this;
     Object.assign(this.status, {

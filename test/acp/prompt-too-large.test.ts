@@ -1,0 +1,63 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+import { ChildFixture } from "./child-process.js";
+
+// A prompt beyond the model's known context window over ACP (`turnloop acp` as a child process):
+// `session/prompt` is answered with a -32602 error naming both sizes and the editor's own settings
+// (never a CLI flag alone), before any request; no turn is claimed (no update, nothing in the
+// log); the session takes the next prompt.
+
+const fixture = ChildFixture.forEachTest();
+
+/** 100,000 characters: about 25,000 tokens as compaction estimates them. */
+const PROMPT = "word ".repeat(20_000).trimEnd();
+
+test("session/prompt with a prompt beyond the window is a -32602 error in the editor's words; nothing is sent or stored, and the next prompt runs", async () => {
+  fixture.server.enqueue({ text: "fine" });
+  const agent = fixture.startAgent({ TURNLOOP_CONTEXT_WINDOW: "8000" });
+  await agent.initialize();
+  const sessionId = await agent.newSession();
+  const failure = await agent.prompt(sessionId, PROMPT).catch((error: unknown) => error);
+  const { code, message, data } = failure as { code: number; message: string; data: unknown };
+  expect({ code, data }).toEqual({
+    code: -32602,
+    data: {
+      errorType: "context_length_exceeded",
+      estimatedTokens: expect.any(Number),
+      contextWindow: 8000,
+      method: "session/prompt",
+    },
+  });
+  expect(message).toMatch(
+    /^session\/prompt: the prompt is about \d+ tokens with the system prompt and tools \(99999 characters\), more than the context window of openai-compatible:fake-model, 8000 tokens; nothing was sent\. Send a smaller part of it or fewer files, use a model with a larger window \(TURNLOOP_MODEL in the env of turnloop's entry in the editor's agent server settings \(or --model in its args\)\), or, if openai-compatible:fake-model's window is larger, set it with TURNLOOP_CONTEXT_WINDOW in the env of turnloop's entry in the editor's agent server settings \(or --context-window in its args\)\.$/,
+  );
+  expect(fixture.server.requests).toHaveLength(0);
+  // No turn claimed: the only updates are the session's own announcements, none of the prompt.
+  const kinds = agent.updates(sessionId).map((update) => update.sessionUpdate);
+  expect(kinds.filter((kind) => kind !== "available_commands_update")).toEqual([]);
+
+  expect(await agent.prompt(sessionId, "short")).toEqual({ stopReason: "end_turn" });
+  expect(await agent.end()).toBe(0);
+  const log = await readFile(
+    join(fixture.home, "session-state", sessionId, "events.jsonl"),
+    "utf8",
+  );
+  const events = log
+    .trim()
+    .split("\n")
+    .map((line) => (JSON.parse(line) as { type: string }).type);
+  expect(events).toEqual([
+    "session.start",
+    "user.message",
+    "assistant.turn_start",
+    "assistant.message",
+    "assistant.usage",
+    "assistant.turn_end",
+  ]);
+  expect(log).not.toContain("word word");
+  // stdout carried protocol messages only.
+  for (const line of agent.stdoutLines) {
+    expect(JSON.parse(line)).toHaveProperty("jsonrpc", "2.0");
+  }
+});

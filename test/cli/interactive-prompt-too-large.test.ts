@@ -1,0 +1,61 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect } from "vitest";
+import { ANSWER_TURN } from "../support/event-sequences.js";
+import { tmuxMissing } from "../support/interactive-terminal.js";
+import { interactiveTest, printedSessionId } from "./interactive-support.js";
+
+// The interactive terminal with a prompt beyond the model's known context window (an attached
+// 100 KB log, about 25,000 tokens, against 8,000): the refusal is shown above the input box, the
+// prompt stays in the box as typed, to edit and send again; nothing is sent, nothing of it is
+// stored (session 32's refusal emptied the box and showed nothing).
+
+describe.skipIf(tmuxMissing())("turnloop (interactive): a prompt too large for the model", () => {
+  interactiveTest(
+    "the refusal shows above the box, the prompt stays in it to edit; the edited prompt is sent, the refused one never stored",
+    async ({ fixture }) => {
+      await writeFile(join(fixture.repository, "big.log"), "log line\n".repeat(11_000));
+      fixture.server.enqueue({ text: "Short answer." });
+      const terminal = await fixture.openReady(["--context-window", "8000"], { columns: 200 });
+      terminal.type("explain @big.log");
+      const screen = await terminal.waitFor(/─{20,}\n *explain @big\.log *\n─{20,}/);
+      // The whole screen: the refusal above the box, the prompt in it as typed, no line of a prompt
+      // that ran (no `› explain …`), nothing sent.
+      const rows = screen
+        .replace(/about \d+ tokens/, "about N tokens")
+        .replace(/session [0-9a-f-]{36}/, "session <id>")
+        .replace(fixture.repository, "<repository>")
+        .split("\n")
+        .map((row) => row.trimEnd().replace(/─{20,}/, "───"));
+      expect(rows.filter((row) => row !== "")).toEqual([
+        "turnloop in <repository>",
+        "model openai-compatible:fake-model · session <id> · /help lists the commands",
+        "error: the prompt is about N tokens with the system prompt and tools (99048 characters), more than the context window of openai-compatible:fake-model, 8000 tokens; nothing was sent. Send a smaller",
+        "part of it or fewer files, use a model with a larger window (--model or TURNLOOP_MODEL), or, if openai-compatible:fake-model's window is larger, set it with --context-window or",
+        "TURNLOOP_CONTEXT_WINDOW.",
+        "───",
+        " explain @big.log",
+        "───",
+        expect.stringMatching(/^Enter send · .* · ctx 0% · 0 in 0 out$/),
+      ]);
+      expect(fixture.server.requests).toHaveLength(0);
+
+      // The box holds the prompt to edit: cut the attachment off and send the rest.
+      terminal.key(...Array.from({ length: " @big.log".length }, () => "BSpace"));
+      await terminal.waitFor(/─{20,}\n *explain *\n─{20,}/);
+      terminal.key("Enter");
+      await terminal.waitFor(/Short answer\./);
+      await terminal.idle();
+      expect(fixture.server.requests).toHaveLength(1);
+      expect(fixture.lastMessage(0)).toBe("explain");
+      terminal.key("C-d");
+      expect((await terminal.exited()).code).toBe(0);
+      const sessionId = printedSessionId(terminal.screen(500));
+      expect(await fixture.eventTypes(sessionId)).toEqual([
+        "session.start",
+        "user.message",
+        ...ANSWER_TURN,
+      ]);
+    },
+  );
+});
