@@ -88,9 +88,7 @@ export class Session {
     return unsavedLog(this.journal.appender);
   }
 
-  /**
-   * For a reader: {@link unsavedLog}, else undefined once all is committed or the lease is lost.
-   */
+  /** For a reader: {@link unsavedLog}, else undefined once committed or the lease is lost. */
   async logForReaders(): Promise<StoredLog | undefined> {
     const unsaved = this.unsavedLog();
     if (unsaved === undefined && this.journal.appender.lost?.aborted !== true) {
