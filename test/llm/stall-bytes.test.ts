@@ -31,7 +31,9 @@ test("one event arriving in pieces, each well within the stall limit, the whole 
   const gates: Gate[] = pieces.map(() => gate());
   const start = '{"id":"x","object":"chat.completion.chunk","created":1,"model":"fake-model",';
   const raw: RawPiece[] = [`data: ${start}"choices":[{"index":0,"delta":{"content":"`];
-  pieces.forEach((piece, index) => raw.push({ until: (gates[index] as Gate).opened }, piece));
+  pieces.forEach((piece, index) => {
+    raw.push({ until: (gates[index] as Gate).opened }, piece);
+  });
   raw.push(
     '"},"finish_reason":null}]}\n\n',
     `data: ${start}"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n`,
