@@ -1,6 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { collectGarbage, HUGE_MESSAGE_BYTES, reclaimAfter } from "../llm/huge-messages.js";
-import { lineHead } from "../session/message-head.js";
+import { lineHead, requestIdProblem, usableRequestId } from "../session/message-head.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_VARIABLE } from "../session/message-size.js";
 import { LineReader, type ReadLine } from "./line-reader.js";
 import { type MessageEdgeOptions, withMessageEdges } from "./message-edges.js";
@@ -191,6 +191,13 @@ async function messageOf(
   }
   if (typeof value !== "object" || value === null) {
     await options.write(idlessError(acp.RequestError.invalidRequest(value)));
+    return undefined;
+  }
+  const { id } = value as { id?: unknown };
+  if ("method" in value && id !== undefined && id !== null && !usableRequestId(id)) {
+    // The same rule as the server's (session/message-head.ts): answered with id null.
+    const problem = `Invalid request: ${requestIdProblem(id)}`;
+    await options.write(idlessError(new acp.RequestError(INVALID_REQUEST, problem)));
     return undefined;
   }
   return value as acp.AnyMessage;

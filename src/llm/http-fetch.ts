@@ -390,5 +390,6 @@ function responseOf(request: HttpRequest, message: IncomingMessage): HttpRespons
     return new HttpResponse(null, init);
   }
   const body = decoded(message, headers.get("content-encoding"));
-  return new HttpResponse(bodyStream(body, message, request.bodyMap?.(status, headers)), init);
+  const map = request.bodyMap?.(status, headers);
+  return new HttpResponse(bodyStream(body, message, map, request.signal), init);
 }

@@ -143,8 +143,18 @@ export function bodyStream(
   source: NodeJS.ReadableStream & { destroy(error?: Error): void },
   socketOwner: IncomingMessage,
   map?: BodyMap,
+  signal?: AbortSignal,
 ): ReadableStream<Uint8Array> {
   const state: BodyState = { finished: false, cancelled: false, pieces: [] };
+  const onBytes = signal === undefined ? undefined : bodyByteWatchers.get(signal);
+  if (onBytes !== undefined) {
+    const lines = new CommentLines();
+    source.on("data", (chunk: Buffer) => {
+      if (lines.carriesMore(chunk)) {
+        onBytes();
+      }
+    });
+  }
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
@@ -166,6 +176,71 @@ export function bodyStream(
     { highWaterMark: BODY_BUFFER_BYTES, size: (chunk) => chunk.byteLength },
   );
 }
+
+/** What {@link watchBodyBytes} registered, by the request's abort signal (held weakly). */
+const bodyByteWatchers = new WeakMap<AbortSignal, () => void>();
+
+/**
+ * Calls `onBytes` each time bytes of the body of a response to a request made with `signal` (its
+ * `fetch` init's) arrive, before anything parses them, unless they are only SSE comment lines
+ * (`: ping`) and blank lines: the model stream's stall watchdog (model-attempt.ts) counts such
+ * bytes as a sign of life, so one large event that takes long to arrive is no stall, while a
+ * server sending keep-alive comments and nothing else still stalls (case 20, test C). For the
+ * responses of `httpFetch` and its kin (http-fetch.ts); the AI SDK hands the call's `abortSignal`
+ * to `fetch` as it is.
+ */
+export function watchBodyBytes(signal: AbortSignal, onBytes: () => void): void {
+  bodyByteWatchers.set(signal, onBytes);
+}
+
+/**
+ * Follows a body's lines across chunks to tell whether a chunk carries anything but SSE comment
+ * lines (starting with `:`) and blank lines. Lines are split at line feeds only: a stream with CR
+ * line ends is one line per chunk here, judged by its first character. Linear in the bytes.
+ */
+class CommentLines {
+  #atLineStart = true;
+  #inComment = false;
+
+  /** Whether `bytes` carry more than comments and blank lines. */
+  carriesMore(bytes: Buffer): boolean {
+    for (let start = 0; start < bytes.length; ) {
+      if (this.#atLineStart) {
+        const first = bytes[start];
+        if (first === LINE_FEED || first === CARRIAGE_RETURN) {
+          start += 1;
+          continue;
+        }
+        this.#atLineStart = false;
+        this.#inComment = first === COLON;
+      }
+      if (!this.#inComment) {
+        this.#endAt(bytes);
+        return true;
+      }
+      const end = bytes.indexOf(LINE_FEED, start);
+      if (end === -1) {
+        return false;
+      }
+      this.#atLineStart = true;
+      start = end + 1;
+    }
+    return false;
+  }
+
+  /** Takes the state at the end of `bytes`, from their last line. */
+  #endAt(bytes: Buffer): void {
+    const lastLineFeed = bytes.lastIndexOf(LINE_FEED);
+    if (lastLineFeed !== -1) {
+      this.#atLineStart = lastLineFeed === bytes.length - 1;
+      this.#inComment = bytes[lastLineFeed + 1] === COLON;
+    }
+  }
+}
+
+const LINE_FEED = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+const COLON = 0x3a;
 
 /** A {@link bodyStream}'s progress: ended or failed, cancelled, pieces not yet delivered. */
 interface BodyState {

@@ -6,6 +6,7 @@ import type {
 import { abortFinished } from "../events/errors.js";
 import { type ClassifiedFailure, classifyFailure } from "./errors.js";
 import { brokenStreamFailure, ENDED_EARLY } from "./failure-words.js";
+import { watchBodyBytes } from "./http-response.js";
 import {
   collectScheduledGarbage,
   HUGE_MESSAGE_BYTES,
@@ -31,7 +32,10 @@ export interface AttemptSettings {
   model(): Promise<LanguageModelV3>;
   /** The SDK call options of a request, aborted by `abortSignal`. */
   callFor(request: ModelRequest, abortSignal: AbortSignal): LanguageModelV3CallOptions;
-  /** No stream part for this long (ms) fails the attempt as `stalled`. */
+  /**
+   * No byte of the response's body (through `httpFetch`, http-response.ts `watchBodyBytes`) and
+   * no stream part for this long (ms) fails the attempt as `stalled`.
+   */
   idleTimeoutMs: number;
   /** Recognises the wire's terminator among raw chunks; absent: the model's finish is trusted. */
   isTerminator: ((rawChunk: unknown) => boolean) | undefined;
@@ -77,6 +81,8 @@ export class ModelAttempt {
     this.#watchdog = new StallWatchdog(settings.idleTimeoutMs, () =>
       this.#controller.abort(new Error("stalled")),
     );
+    // Bytes arriving count as progress, parsed or not: one large event takes a while to arrive.
+    watchBodyBytes(this.#controller.signal, () => this.#watchdog.progress());
     this.#toolCallIds = new ToolCallIdAssigner(request.messages);
     // A non-streaming reply is one JSON body: the SDK parsed it whole, so it cannot be cut off
     // unnoticed and has no stream terminator to wait for (issue 27: Anthropic via the Copilot SDK).

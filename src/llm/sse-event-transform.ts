@@ -67,6 +67,12 @@ class SseEventMapper {
   readonly #parser: ReturnType<typeof createParser>;
   /** Text of the event not yet ended by a blank line (line feeds only: see {@link take}). */
   #pending = "";
+  /**
+   * Whether {@link #pending} ends in a line feed, kept apart: `#pending` is a rope while an event
+   * arrives, and reading its last character flattens (copies) it, once per network chunk, which
+   * made one 30 MB event cost minutes of CPU (quadratic in its size).
+   */
+  #pendingEndsInLineFeed = false;
   /** False once a CR was seen: from then on every byte goes through the parser. */
   #lineFeedsOnly = true;
   #output = "";
@@ -91,13 +97,20 @@ class SseEventMapper {
       this.#lineFeedsOnly = false;
       this.#parser.feed(this.#pending + text);
       this.#pending = "";
-    } else if (text.indexOf("\n\n") === -1 && !(this.#pending.endsWith("\n") && text[0] === "\n")) {
+    } else if (
+      text.indexOf("\n\n") === -1 &&
+      !(text.charCodeAt(0) === LINE_FEED && this.#pendingEndsInLineFeed)
+    ) {
       // No blank line in the new text: the event goes on (a rope; joined once it ends).
       this.#pending += text;
+      if (text !== "") {
+        this.#pendingEndsInLineFeed = text.charCodeAt(text.length - 1) === LINE_FEED;
+      }
     } else {
       const joined = this.#pending + text;
       const end = joined.lastIndexOf("\n\n") + 2;
       this.#pending = joined.slice(end);
+      this.#pendingEndsInLineFeed = this.#pending.endsWith("\n");
       this.#mapEvents(joined, end);
     }
     const taken = { text: this.#output, data: this.#data };

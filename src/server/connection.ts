@@ -109,10 +109,10 @@ export class ClientConnection implements ClientLink {
       // JSON-RPC 2.0 §5: a request that cannot be parsed is answered with id null.
       this.answerUnreadable(-32700, `Parse error: ${error.message}`);
     });
-    const checked = refusingInvalidMessages(reader, (problem) => {
+    const checked = refusingInvalidMessages(reader, (problem, id) => {
       this.messagesHandled++;
       server.log(`an invalid message answered as an invalid request: ${problem}`);
-      this.answerUnreadable(INVALID_REQUEST, `Invalid request: ${problem}`);
+      this.answerUnreadable(INVALID_REQUEST, `Invalid request: ${problem}`, id);
     });
     this.rpc = createMessageConnection(checked, this.writer, logger);
     this.rpc.onRequest((method, params) => {
@@ -247,9 +247,9 @@ export class ClientConnection implements ClientLink {
     await Promise.allSettled([...this.pending]);
   }
 
-  private answerUnreadable(code: number, message: string): void {
+  private answerUnreadable(code: number, message: string, id: string | number | null = null): void {
     if (!this.isClosed) {
-      const answer: ResponseMessage = { jsonrpc: "2.0", id: null, error: { code, message } };
+      const answer: ResponseMessage = { jsonrpc: "2.0", id, error: { code, message } };
       this.writer.write(answer).catch(() => undefined);
     }
   }

@@ -7,14 +7,16 @@
  */
 
 import type { DataCallback, Message, MessageReader } from "vscode-jsonrpc/node.js";
+import { requestIdProblem, usableRequestId } from "../session/message-head.js";
 
 /**
  * `reader` with the bodies that are no JSON-RPC message given to `refuse` (with what is wrong,
- * for the answer and the stderr line) instead of the connection; the others pass in order.
+ * for the answer and the stderr line, and the id to answer with: null when the message has no
+ * usable one) instead of the connection; the others pass in order.
  */
 export function refusingInvalidMessages(
   reader: MessageReader,
-  refuse: (problem: string) => void,
+  refuse: (problem: string, id: string | number | null) => void,
 ): MessageReader {
   return {
     onError: reader.onError,
@@ -26,7 +28,7 @@ export function refusingInvalidMessages(
         if (problem === undefined) {
           callback(message);
         } else {
-          refuse(problem);
+          refuse(problem, answerId(message as unknown));
         }
       }),
     dispose: () => reader.dispose(),
@@ -34,9 +36,21 @@ export function refusingInvalidMessages(
 }
 
 /**
+ * The id to answer a refused message with: a request's own when usable, else null (JSON-RPC 2.0
+ * §5). Not an answer's: that of a client's malformed answer names one of our requests.
+ */
+function answerId(body: unknown): string | number | null {
+  if (typeof body !== "object" || body === null || Array.isArray(body) || !("method" in body)) {
+    return null;
+  }
+  const { id } = body as { id?: unknown };
+  return usableRequestId(id) ? id : null;
+}
+
+/**
  * What keeps `body` from being a request, a notification or a response as vscode-jsonrpc tells
- * them apart (`method` a string with a string or number `id` or none; else a `result` or `error`
- * with an `id`); undefined for a message.
+ * them apart (`method` a string with a usable `id` or none; else a `result` or `error` with an
+ * `id`); undefined for a message.
  */
 function messageProblem(body: unknown): string | undefined {
   if (Array.isArray(body)) {
@@ -46,12 +60,13 @@ function messageProblem(body: unknown): string | undefined {
     return `a JSON ${body === null ? "null" : typeof body} is not a JSON-RPC message`;
   }
   const { method, id } = body as Partial<Message> & { method?: unknown; id?: unknown };
-  const idOk = id === undefined || typeof id === "string" || typeof id === "number";
   if (typeof method === "string") {
-    return idOk ? undefined : "a request's id must be a string or a number";
+    return id === undefined || usableRequestId(id) ? undefined : requestIdProblem(id);
+  }
+  if (method !== undefined) {
+    return `a method must be a string, not ${JSON.stringify(method)}`;
   }
   const answer = "result" in body || "error" in body;
-  return answer && (idOk || id === null)
-    ? undefined
-    : "a message with neither a method nor a result or error";
+  const idOk = id === undefined || id === null || typeof id === "string" || typeof id === "number";
+  return answer && idOk ? undefined : "a message with neither a method nor a result or error";
 }

@@ -61,3 +61,20 @@ export function lineHead(head: string, complete = true): MessageHead {
       : "unknown";
   return { id, kind, open: !complete && !ended };
 }
+
+/**
+ * Whether `id` can name a request: a string, or a number that is a whole number JSON parsers keep
+ * exactly (a safe integer, at most 2^53 − 1 either way). JSON-RPC 2.0 (section 4, Request object):
+ * "Numbers SHOULD NOT contain fractional parts"; a larger whole number comes back rounded
+ * (`123456789012345678901234567890` as `1.2345678901234568e+29`), and the client that sent it
+ * would never find its answer. Both faces hold ids to this rule: server/invalid-messages.ts and acp/framing.ts.
+ */
+export function usableRequestId(id: unknown): id is string | number {
+  return typeof id === "string" || Number.isSafeInteger(id);
+}
+
+/** Why `id` cannot name a request, for an error message; {@link usableRequestId} tells when. */
+export function requestIdProblem(id: unknown): string {
+  const shown = typeof id === "number" ? String(id) : JSON.stringify(id);
+  return `a request's id must be a string or a whole number from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}, not ${shown}`;
+}

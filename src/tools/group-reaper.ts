@@ -49,10 +49,20 @@ export function forgetGroup(pid: number): void {
   }
 }
 
+/**
+ * The reaper runs nothing but its script: bash's own path, never a `bash` found first on the
+ * user's PATH; `--norc --noprofile` and an empty environment, so neither `BASH_ENV`/`ENV` nor the
+ * user's `~/.bashrc` runs before it reads its pipe (bash reads `~/.bashrc` even for `-c` when its
+ * stdin is a socket, as Node's pipes are, and `SHLVL` is unset or 0: bash's shell.c,
+ * `run_startup_files`). Trial 33 found a reaper stuck behind a `pyenv rehash` from such a
+ * `~/.bashrc` while the command of a killed worker ran on. `kill`, `read` and `declare` are
+ * builtins: no PATH is needed.
+ */
 function startReaper(spawn: typeof import("node:child_process").spawn): ChildProcess | null {
   try {
-    const child = spawn("bash", ["-c", REAPER_SCRIPT], {
+    const child = spawn(systemBash(), ["--norc", "--noprofile", "-c", REAPER_SCRIPT], {
       detached: true,
+      env: {},
       stdio: ["pipe", "ignore", "ignore"],
     });
     child.on("error", () => {
@@ -73,6 +83,14 @@ function startReaper(spawn: typeof import("node:child_process").spawn): ChildPro
     return null;
   }
 }
+
+/** The system's bash (`/usr/bin/bash`, `/bin/bash`), or `bash` from PATH when neither exists. */
+function systemBash(): string {
+  const { existsSync } = process.getBuiltinModule("node:fs");
+  return SYSTEM_BASH_PATHS.find((path) => existsSync(path)) ?? "bash";
+}
+
+const SYSTEM_BASH_PATHS = ["/usr/bin/bash", "/bin/bash"];
 
 function write(child: ChildProcess, line: string): void {
   if (child.stdin?.writable) {

@@ -101,6 +101,27 @@ describe("the ACP line reader", () => {
     ]);
   });
 
+  test("a request whose id is no string or safe whole number gets -32600 saying so, as on the server face", async () => {
+    // Trial 33, finding 4: `99999999999999999999999` was answered as `1e+23`.
+    const peer = pipe();
+    peer.send('{"jsonrpc":"2.0","id":99999999999999999999999,"method":"a"}\n');
+    peer.send('{"jsonrpc":"2.0","id":2.5,"method":"a"}\n');
+    peer.send('{"jsonrpc":"2.0","id":9007199254740991,"method":"a"}\n');
+    peer.end();
+    expect(await peer.read()).toEqual([{ jsonrpc: "2.0", id: 9007199254740991, method: "a" }]);
+    const range = "a string or a whole number from -9007199254740991 to 9007199254740991";
+    expect(peer.written()).toEqual(
+      ["1e+23", "2.5"].map((shown) => ({
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32600,
+          message: `Invalid request: a request's id must be ${range}, not ${shown}`,
+        },
+      })),
+    );
+  });
+
   test("a line over the limit is dropped: a request is answered too large with its id, anything else with id null", async () => {
     const peer = pipe({ maxMessageBytes: 100 });
     const padding = "p".repeat(300);

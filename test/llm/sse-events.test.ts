@@ -87,3 +87,31 @@ describe("the OpenAI Chat relay's SSE parsing (issue 27, item 5)", () => {
     expect(output).toBe("data: one\n\ndata: two\n\ndata: three\n\ndata: four\n\n");
   });
 });
+
+describe("one large event arriving in many small chunks (trial 33, finding 1)", () => {
+  // The event is kept as a rope while it arrives; reading the rope's last character flattened
+  // (copied) it once per chunk, so the work grew with the square of the event's size: 3 MiB in
+  // 2 KiB chunks took about 10 s of CPU, a 30 MB answer minutes. The bound is CPU time of this
+  // process, not elapsed time: well above the linear work (the whole test, setup included, took
+  // under half a second at a load of 17 on two cores), a sixth of what the copies cost.
+  test("costs work in proportion to its size, and passes the event on whole", () => {
+    const delta = "y".repeat(3 * 1024 * 1024);
+    const stream = new TextEncoder().encode(
+      `data: {"choices":[{"delta":{"content":"${delta}"}}]}\n\ndata: [DONE]\n\n`,
+    );
+    const events = sseEventBytes((data) => data);
+    const seen: number[] = [];
+    const before = process.cpuUsage();
+    for (let start = 0; start < stream.length; start += 2048) {
+      const bytes = events.take(stream.subarray(start, start + 2048));
+      if (bytes !== undefined) {
+        seen.push(bytes.byteLength);
+      }
+    }
+    const used = process.cpuUsage(before);
+    expect(events.end()).toBeUndefined();
+    // Both events come out whole when the last chunk completes them, as they came in.
+    expect(seen).toEqual([stream.length]);
+    expect((used.user + used.system) / 1000).toBeLessThan(1_500);
+  });
+});

@@ -122,6 +122,43 @@ describe("turnloop --headless --stdio: framing faults", () => {
     );
   });
 
+  test("a request whose id is no string or safe whole number, or whose method is no string, gets -32600 saying so", async () => {
+    // Trial 33, findings 4 and 5: a large id came back rounded, and `method: 42` was answered as
+    // "neither a method nor a result or error" with id null.
+    const { child, peer, stderr, exit } = spawnServer(["--stdio"], fixture.env, fixture.cwd);
+    for (const id of ["123456789012345678901234567890", "9007199254740992", "1.5"]) {
+      const body = `{"jsonrpc":"2.0","id":${id},"method":"ping","params":{}}`;
+      peer.sendRaw(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    }
+    peer.sendFrame({ jsonrpc: "2.0", id: 12, method: 42 });
+    expect((await peer.request("ping", { message: "after" })).result).toMatchObject({
+      message: "pong: after",
+    });
+    const range = "a string or a whole number from -9007199254740991 to 9007199254740991";
+    const problems = [
+      `a request's id must be ${range}, not 1.2345678901234568e+29`,
+      `a request's id must be ${range}, not 9007199254740992`,
+      `a request's id must be ${range}, not 1.5`,
+      "a method must be a string, not 42",
+    ];
+    expect(peer.messages.filter((message) => "error" in message)).toEqual(
+      problems.map((problem, index) => ({
+        jsonrpc: "2.0",
+        id: index === 3 ? 12 : null,
+        error: { code: -32600, message: `Invalid request: ${problem}` },
+      })),
+    );
+    child.stdin.end();
+    expect(await exit).toBe(0);
+    expect(stderr()).toBe(
+      problems
+        .map(
+          (problem) => `turnloop: an invalid message answered as an invalid request: ${problem}\n`,
+        )
+        .join(""),
+    );
+  });
+
   test("TURNLOOP_MAX_MESSAGE_BYTES that is not a byte count is refused at start", async () => {
     const { stderr, exit } = spawnServer(
       ["--stdio"],
