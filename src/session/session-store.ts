@@ -112,6 +112,13 @@ export interface CommitOptions {
    * the events past it). Default false: the prompt's end, a close, a command's result.
    */
   checkpoint?: boolean;
+  /**
+   * The prompt's end (session-journal.ts `endPrompt`): a store whose commits spend a retry budget
+   * (PostgreSQL, postgres/database.ts) fails it at once, without a try, while the last commit it
+   * settled failed (the store is known down: that commit gave up); what it holds back stays for
+   * the next commit (the next prompt's, the close's), which tries again. Other stores ignore it.
+   */
+  endOfPrompt?: boolean;
 }
 
 /** The writer of one session, holding its lease until {@link close}. */

@@ -251,7 +251,7 @@ export class PostgresAppender implements SessionAppender {
   }
 
   commit(options: CommitOptions = {}): Promise<void> {
-    return this.#commits.run(() => this.#commitNow(), options.checkpoint === true);
+    return this.#commits.run(() => this.#commitNow(), options);
   }
 
   /**
