@@ -20,8 +20,8 @@ export type NamedPrompts = "this" | number;
 /**
  * The owner closed the session (`shutdown`), its own client aborted while the prompts were queued
  * (`abort`: the owner lives on, so a resend runs there), or it was gone before they started
- * (prompt-end.ts `OwnerGone`: a resend claims the session here, except when another worker took it over,
- * which then runs it). Each ends by asking the user to send again.
+ * (prompt-end.ts `OwnerGone`: a resend claims the session here, except when another worker took
+ * it over, which then runs it). Each ends by asking the user to send again.
  */
 export function droppedPromptsMessage(
   sessionId: string,

@@ -124,8 +124,8 @@ export async function takeMessages(
 
 /**
  * A follower settles the prompts it sent to `sessionId` whose owner is gone (session/owner-watch.ts),
- * in one transaction: when no live worker holds the lease (lease.ts `leaseGone` says why), it is released with
- * its epoch raised, so the worker that held it can neither renew it nor store another event (it
+ * in one transaction: when no live worker holds the lease (lease.ts `leaseGone` says why:
+ * `ownerStopped`), it is released with its epoch raised, so the worker that held it can neither renew it nor store another event (it
  * stops the session as any worker that lost its lease); then the prompts among `promptIds` still
  * waiting in the inbox for an earlier lease are deleted unread. Every prompt is thus either taken
  * by its owner (`takeMessages`) or withdrawn here, never both (the rows are locked by whichever
