@@ -114,9 +114,9 @@ export interface CommitOptions {
   checkpoint?: boolean;
   /**
    * The prompt's end (session-journal.ts `endPrompt`): a store whose commits spend a retry budget
-   * (PostgreSQL, postgres/database.ts) fails it at once, without a try, while the last commit it
-   * settled failed (the store is known down: that commit gave up); what it holds back stays for
-   * the next commit (the next prompt's, the close's), which tries again. Other stores ignore it.
+   * (PostgreSQL, postgres/database.ts) tries it once only while the last commit it settled failed
+   * (the store is known down: that commit gave up); what it holds back stays for the next commit
+   * (the next prompt's, the close's), which tries its whole budget. Other stores ignore it.
    */
   endOfPrompt?: boolean;
 }
