@@ -215,8 +215,8 @@ export class AcpRemoteSession {
    * read here (nothing was sent).
    * @throws `-32600` while a prompt of this client runs, or when the owner runs only its own
    * prompts (`-p`, the interactive face, another `turnloop acp`: session-store.ts
-   * `takesInbox`); `-32602` for images (the inbox carries text); `-32603` when the owner died
-   * before it ended (its lease lapsed); the prompt's failure as a local prompt's
+   * `takesInbox`); `-32602` for images (the inbox carries text); `-32603` when the owner was gone
+   * before it ended (why: session/dropped-prompts.ts); the prompt's failure as a local prompt's
    * (`promptFailure`).
    */
   async prompt(
@@ -330,21 +330,21 @@ export class AcpRemoteSession {
    * turnloop's notice (notices.ts: never part of the reply): "send it again" only when it never
    * started (it never will), else that it ended unfinished. An owner that came back keeps a prompt
    * it took; one taken by a lease that another worker's claim replaced never runs: it is told
-   * "send it again" too (`SentPrompts.settle`).
+   * "send it again" too (`SentPrompts.settle`). The error says why the owner was gone.
    */
   async #ownerGone(): Promise<void> {
     const settled = await this.#context.host.store.inbox?.withdraw(this.id, this.#sent.unstarted());
     await this.#subscription?.readNow();
-    const gone = this.#sent.settle(settled);
+    const { dropped: droppedIds, interrupted, cause } = this.#sent.settle(settled);
     const prompt = this.#prompt;
     if (prompt === undefined) {
       return;
     }
-    const dropped = gone.dropped.includes(prompt.id);
+    const dropped = droppedIds.includes(prompt.id);
     const message = dropped
-      ? droppedPromptsMessage(this.id, "lapsed", "this")
-      : gone.interrupted === prompt.id
-        ? interruptedPromptMessage(this.id, "this")
+      ? droppedPromptsMessage(this.id, cause, "this")
+      : interrupted === prompt.id && cause !== "replaced"
+        ? interruptedPromptMessage(this.id, "this", cause)
         : undefined;
     if (message === undefined) {
       return;

@@ -54,15 +54,16 @@ function droppedMessage(
   sessionId: string,
   news: Extract<SentPromptNews, { kind: "dropped" }>,
 ): string {
-  if (news.cause !== "lapsed") {
-    return droppedPromptsMessage(sessionId, news.cause, news.promptIds.length);
+  const { cause } = news;
+  if (cause === "shutdown" || cause === "abort" || cause === "replaced") {
+    return droppedPromptsMessage(sessionId, cause, news.promptIds.length);
   }
   return [
     ...(news.interrupted === undefined
       ? []
-      : [interruptedPromptMessage(sessionId, "sent from this worker")]),
+      : [interruptedPromptMessage(sessionId, "sent from this worker", cause)]),
     ...(news.promptIds.length === 0
       ? []
-      : [droppedPromptsMessage(sessionId, "lapsed", news.promptIds.length)]),
+      : [droppedPromptsMessage(sessionId, cause, news.promptIds.length)]),
   ].join("; ");
 }

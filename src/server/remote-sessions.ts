@@ -153,8 +153,8 @@ async function startFollowing(
     await subscription.readNow();
     const gone = prompts.settle(settled);
     if (gone.dropped.length > 0 || gone.interrupted !== undefined) {
-      const { dropped, interrupted } = gone;
-      const news = { kind: "dropped", promptIds: dropped, cause: "lapsed", interrupted } as const;
+      const { dropped, interrupted, cause } = gone;
+      const news = { kind: "dropped", promptIds: dropped, cause, interrupted } as const;
       endPrompts(connection, session, news, null);
     }
   };

@@ -6,6 +6,7 @@
  */
 
 import type { SentPromptNews } from "./prompt-end.js";
+import type { LeaseGone } from "./session-store.js";
 
 /** Why the owner dropped prompts: {@link SentPromptNews}' `cause`. */
 export type DropCause = Extract<SentPromptNews, { kind: "dropped" }>["cause"];
@@ -18,8 +19,9 @@ export type NamedPrompts = "this" | number;
 
 /**
  * The owner closed the session (`shutdown`), its own client aborted while the prompts were queued
- * (`abort`: the owner lives on, so a resend runs there), or its lease lapsed before they started
- * (`lapsed`). Each ends by asking the user to send again.
+ * (`abort`: the owner lives on, so a resend runs there), or it was gone before they started
+ * (prompt-end.ts `OwnerGone`: a resend claims the session here, except when another worker took
+ * it over, which then runs it). Each ends by asking the user to send again.
  */
 export function droppedPromptsMessage(
   sessionId: string,
@@ -44,18 +46,38 @@ export function droppedPromptsMessage(
       return `${owner} closed it before ${named} ended; ${resend} here`;
     case "abort":
       return `${owner} dropped ${queued} unrun: its own client aborted; ${resend}`;
+    case "replaced":
+      return `another worker took session ${sessionId} over before ${named} started; ${resend}`;
+    case "ended":
     case "lapsed":
-      return `${owner} stopped (its lease lapsed) before ${named} started; ${resend} here`;
+    case "released":
+      return `${owner} ${goneBecause(cause)} before ${named} started; ${resend} here`;
   }
 }
 
-/** The owner's lease lapsed while it ran the prompt, which ended there unfinished. */
+/** The owner was gone ({@link LeaseGone}) while it ran the prompt, which ended there unfinished. */
 export function interruptedPromptMessage(
   sessionId: string,
   prompt: "this" | "sent from this worker",
+  cause: LeaseGone,
 ): string {
   const named = prompt === "this" ? "this prompt" : "a prompt sent from this worker";
-  return `${ownerOf(sessionId)} stopped (its lease lapsed) while running ${named}: it ended there unfinished`;
+  return `${ownerOf(sessionId)} ${goneBecause(cause)} while running ${named}: it ended there unfinished`;
+}
+
+/**
+ * What is known of a gone owner: its process was seen gone (`ended`), its lease was not renewed
+ * (`lapsed`: whether the process lives is not known), or no worker held the lease (`released`).
+ */
+function goneBecause(cause: LeaseGone): string {
+  switch (cause) {
+    case "ended":
+      return "stopped (its process is gone)";
+    case "lapsed":
+      return "let its lease lapse (not renewed in time)";
+    case "released":
+      return "lost its lease (no worker holds the session)";
+  }
 }
 
 function ownerOf(sessionId: string): string {

@@ -327,7 +327,8 @@ class FileAppender implements SessionAppender {
 
   commit(options: CommitOptions = {}): Promise<void> {
     const checkpoint = options.checkpoint === true;
-    return this.#commits.run(() => this.#commitNow(checkpoint), checkpoint);
+    // One try per commit, no budget to spare: a prompt's end tries again (`endOfPrompt` ignored).
+    return this.#commits.run(() => this.#commitNow(checkpoint), { checkpoint });
   }
 
   async close(): Promise<void> {

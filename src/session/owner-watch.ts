@@ -3,9 +3,10 @@
  * inbox addresses each prompt to the owner's lease epoch (postgres/inbox.ts), and only that lease
  * ever takes it. While prompts a follower sent wait on the owner, the follower checks the lease
  * every {@link OWNER_CHECK_MS}, and settles its prompts with the inbox's `withdraw`
- * (session-store.ts) once no live worker holds it (the owner died: its lease lapsed 10 s after its
- * last heartbeat, postgres/lease.ts), once another lease holds it (the epoch changed: another
- * worker claimed the session), or at once when its subscription reads a `session.resume` (the
+ * (session-store.ts) once no live worker holds it (the owner's process is gone, seen on this
+ * machine, or its lease lapsed 10 s after its last heartbeat, postgres/lease.ts; `withdraw` says
+ * which, and the follower's client is told so: dropped-prompts.ts), once another lease holds it
+ * (the epoch changed: another worker claimed the session), or at once when its subscription reads a `session.resume` (the
  * takeover record of a worker that claimed it, possibly between two checks). `withdraw` deletes
  * only prompts addressed to an earlier lease and fences only a lapsed one, so settling while the
  * lease the prompts were sent to still holds the session changes nothing. A prompt the replaced

@@ -8,7 +8,7 @@ import { MODEL_CALL_SKIPPED } from "../agent/decide-next.js";
 import type { StopReason } from "../events/event-parts.js";
 import type { SessionEvent, SessionEventData } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
-import type { PromptWithdrawal } from "./session-store.js";
+import type { LeaseGone, PromptWithdrawal } from "./session-store.js";
 
 /** How a prompt ended: a stop reason (ACP's names), or the error it failed with. */
 export type PromptEnd = { stopReason: StopReason } | { error: SessionEventData["session.error"] };
@@ -75,6 +75,13 @@ function warningEnd(warningType: string): PromptEnd | undefined {
   }
 }
 
+/**
+ * Why a follower's prompts lost their owner ({@link SentPrompts.settle}): no live worker holds
+ * the lease (session-store.ts {@link LeaseGone}), or another worker's claim replaced the lease
+ * they were sent to (`replaced`).
+ */
+export type OwnerGone = LeaseGone | "replaced";
+
 /** What a stored event means for the prompts a follower sent ({@link SentPrompts.stored}). */
 export type SentPromptNews =
   | { kind: "started"; promptId: string }
@@ -83,14 +90,14 @@ export type SentPromptNews =
   /**
    * The owner dropped these prompts before they ended: it closed the session (`shutdown`:
    * `session.shutdown`), its own client aborted while they were queued (`abort`: an `abort`
-   * naming them), or it died before starting them (`lapsed`: its lease lapsed, owner-watch.ts;
-   * never from `stored`; `interrupted` the prompt it was running then, which ran and ended
-   * unfinished: `promptIds` may then be empty).
+   * naming them), or it was gone before starting them ({@link OwnerGone}, owner-watch.ts; never
+   * from `stored`; `interrupted` the prompt it was running then, which ran and ended unfinished:
+   * `promptIds` may then be empty).
    */
   | {
       kind: "dropped";
       promptIds: string[];
-      cause: "shutdown" | "abort" | "lapsed";
+      cause: "shutdown" | "abort" | OwnerGone;
       interrupted?: string;
     };
 
@@ -184,14 +191,19 @@ export class SentPrompts {
    * else the prompts it withdrew, and those addressed to an earlier lease epoch than
    * `settled.epoch` and not started, are dropped: the replaced lease's holder took them and none
    * will ever run them (only the lease a prompt was addressed to takes it).
-   * @returns the dropped prompts, oldest first, and the one interrupted (only when fenced).
+   * @returns the dropped prompts, oldest first, the one interrupted (only when fenced) and why
+   * (`released` without an inbox).
    */
   settle(settled: PromptWithdrawal | undefined): {
     dropped: string[];
     interrupted: string | undefined;
+    cause: OwnerGone;
   } {
-    if (settled === undefined || settled.ownerStopped) {
-      return this.ownerGone();
+    if (settled === undefined) {
+      return { ...this.ownerGone(), cause: "released" };
+    }
+    if (settled.ownerStopped !== false) {
+      return { ...this.ownerGone(), cause: settled.ownerStopped };
     }
     const { epoch } = settled;
     const replaced = this.#waiting.filter((promptId) => {
@@ -201,6 +213,7 @@ export class SentPrompts {
     return {
       dropped: this.withdrawn([...settled.withdrawn, ...replaced]),
       interrupted: undefined,
+      cause: "replaced",
     };
   }
 

@@ -189,7 +189,7 @@ export class SessionJournal {
     const failed = this.#failedPrompt;
     this.#failedPrompt = undefined;
     try {
-      await this.commit();
+      await this.appender.commit({ endOfPrompt: true });
     } catch (error) {
       const late = { errorType: "storage" as const, message: this.storageMessage(error) };
       if (failed === undefined) {

@@ -112,6 +112,13 @@ export interface CommitOptions {
    * the events past it). Default false: the prompt's end, a close, a command's result.
    */
   checkpoint?: boolean;
+  /**
+   * The prompt's end (session-journal.ts `endPrompt`): a store whose commits spend a retry budget
+   * (PostgreSQL, postgres/database.ts) tries it once only while the last commit it settled failed
+   * (the store is known down: that commit gave up); what it holds back stays for the next commit
+   * (the next prompt's, the close's), which tries its whole budget. Other stores ignore it.
+   */
+  endOfPrompt?: boolean;
 }
 
 /** The writer of one session, holding its lease until {@link close}. */
@@ -211,17 +218,26 @@ export interface InboxMessage {
   payload: unknown;
 }
 
+/**
+ * Why no live worker holds a session's lease, as far as the store can tell: its holder ran on
+ * this machine and its process is gone (`ended`: seen dead); its holder did not renew it in time
+ * (`lapsed`: the process may live on, frozen or cut off, or have died on another machine); nobody
+ * held it (`released`: its holder let it go, or a follower fenced it already, or the session is
+ * gone).
+ */
+export type LeaseGone = "ended" | "lapsed" | "released";
+
 /** What {@link SessionInbox.withdraw} settled. */
 export interface PromptWithdrawal {
   /** The prompts deleted unread: no worker ever takes them. */
   withdrawn: string[];
   /**
-   * Whether no live worker held the lease: then it was fenced, and a prompt its holder took but
-   * did not store a `user.message` of never runs; `false`: a live worker holds it (its holder came
+   * Why no live worker held the lease: then it was fenced, and a prompt its holder took but did
+   * not store a `user.message` of never runs; `false`: a live worker holds it (its holder came
    * back, or another worker claimed it), the prompts not withdrawn and addressed to its epoch are
    * still followed.
    */
-  ownerStopped: boolean;
+  ownerStopped: LeaseGone | false;
   /**
    * No worker takes a prompt addressed to a lease epoch below this one any more (the current
    * lease's, or the one after a fenced lease); `undefined` when the session is gone. A prompt sent

@@ -5,6 +5,7 @@
  */
 
 import { errorCode, errorMessage } from "../events/errors.js";
+import type { CommitOptions } from "./session-store.js";
 
 /**
  * A store could not write `location` (the file store: the file it was writing; the PostgreSQL
@@ -76,22 +77,40 @@ export function storeFailure(error: unknown): string {
  * that failed fails at once with its error, without a try of its own. The store gave up on that
  * commit (its retry budget spent: postgres/database.ts), which stops the running prompt
  * (session-journal.ts), and each such checkpoint would only spend the whole budget again (a `-p`
- * in an outage took many seconds more to exit). A full commit (a prompt's end, a close) tries
- * again: the database may be back, and what was held back is stored in order then.
+ * in an outage took many seconds more to exit). The prompt's end (`endOfPrompt`) tries only once
+ * while the last commit failed: the store is known down, and the user waited a whole budget
+ * already, but an outage that just ended must not fail the prompt. Another full commit (the next
+ * prompt's, a close) tries its whole budget again: what was held back is stored in order then.
  */
 export class CommitQueue {
   #last: Promise<void> = Promise.resolve();
   /** Commits called and not settled yet. */
   #waiting = 0;
+  /** Whether the last commit settled failed: the store is known down. */
+  #down = false;
 
-  /** Runs `commit` after every commit queued before; resolves or rejects with it. */
-  run(commit: () => Promise<void>, checkpoint = false): Promise<void> {
-    const behind = checkpoint && this.#waiting > 0;
-    const next = behind ? this.#last.then(commit) : this.#last.then(commit, commit);
+  /**
+   * Runs `commit` after every commit queued before; resolves or rejects with it. `checkpoint`:
+   * see the class. `endOfPrompt` (session-store.ts `CommitOptions`): when the last commit settled
+   * before it failed, `commit` is told to try once (`once`), without its retry budget; what the
+   * store holds back stays for the next commit.
+   */
+  run(commit: (once: boolean) => Promise<void>, options: CommitOptions = {}): Promise<void> {
+    const behind = options.checkpoint === true && this.#waiting > 0;
+    const attempt = () => commit(options.endOfPrompt === true && this.#down);
+    const next = behind ? this.#last.then(attempt) : this.#last.then(attempt, attempt);
     this.#waiting += 1;
     this.#last = next;
-    const settled = () => this.#waiting--;
-    void next.then(settled, settled);
+    void next.then(
+      () => {
+        this.#waiting--;
+        this.#down = false;
+      },
+      () => {
+        this.#waiting--;
+        this.#down = true;
+      },
+    );
     return next;
   }
 }

@@ -149,6 +149,67 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a que
     },
   );
 
+  interactiveTest(
+    "Ctrl-C at the trust question while the message sent waits for it: cancelled unsent, as its line says; a second Ctrl-C exits",
+    async ({ fixture }) => {
+      const log = join(fixture.home, "project-server.log");
+      await writeFile(
+        join(fixture.repository, ".mcp.json"),
+        JSON.stringify({ mcpServers: { projsrv: stdioEntry("--log", log) } }),
+      );
+      const terminal = fixture.open([], { columns: 100, rows: 30 });
+      await waitUnwrapped(terminal, QUESTION_HAS_KEYS);
+      terminal.write("summarize the key files\r");
+      await terminal.waitFor(/working \d+s · y\/n or ↑\/↓ select · Enter confirms · Esc no /);
+      // Before, Ctrl-C did nothing here: the prompt had not begun, so there was nothing to
+      // cancel, and the question, which never takes Ctrl-C, stayed as it was.
+      terminal.key("C-c");
+      const screen = await terminal.waitUntil(
+        (shown) => /press Ctrl-C again to exit/.test(shown) && /Esc no · other keys/.test(shown),
+        "the cancel's line and hint under the question still open",
+      );
+      // The whole screen: the cancel's line, the question still open (its servers wait for it),
+      // the empty input box and the status line's hint.
+      const home = fixture.home;
+      const shown = screen
+        .split(fixture.repository)
+        .join("<repo>")
+        .split(home)
+        .join("<home>")
+        .replace(/session [0-9a-f-]{36}/, "session <id>")
+        .replace(/^ +$/gm, "")
+        .replace(/ +\n/g, "\n");
+      expect(shown.split("\n")).toEqual([
+        "turnloop in <repo>",
+        "model openai-compatible:fake-model · session <id> · /help lists the",
+        "commands",
+        "cancelled before it began: the message was not sent (the input history keeps it)",
+        "<repo>/.mcp.json wants to start MCP servers:",
+        expect.stringMatching(/^ {2}projsrv: .*node .*test-server\.mjs --log$/),
+        "    <home>/project-server.log",
+        "They run programs from this project.",
+        "Trust this project from now on?",
+        "(One trust: its MCP servers, and its whole .turnloop/config.json applies.)",
+        "",
+        "[y] yes   [n] no",
+        "its key or ↑/↓ selects an answer, Enter confirms · Esc no · other keys write a message",
+        "─".repeat(100),
+        "",
+        "─".repeat(100),
+        expect.stringMatching(/^press Ctrl-C again to exit +fake-model · ask · ctx 0%$/),
+      ]);
+      expect(screen).not.toMatch(/working \d+s/);
+      terminal.key("C-c");
+      expect((await terminal.exited()).code).toBe(0);
+      expect(fixture.server.requests).toHaveLength(0);
+      expect(existsSync(join(fixture.home, "trusted-projects.json"))).toBe(false);
+      expect(existsSync(log)).toBe(false);
+      // Nothing of the message was stored: the session, never begun, has no log.
+      const sessionId = printedSessionId(terminal.screen(500));
+      expect(existsSync(join(fixture.home, "session-state", sessionId))).toBe(false);
+    },
+  );
+
   interactiveTest.for<{ typing: Typing | "started before the question"; answer: string }>([
     { typing: "one burst", answer: "n" },
     { typing: "key by key", answer: "n" },

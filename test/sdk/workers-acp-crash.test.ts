@@ -2,7 +2,8 @@
  * An ACP follower's prompt queued on a worker that dies (issue 22): worker A (a real server
  * process) holds a session and runs its own client's prompt; `turnloop acp` on the same database
  * loads the session and sends a `session/prompt`, which waits in A's queue; A is killed with
- * SIGKILL. Once A's lease lapses, the prompt is answered with an error saying so (not left
+ * SIGKILL. Once the ACP process sees A's process gone (same machine), the prompt is answered with
+ * an error saying so (not left
  * waiting), told first as turnloop's notice, never as the reply (src/acp/notices.ts: a `notice`
  * to a client that offered `session.notices`, a thought to any other; it was an agent message),
  * and the editor's next prompt claims the session and runs in the ACP process.
@@ -46,7 +47,7 @@ describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
         await turnStartStored(env.TURNLOOP_DATABASE_URL ?? "", sessionId);
         workerA.process.kill("SIGKILL");
         await workerA.exited;
-        const message = `the worker running session ${sessionId} stopped (its lease lapsed) before this prompt started; send it again to run it here`;
+        const message = `the worker running session ${sessionId} stopped (its process is gone) before this prompt started; send it again to run it here`;
         expect(await waited).toEqual({ error: { code: -32603, message } });
         // A stored its prompt before asking the model (DESIGN.md, SessionStore), and nothing after
         // it (no turn ended): the editor sees that prompt, its title, and why its own prompt ended.

@@ -3,7 +3,7 @@
  * of src/acp/remote-session.ts, README "turnloop acp follows held sessions too"): worker A (a real
  * server process) holds a session; `turnloop acp` on the same database loads it and sends a
  * `session/prompt`, which A takes and starts (its model request is in flight); A is killed with
- * SIGKILL. Once A's lease lapses, the prompt fails with a `-32603` error saying it ended there
+ * SIGKILL. Once A's process is seen gone, the prompt fails with a `-32603` error saying it ended there
  * unfinished, told first as turnloop's notice "Prompt interrupted" (a `notice` to a client that
  * offered `session.notices`, a thought to any other), never as the reply; the editor's next
  * prompt claims the session, whose open turn is repaired as interrupted, and runs in the ACP
@@ -34,7 +34,7 @@ describeWorkers("an ACP follower's prompt running on a worker that dies", (worke
         await turnStartStored(env.TURNLOOP_DATABASE_URL ?? "", sessionId);
         workerA.process.kill("SIGKILL");
         await workerA.exited;
-        const message = `the worker running session ${sessionId} stopped (its lease lapsed) while running this prompt: it ended there unfinished`;
+        const message = `the worker running session ${sessionId} stopped (its process is gone) while running this prompt: it ended there unfinished`;
         expect(await waited).toEqual({ error: { code: -32603, message } });
         expect(editor.updates.map(withoutIds)).toEqual([
           // The editor shows its own prompt; the title it gave the session is news.

@@ -146,7 +146,7 @@ export async function expectToldThenResent(
   storedOnA?: string,
 ): Promise<void> {
   editor.child.kill("SIGCONT");
-  const message = `the worker running session ${run.sessionId} stopped (its lease lapsed) before this prompt started; send it again to run it here`;
+  const message = `another worker took session ${run.sessionId} over before this prompt started; send it again to run it`;
   expect(await run.waited).toEqual({ error: { code: -32603, message } });
   // The first prompt stored titles the session: A's, when A stored one before it died.
   const title = storedOnA ?? "sent by B";

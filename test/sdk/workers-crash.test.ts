@@ -1,7 +1,8 @@
 /**
  * A follower's prompt queued on a worker that dies (issue 22): worker A holds a session and runs
  * its own client's prompt; a client of worker B sends a prompt, which waits in A's queue; A is
- * killed with SIGKILL. Once A's lease lapses, B's `sendAndWait` ends with an error saying so
+ * killed with SIGKILL. Once B sees A's process gone (same machine, at its next lease check), B's
+ * `sendAndWait` ends with an error saying so
  * (not at its timeout), and B's next prompt claims the session and runs on B.
  */
 
@@ -43,7 +44,7 @@ describeWorkers("a follower's prompt on a worker that dies", (workers) => {
     await queuedOnA.opened;
     workerA.process.kill("SIGKILL");
     await workerA.exited;
-    const message = `the worker running session ${onA.sessionId} stopped (its lease lapsed) before 1 prompt sent from this worker started; send again to run it here`;
+    const message = `the worker running session ${onA.sessionId} stopped (its process is gone) before 1 prompt sent from this worker started; send again to run it here`;
     expect(await waited).toBe(message);
     // sendAndWait rejects at the session.error; the idle follows it.
     await idleOnB.opened;

@@ -25,7 +25,7 @@ describeWorkers("a follower's prompt unread when its owner dies", (workers) => {
     workerA.process.kill("SIGKILL");
     await workerA.exited;
     await idle[0]?.opened;
-    const message = `the worker running session ${onA.sessionId} stopped (its lease lapsed) before 1 prompt sent from this worker started; send again to run it here`;
+    const message = `the worker running session ${onA.sessionId} stopped (its process is gone) before 1 prompt sent from this worker started; send again to run it here`;
 
     workers.fixture.model.enqueue({ text: "answered by worker B" });
     workers.fixture.model.enqueue({ text: "the marker's answer" });

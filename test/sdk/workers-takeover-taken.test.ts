@@ -56,7 +56,7 @@ describeWorkers("a follower's prompt taken by an owner that died before starting
         .flatMap((event) => (event.type === "user.message" ? [event.data.content] : [])),
     ).toEqual(["sent by B", "sent by C, taken by A", "marker"]);
 
-    const message = `the worker running session ${onA.sessionId} stopped (its lease lapsed) before 1 prompt sent from this worker started; send again to run it here`;
+    const message = `another worker took session ${onA.sessionId} over before 1 prompt sent from this worker started; send again to run it`;
     // What A and B stored (B closing the turn A's held request opened), then C's error and idle
     // (once), then C's two prompts as B ran them.
     expect(seenOnC.seen.map(({ type }) => type)).toEqual([

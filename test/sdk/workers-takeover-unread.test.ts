@@ -53,7 +53,7 @@ describeWorkers(
         stored.flatMap((event) => (event.type === "user.message" ? [event.data.content] : [])),
       ).toEqual(["sent by B", "sent by C while A froze", "marker"]);
 
-      const message = `the worker running session ${onA.sessionId} stopped (its lease lapsed) before 1 prompt sent from this worker started; send again to run it here`;
+      const message = `another worker took session ${onA.sessionId} over before 1 prompt sent from this worker started; send again to run it`;
       // What B stored, then C's error and idle (once), then C's two prompts as B ran them.
       const ranOnB = seenOf(TEXT_PROMPT_STORED);
       expect(seenOnC.seen.map(({ type }) => type)).toEqual([

@@ -37,7 +37,7 @@ describeWorkers("a session claimed after its owner died mid-tool", (workers) => 
     workerA.process.kill("SIGKILL");
     await workerA.exited;
     expect(await sent).toBe(
-      `the worker running session ${onA.sessionId} stopped (its lease lapsed) while running a prompt sent from this worker: it ended there unfinished`,
+      `the worker running session ${onA.sessionId} stopped (its process is gone) while running a prompt sent from this worker: it ended there unfinished`,
     );
 
     fixture.model.enqueue({ text: "answered on B" });

@@ -4,6 +4,8 @@
  * bounded however often followers renew their registration (`attach` every 3 s).
  */
 
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
 import { createEnvelope } from "../../src/session/envelope.js";
 import { PostgresSessionStore } from "../../src/session/postgres/store.js";
@@ -204,7 +206,7 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     await database.pool.query(`UPDATE sessions SET lease_until = ${LAPSED_LEASE_UNTIL}`);
     expect(await sender.inbox.withdraw("s1", ["a", "unknown"])).toEqual({
       withdrawn: ["a"],
-      ownerStopped: true,
+      ownerStopped: "lapsed",
       epoch: 2,
     });
     const { rows } = await database.pool.query<{ owner_id: string | null; epoch: string }>(
@@ -229,6 +231,29 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     expect(await sender.inbox.post("s1", prompt("b"))).toBe(3);
     await arrived.opened;
     expect(received).toEqual([prompt("b")]);
+  });
+
+  it("a withdrawal says why nobody holds the lease: the holder's process seen gone, then nobody's", async () => {
+    const { database, sender } = await threeWorkers();
+    const prompt = { kind: "prompt", payload: { sessionId: "s1", prompt: "a", promptId: "a" } };
+    expect(await sender.inbox.post("s1", prompt as InboxMessage)).toBe(1);
+    // The holder ran on this machine and its process is gone; its lease has not lapsed.
+    const gonePid = await exitedProcessId();
+    await database.pool.query(
+      "UPDATE sessions SET owner = jsonb_set(owner, '{pid}', to_jsonb($1::int))",
+      [gonePid],
+    );
+    expect(await sender.inbox.withdraw("s1", ["a"])).toEqual({
+      withdrawn: ["a"],
+      ownerStopped: "ended",
+      epoch: 2,
+    });
+    // Fenced: nobody holds the lease now, which a second follower is told as such.
+    expect(await sender.inbox.withdraw("s1", ["a"])).toEqual({
+      withdrawn: [],
+      ownerStopped: "released",
+      epoch: 3,
+    });
   });
 
   it("a prompt sent to a lease another worker's claim replaced is withdrawn without fencing the new owner", async () => {
@@ -267,3 +292,15 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     ]);
   });
 });
+
+/** The id of a process that ran on this machine and has exited. */
+async function exitedProcessId(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+  const exited = once(child, "exit");
+  const pid = child.pid;
+  await exited;
+  if (pid === undefined) {
+    throw new Error("the child process did not start");
+  }
+  return pid;
+}

@@ -111,18 +111,24 @@ describe("a prompt's end, for its owner and its followers", () => {
     sent.addressed(withdrawn, 1);
     sent.addressed(current, 2);
     // `posting`'s post has not answered yet: its epoch is unknown, so it still waits.
-    const settled = { withdrawn: [withdrawn], ownerStopped: false, epoch: 2 };
-    expect(sent.settle(settled)).toEqual({ dropped: [taken, withdrawn], interrupted: undefined });
+    const settled = { withdrawn: [withdrawn], ownerStopped: false as const, epoch: 2 };
+    expect(sent.settle(settled)).toEqual({
+      dropped: [taken, withdrawn],
+      interrupted: undefined,
+      cause: "replaced",
+    });
     expect([sent.unstarted(), sent.ownerClosed]).toEqual([[current, posting], false]);
     // The lease the prompts were sent to still holds the session: nothing changes.
     expect(sent.settle({ withdrawn: [], ownerStopped: false, epoch: 2 })).toEqual({
       dropped: [],
       interrupted: undefined,
+      cause: "replaced",
     });
     // A fenced lease: every prompt not started is dropped, as {@link SentPrompts.ownerGone}.
-    expect(sent.settle({ withdrawn: [], ownerStopped: true, epoch: 3 })).toEqual({
+    expect(sent.settle({ withdrawn: [], ownerStopped: "lapsed", epoch: 3 })).toEqual({
       dropped: [current, posting],
       interrupted: undefined,
+      cause: "lapsed",
     });
     expect([sent.waiting, sent.ownerClosed]).toEqual([false, true]);
   });

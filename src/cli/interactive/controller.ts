@@ -9,7 +9,7 @@ import {
   type SessionMode,
 } from "../../session/commands.js";
 import type { SessionHost } from "../../session/host.js";
-import { isEmptyPrompt, shellContext } from "../../session/prompt-attachments.js";
+import { isEmptyPrompt } from "../../session/prompt-attachments.js";
 import { permissionModeOf } from "../../session/sandbox-setup.js";
 import type { Session, SessionAgentSettings } from "../../session/session.js";
 import { UsageTotals } from "../../session/usage-totals.js";
@@ -17,8 +17,8 @@ import type { SandboxPolicy } from "../../tools/sandbox/policy.js";
 import { abortNote, INTERACTIVE_GO_ON, outcomeNote } from "../event-notes.js";
 import { commandBody } from "./command-output.js";
 import type { ConversationView } from "./conversation-view.js";
-import { openingBanner, screenTrustQuestion } from "./open.js";
-import { attachFiles, runShellCommand, saveInput, shellEnding, shellNote } from "./prompt-input.js";
+import { openingBanner, ServersStart, screenTrustQuestion, WAITING_CANCELLED } from "./open.js";
+import { attachFiles, runTypedCommand, saveInput } from "./prompt-input.js";
 
 /**
  * What the interactive face does with what the user typed: prompts go to the session (with
@@ -33,8 +33,6 @@ export class Controller {
   usage = new UsageTotals();
   /** `Date.now()` when the running prompt or shell command started. */
   busySince: number | undefined;
-  /** Whether the running prompt waits for the MCP servers, so their trust question: not begun. */
-  waitsForServers = false;
   /** Set by `/exit`: the face should end. */
   onExit: () => void = () => undefined;
   private view: ConversationView | undefined;
@@ -44,11 +42,8 @@ export class Controller {
   /** `!command` results not yet sent to the model; they go with the next prompt. */
   private context: string[] = [];
   private work: Promise<void> = Promise.resolve();
-  /**
-   * The session's MCP servers being gathered and started (in the background, so the screen opens
-   * at once); a prompt waits for it, then for the servers' start-up as every face does.
-   */
-  private mcpStarting: Promise<void> = Promise.resolve();
+  /** The session's MCP servers being started, which a prompt waits for (open.ts). */
+  private readonly servers = new ServersStart();
 
   constructor(
     private readonly host: SessionHost,
@@ -63,6 +58,11 @@ export class Controller {
 
   get busy(): boolean {
     return this.busySince !== undefined;
+  }
+
+  /** Whether the running prompt waits for the MCP servers, so their trust question: not begun. */
+  get waitsForServers(): boolean {
+    return this.servers.waited;
   }
 
   /** Shows the session's history from its log, then follows its events. */
@@ -105,6 +105,7 @@ export class Controller {
    */
   cancel(by?: string): void {
     this.shell?.abort();
+    this.servers.cancel();
     this.session.cancel(by);
   }
 
@@ -177,15 +178,19 @@ export class Controller {
     for (const problem of problems) {
       this.view?.note(problem, "error");
     }
-    const context = this.context.splice(0);
-    const full = [...context, content].join("\n\n");
     const settings = this.agentSettings();
     this.ending = undefined;
-    this.waitsForServers = true;
+    // Waiting before the busy line is drawn: its keys are the question's (Esc no).
+    const started = this.servers.wait();
     this.setBusy(Date.now());
     try {
-      await this.mcpStarting;
-      this.waitsForServers = false;
+      if (!(await started)) {
+        // Cancelled before it began: nothing was stored or sent (the input history keeps it).
+        this.view?.note(WAITING_CANCELLED, "error");
+        return;
+      }
+      const context = this.context.splice(0);
+      const full = [...context, content].join("\n\n");
       this.view?.statusChanged();
       const outcome = await this.session.prompt(settings, full);
       this.ending = outcomeNote(outcome, settings.maxTurns, INTERACTIVE_GO_ON);
@@ -251,15 +256,7 @@ export class Controller {
         sessionDirectory: this.session.directory,
         secrets: this.host.secrets,
       };
-      const run = this.view?.shellRun(command);
-      const result = await runShellCommand(command, place, controller.signal, (output) =>
-        run?.progress(output),
-      );
-      run?.end(result.output.replace(/\n$/, ""));
-      this.context.push(
-        shellContext({ command, ending: shellEnding(result), output: result.output }),
-      );
-      this.view?.note(shellNote(result));
+      this.context.push(await runTypedCommand(command, place, controller.signal, this.view));
     } finally {
       this.shell = undefined;
       this.setBusy(undefined);
@@ -357,7 +354,7 @@ export class Controller {
     });
     // MCP servers start with the session in the background; an untrusted project's are asked
     // about first, as `-p` does; a server's status is shown once, by the transcript's event note.
-    this.mcpStarting = this.host
+    this.servers.starting = this.host
       .startMcpServers(
         session,
         {},

@@ -1,4 +1,4 @@
-import { errorCode } from "../../events/errors.js";
+import { errorCode, whenAborted } from "../../events/errors.js";
 import type { SessionEvent } from "../../events/events.js";
 import type { ModelConfiguration } from "../../llm/models.js";
 import type { SessionMode } from "../../session/commands.js";
@@ -205,4 +205,43 @@ export function screenTrustQuestion(view: ConversationView) {
       "(One trust: its MCP servers, and its whole .turnloop/config.json applies.)",
     ]);
   };
+}
+
+/** The line for a prompt cancelled while it waited for the trust question (never begun). */
+export const WAITING_CANCELLED =
+  "cancelled before it began: the message was not sent (the input history keeps it)";
+
+/**
+ * The session's MCP servers being gathered and started in the background (so that the screen
+ * opens at once), and the prompt waiting for them, as every face's prompt waits for its servers:
+ * so for an untrusted project's trust question. That prompt has not begun: Esc is the question's
+ * no, and Ctrl-C cancels the prompt before it begins (terminal-face.ts).
+ */
+export class ServersStart {
+  /** The start under way; never rejects (a failure is shown as a note). */
+  starting: Promise<void> = Promise.resolve();
+  #waiting: AbortController | undefined;
+
+  /** Whether a prompt waits for the start. */
+  get waited(): boolean {
+    return this.#waiting !== undefined;
+  }
+
+  /** Waits for the start. @returns `false` when {@link cancel} was called meanwhile. */
+  async wait(): Promise<boolean> {
+    const waiting = new AbortController();
+    this.#waiting = waiting;
+    try {
+      const cancelled = new Promise<void>((resolve) => whenAborted(waiting.signal, resolve));
+      await Promise.race([this.starting, cancelled]);
+      return !waiting.signal.aborted;
+    } finally {
+      this.#waiting = undefined;
+    }
+  }
+
+  /** Ends the waiting prompt's wait at once, if one waits (its {@link wait} returns `false`). */
+  cancel(): void {
+    this.#waiting?.abort();
+  }
 }

@@ -2,8 +2,9 @@ import { appendFile, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { plainText } from "../../events/errors.js";
 import type { SecretValue } from "../../events/secrets.js";
-import { attachedFileBlock, ranEnding } from "../../session/prompt-attachments.js";
+import { attachedFileBlock, ranEnding, shellContext } from "../../session/prompt-attachments.js";
 import type { CommandSetup } from "../../tools/command-runner.js";
+import type { ConversationView } from "./conversation-view.js";
 
 /** Entries of input history kept across sessions. */
 const HISTORY_ENTRIES = 500;
@@ -164,4 +165,23 @@ export function shellEnding(result: ShellResult): string {
  */
 export function shellNote(result: ShellResult): string {
   return ranEnding({ ending: shellEnding(result), output: result.output });
+}
+
+/**
+ * Runs a `!command` the user typed ({@link runShellCommand}), drawn in `view`: its running frame
+ * with the output so far, then its ending line ({@link shellNote}). Never rejects.
+ * @returns what goes to the model with the next prompt (session/prompt-attachments.ts
+ * `shellContext`).
+ */
+export async function runTypedCommand(
+  command: string,
+  place: ShellPlace,
+  signal: AbortSignal,
+  view: ConversationView | undefined,
+): Promise<string> {
+  const run = view?.shellRun(command);
+  const result = await runShellCommand(command, place, signal, (output) => run?.progress(output));
+  run?.end(result.output.replace(/\n$/, ""));
+  view?.note(shellNote(result));
+  return shellContext({ command, ending: shellEnding(result), output: result.output });
 }

@@ -277,8 +277,9 @@ function closingLines(session: Controller["session"]): string {
 /**
  * The face's own keys, seen before the focused input box or question: Esc / Ctrl-C cancel a
  * running prompt and put the queued inputs back in the input box (to edit or send again), Esc
- * apart while the prompt waits for the trust question to begin (the question's no); on an
- * idle line Ctrl-C clears it, twice on an empty line exits, as does Ctrl-D on an empty line. While
+ * apart while the prompt waits for the trust question to begin (the question's no; Ctrl-C then
+ * cancels the prompt unbegun and counts as a first press to exit); on an idle line, a question's
+ * included, Ctrl-C clears it, twice on an empty line exits, as does Ctrl-D on an empty line. While
  * a prompt runs, Ctrl-D on an empty line is `/exit` typed then: queued (shown as such, taken back
  * by Esc like any queued input), it closes the session once the work before it has ended, never
  * cancelling it (a trial's stray Ctrl-D killed a running command and exited).
@@ -298,15 +299,20 @@ function interactiveKeys(
     const questionsEscape = controller.waitsForServers && screen.hasModal;
     if (controller.busy && (interrupt || (matchesKey(data, "escape") && !questionsEscape))) {
       const queued = queue.take();
+      // Ctrl-C cancels a prompt that waits for the trust question before it begins: its line
+      // says so, and as at an empty line another Ctrl-C exits (the question stays till then).
+      const unbegun = interrupt && controller.waitsForServers;
       controller.cancel();
-      if (queued.length > 0) {
-        const typed = screen.editor.getText();
-        screen.editor.setText([...queued, ...(typed === "" ? [] : [typed])].join("\n"));
-        screen.render();
+      putBack(screen, queued);
+      if (unbegun) {
+        lastInterrupt = Date.now();
+        status.hint = "press Ctrl-C again to exit";
       }
+      screen.render();
       return { consume: true };
     }
-    if (screen.hasModal) {
+    // At a question, Ctrl-C on an empty line is the face's too (a question never takes it).
+    if (screen.hasModal && !(interrupt && screen.editor.getText() === "")) {
       return undefined;
     }
     if (status.hint !== undefined) {
@@ -337,6 +343,14 @@ function interactiveKeys(
     }
     return undefined;
   };
+}
+
+/** Puts the inputs `queued` (taken back at a cancel) in the input box, before what it holds. */
+function putBack(screen: Screen, queued: readonly string[]): void {
+  if (queued.length > 0) {
+    const typed = screen.editor.getText();
+    screen.editor.setText([...queued, ...(typed === "" ? [] : [typed])].join("\n"));
+  }
 }
 
 /** The signals that end the face: a supervisor's stop, a closed terminal, SIGINT from outside. */

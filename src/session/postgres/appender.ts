@@ -88,6 +88,7 @@ export async function writeRows(
   worker: Worker,
   rows: readonly PendingRow[],
   scan: LogScan,
+  once = false,
 ): Promise<boolean> {
   const nextSeq = (rows.at(-1)?.seq ?? lease.nextSeq - 1) + 1;
   const result = await database.retried(async (again) => {
@@ -124,7 +125,7 @@ export async function writeRows(
         rows.map((row) => storedText(row.data)),
       ],
     );
-  });
+  }, once);
   if (result.rows.length === 0) {
     return false;
   }
@@ -251,7 +252,7 @@ export class PostgresAppender implements SessionAppender {
   }
 
   commit(options: CommitOptions = {}): Promise<void> {
-    return this.#commits.run(() => this.#commitNow(), options.checkpoint === true);
+    return this.#commits.run((once) => this.#commitNow(once), options);
   }
 
   /**
@@ -300,7 +301,8 @@ export class PostgresAppender implements SessionAppender {
     this.#lostController.abort(this.#lost);
   }
 
-  async #commitNow(): Promise<void> {
+  /** `once`: one try, without the retry budget (storage-error.ts `CommitQueue`). */
+  async #commitNow(once = false): Promise<void> {
     if (this.#lost !== undefined) {
       throw this.#lost;
     }
@@ -311,7 +313,8 @@ export class PostgresAppender implements SessionAppender {
     this.#pending = [];
     let held: boolean;
     try {
-      held = await writeRows(this.#database, this.#lease, this.#worker, batch, { ...this.#scan });
+      const scan = { ...this.#scan };
+      held = await writeRows(this.#database, this.#lease, this.#worker, batch, scan, once);
     } catch (error) {
       if (isRefusal(error)) {
         this.#refused(batch, error);

@@ -203,14 +203,15 @@ export class Database {
    * ({@link isTransient}; the pool drops a connection that failed, so the next try opens another).
    * `work` gets whether an earlier try failed (a try cut off after the server committed it must
    * be recognised as done, appender.ts).
+   * `once`: one try, no waits (a prompt's end while the database is known down: storage-error.ts).
    * @throws the last try's error, redacted: the current one, never one kept from before.
    */
-  async retried<T>(work: (again: boolean) => Promise<T>): Promise<T> {
+  async retried<T>(work: (again: boolean) => Promise<T>, once = false): Promise<T> {
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await this.run(() => work(attempt > 0));
       } catch (error) {
-        const delay = this.#retryDelaysMs[attempt];
+        const delay = once ? undefined : this.#retryDelaysMs[attempt];
         if (delay === undefined || !isTransient(error)) {
           throw error;
         }

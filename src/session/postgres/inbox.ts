@@ -17,7 +17,7 @@ import {
   type SessionInbox,
 } from "../session-store.js";
 import type { Database } from "./database.js";
-import { isHeld, liveLeaseSql, toHolder, type Worker } from "./lease.js";
+import { leaseGone, liveLeaseSql, toHolder, type Worker } from "./lease.js";
 import type { CommitListener } from "./notify.js";
 import { readJson, readText, storedJson, storedText } from "./stored-text.js";
 
@@ -126,9 +126,10 @@ export async function takeMessages(
 
 /**
  * A follower settles the prompts it sent to `sessionId` whose owner is gone (session/owner-watch.ts),
- * in one transaction: when no live worker holds the lease (lease.ts `isHeld`), it is released with
- * its epoch raised, so the worker that held it can neither renew it nor store another event (it
- * stops the session as any worker that lost its lease); then the prompts among `promptIds` still
+ * in one transaction: when no live worker holds the lease (lease.ts `leaseGone` says why:
+ * `ownerStopped`), it is released with its epoch raised, so the worker that held it can neither
+ * renew it nor store another event (it stops the session as any worker that lost its lease);
+ * then the prompts among `promptIds` still
  * waiting in the inbox for an earlier lease are deleted unread. Every prompt is thus either taken
  * by its owner (`takeMessages`) or withdrawn here, never both (the rows are locked by whichever
  * deletes first). Rows of other followers are left alone. The result's `epoch` is the lease's
@@ -154,17 +155,17 @@ export async function withdrawPrompts(
     );
     const [row] = rows;
     if (row === undefined) {
-      return { withdrawn: [], ownerStopped: true, epoch: undefined };
+      return { withdrawn: [], ownerStopped: "released", epoch: undefined };
     }
-    const ownerStopped = !isHeld(row);
-    if (ownerStopped && row.owner_id !== null) {
+    const ownerStopped = leaseGone(row) ?? false;
+    if (ownerStopped !== false && row.owner_id !== null) {
       await client.query(
         `UPDATE sessions SET owner_id = NULL, owner = NULL, lease_until = NULL, status = 'idle',
            epoch = epoch + 1 WHERE id = $1`,
         [sessionId],
       );
     }
-    const epoch = Number(row.epoch) + (ownerStopped ? 1 : 0);
+    const epoch = Number(row.epoch) + (ownerStopped === false ? 0 : 1);
     const withdrawn = await client.query<{ prompt_id: string }>(
       `DELETE FROM inbox WHERE session_id = $1 AND kind = 'prompt'
          AND payload->>'promptId' = ANY($2::text[]) AND (epoch IS NULL OR epoch < $3)

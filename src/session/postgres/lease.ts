@@ -11,7 +11,7 @@
 import { hostname } from "node:os";
 import type { Client, PoolClient } from "pg";
 import { isAlive, ownCommand } from "../session-lock.js";
-import { type LeaseHolder, SessionLockedError } from "../session-store.js";
+import { type LeaseGone, type LeaseHolder, SessionLockedError } from "../session-store.js";
 import type { Database } from "./database.js";
 
 /** How long a lease lasts without a heartbeat (issue 22: at least 10 s). */
@@ -87,11 +87,27 @@ export function toHolder(owner: unknown): LeaseHolder | undefined {
 
 /** A stored lease as read: held when it has an owner, has not lapsed and its holder lives. */
 export function isHeld(row: { owner_id: string | null; owner: unknown; live: boolean }): boolean {
-  if (row.owner_id === null || !row.live) {
-    return false;
+  return leaseGone(row) === undefined;
+}
+
+/**
+ * Why nobody holds a stored lease (session-store.ts {@link LeaseGone}), `undefined` while it is
+ * held: no owner (`released`); a holder on this machine whose process is gone (`ended`, told
+ * before a lapse: it is what was seen); else one not renewed in time (`lapsed`).
+ */
+export function leaseGone(row: {
+  owner_id: string | null;
+  owner: unknown;
+  live: boolean;
+}): LeaseGone | undefined {
+  if (row.owner_id === null) {
+    return "released";
   }
   const holder = toHolder(row.owner);
-  return !(holder !== undefined && holder.hostname === hostname() && !isAlive(holder.pid));
+  if (holder !== undefined && holder.hostname === hostname() && !isAlive(holder.pid)) {
+    return "ended";
+  }
+  return row.live ? undefined : "lapsed";
 }
 
 /** The refusal for a session whose lease `owner` holds. */
