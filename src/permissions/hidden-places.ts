@@ -15,7 +15,7 @@
 import { lstatSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, resolve, sep } from "node:path";
 import picomatch from "picomatch";
 import type { PermissionRule } from "./permission-mode.js";
 import { isInside } from "./permission-rules.js";
@@ -58,18 +58,22 @@ export async function judgeHiddenPlaces(
   }
   // A place that is the home folder or holds it (TURNLOOP_HOME=$HOME) would hide every file of
   // the user's: it is left out, as a place the sandbox could not hide without hiding the home.
-  const home = homedir();
-  const places = await spellings(hiddenPlaces.places.filter((place) => !isInside(home, place)));
+  const home = resolve(homedir());
+  const places = await spellings(
+    normalisedPlaces(hiddenPlaces).filter((place) => !within(home, place)),
+    home,
+  );
   const open = READING_TOOLS.includes(toolName) ? hiddenPlaces.open : undefined;
-  const openSpellings = open === undefined ? [] : await spellings([open]);
+  const openSpellings = open === undefined ? [] : await spellings([resolve(open)], home);
   const patterns = allow.flatMap((rule) =>
     rule.tool === toolName && rule.pattern !== undefined ? [resolve(cwd, rule.pattern)] : [],
   );
-  const placeOf = (path: string): string | undefined => {
-    if (openSpellings.some((folder) => isInside(path, folder.path))) {
+  const placeOf = (given: string): string | undefined => {
+    const path = resolve(given);
+    if (openSpellings.some((folder) => within(path, folder.path))) {
       return undefined;
     }
-    const place = places.find((each) => isInside(path, each.path));
+    const place = places.find((each) => within(path, each.path));
     const named = patterns.some(
       (pattern) =>
         place !== undefined &&
@@ -100,6 +104,35 @@ function hiddenPlaceRefusal(toolName: string, place: string): string {
   );
 }
 
+const SLASH = 0x2f;
+
+/**
+ * Whether `path` is `folder` or lies below it, both absolute and normalised (`resolve`d): what
+ * `isInside` (permission-rules.ts) answers through `path.relative`, which normalises both again
+ * at every call. Here a call is tested against every hidden place, three times each, and a
+ * listing's every entry too: `path.relative` was about a sixth of a tool turn's allocations
+ * (bench/notes/relay33.md). POSIX paths; elsewhere `isInside` itself.
+ */
+const within =
+  sep === "/"
+    ? (path: string, folder: string): boolean =>
+        path === folder ||
+        folder === "/" ||
+        (path.charCodeAt(folder.length) === SLASH && path.startsWith(folder))
+    : isInside;
+
+/** Each session's hidden places, `resolve`d once (the list is configuration, not the disk's). */
+const normalised = new WeakMap<HiddenPlaces, readonly string[]>();
+
+function normalisedPlaces(hiddenPlaces: HiddenPlaces): readonly string[] {
+  let places = normalised.get(hiddenPlaces);
+  if (places === undefined) {
+    places = hiddenPlaces.places.map((place) => resolve(place));
+    normalised.set(hiddenPlaces, places);
+  }
+  return places;
+}
+
 /** A hidden place: its path as configured or resolved, and how a refusal names it. */
 interface PlaceSpelling {
   path: string;
@@ -112,10 +145,9 @@ interface PlaceSpelling {
  * seen by one `lstat` that makes no error, not by a `realpath` that throws (about a third of a
  * tool turn's allocations, bench/notes/turn32.md).
  */
-async function spellings(places: readonly string[]): Promise<PlaceSpelling[]> {
-  const home = homedir();
+async function spellings(places: readonly string[], home: string): Promise<PlaceSpelling[]> {
   const shown = (place: string) =>
-    home !== "/" && place !== home && isInside(place, home) && isAbsolute(place)
+    home !== "/" && place !== home && within(place, home) && isAbsolute(place)
       ? `~/${place.slice(home.length + 1)}`
       : place;
   const resolved = await Promise.all(
