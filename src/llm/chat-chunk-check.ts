@@ -103,6 +103,20 @@ function copyOthers(
   return true;
 }
 
+/**
+ * The `.nullish()` fields {@link copyNullish} copies, one constant each: an array literal in a call
+ * is a new array each time, and the check runs once per streamed chunk (bench/notes/relay33.md).
+ */
+const ID_KEY = ["id"];
+const CREATED_KEY = ["created"];
+const MODEL_KEY = ["model"];
+const FINISH_REASON_KEY = ["finish_reason"];
+const CONTENT_KEY = ["content"];
+const REASONING_KEYS = ["reasoning_content", "reasoning"];
+const INDEX_KEY = ["index"];
+const FUNCTION_KEYS = ["name", "arguments"];
+const THOUGHT_SIGNATURE_KEY = ["thought_signature"];
+
 const CHUNK_KEYS: ReadonlySet<string> = new Set(["id", "created", "model", "choices", "usage"]);
 const USAGE_NUMBERS = ["prompt_tokens", "completion_tokens", "total_tokens"];
 const USAGE_KEYS: ReadonlySet<string> = new Set([
@@ -129,19 +143,20 @@ export function checkChatChunk(value: unknown): Checked | typeof UNSURE {
   }
   const output: Record<string, unknown> = {};
   if (
-    !copyNullish(value, output, ["id"], isStringOrNull) ||
-    !copyNullish(value, output, ["created"], isNumberOrNull) ||
-    !copyNullish(value, output, ["model"], isStringOrNull)
+    !copyNullish(value, output, ID_KEY, isStringOrNull) ||
+    !copyNullish(value, output, CREATED_KEY, isNumberOrNull) ||
+    !copyNullish(value, output, MODEL_KEY, isStringOrNull)
   ) {
     return UNSURE;
   }
-  const choices: unknown[] = [];
-  for (const choice of value.choices) {
-    const checked = checkChoice(choice);
+  // Made at its length: `push` onto `[]` gave each chunk room for 17.
+  const choices = new Array<unknown>(value.choices.length);
+  for (let index = 0; index < choices.length; index++) {
+    const checked = checkChoice(value.choices[index]);
     if (checked === UNSURE) {
       return UNSURE;
     }
-    choices.push(checked);
+    choices[index] = checked;
   }
   output.choices = choices;
   if ("usage" in value) {
@@ -166,7 +181,7 @@ function checkChoice(choice: unknown): Checked | typeof UNSURE {
     }
     output.delta = delta;
   }
-  return copyNullish(choice, output, ["finish_reason"], isStringOrNull) ? output : UNSURE;
+  return copyNullish(choice, output, FINISH_REASON_KEY, isStringOrNull) ? output : UNSURE;
 }
 
 function checkDelta(delta: unknown): Checked | typeof UNSURE {
@@ -182,14 +197,14 @@ function checkDelta(delta: unknown): Checked | typeof UNSURE {
     output.role = role;
   }
   // Content as parts (an array) is left to zod.
-  if (!copyNullish(delta, output, ["content"], isStringOrNull)) {
+  if (!copyNullish(delta, output, CONTENT_KEY, isStringOrNull)) {
     return UNSURE;
   }
   if ("refusal" in delta) {
     // The schema's transform: a string kept, anything else (false, null …) undefined.
     output.refusal = typeof delta.refusal === "string" ? delta.refusal : undefined;
   }
-  if (!copyNullish(delta, output, ["reasoning_content", "reasoning"], isStringOrNull)) {
+  if (!copyNullish(delta, output, REASONING_KEYS, isStringOrNull)) {
     return UNSURE;
   }
   if ("tool_calls" in delta) {
@@ -214,9 +229,9 @@ function checkToolCalls(calls: unknown): Checked | typeof UNSURE {
     const checked: Record<string, unknown> = {};
     const functionPart: Record<string, unknown> = {};
     if (
-      !copyNullish(call, checked, ["index"], isNumberOrNull) ||
-      !copyNullish(call, checked, ["id"], isStringOrNull) ||
-      !copyNullish(call.function, functionPart, ["name", "arguments"], isStringOrNull)
+      !copyNullish(call, checked, INDEX_KEY, isNumberOrNull) ||
+      !copyNullish(call, checked, ID_KEY, isStringOrNull) ||
+      !copyNullish(call.function, functionPart, FUNCTION_KEYS, isStringOrNull)
     ) {
       return UNSURE;
     }
@@ -250,7 +265,7 @@ function checkExtraContent(extra: unknown): Checked | typeof UNSURE {
       const checked: Record<string, unknown> = {};
       if (
         !isRecord(google) ||
-        !copyNullish(google, checked, ["thought_signature"], isStringOrNull)
+        !copyNullish(google, checked, THOUGHT_SIGNATURE_KEY, isStringOrNull)
       ) {
         return UNSURE;
       }

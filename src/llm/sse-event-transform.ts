@@ -228,53 +228,57 @@ export function jsonEventStream<T>(
   let taken: readonly string[] = [];
   let next = 0;
   let ended = false;
-  const source: ValueSource<T> = {
-    // One value per call, parsed as it is taken: a read of 64 KiB completes some 300 events of a
-    // streamed answer, and parsed all at once they outlived the young generation while the loop
-    // handled them one by one (bench/notes/memory30.md).
-    next: async () => {
-      for (;;) {
-        while (next < taken.length) {
-          const data = taken[next] as string;
-          next += 1;
-          if (data !== "[DONE]") {
-            return { values: [await parse(data)], done: false };
-          }
-        }
-        if (ended) {
-          return { values: [], done: true };
-        }
-        let read: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          read = await reader.read();
-        } catch (error) {
-          throw readFailure(error);
-        }
-        const { done, value } = read;
-        ended = done;
-        next = 0;
-        if (value instanceof MappedEventBytes) {
-          // Whole events, parsed already (openai-chat-quirks.ts): the parser holds nothing.
-          taken = value.eventData;
-        } else {
-          parser.feed(done ? decoder.decode() : decoder.decode(value, { stream: true }));
-          taken = eventData;
-          eventData = [];
-        }
+  // One value per call, parsed as it is taken: a read of 64 KiB completes some 300 events of a
+  // streamed answer, and parsed all at once they outlived the young generation while the loop
+  // handled them one by one (bench/notes/memory30.md). An event's value is `parse`'s own promise.
+  const nextValue = (): Promise<T | typeof DONE> => {
+    while (next < taken.length) {
+      const data = taken[next] as string;
+      next += 1;
+      if (data !== "[DONE]") {
+        return parse(data);
       }
-    },
+    }
+    return ended ? Promise.resolve(DONE) : readThenNext();
+  };
+  const readThenNext = async (): Promise<T | typeof DONE> => {
+    let read: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      read = await reader.read();
+    } catch (error) {
+      throw readFailure(error);
+    }
+    const { done, value } = read;
+    ended = done;
+    next = 0;
+    if (value instanceof MappedEventBytes) {
+      // Whole events, parsed already (openai-chat-quirks.ts): the parser holds nothing.
+      taken = value.eventData;
+    } else {
+      parser.feed(done ? decoder.decode() : decoder.decode(value, { stream: true }));
+      taken = eventData;
+      eventData = [];
+    }
+    return nextValue();
+  };
+  const source: ValueSource<T> = {
+    next: nextValue,
     cancel: (reason) => reader.cancel(reason),
   };
   return new LockKeepingStream<T>(source);
 }
 
+/** What a {@link ValueSource} gives once it has no more values. */
+const DONE: unique symbol = Symbol("done");
+
 /**
- * Where a {@link LockKeepingStream}'s values come from: {@link next} gives the values of the next
- * piece that completes one or more (and whether the source ended with it); it rejects with the
- * source's failure. {@link cancel} stops the source.
+ * Where a {@link LockKeepingStream}'s values come from: {@link next} gives the next value, or
+ * {@link DONE} once the source ended; it rejects (or throws) with the source's failure. One
+ * promise per value, no wrapper object: the pump ran per streamed delta (bench/notes/relay33.md).
+ * {@link cancel} stops the source.
  */
 interface ValueSource<T> {
-  next(): Promise<{ values: T[]; done: boolean }>;
+  next(): Promise<T | typeof DONE>;
   cancel(reason: unknown): Promise<void>;
 }
 
@@ -302,12 +306,11 @@ class LockKeepingStream<T> extends ReadableStream<T> {
         // A pull that enqueues nothing would not be called again for the read waiting on it: the
         // source gives at least one value unless it ended.
         pull: async (controller) => {
-          const { values, done } = await source.next();
-          for (const value of values) {
-            controller.enqueue(value);
-          }
-          if (done) {
+          const value = await source.next();
+          if (value === DONE) {
             controller.close();
+          } else {
+            controller.enqueue(value);
           }
         },
         cancel: (reason) => source.cancel(reason),
@@ -337,55 +340,38 @@ class LockKeepingStream<T> extends ReadableStream<T> {
 
 /**
  * Writes what `source` gives to `writer` until either ends, waiting for the writer's `ready`
- * before each read of the source and each write, as `pipeTo` does; see {@link LockKeepingStream}.
+ * before each read of the source (and so before each write), as `pipeTo` does; see
+ * {@link LockKeepingStream}. `ready` is awaited only while the stream wants no more
+ * (`desiredSize` ≤ 0, or null once it failed: then `ready` rejects, the pump stops, and the
+ * writer's `closed` cancels the source).
  */
 async function pumpKeepingLocks<T>(
   source: ValueSource<T>,
   writer: WritableStreamDefaultWriter<T>,
 ): Promise<void> {
   for (;;) {
-    const ready = writable(writer);
-    if (ready !== true && !(await ready)) {
-      return;
+    if ((writer.desiredSize ?? 0) <= 0) {
+      try {
+        await writer.ready;
+      } catch {
+        return;
+      }
     }
-    let next: Awaited<ReturnType<ValueSource<T>["next"]>>;
+    let value: T | typeof DONE;
     try {
-      next = await source.next();
+      value = await source.next();
     } catch (error) {
       await writer.abort(error).catch(ignored);
       return;
     }
-    const { values } = next;
-    for (let index = 0; index < values.length; index++) {
-      const ready = index === 0 || writable(writer);
-      if (ready !== true && !(await ready)) {
-        return;
-      }
-      // Not awaited, as `pipeTo` does not: a failed write errors the writable side, which the next
-      // `ready` and `closed` report.
-      writer.write(values[index] as T).catch(ignored);
-    }
-    if (next.done) {
+    if (value === DONE) {
       await writer.close().catch(ignored);
       return;
     }
+    // Not awaited, as `pipeTo` does not: a failed write errors the writable side, which the next
+    // `ready` and `closed` report.
+    writer.write(value).catch(ignored);
   }
-}
-
-/**
- * Whether `writer` takes a write now (true) or once its `ready` settles (a promise of true), or
- * never: its stream failed (a promise of false; its `closed` then cancels the source,
- * {@link LockKeepingStream}). `ready` is settled while the stream wants more (`desiredSize` > 0):
- * then nothing is awaited, a promise hop less per value.
- */
-function writable<T>(writer: WritableStreamDefaultWriter<T>): boolean | Promise<boolean> {
-  if ((writer.desiredSize ?? 0) > 0) {
-    return true;
-  }
-  return writer.ready.then(
-    () => true,
-    () => false,
-  );
 }
 
 /** For a promise whose failure another path reports. */

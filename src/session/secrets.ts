@@ -33,20 +33,44 @@ export function eventRedactor(
   // Each secret as it appears inside a JSON string: if none is in the data's JSON, no string holds
   // one, and the data is not walked.
   const escaped = values.map((value) => JSON.stringify(value).slice(1, -1));
-  const jsonHoldsSecret = (data: unknown) => {
-    const text = JSON.stringify(data);
-    return escaped.some((value) => text.includes(value));
-  };
+  const jsonHoldsSecret = (data: unknown) => textHoldsSecret(JSON.stringify(data), escaped);
   return (input) => {
-    const found = holdsLongString(input.data)
-      ? holdsSecret(input.data, values)
-      : jsonHoldsSecret(input.data);
-    if (!found) {
+    if (!eventHoldsSecret(input, values, jsonHoldsSecret)) {
       return input;
     }
     const data = redactStrings(input.data, redactText);
     return data === input.data ? input : ({ ...input, data } as EventInput);
   };
+}
+
+/**
+ * Whether a string of `input`'s data may hold one of `secrets`, searched the cheapest way for its
+ * shape. A streamed delta (`assistant.message_delta`, `assistant.reasoning_delta`, one per model
+ * chunk) is searched in its `deltaContent`, the model's text, where it is: its other field,
+ * `messageId`, is a UUID of ours (agent/model-turn.ts), and `JSON.stringify` of every delta was
+ * most of the redactor's cost while an answer streamed (bench/notes/relay33.md). Data holding a
+ * long string is walked ({@link holdsSecret}); any other data is searched through its JSON
+ * (`searchJson`).
+ */
+function eventHoldsSecret(
+  input: EventInput,
+  secrets: readonly string[],
+  searchJson: (data: unknown) => boolean,
+): boolean {
+  if (input.type === "assistant.message_delta" || input.type === "assistant.reasoning_delta") {
+    return textHoldsSecret(input.data.deltaContent, secrets);
+  }
+  return holdsLongString(input.data) ? holdsSecret(input.data, secrets) : searchJson(input.data);
+}
+
+/** Whether `text` contains one of `secrets`. */
+function textHoldsSecret(text: string, secrets: readonly string[]): boolean {
+  for (const secret of secrets) {
+    if (text.includes(secret)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /**
@@ -60,12 +84,7 @@ export function eventRedactor(
  */
 function holdsSecret(value: unknown, secrets: readonly string[]): boolean {
   if (typeof value === "string") {
-    for (const secret of secrets) {
-      if (value.includes(secret)) {
-        return true;
-      }
-    }
-    return false;
+    return textHoldsSecret(value, secrets);
   }
   if (typeof value !== "object" || value === null) {
     return false;

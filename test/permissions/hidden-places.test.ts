@@ -123,4 +123,27 @@ describe("the hidden places in the permission decision", () => {
       `deny: ${vault} is hidden from the agent`,
     ]);
   });
+
+  it("reads places and paths in any spelling of theirs, and a neighbour sharing a prefix is not inside", async () => {
+    const { own, vault } = await layout();
+    const neighbour = `${vault}x`;
+    await mkdir(neighbour);
+    await writeFile(join(neighbour, "notes"), "open");
+    const spelled = [`${vault}/`, `${directory}/logs/../vault/.`];
+    const answers = await Promise.all(
+      spelled.map((place) =>
+        decisions([place], own, [
+          [viewTool, { path: join(vault, "token") }],
+          [viewTool, { path: `${directory}//vault/./token` }],
+          [viewTool, { path: join(neighbour, "notes") }],
+          [viewTool, { path: neighbour }],
+        ]),
+      ),
+    );
+    const denied = `deny: ${vault} is hidden from the agent`;
+    expect(answers).toEqual([
+      [denied, denied, "allow", "allow"],
+      [denied, denied, "allow", "allow"],
+    ]);
+  });
 });

@@ -54,6 +54,39 @@ test("an event holding a string of a mebibyte or more is searched where it is: i
   expect(redact(untouched)).toBe(untouched);
 });
 
+test("a streamed delta's text is searched where it is: its secrets replaced, other deltas returned as they came", () => {
+  const redact = eventRedactor({
+    OPENAI_API_KEY: "sk-abc123456789",
+    GITHUB_TOKEN: 'ghp_"quoted"\\value',
+    DB_PASSWORD: "secret",
+  });
+  const messageId = "5b0c7a52-55a4-4ad4-9d2c-0f5d4c1e2a10";
+  const deltas: EventInput[] = [
+    {
+      type: "assistant.message_delta",
+      data: { messageId, deltaContent: 'key sk-abc123456789, ghp_"quoted"\\value' },
+    },
+    { type: "assistant.reasoning_delta", data: { messageId, deltaContent: "it is secret." } },
+  ];
+  expect(deltas.map((delta) => redact(delta))).toEqual([
+    {
+      type: "assistant.message_delta",
+      data: { messageId, deltaContent: "key [redacted:OPENAI_API_KEY], [redacted:GITHUB_TOKEN]" },
+    },
+    {
+      type: "assistant.reasoning_delta",
+      data: { messageId, deltaContent: "it is [redacted:DB_PASSWORD]." },
+    },
+  ]);
+  for (const deltaContent of ["plain text", "secretive", 'ghp_"quoted"', ""]) {
+    const untouched: EventInput = {
+      type: "assistant.message_delta",
+      data: { messageId, deltaContent },
+    };
+    expect(redact(untouched)).toBe(untouched);
+  }
+});
+
 // A fresh user's check: with a password `secret`, "secretive" became "[redacted:PASSWORD]ive".
 const SHORT = { DB_PASSWORD: "secret" };
 const redactedAsValue = [
