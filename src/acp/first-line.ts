@@ -82,7 +82,8 @@ const NEWLINE = 0x0a;
  * success; `undefined` for anything else, which is left to the SDK. Accepted: a line within
  * `limit` bytes (framing.ts answers longer ones), decoded and trimmed as line-reader.ts and
  * framing.ts do, whose JSON is an object with `"jsonrpc": "2.0"`, `"method": "initialize"`, a
- * string or finite number `id` (SDK 2.4.0 `isRequestMessage`; `null` is left to it), neither
+ * string or safe whole number `id` (framing.ts refuses any other before the SDK sees it, by
+ * session/message-head.ts `usableRequestId`; `null` is left to the SDK), neither
  * `result` nor `error`, and `params` an object whose `protocolVersion` is an integer 0–65535.
  * That is all SDK 2.4.0's `zInitializeRequest` (dist/v1/schema/zod.gen.js) can reject: its other
  * fields fall back to defaults (`defaultOnError`), and unknown keys are dropped.
@@ -104,7 +105,8 @@ export function initializeRequestId(line: Uint8Array, limit: number): string | n
     return undefined;
   }
   const { id } = value;
-  const validId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
+  // message-head.ts `usableRequestId`, inline: that module is not loaded before the answer.
+  const validId = typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));
   return validId && isProtocolVersion(value.params.protocolVersion) ? id : undefined;
 }
 

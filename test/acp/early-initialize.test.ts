@@ -92,6 +92,7 @@ const TABLE: Array<[string, string]> = [
   ["params an array", request(1, [1])],
   ["id a string", request("init-1", VALID)],
   ["id a negative fraction", request(-2.5, VALID)],
+  ["id a whole number beyond 2^53", request(2 ** 53, VALID)],
   ["id null", request(null, VALID)],
   [
     "id missing (a notification)",
