@@ -37,15 +37,18 @@ export interface Workers {
   claimAndRun(sessionId: string): Promise<TurnloopSession>;
 }
 
-/** Registers the set-up and clean-up hooks; the fields are usable inside tests. */
-export function useWorkers(): Workers {
+/**
+ * Registers the set-up and clean-up hooks; the fields are usable inside tests. `extraEnv`: more
+ * variables for every worker (a test-only timing such as `TURNLOOP_TEST_LEASE_MS`).
+ */
+export function useWorkers(extraEnv: Record<string, string> = {}): Workers {
   let fixture: Fixture | undefined;
   let database: TestDatabase | undefined;
   let env: Record<string, string> | undefined;
   beforeAll(async () => {
     fixture = await startFixture();
     database = await createTestDatabase();
-    env = { ...fixture.env, TURNLOOP_DATABASE_URL: database.url };
+    env = { ...fixture.env, ...extraEnv, TURNLOOP_DATABASE_URL: database.url };
   });
   afterAll(async () => {
     await fixture?.close();
@@ -97,12 +100,16 @@ export function useWorkers(): Workers {
 }
 
 /**
- * A describe block `name` whose `tests` get `useWorkers()`'s fields; skipped while
+ * A describe block `name` whose `tests` get `useWorkers(extraEnv)`'s fields; skipped while
  * `postgresUnavailable` says no test PostgreSQL can be had (see test/support/postgres.ts).
  */
-export function describeWorkers(name: string, tests: (workers: Workers) => void): void {
+export function describeWorkers(
+  name: string,
+  tests: (workers: Workers) => void,
+  extraEnv: Record<string, string> = {},
+): void {
   describe.skipIf(postgresUnavailable !== undefined)(name, () => {
-    tests(useWorkers());
+    tests(useWorkers(extraEnv));
   });
 }
 
