@@ -11,7 +11,7 @@
 import { expect, test } from "vitest";
 import { approveAll } from "../../src/sdk/index.js";
 import { TEST_LEASE_VARIABLE } from "../../src/session/postgres/lease.js";
-import { describeWorkers, recordEvents } from "./workers-support.js";
+import { describeWorkers, QUICK_OWNER_CHECK, recordEvents } from "./workers-support.js";
 
 describeWorkers(
   "a follower's prompt unread when its owner's lease lapses",
@@ -43,5 +43,5 @@ describeWorkers(
       expect(seen.slice(3, 4).map(({ type }) => type)).toEqual(["session.resume"]);
     }, 90_000);
   },
-  { [TEST_LEASE_VARIABLE]: "4000" },
+  { [TEST_LEASE_VARIABLE]: "4000", ...QUICK_OWNER_CHECK },
 );

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, vi } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
 import { approveAll, TurnloopClient, type TurnloopSession } from "../../src/sdk/index.js";
+import { TEST_OWNER_CHECK_VARIABLE } from "../../src/session/owner-watch.js";
 import { CLI_PATH } from "../support/cli.js";
 import { FAILED_TURN } from "../support/event-sequences.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
@@ -36,6 +37,13 @@ export interface Workers {
    */
   claimAndRun(sessionId: string): Promise<TurnloopSession>;
 }
+
+/**
+ * For {@link describeWorkers}' `extraEnv`: followers check their owner's lease every 250 ms, not
+ * 2 s (the test-only `TURNLOOP_TEST_OWNER_CHECK_MS`), for tests that wait for a follower to see
+ * its owner gone or its lease lapsed.
+ */
+export const QUICK_OWNER_CHECK = { [TEST_OWNER_CHECK_VARIABLE]: "250" };
 
 /**
  * Registers the set-up and clean-up hooks; the fields are usable inside tests. `extraEnv`: more
