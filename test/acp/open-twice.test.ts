@@ -77,7 +77,7 @@ async function storedSessions(place: ChildFixture, count: number): Promise<strin
   return sessionIds;
 }
 
-describe("turnloop acp: two requests about one session, sent without waiting", () => {
+describe("turnloop acp: two requests about one session, sent without waiting, pair by pair", () => {
   const pairs: Array<[string, string]> = [
     ["session/load", "session/load"],
     ["session/resume", "session/resume"],
