@@ -32,6 +32,17 @@ type TurnLike =
 type Unanswered = Exclude<TurnLike, { kind: "reply" }>;
 
 /**
+ * Compaction's settings, with how the face names its settings (loop-types.ts `settingNames`):
+ * every message that says what to set (the context window, the model) says it in those words.
+ */
+type NamedSettings = CompactionSettings & { settingNames?: ModelSettingNames };
+
+/** The face's names of its settings; the command line's by default. */
+function namesOf(settings: NamedSettings): ModelSettingNames {
+  return settings.settingNames ?? COMMAND_LINE_SETTINGS;
+}
+
+/**
  * The loop's one hook into compaction, made once per prompt: {@link CompactionGuard.request}
  * wraps every conversation request. Before it: compacts at the threshold, or when the model
  * changed to one whose window the view no longer fits (`model_switch`) — unless the latest user
@@ -57,7 +68,7 @@ export class CompactionGuard {
   private warned = false;
 
   constructor(
-    private readonly settings: CompactionSettings,
+    private readonly settings: NamedSettings,
     private readonly conversation: CompactionConversation,
     /** The tools the next request offers (they can change between requests: MCP servers). */
     private readonly tools: () => readonly ToolSpecification[],
@@ -208,7 +219,7 @@ export class CompactionGuard {
       type: "session.warning",
       data: {
         warningType: "prompt_truncated",
-        message: `The server counted ${reported} prompt tokens for a request of about ${sentTokens}: it probably cut the prompt to fit its own context size, dropping the start (system prompt, tools, early messages). Raise the server's context size (Ollama: OLLAMA_CONTEXT_LENGTH or a Modelfile's num_ctx) and tell turnloop with --context-window.`,
+        message: `The server counted ${reported} prompt tokens for a request of about ${sentTokens}: it probably cut the prompt to fit its own context size, dropping the start (system prompt, tools, early messages). Raise the server's context size (Ollama: OLLAMA_CONTEXT_LENGTH or a Modelfile's num_ctx) and tell turnloop with ${namesOf(this.settings).contextWindow}.`,
       },
     });
   }
@@ -227,15 +238,16 @@ function latestUserTokens(history: History): number {
  * The window a failure message names, `window` tokens: the configured one, or the smaller one a
  * server's rejection of a request of that size taught (both figures then, each for what it is).
  */
-function windowPhrase(settings: CompactionSettings, window: number): string {
+function windowPhrase(settings: NamedSettings, window: number): string {
   const configured = windowOf(settings);
+  const setting = `${namesOf(settings).contextWindow} sets it`;
   return window < configured
-    ? `under about ${window} tokens: the server rejected a request that size, though ${configured} are configured; --context-window sets it`
-    : `${configured} tokens; --context-window sets it`;
+    ? `under about ${window} tokens: the server rejected a request that size, though ${configured} are configured; ${setting}`
+    : `${configured} tokens; ${setting}`;
 }
 
 /** The failure of a prompt whose next request would not fit `window` (tokens). */
-function overflowFailure(settings: CompactionSettings, window: number, reason: string): Unanswered {
+function overflowFailure(settings: NamedSettings, window: number, reason: string): Unanswered {
   return {
     kind: "failed",
     failure: {
@@ -250,7 +262,7 @@ function overflowFailure(settings: CompactionSettings, window: number, reason: s
  * `fixedTokens` tokens, fill `window` (tokens): what to change, since no compaction can help.
  */
 function fixedOverflow(
-  settings: CompactionSettings,
+  settings: NamedSettings,
   window: number,
   fixedTokens: number,
   toolCount: number,
@@ -291,7 +303,7 @@ function describeView(history: History, fixedTokens: number): string {
   return `the next request would take about ${total} tokens: ${parts.join(", ")}.`;
 }
 
-function exhausted(settings: CompactionSettings, window: number, reason: string): Unanswered {
+function exhausted(settings: NamedSettings, window: number, reason: string): Unanswered {
   return {
     kind: "failed",
     failure: {
@@ -312,7 +324,7 @@ function exhausted(settings: CompactionSettings, window: number, reason: string)
  * failure, {@link fixedOverflow}: the prompt is not what to cut).
  */
 export function promptBeyondWindow(
-  settings: CompactionSettings & { settingNames?: ModelSettingNames },
+  settings: NamedSettings,
   prompt: Pick<UserPrompt, "content" | "images">,
   tools: readonly ToolSpecification[],
 ): (PromptTooLarge & { message: string }) | undefined {
@@ -327,7 +339,7 @@ export function promptBeyondWindow(
   if (tokens <= window || fixed >= window) {
     return undefined;
   }
-  const names = settings.settingNames ?? COMMAND_LINE_SETTINGS;
+  const names = namesOf(settings);
   return {
     estimatedTokens: tokens,
     contextWindow: window,

@@ -190,12 +190,18 @@ export interface FaceCallbacks extends PermissionCallbacks {
   client?: ClientCapabilities;
   /** Runs commands instead of the host's runner (ACP: the client's terminal), unless a sandbox confines them. */
   runner?: CommandRunner;
+  /**
+   * The face's words for its settings in the loop's advice, where they differ from its host's
+   * (the interactive face: `/model`, while its host's start-up errors name `--model`).
+   */
+  settingNames?: ModelSettingNames;
 }
 
 /**
  * The loop settings for `session`: provider, built-in and the face's tools, system prompt, limits,
  * and the permission gate ({@link permissionGateFor}); `settingNames`, the face's words for its
- * settings in the loop's advice (a prompt too large for the window).
+ * settings in the loop's advice (a prompt too large for the window, a context exhausted), unless
+ * `face.settingNames` gives its own.
  */
 export function agentSettingsFor(
   session: Session,
@@ -204,6 +210,7 @@ export function agentSettingsFor(
   settingNames?: ModelSettingNames,
 ): SessionAgentSettings {
   const { config } = run;
+  const names = face.settingNames ?? settingNames;
   const contextWindows = Object.fromEntries(
     Object.entries(config.contextWindows).map(([model, size]) => [model, size.value]),
   );
@@ -220,7 +227,7 @@ export function agentSettingsFor(
     ...(run.contextWindow === undefined ? {} : { contextWindow: run.contextWindow }),
     contextWindows,
     authorize: permissionGateFor(session, run, face),
-    ...(settingNames === undefined ? {} : { settingNames }),
+    ...(names === undefined ? {} : { settingNames: names }),
   };
 }
 

@@ -1,5 +1,10 @@
-import type { EventInput } from "../events/events.js";
-import { secretValues, textRedactor } from "../events/secrets.js";
+import type { EventInput, SessionEvent } from "../events/events.js";
+import {
+  type SecretValue,
+  secretValues,
+  TextStreamRedactor,
+  textRedactor,
+} from "../events/secrets.js";
 import { holdsLongString } from "./event-line.js";
 
 /**
@@ -24,7 +29,11 @@ export function eventRedactor(
   environment: NodeJS.ProcessEnv,
   secretVariables: readonly string[] = [],
 ): (input: EventInput) => EventInput {
-  const secrets = secretValues(environment, secretVariables);
+  return redactorOf(secretValues(environment, secretVariables));
+}
+
+/** {@link eventRedactor} of `secrets`. */
+function redactorOf(secrets: readonly SecretValue[]): (input: EventInput) => EventInput {
   if (secrets.length === 0) {
     return (input) => input;
   }
@@ -41,6 +50,120 @@ export function eventRedactor(
     const data = redactStrings(input.data, redactText);
     return data === input.data ? input : ({ ...input, data } as EventInput);
   };
+}
+
+/**
+ * Whose secrets a session redacts: those of `environment` (default: `process.env`) and of
+ * `secretVariables` whatever their names ({@link eventRedactor}).
+ */
+export interface RedactionOptions {
+  environment?: NodeJS.ProcessEnv;
+  secretVariables?: readonly string[];
+}
+
+/** Where a session's redacted events go: recorded, or (a delta held back whole) only enveloped. */
+export interface RedactedEvents {
+  record(input: EventInput): SessionEvent;
+  envelope(input: EventInput): SessionEvent;
+}
+
+type Delta = Extract<EventInput, { type: "assistant.message_delta" | "assistant.reasoning_delta" }>;
+
+/** One streamed text of a message (its answer or its reasoning) and its redactor. */
+interface StreamedText {
+  messageId: string;
+  redactor: TextStreamRedactor;
+}
+
+/**
+ * Events that end the streamed texts of their message (its tool call, the message, its turn's
+ * end): what was held back of them is shown first. The other kind of delta ends a text too
+ * (reasoning ends where the answer starts).
+ */
+const ENDS_STREAMED_TEXT: ReadonlySet<EventInput["type"]> = new Set([
+  "assistant.tool_call_start",
+  "assistant.message",
+  "assistant.turn_end",
+]);
+
+/**
+ * A session's redaction of its events ({@link eventRedactor}), with the streamed texts of a
+ * message (`assistant.message_delta`, `assistant.reasoning_delta`) redacted as one text each
+ * however the model's pieces cut a secret (`TextStreamRedactor`): a delta shows at once what
+ * cannot begin a secret, and holds back the end that could (`sk-a` of a key `sk-abc…`) until the
+ * next delta of the same text, or until the text ends (the other kind of delta, the message's tool
+ * call, its `assistant.message`, its turn's end), when it is shown as a delta of its own. The
+ * deltas of a text, joined, are its whole text redacted, as its `assistant.message` holds it; no
+ * face sees a secret in halves. A delta held back whole is delivered to no one.
+ */
+export class EventRedaction {
+  /** The redaction of one event on its own. */
+  readonly redact: (input: EventInput) => EventInput;
+  private readonly secrets: readonly SecretValue[];
+  private answer: StreamedText | undefined;
+  private reasoning: StreamedText | undefined;
+
+  /** Redacts the secrets {@link RedactionOptions} name in the events handed to `events`. */
+  constructor(
+    options: RedactionOptions,
+    private readonly events: RedactedEvents,
+  ) {
+    this.secrets = secretValues(options.environment ?? process.env, options.secretVariables);
+    this.redact = redactorOf(this.secrets);
+  }
+
+  /** Hands `input` redacted to `record` of its events; @returns the event (enveloped). */
+  record(input: EventInput): SessionEvent {
+    if (this.secrets.length === 0) {
+      return this.events.record(input);
+    }
+    if (input.type === "assistant.message_delta") {
+      this.end(this.reasoning, "assistant.reasoning_delta");
+      this.answer = this.streamed(this.answer, input);
+      return this.shown(input, this.answer.redactor.push(input.data.deltaContent));
+    }
+    if (input.type === "assistant.reasoning_delta") {
+      this.end(this.answer, "assistant.message_delta");
+      this.reasoning = this.streamed(this.reasoning, input);
+      return this.shown(input, this.reasoning.redactor.push(input.data.deltaContent));
+    }
+    if (ENDS_STREAMED_TEXT.has(input.type)) {
+      this.end(this.answer, "assistant.message_delta");
+      this.end(this.reasoning, "assistant.reasoning_delta");
+    }
+    return this.events.record(this.redact(input));
+  }
+
+  /** The stream of `delta`'s message: `text`, or a new one (what `text` held shown first). */
+  private streamed(text: StreamedText | undefined, delta: Delta): StreamedText {
+    const { messageId } = delta.data;
+    if (text?.messageId === messageId) {
+      return text;
+    }
+    this.end(text, delta.type);
+    return { messageId, redactor: new TextStreamRedactor(this.secrets) };
+  }
+
+  /** Shows what `text` held back, if anything, as a `type` delta of its own. */
+  private end(text: StreamedText | undefined, type: Delta["type"]): void {
+    if (text?.redactor.holding !== true) {
+      return;
+    }
+    const deltaContent = text.redactor.end();
+    if (deltaContent !== "") {
+      this.events.record({ type, data: { messageId: text.messageId, deltaContent } });
+    }
+  }
+
+  /** Records `delta` showing `shown` of its text (itself when unchanged); enveloped alone when empty. */
+  private shown(delta: Delta, shown: string): SessionEvent {
+    if (shown === delta.data.deltaContent) {
+      return this.events.record(delta);
+    }
+    const data = { messageId: delta.data.messageId, deltaContent: shown };
+    const input = { type: delta.type, data };
+    return shown === "" ? this.events.envelope(input) : this.events.record(input);
+  }
 }
 
 /**

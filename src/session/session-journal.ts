@@ -16,7 +16,7 @@ import {
 } from "../events/events.js";
 import { unsavedLog, unsavedNote } from "./deferred-appender.js";
 import { createEnvelope } from "./envelope.js";
-import type { SessionAppender } from "./session-store.js";
+import type { SessionAppender, StoredLog } from "./session-store.js";
 import { SessionWriter } from "./session-writer.js";
 import { StorageError, storageProblem } from "./storage-error.js";
 
@@ -60,6 +60,19 @@ export class SessionJournal {
   /** `input` enveloped for the subscribers alone, never stored (its parent: the last stored). */
   envelope(input: EventInput): SessionEvent {
     return createEnvelope(input, this.#writer.lastPersistedId);
+  }
+
+  /**
+   * For a reader of the log: until the first write of a session saved at its first prompt, its
+   * events from memory; else `undefined`, once what was appended is committed (unless the lease is
+   * lost).
+   */
+  async logForReaders(): Promise<StoredLog | undefined> {
+    const unsaved = unsavedLog(this.appender);
+    if (unsaved === undefined && this.appender.lost?.aborted !== true) {
+      await this.commit();
+    }
+    return unsaved;
   }
 
   /** How many readable events the log holds once committed ({@link SessionWriter.storedCount}). */

@@ -23,7 +23,7 @@ import {
   openForResume,
 } from "./resume-fold.js";
 import { conversationEvents, rewindCut } from "./rewind.js";
-import { eventRedactor } from "./secrets.js";
+import { EventRedaction, type RedactionOptions } from "./secrets.js";
 import { SessionGrants } from "./session-grants.js";
 import { SessionJournal } from "./session-journal.js";
 import type { SessionAppender, SessionStore, StoredLog } from "./session-store.js";
@@ -67,7 +67,7 @@ export class Session {
   readonly journal: SessionJournal;
   private readonly listeners = new Set<SessionListener>();
   /** Secrets of the host's environment out of every event, before it is written, folded or sent. */
-  private readonly redact: (input: EventInput) => EventInput;
+  private readonly redaction: EventRedaction;
   private running: AbortController | undefined;
   private mcpServers: McpServers | undefined;
   /** Events of opening, before any subscriber (`session.start`, or `session.resume` and repairs). */
@@ -89,12 +89,8 @@ export class Session {
   }
 
   /** For a reader: {@link unsavedLog}, else undefined once committed or the lease is lost. */
-  async logForReaders(): Promise<StoredLog | undefined> {
-    const unsaved = this.unsavedLog();
-    if (unsaved === undefined && this.journal.appender.lost?.aborted !== true) {
-      await this.journal.commit();
-    }
-    return unsaved;
+  logForReaders(): Promise<StoredLog | undefined> {
+    return this.journal.logForReaders();
   }
 
   /** Where the session's events are stored (the file store: the path of `events.jsonl`). */
@@ -107,7 +103,7 @@ export class Session {
     stored: { lastId: string | null; count: number },
     start: SessionEventOf<"session.start">["data"],
     directory: string,
-    redact: (input: EventInput) => EventInput,
+    redaction: RedactionOptions,
     folded?: ConversationState,
   ) {
     this.history = folded?.history ?? new History();
@@ -118,7 +114,10 @@ export class Session {
     this.metrics = folded?.metrics ?? new SessionMetrics();
     this.journal = new SessionJournal(appender, stored.lastId, stored.count);
     followOthers(appender, this.journal, (event) => this.deliver(event));
-    this.redact = redact;
+    this.redaction = new EventRedaction(redaction, {
+      record: (input) => this.journal.record(input, this.running, this.deliver),
+      envelope: (input) => this.journal.envelope(input),
+    });
     this.start = start;
     this.id = start.sessionId;
     this.cwd = start.cwd;
@@ -146,8 +145,7 @@ export class Session {
       : await createAppender(store, sessionId, options.releaseWhenIdle === true);
     const start = startData(sessionId, cwd, model);
     const folder = store.filesFolder(sessionId);
-    const redact = eventRedactor(options.environment ?? process.env, options.secretVariables);
-    const session = new Session(appender, { lastId: null, count: 0 }, start, folder, redact);
+    const session = new Session(appender, { lastId: null, count: 0 }, start, folder, options);
     await firstWrite(store, sessionId, appender, async () => {
       session.openingEvents = [session.emit({ type: "session.start", data: start })];
       await session.journal.commit();
@@ -178,8 +176,7 @@ export class Session {
       count: log.eventCount ?? log.events.length,
     };
     const folder = store.filesFolder(sessionId);
-    const redact = eventRedactor(options.environment ?? process.env, options.secretVariables);
-    const session = new Session(appender, stored, first.data, folder, redact, state);
+    const session = new Session(appender, stored, first.data, folder, options, state);
     const closed = session.openWork.closed(session.history.pendingToolCalls.length);
     const resumeEvent = session.emit({
       type: "session.resume",
@@ -238,7 +235,7 @@ export class Session {
    * @throws the store's error when no prompt is running.
    */
   emit(input: EventInput): SessionEvent {
-    return this.journal.record(this.redact(input), this.running, this.deliver);
+    return this.redaction.record(input);
   }
 
   /** Folds `event` into the history (not an `unstored` one) and hands it to every subscriber. */
@@ -370,7 +367,8 @@ export class Session {
     return {
       history: this.history,
       emit: (event: EventInput) => void this.emit(event),
-      report: (event: EventInput) => this.deliver(this.journal.envelope(this.redact(event)), true),
+      report: (event: EventInput) =>
+        this.deliver(this.journal.envelope(this.redaction.redact(event)), true),
       checkpoint: () => this.journal.checkpoint(controller),
     };
   }

@@ -46,3 +46,15 @@ test("session/prompt with a prompt beyond the window is a -32602 error in the ed
     expect(JSON.parse(line)).toHaveProperty("jsonrpc", "2.0");
   }
 });
+
+test("a window the system prompt and tools alone fill: session/prompt fails before any request, in the editor's words", async () => {
+  const agent = fixture.startAgent({ TURNLOOP_CONTEXT_WINDOW: "1000" });
+  await agent.initialize();
+  const sessionId = await agent.newSession();
+  const failure = await agent.prompt(sessionId, "hello").catch((error: unknown) => error);
+  expect((failure as { message: string }).message).toMatch(
+    /^The model request failed: The context is exhausted: the next request does not fit the context window of openai-compatible:fake-model \(1000 tokens; TURNLOOP_CONTEXT_WINDOW in the env of turnloop's entry in the editor's agent server settings \(or --context-window in its args\) sets it\): the system prompt and the \d+ tool definitions alone take about \d+ tokens, which no compaction can make room for: set the window the model's server really has, or configure fewer MCP servers$/,
+  );
+  expect(fixture.server.requests).toHaveLength(0);
+  expect(await agent.end()).toBe(0);
+});

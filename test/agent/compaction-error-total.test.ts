@@ -38,7 +38,7 @@ test("a failed compaction's error names one total, and its parts add up to it", 
   const [error] = ofType(await harness.persisted(), "session.error");
   const message = error?.data.message ?? "";
   const match =
-    /^The context is exhausted: the next request does not fit the context window of openai-compatible:fake-model \(8000 tokens; --context-window sets it\): compaction failed \(.*\), and the next request would take about (\d+) tokens: the latest user message about (\d+), the system prompt and tool definitions about (\d+), earlier messages and summaries about (\d+)\.$/.exec(
+    /^The context is exhausted: the next request does not fit the context window of openai-compatible:fake-model \(8000 tokens; --context-window or TURNLOOP_CONTEXT_WINDOW sets it\): compaction failed \(.*\), and the next request would take about (\d+) tokens: the latest user message about (\d+), the system prompt and tool definitions about (\d+), earlier messages and summaries about (\d+)\.$/.exec(
       message,
     );
   expect(match, message).not.toBeNull();

@@ -123,7 +123,7 @@ describe("compaction in turnloop -p", () => {
     const result = await cli(["-p", "hello", "--context-window", "1000"], { env: NO_RETRIES });
     expect([result.code, result.stdout, model.requests.length]).toEqual([1, "", 0]);
     expect(result.stderr).toMatch(
-      /^turnloop: The context is exhausted: the next request does not fit the context window of openai-compatible:fake-model \(1000 tokens; --context-window sets it\): the system prompt and the \d+ tool definitions alone take about (\d+) tokens, which no compaction can make room for: set the window the model's server really has, or configure fewer MCP servers$/m,
+      /^turnloop: The context is exhausted: the next request does not fit the context window of openai-compatible:fake-model \(1000 tokens; --context-window or TURNLOOP_CONTEXT_WINDOW sets it\): the system prompt and the \d+ tool definitions alone take about (\d+) tokens, which no compaction can make room for: set the window the model's server really has, or configure fewer MCP servers$/m,
     );
     const fixed = Number(/about (\d+) tokens, which/.exec(result.stderr)?.[1]);
     expect(fixed).toBeGreaterThanOrEqual(1000);

@@ -31,8 +31,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a prompt too large for t
         "turnloop in <repository>",
         "model openai-compatible:fake-model · session <id> · /help lists the commands",
         "error: the prompt is about N tokens with the system prompt and tools (99048 characters), more than the context window of openai-compatible:fake-model, 8000 tokens; nothing was sent. Send a smaller",
-        "part of it or fewer files, use a model with a larger window (--model or TURNLOOP_MODEL), or, if openai-compatible:fake-model's window is larger, set it with --context-window or",
-        "TURNLOOP_CONTEXT_WINDOW.",
+        "part of it or fewer files, use a model with a larger window (/model), or, if openai-compatible:fake-model's window is larger, set it with --context-window or TURNLOOP_CONTEXT_WINDOW when starting",
+        "turnloop.",
         "───",
         " explain @big.log",
         "───",
@@ -56,6 +56,23 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a prompt too large for t
         "user.message",
         ...ANSWER_TURN,
       ]);
+    },
+  );
+
+  interactiveTest(
+    "a window the system prompt and tools alone fill: the error names the setting as turnloop starts",
+    async ({ fixture }) => {
+      const terminal = await fixture.openReady(["--context-window", "1000"], { columns: 200 });
+      terminal.type("hello");
+      const screen = await terminal.waitFor(/MCP servers/);
+      const text = screen
+        .split("\n")
+        .map((row) => row.trim())
+        .join(" ");
+      expect(text).toMatch(
+        /The context is exhausted: the next request does not fit the context window of openai-compatible:fake-model \(1000 tokens; --context-window or TURNLOOP_CONTEXT_WINDOW when starting turnloop sets it\): the system prompt and the \d+ tool definitions alone take about \d+ tokens, which no compaction can make room for: set the window the model's server really has, or configure fewer MCP servers/,
+      );
+      expect(fixture.server.requests).toHaveLength(0);
     },
   );
 });

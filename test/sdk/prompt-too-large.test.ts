@@ -66,3 +66,15 @@ test("turnloop's own SDK: sendAndWait rejects with the same refusal, and the ses
   );
   expect(users.map((message) => message.content)).toEqual(["short"]);
 });
+
+test("a window the system prompt and tools alone fill: sendAndWait rejects before any request, in the server's words", async () => {
+  fixture.env.TURNLOOP_CONTEXT_WINDOW = "1000";
+  const client = await startCopilotClient(fixture);
+  const session = await client.createSession({ onPermissionRequest: approveAll });
+  const requests = fixture.model.requests.length;
+  const failure = await session.sendAndWait({ prompt: "hello" }).catch((error: unknown) => error);
+  expect(String(failure)).toMatch(
+    /^Error: The context is exhausted: the next request does not fit the context window of openai-compatible:fake-model \(1000 tokens; TURNLOOP_CONTEXT_WINDOW in the server's environment sets it\): the system prompt and the \d+ tool definitions alone take about \d+ tokens, which no compaction can make room for: set the window the model's server really has, or configure fewer MCP servers$/,
+  );
+  expect(fixture.model.requests).toHaveLength(requests);
+});

@@ -18,7 +18,7 @@ import { abortNote, INTERACTIVE_GO_ON, outcomeNote } from "../event-notes.js";
 import { commandBody } from "./command-output.js";
 import type { ConversationView } from "./conversation-view.js";
 import { openingBanner, ServersStart, screenTrustQuestion, WAITING_CANCELLED } from "./open.js";
-import { attachFiles, runTypedCommand, saveInput } from "./prompt-input.js";
+import { attachFiles, INTERACTIVE_SETTINGS, runTypedCommand, saveInput } from "./prompt-input.js";
 
 /**
  * What the interactive face does with what the user typed: prompts go to the session (with
@@ -236,6 +236,7 @@ export class Controller {
     return this.host.agentSettings(this.session, this.model, {
       autopilot: this.mode === "autopilot",
       permissionMode: () => permissionModeOf(this.mode, this.host.configOf(this.session)),
+      settingNames: INTERACTIVE_SETTINGS,
       ...(ask === undefined ? {} : { ask }),
     });
   }

@@ -2,6 +2,7 @@ import { appendFile, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { plainText } from "../../events/errors.js";
 import type { SecretValue } from "../../events/secrets.js";
+import type { ModelSettingNames } from "../../llm/models.js";
 import { attachedFileBlock, ranEnding, shellContext } from "../../session/prompt-attachments.js";
 import type { CommandSetup } from "../../tools/command-runner.js";
 import type { ConversationView } from "./conversation-view.js";
@@ -12,6 +13,20 @@ const HISTORY_ENTRIES = 500;
 const ATTACHMENT_BYTES = 256 * 1024;
 /** How long a `!command` may run (ms). */
 const SHELL_TIMEOUT_MS = 120_000;
+
+/**
+ * How the interactive face's advice names the settings of its model (llm/models.ts
+ * `ModelSettingNames`, given to the loop: agent/compaction-guard.ts): `/model` switches the
+ * session's model where the user types (README, "Slash commands"); the context window is set as
+ * turnloop starts, as on the command line, which its start-up errors name (`--model`).
+ */
+export const INTERACTIVE_SETTINGS: ModelSettingNames = {
+  model: "/model",
+  baseUrl: "--base-url or TURNLOOP_BASE_URL",
+  resumeModel: "--model <provider>:<model>",
+  environment: "",
+  contextWindow: "--context-window or TURNLOOP_CONTEXT_WINDOW when starting turnloop",
+};
 
 /** `$TURNLOOP_HOME/input-history.jsonl`: one JSON string per line, oldest first. */
 export function historyPath(home: string): string {
