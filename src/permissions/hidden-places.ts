@@ -13,7 +13,7 @@
  * Loaded at the first call of a file tool, not at start-up.
  */
 
-import { existsSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import picomatch from "picomatch";
@@ -46,7 +46,7 @@ export interface HiddenPlaceJudgement {
  * Judges a call of `toolName` on `paths` (absolute, as given and with links resolved) against
  * `hiddenPlaces`, with the session's `allow` rules (patterns absolute or relative to `cwd`).
  * Undefined for a tool that is not one of the file tools. Synchronous: the places are read on the
- * calling thread, an `existsSync` each and a `realpath` each of those that exist.
+ * calling thread, an `lstat` each and a `realpath` each of those that exist.
  */
 export function judgeHiddenPlaces(
   hiddenPlaces: HiddenPlaces,
@@ -130,9 +130,8 @@ interface PlaceSpelling {
  * Each place (absolute, spelled as `path.resolve` spells it) as configured and, when a link leads
  * elsewhere, as its real path right after it; `home` the user's home folder, spelled normally too.
  * Read at every call (a link made later counts). A place that does not exist (most of them, on most
- * machines) is seen by `existsSync`, which makes neither an error (a `realpath` that throws was
- * about a third of a tool turn's allocations, bench/notes/turn32.md) nor an `lstat`'s `Stats`
- * object; a link that leads nowhere is not followed either way. A place that exists is resolved on
+ * machines) is seen by one `lstat` that makes no error, not by a `realpath` that throws (about a
+ * third of a tool turn's allocations, bench/notes/turn32.md). A place that exists is resolved on
  * the calling thread (`realpathSync.native`, the same `realpath(3)` as `fs/promises`' `realpath`):
  * handing each to the thread pool cost the main thread about three times as much
  * (bench/notes/turn34.md).
@@ -145,7 +144,8 @@ function spellings(places: readonly string[], home: string): PlaceSpelling[] {
   const spelled: PlaceSpelling[] = [];
   for (const place of places) {
     spelled.push({ path: place, shown: shown(place) });
-    const real = existsSync(place) ? realPathOr(place) : place;
+    const exists = lstatSync(place, { throwIfNoEntry: false }) !== undefined;
+    const real = exists ? realPathOr(place) : place;
     if (real !== place) {
       spelled.push({ path: real, shown: shown(place) });
     }
