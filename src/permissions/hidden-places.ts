@@ -13,8 +13,7 @@
  * Loaded at the first call of a file tool, not at start-up.
  */
 
-import { lstatSync } from "node:fs";
-import { realpath } from "node:fs/promises";
+import { lstatSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import picomatch from "picomatch";
@@ -46,15 +45,16 @@ export interface HiddenPlaceJudgement {
 /**
  * Judges a call of `toolName` on `paths` (absolute, as given and with links resolved) against
  * `hiddenPlaces`, with the session's `allow` rules (patterns absolute or relative to `cwd`).
- * Undefined for a tool that is not one of the file tools.
+ * Undefined for a tool that is not one of the file tools. Synchronous: the places are read on the
+ * calling thread, an `lstat` each and a `realpath` each of those that exist.
  */
-export async function judgeHiddenPlaces(
+export function judgeHiddenPlaces(
   hiddenPlaces: HiddenPlaces,
   toolName: string,
   paths: readonly string[],
   allow: readonly PermissionRule[],
   cwd: string,
-): Promise<HiddenPlaceJudgement | undefined> {
+): HiddenPlaceJudgement | undefined {
   if (!FILE_TOOLS.includes(toolName)) {
     return undefined;
   }
@@ -65,12 +65,12 @@ export async function judgeHiddenPlaces(
   // call, made V8 optimise Node's path code (bench/notes/rss33.md).
   const home = normalAbsolutePath(homedir());
   const configured = hiddenPlaces.places.map(normalAbsolutePath);
-  const places = await spellings(
+  const places = spellings(
     configured.filter((place) => !isInside(home, place)),
     home,
   );
   const open = READING_TOOLS.includes(toolName) ? hiddenPlaces.open : undefined;
-  const openSpellings = open === undefined ? [] : await spellings([normalAbsolutePath(open)], home);
+  const openSpellings = open === undefined ? [] : spellings([normalAbsolutePath(open)], home);
   const patterns = allow.flatMap((rule) =>
     rule.tool === toolName && rule.pattern !== undefined ? [resolve(cwd, rule.pattern)] : [],
   );
@@ -128,23 +128,36 @@ interface PlaceSpelling {
 
 /**
  * Each place (absolute, spelled as `path.resolve` spells it) as configured and, when a link leads
- * elsewhere, as its real path; `home` the user's home folder, spelled normally too. Read at every
- * call (a link made later counts); a place that does not exist (most of them, on most machines)
- * is seen by one `lstat` that makes no error, not by a `realpath` that throws (about a third of a
- * tool turn's allocations, bench/notes/turn32.md).
+ * elsewhere, as its real path right after it; `home` the user's home folder, spelled normally too.
+ * Read at every call (a link made later counts). A place that does not exist (most of them, on most
+ * machines) is seen by one `lstat` that makes no error, not by a `realpath` that throws (about a
+ * third of a tool turn's allocations, bench/notes/turn32.md). A place that exists is resolved on
+ * the calling thread (`realpathSync.native`, the same `realpath(3)` as `fs/promises`' `realpath`):
+ * handing each to the thread pool cost the main thread about three times as much
+ * (bench/notes/turn34.md).
  */
-async function spellings(places: readonly string[], home: string): Promise<PlaceSpelling[]> {
+function spellings(places: readonly string[], home: string): PlaceSpelling[] {
   const shown = (place: string) =>
     home !== "/" && place !== home && isInside(place, home) && isAbsolute(place)
       ? `~/${place.slice(home.length + 1)}`
       : place;
-  const resolved = await Promise.all(
-    places.map(async (place) => {
-      const exists = lstatSync(place, { throwIfNoEntry: false }) !== undefined;
-      const real = exists ? await realpath(place).catch(() => place) : place;
-      const given = { path: place, shown: shown(place) };
-      return real === place ? [given] : [given, { path: real, shown: shown(place) }];
-    }),
-  );
-  return resolved.flat();
+  const spelled: PlaceSpelling[] = [];
+  for (const place of places) {
+    spelled.push({ path: place, shown: shown(place) });
+    const exists = lstatSync(place, { throwIfNoEntry: false }) !== undefined;
+    const real = exists ? realPathOr(place) : place;
+    if (real !== place) {
+      spelled.push({ path: real, shown: shown(place) });
+    }
+  }
+  return spelled;
+}
+
+/** The real path of `place`, or `place` itself when it cannot be resolved. */
+function realPathOr(place: string): string {
+  try {
+    return realpathSync.native(place);
+  } catch {
+    return place;
+  }
 }

@@ -148,6 +148,12 @@ async function questionAbout(
 }
 
 /**
+ * hidden-places.ts, imported at the first call of a built-in file tool and kept: an `import()` of
+ * a loaded module still asks the module loader to resolve its specifier at every call.
+ */
+let hiddenPlacesModule: Promise<typeof import("./hidden-places.js")> | undefined;
+
+/**
  * What the hidden places (hidden-places.ts, loaded at the first call of a built-in file tool)
  * say about a call on `paths` (absolute, as given and real); undefined when they say nothing.
  */
@@ -160,7 +166,8 @@ async function hiddenPlacesJudged(
   if (rules.hiddenPlaces === undefined || tool.mcp !== undefined || paths.length === 0) {
     return undefined;
   }
-  const { judgeHiddenPlaces } = await import("./hidden-places.js");
+  hiddenPlacesModule ??= import("./hidden-places.js");
+  const { judgeHiddenPlaces } = await hiddenPlacesModule;
   return judgeHiddenPlaces(rules.hiddenPlaces, tool.name, paths, rules.allow, root);
 }
 

@@ -7,6 +7,7 @@ import {
   permissionDecider,
 } from "../../src/permissions/permission-decision.js";
 import { createTool, editTool, viewTool } from "../../src/tools/index.js";
+import { threadPoolRequests } from "../support/thread-pool.js";
 import { useTemporaryDirectory } from "../tools/tool-context.js";
 
 // The hidden places' rule (src/permissions/hidden-places.ts) as the decider applies it, on real
@@ -145,5 +146,66 @@ describe("the hidden places in the permission decision", () => {
       [denied, denied, "allow", "allow"],
       [denied, denied, "allow", "allow"],
     ]);
+  });
+
+  it("reads the places on the calling thread: a call asks the thread pool for its own path only", async () => {
+    // Each place that exists was a `realpath` in the thread pool, at every call: each costs the
+    // main thread about three times a synchronous one (bench/notes/turn34.md).
+    const { logs, own, vault, keys } = await layout();
+    const policy: PermissionPolicy = {
+      allowAllTools: true,
+      allow: [],
+      deny: [],
+      folders: [],
+      hiddenPlaces: { places: [logs, vault, keys, join(directory, "missing")], open: own },
+    };
+    const decide = permissionDecider(directory, () => policy);
+    await writeFile(join(directory, "notes.md"), "notes");
+    const input = { path: join(directory, "notes.md") };
+    const call = () =>
+      decide({
+        tool: viewTool,
+        input,
+        toolCall: { toolCallId: "c", name: "view", arguments: input },
+      });
+    expect((await call()).kind).toBe("allow");
+    let kind = "";
+    const requests = await threadPoolRequests(async () => {
+      kind = (await call()).kind;
+    });
+    expect({ kind, requests }).toEqual({ kind: "allow", requests: 1 });
+  });
+
+  it("reads the places at every call: a link made between two calls counts", async () => {
+    const { own, vault } = await layout();
+    const later = join(directory, "later");
+    const calls: Array<[typeof viewTool, Record<string, string>]> = [
+      [viewTool, { path: join(vault, "token") }],
+    ];
+    const policy: PermissionPolicy = {
+      allowAllTools: true,
+      allow: [],
+      deny: [],
+      folders: [],
+      hiddenPlaces: { places: [later], open: own },
+    };
+    const decide = permissionDecider(directory, () => policy);
+    const kinds: string[] = [];
+    for (const made of [false, true]) {
+      if (made) {
+        await symlink(vault, later);
+      }
+      for (const [tool, input] of calls) {
+        const decision = await decide({
+          tool,
+          input,
+          toolCall: { toolCallId: "c", name: "view", arguments: input },
+        });
+        kinds.push(
+          decision.kind === "deny" ? `deny: ${decision.reason.split(":")[0]}` : decision.kind,
+        );
+      }
+    }
+    expect(kinds).toEqual(["allow", `deny: ${later} is hidden from the agent`]);
   });
 });

@@ -81,7 +81,7 @@ describe.skipIf(!sandboxReady)("the sandbox and the file tools hide the same pla
         savePath: join(base, "output.txt"),
         secrets: [],
       });
-      const judged = await judgeHiddenPlaces(
+      const judged = judgeHiddenPlaces(
         { places: host.hiddenPlaces() },
         "view",
         [file],

@@ -51,10 +51,22 @@ function resolveNow(path: string): ResolvedPath | undefined {
   }
 }
 
-/** Whether `path` is `folder` or lies below it; both absolute and normalised. */
+/**
+ * Whether `path` is `folder` or lies below it; both absolute and normalised. Compared in place,
+ * without a `folder + "/"` string per call: the hidden places judge every path of a file tool's
+ * call and search against each place (bench/notes/turn34.md).
+ */
 export function isInside(path: string, folder: string): boolean {
-  return path === folder || path.startsWith(folder === sep ? folder : `${folder}${sep}`);
+  if (!path.startsWith(folder)) {
+    return false;
+  }
+  return (
+    path.length === folder.length || folder === sep || path.charCodeAt(folder.length) === SEPARATOR
+  );
 }
+
+/** The character code of `path.sep` (`/`). */
+const SEPARATOR = sep.charCodeAt(0);
 
 /** The real path of `path` (absolute), or of its nearest existing parent joined with the rest. */
 export function landingPath(path: string): string {
