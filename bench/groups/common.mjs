@@ -136,9 +136,10 @@ export function cliCommand(args, extraEnvironment = "") {
   return `cd "$REPO" && TURNLOOP_HOME="$TL_HOME" TURNLOOP_MODEL=${BENCH_MODEL} TURNLOOP_BASE_URL="$FAKE_MODEL"/v1 ${extraEnvironment}/usr/bin/time -v "$TURNLOOP"/dist/cli/main.js ${args}`;
 }
 
-/** @param {string} name @param {object} options */
-export function inProcessCommand(name, options) {
-  return `node --expose-gc bench/in-process.mjs ${name} '${JSON.stringify(options)}'`;
+/** @param {string} name @param {object} options @param {string[]} [nodeFlags] */
+export function inProcessCommand(name, options, nodeFlags = []) {
+  const flags = ["--expose-gc", ...nodeFlags].join(" ");
+  return `node ${flags} bench/in-process.mjs ${name} '${JSON.stringify(options)}'`;
 }
 
 /**

@@ -3,6 +3,7 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { shebangNodeFlags } from "../bin.mjs";
 import { runInProcess } from "../child.mjs";
 import { startFakeModelWorker } from "../fake-model.mjs";
 import { measureHeadlessFloor } from "../headless-floor.mjs";
@@ -93,11 +94,19 @@ function slope(points, value) {
   return covariance / variance;
 }
 
-/** Figure 5b: heap and RSS over a long session (one prompt of many tool turns). */
+/**
+ * Figure 5b: heap and RSS over a long session (one prompt of many tool turns). The session runs in
+ * a Node started with the flags turnloop's own entry points start it with (`dist/cli/main.js`'s
+ * first line: V8's young generation fixed at 2 MiB a semi-space, src/cli/main.ts), because every
+ * process that holds a session does: `-p`, `acp`, the SDK's server. Without them V8 resizes the
+ * young generation as it likes (between 4 and 32 MiB in turn34's runs), and that alone moved 5c's
+ * slope between 4.3 and 22.0 KiB per turn on nearly the same code (bench/notes/turn34.md).
+ */
 export async function benchMemory(context) {
   const turns = context.settings.memoryTurns;
   const options = { dist: context.dist, cwd: context.repo, home: context.home, turns, samples: 10 };
-  const result = await runInProcess("memory", options);
+  const entryFlags = shebangNodeFlags(join(context.dist, "cli", "main.js"));
+  const result = await runInProcess("memory", options, entryFlags);
   if (result.turns !== turns) {
     throw new Error(
       `memory run stopped after ${result.turns} of ${turns} turns: ${JSON.stringify(result.outcome)}`,
@@ -123,12 +132,11 @@ export async function benchMemory(context) {
     overheadFirst: percentile(result.overheads.slice(0, tenth), 0.5),
     overheadLast: percentile(result.overheads.slice(-tenth), 0.5),
   };
-  const command = inProcessCommand("memory", {
-    ...options,
-    dist: "dist",
-    cwd: "$REPO",
-    home: "$TL_HOME",
-  });
+  const command = inProcessCommand(
+    "memory",
+    { ...options, dist: "dist", cwd: "$REPO", home: "$TL_HOME" },
+    entryFlags,
+  );
   const runs = `1 session of ${turns.toLocaleString("en-US")} model turns; sampled after a full GC every ${turns / 10} turns; slope over turns ${from.turn}–${to.turn}${waitShare([result])}`;
   context.rows.push(
     {
