@@ -9,7 +9,8 @@
  * inside the place names it and lets the call through (`--allow-tool 'view(~/.ssh/config)'`,
  * `view(~/.aws/*)`; not `view`, `view(**)` nor `--allow-all-tools`). The session's own folder
  * (saved outputs, uploads: what turnloop tells the model to read) stays open to the reading
- * tools. A `grep` of a folder that no hidden place lies in or holds judges no file at all.
+ * tools. A process's folder under `/proc` is hidden too ({@link processFolder}). A `grep` of a
+ * folder that no hidden place lies in or holds judges no file at all.
  * Loaded at the first call of a file tool, not at start-up.
  */
 
@@ -79,7 +80,7 @@ export function judgeHiddenPlaces(
     if (openSpellings.some((folder) => isInside(path, folder.path))) {
       return undefined;
     }
-    const place = places.find((each) => isInside(path, each.path));
+    const place = places.find((each) => isInside(path, each.path)) ?? processFolder(path);
     const named = patterns.some(
       (pattern) =>
         place !== undefined &&
@@ -92,12 +93,34 @@ export function judgeHiddenPlaces(
   if (refused !== undefined) {
     return { refusal: hiddenPlaceRefusal(toolName, refused) };
   }
-  if (toolName === "grep" && !places.some((place) => meets(place.path, paths))) {
+  const searchesProcesses = paths.some((given) => {
+    const path = normalAbsolutePath(given);
+    return path === "/" || path === "/proc" || processFolder(path) !== undefined;
+  });
+  if (
+    toolName === "grep" &&
+    !searchesProcesses &&
+    !places.some((place) => meets(place.path, paths))
+  ) {
     // grep reads only below its path (ripgrep follows no links; grep-fallback.ts keeps to it
     // too): with no hidden place there, nothing it finds can be in one, and no file is judged.
     return {};
   }
   return { hidden: (path) => placeOf(path) !== undefined };
+}
+
+/**
+ * A process's folder under `/proc` (`/proc/<pid>`, `/proc/self`, `/proc/thread-self`) that
+ * `path` (absolute, spelled normally) lies in: a hidden place for the file tools, every
+ * process's, since turnloop's own and its parent shell's hold the provider keys (`environ`),
+ * and `mem`, `cmdline` and `fd/` show a process's memory, arguments and open files (a trial read
+ * the key from `/proc/self/environ` with yes/no `grep` counts). The sandbox agrees: its own pid
+ * namespace mounts a `/proc` that shows none of the host's processes. The rest of `/proc`
+ * (`cpuinfo`, `meminfo`) stays readable.
+ */
+function processFolder(path: string): PlaceSpelling | undefined {
+  const folder = /^\/proc\/(?:\d+|self|thread-self)(?=\/|$)/.exec(path)?.[0];
+  return folder === undefined ? undefined : { path: folder, shown: folder };
 }
 
 /** Whether `place` is one of `paths`, lies inside one or holds one. */

@@ -236,7 +236,7 @@ export async function projectTrust(home: string, cwd: string): Promise<ProjectTr
   if (typeof recorded !== "object" || recorded === null) {
     return { trusted: true };
   }
-  const current = await projectFileDigests(project);
+  const current = await projectFileDigests(project, home);
   const changed = Object.entries(current)
     .filter(([name, digest]) => (recorded as Record<string, unknown>)[name] !== digest)
     .map(([name]) => name);
@@ -285,7 +285,10 @@ export async function askTrustOncePerRun(
  */
 export async function trustProject(home: string, cwd: string): Promise<string> {
   const project = projectFolder(cwd);
-  const [projects, files] = await Promise.all([readTrusted(home), projectFileDigests(project)]);
+  const [projects, files] = await Promise.all([
+    readTrusted(home),
+    projectFileDigests(project, home),
+  ]);
   projects[project] = {
     mcpServers: true,
     config: true,
@@ -326,16 +329,22 @@ async function writeTrusted(home: string, projects: Record<string, unknown>): Pr
 }
 
 /** Each of the {@link PROJECT_FILES} a trust covers: the SHA-256 of its bytes (hex), or "absent". */
-async function projectFileDigests(project: string): Promise<Record<string, string>> {
+async function projectFileDigests(project: string, home: string): Promise<Record<string, string>> {
+  // Loaded here, not before `acp` answers `initialize` (issue 26).
+  const { CONFIG_FILE_MAX_BYTES, readProjectFile } = await import("../tools/project-file.js");
   const digests = await Promise.all(
     PROJECT_FILES.map(async (name) => {
-      try {
-        const bytes = await promises().readFile(join(project, name));
-        const digest = process.getBuiltinModule("node:crypto").createHash("sha256");
-        return [name, digest.update(bytes).digest("hex")] as const;
-      } catch (error) {
-        return [name, errorCode(error) === "ENOENT" ? "absent" : "unreadable"] as const;
+      // Read as the config is (tools/project-file.ts): a FIFO or `/dev/zero` is "unreadable".
+      const file = readProjectFile(join(project, name), {
+        maxBytes: CONFIG_FILE_MAX_BYTES,
+        overLimit: "refuse",
+        project: { folder: project, turnloopHome: home },
+      });
+      if (file.kind !== "read") {
+        return [name, file.kind === "missing" ? "absent" : "unreadable"] as const;
       }
+      const digest = process.getBuiltinModule("node:crypto").createHash("sha256");
+      return [name, digest.update(file.bytes).digest("hex")] as const;
     }),
   );
   return Object.fromEntries(digests);

@@ -1,11 +1,11 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { errorCode, errorMessage, jsonSyntaxMessage } from "../events/errors.js";
+import { jsonSyntaxMessage } from "../events/errors.js";
 import { describeIssue } from "../events/setting-words.js";
 import { PERMISSION_MODES } from "../permissions/permission-mode.js";
 import { mcpServerSchema, parseServerEntry } from "../tools/mcp/config.js";
+import { readConfigFileText } from "../tools/project-file.js";
 import { SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
-import { ConfigError, configPaths } from "./config-paths.js";
+import { ConfigError, configPaths, projectFolder } from "./config-paths.js";
 import { type GuardingSection, unknownKeys } from "./config-problems.js";
 
 export { ConfigError, configPaths };
@@ -159,7 +159,9 @@ export function loadConfig(home: string, cwd: string, reading: ConfigReading = {
     places.push(["project", paths.project]);
   }
   for (const [scope, path] of places) {
-    const settings = readConfigFile(path, loaded.warnings, reading);
+    const project =
+      scope === "project" ? { folder: projectFolder(cwd), turnloopHome: home } : undefined;
+    const settings = readConfigFile(path, loaded.warnings, reading, project);
     if (settings !== undefined) {
       loaded.files.push({ path, scope, settings });
     }
@@ -167,20 +169,24 @@ export function loadConfig(home: string, cwd: string, reading: ConfigReading = {
   return loaded;
 }
 
+/**
+ * The settings of the config file at `path` (undefined: no file), read by the one reader of
+ * project files (tools/project-file.ts): `project`, for a project's file, the folder it must lie in.
+ */
 function readConfigFile(
   path: string,
   warnings: string[],
   reading: ConfigReading,
+  project: { folder: string; turnloopHome: string } | undefined,
 ): ConfigFile | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") {
-      return undefined;
-    }
-    throw new ConfigError(`cannot read ${path}: ${errorMessage(error)}`);
+  const file = readConfigFileText(path, project?.folder, project?.turnloopHome);
+  if (file === undefined) {
+    return undefined;
   }
+  if (file.problem !== undefined) {
+    throw new ConfigError(file.problem);
+  }
+  const text = file.text;
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { SessionEventOf } from "../events/events.js";
+import { readProjectFile, wholeUtf8Prefix } from "../tools/project-file.js";
 import { decodeFileBytes } from "../tools/text-decoding.js";
 import type { Session } from "./session.js";
 
@@ -37,6 +38,18 @@ export const INSTRUCTIONS_MAX_BYTES = 32 * 1024;
 export const INSTRUCTIONS_CUT = "instructions_cut";
 /** The `warningType` of a `session.warning` naming an instruction file left out as not text. */
 export const INSTRUCTIONS_NOT_TEXT = "instructions_not_text";
+/**
+ * The `warningType` of a `session.warning` naming a project's instruction file that was not read:
+ * it leads out of the project or into a hidden place, or is not a regular file.
+ */
+export const INSTRUCTIONS_REFUSED = "instructions_refused";
+
+/**
+ * The most of one instruction file read (bytes): twice the budget. Decoded, a byte of the file
+ * is at least half a byte of UTF-8 (UTF-16), so a longer file is cut to its budget anyway and
+ * its start is all that is used; the rest is never read (a trial's 1 GiB `AGENTS.md`).
+ */
+const INSTRUCTION_READ_BYTES = 2 * INSTRUCTIONS_MAX_BYTES;
 
 /** One file that went into the system prompt. */
 export interface InstructionFile {
@@ -52,7 +65,7 @@ export interface InstructionFile {
 
 /** What a user is told about the instructions: `warningType` and a sentence. */
 export interface InstructionWarning {
-  warningType: typeof INSTRUCTIONS_CUT | typeof INSTRUCTIONS_NOT_TEXT;
+  warningType: typeof INSTRUCTIONS_CUT | typeof INSTRUCTIONS_NOT_TEXT | typeof INSTRUCTIONS_REFUSED;
   message: string;
 }
 
@@ -112,45 +125,41 @@ export function loadInstructions(cwd: string, home: string): LoadedInstructions 
 
 /**
  * The user's file and the project's (one per folder from the root down to `cwd`), each with its
- * budget; a file that is not text is skipped, named in `warnings`, and the folder's next name tried.
+ * budget; a file that is not text or is refused (README, "Project files") is skipped, named in
+ * `warnings`, and the folder's next name tried.
  */
 function findFiles(cwd: string, home: string, warnings: InstructionWarning[]): FoundFile[] {
-  const read = (path: string): string | undefined => {
-    const file = readInstructionFile(path);
-    if (file?.kind === "binary") {
-      const type = file.mediaType === undefined ? "" : ` (${file.mediaType})`;
-      warnings.push({
-        warningType: INSTRUCTIONS_NOT_TEXT,
-        message: `${path} is binary data${type}, not text; it was left out of the instructions`,
-      });
-      return undefined;
-    }
-    return file?.text;
-  };
+  const read = (path: string, project?: string) =>
+    usableText(
+      path,
+      project === undefined ? undefined : { folder: project, turnloopHome: home },
+      warnings,
+    );
   const found: FoundFile[] = [];
   const userPath = join(home, "AGENTS.md");
   const user = read(userPath);
   if (user !== undefined) {
-    const size = Buffer.byteLength(user);
     found.push({
       path: userPath,
       scope: "user",
-      content: user,
-      size,
+      content: user.text,
+      size: user.size,
       given: INSTRUCTIONS_MAX_BYTES,
     });
   }
   const project: FoundFile[] = [];
-  for (const directory of directoriesFromRoot(resolve(cwd))) {
+  const directories = directoriesFromRoot(resolve(cwd));
+  const root = directories[0] ?? resolve(cwd);
+  for (const directory of directories) {
     for (const name of INSTRUCTION_FILE_NAMES) {
       const path = join(directory, name);
-      const content = read(path);
+      const content = read(path, root);
       if (content !== undefined) {
         project.push({
           path,
           scope: "project",
-          content,
-          size: Buffer.byteLength(content),
+          content: content.text,
+          size: content.size,
           given: 0,
         });
         break;
@@ -165,6 +174,35 @@ function findFiles(cwd: string, home: string, warnings: InstructionWarning[]): F
     file.given = shares[index] ?? 0;
   });
   return [...found, ...project];
+}
+
+/**
+ * The text of the instruction file at `path` and its size (bytes), or undefined when it is not
+ * used: missing or empty, or left out with a warning pushed to `warnings` (not text; refused by
+ * the reader of project files, `project` the folder a repository's file must lie in).
+ */
+function usableText(
+  path: string,
+  project: { folder: string; turnloopHome: string } | undefined,
+  warnings: InstructionWarning[],
+): { text: string; size: number } | undefined {
+  const file = readInstructionFile(path, project);
+  if (file?.kind === "binary") {
+    const type = file.mediaType === undefined ? "" : ` (${file.mediaType})`;
+    warnings.push({
+      warningType: INSTRUCTIONS_NOT_TEXT,
+      message: `${path} is binary data${type}, not text; it was left out of the instructions`,
+    });
+    return undefined;
+  }
+  if (file?.kind === "refused") {
+    warnings.push({
+      warningType: INSTRUCTIONS_REFUSED,
+      message: `${path} ${file.reason}; it was left out of the instructions (README, "Project files")`,
+    });
+    return undefined;
+  }
+  return file;
 }
 
 /**
@@ -244,28 +282,46 @@ function directoriesFromRoot(cwd: string): string[] {
 
 /**
  * The file's text (decoded as the `view` tool and stdin decode: UTF-8, UTF-16 with a byte order
- * mark, else windows-1252) when it is a regular, non-empty, readable file; `binary` when its
- * bytes are not text (NUL bytes, a known binary signature, mostly control characters); else
- * undefined. A missing file (the usual case: the user's file and up to four names per folder are
- * tried at every prompt) is found without an error thrown and caught (`throwIfNoEntry: false`):
- * building Node's error and its stack cost more than the `stat` itself (issue 26 figure 7d,
- * bench/notes/headless.md).
+ * mark, else windows-1252) and its size (bytes of UTF-8; of the file, for one longer than
+ * {@link INSTRUCTION_READ_BYTES}, of which only the start is read) when it is a regular,
+ * non-empty, readable file; `binary` when its bytes are not text (NUL bytes, a known binary
+ * signature, mostly control characters); `refused` when the one reader of project files
+ * (tools/project-file.ts) refuses it: with `project` (a repository's file), one that leads out of
+ * the project folder or into a hidden place, and any file that is not a regular one (a FIFO,
+ * `/dev/zero`); else undefined (no file, a folder, unreadable). A missing file (the usual case:
+ * the user's file and up to four names per folder are tried at every prompt) is found without an
+ * error thrown and caught (`throwIfNoEntry: false`): building Node's error and its stack cost
+ * more than the `stat` itself (issue 26 figure 7d, bench/notes/headless.md).
  */
 function readInstructionFile(
   path: string,
-): { kind: "text"; text: string } | { kind: "binary"; mediaType: string | undefined } | undefined {
-  try {
-    if (statSync(path, { throwIfNoEntry: false })?.isFile() !== true) {
-      return undefined;
-    }
-    const decoded = decodeFileBytes(readFileSync(path));
-    if (decoded.kind === "binary") {
-      return { kind: "binary", mediaType: decoded.mediaType };
-    }
-    return decoded.text.trim() === "" ? undefined : { kind: "text", text: decoded.text };
-  } catch {
+  project: { folder: string; turnloopHome: string } | undefined,
+):
+  | { kind: "text"; text: string; size: number }
+  | { kind: "binary"; mediaType: string | undefined }
+  | { kind: "refused"; reason: string }
+  | undefined {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (stats === undefined || stats.isDirectory()) {
     return undefined;
   }
+  const file = readProjectFile(path, {
+    maxBytes: INSTRUCTION_READ_BYTES,
+    overLimit: "cut",
+    ...(project === undefined ? {} : { project }),
+  });
+  if (file.kind !== "read") {
+    return file.kind === "missing" ? undefined : file;
+  }
+  const decoded = decodeFileBytes(file.cut ? wholeUtf8Prefix(file.bytes) : file.bytes);
+  if (decoded.kind === "binary") {
+    return { kind: "binary", mediaType: decoded.mediaType };
+  }
+  if (decoded.text.trim() === "") {
+    return undefined;
+  }
+  const size = file.cut ? file.size : Buffer.byteLength(decoded.text);
+  return { kind: "text", text: decoded.text, size };
 }
 
 /** Cuts `text` to at most `maxBytes` of UTF-8 at a character boundary. */

@@ -245,6 +245,8 @@ async function searchWithRipgrep(
   return new Promise((resolve, reject) => {
     const child = spawn(ripgrepPath, ripgrepArguments(options, mode), {
       cwd: context.cwd,
+      // The commands' environment: no key for a pattern over its `/proc/self/environ` to test.
+      env: context.commands.env,
       stdio: ["ignore", "pipe", "pipe"],
     });
     const decoder = new StringDecoder("utf8");

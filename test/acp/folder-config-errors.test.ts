@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, openSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -105,4 +107,56 @@ test("started in a good folder: a session in a folder with an invalid config is 
   expect(await agent.newSession()).toEqual(expect.any(String));
   expect(fixture.server.requests).toHaveLength(1);
   expect(await agent.end()).toBe(0);
+});
+
+// Trial 34, HIGH 2 and 5: a session/new for a repository whose `.turnloop/config.json` is a FIFO
+// froze the whole agent (a blocking read on its main thread, deaf to SIGTERM), and one holding a
+// short secret came back quoted in the -32603 error. Now: refused at once, the next folder's
+// session is created, and the error says where, never what.
+test("a project config that is a FIFO or quotes a secret is refused at once without its content; the agent serves the next folder", async () => {
+  const fifo = await project();
+  await mkdir(join(fifo, ".turnloop"));
+  const fifoFile = join(fifo, ".turnloop", "config.json");
+  execFileSync("mkfifo", [fifoFile]);
+  const secret = await project();
+  await mkdir(join(secret, ".turnloop"));
+  const secretFile = join(secret, ".turnloop", "config.json");
+  await writeFile(secretFile, "PRIVATE-KEY-SSH-XYZ\n");
+  const good = await project();
+  const agent = fixture.startAgent();
+  try {
+    await agent.initialize();
+    const refusals = [
+      await outcome(
+        agent.client.request(acp.methods.agent.session.new, { cwd: fifo, mcpServers: [] }),
+      ),
+      await outcome(
+        agent.client.request(acp.methods.agent.session.new, { cwd: secret, mcpServers: [] }),
+      ),
+    ];
+    expect(refusals).toEqual([
+      {
+        code: -32603,
+        message: `turnloop cannot start the session: the session's folder ${fifo}: ${fifoFile} is not a regular file (a FIFO); only a regular file is read`,
+      },
+      {
+        code: -32603,
+        message: `turnloop cannot start the session: the session's folder ${secret}: ${secretFile} is not valid JSON: line 1, column 1: Unexpected character`,
+      },
+    ]);
+    const created = await agent.client.request(acp.methods.agent.session.new, {
+      cwd: good,
+      mcpServers: [],
+    });
+    expect(created).toHaveProperty("sessionId");
+    expect(agent.stderr).not.toContain("PRIVATE");
+    expect(await agent.end()).toBe(0);
+  } finally {
+    // A reader blocked on the FIFO (the old code) is let go.
+    try {
+      closeSync(openSync(fifoFile, constants.O_RDWR | constants.O_NONBLOCK));
+    } catch {
+      // Gone with its folder: nothing waits on it.
+    }
+  }
 });

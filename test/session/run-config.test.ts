@@ -193,7 +193,7 @@ describe("run config precedence, with the source of each value", () => {
     await rm(projectFile, { force: true });
     expect(await configuredFace(command.options, { TURNLOOP_HOME: notAFolder })).toEqual({
       ok: false,
-      message: `cannot read ${join(notAFolder, "config.json")}: ENOTDIR: not a directory, open '${join(notAFolder, "config.json")}'`,
+      message: `${join(notAFolder, "config.json")} cannot be read: ENOTDIR: not a directory, lstat '${join(notAFolder, "config.json")}'`,
     });
   });
 });

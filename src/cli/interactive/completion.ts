@@ -178,18 +178,27 @@ function completionPrefix(before: string): string | undefined {
  * `node:child_process` load here, on the first `@`, not before the input box is drawn (issue 26).
  */
 async function listFiles(cwd: string): Promise<string[]> {
-  let modules: [typeof import("node:child_process"), typeof import("@vscode/ripgrep")];
+  let modules: [
+    typeof import("node:child_process"),
+    typeof import("@vscode/ripgrep"),
+    typeof import("../../session/command-environment.js"),
+  ];
   try {
-    modules = await Promise.all([import("node:child_process"), import("@vscode/ripgrep")]);
+    modules = await Promise.all([
+      import("node:child_process"),
+      import("@vscode/ripgrep"),
+      import("../../session/command-environment.js"),
+    ]);
   } catch {
     return [];
   }
-  const [{ execFile }, { rgPath }] = modules;
+  const [{ execFile }, { rgPath }, { commandEnvironment }] = modules;
   return new Promise((resolve) => {
     execFile(
       rgPath,
       ["--files", "--hidden", "--glob", "!.git"],
-      { cwd, maxBuffer: 64 * 1024 * 1024 },
+      // The commands' environment: no helper process of turnloop's gets its keys.
+      { cwd, maxBuffer: 64 * 1024 * 1024, env: commandEnvironment(process.env, []) },
       (_error, stdout) => {
         const files = String(stdout ?? "")
           .split("\n")

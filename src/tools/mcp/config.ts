@@ -6,11 +6,14 @@
  * bad entry is reported and the others still run.
  */
 
-import { statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { basename, dirname } from "node:path";
 import { z } from "zod";
-import { errorMessage, isMissingFileError, jsonSyntaxMessage } from "../../events/errors.js";
+import { jsonSyntaxMessage } from "../../events/errors.js";
 import { closestName, describeIssue, kindOf } from "../../events/setting-words.js";
+import { readConfigFileText, readNamedFileText } from "../project-file.js";
+
+/** The project's own MCP servers file, in its project folder (Claude Code's name). */
+const PROJECT_SERVERS_FILE = ".mcp.json";
 
 /** One MCP server, normalised. */
 export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
@@ -334,10 +337,11 @@ export function parseServers(value: unknown, where: string): ParsedServers {
 /**
  * Reads a config file holding `{"mcpServers": {...}}`. A missing file has no servers, and no
  * problem unless the user `named` it (`--mcp-config`); unreadable or invalid JSON is one problem
- * naming the file; another top-level key is a warning (VS Code's `{"servers": …}` included). A missing file is found by a `stat` that builds no error (`throwIfNoEntry`):
- * every session looks in the two usual places, which are mostly empty, and Node's `ENOENT` error
- * of a failed `readFile` cost about 1 % of a `-p` run's instructions (bench/notes/targets.md,
- * round 3 session 18).
+ * naming the file (never quoting it); another top-level key is a warning (VS Code's `{"servers":
+ * …}` included). The usual files (the project's `.mcp.json`, the user's `mcp.json`) are read by
+ * the one reader of project files (tools/project-file.ts: a regular file of at most 1 MiB; the
+ * project's within its project and out of the hidden places); a file the user named is read as
+ * given, so `--mcp-config <(…)` (a pipe) still works.
  */
 export async function readServersFile(
   path: string,
@@ -348,18 +352,17 @@ export async function readServersFile(
     servers: {},
     problems: options.named === true ? [`${path}: no such file`] : [],
   };
-  let text: string;
-  try {
-    if (statSync(path, { throwIfNoEntry: false }) === undefined) {
-      return missing;
-    }
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if (isMissingFileError(error)) {
-      return missing;
-    }
-    return { servers: {}, problems: [`${path}: ${errorMessage(error)}`] };
+  // The project's `.mcp.json` (a file of that name the user did not name) must lie in its project.
+  const project = basename(path) === PROJECT_SERVERS_FILE ? dirname(path) : undefined;
+  const read =
+    options.named === true ? await readNamedFileText(path) : readConfigFileText(path, project);
+  if (read === undefined) {
+    return missing;
   }
+  if (read.problem !== undefined) {
+    return { servers: {}, problems: [read.problem] };
+  }
+  const text = read.text;
   let json: unknown;
   try {
     json = JSON.parse(text);
