@@ -269,3 +269,69 @@ export async function readNamedFileText(path: string): Promise<FileText | undefi
     return isMissingFileError(error) ? undefined : { problem: `${path}: ${errorMessage(error)}` };
   }
 }
+
+/**
+ * `JSON.parse`'s complaint about `text` with the line and column (1-based) it points at, instead
+ * of a byte position: `line 5, column 3: Expected ',' or '}' after property value`. Never a
+ * word of `text` itself: V8 quotes the start of the text when it names no position (`Unexpected
+ * token 'P', "PRIVATE-KE"... is not valid JSON`), and the text may be a secret a link led to
+ * (a trial's finding), so that complaint becomes `line 1, column 1: Unexpected character`, the
+ * place found as the longest start of `text` that is still the start of some JSON value.
+ */
+export function jsonSyntaxMessage(text: string, error: unknown): string {
+  const message = errorMessage(error);
+  const position = /at position (\d+)/.exec(message)?.[1];
+  const quoting = /^Unexpected token\b/.test(message) && position === undefined;
+  const offset =
+    position !== undefined
+      ? Number(position)
+      : quoting
+        ? validJsonPrefixLength(text)
+        : /end of (JSON )?(data|input)/i.test(message)
+          ? text.length
+          : undefined;
+  const reason = quoting
+    ? "Unexpected character"
+    : message
+        .replace(/ (?:in JSON )?at position \d+(?: \(line \d+ column \d+\))?/, "")
+        .replace(/^JSON\.parse: /, "")
+        // Any other quoted piece of the text V8 may add: left out, never shown.
+        .replace(/,? ?"(?:[^"\\]|\\.)*"(?:\.\.\.)? is not valid JSON$/, "");
+  if (offset === undefined) {
+    return reason;
+  }
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  const column = offset - (before.lastIndexOf("\n") + 1) + 1;
+  return `line ${line}, column ${column}: ${reason}`;
+}
+
+/**
+ * How much of `text` is the start of some JSON value: the longest prefix `JSON.parse` takes, or
+ * fails on only for ending early (a binary search: the starts of a valid start are valid). A
+ * literal cut short (`tru`) counts as invalid, so the place found may be up to 4 characters early.
+ */
+function validJsonPrefixLength(text: string): number {
+  const endsEarly = (length: number): boolean => {
+    try {
+      JSON.parse(text.slice(0, length));
+      return true;
+    } catch (error) {
+      // At the end V8 says so, or names the end as the place (`Expected ',' or '}' … at position 7`).
+      const message = errorMessage(error);
+      const at = /at position (\d+)/.exec(message)?.[1];
+      return at === undefined ? /end of (JSON )?(data|input)/i.test(message) : Number(at) >= length;
+    }
+  };
+  let valid = 0;
+  let invalid = text.length;
+  while (invalid - valid > 1) {
+    const middle = Math.floor((valid + invalid) / 2);
+    if (endsEarly(middle)) {
+      valid = middle;
+    } else {
+      invalid = middle;
+    }
+  }
+  return valid;
+}

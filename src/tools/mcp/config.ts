@@ -8,9 +8,8 @@
 
 import { basename, dirname } from "node:path";
 import { z } from "zod";
-import { jsonSyntaxMessage } from "../../events/errors.js";
 import { closestName, describeIssue, kindOf } from "../../events/setting-words.js";
-import { readConfigFileText, readNamedFileText } from "../project-file.js";
+import { jsonSyntaxMessage, readConfigFileText, readNamedFileText } from "../project-file.js";
 
 /** The project's own MCP servers file, in its project folder (Claude Code's name). */
 const PROJECT_SERVERS_FILE = ".mcp.json";
