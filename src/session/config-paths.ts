@@ -188,10 +188,13 @@ async function readTrusted(home: string): Promise<Record<string, unknown>> {
 
 /**
  * Whether the user trusted the project of `cwd` ({@link projectFolder}: its MCP servers and its
- * whole config file) as it is now: a trust covers the contents of `.turnloop/config.json` and `.mcp.json` it was given
- * for (their SHA-256), so a change to either, by a model's edit or command included, holds the
- * project's keys again until the user trusts it again (direnv's `allow` works the same way). A
- * trust recorded before contents were (round 3 session 11) covers any contents.
+ * whole config file) as it is now: a trust covers the contents of `.turnloop/config.json` and
+ * `.mcp.json` it was given for (their SHA-256) and of the files in the project their MCP servers
+ * run ({@link projectFileDigests}: `sh tools/mcp.sh`), so a change to any, by a model's edit or
+ * command or a checkout included, holds the project's keys again until the user trusts it again
+ * (direnv's `allow` works the same way); a trust given before such a file was covered (round 3
+ * session 34) is asked again. A trust recorded before contents were (round 3 session 11) covers
+ * any contents.
  */
 export async function isProjectTrusted(home: string, cwd: string): Promise<boolean> {
   return (await projectTrust(home, cwd)).trusted;
@@ -200,7 +203,10 @@ export async function isProjectTrusted(home: string, cwd: string): Promise<boole
 /** A project's trust: in force, absent, or given for files that changed since (which, and when). */
 export interface ProjectTrust {
   trusted: boolean;
-  /** The {@link PROJECT_FILES} whose contents changed since the trust was given. */
+  /**
+   * The files a trust covers whose contents changed since it was given ({@link PROJECT_FILES}, and
+   * those their MCP servers run, relative to the project's folder).
+   */
   changed?: string[];
   /** When the trust was given (ISO 8601), as recorded. */
   trustedAt?: string;
@@ -236,7 +242,7 @@ export async function projectTrust(home: string, cwd: string): Promise<ProjectTr
   if (typeof recorded !== "object" || recorded === null) {
     return { trusted: true };
   }
-  const current = await projectFileDigests(project);
+  const current = await projectFileDigests(project, cwd);
   const changed = Object.entries(current)
     .filter(([name, digest]) => (recorded as Record<string, unknown>)[name] !== digest)
     .map(([name]) => name);
@@ -285,7 +291,10 @@ export async function askTrustOncePerRun(
  */
 export async function trustProject(home: string, cwd: string): Promise<string> {
   const project = projectFolder(cwd);
-  const [projects, files] = await Promise.all([readTrusted(home), projectFileDigests(project)]);
+  const [projects, files] = await Promise.all([
+    readTrusted(home),
+    projectFileDigests(project, cwd),
+  ]);
   projects[project] = {
     mcpServers: true,
     config: true,
@@ -325,18 +334,45 @@ async function writeTrusted(home: string, projects: Record<string, unknown>): Pr
   await rename(temporary, path);
 }
 
-/** Each of the {@link PROJECT_FILES} a trust covers: the SHA-256 of its bytes (hex), or "absent". */
-async function projectFileDigests(project: string): Promise<Record<string, string>> {
+/**
+ * Each file a trust covers, by its path relative to `project`: the {@link PROJECT_FILES}, then
+ * the files in the project their stdio MCP servers run (tools/sandbox/configured-places.ts
+ * `serverProgramPaths`: a `command` with a `/`, an argument naming a file, read against `cwd` and
+ * the project's folder), each the SHA-256 of its bytes (hex), `absent` or `unreadable`; a file
+ * over {@link MAX_DIGESTED_BYTES} by its size and modification time, a special file by its kind.
+ */
+async function projectFileDigests(project: string, cwd: string): Promise<Record<string, string>> {
+  const { serverProgramPaths } = await import("../tools/sandbox/configured-places.js");
+  const programs = serverProgramPaths(
+    PROJECT_FILES.map((name) => join(project, name)),
+    [normalAbsolutePath(cwd), project],
+  )
+    .filter((path) => path.startsWith(`${project}/`))
+    .map((path) => path.slice(project.length + 1));
+  const names = [...new Set([...PROJECT_FILES, ...programs])];
   const digests = await Promise.all(
-    PROJECT_FILES.map(async (name) => {
-      try {
-        const bytes = await promises().readFile(join(project, name));
-        const digest = process.getBuiltinModule("node:crypto").createHash("sha256");
-        return [name, digest.update(bytes).digest("hex")] as const;
-      } catch (error) {
-        return [name, errorCode(error) === "ENOENT" ? "absent" : "unreadable"] as const;
-      }
-    }),
+    names.map(async (name) => [name, await fileDigest(join(project, name))] as const),
   );
   return Object.fromEntries(digests);
+}
+
+/** Files larger than this (bytes) are not read for a trust's digest: 64 MiB. */
+const MAX_DIGESTED_BYTES = 64 * 1024 * 1024;
+
+/** What {@link projectFileDigests} records of the file at `path`. */
+async function fileDigest(path: string): Promise<string> {
+  try {
+    const stats = await promises().stat(path);
+    if (!stats.isFile()) {
+      return "not a regular file";
+    }
+    if (stats.size > MAX_DIGESTED_BYTES) {
+      return `${stats.size} bytes, modified ${stats.mtime.toISOString()}`;
+    }
+    const bytes = await promises().readFile(path);
+    const digest = process.getBuiltinModule("node:crypto").createHash("sha256");
+    return digest.update(bytes).digest("hex");
+  } catch (error) {
+    return errorCode(error) === "ENOENT" ? "absent" : "unreadable";
+  }
 }
