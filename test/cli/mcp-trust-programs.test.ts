@@ -20,7 +20,9 @@ function serversOffered(model: FakeModelServer, request: number): string[] {
   const body = model.requests[request]?.body as { tools?: Array<{ function: { name: string } }> };
   const names = (body.tools ?? []).map((tool) => tool.function.name);
   return [
-    ...new Set(names.filter((name) => name.includes("__")).map((name) => name.split("__")[0])),
+    ...new Set(
+      names.filter((name) => name.includes("__")).map((name) => name.slice(0, name.indexOf("__"))),
+    ),
   ].sort();
 }
 

@@ -3,13 +3,8 @@ import { API_KEY_VARIABLES } from "../../llm/models.js";
 import { configurationMounts, configuredPlacesIn } from "./configuration-chain.js";
 import { gitUserOf, serverProgramsIn } from "./configured-places.js";
 import { gitFolderBinds, gitProtection, gitReadOnlyMounts } from "./git-folders.js";
-import {
-  DEFAULT_TMPFS_SIZE_MIB,
-  hiddenPlacePaths,
-  type SandboxPolicy,
-  type SandboxSettings,
-} from "./policy.js";
-import { isInside, RealPaths } from "./real-paths.js";
+import { DEFAULT_TMPFS_SIZE_MIB, type SandboxPolicy, type SandboxSettings } from "./policy.js";
+import { hiddenPlacePaths, isInside, RealPaths } from "./real-paths.js";
 import { unixSocketFilter } from "./unix-socket-filter.js";
 import { type WorkspaceEntries, WorkspaceWalk } from "./workspace-walk.js";
 
@@ -207,7 +202,7 @@ export interface HiddenPlace {
 }
 
 /**
- * The places to hide: policy.ts `hiddenPlacePaths` (the configured list or the default,
+ * The places to hide: real-paths.ts `hiddenPlacePaths` (the configured list or the default,
  * `TURNLOOP_HOME`, the runtime folder and Docker's socket: the list the file tools keep out of
  * too), resolved, existing, outside the host's `/tmp` (replaced anyway) unless in a
  * root mounted again over the private `/tmp` (writable, or read-only under `read-only`), and

@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { SandboxSettings } from "./sandbox-settings.js";
 
 export type { CommandLine, SandboxSettings } from "./sandbox-settings.js";
@@ -263,13 +263,21 @@ export function isProtectedPlaceStop(reason: string): boolean {
  * The user's credential places hidden from sandboxed commands by default, relative to the home
  * folder: issue 23's list (ssh, the clouds' CLIs, Docker, Kubernetes, `.netrc`, npm's and PyPI's
  * tokens, git's credential store, GnuPG), then what a trial read from a sandbox (session 27:
- * GitHub's CLI `hosts.yml`, Cargo's registry token) and other tools' tokens: Claude Code's and
- * Codex's logins, PostgreSQL's `.pgpass`, Maven's and Gradle's repository passwords, Vault's
- * token, Terraform's registry tokens, git's XDG credential store; shell and REPL histories
- * (passwords typed on a command line, `export TOKEN=…`); and the default `~/.turnloop`, which
- * holds earlier sessions' logs also when `TURNLOOP_HOME` points elsewhere. `TURNLOOP_HOME` (the
- * session logs) and the user's runtime folder are added by {@link SandboxSettings}, not listed
- * here. README's "Sandbox" lists the same.
+ * GitHub's CLI `hosts.yml`, Cargo's registry token; session 34: Gemini CLI's OAuth token, GitHub
+ * Copilot's, Terraform's `.terraformrc`, sops' age keys, yarn 2's `npmAuthToken`, rclone's
+ * remotes, the container tools' registry logins, browser profiles) and other tools' tokens:
+ * other agents' logins (Claude Code, Codex, Copilot CLI), package registries' (RubyGems,
+ * Composer, NuGet, pip's and Poetry's index passwords, Bundler's, Ivy's), the clouds' and
+ * hosting CLIs' (Oracle's, DigitalOcean's, Fly's, Pulumi's, gsutil's `.boto`, s3cmd's, Databricks',
+ * GitLab's and hub's, Hugging Face's, Kaggle's), PostgreSQL's `.pgpass`, Maven's and Gradle's
+ * repository passwords, Vault's token, Terraform's registry tokens, git's XDG credential store,
+ * password stores and keyrings (`pass`, GNOME Keyring, 1Password's and Bitwarden's CLIs),
+ * browsers' profiles (saved passwords, cookies: Chrome, Chromium, Brave, Edge, Firefox); shell
+ * and REPL histories (passwords typed on a command line, `export TOKEN=…`); and the default
+ * `~/.turnloop`, which holds earlier sessions' logs also when `TURNLOOP_HOME` points elsewhere.
+ * `TURNLOOP_HOME` (the session logs) and the user's runtime folder are added by
+ * {@link SandboxSettings}, not listed here. README's "Sandbox" lists the same, in this order
+ * (test/tools/sandbox/hidden-list-readme.test.ts).
  */
 export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
   ".ssh",
@@ -277,25 +285,64 @@ export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
   ".config/gcloud",
   ".azure",
   ".docker",
+  ".dockercfg",
+  ".config/containers/auth.json",
   ".kube",
   ".netrc",
   ".npmrc",
+  ".yarnrc.yml",
   ".pypirc",
+  ".config/pip/pip.conf",
+  ".pip/pip.conf",
+  ".config/pypoetry/auth.toml",
+  ".gem/credentials",
+  ".bundle/config",
+  ".config/composer/auth.json",
+  ".composer/auth.json",
+  ".nuget/NuGet/NuGet.Config",
+  ".ivy2/.credentials",
   ".git-credentials",
+  ".config/git/credentials",
   ".gnupg",
   ".config/gh",
+  ".config/hub",
+  ".config/glab-cli",
   ".cargo/credentials",
   ".cargo/credentials.toml",
   ".claude",
   ".claude.json",
   ".codex",
+  ".gemini",
+  ".copilot",
+  ".config/github-copilot",
   ".pgpass",
   ".m2/settings.xml",
   ".m2/settings-security.xml",
   ".gradle/gradle.properties",
   ".vault-token",
   ".terraform.d",
-  ".config/git/credentials",
+  ".terraformrc",
+  ".config/sops",
+  ".config/rclone",
+  ".oci",
+  ".config/doctl",
+  ".fly",
+  ".pulumi/credentials.json",
+  ".boto",
+  ".s3cfg",
+  ".databrickscfg",
+  ".cache/huggingface/token",
+  ".huggingface/token",
+  ".kaggle/kaggle.json",
+  ".password-store",
+  ".local/share/keyrings",
+  ".config/op",
+  ".config/Bitwarden CLI",
+  ".config/google-chrome",
+  ".config/chromium",
+  ".config/BraveSoftware",
+  ".config/microsoft-edge",
+  ".mozilla",
   ".bash_history",
   ".zsh_history",
   ".zhistory",
@@ -307,22 +354,6 @@ export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
   ".local/share/fish/fish_history",
   ".turnloop",
 ];
-
-/**
- * The hidden places of `settings` as absolute paths, links not resolved: its {@link
- * SandboxSettings.hidden} list (default {@link DEFAULT_HIDDEN_PATHS}) read against its home
- * folder (a leading `~/` allowed), `TURNLOOP_HOME`, the runtime folder and
- * {@link DEFAULT_HIDDEN_SOCKETS}. The one list: the sandbox hides those that exist
- * (bubblewrap-arguments.ts), and the file tools keep out of the same places
- * (permissions/hidden-places.ts), so that a `view` cannot read what a `cat` in the sandbox cannot.
- */
-export function hiddenPlacePaths(settings: HiddenPlaceSettings): string[] {
-  const entries = (settings.hidden ?? DEFAULT_HIDDEN_PATHS).map((entry) =>
-    isAbsolute(entry) ? entry : resolvedBelow(settings.home, entry.replace(/^~\//, "")),
-  );
-  const runtime = settings.runtimeDirectory === undefined ? [] : [settings.runtimeDirectory];
-  return [...entries, settings.turnloopHome, ...runtime, ...DEFAULT_HIDDEN_SOCKETS];
-}
 
 /** One name of a path: neither empty nor `.` nor `..`. */
 const NAME = String.raw`(?!\.{1,2}(?:/|$))[^/]+`;
@@ -345,26 +376,11 @@ export function normalAbsolutePath(path: string): string {
  * `resolve(folder, entry)` (`folder` absolute, `entry` relative), joined as text when both are
  * spelled normally (every default hidden place is): see {@link normalAbsolutePath}.
  */
-function resolvedBelow(folder: string, entry: string): string {
+export function resolvedBelow(folder: string, entry: string): string {
   return NORMAL_ABSOLUTE.test(folder) && NORMAL_RELATIVE.test(entry)
     ? `${folder}/${entry}`
     : resolve(folder, entry);
 }
-
-/** What {@link hiddenPlacePaths} reads of the settings. */
-export type HiddenPlaceSettings = Pick<
-  SandboxSettings,
-  "home" | "hidden" | "turnloopHome" | "runtimeDirectory"
->;
-
-/**
- * Host sockets that give a process more than the sandbox allows (a read-only mount does not stop
- * `connect` on a unix socket): Docker's, which is as good as root. Hidden by default.
- */
-export const DEFAULT_HIDDEN_SOCKETS: readonly string[] = [
-  "/run/docker.sock",
-  "/var/run/docker.sock",
-];
 
 /**
  * The size cap of the sandbox's private `/tmp` and `/dev/shm`, in MiB, each: without one a tmpfs
