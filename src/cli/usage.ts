@@ -60,7 +60,9 @@ sessions compact, but those marked "-p only" or "-p, interactive"):
                                       danger-full-access (none); needs bubblewrap
   --sandbox-network                   let sandboxed commands use the network
   --allow-tool <NAME[(pattern)]>      allow a tool, e.g. 'bash(git status)' or 'edit(src/**)'
-  --deny-tool <NAME[(pattern)]>       deny a tool (wins over allow); both are repeatable
+  --deny-tool <NAME[(pattern)]>       deny a tool (wins over allow); both are repeatable;
+                                      'bash(rm *)' judges programs and their words, not what
+                                      python -c or a script does: --sandbox confines effects
   --add-dir <dir>                     another folder the agent may read without asking (and
                                       sandboxed commands write, under workspace-write)
   --output-format text|json|stream-json

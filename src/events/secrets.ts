@@ -39,11 +39,26 @@ function isOrdinaryWord(segment: string): boolean {
 }
 
 /**
- * Segments that name credentials for redaction only: CREDENTIAL(S) anywhere in one, AUTH as one,
- * at its end or at its start but for AUTHOR (`BASIC_AUTH`, `NPM_CONFIG__AUTH`; not
- * `GIT_AUTHOR_NAME`).
+ * Segments that name credentials: CRED or CREDS as one, CREDENTIAL(S) anywhere in one
+ * (`DEPLOY_CREDS`, `GOOGLE_APPLICATION_CREDENTIALS`), AUTH as one or at its end (`BASIC_AUTH`,
+ * `NPM_CONFIG__AUTH`, `GITHUB_OAUTH`; not `GIT_AUTHOR_NAME`, `XAUTHORITY`). They say less than
+ * {@link SECRET_SEGMENT}'s words, so a name that holds one is a secret's only when it does not say
+ * it holds a place or a setting ({@link CREDENTIAL_SETTING_WORDS}).
  */
-const CREDENTIAL_SEGMENT = /CREDENTIAL|^(?:.*AUTH|AUTH(?!ORS?$).*)$/;
+const CREDENTIAL_SEGMENT = /^(?:CREDS?|.*CREDENTIALS?.*|.*AUTH)$/;
+
+/**
+ * The last segments of a name that holds a place or a setting about credentials rather than
+ * credentials (`SSH_AUTH_SOCK`, `AWS_SHARED_CREDENTIALS_FILE`, `AUTH_DOMAIN`, `AUTH_TYPE`), and
+ * the first ones of a switch (`USE_AUTH`, `DISABLE_AUTH`).
+ */
+const CREDENTIAL_SETTING_WORDS = {
+  last: new Set([
+    ...["SOCK", "SOCKET", "FILE", "FILES", "PATH", "DIR", "URL", "URI", "HOST", "PORT"],
+    ...["DOMAIN", "TYPE", "MODE", "METHOD", "PROVIDER", "ENABLED", "DISABLED", "REQUIRED"],
+  ]),
+  first: new Set(["USE", "ENABLE", "DISABLE", "NO", "SKIP", "REQUIRE"]),
+};
 
 /** The segments of a variable's name, upper case: split on `_`, `-` and `.`. */
 function nameSegments(name: string): string[] {
@@ -51,33 +66,36 @@ function nameSegments(name: string): string[] {
 }
 
 /**
- * Whether an environment variable's name says its value is a secret: one of its segments (split
- * on `_`, `-`, `.`; any case) is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or
- * PASSPHRASE, plural too, but for ordinary words (`MONKEY`, `BYPASS`), or starts with SECRET,
- * PASSWORD or PASSWD, or is PWD after the first (`MYSQL_PWD`; `PWD` and `OLDPWD` are the shell's
- * folders). `OPENAI_API_KEY`, `AWS_SECRET_ACCESS_KEY`, `PGPASSWORD`, `npm_token` are;
- * `TOKENIZERS_PARALLELISM`, `XKB_DEFAULT_KEYMAP`, `MONKEY_PATCH` and `SSH_AUTH_SOCK` (a socket's
- * path) are not. Commands do not get such variables (session/command-environment.ts), and their
- * values are redacted ({@link secretValues}).
+ * Whether an environment variable's name says its value is a secret, the one rule by which
+ * commands lose a variable (session/command-environment.ts) and its value is redacted
+ * ({@link secretValues}): one of its segments (split on `_`, `-`, `.`; any case) is or ends with
+ * KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, plural too, but for ordinary words
+ * (`MONKEY`, `BYPASS`), or starts with SECRET, PASSWORD or PASSWD, or is PWD after the first
+ * (`MYSQL_PWD`; `PWD` and `OLDPWD` are the shell's folders), or names credentials
+ * ({@link CREDENTIAL_SEGMENT}: CRED, CREDS, CREDENTIAL(S), AUTH) in a name that holds no place or
+ * setting ({@link CREDENTIAL_SETTING_WORDS}). `OPENAI_API_KEY`, `AWS_SECRET_ACCESS_KEY`,
+ * `PGPASSWORD`, `npm_token`, `DEPLOY_CREDS`, `BASIC_AUTH` are; `TOKENIZERS_PARALLELISM`,
+ * `XKB_DEFAULT_KEYMAP`, `MONKEY_PATCH`, `GIT_AUTHOR_NAME` and `SSH_AUTH_SOCK` (a socket's path)
+ * are not.
  */
 export function isSecretName(name: string): boolean {
-  return nameSegments(name).some(
+  const segments = nameSegments(name);
+  return segments.some(
     (segment, index) =>
       (SECRET_SEGMENT.test(segment) && !isOrdinaryWord(segment)) ||
-      (index > 0 && segment === "PWD"),
+      (index > 0 && segment === "PWD") ||
+      (CREDENTIAL_SEGMENT.test(segment) && !holdsCredentialSetting(segments)),
   );
 }
 
-/**
- * Whether the value of the variable `name` is redacted as a secret: {@link isSecretName}, or a
- * segment names credentials ({@link CREDENTIAL_SEGMENT}). Wider than what commands lose, since a
- * needless redaction costs a word of a log while a dropped variable breaks a program.
- */
-function isRedactedName(name: string): boolean {
+/** Whether a name's `segments` say it holds a place or a setting ({@link CREDENTIAL_SETTING_WORDS}). */
+function holdsCredentialSetting(segments: readonly string[]): boolean {
   return (
-    isSecretName(name) || nameSegments(name).some((segment) => CREDENTIAL_SEGMENT.test(segment))
+    CREDENTIAL_SETTING_WORDS.last.has(segments.at(-1) ?? "") ||
+    CREDENTIAL_SETTING_WORDS.first.has(segments[0] ?? "")
   );
 }
+
 /**
  * Shorter values are too likely to occur by chance (`1`, `true`, `false`, `none`) to be worth
  * replacing everywhere. Six keeps short real passwords (`secret`, the README's PostgreSQL example;
@@ -96,8 +114,8 @@ const URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s:]*:([^/?#@\s]+)@/i;
 
 /**
  * The secrets of the environment, longest first, so a value that contains another is replaced
- * whole: the values of secret-looking variables ({@link isSecretName}, and names with a segment
- * CREDENTIAL or AUTH: {@link CREDENTIAL_SEGMENT}) and of `keyVariables` whatever their names (config profiles' `apiKeyEnv`),
+ * whole: the values of secret-looking variables ({@link isSecretName}, the names commands do not
+ * get) and of `keyVariables` whatever their names (config profiles' `apiKeyEnv`),
  * and the password of a URL any other variable holds
  * (`TURNLOOP_DATABASE_URL=postgres://user:password@…`, as written and decoded); each of
  * {@link MIN_SECRET_LENGTH} (6) characters or more.
@@ -120,7 +138,7 @@ function secretsOf(name: string, value: string | undefined): SecretValue[] {
   if (value === undefined) {
     return [];
   }
-  if (isRedactedName(name)) {
+  if (isSecretName(name)) {
     return [{ name, value }];
   }
   const password = URL_PASSWORD.exec(value)?.[1];

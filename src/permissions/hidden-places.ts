@@ -1,6 +1,6 @@
 /**
  * The places the file tools keep out of (README, "Sandbox"): the places the sandbox hides from
- * commands (tools/sandbox/policy.ts `hiddenPlacePaths`: the user's credentials and histories,
+ * commands (tools/sandbox/real-paths.ts `hiddenPlacePaths`: the user's credentials and histories,
  * `~/.turnloop`, `TURNLOOP_HOME`, the runtime folder, Docker's socket, `sandbox.hidden`), under every sandbox
  * policy, `danger-full-access` included, and in every permission mode, `--allow-all-tools`
  * included. A call of `view`, `grep`, `glob`, `edit` or `create` whose path lies in one, as given

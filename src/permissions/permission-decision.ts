@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import type { ToolRequest } from "../events/events.js";
 import type { AnyTool, ToolCallScope } from "../tools/define-tool.js";
-import { isInConfiguredPlace } from "../tools/sandbox/configured-places.js";
+import { isInConfiguredPlace, isServerProgram } from "../tools/sandbox/configured-places.js";
 import { LATER_RUN_CONFIGURATION, laterRunReason } from "../tools/sandbox/policy.js";
 import { linkedPlaceOf } from "../tools/sandbox/real-paths.js";
 import { commandPrefix } from "./command-prefix.js";
@@ -218,7 +218,8 @@ function autoAllows(
  * `LATER_RUN_CONFIGURATION` (`.turnloop`: the project's config file, permission mode, allow
  * rules, base URL; `.mcp.json`: servers that start outside the sandbox; shell start-up files,
  * git's user config and `.local/bin`: run by the shell or git later; an editor's, npm's, yarn's,
- * direnv's and other agents' project files and `.gitmodules`, which those programs act on later),
+ * direnv's and other agents' project files and `.gitmodules`, which those programs act on later;
+ * a file an MCP server of turnloop's config files runs, tools/sandbox/configured-places.ts),
  * wherever it lies: some run of the path's segments spells one (`~/.bashrc`,
  * `/w/.config/git/config`, `.local/bin/git`, `pkg/.vscode/tasks.json`), or one of them in a
  * folder holding the path leads through a symbolic link to where it lands (`/w/cfg/vscode/tasks.json`
@@ -250,9 +251,23 @@ export function laterRunReasonOf(path: string): string | undefined {
   if (place !== undefined) {
     return laterRunReason(place, place);
   }
-  return isInConfiguredPlace(path, { home: homedir() })
-    ? "git runs the hooks in the folder the repository's core.hooksPath names, and reads the config files it includes, later, outside the sandbox"
+  if (isInConfiguredPlace(path, { home: homedir() })) {
+    return "git runs the hooks in the folder the repository's core.hooksPath names, and reads the config files it includes, later, outside the sandbox";
+  }
+  return isServerProgram(path, userTurnloopHome())
+    ? laterRunReason(path, basename(path))
     : undefined;
+}
+
+/**
+ * `TURNLOOP_HOME` as session/paths.ts `turnloopHome` reads it from this process's environment,
+ * where the user's `mcp.json` and `config.json` name MCP servers too.
+ */
+function userTurnloopHome(): string {
+  const configured = process.env.TURNLOOP_HOME;
+  return configured !== undefined && configured !== ""
+    ? resolve(configured)
+    : join(homedir(), ".turnloop");
 }
 
 /** Whether `place` (segments) occurs as consecutive segments of `segments`. */

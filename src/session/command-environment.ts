@@ -31,7 +31,8 @@ export const NO_TERMINAL_DEFAULTS: Readonly<Record<string, string>> = (() => {
  * configured provider profile: config files' `providers.<name>.apiKeyEnv`), the database URL
  * (`TURNLOOP_DATABASE_URL`), and every one whose name looks secret (events/secrets.ts
  * `isSecretName`: a name segment that is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS
- * or PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD; Codex's default
+ * or PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD, or names credentials, CREDS,
+ * CREDENTIAL(S) or AUTH, in a name that is no path or switch; the rule redaction follows too; Codex's default
  * `shell_environment_policy` drops `*KEY*`, `*SECRET*` and `*TOKEN*` as substrings, which takes
  * `KEYMAP` and `TOKENIZERS_PARALLELISM` too) but those `kept` names (config
  * `shellEnvironment.keep`, run-config.ts `keptVariables`, which cannot bring back the first three
@@ -93,7 +94,7 @@ export function describeCommandEnvironment(
   kept: ReadonlyArray<{ readonly value: string }> = [],
 ): string {
   const dropped = droppedVariables(environment, keyVariables, kept);
-  const kinds = `not passed on: provider keys, ${DATABASE_URL_VARIABLE}, names with a part that is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD`;
+  const kinds = `not passed on: provider keys, ${DATABASE_URL_VARIABLE}, names with a part that is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD, or names credentials (CRED, CREDS, CREDENTIAL, AUTH) in a name that is no path or switch`;
   const keeps =
     kept.length === 0
       ? ""

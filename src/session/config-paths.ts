@@ -188,10 +188,13 @@ async function readTrusted(home: string): Promise<Record<string, unknown>> {
 
 /**
  * Whether the user trusted the project of `cwd` ({@link projectFolder}: its MCP servers and its
- * whole config file) as it is now: a trust covers the contents of `.turnloop/config.json` and `.mcp.json` it was given
- * for (their SHA-256), so a change to either, by a model's edit or command included, holds the
- * project's keys again until the user trusts it again (direnv's `allow` works the same way). A
- * trust recorded before contents were (round 3 session 11) covers any contents.
+ * whole config file) as it is now: a trust covers the contents of `.turnloop/config.json` and
+ * `.mcp.json` it was given for (their SHA-256) and of the files in the project their MCP servers
+ * run ({@link projectFileDigests}: `sh tools/mcp.sh`), so a change to any, by a model's edit or
+ * command or a checkout included, holds the project's keys again until the user trusts it again
+ * (direnv's `allow` works the same way); a trust given before such a file was covered (round 3
+ * session 34) is asked again. A trust recorded before contents were (round 3 session 11) covers
+ * any contents.
  */
 export async function isProjectTrusted(home: string, cwd: string): Promise<boolean> {
   return (await projectTrust(home, cwd)).trusted;
@@ -200,7 +203,10 @@ export async function isProjectTrusted(home: string, cwd: string): Promise<boole
 /** A project's trust: in force, absent, or given for files that changed since (which, and when). */
 export interface ProjectTrust {
   trusted: boolean;
-  /** The {@link PROJECT_FILES} whose contents changed since the trust was given. */
+  /**
+   * The files a trust covers whose contents changed since it was given ({@link PROJECT_FILES}, and
+   * those their MCP servers run, relative to the project's folder).
+   */
   changed?: string[];
   /** When the trust was given (ISO 8601), as recorded. */
   trustedAt?: string;
@@ -236,7 +242,7 @@ export async function projectTrust(home: string, cwd: string): Promise<ProjectTr
   if (typeof recorded !== "object" || recorded === null) {
     return { trusted: true };
   }
-  const current = await projectFileDigests(project, home);
+  const current = await projectFileDigests(project, cwd, home);
   const changed = Object.entries(current)
     .filter(([name, digest]) => (recorded as Record<string, unknown>)[name] !== digest)
     .map(([name]) => name);
@@ -287,7 +293,7 @@ export async function trustProject(home: string, cwd: string): Promise<string> {
   const project = projectFolder(cwd);
   const [projects, files] = await Promise.all([
     readTrusted(home),
-    projectFileDigests(project, home),
+    projectFileDigests(project, cwd, home),
   ]);
   projects[project] = {
     mcpServers: true,
@@ -328,24 +334,67 @@ async function writeTrusted(home: string, projects: Record<string, unknown>): Pr
   await rename(temporary, path);
 }
 
-/** Each of the {@link PROJECT_FILES} a trust covers: the SHA-256 of its bytes (hex), or "absent". */
-async function projectFileDigests(project: string, home: string): Promise<Record<string, string>> {
+/**
+ * Each file a trust covers, by its path relative to `project`: the {@link PROJECT_FILES}, read as
+ * the config is (tools/project-file.ts), then the project files their stdio MCP servers run
+ * (tools/sandbox/configured-places.ts `serverProgramPaths`, read against `cwd` and `project`):
+ * each the SHA-256 of its bytes (hex), `absent` or `unreadable` ({@link fileDigest} for programs).
+ */
+async function projectFileDigests(
+  project: string,
+  cwd: string,
+  home: string,
+): Promise<Record<string, string>> {
   // Loaded here, not before `acp` answers `initialize` (issue 26).
-  const { CONFIG_FILE_MAX_BYTES, readProjectFile } = await import("../tools/project-file.js");
-  const digests = await Promise.all(
-    PROJECT_FILES.map(async (name) => {
-      // Read as the config is (tools/project-file.ts): a FIFO or `/dev/zero` is "unreadable".
-      const file = readProjectFile(join(project, name), {
-        maxBytes: CONFIG_FILE_MAX_BYTES,
-        overLimit: "refuse",
-        project: { folder: project, turnloopHome: home },
-      });
-      if (file.kind !== "read") {
-        return [name, file.kind === "missing" ? "absent" : "unreadable"] as const;
-      }
-      const digest = process.getBuiltinModule("node:crypto").createHash("sha256");
-      return [name, digest.update(file.bytes).digest("hex")] as const;
-    }),
-  );
+  const [{ CONFIG_FILE_MAX_BYTES, readProjectFile }, { serverProgramPaths }] = await Promise.all([
+    import("../tools/project-file.js"),
+    import("../tools/sandbox/configured-places.js"),
+  ]);
+  const configDigest = (name: string): string => {
+    const file = readProjectFile(join(project, name), {
+      maxBytes: CONFIG_FILE_MAX_BYTES,
+      overLimit: "refuse",
+      project: { folder: project, turnloopHome: home },
+    });
+    if (file.kind !== "read") {
+      return file.kind === "missing" ? "absent" : "unreadable";
+    }
+    const digest = process.getBuiltinModule("node:crypto").createHash("sha256");
+    return digest.update(file.bytes).digest("hex");
+  };
+  const programs = serverProgramPaths(
+    PROJECT_FILES.map((name) => join(project, name)),
+    [normalAbsolutePath(cwd), project],
+  )
+    .filter((path) => path.startsWith(`${project}/`))
+    .map((path) => path.slice(project.length + 1))
+    .filter((name) => !PROJECT_FILES.includes(name));
+  const digests = await Promise.all([
+    ...PROJECT_FILES.map((name) => [name, configDigest(name)] as const),
+    ...[...new Set(programs)].map(
+      async (name) => [name, await fileDigest(join(project, name))] as const,
+    ),
+  ]);
   return Object.fromEntries(digests);
+}
+
+/** Files larger than this (bytes) are not read for a trust's digest: 64 MiB. */
+const MAX_DIGESTED_BYTES = 64 * 1024 * 1024;
+
+/** What {@link projectFileDigests} records of the file at `path`. */
+async function fileDigest(path: string): Promise<string> {
+  try {
+    const stats = await promises().stat(path);
+    if (!stats.isFile()) {
+      return "not a regular file";
+    }
+    if (stats.size > MAX_DIGESTED_BYTES) {
+      return `${stats.size} bytes, modified ${stats.mtime.toISOString()}`;
+    }
+    const bytes = await promises().readFile(path);
+    const digest = process.getBuiltinModule("node:crypto").createHash("sha256");
+    return digest.update(bytes).digest("hex");
+  } catch (error) {
+    return errorCode(error) === "ENOENT" ? "absent" : "unreadable";
+  }
 }

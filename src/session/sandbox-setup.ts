@@ -9,12 +9,8 @@ import type {
   SandboxedRunner,
   SandboxPolicy,
 } from "../tools/sandbox/index.js";
-import {
-  DEFAULT_HIDDEN_PATHS,
-  type HiddenPlaceSettings,
-  hiddenPlacePaths,
-  isProtectedPlaceStop,
-} from "../tools/sandbox/policy.js";
+import { DEFAULT_HIDDEN_PATHS, isProtectedPlaceStop } from "../tools/sandbox/policy.js";
+import { type HiddenPlaceSettings, hiddenPlacePaths } from "../tools/sandbox/real-paths.js";
 import type { SessionMode } from "./commands.js";
 import { type RunConfig, type Sourced, sandboxWanted } from "./run-config.js";
 
@@ -57,7 +53,7 @@ export class HostSandbox {
 
   /**
    * The places the sandbox hides from commands, absolute, links not resolved
-   * (tools/sandbox/policy.ts `hiddenPlacePaths`): the file tools keep out of them too, under
+   * (tools/sandbox/real-paths.ts `hiddenPlacePaths`): the file tools keep out of them too, under
    * every policy (permissions/hidden-places.ts).
    */
   hiddenPlaces(): string[] {

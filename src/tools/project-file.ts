@@ -12,7 +12,8 @@ import {
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { errorCode, errorMessage, isMissingFileError } from "../events/errors.js";
-import { hiddenPlacePaths, normalAbsolutePath } from "./sandbox/policy.js";
+import { normalAbsolutePath } from "./sandbox/policy.js";
+import { hiddenPlacePaths } from "./sandbox/real-paths.js";
 
 /**
  * The one reader of files a repository names and turnloop's own process reads (README, "Project

@@ -12,7 +12,8 @@ import { requireSandbox } from "../support/sandbox.js";
  * Files in the workspace that other programs read and act on later, outside the sandbox (an
  * editor's tasks, npm's and yarn's project config, direnv's `.envrc`, `.gitmodules`, other
  * agents' project files, a dev container's: src/tools/sandbox/policy.ts `TOOL_CONFIGURATION`), are kept as the home
- * folder's start-up files are: permission mode `auto` asks before an `edit` or `create` of one
+ * folder's start-up files are, and so are git hook managers' files (pre-commit's, lefthook's,
+ * lint-staged's, overcommit's): permission mode `auto` asks before an `edit` or `create` of one
  * (and `-p`, with no terminal, refuses naming why), and its sandboxed `bash` cannot write one,
  * existing or not. Ordinary work beside them (`src/x.ts`, `.vscode-test/`, `docs/.vscode.md`)
  * runs without a question. Real `turnloop -p` children, the real permission gate, real
@@ -100,6 +101,21 @@ const PLACES: readonly { place: string; file: string; why: (what: string) => str
     why: (what) =>
       `your editor runs the initializeCommand ${what} names on this machine, outside the sandbox, when it builds the dev container`,
   },
+  // The trial of round 3 session 34: `create .pre-commit-config.yaml` went through under auto,
+  // and pre-commit's hook runs its `repo: local` entries at the user's next commit.
+  ...[
+    [".pre-commit-config.yaml", ".pre-commit-config.yaml"],
+    ["lefthook.yml", "lefthook.yml"],
+    [".lefthook", ".lefthook/pre-commit/lint.sh"],
+    [".lintstagedrc.json", ".lintstagedrc.json"],
+    ["lint-staged.config.js", "lint-staged.config.js"],
+    [".overcommit.yml", ".overcommit.yml"],
+  ].map(([place = "", file = ""]) => ({
+    place,
+    file,
+    why: (what: string) =>
+      `a git hook manager (pre-commit, lefthook, lint-staged, overcommit) reads ${what} at your next commit and runs the commands it names, outside the sandbox`,
+  })),
 ];
 
 /** Ordinary files beside the places, which auto and the sandbox let be written. */

@@ -32,11 +32,13 @@ const SECRETS = {
   TOKENIZERS_PARALLELISM: "false",
   XKB_DEFAULT_KEYMAP: "de(nodeadkeys)",
   MONKEY_PATCH: "enabled",
+  // The trial of round 3 session 34: a CREDS name reached commands.
+  DEPLOY_CREDS: "creds-ZZZZ9999",
 };
 const COMMAND =
-  'echo "[$GITHUB_TOKEN]" | rev; echo "[$MY_DB_PASSWORD]" | base64; echo "[$AWS_SECRET_ACCESS_KEY]"; echo "$SOME_SETTING"; echo "$TOKENIZERS_PARALLELISM $XKB_DEFAULT_KEYMAP $MONKEY_PATCH"';
+  'echo "[$GITHUB_TOKEN]" | rev; echo "[$MY_DB_PASSWORD]" | base64; echo "[$AWS_SECRET_ACCESS_KEY]"; echo "$SOME_SETTING"; echo "$TOKENIZERS_PARALLELISM $XKB_DEFAULT_KEYMAP $MONKEY_PATCH"; echo "[$DEPLOY_CREDS]"';
 /** What {@link COMMAND} prints after the secrets' lines: the settings, all there. */
-const SETTINGS = "visible\nfalse de(nodeadkeys) enabled\n";
+const SETTINGS = "visible\nfalse de(nodeadkeys) enabled\n[]\n";
 
 beforeAll(async () => {
   server = await startFakeModelServer();
@@ -85,10 +87,11 @@ describe("variables whose names look secret", () => {
         .split("\n")
         .filter((line) => /^(commands' environment|shellEnvironment)/.test(line));
       expect(rows).toEqual([
-        "commands' environment    every variable but AWS_SECRET_ACCESS_KEY, MY_DB_PASSWORD " +
-          "(not passed on: provider keys, TURNLOOP_DATABASE_URL, names with a part that is or ends " +
-          "with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, or starts with SECRET, " +
-          "PASSWORD or PASSWD; shellEnvironment.keep keeps GITHUB_TOKEN)",
+        "commands' environment    every variable but AWS_SECRET_ACCESS_KEY, DEPLOY_CREDS, " +
+          "MY_DB_PASSWORD (not passed on: provider keys, TURNLOOP_DATABASE_URL, names with a part " +
+          "that is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, or " +
+          "starts with SECRET, PASSWORD or PASSWD, or names credentials (CRED, CREDS, CREDENTIAL, " +
+          "AUTH) in a name that is no path or switch; shellEnvironment.keep keeps GITHUB_TOKEN)",
         `shellEnvironment.keep    GITHUB_TOKEN    from ${join(home, "config.json")}`,
       ]);
     } finally {
@@ -110,7 +113,7 @@ describe("variables whose names look secret", () => {
       `turnloop: warning: ${path}: not applying shellEnvironment.keep: this project is not trusted, and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
     );
     expect(config.stdout).toContain(
-      "commands' environment    every variable but AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, MY_DB_PASSWORD (",
+      "commands' environment    every variable but AWS_SECRET_ACCESS_KEY, DEPLOY_CREDS, GITHUB_TOKEN, MY_DB_PASSWORD (",
     );
   });
   test("turnloop config with no secret-looking variable says nothing is held back", async () => {
@@ -124,7 +127,8 @@ describe("variables whose names look secret", () => {
     expect(rows).toEqual([
       "commands' environment    every variable; none set here is held back (not passed on: " +
         "provider keys, TURNLOOP_DATABASE_URL, names with a part that is or ends with KEY, SECRET, " +
-        "TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD)",
+        "TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD, " +
+        "or names credentials (CRED, CREDS, CREDENTIAL, AUTH) in a name that is no path or switch)",
     ]);
   });
 });

@@ -1,15 +1,10 @@
 import { join, resolve } from "node:path";
 import { API_KEY_VARIABLES } from "../../llm/models.js";
 import { configurationMounts, configuredPlacesIn } from "./configuration-chain.js";
-import { gitUserOf } from "./configured-places.js";
+import { gitUserOf, serverProgramsIn } from "./configured-places.js";
 import { gitFolderBinds, gitProtection, gitReadOnlyMounts } from "./git-folders.js";
-import {
-  DEFAULT_TMPFS_SIZE_MIB,
-  hiddenPlacePaths,
-  type SandboxPolicy,
-  type SandboxSettings,
-} from "./policy.js";
-import { isInside, RealPaths } from "./real-paths.js";
+import { DEFAULT_TMPFS_SIZE_MIB, type SandboxPolicy, type SandboxSettings } from "./policy.js";
+import { hiddenPlacePaths, isInside, RealPaths } from "./real-paths.js";
 import { unixSocketFilter } from "./unix-socket-filter.js";
 import { type WorkspaceEntries, WorkspaceWalk } from "./workspace-walk.js";
 
@@ -85,7 +80,8 @@ function cacheEnvironment(home: string, writableRoots: readonly string[]): strin
  * unless the settings say otherwise); the roots inside `/tmp` (read-only under `read-only`);
  * what each root's `.turnloop`, `.mcp.json` and the rest of policy.ts `LATER_RUN_CONFIGURATION`
  * resolve through, and the tool configuration in its folders at any depth (`pkg/.npmrc`,
- * `a/b/c/.vscode`: workspace-walk.ts `WorkspaceWalk`), read-only
+ * `a/b/c/.vscode`: workspace-walk.ts `WorkspaceWalk`) and the files MCP servers run
+ * (configured-places.ts: `sh tools/mcp.sh` in `.mcp.json`), read-only
  * (configuration-chain.ts `configurationMounts`) between the git folders of each root bound over
  * themselves and their `hooks`, `config` and `.git` files read-only (git-folders.ts
  * `gitProtection`: also those in a root's folders) and the hooks folders and config files their
@@ -139,7 +135,8 @@ function unixSocketFiltering(settings: SandboxSettings): {
 /**
  * {@link bubblewrapArguments} with the places they hide and the real cwd; `walked` is what a walk
  * of the writable roots found just before (the runner's, which its guards read too), else they
- * are walked now.
+ * are walked now; `programs`, the files MCP servers run in the roots (configured-places.ts
+ * `serverProgramsIn`, kept read-only as `.mcp.json` is), else read now.
  */
 export function bubblewrapInvocation(
   policy: Exclude<SandboxPolicy, "danger-full-access">,
@@ -147,6 +144,7 @@ export function bubblewrapInvocation(
   command: string,
   paths: RealPaths = new RealPaths(),
   walked?: WorkspaceEntries,
+  programs?: readonly string[],
 ): BubblewrapInvocation {
   const realPathOf = (path: string) => paths.resolve(path)?.real;
   const cwd = realPathOf(settings.cwd) ?? resolve(settings.cwd);
@@ -162,6 +160,7 @@ export function bubblewrapInvocation(
   const git = gitProtection(writableRoots, found.git);
   const user = gitUserOf(settings.home, settings.configHome, cwd);
   const configured = configuredPlacesIn(writableRoots, found.git, user, paths);
+  const servers = programs ?? serverProgramsIn(writableRoots, cwd, settings.turnloopHome);
   const hidden = hiddenPlaces(settings, roots, paths);
   const filtering = unixSocketFiltering(settings);
   const tmpfsSize = settings.tmpfsSizeMiB ?? DEFAULT_TMPFS_SIZE_MIB;
@@ -177,7 +176,7 @@ export function bubblewrapInvocation(
     ...writableRoots.filter(inTemporary).flatMap(bind),
     ...readOnlyRoots.filter(inTemporary).flatMap((root) => ["--ro-bind", root, root]),
     ...gitFolderBinds(git),
-    ...configurationMounts(writableRoots, configured.chains, found.nested),
+    ...configurationMounts(writableRoots, configured.chains, found.nested, servers),
     ...gitReadOnlyMounts(git, paths),
     ...configured.existing.flatMap(({ path }) => ["--ro-bind", path, path]),
     ...hidden.flatMap(hideMount),
@@ -211,7 +210,7 @@ export interface HiddenPlace {
 }
 
 /**
- * The places to hide: policy.ts `hiddenPlacePaths` (the configured list or the default,
+ * The places to hide: real-paths.ts `hiddenPlacePaths` (the configured list or the default,
  * `TURNLOOP_HOME`, the runtime folder and Docker's socket: the list the file tools keep out of
  * too), resolved, existing, outside the host's `/tmp` (replaced anyway) unless in a
  * root mounted again over the private `/tmp` (writable, or read-only under `read-only`), and

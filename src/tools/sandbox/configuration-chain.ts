@@ -46,36 +46,47 @@ export interface ConfigurationChain {
  * (`.config` stays writable): its chain starts at the place, a missing one where that folder is
  * missing, and a mounted entry's identity is noted, since moving that folder away moves the mount
  * with it and lets a new place be made at the old path. Then the chain of each of `nested`, the
- * tool configuration found in the roots' folders ({@link nestedChains}).
+ * tool configuration found in the roots' folders and of the files MCP servers run, `programs`
+ * (configured-places.ts `serverProgramsIn`), each named by its path ({@link fileChains}).
  */
 export function configurationChains(
   roots: readonly string[],
   nested: readonly string[] = [],
+  programs: readonly string[] = [],
 ): ConfigurationChain[] {
   const folders = new Set(roots.filter((root) => lstatOf(root)?.isDirectory() === true));
-  return [...rootChains(roots, folders), ...nestedChains(roots, nested, folders)];
+  return [
+    ...rootChains(roots, folders),
+    ...fileChains(
+      roots,
+      nested.filter((path) => !roots.includes(dirname(path))),
+      folders,
+    ).map((chain) => ({ ...chain, name: basename(chain.path) })),
+    ...fileChains(roots, programs, folders),
+  ];
 }
 
 /**
- * The chains of policy.ts `NESTED_CONFIGURATION` places found in the roots' folders at any depth
- * (`pkg/.npmrc`, `a/b/c/.envrc`: workspace-walk.ts `WorkspaceWalk`), each walked as a root's own
- * with its folder and the folders between it and its root taken for roots (`a`, `a/b` stay
- * writable): the place itself is mounted read-only over itself (its identity noted), or, a
- * symbolic link, put back when replaced, what it leads through in a root mounted read-only. One
- * directly in a root is left out: {@link rootChains} has it.
+ * The chain of each of `paths` in the roots' folders at any depth, named by its path: policy.ts
+ * `NESTED_CONFIGURATION` places found there (`pkg/.npmrc`, `a/b/c/.envrc`: workspace-walk.ts
+ * `WorkspaceWalk`; one directly in a root is left out by the caller, {@link rootChains} has it,
+ * and each is named by its last component) and the files MCP servers run (configured-places.ts
+ * `serverProgramsIn`: `tools/mcp.sh`). Each is walked as a root's own with its folder and the
+ * folders between it and its root taken for roots (`a`, `a/b` stay writable): the place itself is
+ * mounted read-only over itself (its identity noted), or, a symbolic link, put back when
+ * replaced, what it leads through in a root mounted read-only; a missing one is removed when a
+ * command makes it.
  */
-function nestedChains(
+function fileChains(
   roots: readonly string[],
-  nested: readonly string[],
+  paths: readonly string[],
   folders: ReadonlySet<string>,
 ): ConfigurationChain[] {
-  return nested
-    .filter((path) => !roots.includes(dirname(path)))
-    .map((path) => ({
-      name: basename(path),
-      path,
-      entries: rootEntries(path, [...roots, ...foldersBetween(roots, dirname(path))], folders),
-    }));
+  return paths.map((path) => ({
+    name: path,
+    path,
+    entries: rootEntries(path, [...roots, ...foldersBetween(roots, dirname(path))], folders),
+  }));
 }
 
 /** `folder` and the folders above it up to the root of `roots` that holds it, that root left out. */
@@ -187,9 +198,9 @@ function lstatOf(path: string): ReturnType<typeof lstatSync> | undefined {
 }
 
 /**
- * The bubblewrap mounts that fix every {@link ConfigurationChain} of `roots` and of the tool
- * configuration `nested` in their folders ({@link configurationChains}), and the `others` kept
- * the same way, for a command: each `mounted` entry read-only over itself (a mount point:
+ * The bubblewrap mounts that fix every {@link ConfigurationChain} of `roots`, of the tool
+ * configuration `nested` in their folders and of the files MCP servers run, `programs`
+ * ({@link configurationChains}), and the `others` kept the same way, for a command: each `mounted` entry read-only over itself (a mount point:
  * `mv cfg cfg.old` fails with `EBUSY`, and everything below is read-only), and a writable root
  * that lies inside such an entry (an added folder below it) mounted writable again after it,
  * outer mounts first.
@@ -198,8 +209,9 @@ export function configurationMounts(
   roots: readonly string[],
   others: readonly ConfigurationChain[] = [],
   nested: readonly string[] = [],
+  programs: readonly string[] = [],
 ): string[] {
-  const entries = [...configurationChains(roots, nested), ...others].flatMap(
+  const entries = [...configurationChains(roots, nested, programs), ...others].flatMap(
     (chain) => chain.entries,
   );
   const fixed = [

@@ -28,11 +28,13 @@ export interface ConfigurationSnapshot {
 
 /**
  * Notes the {@link ConfigurationSnapshot} of `roots` (writable roots, real paths) before a
- * command; `nested` is the tool configuration in their folders.
+ * command; `nested` is the tool configuration in their folders, `programs` the files MCP servers
+ * run there (configured-places.ts `serverProgramsIn`).
  */
 export function configurationSnapshot(
   roots: readonly string[],
   nested: readonly string[] = [],
+  programs: readonly string[] = [],
 ): ConfigurationSnapshot {
   const identities = new Map<string, string>();
   for (const path of nested) {
@@ -41,7 +43,7 @@ export function configurationSnapshot(
       identities.set(path, `${stats.dev}:${stats.ino}`);
     }
   }
-  return { roots, chains: configurationChains(roots, nested), nested: identities };
+  return { roots, chains: configurationChains(roots, nested, programs), nested: identities };
 }
 
 /**
@@ -85,7 +87,11 @@ export async function undoConfigurationChanges(
     ...(made.length === 0 ? [] : [`it removed ${made.join(", ")}, which the command made`]),
     ...undone,
   ];
-  const places = LATER_RUN_CONFIGURATION.filter((name) => names.has(name));
+  // A file an MCP server runs is named by its path (configuration-chain.ts `fileChains`).
+  const places = [
+    ...LATER_RUN_CONFIGURATION.filter((name) => names.has(name)),
+    ...[...names].filter((name) => !LATER_RUN_CONFIGURATION.includes(name)),
+  ];
   return all.length === 0 ? undefined : protectedPlaceUndone(places, all);
 }
 

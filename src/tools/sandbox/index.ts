@@ -17,12 +17,11 @@ export { bubblewrapArguments } from "./bubblewrap-arguments.js";
 export {
   type CommandLine,
   DEFAULT_HIDDEN_PATHS,
-  DEFAULT_HIDDEN_SOCKETS,
   isSandboxPolicy,
   SANDBOX_POLICIES,
   type SandboxPolicy,
   type SandboxSettings,
 } from "./policy.js";
-export { RealPaths, type ResolvedPath } from "./real-paths.js";
+export { DEFAULT_HIDDEN_SOCKETS, RealPaths, type ResolvedPath } from "./real-paths.js";
 export { sandboxWrap } from "./sandbox-wrap.js";
 export { type ConfiningPolicy, SandboxedRunner, sandboxLimitOf } from "./sandboxed-runner.js";

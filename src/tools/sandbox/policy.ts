@@ -1,4 +1,7 @@
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
+import type { SandboxSettings } from "./sandbox-settings.js";
+
+export type { CommandLine, SandboxSettings } from "./sandbox-settings.js";
 
 /**
  * Sandbox policies and the settings a sandboxed command needs (issue 23). The policy names are
@@ -59,6 +62,42 @@ export const STARTUP_FILES: readonly string[] = [
 ];
 
 /**
+ * The files git hook managers read when a hook runs, at the user's next `git commit` or `git
+ * push`, outside the sandbox, and the commands in them they run, relative to a folder:
+ * pre-commit's `.pre-commit-config.yaml` (its `repo: local` hooks' `entry`), lefthook's config
+ * in each of its formats and names, its `-local` one and its script folders `.lefthook` and
+ * `.lefthook-local` (lefthook.dev, "Config file name", `source_dir`), lint-staged's config files
+ * (lint-staged's `CONFIG_FILE_NAMES` but `package.json` and `package.yaml`) and overcommit's
+ * `.overcommit.yml`.
+ */
+export const HOOK_MANAGER_CONFIGURATION: readonly string[] = [
+  ".pre-commit-config.yaml",
+  ...["lefthook", "lefthook-local"].flatMap((name) =>
+    ["yml", "yaml", "toml", "json", "jsonc"].flatMap((format) => [
+      `${name}.${format}`,
+      `.${name}.${format}`,
+    ]),
+  ),
+  ".lefthook",
+  ".lefthook-local",
+  ".lintstagedrc",
+  ...["json", "yaml", "yml", "mjs", "mts", "js", "ts", "cjs", "cts"].map(
+    (format) => `.lintstagedrc.${format}`,
+  ),
+  ...["mjs", "mts", "js", "ts", "cjs", "cts"].map((format) => `lint-staged.config.${format}`),
+  ".overcommit.yml",
+];
+
+/** {@link HOOK_MANAGER_CONFIGURATION} as entries of {@link TOOL_CONFIGURATION}. */
+function hookManagerConfiguration(): { place: string; why: (what: string) => string }[] {
+  return HOOK_MANAGER_CONFIGURATION.map((place) => ({
+    place,
+    why: (what: string) =>
+      `a git hook manager (pre-commit, lefthook, lint-staged, overcommit) reads ${what} at your next commit and runs the commands it names, outside the sandbox`,
+  }));
+}
+
+/**
  * What other programs read from a project folder and act on later, outside the sandbox, without
  * the user choosing to run the project's code: opening the folder in an editor, entering it in a
  * shell, any npm, yarn or git command there, another agent started there. Each writable root's,
@@ -91,11 +130,14 @@ export const STARTUP_FILES: readonly string[] = [
  * - `.devcontainer`: VS Code and the `devcontainer` CLI run the `initializeCommand` its
  *   `devcontainer.json` names on this machine when they build the container (VS Code offers to
  *   when the folder opens).
+ * - {@link HOOK_MANAGER_CONFIGURATION}: what the git hooks of pre-commit, lefthook, lint-staged
+ *   and overcommit read at the user's next commit and run (a trial's `repo: local` entry of
+ *   `.pre-commit-config.yaml`).
  * Left out: instruction files (`AGENTS.md` and the like, session/instructions.ts) and `.env`,
  * ordinary work a model is asked to do and no program's own configuration of what it runs;
- * `.ripgreprc`, which ripgrep reads only where `RIPGREP_CONFIG_PATH` names it; and a project's
- * scripts (`package.json`, a `Makefile`, `.pre-commit-config.yaml`), code the user runs by
- * choice.
+ * `.ripgreprc`, which ripgrep reads only where `RIPGREP_CONFIG_PATH` names it; a project's
+ * scripts (`package.json`, a `Makefile`), code the user runs by choice, with lint-staged's key in
+ * `package.json`; and lefthook's files in `.config/`.
  */
 const TOOL_CONFIGURATION: readonly { place: string; why: (what: string) => string }[] = [
   {
@@ -162,6 +204,7 @@ const TOOL_CONFIGURATION: readonly { place: string; why: (what: string) => strin
     why: (what) =>
       `your editor runs the initializeCommand ${what} names on this machine, outside the sandbox, when it builds the dev container`,
   },
+  ...hookManagerConfiguration(),
 ];
 
 /**
@@ -187,19 +230,26 @@ export const LATER_RUN_CONFIGURATION: readonly string[] = [
 ];
 
 /**
- * Why `place`, one of {@link LATER_RUN_CONFIGURATION}, is kept from sandboxed commands and
- * edits made without asking, as a clause naming it `what` (`it`, `them`, a name): who reads it
- * later and what that runs.
+ * Why `place`, one of {@link LATER_RUN_CONFIGURATION} or a file an MCP server runs (its path:
+ * configured-places.ts), is kept from sandboxed commands and edits made without asking, as a
+ * clause naming it `what` (`it`, `them`, a name): who reads it later and what that runs.
  */
 export function laterRunReason(place: string, what: string): string {
   if (PROJECT_CONFIGURATION.includes(place)) {
     return `turnloop reads ${what} to configure later runs (permissions, base URL, MCP servers it starts)`;
   }
   const tool = TOOL_CONFIGURATION.find((each) => each.place === place);
-  return tool !== undefined
-    ? tool.why(what)
-    : `your shell or git reads ${what} and runs what it says later, outside the sandbox (shell start-up, core.fsmonitor, a program early in PATH)`;
+  if (tool !== undefined) {
+    return tool.why(what);
+  }
+  return STARTUP_FILES.includes(place)
+    ? `your shell or git reads ${what} and runs what it says later, outside the sandbox (shell start-up, core.fsmonitor, a program early in PATH)`
+    : SERVER_PROGRAM_REASON.replace("WHAT", what);
 }
+
+/** Why a file an MCP server runs is kept (configured-places.ts), `WHAT` standing for its name. */
+export const SERVER_PROGRAM_REASON =
+  "an MCP server config (.mcp.json, .turnloop/config.json, mcp.json) names WHAT, and turnloop runs it when a session starts, outside the sandbox";
 
 /** How every reason of protected-place-stops.ts starts, so a face can tell it from the others. */
 export const PROTECTED_REASON_START = "the sandbox keeps ";
@@ -213,13 +263,21 @@ export function isProtectedPlaceStop(reason: string): boolean {
  * The user's credential places hidden from sandboxed commands by default, relative to the home
  * folder: issue 23's list (ssh, the clouds' CLIs, Docker, Kubernetes, `.netrc`, npm's and PyPI's
  * tokens, git's credential store, GnuPG), then what a trial read from a sandbox (session 27:
- * GitHub's CLI `hosts.yml`, Cargo's registry token) and other tools' tokens: Claude Code's and
- * Codex's logins, PostgreSQL's `.pgpass`, Maven's and Gradle's repository passwords, Vault's
- * token, Terraform's registry tokens, git's XDG credential store; shell and REPL histories
- * (passwords typed on a command line, `export TOKEN=…`); and the default `~/.turnloop`, which
- * holds earlier sessions' logs also when `TURNLOOP_HOME` points elsewhere. `TURNLOOP_HOME` (the
- * session logs) and the user's runtime folder are added by {@link SandboxSettings}, not listed
- * here. README's "Sandbox" lists the same.
+ * GitHub's CLI `hosts.yml`, Cargo's registry token; session 34: Gemini CLI's OAuth token, GitHub
+ * Copilot's, Terraform's `.terraformrc`, sops' age keys, yarn 2's `npmAuthToken`, rclone's
+ * remotes, the container tools' registry logins, browser profiles) and other tools' tokens:
+ * other agents' logins (Claude Code, Codex, Copilot CLI), package registries' (RubyGems,
+ * Composer, NuGet, pip's and Poetry's index passwords, Bundler's, Ivy's), the clouds' and
+ * hosting CLIs' (Oracle's, DigitalOcean's, Fly's, Pulumi's, gsutil's `.boto`, s3cmd's, Databricks',
+ * GitLab's and hub's, Hugging Face's, Kaggle's), PostgreSQL's `.pgpass`, Maven's and Gradle's
+ * repository passwords, Vault's token, Terraform's registry tokens, git's XDG credential store,
+ * password stores and keyrings (`pass`, GNOME Keyring, 1Password's and Bitwarden's CLIs),
+ * browsers' profiles (saved passwords, cookies: Chrome, Chromium, Brave, Edge, Firefox); shell
+ * and REPL histories (passwords typed on a command line, `export TOKEN=…`); and the default
+ * `~/.turnloop`, which holds earlier sessions' logs also when `TURNLOOP_HOME` points elsewhere.
+ * `TURNLOOP_HOME` (the session logs) and the user's runtime folder are added by
+ * {@link SandboxSettings}, not listed here. README's "Sandbox" lists the same, in this order
+ * (test/tools/sandbox/hidden-list-readme.test.ts).
  */
 export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
   ".ssh",
@@ -227,25 +285,64 @@ export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
   ".config/gcloud",
   ".azure",
   ".docker",
+  ".dockercfg",
+  ".config/containers/auth.json",
   ".kube",
   ".netrc",
   ".npmrc",
+  ".yarnrc.yml",
   ".pypirc",
+  ".config/pip/pip.conf",
+  ".pip/pip.conf",
+  ".config/pypoetry/auth.toml",
+  ".gem/credentials",
+  ".bundle/config",
+  ".config/composer/auth.json",
+  ".composer/auth.json",
+  ".nuget/NuGet/NuGet.Config",
+  ".ivy2/.credentials",
   ".git-credentials",
+  ".config/git/credentials",
   ".gnupg",
   ".config/gh",
+  ".config/hub",
+  ".config/glab-cli",
   ".cargo/credentials",
   ".cargo/credentials.toml",
   ".claude",
   ".claude.json",
   ".codex",
+  ".gemini",
+  ".copilot",
+  ".config/github-copilot",
   ".pgpass",
   ".m2/settings.xml",
   ".m2/settings-security.xml",
   ".gradle/gradle.properties",
   ".vault-token",
   ".terraform.d",
-  ".config/git/credentials",
+  ".terraformrc",
+  ".config/sops",
+  ".config/rclone",
+  ".oci",
+  ".config/doctl",
+  ".fly",
+  ".pulumi/credentials.json",
+  ".boto",
+  ".s3cfg",
+  ".databrickscfg",
+  ".cache/huggingface/token",
+  ".huggingface/token",
+  ".kaggle/kaggle.json",
+  ".password-store",
+  ".local/share/keyrings",
+  ".config/op",
+  ".config/Bitwarden CLI",
+  ".config/google-chrome",
+  ".config/chromium",
+  ".config/BraveSoftware",
+  ".config/microsoft-edge",
+  ".mozilla",
   ".bash_history",
   ".zsh_history",
   ".zhistory",
@@ -257,22 +354,6 @@ export const DEFAULT_HIDDEN_PATHS: readonly string[] = [
   ".local/share/fish/fish_history",
   ".turnloop",
 ];
-
-/**
- * The hidden places of `settings` as absolute paths, links not resolved: its {@link
- * SandboxSettings.hidden} list (default {@link DEFAULT_HIDDEN_PATHS}) read against its home
- * folder (a leading `~/` allowed), `TURNLOOP_HOME`, the runtime folder and
- * {@link DEFAULT_HIDDEN_SOCKETS}. The one list: the sandbox hides those that exist
- * (bubblewrap-arguments.ts), and the file tools keep out of the same places
- * (permissions/hidden-places.ts), so that a `view` cannot read what a `cat` in the sandbox cannot.
- */
-export function hiddenPlacePaths(settings: HiddenPlaceSettings): string[] {
-  const entries = (settings.hidden ?? DEFAULT_HIDDEN_PATHS).map((entry) =>
-    isAbsolute(entry) ? entry : resolvedBelow(settings.home, entry.replace(/^~\//, "")),
-  );
-  const runtime = settings.runtimeDirectory === undefined ? [] : [settings.runtimeDirectory];
-  return [...entries, settings.turnloopHome, ...runtime, ...DEFAULT_HIDDEN_SOCKETS];
-}
 
 /** One name of a path: neither empty nor `.` nor `..`. */
 const NAME = String.raw`(?!\.{1,2}(?:/|$))[^/]+`;
@@ -295,26 +376,11 @@ export function normalAbsolutePath(path: string): string {
  * `resolve(folder, entry)` (`folder` absolute, `entry` relative), joined as text when both are
  * spelled normally (every default hidden place is): see {@link normalAbsolutePath}.
  */
-function resolvedBelow(folder: string, entry: string): string {
+export function resolvedBelow(folder: string, entry: string): string {
   return NORMAL_ABSOLUTE.test(folder) && NORMAL_RELATIVE.test(entry)
     ? `${folder}/${entry}`
     : resolve(folder, entry);
 }
-
-/** What {@link hiddenPlacePaths} reads of the settings. */
-export type HiddenPlaceSettings = Pick<
-  SandboxSettings,
-  "home" | "hidden" | "turnloopHome" | "runtimeDirectory"
->;
-
-/**
- * Host sockets that give a process more than the sandbox allows (a read-only mount does not stop
- * `connect` on a unix socket): Docker's, which is as good as root. Hidden by default.
- */
-export const DEFAULT_HIDDEN_SOCKETS: readonly string[] = [
-  "/run/docker.sock",
-  "/var/run/docker.sock",
-];
 
 /**
  * The size cap of the sandbox's private `/tmp` and `/dev/shm`, in MiB, each: without one a tmpfs
@@ -322,64 +388,3 @@ export const DEFAULT_HIDDEN_SOCKETS: readonly string[] = [
  * before `--tmpfs` sets it (bubblewrap ≥ 0.7.0; availability.ts asks for ≥ 0.8.0).
  */
 export const DEFAULT_TMPFS_SIZE_MIB = 1024;
-
-/** What a sandboxed command is confined to; every path is absolute unless said otherwise. */
-export interface SandboxSettings {
-  /** The session's working folder: the command starts there; writable under `workspace-write`. */
-  cwd: string;
-  /** The session's additional directories; writable under `workspace-write`. Missing ones are skipped. */
-  additionalDirectories?: readonly string[];
-  /**
-   * The user's home folder, against which relative entries of {@link hidden} are resolved; git's
-   * `~/.gitconfig` is there (configured-places.ts).
-   */
-  home: string;
-  /**
-   * The user's `XDG_CONFIG_HOME`, when set: git reads the user's config from
-   * `$XDG_CONFIG_HOME/git/config` instead of `~/.config/git/config` (git-config(1), "FILES"), and
-   * the sandbox reads it there for the hooks folder and included files it names
-   * (configured-places.ts). A relative one is taken from the command's cwd, as git takes it.
-   */
-  configHome?: string;
-  /** turnloop's own folder (`TURNLOOP_HOME`, the session logs): always hidden. */
-  turnloopHome: string;
-  /** Whether the command may use the network (default `false`: its own network namespace, empty). */
-  network?: boolean;
-  /**
-   * Places whose content the command must not see: an entry starting with `/` is absolute, any
-   * other is relative to {@link home} (a leading `~/` is allowed). Default
-   * {@link DEFAULT_HIDDEN_PATHS}; the given list replaces it. Folders appear empty; files cannot be read
-   * (`Permission denied`).
-   */
-  hidden?: readonly string[];
-  /**
-   * The user's runtime folder (`XDG_RUNTIME_DIR`, e.g. `/run/user/1000`: ssh-agent, gpg-agent,
-   * D-Bus sockets), hidden when given.
-   */
-  runtimeDirectory?: string;
-  /**
-   * A host folder mounted writable at `/tmp`, so files there last from one command to the next
-   * (e.g. one per session); without it `/tmp` is an empty memory file system per command.
-   */
-  temporaryDirectory?: string;
-  /** The bubblewrap program (default `bwrap`, looked up in the command's `PATH`). */
-  bwrapPath?: string;
-  /**
-   * Whether the command may make Unix sockets (config `sandbox.allowUnixSockets`); default
-   * `false`: a seccomp filter refuses them (unix-socket-filter.ts).
-   */
-  allowUnixSockets?: boolean;
-  /**
-   * The size cap of each memory file system the sandbox makes for the command, its private `/tmp`
-   * and `/dev/shm` (config `sandbox.tmpfsSizeMiB`), in MiB; default {@link DEFAULT_TMPFS_SIZE_MIB}.
-   */
-  tmpfsSizeMiB?: number;
-}
-
-/** A program and its arguments, as a runner spawns them (no shell in between). */
-export interface CommandLine {
-  file: string;
-  args: string[];
-  /** Data for file descriptors 3, 4, … (process-runner.ts `ProcessArgv.inputs`). */
-  inputs?: readonly Uint8Array[];
-}

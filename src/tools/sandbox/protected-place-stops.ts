@@ -1,5 +1,10 @@
 import { basename, relative, resolve } from "node:path";
-import { LATER_RUN_CONFIGURATION, laterRunReason, PROTECTED_REASON_START } from "./policy.js";
+import {
+  LATER_RUN_CONFIGURATION,
+  laterRunReason,
+  PROTECTED_REASON_START,
+  SERVER_PROGRAM_REASON,
+} from "./policy.js";
 import { isInside, landingPath } from "./real-paths.js";
 
 /*
@@ -103,6 +108,25 @@ export interface HiddenMention {
 }
 
 /**
+ * A place kept read-only that is known by its path: a hooks folder or included config file a
+ * repository's config names (configured-places.ts `ConfiguredPlace`), or a file an MCP server runs
+ * (configured-places.ts).
+ */
+export interface KeptFile {
+  path: string;
+  kind: "hooks" | "include" | "server";
+}
+
+/** Why each kind of {@link KeptFile} is kept, as a clause about `it`. */
+const KEPT_FILE_REASONS: Record<KeptFile["kind"], string> = {
+  hooks:
+    "a repository's core.hooksPath names it, and git runs the hooks there later, outside the sandbox",
+  include:
+    "a repository's config includes it (include.path), and git reads it as config later, outside the sandbox (core.fsmonitor, aliases run programs)",
+  server: SERVER_PROGRAM_REASON.replace("WHAT", "it"),
+};
+
+/**
  * Why a failed command's `output` shows a write refused on a protected place, on one of
  * `leading` (`rm -rf cfg` when `.turnloop -> cfg/tl`) or in one of `configured` (configured-places.ts
  * `ConfiguredPlace`s, real paths, named by their last component in the output) or in one of
@@ -113,7 +137,7 @@ export interface HiddenMention {
 export function protectedPlaceStop(
   output: string,
   leading: readonly LeadingEntry[] = [],
-  configured: readonly { path: string; kind: "hooks" | "include" }[] = [],
+  configured: readonly KeptFile[] = [],
   hidden: readonly HiddenMention[] = [],
 ): string | undefined {
   const places = [
@@ -127,10 +151,7 @@ export function protectedPlaceStop(
     ...configured.map(({ path, kind }) => ({
       name: path,
       path: new RegExp(`(?:^|[\\s'"\`/])${escaped(basename(path))}(?![\\w.-])`),
-      why:
-        kind === "hooks"
-          ? "a repository's core.hooksPath names it, and git runs the hooks there later, outside the sandbox"
-          : "a repository's config includes it (include.path), and git reads it as config later, outside the sandbox (core.fsmonitor, aliases run programs)",
+      why: KEPT_FILE_REASONS[kind],
     })),
     ...PROTECTED_PLACES,
     ...leading.map(({ entry, place }) => ({

@@ -1,5 +1,6 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, join, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, sep } from "node:path";
+import { DEFAULT_HIDDEN_PATHS, resolvedBelow, type SandboxSettings } from "./policy.js";
 
 /** Where a path leads: its real path and whether that is a folder. */
 export interface ResolvedPath {
@@ -118,3 +119,34 @@ function leadsTo(folder: string, place: string, path: string): boolean {
     return false;
   }
 }
+
+/**
+ * The hidden places of `settings` as absolute paths, links not resolved: its {@link
+ * SandboxSettings.hidden} list (default {@link DEFAULT_HIDDEN_PATHS}) read against its home
+ * folder (a leading `~/` allowed), `TURNLOOP_HOME`, the runtime folder and
+ * {@link DEFAULT_HIDDEN_SOCKETS}. The one list: the sandbox hides those that exist
+ * (bubblewrap-arguments.ts), and the file tools keep out of the same places
+ * (permissions/hidden-places.ts), so that a `view` cannot read what a `cat` in the sandbox cannot.
+ */
+export function hiddenPlacePaths(settings: HiddenPlaceSettings): string[] {
+  const entries = (settings.hidden ?? DEFAULT_HIDDEN_PATHS).map((entry) =>
+    isAbsolute(entry) ? entry : resolvedBelow(settings.home, entry.replace(/^~\//, "")),
+  );
+  const runtime = settings.runtimeDirectory === undefined ? [] : [settings.runtimeDirectory];
+  return [...entries, settings.turnloopHome, ...runtime, ...DEFAULT_HIDDEN_SOCKETS];
+}
+
+/** What {@link hiddenPlacePaths} reads of the settings. */
+export type HiddenPlaceSettings = Pick<
+  SandboxSettings,
+  "home" | "hidden" | "turnloopHome" | "runtimeDirectory"
+>;
+
+/**
+ * Host sockets that give a process more than the sandbox allows (a read-only mount does not stop
+ * `connect` on a unix socket): Docker's, which is as good as root. Hidden by default.
+ */
+export const DEFAULT_HIDDEN_SOCKETS: readonly string[] = [
+  "/run/docker.sock",
+  "/var/run/docker.sock",
+];

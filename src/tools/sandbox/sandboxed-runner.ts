@@ -8,7 +8,7 @@ import {
   leadingEntries,
   undoConfigurationChanges,
 } from "./configuration-guard.js";
-import { type ConfiguredPlace, gitUserOf } from "./configured-places.js";
+import { gitUserOf, serverProgramsIn } from "./configured-places.js";
 import { gitSnapshot, undoGitChanges } from "./git-guard.js";
 import { EXIT_TRAP_PATH, leftRunningCount, leftRunningScript } from "./left-running.js";
 import {
@@ -21,6 +21,7 @@ import type { SandboxPolicy, SandboxSettings } from "./policy.js";
 import { privateTemporaryNote } from "./private-temporary.js";
 import {
   type HiddenMention,
+  type KeptFile,
   type LeadingEntry,
   protectedPlaceStop,
   withLandingPaths,
@@ -75,7 +76,14 @@ export class SandboxedRunner implements CommandRunner {
     const spawned: Spawned = { status: "", report: "" };
     const wrap = (line: string) => {
       const settings = { ...this.settings, cwd: request.cwd };
-      spawned.invocation = bubblewrapInvocation(this.policy, settings, line, this.paths, found);
+      spawned.invocation = bubblewrapInvocation(
+        this.policy,
+        settings,
+        line,
+        this.paths,
+        found,
+        guards.programs,
+      );
       return withReports(spawned, file, request.env.BASH_ENV);
     };
     const runner = new ProcessRunner({ wrap, description: this.description });
@@ -120,22 +128,29 @@ export class SandboxedRunner implements CommandRunner {
   /**
    * Under `workspace-write`, notes what the guards watch in `realRoots` before a command
    * (configuration-guard.ts, git-guard.ts; one walk of the roots for both and for the mounts,
-   * workspace-walk.ts `WorkspaceWalk`): what the judgement of its result reads of it, and `undo`,
-   * which undoes what the command changed of it once it ended (one more walk, of the folders the
-   * first entered and those made since). Nothing under `read-only`.
+   * workspace-walk.ts `WorkspaceWalk`; the files MCP servers run there, configured-places.ts):
+   * what the judgement of its result reads of it, and `undo`, which undoes what the command
+   * changed of it once it ended (one more walk, of the folders the first entered and those made
+   * since). Nothing under `read-only`.
    */
   private guardsOf(realRoots: readonly string[], cwd: string): WorkspaceGuards {
     if (this.policy !== "workspace-write") {
-      return { leading: [], configuredPlaces: [], undo: async () => undefined };
+      return { leading: [], configuredPlaces: [], programs: [], undo: async () => undefined };
     }
     const before = this.walk.entriesOf(realRoots);
-    const snapshot = configurationSnapshot(realRoots, before.nested);
+    const realCwd = this.paths.resolve(cwd)?.real ?? cwd;
+    const programs = serverProgramsIn(realRoots, realCwd, this.settings.turnloopHome);
+    const snapshot = configurationSnapshot(realRoots, before.nested, programs);
     const user = gitUserOf(this.settings.home, this.settings.configHome, cwd);
     const git = gitSnapshot(realRoots, user, this.paths, before.git);
     return {
       found: before,
+      programs,
       leading: leadingEntries(snapshot),
-      configuredPlaces: git.configuredPlaces,
+      configuredPlaces: [
+        ...git.configuredPlaces,
+        ...programs.map((path) => ({ path, kind: "server" as const })),
+      ],
       undo: async () => {
         const after = this.walk.entriesOf(realRoots, { after: true });
         const configurationUndone = await undoConfigurationChanges(snapshot, after.nested);
@@ -210,8 +225,13 @@ interface WorkspaceGuards {
   found?: WorkspaceEntries;
   /** Entries mounted read-only because a protected place leads through them. */
   leading: readonly LeadingEntry[];
-  /** Hooks folders and config files a repository's config names (configured-places.ts). */
-  configuredPlaces: readonly ConfiguredPlace[];
+  /**
+   * Hooks folders and config files a repository's config names (configured-places.ts), and the
+   * files MCP servers run (configured-places.ts).
+   */
+  configuredPlaces: readonly KeptFile[];
+  /** The files MCP servers run in the roots (configured-places.ts `serverProgramsIn`). */
+  programs: readonly string[];
   /** Undoes what the ended command changed of them: why it is reported stopped, if it is. */
   undo: () => Promise<string | undefined>;
 }
@@ -304,8 +324,11 @@ export interface JudgedCommand {
   command?: string;
   /** Entries mounted read-only because a protected place leads through them. */
   leading?: readonly LeadingEntry[];
-  /** Hooks folders and config files a repository's config names, mounted read-only (configured-places.ts). */
-  configuredPlaces?: readonly ConfiguredPlace[];
+  /**
+   * Hooks folders and config files a repository's config names (configured-places.ts) and files
+   * MCP servers run (configured-places.ts), mounted read-only.
+   */
+  configuredPlaces?: readonly KeptFile[];
   /**
    * The name of the program whose exit status `bash -c command` returns, when its text tells
    * (permissions/status-command.ts `statusProgram`); without it no exit code is evidence.

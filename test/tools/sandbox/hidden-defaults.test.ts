@@ -1,6 +1,7 @@
 /**
  * The credential places hidden by default (src/tools/sandbox/policy.ts `DEFAULT_HIDDEN_PATHS`)
- * beyond issue 23's, which the session-27 trial's confined commands read (GitHub's CLI, Cargo),
+ * beyond issue 23's, which the session-27 and session-34 trials' confined commands read (GitHub's
+ * CLI, Cargo; Gemini CLI's and Copilot's tokens, Terraform's, sops' age keys, browser profiles),
  * also through a symbolic link planted in the workspace; and the default `~/.turnloop` while
  * `TURNLOOP_HOME` points elsewhere. Real bubblewrap, through the runner.
  */
@@ -30,6 +31,18 @@ const TOKEN_FILES: readonly { path: string; folderHidden: boolean }[] = [
   { path: ".config/git/credentials", folderHidden: false },
   { path: ".bash_history", folderHidden: false },
   { path: ".zsh_history", folderHidden: false },
+  // The trial of round 3 session 34 (HIGH 7) read these from a sandboxed command in mode auto.
+  { path: ".gemini/oauth_creds.json", folderHidden: true },
+  { path: ".config/github-copilot/apps.json", folderHidden: true },
+  { path: ".terraformrc", folderHidden: false },
+  { path: ".config/sops/age/keys.txt", folderHidden: true },
+  { path: ".yarnrc.yml", folderHidden: false },
+  { path: ".config/rclone/rclone.conf", folderHidden: true },
+  { path: ".config/containers/auth.json", folderHidden: false },
+  { path: ".config/google-chrome/Default/Cookies", folderHidden: true },
+  { path: ".mozilla/firefox/profiles.ini", folderHidden: true },
+  { path: ".gem/credentials", folderHidden: false },
+  { path: ".local/share/keyrings/login.keyring", folderHidden: true },
   { path: ".turnloop/session-state/old/events.jsonl", folderHidden: true },
 ];
 

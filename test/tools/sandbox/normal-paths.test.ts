@@ -1,13 +1,14 @@
 /**
  * The hidden places' paths spelled without `path.resolve` where they are spelled as it spells
- * them already (src/tools/sandbox/policy.ts `normalAbsolutePath`, `hiddenPlacePaths`; the calls
+ * them already (src/tools/sandbox/policy.ts `normalAbsolutePath`, real-paths.ts `hiddenPlacePaths`; the calls
  * were a cause of V8 optimising Node's path code: bench/notes/rss33.md): whatever the spelling, the
  * answer is `path.resolve`'s.
  */
 
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { hiddenPlacePaths, normalAbsolutePath } from "../../../src/tools/sandbox/policy.js";
+import { normalAbsolutePath } from "../../../src/tools/sandbox/policy.js";
+import { hiddenPlacePaths } from "../../../src/tools/sandbox/real-paths.js";
 
 const ABSOLUTE = [
   "/",
