@@ -1,9 +1,12 @@
 import type { EventInput, SessionEvent } from "../events/events.js";
 import {
+  ANYWHERE_LENGTH,
+  type Replacements,
+  replacementsOf,
   type SecretValue,
   secretValues,
-  TextStreamRedactor,
   textRedactor,
+  WORD_CHARACTER,
 } from "../events/secrets.js";
 import { holdsLongString } from "./event-line.js";
 
@@ -254,4 +257,123 @@ function redactStrings(value: unknown, redact: (text: string) => string): unknow
     return entry;
   });
   return changed ? Object.fromEntries(entries) : value;
+}
+
+/**
+ * Replaces secrets in a text that arrives in pieces (a model's streamed answer) as
+ * `textRedactor` (events/secrets.ts) does in the whole text, however the pieces cut a secret, and without
+ * delaying other text: of each piece only the end that could begin a secret is held back (the
+ * longest end of the text so far that is the start of a secret, or a whole short secret, whose
+ * end bound the next character decides), and shown with the next piece or by {@link end}. The
+ * pieces returned, joined, are the whole text redacted. Memory: the held end, shorter than the
+ * longest secret.
+ */
+export class TextStreamRedactor {
+  private readonly replacements: Replacements | undefined;
+  /** Each secret's text, and whether a word character after it keeps it (a short one). */
+  private readonly secrets: { text: string; startBound: boolean; endBound: boolean }[];
+  /** The text received and not yet returned, unredacted. */
+  private pending = "";
+  /** The last character returned (as received), which bounds a secret at the start of `pending`. */
+  private before = "";
+
+  constructor(secrets: readonly SecretValue[]) {
+    this.replacements = replacementsOf(secrets, (value) => value);
+    this.secrets = [...(this.replacements?.markers.keys() ?? [])].map((text) => ({
+      text,
+      startBound: text.length < ANYWHERE_LENGTH && WORD_CHARACTER.test(text.charAt(0)),
+      endBound: text.length < ANYWHERE_LENGTH && WORD_CHARACTER.test(text.charAt(text.length - 1)),
+    }));
+  }
+
+  /** Whether the end of the text so far is held back. */
+  get holding(): boolean {
+    return this.pending !== "";
+  }
+
+  /** What of the text so far can be shown now, redacted: `piece` itself when nothing changed. */
+  push(piece: string): string {
+    if (this.replacements === undefined) {
+      return piece;
+    }
+    const text = this.pending === "" ? piece : this.pending + piece;
+    return this.release(text, text.length - this.heldLength(text));
+  }
+
+  /** What was held back, redacted, at the end of the text. */
+  end(): string {
+    return this.release(this.pending, this.pending.length);
+  }
+
+  /**
+   * The length of the longest end of `text` that a secret may go on from: a secret's start (its
+   * whole text for one with an end bound), not glued to a word before it when it has a start bound.
+   */
+  private heldLength(text: string): number {
+    let held = 0;
+    for (const { text: secret, startBound, endBound } of this.secrets) {
+      const most = Math.min(text.length, endBound ? secret.length : secret.length - 1);
+      for (let length = most; length > held; length--) {
+        const at = text.length - length;
+        if (text.charCodeAt(at) === secret.charCodeAt(0) && startsAt(text, at, secret, length)) {
+          const previous = at === 0 ? this.before : text.charAt(at - 1);
+          if (!startBound || !WORD_CHARACTER.test(previous)) {
+            held = length;
+            break;
+          }
+        }
+      }
+    }
+    return held;
+  }
+
+  /** Whether `text` contains a secret (a loop: no closure made per piece). */
+  private holdsSecret(text: string): boolean {
+    for (const { text: secret } of this.secrets) {
+      if (text.includes(secret)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** `text` redacted up to `limit` (or the end of a secret that starts before it); keeps the rest. */
+  private release(text: string, limit: number): string {
+    if (this.replacements === undefined || text === "") {
+      return "";
+    }
+    if (!this.holdsSecret(text)) {
+      this.pending = limit === text.length ? "" : text.slice(limit);
+      this.before = limit === 0 ? this.before : text.charAt(limit - 1);
+      return limit === text.length ? text : text.slice(0, limit);
+    }
+    const { pattern, markers } = this.replacements;
+    const offset = this.before.length;
+    const context = this.before + text;
+    let output = "";
+    let written = offset;
+    pattern.lastIndex = offset;
+    for (let found = pattern.exec(context); found !== null; found = pattern.exec(context)) {
+      if (found.index - offset >= limit) {
+        break;
+      }
+      output += context.slice(written, found.index) + (markers.get(found[0]) ?? found[0]);
+      written = found.index + found[0].length;
+    }
+    const end = Math.max(written, offset + limit);
+    output += context.slice(written, end);
+    this.before = end > offset ? context.charAt(end - 1) : this.before;
+    this.pending = context.slice(end);
+    return output;
+  }
+}
+
+/** Whether `text` holds the first `length` characters of `secret` at `at`. */
+function startsAt(text: string, at: number, secret: string, length: number): boolean {
+  for (let index = 1; index < length; index++) {
+    if (text.charCodeAt(at + index) !== secret.charCodeAt(index)) {
+      return false;
+    }
+  }
+  return true;
 }

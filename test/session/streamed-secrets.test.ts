@@ -1,5 +1,6 @@
 import { expect, test } from "vitest";
-import { secretValues, TextStreamRedactor, textRedactor } from "../../src/events/secrets.js";
+import { secretValues, textRedactor } from "../../src/events/secrets.js";
+import { TextStreamRedactor } from "../../src/session/secrets.js";
 
 const KEY = "sk-live-0123456789abcdefghij";
 const environment = { OPENAI_API_KEY: KEY, DB_PASSWORD: "secret", HOME: "/root" };
