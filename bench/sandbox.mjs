@@ -93,7 +93,7 @@ const namespaces = (command) => ({
   file: "bwrap",
   args: [
     ...["--die-with-parent", "--new-session", "--unshare-user", "--disable-userns"],
-    ...["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"],
+    ...["--unshare-pid", "--as-pid-1", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"],
     ...["--cap-drop", "ALL", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev"],
     ...["--proc", "/proc", "--", "bash", "-c", command],
   ],

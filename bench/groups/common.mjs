@@ -20,6 +20,7 @@ export const MODES = {
     relayRuns: 1,
     latencyDeltas: 60,
     latencyRuns: 1,
+    acpLatencyRuns: 1,
     resumeEvents: 100_000,
     resumeRuns: 1,
     memoryTurns: 150,
@@ -43,6 +44,11 @@ export const MODES = {
     relayRuns: 3,
     latencyDeltas: 200,
     latencyRuns: 2,
+    // 4e's runs through `turnloop acp` (a fresh agent each): its p99 over one run of 200 deltas
+    // was the third-slowest delta, and the first and the last of a run are slow by their nature
+    // (the relay path's first use; the last token read with the stream's end), so one run's p99
+    // was whichever other delta the machine delayed most (bench/notes/server34.md).
+    acpLatencyRuns: 5,
     resumeEvents: 100_000,
     resumeRuns: 5,
     memoryTurns: 1_000,

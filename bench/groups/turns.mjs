@@ -311,7 +311,17 @@ async function relayThroughAcp(context, throughput, latency) {
       },
     ];
   }
-  const slow = await measure(latency.deltas, latency.tokensPerSecond);
+  const slowRuns = [];
+  for (let run = 0; run < context.settings.acpLatencyRuns; run++) {
+    const result = await measure(latency.deltas, latency.tokensPerSecond);
+    slowRuns.push(result);
+    if (!result.available) {
+      break;
+    }
+  }
+  const slow = slowRuns.every((result) => result.available)
+    ? { available: true, latencies: slowRuns.flatMap((result) => result.latencies) }
+    : { available: false };
   const floorP99 = context.details.relay?.floorLatency?.p99 ?? Number.NaN;
   return [
     {
@@ -345,7 +355,7 @@ async function relayThroughAcp(context, throughput, latency) {
       spread: slow.available ? p10ToP90(slow.latencies) : undefined,
       target: { text: "added ≤ 2 ms", met: (value, floor) => value - floor <= 2 },
       floor: { value: floorP99, label: "fetch + minimal SSE parser" },
-      runs: `1 × ${latency.deltas} deltas`,
+      runs: `${slowRuns.length} × ${latency.deltas} deltas, a fresh agent each${slowRuns.length > 1 && slow.available ? ` (each run's p99: ${slowRuns.map((result) => percentile(result.latencies ?? [], 0.99).toFixed(2)).join(", ")} ms)` : ""}`,
       command,
     },
   ];

@@ -71,25 +71,34 @@ export function answeredBeforeEnd(stream: acp.Stream, onInputEnd: () => void): a
   return { readable, writable };
 }
 
-/** `output`, each message written recorded in `ledger`, then passed to `afterWrite`. */
+/**
+ * `output`, each message written recorded in `ledger`, then passed to `afterWrite`. One writer of
+ * `output` serves every message (this stream hands on one message at a time, in order): a writer
+ * taken and released per message cost, at each release, the `TypeError` its `closed` promise is
+ * rejected with (WHATWG Streams, WritableStreamDefaultWriterRelease), stack and all, and a
+ * notification is written per streamed delta (issue 26, figure 4e: bench/notes/server34.md).
+ */
 function recordedWritable(
   output: WritableStream<acp.AnyMessage>,
   ledger: AnswerLedger,
   afterWrite: (message: acp.AnyMessage) => void,
 ): WritableStream<acp.AnyMessage> {
+  let writer: WritableStreamDefaultWriter<acp.AnyMessage> | undefined;
+  const held = () => {
+    writer ??= output.getWriter();
+    return writer;
+  };
   return new WritableStream<acp.AnyMessage>({
     async write(message) {
-      const writer = output.getWriter();
       try {
-        await writer.write(message);
+        await held().write(message);
       } finally {
-        writer.releaseLock();
         ledger.written(message);
       }
       afterWrite(message);
     },
-    close: () => output.close(),
-    abort: (reason) => output.abort(reason),
+    close: () => held().close(),
+    abort: (reason) => held().abort(reason),
   });
 }
 

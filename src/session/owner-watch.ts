@@ -2,12 +2,13 @@
  * Whether the lease a follower's waiting prompts were addressed to is still held (issue 22): the
  * inbox addresses each prompt to the owner's lease epoch (postgres/inbox.ts), and only that lease
  * ever takes it. While prompts a follower sent wait on the owner, the follower checks the lease
- * every {@link OWNER_CHECK_MS}, and settles its prompts with the inbox's `withdraw`
- * (session-store.ts) once no live worker holds it (the owner's process is gone, seen on this
- * machine, or its lease lapsed 10 s after its last heartbeat, postgres/lease.ts; `withdraw` says
- * which, and the follower's client is told so: dropped-prompts.ts), once another lease holds it
- * (the epoch changed: another worker claimed the session), or at once when its subscription reads a `session.resume` (the
- * takeover record of a worker that claimed it, possibly between two checks). `withdraw` deletes
+ * every {@link OWNER_CHECK_MS} (2 s; tests may set less: {@link ownerCheckMs}), and settles its
+ * prompts with the inbox's `withdraw` (session-store.ts) once no live worker holds it (the
+ * owner's process is gone, seen on this machine, or its lease lapsed 10 s after its last
+ * heartbeat, postgres/lease.ts; `withdraw` says which, and the follower's client is told so:
+ * dropped-prompts.ts), once another lease holds it (the epoch changed: another worker claimed the
+ * session), or at once when its subscription reads a `session.resume` (the takeover record of a
+ * worker that claimed it, possibly between two checks). `withdraw` deletes
  * only prompts addressed to an earlier lease and fences only a lapsed one, so settling while the
  * lease the prompts were sent to still holds the session changes nothing. A prompt the replaced
  * lease's holder took (nothing left to withdraw) and never started is dropped all the same: the
@@ -21,6 +22,19 @@ import type { SessionStore } from "./session-store.js";
 /** How often a follower with waiting prompts checks that their owner holds the lease (ms). */
 export const OWNER_CHECK_MS = 2_000;
 
+/**
+ * A test-only setting: how often the follower checks (ms), a whole number from 50 to
+ * {@link OWNER_CHECK_MS}, so that tests of an owner that dies or lets its lease lapse wait less
+ * for the next check. Any other value is ignored. Not documented for users.
+ */
+export const TEST_OWNER_CHECK_VARIABLE = "TURNLOOP_TEST_OWNER_CHECK_MS";
+
+/** The check period (ms) of `env`: {@link TEST_OWNER_CHECK_VARIABLE}, else {@link OWNER_CHECK_MS}. */
+export function ownerCheckMs(env: NodeJS.ProcessEnv): number {
+  const value = Number(env[TEST_OWNER_CHECK_VARIABLE]);
+  return Number.isInteger(value) && value >= 50 && value <= OWNER_CHECK_MS ? value : OWNER_CHECK_MS;
+}
+
 /** A running {@link watchOwner}. */
 export interface OwnerWatch {
   /** Settles now when `event` records a new lease (`session.resume`) and prompts wait. */
@@ -33,7 +47,8 @@ export interface OwnerWatch {
  * Calls `onGone` while `waiting()` when `store` says nobody holds `sessionId`'s lease or a lease
  * of another epoch than the one seen first while waiting holds it, and for every
  * `session.resume` given to {@link OwnerWatch.stored}. One settling or check at a time (one asked
- * meanwhile runs after it); a failed check is tried again at the next.
+ * meanwhile runs after it); a failed check is tried again at the next. Checks every
+ * {@link ownerCheckMs} of `process.env`.
  */
 export function watchOwner(
   store: Pick<SessionStore, "holder">,
@@ -82,7 +97,7 @@ export function watchOwner(
     } else if (!busy) {
       run(check);
     }
-  }, OWNER_CHECK_MS);
+  }, ownerCheckMs(process.env));
   timer.unref();
   return {
     stored: (event) => {

@@ -1,6 +1,7 @@
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { ANSWERED_SESSION } from "../support/event-sequences.js";
 import { gate } from "../support/gate.js";
 import { ChildFixture } from "./child-process.js";
 import {
@@ -79,14 +80,7 @@ describe("turnloop acp: requests written in one write start in the order they we
       message: `Session ${sessionId} is running a prompt: it stays open as it is; wait for the prompt's answer (or send session/cancel), then send session/load again.`,
       data: { sessionId },
     });
-    expect(await storedTypes(sessionId)).toEqual([
-      "session.start",
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
-    ]);
+    expect(await storedTypes(sessionId)).toEqual(ANSWERED_SESSION);
     expect(await agent.end()).toBe(0);
   });
 

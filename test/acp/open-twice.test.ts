@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, onTestFinished, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from "vitest";
 import { gate } from "../support/gate.js";
 import { ChildFixture } from "./child-process.js";
 import {
@@ -21,17 +21,17 @@ import {
 const fixture = ChildFixture.forEachTest();
 
 /** An untrusted project (a held config key): opening a session records a warning in its log. */
-async function untrustedProject(): Promise<void> {
-  await mkdir(join(fixture.cwd, ".turnloop"));
+async function untrustedProject(place: ChildFixture = fixture): Promise<void> {
+  await mkdir(join(place.cwd, ".turnloop"));
   await writeFile(
-    join(fixture.cwd, ".turnloop", "config.json"),
+    join(place.cwd, ".turnloop", "config.json"),
     JSON.stringify({ permissions: { allow: ["bash(echo *)"] } }),
   );
 }
 
-/** The request line of `method` about `sessionId`, with the params it needs. */
-function about(id: number, method: string, sessionId: string): string {
-  const open = { sessionId, cwd: fixture.cwd, mcpServers: [] };
+/** The request line of `method` about `sessionId` (a session of `place`), with the params it needs. */
+function about(id: number, method: string, sessionId: string, place = fixture): string {
+  const open = { sessionId, cwd: place.cwd, mcpServers: [] };
   switch (method) {
     case "session/load":
     case "session/resume":
@@ -59,7 +59,25 @@ async function stillServes(agent: RawAcpAgent, id: number): Promise<void> {
   expect(list.result).toMatchObject({ sessions: expect.any(Array) });
 }
 
-describe("turnloop acp: two requests about one session, sent without waiting", () => {
+/**
+ * `count` sessions of `place`'s cwd, each with one prompt answered "one", made by one agent that
+ * has then exited 0 (asserted), as raw-lines.ts `storedSession` makes one. @returns their ids.
+ */
+async function storedSessions(place: ChildFixture, count: number): Promise<string[]> {
+  const agent = place.startAgent();
+  await agent.initialize();
+  const sessionIds: string[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const sessionId = await agent.newSession();
+    place.server.enqueue({ text: "one" });
+    expect(await agent.prompt(sessionId, "first")).toEqual({ stopReason: "end_turn" });
+    sessionIds.push(sessionId);
+  }
+  expect(await agent.end()).toBe(0);
+  return sessionIds;
+}
+
+describe("turnloop acp: two requests about one session, sent without waiting, pair by pair", () => {
   const pairs: Array<[string, string]> = [
     ["session/load", "session/load"],
     ["session/resume", "session/resume"],
@@ -69,21 +87,33 @@ describe("turnloop acp: two requests about one session, sent without waiting", (
     ["session/load", "session/prompt"],
     ["session/load", "session/close"],
   ];
-  test.each(pairs)(
+  // One untrusted project for the table, with a stored session for each row (made by one agent,
+  // not one a row): each row's agent opens only its own.
+  let table: ChildFixture;
+  let stored: string[];
+  beforeAll(async () => {
+    table = await ChildFixture.start();
+    await untrustedProject(table);
+    stored = await storedSessions(table, pairs.length);
+  }, 60_000);
+  afterAll(() => table?.close());
+
+  test.each(pairs.map(([first, second], row) => [first, second, row] as const))(
     "%s then %s: both answered, and the connection serves on",
-    async (first, second) => {
-      await untrustedProject();
-      const sessionId = await storedSession(fixture);
-      const agent = await initializedAgent(fixture);
-      fixture.server.enqueue({ text: "two" });
-      agent.write(about(2, first, sessionId) + about(3, second, sessionId));
+    async (first, second, row) => {
+      const sessionId = stored[row] ?? "";
+      const agent = await initializedAgent(table);
+      table.server.enqueue({ text: "two" });
+      agent.write(about(2, first, sessionId, table) + about(3, second, sessionId, table));
       expect(await errors(agent, [2, 3])).toEqual([undefined, undefined]);
       await stillServes(agent, 4);
       expect(await agent.end()).toBe(0);
       expect(agent.stderr).not.toContain("could not announce");
     },
   );
+});
 
+describe("turnloop acp: two requests about one session, sent without waiting", () => {
   test("session/new, then two loads and a resume of it: all answered, and it still prompts", async () => {
     await untrustedProject();
     const agent = await initializedAgent(fixture);

@@ -1,6 +1,5 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { expect, test } from "vitest";
+import { ANSWERED_SESSION } from "../support/event-sequences.js";
 import { ChildFixture } from "./child-process.js";
 
 // A prompt beyond the model's known context window over ACP (`turnloop acp` as a child process):
@@ -39,23 +38,9 @@ test("session/prompt with a prompt beyond the window is a -32602 error in the ed
 
   expect(await agent.prompt(sessionId, "short")).toEqual({ stopReason: "end_turn" });
   expect(await agent.end()).toBe(0);
-  const log = await readFile(
-    join(fixture.home, "session-state", sessionId, "events.jsonl"),
-    "utf8",
-  );
-  const events = log
-    .trim()
-    .split("\n")
-    .map((line) => (JSON.parse(line) as { type: string }).type);
-  expect(events).toEqual([
-    "session.start",
-    "user.message",
-    "assistant.turn_start",
-    "assistant.message",
-    "assistant.usage",
-    "assistant.turn_end",
-  ]);
-  expect(log).not.toContain("word word");
+  const logged = await fixture.persisted(sessionId);
+  expect(logged.map((event) => event.type)).toEqual(ANSWERED_SESSION);
+  expect(JSON.stringify(logged)).not.toContain("word word");
   // stdout carried protocol messages only.
   for (const line of agent.stdoutLines) {
     expect(JSON.parse(line)).toHaveProperty("jsonrpc", "2.0");

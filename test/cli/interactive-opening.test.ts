@@ -1,8 +1,9 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect } from "vitest";
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from "vitest";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import {
+  createFixture,
   type InteractiveFixture,
   interactiveTest,
   pastSession,
@@ -112,8 +113,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", (
 });
 
 /**
- * Moves every time in `sessionId`'s log `days` back (same length) and drops the listing's cache of
- * it (metadata.json, rebuilt from the log), so the listing ages it.
+ * Moves every time in `sessionId`'s log `days` back (ahead when negative; same length) and drops
+ * the listing's cache of it (metadata.json, rebuilt from the log), so the listing ages it.
  */
 async function ageSession(fixture: InteractiveFixture, sessionId: string, days: number) {
   const folder = join(fixture.home, "session-state", sessionId);
@@ -167,24 +168,33 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): the resume picker's ages
       "type to filter · ↑/↓ choose · Enter opens · Esc cancels                           fake-model · ask · ctx 0% · 0 in 0 out",
     ],
   };
+  // One folder's two sessions for every width (the picker only reads them): one 3 days old, one
+  // moved 10 minutes ahead, so that it is `just now` (a time to come counts as now: age.ts) for
+  // as long as the widths take.
+  let fixture: InteractiveFixture;
+  let old: string;
+  let recent: string;
+  beforeAll(async () => {
+    fixture = await createFixture();
+    old = await pastSession(fixture, "fix the build", "Fixed.");
+    await ageSession(fixture, old, 3);
+    recent = await pastSession(fixture, long, "Read.");
+    await ageSession(fixture, recent, -10 / (24 * 60));
+  }, 60_000);
+  afterAll(() => fixture?.close());
+
   for (const [columns, expected] of Object.entries(screens)) {
-    interactiveTest(
-      `every row shows its age at ${columns} columns, whatever the prompts' length`,
-      async ({ fixture }) => {
-        const old = await pastSession(fixture, "fix the build", "Fixed.");
-        await ageSession(fixture, old, 3);
-        const recent = await pastSession(fixture, long, "Read.");
-        const terminal = fixture.open(["--resume"], { columns: Number(columns) });
-        const named = (screen: string) =>
-          screen
-            .replaceAll(recent.slice(0, 8), "RECENT__")
-            .replaceAll(old.slice(0, 8), "OLD_____")
-            .split("\n")
-            .map((line) => line.trimEnd());
-        // The whole screen, not a pattern (interactive-terminal.ts `waitForScreen`).
-        await terminal.waitForScreen(expected, named);
-      },
-      60_000,
-    );
+    test(`every row shows its age at ${columns} columns, whatever the prompts' length`, async () => {
+      const terminal = fixture.open(["--resume"], { columns: Number(columns) });
+      onTestFinished(() => terminal.close());
+      const named = (screen: string) =>
+        screen
+          .replaceAll(recent.slice(0, 8), "RECENT__")
+          .replaceAll(old.slice(0, 8), "OLD_____")
+          .split("\n")
+          .map((line) => line.trimEnd());
+      // The whole screen, not a pattern (interactive-terminal.ts `waitForScreen`).
+      await terminal.waitForScreen(expected, named);
+    }, 60_000);
   }
 });

@@ -5,7 +5,11 @@ import { describe, expect } from "vitest";
 import type { InteractiveTerminal } from "../support/interactive-terminal.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { stdioEntry, waitForLog } from "../support/mcp/servers.js";
-import { interactiveTest, printedSessionId } from "./interactive-support.js";
+import {
+  type InteractiveFixture,
+  interactiveTest,
+  printedSessionId,
+} from "./interactive-support.js";
 
 /**
  * The trial of round 3 session 28: keys typed as a message answered the question that appeared
@@ -47,17 +51,33 @@ function waitUnwrapped(terminal: InteractiveTerminal, pattern: RegExp): Promise<
   return terminal.waitUntil((screen) => pattern.test(unwrapped(screen)), String(pattern));
 }
 
+/**
+ * The trust question's set-up: a `.mcp.json` with one server (`projsrv`, logging to `log` once it
+ * runs), and turnloop opened in a 100×30 terminal, which asks the question at once.
+ */
+async function openWithProjectServer(
+  fixture: InteractiveFixture,
+): Promise<{ terminal: InteractiveTerminal; log: string }> {
+  const log = join(fixture.home, "project-server.log");
+  await writeFile(
+    join(fixture.repository, ".mcp.json"),
+    JSON.stringify({ mcpServers: { projsrv: stdioEntry("--log", log) } }),
+  );
+  return { terminal: fixture.open([], { columns: 100, rows: 30 }), log };
+}
+
+/** Nothing trusted: no trusted-projects.json, and the project's server never ran. */
+function expectNothingTrusted(fixture: InteractiveFixture, log: string): void {
+  expect(existsSync(join(fixture.home, "trusted-projects.json"))).toBe(false);
+  expect(existsSync(log)).toBe(false);
+}
+
 describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a question", () => {
   interactiveTest.for<Typing>(["one burst", "key by key"])(
     "typed at the trust question (%s), it trusts nothing and reaches the model whole once no is confirmed",
     async (typing, { fixture }) => {
-      const log = join(fixture.home, "project-server.log");
-      await writeFile(
-        join(fixture.repository, ".mcp.json"),
-        JSON.stringify({ mcpServers: { projsrv: stdioEntry("--log", log) } }),
-      );
       fixture.server.enqueue({ text: "Here is the summary." });
-      const terminal = fixture.open([], { columns: 100, rows: 30 });
+      const { terminal, log } = await openWithProjectServer(fixture);
       await terminal.waitFor(/\[y\] yes +\[n\] no/);
       typeMessage(terminal, "summarize the key files", typing);
       // Enter sent the message: it waits for the project's servers, which wait for the answer;
@@ -79,21 +99,15 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a que
       expect(fixture.lastMessage(0)).toBe("summarize the key files");
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);
-      expect(existsSync(join(fixture.home, "trusted-projects.json"))).toBe(false);
-      expect(existsSync(log)).toBe(false);
+      expectNothingTrusted(fixture, log);
     },
   );
 
   interactiveTest(
     "Esc at the trust question while the input box holds a message: a no, the message kept",
     async ({ fixture }) => {
-      const log = join(fixture.home, "project-server.log");
-      await writeFile(
-        join(fixture.repository, ".mcp.json"),
-        JSON.stringify({ mcpServers: { projsrv: stdioEntry("--log", log) } }),
-      );
       fixture.server.enqueue({ text: "Here is the summary." });
-      const terminal = fixture.open([], { columns: 100, rows: 30 });
+      const { terminal, log } = await openWithProjectServer(fixture);
       await waitUnwrapped(terminal, QUESTION_HAS_KEYS);
       terminal.write("summarize the key files");
       await waitUnwrapped(terminal, /the input box has the keys: .* · Esc no/);
@@ -111,21 +125,15 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a que
       expect(fixture.lastMessage(0)).toBe("summarize the key files");
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);
-      expect(existsSync(join(fixture.home, "trusted-projects.json"))).toBe(false);
-      expect(existsSync(log)).toBe(false);
+      expectNothingTrusted(fixture, log);
     },
   );
 
   interactiveTest(
     "Esc at the trust question while the message sent waits for it: a no, as both key lines say, and the message reaches the model",
     async ({ fixture }) => {
-      const log = join(fixture.home, "project-server.log");
-      await writeFile(
-        join(fixture.repository, ".mcp.json"),
-        JSON.stringify({ mcpServers: { projsrv: stdioEntry("--log", log) } }),
-      );
       fixture.server.enqueue({ text: "Here is the summary." });
-      const terminal = fixture.open([], { columns: 100, rows: 30 });
+      const { terminal, log } = await openWithProjectServer(fixture);
       await waitUnwrapped(terminal, QUESTION_HAS_KEYS);
       terminal.write("summarize the key files\r");
       // Before, the status line said `Esc cancels` and the question `Esc no`, and Esc did
@@ -144,20 +152,14 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a que
       expect(fixture.lastMessage(0)).toBe("summarize the key files");
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);
-      expect(existsSync(join(fixture.home, "trusted-projects.json"))).toBe(false);
-      expect(existsSync(log)).toBe(false);
+      expectNothingTrusted(fixture, log);
     },
   );
 
   interactiveTest(
     "Ctrl-C at the trust question while the message sent waits for it: cancelled unsent, as its line says; a second Ctrl-C exits",
     async ({ fixture }) => {
-      const log = join(fixture.home, "project-server.log");
-      await writeFile(
-        join(fixture.repository, ".mcp.json"),
-        JSON.stringify({ mcpServers: { projsrv: stdioEntry("--log", log) } }),
-      );
-      const terminal = fixture.open([], { columns: 100, rows: 30 });
+      const { terminal, log } = await openWithProjectServer(fixture);
       await waitUnwrapped(terminal, QUESTION_HAS_KEYS);
       terminal.write("summarize the key files\r");
       await terminal.waitFor(/working \d+s · y\/n or ↑\/↓ select · Enter confirms · Esc no /);
@@ -202,8 +204,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a que
       terminal.key("C-c");
       expect((await terminal.exited()).code).toBe(0);
       expect(fixture.server.requests).toHaveLength(0);
-      expect(existsSync(join(fixture.home, "trusted-projects.json"))).toBe(false);
-      expect(existsSync(log)).toBe(false);
+      expectNothingTrusted(fixture, log);
       // Nothing of the message was stored: the session, never begun, has no log.
       const sessionId = printedSessionId(terminal.screen(500));
       expect(existsSync(join(fixture.home, "session-state", sessionId))).toBe(false);
@@ -274,12 +275,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a que
   interactiveTest(
     "a question's keys: ↑/↓ move the selection, Backspace clears it, Enter with nothing selected answers nothing",
     async ({ fixture }) => {
-      const log = join(fixture.home, "project-server.log");
-      await writeFile(
-        join(fixture.repository, ".mcp.json"),
-        JSON.stringify({ mcpServers: { projsrv: stdioEntry("--log", log) } }),
-      );
-      const terminal = fixture.open([], { columns: 100, rows: 30 });
+      const { terminal, log } = await openWithProjectServer(fixture);
       await waitUnwrapped(terminal, QUESTION_HAS_KEYS);
       terminal.key("Enter");
       terminal.key("Down");

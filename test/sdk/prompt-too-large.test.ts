@@ -1,5 +1,6 @@
 import { approveAll } from "@github/copilot-sdk";
 import { expect, test } from "vitest";
+import { ANSWERED_SESSION } from "../support/event-sequences.js";
 import {
   chatBody,
   fixtureForFile,
@@ -47,14 +48,7 @@ test("sendAndWait with a prompt beyond the window rejects with the refusal; no r
   fixture.model.enqueue({ text: "Short answer." });
   const answer = await session.sendAndWait({ prompt: "short" });
   expect(answer?.data.content).toBe("Short answer.");
-  expect((await session.getEvents()).map((event) => event.type)).toEqual([
-    "session.start",
-    "user.message",
-    "assistant.turn_start",
-    "assistant.message",
-    "assistant.usage",
-    "assistant.turn_end",
-  ]);
+  expect((await session.getEvents()).map((event) => event.type)).toEqual(ANSWERED_SESSION);
 });
 
 test("turnloop's own SDK: sendAndWait rejects with the same refusal, and the session goes on", async () => {

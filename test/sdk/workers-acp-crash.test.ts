@@ -18,52 +18,61 @@ import {
   text,
   withoutIds,
 } from "./workers-acp-support.js";
-import { describeWorkers, holdAnswers, turnStartStored } from "./workers-support.js";
+import {
+  describeWorkers,
+  holdAnswers,
+  QUICK_OWNER_CHECK,
+  turnStartStored,
+} from "./workers-support.js";
 
-describeWorkers("an ACP follower's prompt on a worker that dies", (workers) => {
-  test.for(["notices", "none"] as const)(
-    "A killed with the editor's prompt queued: the prompt ends with an error, the next runs in the ACP process (offer: %s)",
-    { timeout: 90_000 },
-    async (offer) => {
-      const { fixture, env } = workers;
-      const asked = fixture.model.requests.length;
-      const { worker: workerA, session: onA } = await workers.ownerSession();
-      const queuedOnA = gate();
-      onA.on((event) => {
-        if (event.type === "pending_messages.modified") {
-          queuedOnA.open();
+describeWorkers(
+  "an ACP follower's prompt on a worker that dies",
+  (workers) => {
+    test.for(["notices", "none"] as const)(
+      "A killed with the editor's prompt queued: the prompt ends with an error, the next runs in the ACP process (offer: %s)",
+      { timeout: 90_000 },
+      async (offer) => {
+        const { fixture, env } = workers;
+        const asked = fixture.model.requests.length;
+        const { worker: workerA, session: onA } = await workers.ownerSession();
+        const queuedOnA = gate();
+        onA.on((event) => {
+          if (event.type === "pending_messages.modified") {
+            queuedOnA.open();
+          }
+        });
+        const editor = startAcpAgent(env, fixture.cwd);
+        try {
+          const { sessionId } = onA;
+          await editor.load(sessionId, offer === "notices" ? { session: { notices: {} } } : {});
+          const requested = holdAnswers(fixture.model);
+          await onA.send({ prompt: "A's long prompt" });
+          await requested.opened;
+          const waited = editor.promptSettled(sessionId, "queued behind A's");
+          await queuedOnA.opened;
+          // A's open turn is stored, not only its model request sent (the claim repairs that turn).
+          await turnStartStored(env.TURNLOOP_DATABASE_URL ?? "", sessionId);
+          workerA.process.kill("SIGKILL");
+          await workerA.exited;
+          const message = `the worker running session ${sessionId} stopped (its process is gone) before this prompt started; send it again to run it here`;
+          expect(await waited).toEqual({ error: { code: -32603, message } });
+          // A stored its prompt before asking the model (DESIGN.md, SessionStore), and nothing after
+          // it (no turn ended): the editor sees that prompt, its title, and why its own prompt ended.
+          expect(editor.updates.map(withoutIds)).toEqual([
+            text("user_message_chunk", "A's long prompt"),
+            { sessionUpdate: "session_info_update", title: "A's long prompt", updatedAt: "<time>" },
+            said(offer, { severity: "error", title: "Prompt not run", words: message }),
+          ]);
+
+          await claimAfterOwnerDied(editor, fixture.model, sessionId, offer, "queued behind A's");
+          // A's held request, then the editor's prompt, run once, in the ACP process.
+          expect(fixture.model.requests).toHaveLength(asked + 2);
+          expect(editor.invalid).toEqual([]);
+        } finally {
+          await editor.stop();
         }
-      });
-      const editor = startAcpAgent(env, fixture.cwd);
-      try {
-        const { sessionId } = onA;
-        await editor.load(sessionId, offer === "notices" ? { session: { notices: {} } } : {});
-        const requested = holdAnswers(fixture.model);
-        await onA.send({ prompt: "A's long prompt" });
-        await requested.opened;
-        const waited = editor.promptSettled(sessionId, "queued behind A's");
-        await queuedOnA.opened;
-        // A's open turn is stored, not only its model request sent (the claim repairs that turn).
-        await turnStartStored(env.TURNLOOP_DATABASE_URL ?? "", sessionId);
-        workerA.process.kill("SIGKILL");
-        await workerA.exited;
-        const message = `the worker running session ${sessionId} stopped (its process is gone) before this prompt started; send it again to run it here`;
-        expect(await waited).toEqual({ error: { code: -32603, message } });
-        // A stored its prompt before asking the model (DESIGN.md, SessionStore), and nothing after
-        // it (no turn ended): the editor sees that prompt, its title, and why its own prompt ended.
-        expect(editor.updates.map(withoutIds)).toEqual([
-          text("user_message_chunk", "A's long prompt"),
-          { sessionUpdate: "session_info_update", title: "A's long prompt", updatedAt: "<time>" },
-          said(offer, { severity: "error", title: "Prompt not run", words: message }),
-        ]);
-
-        await claimAfterOwnerDied(editor, fixture.model, sessionId, offer, "queued behind A's");
-        // A's held request, then the editor's prompt, run once, in the ACP process.
-        expect(fixture.model.requests).toHaveLength(asked + 2);
-        expect(editor.invalid).toEqual([]);
-      } finally {
-        await editor.stop();
-      }
-    },
-  );
-});
+      },
+    );
+  },
+  QUICK_OWNER_CHECK,
+);

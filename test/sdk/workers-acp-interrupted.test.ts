@@ -12,47 +12,56 @@
 
 import { expect, test } from "vitest";
 import { claimAfterOwnerDied, said, startAcpAgent, withoutIds } from "./workers-acp-support.js";
-import { describeWorkers, holdAnswers, turnStartStored } from "./workers-support.js";
+import {
+  describeWorkers,
+  holdAnswers,
+  QUICK_OWNER_CHECK,
+  turnStartStored,
+} from "./workers-support.js";
 
-describeWorkers("an ACP follower's prompt running on a worker that dies", (workers) => {
-  test.for(["notices", "none"] as const)(
-    "A killed while it runs the editor's prompt: the prompt fails as interrupted, the next runs in the ACP process (offer: %s)",
-    { timeout: 90_000 },
-    async (offer) => {
-      const { fixture, env } = workers;
-      const asked = fixture.model.requests.length;
-      const { worker: workerA, session: onA } = await workers.ownerSession();
-      const editor = startAcpAgent(env, fixture.cwd);
-      try {
-        const { sessionId } = onA;
-        await editor.load(sessionId, offer === "notices" ? { session: { notices: {} } } : {});
-        const requested = holdAnswers(fixture.model);
-        const waited = editor.promptSettled(sessionId, "the editor's long prompt");
-        // A took the editor's prompt and started it: its model request is in flight and its open
-        // turn is stored (what the claim below repairs; CI once killed A before that commit).
-        await requested.opened;
-        await turnStartStored(env.TURNLOOP_DATABASE_URL ?? "", sessionId);
-        workerA.process.kill("SIGKILL");
-        await workerA.exited;
-        const message = `the worker running session ${sessionId} stopped (its process is gone) while running this prompt: it ended there unfinished`;
-        expect(await waited).toEqual({ error: { code: -32603, message } });
-        expect(editor.updates.map(withoutIds)).toEqual([
-          // The editor shows its own prompt; the title it gave the session is news.
-          {
-            sessionUpdate: "session_info_update",
-            title: "the editor's long prompt",
-            updatedAt: "<time>",
-          },
-          said(offer, { severity: "error", title: "Prompt interrupted", words: message }),
-        ]);
+describeWorkers(
+  "an ACP follower's prompt running on a worker that dies",
+  (workers) => {
+    test.for(["notices", "none"] as const)(
+      "A killed while it runs the editor's prompt: the prompt fails as interrupted, the next runs in the ACP process (offer: %s)",
+      { timeout: 90_000 },
+      async (offer) => {
+        const { fixture, env } = workers;
+        const asked = fixture.model.requests.length;
+        const { worker: workerA, session: onA } = await workers.ownerSession();
+        const editor = startAcpAgent(env, fixture.cwd);
+        try {
+          const { sessionId } = onA;
+          await editor.load(sessionId, offer === "notices" ? { session: { notices: {} } } : {});
+          const requested = holdAnswers(fixture.model);
+          const waited = editor.promptSettled(sessionId, "the editor's long prompt");
+          // A took the editor's prompt and started it: its model request is in flight and its open
+          // turn is stored (what the claim below repairs; CI once killed A before that commit).
+          await requested.opened;
+          await turnStartStored(env.TURNLOOP_DATABASE_URL ?? "", sessionId);
+          workerA.process.kill("SIGKILL");
+          await workerA.exited;
+          const message = `the worker running session ${sessionId} stopped (its process is gone) while running this prompt: it ended there unfinished`;
+          expect(await waited).toEqual({ error: { code: -32603, message } });
+          expect(editor.updates.map(withoutIds)).toEqual([
+            // The editor shows its own prompt; the title it gave the session is news.
+            {
+              sessionUpdate: "session_info_update",
+              title: "the editor's long prompt",
+              updatedAt: "<time>",
+            },
+            said(offer, { severity: "error", title: "Prompt interrupted", words: message }),
+          ]);
 
-        await claimAfterOwnerDied(editor, fixture.model, sessionId, offer, "again");
-        // The editor's prompt's held request on A, then its next prompt, in the ACP process.
-        expect(fixture.model.requests).toHaveLength(asked + 2);
-        expect(editor.invalid).toEqual([]);
-      } finally {
-        await editor.stop();
-      }
-    },
-  );
-});
+          await claimAfterOwnerDied(editor, fixture.model, sessionId, offer, "again");
+          // The editor's prompt's held request on A, then its next prompt, in the ACP process.
+          expect(fixture.model.requests).toHaveLength(asked + 2);
+          expect(editor.invalid).toEqual([]);
+        } finally {
+          await editor.stop();
+        }
+      },
+    );
+  },
+  QUICK_OWNER_CHECK,
+);

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, vi } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
 import { approveAll, TurnloopClient, type TurnloopSession } from "../../src/sdk/index.js";
+import { TEST_OWNER_CHECK_VARIABLE } from "../../src/session/owner-watch.js";
 import { CLI_PATH } from "../support/cli.js";
 import { FAILED_TURN } from "../support/event-sequences.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
@@ -37,15 +38,25 @@ export interface Workers {
   claimAndRun(sessionId: string): Promise<TurnloopSession>;
 }
 
-/** Registers the set-up and clean-up hooks; the fields are usable inside tests. */
-export function useWorkers(): Workers {
+/**
+ * For {@link describeWorkers}' `extraEnv`: followers check their owner's lease every 250 ms, not
+ * 2 s (the test-only `TURNLOOP_TEST_OWNER_CHECK_MS`), for tests that wait for a follower to see
+ * its owner gone or its lease lapsed.
+ */
+export const QUICK_OWNER_CHECK = { [TEST_OWNER_CHECK_VARIABLE]: "250" };
+
+/**
+ * Registers the set-up and clean-up hooks; the fields are usable inside tests. `extraEnv`: more
+ * variables for every worker (a test-only timing such as `TURNLOOP_TEST_LEASE_MS`).
+ */
+export function useWorkers(extraEnv: Record<string, string> = {}): Workers {
   let fixture: Fixture | undefined;
   let database: TestDatabase | undefined;
   let env: Record<string, string> | undefined;
   beforeAll(async () => {
     fixture = await startFixture();
     database = await createTestDatabase();
-    env = { ...fixture.env, TURNLOOP_DATABASE_URL: database.url };
+    env = { ...fixture.env, ...extraEnv, TURNLOOP_DATABASE_URL: database.url };
   });
   afterAll(async () => {
     await fixture?.close();
@@ -97,12 +108,16 @@ export function useWorkers(): Workers {
 }
 
 /**
- * A describe block `name` whose `tests` get `useWorkers()`'s fields; skipped while
+ * A describe block `name` whose `tests` get `useWorkers(extraEnv)`'s fields; skipped while
  * `postgresUnavailable` says no test PostgreSQL can be had (see test/support/postgres.ts).
  */
-export function describeWorkers(name: string, tests: (workers: Workers) => void): void {
+export function describeWorkers(
+  name: string,
+  tests: (workers: Workers) => void,
+  extraEnv: Record<string, string> = {},
+): void {
   describe.skipIf(postgresUnavailable !== undefined)(name, () => {
-    tests(useWorkers());
+    tests(useWorkers(extraEnv));
   });
 }
 

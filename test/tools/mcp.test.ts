@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { startMcpServers } from "../../src/session/mcp-servers.js";
@@ -219,15 +219,33 @@ describe("MCP tools in the loop", () => {
   test("a server that never answers initialize delays the prompt only for the start-up wait", async ({
     openHarness,
   }) => {
-    const { harness, servers } = await withServers(
+    const { harness, servers, log } = await withServers(
       openHarness,
-      () => ({ mute: stdioServer("--never-initialize"), t: stdioServer() }),
+      (file) => ({ mute: stdioServer("--never-initialize", "--log", file), t: stdioServer() }),
       { startupWaitMs: 2_000 },
     );
-    // The healthy server is up first (a loaded machine may take longer than the wait to start it).
+    // Gates: the mute server has its initialize request and the healthy one is up (a loaded
+    // machine may take longer than the wait to start either); the prompt then waits out the rest.
+    await waitForLog(log, (entries) => entries.some((entry) => entry.received === "initialize"));
     await expect.poll(() => stateOf(servers, "t")).toBe("connected");
     harness.server.enqueue({ text: "hello" });
     expect(await harness.prompt("hi")).toEqual({ stopReason: "end_turn" });
+    // The wait ended with the mute server said to be still starting, before the model's turn.
+    const seen = harness.events
+      .filter((event) =>
+        ["session.mcp_server_status_changed", "assistant.turn_start"].includes(event.type),
+      )
+      .map((event) => (event.type === "assistant.turn_start" ? event.type : event.data));
+    expect(seen).toEqual([
+      { serverName: "t", status: "connected" },
+      {
+        serverName: "mute",
+        status: "pending",
+        error:
+          "initialize got no answer within 2 s (the start-up wait, TURNLOOP_MCP_STARTUP_WAIT_MS); the session goes on without its tools until it answers",
+      },
+      "assistant.turn_start",
+    ]);
     expect(toolNames(harness, 0).filter((name) => name.includes("__"))).toContain("t__echo");
     expect(toolNames(harness, 0).some((name) => name.startsWith("mute__"))).toBe(false);
     expect(servers.list().find((server) => server.name === "mute")?.state).toBe("pending");
@@ -238,7 +256,10 @@ describe("MCP tools in the loop", () => {
   }) => {
     const { harness, log, servers } = await withServers(
       openHarness,
-      (file) => ({ slow: stdioServer("--start-delay", "700", "--log", file), t: stdioServer() }),
+      (file) => ({
+        slow: stdioServer("--start-gate", `${file}.gate`, "--log", file),
+        t: stdioServer(),
+      }),
       { startupWaitMs: 100 },
     );
     harness.server.enqueue({ text: "first" }, call("slow__echo", { text: "late" }), {
@@ -246,6 +267,8 @@ describe("MCP tools in the loop", () => {
     });
     await harness.prompt("one");
     expect(toolNames(harness, 0).some((name) => name.startsWith("slow__"))).toBe(false);
+    // The slow server starts serving only now, after the first prompt.
+    await writeFile(`${log}.gate`, "");
     await waitForLog(log, (entries) => entries.some((entry) => entry.started === true));
     await expect.poll(() => stateOf(servers, "slow")).toBe("connected");
     await harness.prompt("two");

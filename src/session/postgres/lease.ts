@@ -19,6 +19,25 @@ export const DEFAULT_LEASE_MS = 10_000;
 /** How often the heartbeat renews the worker's leases (issue 22: every 2–3 s). */
 export const DEFAULT_HEARTBEAT_MS = 2_500;
 
+/**
+ * A test-only setting: the lease length in ms, a whole number from 1,000 to
+ * {@link DEFAULT_LEASE_MS}, so that tests of a lease that lapses (a frozen owner) wait less for
+ * it; the heartbeat then renews it as often in proportion (a quarter of the lease, as 2.5 s of
+ * 10 s). Any other value is ignored. Not documented for users.
+ */
+export const TEST_LEASE_VARIABLE = "TURNLOOP_TEST_LEASE_MS";
+
+/**
+ * The lease length and heartbeat period (ms) of `env`: {@link TEST_LEASE_VARIABLE} and a quarter
+ * of it when set, else {@link DEFAULT_LEASE_MS} and {@link DEFAULT_HEARTBEAT_MS}.
+ */
+export function leaseTimings(env: NodeJS.ProcessEnv): { leaseMs: number; heartbeatMs: number } {
+  const value = Number(env[TEST_LEASE_VARIABLE]);
+  return Number.isInteger(value) && value >= 1_000 && value <= DEFAULT_LEASE_MS
+    ? { leaseMs: value, heartbeatMs: Math.round(value * (DEFAULT_HEARTBEAT_MS / DEFAULT_LEASE_MS)) }
+    : { leaseMs: DEFAULT_LEASE_MS, heartbeatMs: DEFAULT_HEARTBEAT_MS };
+}
+
 /** A worker: one store instance, with an id of its own and who it is. */
 export interface Worker {
   /** Random, per store instance: two stores in one process are two workers. */

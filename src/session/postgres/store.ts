@@ -31,11 +31,10 @@ import { InboxReceiver } from "./inbox.js";
 import {
   claimExisting,
   claimNew,
-  DEFAULT_HEARTBEAT_MS,
-  DEFAULT_LEASE_MS,
   isHeld,
   type Lease,
   LeaseKeeper,
+  leaseTimings,
   liveLeaseSql,
   lockedError,
   toHolder,
@@ -51,9 +50,12 @@ export interface PostgresStoreOptions {
   url: string;
   /** `$TURNLOOP_HOME`: where the sessions' local files go. */
   home: string;
-  /** Lease length in ms (default 10 s, the issue's minimum). */
+  /**
+   * Lease length in ms (default lease.ts `leaseTimings` of `process.env`: 10 s, the issue's
+   * minimum, unless the test-only `TURNLOOP_TEST_LEASE_MS` is set).
+   */
   leaseMs?: number;
-  /** Heartbeat period in ms (default 2.5 s). */
+  /** Heartbeat period in ms (default lease.ts `leaseTimings` of `process.env`: 2.5 s). */
   heartbeatMs?: number;
   /**
    * How often subscribers re-read without a notification, in ms (default 2 s; notify.ts). A
@@ -85,15 +87,16 @@ export class PostgresSessionStore implements SessionStore {
     this.#database = new Database(options.url, options.retryDelaysMs ?? retryDelaysMs(process.env));
     this.location = this.#database.displayUrl;
     this.#home = options.home;
+    const timings = leaseTimings(process.env);
     this.#worker = {
       id: randomUUID(),
-      leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+      leaseMs: options.leaseMs ?? timings.leaseMs,
       takesInbox: false,
     };
     this.#keeper = new LeaseKeeper(
       this.#database,
       this.#worker,
-      options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+      options.heartbeatMs ?? timings.heartbeatMs,
     );
     this.#notifier = new CommitNotifier(this.#database);
     this.#listener = new CommitListener(

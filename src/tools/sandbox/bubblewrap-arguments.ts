@@ -17,7 +17,14 @@ import { type WorkspaceEntries, WorkspaceWalk } from "./workspace-walk.js";
  * The namespaces and privileges of every sandboxed command (bubblewrap ≥ 0.8.0, bwrap(1)): its
  * own user, pid, ipc, uts and cgroup namespaces, no further user namespaces inside, no
  * capabilities (also when turnloop runs as root), its own session (no terminal to inject input
- * into), and killed with the process that started it.
+ * into), and killed with the process that started it. The command's shell is the first process
+ * of its pid namespace (`--as-pid-1`): bwrap forks no reaper to be pid 1 (bubblewrap.c
+ * `do_init`), one process start less a command (bench/notes/sandbox34.md), and the namespace
+ * still ends with the shell, every process the command left with it (pid_namespaces(7)). The
+ * kernel drops a signal sent to a namespace's first process from inside it unless that process
+ * handles it (pid_namespaces(7)); the runner's shell has an `EXIT` trap (left-running.ts), for
+ * which bash handles the signals that end a shell, so `kill $$` or its own write to a closed pipe
+ * ends it as before; only SIGKILL and SIGSTOP it sends itself are dropped (README, "Sandbox").
  */
 const ISOLATION_OPTIONS: readonly string[] = [
   "--die-with-parent",
@@ -25,6 +32,7 @@ const ISOLATION_OPTIONS: readonly string[] = [
   "--unshare-user",
   "--disable-userns",
   "--unshare-pid",
+  "--as-pid-1",
   "--unshare-ipc",
   "--unshare-uts",
   "--unshare-cgroup-try",

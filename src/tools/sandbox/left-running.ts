@@ -1,14 +1,16 @@
 /**
  * How a sandboxed command tells how many processes it left running (`(server &)`, `nohup server
  * &`, a program that puts itself in the background): the sandbox ends them with the command, since
- * its pid namespace ends with its first process (`--die-with-parent`, `--unshare-pid`: index.ts),
- * without a word; this counts them first, so that the model and the user hear it (tools/bash.ts).
+ * its pid namespace ends with its first process, the command's shell (`--unshare-pid`,
+ * `--as-pid-1`: bubblewrap-arguments.ts), without a word; this counts them first, so that the model and the user hear it (tools/bash.ts).
  *
  * The command's own shell does the count: bash reads the file `BASH_ENV` names before it runs the
  * command (bash(1), "INVOCATION": a non-interactive shell), and this file ({@link EXIT_TRAP_PATH},
  * which bwrap writes from one of the runner's inputs) sets an `EXIT` trap that, once the command ended,
- * counts the entries of the sandbox's own `/proc` (its pid namespace) other than bwrap's first
- * process (pid 1), the shell itself and zombies, and writes the number on a pipe the runner reads.
+ * counts the entries of the sandbox's own `/proc` (its pid namespace) other than pid 1 and the
+ * shell itself (one process: the shell is pid 1) and zombies, and writes the number on a pipe the
+ * runner reads. The trap also makes bash handle the signals that end a shell, which the kernel
+ * would otherwise drop for a namespace's pid 1 when sent from inside (`kill $$`).
  * No other process runs for it (a wrapper `bash` would cost a process start a command); the shell
  * forks the command's last program instead of becoming it (bash does not `exec` the last command
  * while an `EXIT` trap is set). A command that sets its own `EXIT` trap, or ends with `exec`,

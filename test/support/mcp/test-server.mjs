@@ -6,7 +6,8 @@
  *   node test-server.mjs [--http] [--never-initialize] [--grandchild] [--log FILE]
  *
  * stdio by default; `--http` serves Streamable HTTP on 127.0.0.1 (a free port, printed as
- * `listening <port>` on stdout). `--never-initialize` reads stdin and never answers.
+ * `listening <port>` on stdout). `--never-initialize` reads stdin and never answers
+ * (with `--log`, it logs `{ received: "initialize" }` when that request comes).
  * `--grandchild` starts a `sleep` child in the same process group (to test group kills).
  * `--log FILE` appends one JSON line per notable thing (`started`, `called`, `cancelled`).
  * `--start-delay MS` waits that long before serving stdio (a slow server); `--start-gate FILE`
@@ -123,7 +124,15 @@ if (delayIndex !== -1) {
 }
 
 if (args.includes("--never-initialize")) {
-  process.stdin.resume();
+  // Logs `{ received: "initialize" }` once the request has come (a test's gate), never answers.
+  let received = "";
+  process.stdin.setEncoding("utf8").on("data", (chunk) => {
+    const before = received.includes('"method":"initialize"');
+    received += chunk;
+    if (!before && received.includes('"method":"initialize"')) {
+      log({ received: "initialize" });
+    }
+  });
   setInterval(() => {}, 1_000);
 } else if (args.includes("--http")) {
   const http = createServer(async (request, response) => {

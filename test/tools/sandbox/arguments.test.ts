@@ -19,6 +19,7 @@ const ISOLATION = [
   "--unshare-user",
   "--disable-userns",
   "--unshare-pid",
+  "--as-pid-1",
   "--unshare-ipc",
   "--unshare-uts",
   "--unshare-cgroup-try",

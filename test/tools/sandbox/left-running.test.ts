@@ -5,7 +5,7 @@
  * Real bubblewrap through the runner.
  */
 
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CommandRequest } from "../../../src/tools/command-runner.js";
@@ -14,6 +14,20 @@ import { SandboxedRunner } from "../../../src/tools/sandbox/sandboxed-runner.js"
 import { requireSandbox } from "../../support/sandbox.js";
 
 const sandboxReady = await requireSandbox();
+
+/** The host's processes whose command line holds `text` (their pids), read from `/proc`. */
+async function processesNamed(text: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir("/proc")) {
+    if (/^\d+$/.test(entry)) {
+      const commandLine = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+      if (commandLine.includes(text)) {
+        found.push(entry);
+      }
+    }
+  }
+  return found;
+}
 
 describe.skipIf(!sandboxReady)("the processes a sandboxed command left running", () => {
   let base: string;
@@ -104,6 +118,34 @@ describe.skipIf(!sandboxReady)("the processes a sandboxed command left running",
     expect(withOwn.output).toBe(`hello ${file}\ninner hello\n`);
     const without = await runner.run('echo "[$BASH_ENV]"; bash -c "echo inner"', request());
     expect(without.output).toBe("[]\ninner\n");
+  });
+
+  it("what a command left running is gone, on the host too, once its result is back", async () => {
+    // A name no other process has; the process holds none of the runner's pipes.
+    const marker = `turnloop-left-${process.pid}-${Date.now()}`;
+    const command = `nohup bash -c 'exec -a ${marker} sleep 600' > /dev/null 2>&1 & echo started`;
+    expect(await runner.run(command, request())).toEqual({
+      exitCode: 0,
+      signal: null,
+      output: "started\n",
+      truncated: false,
+      sandboxStopped: 1,
+    });
+    expect(await processesNamed(marker)).toEqual([]);
+  });
+
+  it("a signal the command's shell gets from inside ends it, as bwrap's exit code 128 + n (the shell is the sandbox's pid 1)", async () => {
+    const ended = { signal: null, output: "", truncated: false };
+    const terminated = await runner.run("kill -TERM $$; echo after", request());
+    expect(terminated).toEqual({ exitCode: 143, ...ended });
+    const hungUp = await runner.run("(sleep 600 &); kill -HUP $$; echo after", request());
+    expect(hungUp).toEqual({ exitCode: 129, ...ended, sandboxStopped: 1 });
+    // Its own write to a pipe whose reader has ended (waited for): SIGPIPE, not a "write error".
+    const closedPipe = "exec > >(:); wait $!; echo y; echo survived >&2";
+    expect(await runner.run(closedPipe, request())).toEqual({ exitCode: 141, ...ended });
+    // The kernel drops SIGKILL sent to a namespace's pid 1 from inside it (README, "Sandbox").
+    const killed = await runner.run("kill -KILL $$; echo after", request());
+    expect(killed).toEqual({ exitCode: 0, signal: null, output: "after\n", truncated: false });
   });
 
   it("a command that ends with exec, or sets its own EXIT trap, reports nothing and runs as before", async () => {
