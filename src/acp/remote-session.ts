@@ -25,13 +25,7 @@ import type { SessionSubscription } from "../session/session-follower.js";
 import { InboxRefusedError } from "../session/session-locked-error.js";
 import type { LeaseHolder, RefusedPrompt, StoredLog } from "../session/session-store.js";
 import { builtinTools } from "../tools/index.js";
-import {
-  internalError,
-  invalidParams,
-  invalidRequest,
-  promptFailure,
-  sessionNotFound,
-} from "./errors.js";
+import { followedAnswer, invalidParams, invalidRequest, sessionNotFound } from "./errors.js";
 import { type FollowAnswer, followAnswer } from "./modes.js";
 import { noticeUpdate, offersNotices } from "./notices.js";
 import { promptContent } from "./prompt-content.js";
@@ -193,8 +187,8 @@ export class AcpRemoteSession {
    * prompts (`-p`, the interactive face, another `turnloop acp`: session-store.ts
    * `takesInbox`); `-32602` for images (the inbox carries text); `-32603` when the owner was gone
    * before it ended (why: session/dropped-prompts.ts); the prompt's failure as a local prompt's
-   * (`promptFailure`), also when the owner refused it unstored (`-32602` naming both sizes for a
-   * prompt beyond the window: the inbox's `refusals`, checked with the owner's lease).
+   * (`promptFailure`), also when the owner refused it unstored (the inbox's `refusals`, checked
+   * with the owner's lease): `-32602` naming both sizes beyond the window, else `-32603`.
    */
   async prompt(
     blocks: readonly acp.ContentBlock[],
@@ -239,16 +233,7 @@ export class AcpRemoteSession {
       signal.addEventListener("abort", onCancel, { once: true });
       const end = await ended.finally(() => signal.removeEventListener("abort", onCancel));
       await this.#lastSent;
-      if ("ownerGone" in end) {
-        throw internalError(end.ownerGone);
-      }
-      if ("refused" in end) {
-        throw promptFailure(end.refused.error, end.refused.promptTooLarge);
-      }
-      if ("error" in end) {
-        throw promptFailure(end.error);
-      }
-      return { stopReason: end.stopReason };
+      return followedAnswer(end);
     } finally {
       this.#sent.remove(id);
       this.#prompt = undefined;

@@ -86,7 +86,7 @@ export interface SessionInbox {
   ): Promise<{ close(): Promise<void> }>;
   /**
    * The owner refuses the prompt `promptId` its follower sent to `sessionId`, before storing
-   * anything of it (the log never shows it: README, "Many workers"): the refusal waits, unstored
+   * anything of it (the log never shows it: README, "A session on another worker"): the refusal waits, unstored
    * in the event log, for the follower's {@link refusals}, at most as long as an unread message
    * (postgres/inbox.ts `INBOX_EXPIRY_MS`). Never throws. @returns `false` when it could not be
    * recorded (the database is unreachable): the follower then waits until its owner is gone.
