@@ -2,6 +2,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import type { ErrorType } from "../events/events.js";
 import { pathText } from "../protocol/plain-problems.js";
 import type { FieldPath } from "./invalid-params.js";
+import type { FollowedEnd } from "./remote-prompt.js";
 
 /** Longest error message sent to the client, in characters. */
 const MAX_MESSAGE_LENGTH = 1_000;
@@ -112,4 +113,25 @@ function bounded(message: string): string {
   return message.length <= MAX_MESSAGE_LENGTH
     ? message
     : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
+}
+
+/**
+ * The `session/prompt` answer of a follower's prompt that ended so (remote-session.ts `prompt`).
+ * @throws its failure: `-32603` when the owner was gone or refused it unstored, `-32602` naming
+ * both sizes when it refused it beyond the window, else as a local prompt's (`promptFailure`).
+ */
+export function followedAnswer(end: FollowedEnd): acp.PromptResponse {
+  if ("ownerGone" in end) {
+    throw internalError(end.ownerGone);
+  }
+  if ("refused" in end) {
+    const { error, promptTooLarge } = end.refused;
+    throw promptTooLarge === undefined
+      ? internalError(error.message)
+      : promptFailure(error, promptTooLarge);
+  }
+  if ("error" in end) {
+    throw promptFailure(end.error);
+  }
+  return { stopReason: end.stopReason };
 }

@@ -1,6 +1,11 @@
 import type * as acp from "@agentclientprotocol/sdk";
+import type { SessionHost } from "../session/host.js";
 import type { RunConfig } from "../session/run-config.js";
-import { defaultSessionMode } from "../session/sandbox-setup.js";
+import {
+  defaultSessionMode,
+  describeAutoMode,
+  permissionModeOf,
+} from "../session/sandbox-setup.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 
 /**
@@ -148,3 +153,30 @@ function unavailableSandboxOption(reason: string): acp.SessionConfigOption {
 
 /** The `sandbox` option's value where no sandbox can run. */
 const UNAVAILABLE = "unavailable";
+
+/** What `session/load` and `session/resume` of a session another worker holds answer. */
+export interface FollowAnswer {
+  modes: acp.SessionModeState;
+  configOptions: acp.SessionConfigOption[];
+}
+
+/**
+ * The modes and config options a session of model `sessionModel` opened here would start with
+ * (the run config's default mode): what a follower answers (remote-session.ts; the owner keeps
+ * its own choices).
+ */
+export function followAnswer(
+  host: Pick<SessionHost, "config" | "modelForSession" | "sandbox" | "modelChoices">,
+  sessionModel: string,
+): FollowAnswer {
+  const mode = defaultMode(host.config);
+  const model = host.modelForSession(sessionModel);
+  const modelId = model.ok ? model.configuration.id : sessionModel;
+  const sandbox = host.sandbox.policyFor(permissionModeOf(mode, host.config));
+  const auto = describeAutoMode(host.config);
+  const models = host.modelChoices(modelId, sessionModel);
+  return {
+    modes: modeState(mode, auto),
+    configOptions: configOptions(mode, modelId, models, sandbox, auto),
+  };
+}

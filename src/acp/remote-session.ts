@@ -20,23 +20,17 @@ import type { SessionEvent } from "../events/events.js";
 import { droppedPromptsMessage, interruptedPromptMessage } from "../session/dropped-prompts.js";
 import { registerHandler } from "../session/follower-handler.js";
 import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
-import { type PromptEnd, SentPrompts } from "../session/prompt-end.js";
-import { describeAutoMode, permissionModeOf } from "../session/sandbox-setup.js";
+import { SentPrompts } from "../session/prompt-end.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import { InboxRefusedError } from "../session/session-locked-error.js";
-import type { LeaseHolder, StoredLog } from "../session/session-store.js";
+import type { LeaseHolder, RefusedPrompt, StoredLog } from "../session/session-store.js";
 import { builtinTools } from "../tools/index.js";
-import {
-  internalError,
-  invalidParams,
-  invalidRequest,
-  promptFailure,
-  sessionNotFound,
-} from "./errors.js";
-import { configOptions, defaultMode, modeState } from "./modes.js";
+import { followedAnswer, invalidParams, invalidRequest, sessionNotFound } from "./errors.js";
+import { type FollowAnswer, followAnswer } from "./modes.js";
 import { noticeUpdate, offersNotices } from "./notices.js";
 import { promptContent } from "./prompt-content.js";
 import { RemotePermissions } from "./remote-permissions.js";
+import type { FollowedEnd, RemotePrompt } from "./remote-prompt.js";
 import { replayWith } from "./replay.js";
 import type { AcpSessionContext } from "./session-context.js";
 import { boundedUpdates } from "./update-outbox.js";
@@ -48,11 +42,7 @@ export type RemoteSessionContext = Pick<
   "host" | "client" | "offered" | "sendsUsage" | "extraTools"
 >;
 
-/** What `session/load` and `session/resume` answer. */
-export interface FollowAnswer {
-  modes: acp.SessionModeState;
-  configOptions: acp.SessionConfigOption[];
-}
+export type { FollowAnswer } from "./modes.js";
 
 /** A session followed by one ACP connection, with what claiming it there needs. */
 export interface FollowedSession {
@@ -60,20 +50,6 @@ export interface FollowedSession {
   client: acp.AgentContext;
   /** The `mcpServers` of its load or resume, started should this process claim it. */
   mcpServers: readonly acp.McpServer[];
-}
-
-/** The prompt of this client that the owner runs, until its stored events end. */
-interface RemotePrompt {
-  /** The id the owner records on its `user.message` (`promptId`). */
-  id: string;
-  /** Set once the owner stored its `user.message`. */
-  started: boolean;
-  settle: (end: PromptEnd | OwnerGone) => void;
-}
-
-/** A prompt's end when its owner died before storing it (owner-watch.ts). */
-interface OwnerGone {
-  ownerGone: string;
 }
 
 /**
@@ -181,6 +157,10 @@ export class AcpRemoteSession {
       sessionId,
       () => remote.#sent.waiting,
       () => remote.#ownerGone(),
+      {
+        unstarted: () => remote.#sent.unstarted(),
+        onRefused: (refused) => remote.#refused(refused),
+      },
     );
     return remote;
   }
@@ -195,17 +175,7 @@ export class AcpRemoteSession {
    * with (the run config's default mode; the owner keeps its own choices).
    */
   answer(): FollowAnswer {
-    const { host } = this.#context;
-    const mode = defaultMode(host.config);
-    const model = host.modelForSession(this.#model);
-    const modelId = model.ok ? model.configuration.id : this.#model;
-    const sandbox = host.sandbox.policyFor(permissionModeOf(mode, host.config));
-    const auto = describeAutoMode(host.config);
-    const models = host.modelChoices(modelId, this.#model);
-    return {
-      modes: modeState(mode, auto),
-      configOptions: configOptions(mode, modelId, models, sandbox, auto),
-    };
+    return followAnswer(this.#context.host, this.#model);
   }
 
   /**
@@ -217,7 +187,8 @@ export class AcpRemoteSession {
    * prompts (`-p`, the interactive face, another `turnloop acp`: session-store.ts
    * `takesInbox`); `-32602` for images (the inbox carries text); `-32603` when the owner was gone
    * before it ended (why: session/dropped-prompts.ts); the prompt's failure as a local prompt's
-   * (`promptFailure`).
+   * (`promptFailure`), also when the owner refused it unstored (the inbox's `refusals`, checked
+   * with the owner's lease): `-32602` naming both sizes beyond the window, else `-32603`.
    */
   async prompt(
     blocks: readonly acp.ContentBlock[],
@@ -239,8 +210,8 @@ export class AcpRemoteSession {
       // The owner closed the session: it would drop the prompt.
       return "claim";
     }
-    let settle: (end: PromptEnd | OwnerGone) => void = () => undefined;
-    const ended = new Promise<PromptEnd | OwnerGone>((resolve) => {
+    let settle: (end: FollowedEnd) => void = () => undefined;
+    const ended = new Promise<FollowedEnd>((resolve) => {
       settle = resolve;
     });
     const id = this.#sent.add();
@@ -262,13 +233,7 @@ export class AcpRemoteSession {
       signal.addEventListener("abort", onCancel, { once: true });
       const end = await ended.finally(() => signal.removeEventListener("abort", onCancel));
       await this.#lastSent;
-      if ("ownerGone" in end) {
-        throw internalError(end.ownerGone);
-      }
-      if ("error" in end) {
-        throw promptFailure(end.error);
-      }
-      return { stopReason: end.stopReason };
+      return followedAnswer(end);
     } finally {
       this.#sent.remove(id);
       this.#prompt = undefined;
@@ -353,6 +318,16 @@ export class AcpRemoteSession {
     const notice = { severity: "error", title, text: message } as const;
     this.#send(noticeUpdate(notice, offersNotices(this.#context.offered)));
     prompt.settle({ ownerGone: message });
+  }
+
+  /** The owner refused prompts before storing anything of them: this client's fails as it says. */
+  #refused(refused: readonly RefusedPrompt[]): void {
+    const prompt = this.#prompt;
+    for (const { promptId, ...refusal } of this.#sent.refused(refused)) {
+      if (prompt?.id === promptId) {
+        prompt.settle({ refused: refusal });
+      }
+    }
   }
 
   /**

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
 import type { PromptBlock } from "../events/events.js";
 import { FOLLOWER_EXPIRY_MS } from "../session/follower-handler.js";
-import type { InboxMessage, SessionInbox } from "../session/session-store.js";
+import type { InboxMessage, PromptRefusal, SessionInbox } from "../session/session-store.js";
 import type { ServerContext } from "./connection.js";
 import { permissionAnswerParams, sendParams } from "./params.js";
 import { recordFollowerWarning } from "./remote-warning.js";
@@ -56,23 +56,16 @@ function applyMessage(server: ServerContext, sessionId: string, message: InboxMe
     if (message.kind !== "attach" && message.kind !== "detach") {
       server.log(`a ${message.kind} for session ${sessionId}, no longer served here, was dropped`);
     }
+    if (message.kind === "prompt") {
+      const reason = `session ${sessionId} is closing on the worker that held it; nothing of the prompt was stored: send it again`;
+      refuseUnread(server, sessionId, message.payload, reason);
+    }
     return;
   }
   switch (message.kind) {
-    case "prompt": {
-      const parsed = inboxPrompt.safeParse(message.payload);
-      if (!parsed.success) {
-        server.log(`a prompt for session ${sessionId} from another worker was not valid`);
-        return;
-      }
-      try {
-        const { promptId, contentBlocks, ...params } = parsed.data;
-        session.send(params, promptId, contentBlocks);
-      } catch (error) {
-        server.log(`a prompt for session ${sessionId} was refused: ${errorMessage(error)}`);
-      }
+    case "prompt":
+      applyPrompt(server, session, message.payload);
       return;
-    }
     case "abort":
       session.abort().catch(() => undefined);
       return;
@@ -102,6 +95,63 @@ function applyMessage(server: ServerContext, sessionId: string, message: InboxMe
       void unhandled;
     }
   }
+}
+
+/**
+ * Queues a follower's prompt as `session.send`; one that is not valid or that the session refuses
+ * is logged and refused to its follower (when it names its id), as one the loop refuses unstored
+ * (send-job.ts): the follower's wait ends with the reason.
+ */
+function applyPrompt(server: ServerContext, session: ServerSession, payload: unknown): void {
+  const parsed = inboxPrompt.safeParse(payload);
+  if (!parsed.success) {
+    server.log(`a prompt for session ${session.id} from another worker was not valid`);
+    const reason = `the worker that holds session ${session.id} could not read the prompt (${parsed.error.issues[0]?.path.join(".") || "payload"}: ${parsed.error.issues[0]?.message ?? "not valid"}); nothing of it was stored`;
+    refuseUnread(server, session.id, payload, reason);
+    return;
+  }
+  const { promptId, contentBlocks, ...params } = parsed.data;
+  const refuse = (refusal: PromptRefusal) => {
+    if (promptId !== undefined) {
+      tellRefusal(server, session.id, promptId, refusal);
+    }
+  };
+  try {
+    session.send(params, { promptId, contentBlocks, refuse });
+  } catch (error) {
+    server.log(`a prompt for session ${session.id} was refused: ${errorMessage(error)}`);
+    const reason = `the worker that holds session ${session.id} refused the prompt: ${errorMessage(error)}; nothing of it was stored`;
+    refuse({ error: { errorType: "invalid_request", message: reason } });
+  }
+}
+
+/** Refuses a prompt not queued to its follower, when its payload names the prompt's id. */
+function refuseUnread(
+  server: ServerContext,
+  sessionId: string,
+  payload: unknown,
+  message: string,
+): void {
+  const parsed = z.object({ promptId: z.string().min(1) }).safeParse(payload);
+  if (parsed.success) {
+    tellRefusal(server, sessionId, parsed.data.promptId, {
+      error: { errorType: "invalid_request", message },
+    });
+  }
+}
+
+/** Records `refusal` for the follower of `promptId` (session-store.ts `SessionInbox.refuse`). */
+function tellRefusal(
+  server: ServerContext,
+  sessionId: string,
+  promptId: string,
+  refusal: PromptRefusal,
+): void {
+  void server.host.store.inbox?.refuse(sessionId, promptId, refusal).then((recorded) => {
+    if (!recorded) {
+      server.log(`the refusal of a prompt for session ${sessionId} could not be recorded`);
+    }
+  });
 }
 
 /** A block as `user.message.contentBlocks` keeps it: an object with a `type`. */

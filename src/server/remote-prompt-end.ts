@@ -9,7 +9,8 @@ import { idleData } from "../events/idle.js";
 import { ServerToClient } from "../protocol/copilot.js";
 import { droppedPromptsMessage, interruptedPromptMessage } from "../session/dropped-prompts.js";
 import { createEnvelope } from "../session/envelope.js";
-import type { SentPromptNews } from "../session/prompt-end.js";
+import type { SentPromptNews, SentPrompts } from "../session/prompt-end.js";
+import type { RefusedPrompt } from "../session/session-store.js";
 import { sendIdle } from "./client-link.js";
 import type { ClientConnection } from "./connection.js";
 
@@ -43,6 +44,28 @@ export function endPrompts(
   } else if (news?.kind === "ended" && news.idle) {
     // The owner's own idle (events/idle.ts): a failure's is `{}`, after its `session.error`.
     idle(idleData(news.end));
+  }
+}
+
+/**
+ * Ends the prompts among `refused` (this client's: `SentPrompts.refused`), which the owner refused
+ * before storing anything of them, as a local refusal ends (agent/loop.ts `refuse`): each one's
+ * `session.error` with the owner's error data, then `session.idle` unless another prompt this
+ * client sent still waits on the owner (one idle answers every send).
+ */
+export function endRefused(
+  connection: ClientConnection,
+  session: { sessionId: string; startTime: string },
+  refused: readonly RefusedPrompt[],
+  prompts: Pick<SentPrompts, "waiting">,
+): void {
+  for (const { error: data } of refused) {
+    const error = createEnvelope({ type: "session.error", data }, null);
+    connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: error });
+  }
+  if (refused.length > 0 && !prompts.waiting) {
+    const idle = createEnvelope({ type: "session.idle", data: {} }, null);
+    sendIdle(connection, session.sessionId, session.startTime, idle);
   }
 }
 

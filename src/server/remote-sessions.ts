@@ -24,7 +24,7 @@ import { ignoredSettingsWarning } from "./ignored-settings.js";
 import { invalidParams, type PermissionAnswerParams, type SendParams } from "./params.js";
 import { replyFor } from "./permissions.js";
 import { FollowedEvents } from "./remote-events.js";
-import { endPrompts } from "./remote-prompt-end.js";
+import { endPrompts, endRefused } from "./remote-prompt-end.js";
 import { RemoteQuestions } from "./remote-questions.js";
 import { FollowerWarning } from "./remote-warning.js";
 import { bareModelId } from "./wire-events.js";
@@ -159,7 +159,10 @@ async function startFollowing(
     }
   };
   const waiting = () => prompts.waiting;
-  ownerWatch = watchOwner(store, session.sessionId, waiting, onGone);
+  ownerWatch = watchOwner(store, session.sessionId, waiting, onGone, {
+    unstarted: () => prompts.unstarted(),
+    onRefused: (refused) => endRefused(connection, session, prompts.refused(refused), prompts),
+  });
   return { connection, subscription, questions, prompts, ownerWatch, warning };
 }
 

@@ -9,6 +9,7 @@ import type { UserPrompt } from "../agent/loop.js";
 import type { JsonValue, PromptBlock } from "../events/events.js";
 import type { SessionMode } from "../protocol/copilot.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
+import type { PromptRefusal } from "../session/session-store.js";
 import { type HookRunner, MAX_AGENT_STOP_BLOCKS } from "./hooks.js";
 import type { SendParams } from "./params.js";
 import { givenPromptBlocks, withAttachments } from "./prompt-text.js";
@@ -28,18 +29,21 @@ export type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> 
    * `promptId` when it has none of its own: how an app's `sendAndWait` finds its prompt.
    */
   messageId?: string;
+  /** Tells the follower that sent it that it was refused before anything of it was stored. */
+  refuse?: (refusal: PromptRefusal) => void;
 };
 
 /**
- * The job of `session.send` `params`, in the agent mode it names, else its send mode when that is
- * one, else `sessionMode`; `promptId` and `contentBlocks` as {@link Job}'s.
+ * A prompt a face on another worker sent through the inbox (issue 22, inbox-receiver.ts): its
+ * id, its blocks and how to tell its follower of a refusal, as {@link Job}'s.
  */
-export function jobOf(
-  params: SendParams,
-  sessionMode: SessionMode,
-  promptId?: string,
-  contentBlocks?: PromptBlock[],
-): Job {
+export type RemotePrompt = Pick<Job, "promptId" | "contentBlocks" | "refuse">;
+
+/**
+ * The job of `session.send` `params`, in the agent mode it names, else its send mode when that is
+ * one, else `sessionMode`; a follower's `remote` prompt's id, blocks and refusal as {@link Job}'s.
+ */
+export function jobOf(params: SendParams, sessionMode: SessionMode, remote?: RemotePrompt): Job {
   const sendMode =
     params.mode === "enqueue" || params.mode === "immediate" ? undefined : params.mode;
   return {
@@ -47,8 +51,7 @@ export function jobOf(
     mode: params.agentMode ?? sendMode ?? sessionMode,
     ...(params.attachments === undefined ? {} : { attachments: params.attachments }),
     ...(params.requestHeaders === undefined ? {} : { requestHeaders: params.requestHeaders }),
-    ...(promptId === undefined ? {} : { promptId }),
-    ...(contentBlocks === undefined ? {} : { contentBlocks }),
+    ...remote,
   };
 }
 
@@ -118,7 +121,16 @@ export async function runSendJob(
     const settings = await context.settingsFor(job, signal);
     const outcome = await session.prompt(settings, text, { signal, ...details });
     // A failed model request asked `errorOccurred` before it ended the prompt (hooks.ts).
-    if ("error" in outcome || outcome.stopReason === "cancelled" || signal.aborted) {
+    if ("error" in outcome) {
+      // Refused unstored: a follower reads nothing of it, so it is told on the inbox.
+      const { errorType, message } = outcome.error;
+      const { promptTooLarge } = outcome;
+      if (promptTooLarge !== undefined && blocks === 0) {
+        job.refuse?.({ error: { errorType, message }, promptTooLarge });
+      }
+      return;
+    }
+    if (outcome.stopReason === "cancelled" || signal.aborted) {
       return;
     }
     if (blocks >= MAX_AGENT_STOP_BLOCKS) {

@@ -14,7 +14,7 @@
 import type { CompactionResult } from "../agent/compaction.js";
 import type { Authorize } from "../agent/tool-calls.js";
 import { cancelReason, errorMessage } from "../events/errors.js";
-import type { EventInput, PromptBlock, SessionEvent } from "../events/events.js";
+import type { EventInput, SessionEvent } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import type { SessionMode } from "../protocol/copilot.js";
@@ -35,7 +35,7 @@ import { HookRunner } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
 import { holdForResume } from "./pending-work.js";
 import { PendingPermissions, permissionPath, sandboxCallbacks } from "./permissions.js";
-import { type Job, jobOf, runSendJob, type SendJobContext } from "./send-job.js";
+import { type Job, jobOf, type RemotePrompt, runSendJob, type SendJobContext } from "./send-job.js";
 import { SessionChoices } from "./session-choices.js";
 import { SessionClients } from "./session-clients.js";
 import { promptSettings, requestProvider, type SessionConfig } from "./session-settings.js";
@@ -178,16 +178,16 @@ export class ServerSession {
   }
 
   /**
-   * Queues a prompt; `immediate` goes ahead of other queued prompts. `promptId`, `contentBlocks`:
-   * a face on another worker's (issue 22; send-job.ts `Job`). @returns its message id.
+   * Queues a prompt; `immediate` goes ahead of other queued prompts. `remote`: a face on another
+   * worker's prompt's id, blocks and refusal (issue 22; send-job.ts `Job`). @returns its message id.
    * @throws ResponseError `-32602` once the session is closing (detach, delete, shutdown).
    */
-  send(params: SendParams, promptId?: string, contentBlocks?: PromptBlock[]): string {
+  send(params: SendParams, remote?: RemotePrompt): string {
     if (this.closed !== undefined || this.ending) {
       throw invalidParams(`session ${this.id} is closing`);
     }
-    const messageId = promptId ?? randomUUID();
-    const job = { ...jobOf(params, this.choices.mode, promptId, contentBlocks), messageId };
+    const messageId = remote?.promptId ?? randomUUID();
+    const job = { ...jobOf(params, this.choices.mode, remote), messageId };
     this.queue.splice(params.mode === "immediate" ? 0 : this.queue.length, 0, job);
     if (this.draining === undefined) {
       this.draining = this.drain();

@@ -108,6 +108,10 @@ class DeferredPostgresStore implements SessionStore {
     withdraw: async (sessionId, promptIds) =>
       (await this.#load()).inbox.withdraw(sessionId, promptIds),
     receive: async (onMessage) => (await this.#load()).inbox.receive(onMessage),
+    refuse: async (sessionId, promptId, refusal) =>
+      (await this.#load()).inbox.refuse(sessionId, promptId, refusal),
+    refusals: async (sessionId, promptIds) =>
+      (await this.#load()).inbox.refusals(sessionId, promptIds),
   };
 
   async create(sessionId: string): Promise<SessionAppender> {

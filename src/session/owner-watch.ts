@@ -17,7 +17,7 @@
  */
 
 import type { SessionEvent } from "../events/events.js";
-import type { SessionStore } from "./session-store.js";
+import type { RefusedPrompt, SessionStore } from "./session-store.js";
 
 /** How often a follower with waiting prompts checks that their owner holds the lease (ms). */
 export const OWNER_CHECK_MS = 2_000;
@@ -35,6 +35,15 @@ export function ownerCheckMs(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(value) && value >= 50 && value <= OWNER_CHECK_MS ? value : OWNER_CHECK_MS;
 }
 
+/**
+ * The prompts a follower sent and the owner has not started ({@link watchOwner}'s `refusals`),
+ * and what to do with the ones it refused before storing anything of them.
+ */
+export interface RefusalWatch {
+  unstarted(): string[];
+  onRefused(refused: RefusedPrompt[]): void;
+}
+
 /** A running {@link watchOwner}. */
 export interface OwnerWatch {
   /** Settles now when `event` records a new lease (`session.resume`) and prompts wait. */
@@ -48,13 +57,16 @@ export interface OwnerWatch {
  * of another epoch than the one seen first while waiting holds it, and for every
  * `session.resume` given to {@link OwnerWatch.stored}. One settling or check at a time (one asked
  * meanwhile runs after it); a failed check is tried again at the next. Checks every
- * {@link ownerCheckMs} of `process.env`.
+ * {@link ownerCheckMs} of `process.env`. Each check first takes the refusals of `refusals`'
+ * unstarted prompts from the inbox (session-store.ts `SessionInbox.refusals`: prompts the owner
+ * refused before storing anything of them, which no stored event ends) and hands them over.
  */
 export function watchOwner(
-  store: Pick<SessionStore, "holder">,
+  store: Pick<SessionStore, "holder" | "inbox">,
   sessionId: string,
   waiting: () => boolean,
   onGone: () => Promise<void>,
+  refusals?: RefusalWatch,
 ): OwnerWatch {
   let busy = false;
   let settleAfter = false;
@@ -95,7 +107,7 @@ export function watchOwner(
     if (!waiting()) {
       epochSeen = undefined;
     } else if (!busy) {
-      run(check);
+      run(() => takeRefusals(store, sessionId, refusals).then(check));
     }
   }, ownerCheckMs(process.env));
   timer.unref();
@@ -108,4 +120,17 @@ export function watchOwner(
     },
     stop: () => clearInterval(timer),
   };
+}
+
+/** Hands `refusals` the inbox's refusals of its unstarted prompts, if any. */
+async function takeRefusals(
+  store: Pick<SessionStore, "inbox">,
+  sessionId: string,
+  refusals: RefusalWatch | undefined,
+): Promise<void> {
+  const unstarted = refusals?.unstarted() ?? [];
+  const refused = unstarted.length === 0 ? [] : await store.inbox?.refusals(sessionId, unstarted);
+  if (refused !== undefined && refused.length > 0) {
+    refusals?.onRefused(refused);
+  }
 }

@@ -8,7 +8,7 @@ import { MODEL_CALL_SKIPPED } from "../agent/decide-next.js";
 import type { StopReason } from "../events/event-parts.js";
 import type { SessionEvent, SessionEventData } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
-import type { LeaseGone, PromptWithdrawal } from "./session-store.js";
+import type { LeaseGone, PromptWithdrawal, RefusedPrompt } from "./session-store.js";
 
 /** How a prompt ended: a stop reason (ACP's names), or the error it failed with. */
 export type PromptEnd = { stopReason: StopReason } | { error: SessionEventData["session.error"] };
@@ -231,6 +231,15 @@ export class SentPrompts {
     this.#waiting.length = 0;
     this.#epochs.clear();
     return { dropped, interrupted };
+  }
+
+  /**
+   * Forgets the prompts among `refused` that wait: their owner refused them before storing
+   * anything of them (session-store.ts `SessionInbox.refusals`). @returns those refusals.
+   */
+  refused(refused: readonly RefusedPrompt[]): RefusedPrompt[] {
+    const waiting = new Set(this.withdrawn(refused.map((refusal) => refusal.promptId)));
+    return refused.filter((refusal) => waiting.has(refusal.promptId));
   }
 
   /** Whether `promptId` was sent and has not ended. */

@@ -75,6 +75,17 @@ export interface LeaseOptions {
   keep?: (event: SessionEvent, seq: number) => boolean;
 }
 
+export type {
+  InboxMessage,
+  LeaseGone,
+  PromptRefusal,
+  PromptWithdrawal,
+  RefusedPrompt,
+  SessionInbox,
+} from "./inbox-port.js";
+
+import type { SessionInbox } from "./inbox-port.js";
+
 export {
   describeHolder,
   InboxRefusedError,
@@ -200,86 +211,6 @@ export interface SessionSummary {
  */
 export function summaryLine(summary: Pick<SessionSummary, "firstPrompt" | "problem">): string {
   return summary.firstPrompt ?? summary.problem ?? "(no prompt yet)";
-}
-
-/**
- * What a face on one worker sends to the worker holding a session (issue 22): `payload` is the
- * face's own request (the SDK server: `session.send`'s params for a prompt, `null` for an abort,
- * `session.permissions.handlePendingPermissionRequest`'s params for a permission answer).
- */
-export interface InboxMessage {
-  /**
-   * `attach` / `detach`: a follower with a permission handler registers with the owner (payload
-   * `{followerId, expiresInMs}`, renewed while it follows) or leaves (`{followerId}`). `warning`:
-   * what a follower's request asked that turnloop ignores, for the owner to record (payload a
-   * `session.warning`'s data, `{warningType, message}`; the SDK server: `settings_ignored`).
-   */
-  kind: "prompt" | "abort" | "permission" | "attach" | "detach" | "warning";
-  payload: unknown;
-}
-
-/**
- * Why no live worker holds a session's lease, as far as the store can tell: its holder ran on
- * this machine and its process is gone (`ended`: seen dead); its holder did not renew it in time
- * (`lapsed`: the process may live on, frozen or cut off, or have died on another machine); nobody
- * held it (`released`: its holder let it go, or a follower fenced it already, or the session is
- * gone).
- */
-export type LeaseGone = "ended" | "lapsed" | "released";
-
-/** What {@link SessionInbox.withdraw} settled. */
-export interface PromptWithdrawal {
-  /** The prompts deleted unread: no worker ever takes them. */
-  withdrawn: string[];
-  /**
-   * Why no live worker held the lease: then it was fenced, and a prompt its holder took but did
-   * not store a `user.message` of never runs; `false`: a live worker holds it (its holder came
-   * back, or another worker claimed it), the prompts not withdrawn and addressed to its epoch are
-   * still followed.
-   */
-  ownerStopped: LeaseGone | false;
-  /**
-   * No worker takes a prompt addressed to a lease epoch below this one any more (the current
-   * lease's, or the one after a fenced lease); `undefined` when the session is gone. A prompt sent
-   * to an earlier epoch, neither withdrawn nor started, was taken by a replaced lease: it never
-   * runs.
-   */
-  epoch: number | undefined;
-}
-
-/**
- * The inbox of a store shared by workers (PostgreSQL): messages to a session's owner, each
- * delivered once, oldest first.
- */
-export interface SessionInbox {
-  /**
-   * Sends `message` to the worker holding `sessionId`'s lease.
-   * @returns the epoch of the lease it was addressed to (only that lease ever takes it: a prompt
-   * its holder took and had not started when another worker's claim replaced the lease never
-   * runs, and {@link withdraw}'s `epoch` tells the sender so); `undefined` when no live worker
-   * holds it (nothing was sent): open the session instead; `undefined` too for a message other
-   * than a prompt to a holder that takes no messages ({@link LeaseHolder.takesInbox}).
-   * @throws InboxRefusedError for a prompt to a holder that takes no messages (nothing was sent).
-   */
-  post(sessionId: string, message: InboxMessage): Promise<number | undefined>;
-  /**
-   * The worker holding `sessionId` went away, or another lease replaced its own
-   * (session/owner-watch.ts), while prompts this follower sent (`promptIds`, their
-   * `payload.promptId`) waited: withdraws the ones addressed to an earlier lease than the current
-   * one (never taken: only their lease takes them), and when no live worker holds the lease,
-   * fences it (the gone worker can store nothing more); a live holder's lease is left as it is.
-   * A prompt is either taken by an owner or withdrawn, never both.
-   */
-  withdraw(sessionId: string, promptIds: readonly string[]): Promise<PromptWithdrawal>;
-  /**
-   * Delivers the messages sent to sessions this store instance holds, until closed; from the call
-   * on, the leases this store instance holds and takes say that it takes messages
-   * ({@link LeaseHolder.takesInbox}): call it before taking the leases whose messages it serves.
-   * A message taken for a session this worker no longer serves is the receiver's to drop.
-   */
-  receive(
-    onMessage: (sessionId: string, message: InboxMessage) => void,
-  ): Promise<{ close(): Promise<void> }>;
 }
 
 /** The port. Every method validates the session id (`paths.ts`: `InvalidSessionIdError`). */

@@ -54,6 +54,7 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     cleanups.push(() => receiving.close());
     return {
       database,
+      owner,
       sender,
       received,
       /** Settles once `count` messages were received in all. */
@@ -100,6 +101,24 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     expect(await sender.inbox?.post("s1", fresh)).toBe(1);
     await until(1);
     expect(received).toEqual([fresh]);
+    expect(await rowCount(database)).toBe(0);
+  });
+
+  it("a refusal the owner records is never taken as a message; its follower takes it once", async () => {
+    const { database, owner, sender, received, until } = await ownerAndSender();
+    const refusal = {
+      error: { errorType: "context_length_exceeded" as const, message: "too large: 25010 > 8000" },
+      promptTooLarge: { estimatedTokens: 25_010, contextWindow: 8000 },
+    };
+    expect(await owner.inbox.refuse("s1", "p1", refusal)).toBe(true);
+    const abort: InboxMessage = { kind: "abort", payload: null };
+    expect(await sender.inbox?.post("s1", abort)).toBe(1);
+    await until(1);
+    expect(received).toEqual([abort]);
+    expect(await sender.inbox?.refusals("s1", ["p0", "p1"])).toEqual([
+      { promptId: "p1", ...refusal },
+    ]);
+    expect(await sender.inbox?.refusals("s1", ["p1"])).toEqual([]);
     expect(await rowCount(database)).toBe(0);
   });
 

@@ -132,4 +132,19 @@ describe("a prompt's end, for its owner and its followers", () => {
     });
     expect([sent.waiting, sent.ownerClosed]).toEqual([false, true]);
   });
+
+  it("the owner's refusals end only the follower's waiting prompts, each once", () => {
+    const sent = new SentPrompts();
+    const first = sent.add();
+    const second = sent.add();
+    const error = { errorType: "context_length_exceeded" as const, message: "too large" };
+    const refused = sent.refused([
+      { promptId: "someone else's", error },
+      { promptId: second, error },
+    ]);
+    expect(refused).toEqual([{ promptId: second, error }]);
+    expect(sent.unstarted()).toEqual([first]);
+    expect(sent.refused([{ promptId: second, error }])).toEqual([]);
+    expect(sent.waiting).toBe(true);
+  });
 });

@@ -6,14 +6,21 @@
  * exactly once (the row is deleted as it is taken, locked with `SKIP LOCKED`), oldest first. The
  * owner also takes at every poll (notify.ts), so a lost notification only delays a message. Every
  * take also deletes the messages nobody took within {@link INBOX_EXPIRY_MS} (their owner died and
- * no worker claimed the session since), so the table holds only what waits.
+ * no worker claimed the session since), so the table holds only what waits. The owner answers a
+ * prompt it refuses before storing anything of it on the same table: a `refusal` row
+ * ({@link refusePrompt}) that no owner takes, which the prompt's follower takes
+ * ({@link takeRefusals}) at its next check of the owner (session/owner-watch.ts).
  */
 
+import { z } from "zod";
+import type { ErrorType } from "../../events/event-parts.js";
 import { validateSessionId } from "../paths.js";
 import {
   type InboxMessage,
   InboxRefusedError,
+  type PromptRefusal,
   type PromptWithdrawal,
+  type RefusedPrompt,
   type SessionInbox,
 } from "../session-store.js";
 import type { Database } from "./database.js";
@@ -76,6 +83,67 @@ export async function postMessage(
   return Number(row.epoch);
 }
 
+/** The kind of the rows an owner answers refused prompts with; no owner takes them. */
+const REFUSAL_KIND = "refusal";
+
+/**
+ * Records the owner's refusal of the follower's prompt `promptId` to `sessionId` (a `refusal`
+ * row, payload `{promptId, ...refusal}`), then announces it on {@link INBOX_CHANNEL}.
+ */
+export async function refusePrompt(
+  database: Database,
+  sessionId: string,
+  promptId: string,
+  refusal: PromptRefusal,
+): Promise<void> {
+  const pool = await database.pool();
+  const payload = storedJson({ promptId, ...refusal });
+  await database.run(() =>
+    pool.query("INSERT INTO inbox (session_id, kind, payload) VALUES ($1, $2, $3)", [
+      sessionId,
+      REFUSAL_KIND,
+      payload,
+    ]),
+  );
+  await database
+    .run(() => pool.query("SELECT pg_notify($1, $2)", [INBOX_CHANNEL, sessionId]))
+    .catch(() => undefined);
+}
+
+/** A `refusal` row's payload, as {@link refusePrompt} stores it. */
+const refusedPrompt = z.object({
+  promptId: z.string(),
+  error: z.object({
+    errorType: z.custom<ErrorType>((value) => typeof value === "string"),
+    message: z.string(),
+  }),
+  promptTooLarge: z.object({ estimatedTokens: z.number(), contextWindow: z.number() }).optional(),
+});
+
+/** Takes (deletes) the refusals of `sessionId`'s prompts among `promptIds`. */
+export async function takeRefusals(
+  database: Database,
+  sessionId: string,
+  promptIds: readonly string[],
+): Promise<RefusedPrompt[]> {
+  if (promptIds.length === 0) {
+    return [];
+  }
+  const pool = await database.pool();
+  const { rows } = await database.run(() =>
+    pool.query<{ payload: unknown }>(
+      `DELETE FROM inbox WHERE session_id = $1 AND kind = $2
+         AND payload->>'promptId' = ANY($3::text[])
+       RETURNING payload`,
+      [sessionId, REFUSAL_KIND, [...promptIds].map(storedText)],
+    ),
+  );
+  return rows.flatMap((row) => {
+    const parsed = refusedPrompt.safeParse(readJson(row.payload));
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
 const INBOX_KINDS: ReadonlyArray<InboxMessage["kind"]> = [
   "prompt",
   "abort",
@@ -106,7 +174,7 @@ export async function takeMessages(
        )
        DELETE FROM inbox WHERE id IN (
          SELECT inbox.id FROM inbox JOIN sessions ON sessions.id = inbox.session_id
-         WHERE inbox.taken_at IS NULL AND inbox.created_at >= now() - make_interval(secs => $2)
+         WHERE inbox.taken_at IS NULL AND inbox.kind <> '${REFUSAL_KIND}' AND inbox.created_at >= now() - make_interval(secs => $2)
            AND sessions.owner_id = $1
            AND (inbox.epoch IS NULL OR inbox.epoch = sessions.epoch)
          ORDER BY inbox.id FOR UPDATE OF inbox SKIP LOCKED
@@ -219,6 +287,18 @@ export class InboxReceiver implements SessionInbox {
   async withdraw(sessionId: string, promptIds: readonly string[]): Promise<PromptWithdrawal> {
     validateSessionId(sessionId);
     return withdrawPrompts(this.#database, sessionId, promptIds, this.#worker.leaseMs);
+  }
+
+  async refuse(sessionId: string, promptId: string, refusal: PromptRefusal): Promise<boolean> {
+    return refusePrompt(this.#database, sessionId, promptId, refusal).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async refusals(sessionId: string, promptIds: readonly string[]): Promise<RefusedPrompt[]> {
+    validateSessionId(sessionId);
+    return takeRefusals(this.#database, sessionId, promptIds);
   }
 
   async receive(onMessage: Receiver): Promise<{ close(): Promise<void> }> {
