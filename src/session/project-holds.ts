@@ -14,8 +14,9 @@ import { type ProjectTrust, untrustedPhrase } from "./config-paths.js";
  * `auto`; `network: true`; `allowUnixSockets: true`; `tmpfsSizeMiB` past 1024: keptSandbox),
  * `shellEnvironment.keep` (it gives commands
  * variables that look secret) and `mcpServers` (started by mcp-servers.ts only once trusted). Every other key
- * (`permissions.deny`, `sandbox.hidden`, `maxTurns`, `contextWindows`, …) only tightens or is
- * harmless, and applies.
+ * applies (`permissions.deny`, `sandbox.hidden`, …), though not all only tighten: `model` (of a
+ * provider the user has a key for), `maxTurns`, `autopilot.maxContinues` and `contextWindows` can
+ * raise what a run spends; README says so (a trial's finding, not yet held).
  */
 
 /** A project file's held keys, each with its value as written. */

@@ -261,12 +261,12 @@ function redactStrings(value: unknown, redact: (text: string) => string): unknow
 
 /**
  * Replaces secrets in a text that arrives in pieces (a model's streamed answer) as
- * `textRedactor` (events/secrets.ts) does in the whole text, however the pieces cut a secret, and without
- * delaying other text: of each piece only the end that could begin a secret is held back (the
- * longest end of the text so far that is the start of a secret, or a whole short secret, whose
- * end bound the next character decides), and shown with the next piece or by {@link end}. The
- * pieces returned, joined, are the whole text redacted. Memory: the held end, shorter than the
- * longest secret.
+ * `textRedactor` (events/secrets.ts) does in the whole text, however the pieces cut a secret,
+ * and without delaying other text: of each piece only the end that could begin a secret is held
+ * back (the longest end of the text so far that is the start of a secret, or a whole short
+ * secret, whose end bound the next character decides), and shown with the next piece or by
+ * {@link end}. The pieces returned, joined, are the whole text redacted. Memory: the held end,
+ * shorter than the longest secret.
  */
 export class TextStreamRedactor {
   private readonly replacements: Replacements | undefined;

@@ -22,7 +22,7 @@ import { hiddenPlacePaths } from "./sandbox/real-paths.js";
  * read as a trusted plain file:
  *
  * - a project's file whose real path (symbolic links followed) lies outside its project folder, or
- *   in a hidden place (tools/sandbox/policy.ts `hiddenPlacePaths`, the file tools' and the
+ *   in a hidden place (tools/sandbox/real-paths.ts `hiddenPlacePaths`, the file tools' and the
  *   sandbox's one list), is refused: `AGENTS.md -> ~/.ssh/id_rsa` is not read;
  * - only a regular file is read: the file is opened with `O_NONBLOCK` (a FIFO opens at once, with
  *   no writer) and judged by `fstat` of the opened descriptor, not by a check before the open
