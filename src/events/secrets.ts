@@ -269,25 +269,44 @@ export class SecretStreamRedactor {
     if (this.replacements === undefined) {
       return Buffer.alloc(0);
     }
-    const { pattern, markers } = this.replacements;
-    const offset = this.before.length;
-    const context = this.before + text;
-    let output = "";
-    let written = offset;
-    pattern.lastIndex = offset;
-    for (let found = pattern.exec(context); found !== null; found = pattern.exec(context)) {
-      if (found.index - offset >= limit) {
-        break;
-      }
-      output += context.slice(written, found.index) + (markers.get(found[0]) ?? found[0]);
-      written = found.index + found[0].length;
-    }
-    const end = Math.max(written, offset + limit);
-    output += context.slice(written, end);
-    if (end > offset) {
-      this.before = context.charAt(end - 1);
-    }
-    this.pending = context.slice(end);
-    return Buffer.from(output, "latin1");
+    const released = releaseRedacted(this.replacements, this.before, text, limit);
+    this.before = released.before;
+    this.pending = released.pending;
+    return Buffer.from(released.output, "latin1");
   }
+}
+
+/**
+ * One step of a stream's redaction (this file's {@link SecretStreamRedactor} and
+ * session/secrets.ts `TextStreamRedactor`): `text` (what was held, then what arrived), after
+ * `before` (the last character released, which bounds a secret at the start of `text`), redacted
+ * up to `limit` or to the end of a secret that starts before it. @returns the redacted `output`,
+ * the new `before`, and what is still `pending` (unredacted).
+ */
+export function releaseRedacted(
+  replacements: Replacements,
+  before: string,
+  text: string,
+  limit: number,
+): { output: string; before: string; pending: string } {
+  const { pattern, markers } = replacements;
+  const offset = before.length;
+  const context = before + text;
+  let output = "";
+  let written = offset;
+  pattern.lastIndex = offset;
+  for (let found = pattern.exec(context); found !== null; found = pattern.exec(context)) {
+    if (found.index - offset >= limit) {
+      break;
+    }
+    output += context.slice(written, found.index) + (markers.get(found[0]) ?? found[0]);
+    written = found.index + found[0].length;
+  }
+  const end = Math.max(written, offset + limit);
+  output += context.slice(written, end);
+  return {
+    output,
+    before: end > offset ? context.charAt(end - 1) : before,
+    pending: context.slice(end),
+  };
 }

@@ -2,6 +2,7 @@ import type { EventInput, SessionEvent } from "../events/events.js";
 import {
   ANYWHERE_LENGTH,
   type Replacements,
+  releaseRedacted,
   replacementsOf,
   type SecretValue,
   secretValues,
@@ -347,24 +348,10 @@ export class TextStreamRedactor {
       this.before = limit === 0 ? this.before : text.charAt(limit - 1);
       return limit === text.length ? text : text.slice(0, limit);
     }
-    const { pattern, markers } = this.replacements;
-    const offset = this.before.length;
-    const context = this.before + text;
-    let output = "";
-    let written = offset;
-    pattern.lastIndex = offset;
-    for (let found = pattern.exec(context); found !== null; found = pattern.exec(context)) {
-      if (found.index - offset >= limit) {
-        break;
-      }
-      output += context.slice(written, found.index) + (markers.get(found[0]) ?? found[0]);
-      written = found.index + found[0].length;
-    }
-    const end = Math.max(written, offset + limit);
-    output += context.slice(written, end);
-    this.before = end > offset ? context.charAt(end - 1) : this.before;
-    this.pending = context.slice(end);
-    return output;
+    const released = releaseRedacted(this.replacements, this.before, text, limit);
+    this.before = released.before;
+    this.pending = released.pending;
+    return released.output;
   }
 }
 
