@@ -149,15 +149,18 @@ function placeRefusal(
     home,
     turnloopHome: project.turnloopHome ?? join(home, ".turnloop"),
   });
+  const folder = realOrSame(normalAbsolutePath(project.folder));
   for (const place of places) {
     const spelled = normalAbsolutePath(place);
     const resolved =
       lstatSync(spelled, { throwIfNoEntry: false }) === undefined ? spelled : realOrSame(spelled);
-    if (isInside(real, spelled) || isInside(real, resolved)) {
+    // A project that itself lies in a hidden place (one kept under TURNLOOP_HOME, a dotfiles
+    // repository in ~/.config/…) is where its user works: its own files are read there.
+    const holdsProject = isInside(folder, spelled) || isInside(folder, resolved);
+    if (!holdsProject && (isInside(real, spelled) || isInside(real, resolved))) {
       return `leads to ${real}, in ${place}, a place hidden from the agent (credentials, histories, turnloop's session logs; README, Sandbox)`;
     }
   }
-  const folder = realOrSame(normalAbsolutePath(project.folder));
   if (!isInside(real, folder)) {
     return `leads to ${real}, outside the project folder ${folder}; a project's file must lie in its project (a symbolic link out of it is not followed)`;
   }

@@ -18,7 +18,10 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a prompt too large for t
       fixture.server.enqueue({ text: "Short answer." });
       const terminal = await fixture.openReady(["--context-window", "8000"], { columns: 200 });
       terminal.type("explain @big.log");
-      const screen = await terminal.waitFor(/─{20,}\n *explain @big\.log *\n─{20,}/);
+      // The refusal with the box under it: the typed text alone is in the box before Enter is read.
+      const screen = await terminal.waitFor(
+        /turnloop\.\n[\s\S]*─{20,}\n *explain @big\.log *\n─{20,}/,
+      );
       // The whole screen: the refusal above the box, the prompt in it as typed, no line of a prompt
       // that ran (no `› explain …`), nothing sent.
       const rows = screen
