@@ -3,15 +3,18 @@
  * Overhead of the bubblewrap sandbox per command (issue 23; target: p50 ≤ 15 ms over unconfined).
  * Run after `npm run build`:
  *
- *   node bench/sandbox.mjs            100 pairs per command
+ *   node bench/sandbox.mjs            100 rounds per command
  *   node bench/sandbox.mjs --runs 20  fewer
  *   node bench/sandbox.mjs --print    the tables on stdout only; bench/RESULTS.md is not written
  *
- * Each pair spawns the command as a runner does (own process group, stdin closed, stdout and
+ * Each round spawns the command as a runner does (own process group, stdin closed, stdout and
  * stderr piped and read to the end) once unconfined (`bash -c`) and once under `workspace-write`
- * (`sandboxWrap`, network off, every default credential place present, as the folder or file
- * it is in a home, and hidden, a git repository as the workspace), in alternating order, and times spawn → close. The overhead is
- * the median of the pairwise differences. Two floors tell bubblewrap's own cost from the policy's:
+ * (`sandboxWrap`, network off, a git repository as the workspace) with each of two homes, in an
+ * order that turns from round to round, and times spawn → close: a typical home (a few hidden
+ * places exist: the target is judged by it) and one where every default hidden place exists, each
+ * as the folder or file it is in a home, and hidden. A row's overhead is the median of the
+ * differences of its sandboxed runs from their rounds' unconfined runs.
+ * Two floors tell bubblewrap's own cost from the policy's:
  * the least sandbox (a user namespace, `/` read-only) and the policy's namespaces without its
  * mounts. Building the argv is also timed in CPU time (`process.cpuUsage`), which the machine's
  * load does not inflate. The commands' own CPU time cannot be read from the kernel's accounting of
@@ -49,35 +52,74 @@ if (!availability.available) {
 
 const base = mkdtempSync("/var/tmp/turnloop-sandbox-bench-");
 const workspace = join(base, "workspace");
-const home = join(base, "home");
 process.on("exit", () => rmSync(base, { recursive: true, force: true }));
 mkdirSync(join(workspace, ".git", "hooks"), { recursive: true });
 writeFileSync(join(workspace, ".git", "config"), "[core]\n");
 /**
- * The default hidden places that are folders in a home (`.ssh`, the clouds' and tools' own
- * folders, `TURNLOOP_HOME`); the others are files there (`.netrc`, `.pgpass`, shells' histories,
- * `.cargo/credentials.toml` …), made as files: a hidden folder costs bwrap two mounts (an empty
- * memory file system made read-only), a file one (`/dev/null` bound over it).
+ * The default hidden places that are folders in a home (`.ssh`, the clouds', tools' and
+ * browsers' own folders, `TURNLOOP_HOME`); the others are files there (`.netrc`, `.pgpass`,
+ * shells' histories, `.cargo/credentials.toml` …), made as files: a hidden folder costs bwrap two
+ * mounts (an empty memory file system made read-only), a file one (`/dev/null` bound over it),
+ * each of them one read of the whole mount table.
  */
 const HIDDEN_FOLDERS = new Set([
   ...[".ssh", ".aws", ".config/gcloud", ".azure", ".docker", ".kube", ".gnupg", ".config/gh"],
-  ...[".claude", ".codex", ".terraform.d", ".turnloop"],
+  ...[".config/glab-cli", ".claude", ".codex", ".gemini", ".copilot", ".config/github-copilot"],
+  ...[".terraform.d", ".config/sops", ".config/rclone", ".oci", ".config/doctl", ".fly"],
+  ...[".password-store", ".local/share/keyrings", ".config/op", ".config/Bitwarden CLI"],
+  ...[".config/google-chrome", ".config/chromium", ".config/BraveSoftware"],
+  ...[".config/microsoft-edge", ".mozilla", ".turnloop"],
 ]);
-for (const place of [...DEFAULT_HIDDEN_PATHS, ".turnloop"]) {
-  if (HIDDEN_FOLDERS.has(place)) {
-    mkdirSync(join(home, place), { recursive: true });
-  } else {
-    mkdirSync(join(home, place, ".."), { recursive: true });
-    writeFileSync(join(home, place), "");
+/**
+ * The two homes the sandboxed commands run with (each a folder or file per entry, as
+ * {@link HIDDEN_FOLDERS} tells): a typical developer's, where a few hidden places exist (an SSH
+ * key, cloud and GitHub CLI credentials, an npm token, Docker's login, turnloop's own sessions)
+ * beside a file that is not hidden (`.gitconfig`), and one where every default hidden place
+ * exists, the most the default list can cost.
+ */
+const HOMES = [
+  {
+    name: "typical",
+    entries: [".ssh", ".aws", ".config/gh", ".npmrc", ".docker/config.json", ".gitconfig"],
+  },
+  { name: "every hidden place", entries: DEFAULT_HIDDEN_PATHS },
+].map(({ name, entries }, index) => {
+  const home = join(base, `home-${index}`);
+  for (const entry of [...entries, ".turnloop"]) {
+    if (HIDDEN_FOLDERS.has(entry)) {
+      mkdirSync(join(home, entry), { recursive: true });
+    } else {
+      mkdirSync(join(home, entry, ".."), { recursive: true });
+      writeFileSync(join(home, entry), "");
+    }
   }
-}
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" };
-const wrap = sandboxWrap("workspace-write", {
-  cwd: workspace,
-  home,
-  turnloopHome: join(home, ".turnloop"),
+  const wrap = sandboxWrap("workspace-write", {
+    cwd: workspace,
+    home,
+    turnloopHome: join(home, ".turnloop"),
+  });
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, LANG: "C.UTF-8" };
+  return { name, home, env, wrap: (command) => ({ ...wrap(command), env }) };
 });
-const unconfined = sandboxWrap("danger-full-access", { cwd: workspace, home, turnloopHome: home });
+const [typicalHome] = HOMES;
+const unconfinedWrap = sandboxWrap("danger-full-access", {
+  cwd: workspace,
+  home: typicalHome.home,
+  turnloopHome: typicalHome.home,
+});
+const unconfined = (command) => ({ ...unconfinedWrap(command), env: typicalHome.env });
+
+/**
+ * How many hidden places `line` mounts something over (an empty memory file system over a
+ * folder, `/dev/null` over a file) in `home`.
+ */
+function hiddenMounts(line, home) {
+  return line.args.filter(
+    (argument, index) =>
+      argument.startsWith(`${home}/`) &&
+      (line.args[index - 1] === "--tmpfs" || line.args[index - 1] === "/dev/null"),
+  ).length;
+}
 
 /**
  * The floor: bubblewrap's least sandbox (a user namespace, `/` read-only), to tell what bwrap's
@@ -86,6 +128,7 @@ const unconfined = sandboxWrap("danger-full-access", { cwd: workspace, home, tur
 const floor = (command) => ({
   file: "bwrap",
   args: ["--unshare-user", "--ro-bind", "/", "/", "--dev", "/dev", "--", "bash", "-c", command],
+  env: typicalHome.env,
 });
 
 /** The namespaces every sandboxed command gets (network off) around `/`, `/dev`, `/proc`: no policy mounts. */
@@ -97,6 +140,7 @@ const namespaces = (command) => ({
     ...["--cap-drop", "ALL", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev"],
     ...["--proc", "/proc", "--", "bash", "-c", command],
   ],
+  env: typicalHome.env,
 });
 
 /** Milliseconds from spawn to close of one command line, its output read to the end. */
@@ -106,7 +150,7 @@ function timeOnce(line) {
     const inputs = line.inputs ?? [];
     const child = spawn(line.file, line.args, {
       cwd: workspace,
-      env,
+      env: line.env,
       detached: true,
       // bwrap reads the seccomp filter (and any other input) on descriptors 3 and up.
       stdio: ["ignore", "pipe", "pipe", ...inputs.map(() => "pipe")],
@@ -147,7 +191,7 @@ function cpuOnce(line) {
       ["stat", "-x,", "-e", "task-clock", "--", line.file, ...line.args],
       {
         cwd: workspace,
-        env,
+        env: line.env,
         stdio: ["ignore", "ignore", "pipe", ...(line.inputs ?? []).map(() => "pipe")],
       },
     );
@@ -168,8 +212,11 @@ function cpuOnce(line) {
   });
 }
 
-/** Paired CPU milliseconds of `command` unconfined and sandboxed, alternating which runs first. */
-async function cpuPairs(command) {
+/**
+ * Paired CPU milliseconds of `command` unconfined and sandboxed by `wrap`, alternating which runs
+ * first.
+ */
+async function cpuPairs(command, wrap) {
   const plain = [];
   const sandboxed = [];
   for (let run = 0; run < RUNS + 3; run++) {
@@ -184,57 +231,79 @@ async function cpuPairs(command) {
   return { plain, sandboxed, differences: sandboxed.map((ms, index) => ms - (plain[index] ?? 0)) };
 }
 
-const loadBefore = loadavg()[0] ?? 0;
-const cpuRows = [];
-const rows = [];
-for (const command of COMMANDS) {
-  const plain = [];
-  const sandboxed = [];
-  const differences = [];
-  const building = [];
-  const buildingCpu = [];
-  const floors = [];
-  const namespaceFloors = [];
-  const overFloor = [];
-  for (let run = 0; run < RUNS + 3; run++) {
+/**
+ * Wall milliseconds of one round of `command`: unconfined and in each home (in an order that
+ * turns with `run`, so that none always runs first), the floor, the namespaces only; and the
+ * wall and CPU time of building each home's argv.
+ */
+async function round(command, run) {
+  const built = HOMES.map(({ wrap }) => {
     const builtAt = performance.now();
     const cpuAt = process.cpuUsage();
     const line = wrap(command);
     const cpu = process.cpuUsage(cpuAt);
-    const built = performance.now() - builtAt;
-    const first = run % 2 === 0;
-    const a = first ? await timeOnce(unconfined(command)) : await timeOnce(line);
-    const b = first ? await timeOnce(line) : await timeOnce(unconfined(command));
-    const floorMs = await timeOnce(floor(command));
-    const namespacesMs = await timeOnce(namespaces(command));
-    if (run < 3) {
-      continue; // warm-up pairs are not counted
+    return { line, wall: performance.now() - builtAt, cpu: (cpu.user + cpu.system) / 1000 };
+  });
+  const lines = [unconfined(command), ...built.map(({ line }) => line)];
+  const times = new Array(lines.length);
+  for (let step = 0; step < lines.length; step++) {
+    const index = (run + step) % lines.length;
+    times[index] = await timeOnce(lines[index]);
+  }
+  const [plain, ...sandboxed] = times;
+  return {
+    plain,
+    sandboxed,
+    built,
+    floor: await timeOnce(floor(command)),
+    namespaces: await timeOnce(namespaces(command)),
+  };
+}
+
+/** The rows of both tables for `command`: one per home. */
+async function measure(command) {
+  const rounds = [];
+  for (let run = 0; run < RUNS + 3; run++) {
+    const measured = await round(command, run);
+    if (run >= 3) {
+      rounds.push(measured); // the first three are warm-up rounds, not counted
     }
-    const [plainMs, sandboxMs] = first ? [a, b] : [b, a];
-    plain.push(plainMs);
-    sandboxed.push(sandboxMs);
-    differences.push(sandboxMs - plainMs);
-    building.push(built);
-    buildingCpu.push((cpu.user + cpu.system) / 1000);
-    floors.push(floorMs);
-    namespaceFloors.push(namespacesMs);
-    overFloor.push(sandboxMs - floorMs);
   }
   const ms = (value) => `${value.toFixed(1)} ms`;
-  if (perfWorks) {
-    const cpu = await cpuPairs(command);
-    cpuRows.push(
-      `| \`${command}\` | ${ms(percentile(cpu.plain, 0.5))} | ${ms(percentile(cpu.sandboxed, 0.5))} | ` +
-        `**${ms(percentile(cpu.differences, 0.5))}** | ${ms(percentile(cpu.differences, 0.9))} |`,
+  const µs = (values) => `${(percentile(values, 0.5) * 1000).toFixed(0)} µs`;
+  const rows = [];
+  const cpuRows = [];
+  for (const [index, home] of HOMES.entries()) {
+    const label = `| \`${command}\` | ${home.name} (${hiddenMounts(home.wrap(command), home.home)}) |`;
+    const differences = rounds.map((each) => (each.sandboxed[index] ?? 0) - each.plain);
+    const overFloor = rounds.map((each) => (each.sandboxed[index] ?? 0) - each.floor);
+    const p50 = percentile(differences, 0.5);
+    const median = (pick) => ms(percentile(rounds.map(pick), 0.5));
+    rows.push(
+      `${label} ${median((each) => each.plain)} | ${median((each) => each.sandboxed[index] ?? 0)} | ` +
+        `**${ms(p50)}** | ${ms(percentile(differences, 0.9))} | ${median((each) => each.floor)} | ` +
+        `${median((each) => each.namespaces)} | ${ms(percentile(overFloor, 0.5))} | ` +
+        `${µs(rounds.map((each) => each.built[index]?.wall ?? 0))} | ` +
+        `${µs(rounds.map((each) => each.built[index]?.cpu ?? 0))} | ${p50 <= 15 ? "met" : "not met"} |`,
     );
+    if (perfWorks) {
+      const cpu = await cpuPairs(command, home.wrap);
+      cpuRows.push(
+        `${label} ${ms(percentile(cpu.plain, 0.5))} | ${ms(percentile(cpu.sandboxed, 0.5))} | ` +
+          `**${ms(percentile(cpu.differences, 0.5))}** | ${ms(percentile(cpu.differences, 0.9))} |`,
+      );
+    }
   }
-  rows.push(
-    `| \`${command}\` | ${ms(percentile(plain, 0.5))} | ${ms(percentile(sandboxed, 0.5))} | ` +
-      `**${ms(percentile(differences, 0.5))}** | ${ms(percentile(differences, 0.9))} | ` +
-      `${ms(percentile(floors, 0.5))} | ${ms(percentile(namespaceFloors, 0.5))} | ` +
-      `${ms(percentile(overFloor, 0.5))} | ` +
-      `${(percentile(building, 0.5) * 1000).toFixed(0)} µs | ${(percentile(buildingCpu, 0.5) * 1000).toFixed(0)} µs | ${percentile(differences, 0.5) <= 15 ? "met" : "not met"} |`,
-  );
+  return { rows, cpuRows };
+}
+
+const loadBefore = loadavg()[0] ?? 0;
+const cpuRows = [];
+const rows = [];
+for (const command of COMMANDS) {
+  const measured = await measure(command);
+  rows.push(...measured.rows);
+  cpuRows.push(...measured.cpuRows);
 }
 
 const bwrapVersion = await new Promise((resolve) => {
@@ -246,14 +315,14 @@ const bwrapVersion = await new Promise((resolve) => {
   child.on("close", () => resolve(text.trim()));
 });
 const table = [
-  "| command | unconfined p50 | sandboxed p50 | overhead p50 (paired) | overhead p90 | floor: least bwrap, p50 | the policy's namespaces only, p50 | policy over the floor p50 | building the argv p50 (wall) | building the argv p50 (CPU) | target ≤ 15 ms (wall p50) |",
-  "|---|---|---|---|---|---|---|---|---|---|---|",
+  "| command | home (hidden places mounted) | unconfined p50 | sandboxed p50 | overhead p50 (paired) | overhead p90 | floor: least bwrap, p50 | the policy's namespaces only, p50 | policy over the floor p50 | building the argv p50 (wall) | building the argv p50 (CPU) | target ≤ 15 ms (wall p50) |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|",
   ...rows,
 ].join("\n");
 const cpuTable = perfWorks
   ? [
-      "| command (CPU time, every process) | unconfined p50 | sandboxed p50 | CPU overhead p50 (paired) | CPU overhead p90 |",
-      "|---|---|---|---|---|",
+      "| command (CPU time, every process) | home (hidden places mounted) | unconfined p50 | sandboxed p50 | CPU overhead p50 (paired) | CPU overhead p90 |",
+      "|---|---|---|---|---|---|",
       ...cpuRows,
     ].join("\n")
   : "CPU time: not measured (`perf stat` does not work here).";
@@ -269,11 +338,16 @@ const section = [
   `${bwrapVersion}, Node ${process.version}, ${cpus().length} cores, 1-minute load average ${loadBefore.toFixed(2)} → ${(loadavg()[0] ?? 0).toFixed(2)}`,
   "(a shared machine: every process start waits its turn for a core, so wall times grow with the",
   "load; the floor column shows what bubblewrap's own process start costs under the same load).",
-  `${RUNS} pairs per command after 3 warm-up pairs, alternating which runs first. Each run spawns the`,
-  "command as a runner does (own process group, pipes read to the end) and times spawn → close;",
-  "sandboxed = `workspace-write` with the network off, a git workspace (hooks and config",
-  "re-mounted read-only) and every default credential place present (folders and files as in a",
-  "home), hidden. Floor: `bwrap",
+  `${RUNS} rounds per command after 3 warm-up rounds, the unconfined and the two sandboxed runs of a`,
+  "round in an order that turns from round to round. Each run spawns the command as a runner does",
+  "(own process group, pipes read to the end) and times spawn → close; the overhead is each",
+  "sandboxed run less its round's unconfined run. Sandboxed = `workspace-write` with the network",
+  "off, a git workspace (hooks and config re-mounted read-only) and one of two homes, its hidden",
+  "places hidden (folders and files as in a home): typical (`~/.ssh`, `~/.aws`, `~/.config/gh`,",
+  "`~/.npmrc`, `~/.docker/config.json`, turnloop's `~/.turnloop`, and a `~/.gitconfig` that is not",
+  "hidden), the home as users have it, which the target is judged by; and every hidden place (every",
+  "default hidden place exists), the most the default list costs: each hidden place is one more",
+  "mount, and bubblewrap reads the whole mount table at each. Floor: `bwrap",
   "--unshare-user --ro-bind / / --dev /dev` around the same command, bubblewrap's least sandbox;",
   "namespaces only: the policy's namespaces and options, `/` read-only, `/dev`, `/proc`, no other",
   "mount. Building the argv: one runner's (what each place resolves to is remembered between",
@@ -282,7 +356,8 @@ const section = [
   table,
   "",
   `CPU time (\`perf stat -e task-clock\`, which counts the pid namespace's processes too; ${RUNS}`,
-  "pairs per command after 3 warm-up pairs, alternating; the load inflates it far less than wall time):",
+  "pairs per command and home after 3 warm-up pairs, alternating; the load inflates it far less",
+  "than wall time):",
   "",
   cpuTable,
   "<!-- /keep:sandbox -->",
