@@ -17,7 +17,10 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a prompt too large for t
       await writeFile(join(fixture.repository, "big.log"), "log line\n".repeat(11_000));
       fixture.server.enqueue({ text: "Short answer." });
       const terminal = await fixture.openReady(["--context-window", "8000"], { columns: 200 });
-      terminal.type("explain @big.log");
+      // One write, Enter with the text: typed as two, the `@` menu's suggestions could arrive between
+      // them, and Enter then took the menu's choice instead of sending (src/cli/interactive/
+      // completion.ts); in one write the menu is stale when Enter is read, and Enter sends.
+      terminal.write("explain @big.log\r");
       // The refusal with the box under it: the typed text alone is in the box before Enter is read.
       const screen = await terminal.waitFor(
         /turnloop\.\n[\s\S]*─{20,}\n *explain @big\.log *\n─{20,}/,
