@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { ANSWER_TURN } from "../support/event-sequences.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import { interactiveTest, printedSessionId } from "./interactive-support.js";
+import { exitWithCtrlD, interactiveTest } from "./interactive-support.js";
 
 // The interactive terminal with a prompt beyond the model's known context window (an attached
 // 100 KB log, about 25,000 tokens, against 8,000): the refusal is shown above the input box, the
@@ -54,9 +54,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a prompt too large for t
       await terminal.idle();
       expect(fixture.server.requests).toHaveLength(1);
       expect(fixture.lastMessage(0)).toBe("explain");
-      terminal.key("C-d");
-      expect((await terminal.exited()).code).toBe(0);
-      const sessionId = printedSessionId(terminal.screen(500));
+      const sessionId = await exitWithCtrlD(terminal);
       expect(await fixture.eventTypes(sessionId)).toEqual([
         "session.start",
         "user.message",
