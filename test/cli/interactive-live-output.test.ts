@@ -287,10 +287,10 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running command's outp
     "a command that times out: its live lines give way to the timed-out call's view",
     async ({ fixture }) => {
       const command = "echo live-$((1+1)); sleep 60";
-      const terminal = await runCommand(fixture, command, { timeout: 5 });
+      const terminal = await runCommand(fixture, command, { timeout: 2 });
       await terminal.waitFor(/running \d+\.\ds\n +live-2\n/);
       const done = await terminal.waitFor(/Ran it\./);
-      const final = [`✗ bash ${command}  timed out after 5 s`, "  live-2"];
+      const final = [`✗ bash ${command}  timed out after 2 s`, "  live-2"];
       expect(callBlock(done)).toEqual(final);
       const scrollback = await scrollbackAfterExit(terminal);
       expect(callBlock(scrollback)).toEqual(final);

@@ -2,7 +2,7 @@ import { describe, expect } from "vitest";
 import { ANSWER_TURN } from "../support/event-sequences.js";
 import { gate } from "../support/gate.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import { interactiveTest, printedSessionId } from "./interactive-support.js";
+import { exitWithCtrlD, interactiveTest } from "./interactive-support.js";
 
 // A line sent (Enter) while a prompt still runs is queued, not lost: shown as `queued › …` above
 // the input box, it runs as the next prompt once the session is idle.
@@ -47,9 +47,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): inputs sent while a prom
         "First answer goes on and ends.",
       );
       await terminal.idle();
-      terminal.key("C-d");
-      expect((await terminal.exited()).code).toBe(0);
-      const sessionId = printedSessionId(terminal.screen(500));
+      const sessionId = await exitWithCtrlD(terminal);
       expect(await fixture.eventTypes(sessionId)).toEqual([
         "session.start",
         "user.message",

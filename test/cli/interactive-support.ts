@@ -157,6 +157,16 @@ export async function pastSession(
 /** The session id the CLI printed (on exit, for the interactive screen). */
 export { printedSessionId };
 
+/**
+ * Ends the session as a user does at an idle prompt, with Ctrl-D; expects exit code 0 and answers
+ * the session id the CLI printed on exit (from the last 500 rows of the pane).
+ */
+export async function exitWithCtrlD(terminal: InteractiveTerminal): Promise<string> {
+  terminal.key("C-d");
+  expect((await terminal.exited()).code).toBe(0);
+  return printedSessionId(terminal.screen(500));
+}
+
 /** The input box is drawn: its two rules and the status line under them. */
 export const INPUT_BOX = /─{20,}\n[^\n]*\n─{20,}\n.*fake-model/;
 

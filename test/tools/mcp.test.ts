@@ -222,7 +222,7 @@ describe("MCP tools in the loop", () => {
     const { harness, servers, log } = await withServers(
       openHarness,
       (file) => ({ mute: stdioServer("--never-initialize", "--log", file), t: stdioServer() }),
-      { startupWaitMs: 2_000 },
+      { startupWaitMs: 500 },
     );
     // Gates: the mute server has its initialize request and the healthy one is up (a loaded
     // machine may take longer than the wait to start either); the prompt then waits out the rest.
@@ -242,7 +242,7 @@ describe("MCP tools in the loop", () => {
         serverName: "mute",
         status: "pending",
         error:
-          "initialize got no answer within 2 s (the start-up wait, TURNLOOP_MCP_STARTUP_WAIT_MS); the session goes on without its tools until it answers",
+          "initialize got no answer within 0.5 s (the start-up wait, TURNLOOP_MCP_STARTUP_WAIT_MS); the session goes on without its tools until it answers",
       },
       "assistant.turn_start",
     ]);
