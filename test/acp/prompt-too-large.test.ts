@@ -1,4 +1,5 @@
 import { expect, test } from "vitest";
+import { expectAcpPromptBeyondWindow, PROMPT_BEYOND_WINDOW } from "../support/context-limit.js";
 import { ANSWERED_SESSION } from "../support/event-sequences.js";
 import { ChildFixture } from "./child-process.js";
 
@@ -9,25 +10,15 @@ import { ChildFixture } from "./child-process.js";
 
 const fixture = ChildFixture.forEachTest();
 
-/** 100,000 characters: about 25,000 tokens as compaction estimates them. */
-const PROMPT = "word ".repeat(20_000).trimEnd();
-
 test("session/prompt with a prompt beyond the window is a -32602 error in the editor's words; nothing is sent or stored, and the next prompt runs", async () => {
   fixture.server.enqueue({ text: "fine" });
   const agent = fixture.startAgent({ TURNLOOP_CONTEXT_WINDOW: "8000" });
   await agent.initialize();
   const sessionId = await agent.newSession();
-  const failure = await agent.prompt(sessionId, PROMPT).catch((error: unknown) => error);
-  const { code, message, data } = failure as { code: number; message: string; data: unknown };
-  expect({ code, data }).toEqual({
-    code: -32602,
-    data: {
-      errorType: "context_length_exceeded",
-      estimatedTokens: expect.any(Number),
-      contextWindow: 8000,
-      method: "session/prompt",
-    },
-  });
+  const failure = await agent
+    .prompt(sessionId, PROMPT_BEYOND_WINDOW)
+    .catch((error: unknown) => error);
+  const message = expectAcpPromptBeyondWindow(failure);
   expect(message).toMatch(
     /^session\/prompt: the prompt is about \d+ tokens with the system prompt and tools \(99999 characters\), more than the context window of openai-compatible:fake-model, 8000 tokens; nothing was sent\. Send a smaller part of it or fewer files, use a model with a larger window \(TURNLOOP_MODEL in the env of turnloop's entry in the editor's agent server settings \(or --model in its args\)\), or, if openai-compatible:fake-model's window is larger, set it with TURNLOOP_CONTEXT_WINDOW in the env of turnloop's entry in the editor's agent server settings \(or --context-window in its args\)\.$/,
   );

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { chatMessages } from "../support/fake-model-server.js";
 import { type CliFixtures, printedSessionId, test } from "../support/fixtures.js";
+import { hiddenPlaceRefusal } from "../support/one-command.js";
 import { requireSandbox } from "../support/sandbox.js";
 import { coldCodeCache } from "../support/test-home.js";
 
@@ -40,18 +41,6 @@ async function plantSecrets(home: string): Promise<void> {
   await writeFile(join(home, "notes.txt"), "aws_secret_access_key is set in ~/.aws\n");
   await mkdir(join(home, ".notes"));
   await writeFile(join(home, ".notes", "todo.txt"), "rotate the key\n");
-}
-
-/** What the model reads for a call refused in the hidden place `place`. */
-function refusal(tool: string, place: string): string {
-  const rule = `${tool}(${place}/**)`;
-  return (
-    `Permission denied for '${tool}': ${place} is hidden from the agent: it is one of the places ` +
-    "the sandbox hides from commands (credentials, shell histories, turnloop's session logs; " +
-    "README, Sandbox), and the file tools keep out of them too. Do not try to reach it another " +
-    `way. Only the user can allow it, with an allow rule naming the place: --allow-tool '${rule}' ` +
-    `(or "${rule}" in permissions.allow of a config file).`
-  );
 }
 
 type Call = [name: string, arguments: Record<string, string>];
@@ -118,14 +107,14 @@ describe("the file tools keep out of the places the sandbox hides", () => {
         ],
       );
       expect(results).toEqual([
-        refusal("view", "~/.ssh"),
-        refusal("view", "~/.aws"),
-        refusal("view", "~/.turnloop"),
+        hiddenPlaceRefusal("view", "~/.ssh"),
+        hiddenPlaceRefusal("view", "~/.aws"),
+        hiddenPlaceRefusal("view", "~/.turnloop"),
         "notes.txt:1:aws_secret_access_key is set in ~/.aws",
-        refusal("glob", "~/.ssh"),
+        hiddenPlaceRefusal("glob", "~/.ssh"),
         "./.notes/todo.txt",
-        refusal("create", "~/.ssh"),
-        refusal("edit", "~/.aws"),
+        hiddenPlaceRefusal("create", "~/.ssh"),
+        hiddenPlaceRefusal("edit", "~/.aws"),
         "notes.txt",
       ]);
       expect(log).not.toContain("b3BlbnNzaC1rZXktdjEAAAAA");
@@ -147,10 +136,10 @@ describe("the file tools keep out of the places the sandbox hides", () => {
         ["grep", { pattern: "BEGIN", path: "~/.ssh" }],
       ]);
       expect(results).toEqual([
-        refusal("view", "~/.ssh"),
-        refusal("view", "~/.turnloop"),
-        refusal("view", "~/.ssh"),
-        refusal("grep", "~/.ssh"),
+        hiddenPlaceRefusal("view", "~/.ssh"),
+        hiddenPlaceRefusal("view", "~/.turnloop"),
+        hiddenPlaceRefusal("view", "~/.ssh"),
+        hiddenPlaceRefusal("grep", "~/.ssh"),
       ]);
     },
   );
@@ -171,9 +160,9 @@ describe("the file tools keep out of the places the sandbox hides", () => {
     ]);
     expect(results).toEqual([
       "1. Host build\n2.   User ci",
-      refusal("view", "~/.ssh"),
-      refusal("glob", "~/.ssh"),
-      refusal("view", "~/.aws"),
+      hiddenPlaceRefusal("view", "~/.ssh"),
+      hiddenPlaceRefusal("glob", "~/.ssh"),
+      hiddenPlaceRefusal("view", "~/.aws"),
     ]);
     // The log's tool events, whole: no question asked (no permission.requested), each refusal a
     // `denied` result; by call, since the calls of one reply complete in any order.
@@ -194,8 +183,8 @@ describe("the file tools keep out of the places the sandbox hides", () => {
         toolCallId: id,
         toolName,
         success: false,
-        result: { content: refusal(toolName, place) },
-        error: { message: refusal(toolName, place), code: "denied" },
+        result: { content: hiddenPlaceRefusal(toolName, place) },
+        error: { message: hiddenPlaceRefusal(toolName, place), code: "denied" },
       },
     });
     expect(toolEvents).toEqual([
@@ -236,7 +225,7 @@ describe("the file tools keep out of the places the sandbox hides", () => {
         ],
       );
       expect(results).toEqual([
-        refusal("view", "~/.aws"),
+        hiddenPlaceRefusal("view", "~/.aws"),
         "Permission denied for 'view': no terminal to ask on; rerun with --allow-tool " +
           `'view(${join(home, "notes.txt")})' or --allow-all-tools`,
       ]);

@@ -1,6 +1,7 @@
 import { describe, expect } from "vitest";
 import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
+import { hiddenPlaceRefusal } from "../support/one-command.js";
 
 // Trial 34, HIGH 3: with --allow-all-tools, `grep {pattern: "OPENAI_API_KEY=sk-openai-C", path:
 // "/proc/self/environ", output_mode: "count"}` answered 1, and the `-X` guess "No matches found":
@@ -8,18 +9,6 @@ import { test } from "../support/fixtures.js";
 // file tools (src/permissions/hidden-places.ts `processFolder`), as the sandbox's own pid
 // namespace hides the host's processes from commands. The built CLI under -p, the fake model
 // asking for the calls in one reply; the tool results it read are asserted whole.
-
-/** What the model reads for a call refused in the process folder `place`. */
-function refusal(tool: string, place: string): string {
-  const rule = `${tool}(${place}/**)`;
-  return (
-    `Permission denied for '${tool}': ${place} is hidden from the agent: it is one of the places ` +
-    "the sandbox hides from commands (credentials, shell histories, turnloop's session logs; " +
-    "README, Sandbox), and the file tools keep out of them too. Do not try to reach it another " +
-    `way. Only the user can allow it, with an allow rule naming the place: --allow-tool '${rule}' ` +
-    `(or "${rule}" in permissions.allow of a config file).`
-  );
-}
 
 describe("a process's folder under /proc", () => {
   test("view, grep and glob of turnloop's own and another process's are refused; /proc/cpuinfo is not", async ({
@@ -51,10 +40,10 @@ describe("a process's folder under /proc", () => {
       ({ id }) => messages.find((message) => message.tool_call_id === id)?.content,
     );
     expect(results.slice(0, 4)).toEqual([
-      refusal("grep", "/proc/self"),
-      refusal("view", "/proc/self"),
-      refusal("view", "/proc/1"),
-      refusal("glob", "/proc/thread-self"),
+      hiddenPlaceRefusal("grep", "/proc/self"),
+      hiddenPlaceRefusal("view", "/proc/self"),
+      hiddenPlaceRefusal("view", "/proc/1"),
+      hiddenPlaceRefusal("glob", "/proc/thread-self"),
     ]);
     expect(String(results[4])).toMatch(/^\/proc\/cpuinfo:[1-9]\d*$/);
   });

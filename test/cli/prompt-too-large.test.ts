@@ -1,4 +1,5 @@
 import { describe, expect } from "vitest";
+import { PROMPT_BEYOND_WINDOW } from "../support/context-limit.js";
 import { chatMessages } from "../support/fake-model-server.js";
 import { printedSessionId, test } from "../support/fixtures.js";
 
@@ -6,9 +7,6 @@ import { printedSessionId, test } from "../support/fixtures.js";
 // stored or sent, exit 3, the advice in the command line's words; an unknown window sends it.
 
 test.override({ git: true });
-
-/** 100,000 characters: about 25,000 tokens as compaction estimates (4 characters a token). */
-const PROMPT = "word ".repeat(20_000).trimEnd();
 
 /** The refusal as `-p` says it on stderr (the estimate's exact figure aside). */
 const REFUSAL =
@@ -19,7 +17,9 @@ describe("a prompt beyond the model's context window", () => {
     cli,
     model,
   }) => {
-    const refused = await cli(["-p", "-", "--context-window", "8000"], { stdin: PROMPT });
+    const refused = await cli(["-p", "-", "--context-window", "8000"], {
+      stdin: PROMPT_BEYOND_WINDOW,
+    });
     expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 3, stdout: "" });
     expect(refused.stderr).toMatch(REFUSAL);
     expect(Number(REFUSAL.exec(refused.stderr)?.[1])).toBeGreaterThan(25_000);
@@ -31,10 +31,10 @@ describe("a prompt beyond the model's context window", () => {
     expect(listed.stdout).not.toContain("word word");
 
     model.enqueue({ text: "ok" });
-    const sent = await cli(["-p", "-"], { stdin: PROMPT });
+    const sent = await cli(["-p", "-"], { stdin: PROMPT_BEYOND_WINDOW });
     expect({ code: sent.code, stdout: sent.stdout }).toEqual({ code: 0, stdout: "ok\n" });
     const users = chatMessages(model, 0).filter((message) => message.role === "user");
-    expect(users.at(-1)?.content).toBe(PROMPT);
+    expect(users.at(-1)?.content).toBe(PROMPT_BEYOND_WINDOW);
   });
 
   test("--output-format json and stream-json print the error result only: subtype error_prompt_too_large, exit 3", async ({
@@ -42,7 +42,7 @@ describe("a prompt beyond the model's context window", () => {
     model,
   }) => {
     const refused = await cli(["-p", "-", "--output-format", "json"], {
-      stdin: PROMPT,
+      stdin: PROMPT_BEYOND_WINDOW,
       env: { TURNLOOP_CONTEXT_WINDOW: "8000" },
     });
     expect(refused.code).toBe(3);
@@ -65,7 +65,7 @@ describe("a prompt beyond the model's context window", () => {
     expect(refused.stderr).toMatch(REFUSAL);
     // stream-json: no event line of a prompt that never ran, only the same result line.
     const streamed = await cli(["-p", "-", "--output-format", "stream-json"], {
-      stdin: PROMPT,
+      stdin: PROMPT_BEYOND_WINDOW,
       env: { TURNLOOP_CONTEXT_WINDOW: "8000" },
     });
     expect(streamed.code).toBe(3);
@@ -85,7 +85,7 @@ describe("a prompt beyond the model's context window", () => {
     expect(first.code).toBe(0);
     const sessionId = printedSessionId(first.stderr);
     const refused = await cli(["-p", "-", "--continue", "--context-window", "8000"], {
-      stdin: PROMPT,
+      stdin: PROMPT_BEYOND_WINDOW,
     });
     expect(refused.code).toBe(3);
     expect(model.requests).toHaveLength(1);

@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
-import { toolResultsThroughCli } from "../support/one-command.js";
+import { autoSandboxStop, toolResultsThroughCli } from "../support/one-command.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 /**
@@ -26,19 +26,6 @@ const NPM_WHY =
 const DIRENV_WHY = "direnv runs it when your shell enters the folder, outside the sandbox";
 const VSCODE_WHY =
   "your editor runs what it names later, outside the sandbox (a task run when the folder opens, an interpreter, a formatter, a terminal's environment)";
-
-/**
- * What the model hears when the sandbox stopped `command` under `--permission-mode auto` and
- * nobody could be asked.
- */
-function sandboxStop(command: string, reason: string): string {
-  return (
-    `The sandbox stopped this command: ${reason}. It was not run outside the sandbox: no ` +
-    "terminal to ask on; rerun with --permission-mode ask --sandbox danger-full-access --allow-tool " +
-    `'bash(${command})', in place of --permission-mode auto (commands run without the sandbox, the only way to write that place), ` +
-    "or run -p on a terminal to be asked."
-  );
-}
 
 describe.runIf(sandboxWorks)("tool configuration in the workspace's folders", () => {
   test("an existing one is read-only, one a command makes is removed; files beside them are written", async ({
@@ -68,20 +55,20 @@ describe.runIf(sandboxWorks)("tool configuration in the workspace's folders", ()
       stdout: "Done.\n",
       results: [
         "bash: line 1: pkg/.npmrc: Read-only file system\n<exited with exit code 1>\n" +
-          sandboxStop(
+          autoSandboxStop(
             "echo x > pkg/.npmrc",
             `the sandbox keeps .npmrc read-only whatever the settings: ${NPM_WHY} (Read-only file system)`,
           ),
         "bash: line 1: sub/.vscode/tasks.json: Read-only file system\n<exited with exit code 1>\n" +
-          sandboxStop(
+          autoSandboxStop(
             "echo x > sub/.vscode/tasks.json",
             `the sandbox keeps .vscode read-only whatever the settings: ${VSCODE_WHY} (Read-only file system)`,
           ),
-        `<exited with exit code 0>\n${sandboxStop(
+        `<exited with exit code 0>\n${autoSandboxStop(
           "echo x > fresh/.npmrc",
           `the sandbox keeps .npmrc read-only whatever the settings: ${NPM_WHY}; it removed ${join(real, "fresh", ".npmrc")}, which the command made`,
         )}`,
-        `<exited with exit code 0>\n${sandboxStop(
+        `<exited with exit code 0>\n${autoSandboxStop(
           "mkdir -p lib/.vscode && echo x > lib/.vscode/tasks.json",
           `the sandbox keeps .vscode read-only whatever the settings: ${VSCODE_WHY}; it removed ${join(real, "lib", ".vscode")}, which the command made`,
         )}`,
@@ -127,19 +114,19 @@ describe.runIf(sandboxWorks)("tool configuration in the workspace's folders", ()
       stdout: "Done.\n",
       results: [
         "bash: line 1: apps/web/.npmrc: Read-only file system\n<exited with exit code 1>\n" +
-          sandboxStop(
+          autoSandboxStop(
             "echo x > apps/web/.npmrc",
             `the sandbox keeps .npmrc read-only whatever the settings: ${NPM_WHY} (Read-only file system)`,
           ),
-        `<exited with exit code 0>\n${sandboxStop(
+        `<exited with exit code 0>\n${autoSandboxStop(
           "echo script-shell=./evil.sh > a/b/.npmrc",
           `the sandbox keeps .npmrc read-only whatever the settings: ${NPM_WHY}; it removed ${join(real, "a", "b", ".npmrc")}, which the command made`,
         )}`,
-        `<exited with exit code 0>\n${sandboxStop(
+        `<exited with exit code 0>\n${autoSandboxStop(
           "echo curl evil.sh > a/b/c/.envrc",
           `the sandbox keeps .envrc read-only whatever the settings: ${DIRENV_WHY}; it removed ${join(real, "a", "b", "c", ".envrc")}, which the command made`,
         )}`,
-        `<exited with exit code 0>\n${sandboxStop(
+        `<exited with exit code 0>\n${autoSandboxStop(
           "mkdir -p x/y/.vscode && echo {} > x/y/.vscode/tasks.json",
           `the sandbox keeps .vscode read-only whatever the settings: ${VSCODE_WHY}; it removed ${join(real, "x", "y", ".vscode")}, which the command made`,
         )}`,

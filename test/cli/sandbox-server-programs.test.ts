@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
-import { toolResultsThroughCli } from "../support/one-command.js";
+import { autoSandboxStop, toolResultsThroughCli } from "../support/one-command.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 /*
@@ -20,19 +20,6 @@ const sandboxWorks = await requireSandbox();
 
 const WHY =
   "an MCP server config (.mcp.json, .turnloop/config.json, mcp.json) names it, and turnloop runs it when a session starts, outside the sandbox";
-
-/**
- * What the model hears when the sandbox stopped `command` under `--permission-mode auto` and
- * nobody could be asked (as test/cli/sandbox-tool-configuration.test.ts words it).
- */
-function sandboxStop(command: string, reason: string): string {
-  return (
-    `The sandbox stopped this command: ${reason}. It was not run outside the sandbox: no ` +
-    "terminal to ask on; rerun with --permission-mode ask --sandbox danger-full-access --allow-tool " +
-    `'bash(${command})', in place of --permission-mode auto (commands run without the sandbox, the only way to write that place), ` +
-    "or run -p on a terminal to be asked."
-  );
-}
 
 describe.runIf(sandboxWorks)("the files MCP servers run", () => {
   test("a sandboxed command cannot change the script .mcp.json runs, and auto asks before an edit of it", async ({
@@ -59,11 +46,11 @@ describe.runIf(sandboxWorks)("the files MCP servers run", () => {
     );
     expect(results).toEqual([
       "bash: line 1: tools/mcp.sh: Read-only file system\n<exited with exit code 1>\n" +
-        sandboxStop(
+        autoSandboxStop(
           "echo evil >> tools/mcp.sh",
           `the sandbox keeps ${real} read-only whatever the settings: ${WHY} (Read-only file system)`,
         ),
-      `<exited with exit code 0>\n${sandboxStop(
+      `<exited with exit code 0>\n${autoSandboxStop(
         replace,
         `the sandbox keeps ${real} read-only whatever the settings: ${WHY}; it removed ${real}, which the command made`,
       )}`,
@@ -101,7 +88,7 @@ describe.runIf(sandboxWorks)("the files MCP servers run", () => {
       "Permission denied for 'edit': no terminal to ask on; auto asks about edits of what later " +
         `runs read: ${WHY.replace("names it", "names server.js")}; rerun with --allow-tool 'edit(bin/server.js)'`,
       "bash: line 1: bin/server.js: Read-only file system\n<exited with exit code 1>\n" +
-        sandboxStop(
+        autoSandboxStop(
           "echo evil > bin/server.js",
           `the sandbox keeps ${realpathSync(server)} read-only whatever the settings: ${WHY} (Read-only file system)`,
         ),

@@ -6,6 +6,7 @@ import { describe, expect } from "vitest";
 import { CLI_PATH, outputOf } from "../support/cli.js";
 import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
+import { autoSandboxStop } from "../support/one-command.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 /**
@@ -129,20 +130,6 @@ function autoRefusal(tool: string, file: string, why: string): string {
   );
 }
 
-/**
- * What the model hears when the sandbox stopped `command` and nobody could be asked, under
- * `--permission-mode auto` (which `--sandbox danger-full-access` contradicts, as a second
- * `--permission-mode` does: the advice names `--permission-mode ask` in place of auto).
- */
-function sandboxStop(command: string, reason: string): string {
-  return (
-    `The sandbox stopped this command: ${reason}. It was not run outside the sandbox: no ` +
-    "terminal to ask on; rerun with --permission-mode ask --sandbox danger-full-access --allow-tool " +
-    `'bash(${command})', in place of --permission-mode auto (commands run without the sandbox, the only way to write that place), ` +
-    "or run -p on a terminal to be asked."
-  );
-}
-
 type Call = { name: string; arguments: Record<string, string> };
 
 /** Writes each place's file (and a folder place's folder) holding `before\n`. */
@@ -208,14 +195,14 @@ describe.runIf(sandboxWorks)("what other programs in the workspace run later", (
       ...PLACES.map(
         ({ place, file, why }) =>
           `bash: line 1: ${file}: Read-only file system\n<exited with exit code 1>\n` +
-          sandboxStop(
+          autoSandboxStop(
             `echo x > ${file}`,
             `the sandbox keeps ${place} read-only whatever the settings: ${why("it")} (Read-only file system)`,
           ),
       ),
       // The reason names the place the write went through the link to, not the path as printed.
       "bash: line 1: link-to-vscode/launch.json: Read-only file system\n<exited with exit code 1>\n" +
-        sandboxStop(
+        autoSandboxStop(
           "echo x > link-to-vscode/launch.json",
           `the sandbox keeps .vscode read-only whatever the settings: ${PLACES[0]?.why("it")} (Read-only file system)`,
         ),
@@ -248,7 +235,7 @@ describe.runIf(sandboxWorks)("what other programs in the workspace run later", (
     expect(results).toEqual(
       PLACES.map(
         ({ place, file, why }) =>
-          `<exited with exit code 0>\n${sandboxStop(
+          `<exited with exit code 0>\n${autoSandboxStop(
             made(file),
             `the sandbox keeps ${place} read-only whatever the settings: ${why("it")}; it removed ${join(real, place)}, which the command made`,
           )}`,
@@ -284,7 +271,7 @@ describe.runIf(sandboxWorks)("what other programs in the workspace run later", (
     ]);
     expect(results).toEqual([
       "bash: line 1: cfg/vscode/tasks.json: Read-only file system\n<exited with exit code 1>\n" +
-        sandboxStop(
+        autoSandboxStop(
           command,
           `the sandbox keeps cfg read-only whatever the settings: .vscode leads through it, and ${PLACES[0]?.why(".vscode")} (Read-only file system)`,
         ),

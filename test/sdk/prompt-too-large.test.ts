@@ -1,5 +1,6 @@
 import { approveAll } from "@github/copilot-sdk";
 import { expect, test } from "vitest";
+import { PROMPT_BEYOND_WINDOW } from "../support/context-limit.js";
 import { ANSWERED_SESSION } from "../support/event-sequences.js";
 import {
   chatBody,
@@ -17,16 +18,15 @@ import {
 
 const fixture = fixtureForFile();
 
-/** 100,000 characters: about 25,000 tokens as compaction estimates them. */
-const PROMPT = "word ".repeat(20_000).trimEnd();
-
 test("sendAndWait with a prompt beyond the window rejects with the refusal; no request, nothing stored, the next prompt runs", async () => {
   fixture.env.TURNLOOP_CONTEXT_WINDOW = "8000";
   const client = await startCopilotClient(fixture);
   const session = await client.createSession({ onPermissionRequest: approveAll });
   const events = recordEvents(session);
   const idle = nextEvent(session, (event) => event.type === "session.idle");
-  const failure = await session.sendAndWait({ prompt: PROMPT }).catch((error: unknown) => error);
+  const failure = await session
+    .sendAndWait({ prompt: PROMPT_BEYOND_WINDOW })
+    .catch((error: unknown) => error);
   expect(String(failure)).toMatch(
     /^Error: the prompt is about \d+ tokens with the system prompt and tools \(99999 characters\), more than the context window of openai-compatible:fake-model, 8000 tokens; nothing was sent\. Send a smaller part of it or fewer files, use a model with a larger window \(the session's model \(createSession\(\{ model: "<provider>:<model>" \}\)\) or TURNLOOP_MODEL in the server's environment\), or, if openai-compatible:fake-model's window is larger, set it with TURNLOOP_CONTEXT_WINDOW in the server's environment\.$/,
   );
@@ -55,7 +55,9 @@ test("turnloop's own SDK: sendAndWait rejects with the same refusal, and the ses
   fixture.env.TURNLOOP_CONTEXT_WINDOW = "8000";
   const client = await fixture.startedClient();
   const session = await client.createSession();
-  const failure = await session.sendAndWait({ prompt: PROMPT }).catch((error: unknown) => error);
+  const failure = await session
+    .sendAndWait({ prompt: PROMPT_BEYOND_WINDOW })
+    .catch((error: unknown) => error);
   expect(String(failure)).toMatch(
     /^Error: the prompt is about \d+ tokens .* set it with TURNLOOP_CONTEXT_WINDOW in the server's environment\.$/,
   );

@@ -1,4 +1,3 @@
-import { approveAll } from "@github/copilot-sdk";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   keyCutEverywhere,
@@ -6,7 +5,8 @@ import {
   SPLIT_KEY,
   SPLIT_KEY_VARIABLE,
 } from "../support/split-secret.js";
-import { fixtureForFile, MODEL, normalise, recordEvents } from "./support.js";
+import { firstTurnEnd, streamingApps } from "./streaming-apps.js";
+import { fixtureForFile, normalise } from "./support.js";
 import { startTcpServer, type TcpServer } from "./tcp-server.js";
 
 /**
@@ -29,8 +29,6 @@ afterAll(async () => {
 const answer = keyCutEverywhere("answer");
 const reasoning = keyCutEverywhere("thought");
 const PROMPT = "Which key do you use?";
-const BARE_MODEL = MODEL.slice(MODEL.indexOf(":") + 1);
-const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, reasoningTokens: 0 };
 
 /** What every app sees of the prompt, after `normalise`. */
 const expected = [
@@ -58,48 +56,10 @@ const expected = [
       reasoningParts: [{ text: reasoning.text }],
     },
   },
-  { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-1", ...usage } },
-  {
-    type: "session.usage_info",
-    data: { currentTokens: expect.any(Number), tokenLimit: expect.any(Number), messagesLength: 2 },
-  },
-  {
-    type: "assistant.turn_end",
-    data: { turnId: "turn-1", status: "completed", finishReason: "stop", stopReason: "end_turn" },
-  },
-  { type: "assistant.idle", data: {} },
-  { type: "session.idle", data: { stopReason: "end_turn" } },
+  ...firstTurnEnd(),
 ];
 
-/** One app's session: `send` runs one prompt to `session.idle`; `events` holds what arrived. */
-type Opened = {
-  events: Array<{ type: string; data: unknown }>;
-  send: (prompt: string) => Promise<unknown>;
-};
-
-const apps: Array<[string, () => Promise<Opened>]> = [
-  [
-    "turnloop's SDK over stdio",
-    async () => {
-      const client = await fixture.startedClient();
-      const session = await client.createSession();
-      const events = recordEvents<{ type: string; data: unknown }>(session);
-      return { events, send: (prompt) => session.sendAndWait({ prompt }) };
-    },
-  ],
-  [
-    "the official Copilot SDK over TCP",
-    async () => {
-      const client = await tcp.copilotClient();
-      const session = await client.createSession({
-        onPermissionRequest: approveAll,
-        streaming: true,
-      });
-      const events = recordEvents<{ type: string; data: unknown }>(session);
-      return { events, send: (prompt) => session.sendAndWait({ prompt }) };
-    },
-  ],
-];
+const apps = streamingApps(fixture, () => tcp);
 
 describe("an API key the stream cuts across two deltas", () => {
   test.each(apps)("%s: every delta shows it only whole, redacted", async (_, open) => {

@@ -1,6 +1,6 @@
-import { approveAll } from "@github/copilot-sdk";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { fixtureForFile, MODEL, normalise, recordEvents } from "./support.js";
+import { firstTurnEnd, streamingApps } from "./streaming-apps.js";
+import { fixtureForFile, normalise } from "./support.js";
 import { startTcpServer, type TcpServer } from "./tcp-server.js";
 
 /**
@@ -26,8 +26,6 @@ const pieces = Array.from({ length: DELTAS }, (_, index) =>
   index % 7 === 6 ? `${index + 1} ✓ é\n` : `${index + 1} `,
 );
 const PROMPT = "Count for me.";
-const BARE_MODEL = MODEL.slice(MODEL.indexOf(":") + 1);
-const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, reasoningTokens: 0 };
 
 /** What every app sees of one prompt answered with `pieces`, after `normalise`. */
 const expected = [
@@ -49,54 +47,10 @@ const expected = [
       finishReason: "stop",
     },
   },
-  { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-1", ...usage } },
-  {
-    type: "session.usage_info",
-    data: { currentTokens: expect.any(Number), tokenLimit: expect.any(Number), messagesLength: 2 },
-  },
-  {
-    type: "assistant.turn_end",
-    data: { turnId: "turn-1", status: "completed", finishReason: "stop", stopReason: "end_turn" },
-  },
-  { type: "assistant.idle", data: {} },
-  { type: "session.idle", data: { stopReason: "end_turn" } },
+  ...firstTurnEnd(),
 ];
 
-/** The envelope fields compared besides `type` and `data`. */
-interface Envelope {
-  type: string;
-  data: unknown;
-  id: string;
-  parentId?: string | null;
-  ephemeral?: boolean;
-}
-
-/** One app's session: `send` runs one prompt to `session.idle`; `events` holds what arrived. */
-type Opened = { events: Envelope[]; send: (prompt: string) => Promise<unknown> };
-
-const apps: Array<[string, () => Promise<Opened>]> = [
-  [
-    "turnloop's SDK over stdio",
-    async () => {
-      const client = await fixture.startedClient();
-      const session = await client.createSession();
-      const events = recordEvents<Envelope>(session);
-      return { events, send: (prompt) => session.sendAndWait({ prompt }) };
-    },
-  ],
-  [
-    "the official Copilot SDK over TCP",
-    async () => {
-      const client = await tcp.copilotClient();
-      const session = await client.createSession({
-        onPermissionRequest: approveAll,
-        streaming: true,
-      });
-      const events = recordEvents<Envelope>(session);
-      return { events, send: (prompt) => session.sendAndWait({ prompt }) };
-    },
-  ],
-];
+const apps = streamingApps(fixture, () => tcp);
 
 describe("a reply streamed in 2,000 deltas", () => {
   test.each(apps)(

@@ -13,17 +13,13 @@ import { expect, test } from "vitest";
 import { gate } from "../support/gate.js";
 import {
   claimAfterOwnerDied,
+  editorOnDyingOwner,
+  killOwnerMidTurn,
   said,
-  startAcpAgent,
   text,
   withoutIds,
 } from "./workers-acp-support.js";
-import {
-  describeWorkers,
-  holdAnswers,
-  QUICK_OWNER_CHECK,
-  turnStartStored,
-} from "./workers-support.js";
+import { describeWorkers, holdAnswers, QUICK_OWNER_CHECK } from "./workers-support.js";
 
 describeWorkers(
   "an ACP follower's prompt on a worker that dies",
@@ -33,27 +29,20 @@ describeWorkers(
       { timeout: 90_000 },
       async (offer) => {
         const { fixture, env } = workers;
-        const asked = fixture.model.requests.length;
-        const { worker: workerA, session: onA } = await workers.ownerSession();
-        const queuedOnA = gate();
-        onA.on((event) => {
-          if (event.type === "pending_messages.modified") {
-            queuedOnA.open();
-          }
-        });
-        const editor = startAcpAgent(env, fixture.cwd);
-        try {
+        await editorOnDyingOwner(workers, offer, async ({ editor, workerA, onA }) => {
           const { sessionId } = onA;
-          await editor.load(sessionId, offer === "notices" ? { session: { notices: {} } } : {});
+          const queuedOnA = gate();
+          onA.on((event) => {
+            if (event.type === "pending_messages.modified") {
+              queuedOnA.open();
+            }
+          });
           const requested = holdAnswers(fixture.model);
           await onA.send({ prompt: "A's long prompt" });
           await requested.opened;
           const waited = editor.promptSettled(sessionId, "queued behind A's");
           await queuedOnA.opened;
-          // A's open turn is stored, not only its model request sent (the claim repairs that turn).
-          await turnStartStored(env.TURNLOOP_DATABASE_URL ?? "", sessionId);
-          workerA.process.kill("SIGKILL");
-          await workerA.exited;
+          await killOwnerMidTurn(env.TURNLOOP_DATABASE_URL ?? "", sessionId, workerA);
           const message = `the worker running session ${sessionId} stopped (its process is gone) before this prompt started; send it again to run it here`;
           expect(await waited).toEqual({ error: { code: -32603, message } });
           // A stored its prompt before asking the model (DESIGN.md, SessionStore), and nothing after
@@ -63,14 +52,8 @@ describeWorkers(
             { sessionUpdate: "session_info_update", title: "A's long prompt", updatedAt: "<time>" },
             said(offer, { severity: "error", title: "Prompt not run", words: message }),
           ]);
-
           await claimAfterOwnerDied(editor, fixture.model, sessionId, offer, "queued behind A's");
-          // A's held request, then the editor's prompt, run once, in the ACP process.
-          expect(fixture.model.requests).toHaveLength(asked + 2);
-          expect(editor.invalid).toEqual([]);
-        } finally {
-          await editor.stop();
-        }
+        });
       },
     );
   },

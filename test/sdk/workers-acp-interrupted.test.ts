@@ -11,13 +11,14 @@
  */
 
 import { expect, test } from "vitest";
-import { claimAfterOwnerDied, said, startAcpAgent, withoutIds } from "./workers-acp-support.js";
 import {
-  describeWorkers,
-  holdAnswers,
-  QUICK_OWNER_CHECK,
-  turnStartStored,
-} from "./workers-support.js";
+  claimAfterOwnerDied,
+  editorOnDyingOwner,
+  killOwnerMidTurn,
+  said,
+  withoutIds,
+} from "./workers-acp-support.js";
+import { describeWorkers, holdAnswers, QUICK_OWNER_CHECK } from "./workers-support.js";
 
 describeWorkers(
   "an ACP follower's prompt running on a worker that dies",
@@ -27,20 +28,13 @@ describeWorkers(
       { timeout: 90_000 },
       async (offer) => {
         const { fixture, env } = workers;
-        const asked = fixture.model.requests.length;
-        const { worker: workerA, session: onA } = await workers.ownerSession();
-        const editor = startAcpAgent(env, fixture.cwd);
-        try {
+        await editorOnDyingOwner(workers, offer, async ({ editor, workerA, onA }) => {
           const { sessionId } = onA;
-          await editor.load(sessionId, offer === "notices" ? { session: { notices: {} } } : {});
           const requested = holdAnswers(fixture.model);
           const waited = editor.promptSettled(sessionId, "the editor's long prompt");
-          // A took the editor's prompt and started it: its model request is in flight and its open
-          // turn is stored (what the claim below repairs; CI once killed A before that commit).
+          // A took the editor's prompt and started it: its model request is in flight.
           await requested.opened;
-          await turnStartStored(env.TURNLOOP_DATABASE_URL ?? "", sessionId);
-          workerA.process.kill("SIGKILL");
-          await workerA.exited;
+          await killOwnerMidTurn(env.TURNLOOP_DATABASE_URL ?? "", sessionId, workerA);
           const message = `the worker running session ${sessionId} stopped (its process is gone) while running this prompt: it ended there unfinished`;
           expect(await waited).toEqual({ error: { code: -32603, message } });
           expect(editor.updates.map(withoutIds)).toEqual([
@@ -52,14 +46,8 @@ describeWorkers(
             },
             said(offer, { severity: "error", title: "Prompt interrupted", words: message }),
           ]);
-
           await claimAfterOwnerDied(editor, fixture.model, sessionId, offer, "again");
-          // The editor's prompt's held request on A, then its next prompt, in the ACP process.
-          expect(fixture.model.requests).toHaveLength(asked + 2);
-          expect(editor.invalid).toEqual([]);
-        } finally {
-          await editor.stop();
-        }
+        });
       },
     );
   },

@@ -7,11 +7,9 @@
 
 import { expect, test } from "vitest";
 import { approveAll } from "../../src/sdk/index.js";
+import { expectAcpPromptBeyondWindow, PROMPT_BEYOND_WINDOW } from "../support/context-limit.js";
 import { startAcpAgent } from "./workers-acp-support.js";
 import { describeWorkers } from "./workers-support.js";
-
-/** 100,000 characters: about 25,000 tokens as compaction estimates them. */
-const PROMPT = "word ".repeat(20_000).trimEnd();
 
 describeWorkers("an ACP follower's prompt beyond the window", (workers) => {
   test("is refused as a local one: -32602 naming both sizes; nothing stored, the next prompt runs", async () => {
@@ -24,22 +22,10 @@ describeWorkers("an ACP follower's prompt beyond the window", (workers) => {
       const failure = await editor.agent
         .request("session/prompt", {
           sessionId: held.sessionId,
-          prompt: [{ type: "text", text: PROMPT }],
+          prompt: [{ type: "text", text: PROMPT_BEYOND_WINDOW }],
         })
         .catch((error: unknown) => error);
-      const { code, message, data } = failure as { code: number; message: string; data: unknown };
-      expect({ code, data }).toEqual({
-        code: -32602,
-        data: {
-          errorType: "context_length_exceeded",
-          estimatedTokens: expect.any(Number),
-          contextWindow: 8000,
-          method: "session/prompt",
-        },
-      });
-      expect(message).toMatch(
-        /^session\/prompt: the prompt is about \d+ tokens with the system prompt and tools \(99999 characters\), more than the context window of openai-compatible:fake-model, 8000 tokens; nothing was sent\. /,
-      );
+      expectAcpPromptBeyondWindow(failure);
       expect(fixture.model.requests).toHaveLength(0);
       expect((await held.getMessages()).map((event) => event.type)).toEqual(["session.start"]);
 

@@ -9,9 +9,12 @@ import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { expect } from "vitest";
 import { zSessionNotification } from "../../node_modules/@agentclientprotocol/sdk/dist/v1/schema/zod.gen.js";
+import type { TurnloopSession } from "../../src/sdk/index.js";
 import { CLI_PATH } from "../support/cli.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { type Gate, gate } from "../support/gate.js";
+import type { TcpServer } from "./tcp-server.js";
+import { turnStartStored, type Workers } from "./workers-support.js";
 
 /**
  * How the client answers `session/request_permission` (`signal`: aborted when the agent cancels
@@ -241,4 +244,44 @@ export async function claimAfterOwnerDied(
     // A client that offers `session` capabilities is new enough for usage (initialize.ts).
     ...(offer === "notices" ? [expect.objectContaining({ sessionUpdate: "usage_update" })] : []),
   ]);
+}
+
+/**
+ * An editor on a session of a worker that will die: worker A (a real server) holds a new session,
+ * `turnloop acp` loads it, offering `session.notices` when `offer` is `notices`, and `run` drives
+ * both; then, the model asked twice more in all (A's held request and the claim's, in the ACP
+ * process: asserted) and every update valid (asserted), the editor stops, also when `run` throws.
+ */
+export async function editorOnDyingOwner(
+  workers: Workers,
+  offer: "notices" | "none",
+  run: (parts: { editor: AcpAgent; workerA: TcpServer; onA: TurnloopSession }) => Promise<void>,
+): Promise<void> {
+  const { fixture, env } = workers;
+  const asked = fixture.model.requests.length;
+  const { worker: workerA, session: onA } = await workers.ownerSession();
+  const editor = startAcpAgent(env, fixture.cwd);
+  try {
+    await editor.load(onA.sessionId, offer === "notices" ? { session: { notices: {} } } : {});
+    await run({ editor, workerA, onA });
+    expect(fixture.model.requests).toHaveLength(asked + 2);
+    expect(editor.invalid).toEqual([]);
+  } finally {
+    await editor.stop();
+  }
+}
+
+/**
+ * Kills worker A (SIGKILL) once its open turn on `sessionId` is stored in `url`'s database, not
+ * only its model request sent (the turn the claim repairs; CI once killed A before that commit),
+ * and resolves when A has exited.
+ */
+export async function killOwnerMidTurn(
+  url: string,
+  sessionId: string,
+  workerA: TcpServer,
+): Promise<void> {
+  await turnStartStored(url, sessionId);
+  workerA.process.kill("SIGKILL");
+  await workerA.exited;
 }

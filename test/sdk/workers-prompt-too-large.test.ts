@@ -9,10 +9,8 @@
 
 import { expect, test } from "vitest";
 import { approveAll } from "../../src/sdk/index.js";
+import { PROMPT_BEYOND_WINDOW } from "../support/context-limit.js";
 import { describeWorkers } from "./workers-support.js";
-
-/** 100,000 characters: about 25,000 tokens as compaction estimates them. */
-const PROMPT = "word ".repeat(20_000).trimEnd();
 
 describeWorkers("an SDK follower's prompt beyond the window", (workers) => {
   test("is refused as a local one: session.error with the owner's message, then idle; nothing stored", async () => {
@@ -27,7 +25,9 @@ describeWorkers("an SDK follower's prompt beyond the window", (workers) => {
       seen.push({ type: event.type, data: event.data });
     });
 
-    const failure = await follower.sendAndWait({ prompt: PROMPT }).catch((error: unknown) => error);
+    const failure = await follower
+      .sendAndWait({ prompt: PROMPT_BEYOND_WINDOW })
+      .catch((error: unknown) => error);
     expect(String(failure)).toMatch(
       /^Error: the prompt is about \d+ tokens with the system prompt and tools \(99999 characters\), more than the context window of openai-compatible:fake-model, 8000 tokens; nothing was sent\. Send a smaller part of it or fewer files, use a model with a larger window \(.*\), or, if openai-compatible:fake-model's window is larger, set it with TURNLOOP_CONTEXT_WINDOW in the server's environment\.$/,
     );

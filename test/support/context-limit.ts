@@ -1,5 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { expect } from "vitest";
 import type { ErrorReply, RecordedRequest, Reply, Wire } from "./fake-model-types.js";
 import type { JsonValue } from "./json.js";
 import { normaliseMessages } from "./normalise-request.js";
@@ -167,4 +168,33 @@ export function viewEachFile(index: number): Reply {
         ],
       }
     : { text: "finished" };
+}
+
+/**
+ * A prompt beyond a context window of 8,000 tokens: 99,999 characters, about 25,000 tokens as
+ * compaction estimates them (4 characters a token).
+ */
+export const PROMPT_BEYOND_WINDOW = "word ".repeat(20_000).trimEnd();
+
+/**
+ * Asserts that `failure` is ACP's refusal of `session/prompt` for {@link PROMPT_BEYOND_WINDOW}
+ * with a window of 8,000 tokens (src/acp/errors.ts `promptFailure`): a JSON-RPC `-32602` error,
+ * its data the estimate and the window, its message naming both sizes and that nothing was sent.
+ * @returns the message, for the advice that follows those words.
+ */
+export function expectAcpPromptBeyondWindow(failure: unknown): string {
+  const { code, message, data } = failure as { code: number; message: string; data: unknown };
+  expect({ code, data }).toEqual({
+    code: -32602,
+    data: {
+      errorType: "context_length_exceeded",
+      estimatedTokens: expect.any(Number),
+      contextWindow: 8000,
+      method: "session/prompt",
+    },
+  });
+  expect(message).toMatch(
+    /^session\/prompt: the prompt is about \d+ tokens with the system prompt and tools \(99999 characters\), more than the context window of openai-compatible:fake-model, 8000 tokens; nothing was sent\. /,
+  );
+  return message;
 }

@@ -139,3 +139,34 @@ export async function toolResultsThroughCli(
   );
   return { results, stdout: result.stdout };
 }
+
+/**
+ * What the model hears when the sandbox stopped `command` (for `reason`) under `-p
+ * --permission-mode auto` and nobody could be asked: the advice names `--permission-mode ask` in
+ * place of auto, which `--sandbox danger-full-access` contradicts, as a second
+ * `--permission-mode` does (src/tools/bash.ts words the refusal).
+ */
+export function autoSandboxStop(command: string, reason: string): string {
+  return (
+    `The sandbox stopped this command: ${reason}. It was not run outside the sandbox: no ` +
+    "terminal to ask on; rerun with --permission-mode ask --sandbox danger-full-access --allow-tool " +
+    `'bash(${command})', in place of --permission-mode auto (commands run without the sandbox, the only way to write that place), ` +
+    "or run -p on a terminal to be asked."
+  );
+}
+
+/**
+ * What the model reads for a `tool` call refused in the hidden place `place` (a credential store,
+ * a process's folder under /proc: src/permissions/hidden-places.ts words it), whose allow rule is
+ * `tool(place/**)`.
+ */
+export function hiddenPlaceRefusal(tool: string, place: string): string {
+  const rule = `${tool}(${place}/**)`;
+  return (
+    `Permission denied for '${tool}': ${place} is hidden from the agent: it is one of the places ` +
+    "the sandbox hides from commands (credentials, shell histories, turnloop's session logs; " +
+    "README, Sandbox), and the file tools keep out of them too. Do not try to reach it another " +
+    `way. Only the user can allow it, with an allow rule naming the place: --allow-tool '${rule}' ` +
+    `(or "${rule}" in permissions.allow of a config file).`
+  );
+}
