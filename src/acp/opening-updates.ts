@@ -6,7 +6,6 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../events/events.js";
 import { logProjectWarnings, recordProjectWarnings } from "../session/project-warnings.js";
-import type { RunConfig } from "../session/run-config.js";
 import type { Session } from "../session/session.js";
 import { mcpStatusNotice } from "../tools/mcp/servers.js";
 import { availableCommands } from "./commands.js";
