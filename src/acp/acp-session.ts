@@ -140,8 +140,7 @@ export class AcpSession {
       return;
     }
     this.announced = true;
-    const { host, offered } = this.context;
-    for (const update of openingUpdates(this.session, host.configOf(this.session), offered)) {
+    for (const update of openingUpdates(this.session, this.context)) {
       this.send(update);
     }
     this.warnSandboxOnce();

@@ -5,13 +5,13 @@
 
 import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../events/events.js";
-import { recordProjectWarnings } from "../session/project-warnings.js";
-import type { RunConfig } from "../session/run-config.js";
+import { logProjectWarnings, recordProjectWarnings } from "../session/project-warnings.js";
 import type { Session } from "../session/session.js";
 import { mcpStatusNotice } from "../tools/mcp/servers.js";
 import { availableCommands } from "./commands.js";
 import { editorServerNotes } from "./editor-mcp-servers.js";
 import { noticeUpdate, offersNotices, recordedNotice } from "./notices.js";
+import type { AcpSessionContext } from "./session-context.js";
 
 /**
  * What a session announces once it is open: the slash commands, what opening its log repaired
@@ -19,14 +19,18 @@ import { noticeUpdate, offersNotices, recordedNotice } from "./notices.js";
  * project's warnings (held config keys, MCP servers waiting: recorded now as `session.warning`s,
  * once per open session, after a load's replay; session/project-warnings.ts), and the MCP
  * servers that failed by then (later failures: {@link mcpFailureUpdates}). Editors hide the
- * agent's stderr, which says them too. Each is a notice of turnloop's own (notices.ts: a
- * `notice` to a client that offered `session.notices`, else a thought, never the reply).
+ * agent's stderr, which says them too (project-warnings.ts `logProjectWarnings`). Each is a notice of
+ * turnloop's own (notices.ts: a `notice` to a client that offered `session.notices`, else a
+ * thought, never the reply). `context`: the connection's host (the session's run config), the
+ * client's capabilities and `log` (stderr).
  */
 export function openingUpdates(
   session: Session,
-  config: RunConfig,
-  offered: acp.ClientCapabilities | undefined,
+  context: Pick<AcpSessionContext, "host" | "offered" | "log">,
 ): acp.SessionUpdate[] {
+  const { host, offered } = context;
+  const config = host.configOf(session);
+  logProjectWarnings(config, host.config, context.log);
   const repaired = session.repairNotice;
   const notices = offersNotices(offered);
   const warnings = recordProjectWarnings(session, config).flatMap((event) =>

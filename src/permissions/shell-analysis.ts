@@ -47,6 +47,12 @@ export interface ShellAnalysis {
    * `find . -delete`). Empty when it writes none.
    */
   writes: string[];
+  /**
+   * Each redirection that reads or writes a file (`< in.txt`, `> out.txt`, `2>> log`; not
+   * `<<`/`<<<` text, not `2>&1`), nested scripts' included, in source order: its target decoded
+   * (a computed one keeps its source text, `$TMPDIR/x`) and whether it writes it.
+   */
+  redirections: { target: DecodedWord; writes: boolean }[];
   /** Words and names the text mentions, decoded, for deny rules when `unclear` is not empty. */
   mentions: Set<string>;
   /** Command names that are globs or brace lists (`/bin/r?`, `{r,}m`), without their path. */

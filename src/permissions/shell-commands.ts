@@ -59,6 +59,9 @@ const SCRIPT_RUNNERS = new Set(["eval", "trap", "git"]);
 /** Shell options that take the next word as their value. */
 const SHELL_OPTIONS_WITH_VALUE = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
 
+/** mvdan/sh's `RdrIn` (`<`): reads its target (shell-words.ts lists the writing operators). */
+const READING_REDIRECT = 56;
+
 let syntax: ShellSyntax | undefined;
 
 /** mvdan-sh is 1.5 MB of JavaScript: loaded at the first bash decision, not at start-up. */
@@ -76,6 +79,7 @@ export function analyseShellCommand(source: string): ShellAnalysis {
     commands: [],
     unclear: [],
     writes: [],
+    redirections: [],
     mentions: new Set(),
     namePatterns: [],
   };
@@ -138,12 +142,18 @@ function visit(context: ReadContext, node: ShellNode): void {
     case "Word":
       addMention(analysis, decodeWord(sh, node, source).text);
       return;
-    case "Redirect":
-      if (redirectWritesFile(sh, node, source)) {
+    case "Redirect": {
+      const writes = redirectWritesFile(sh, node, source);
+      if (writes) {
         analysis.writes.push(sourceOf(node, source));
+      }
+      const target = node.Word as ShellNode | null;
+      if (target !== null && (writes || node.Op === READING_REDIRECT)) {
+        analysis.redirections.push({ target: decodeWord(sh, target, source), writes });
       }
       readSettingNode(sh, node, source, analysis);
       return;
+    }
     case "WordIter":
     case "DeclClause":
       readSettingNode(sh, node, source, analysis);

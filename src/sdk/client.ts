@@ -11,6 +11,7 @@
  * ```
  */
 
+import { randomUUID } from "node:crypto";
 import {
   createMessageConnection,
   type MessageConnection,
@@ -78,13 +79,10 @@ export class TurnloopClient {
    */
   async createSession(config: SessionConfig = {}): Promise<TurnloopSession> {
     checkSessionConfig("createSession", config);
-    const params = {
-      ...this.wireConfig(config),
-      ...(config.sessionId === undefined ? {} : { sessionId: config.sessionId }),
-    };
+    // Named here, as the Copilot SDK does, so the events sent before the answer find the session.
+    const params = { ...this.wireConfig(config), sessionId: config.sessionId ?? randomUUID() };
     const connection = await this.checkedWhileConnecting("createSession", config, params);
-    const result = (await this.call(connection, "session.create", params)) as SessionCreateResult;
-    return this.track(connection, result, config);
+    return this.open(connection, "session.create", params, config);
   }
 
   /**
@@ -107,8 +105,7 @@ export class TurnloopClient {
       sessionId,
     };
     const connection = await this.checkedWhileConnecting("resumeSession", config, params);
-    const result = (await this.call(connection, "session.resume", params)) as SessionCreateResult;
-    return this.track(connection, result, config);
+    return this.open(connection, "session.resume", params, config);
   }
 
   /**
@@ -304,29 +301,39 @@ export class TurnloopClient {
     };
   }
 
-  private track(
+  /**
+   * Sends `method` (`session.create` / `session.resume` with `params`) with the session's object
+   * already listening, as the Copilot SDK does: `config.onEvent` receives the events sent while
+   * the session opens, and the warnings no handler took are held for the handlers the app adds
+   * right after (session.ts `handOver`). A live object of the session takes the new handlers; a
+   * disconnected one stays closed (its `on` handlers and waiters belong to the app's old use) and
+   * a fresh object is made.
+   */
+  private async open(
     connection: MessageConnection,
-    result: SessionCreateResult,
+    method: "session.create" | "session.resume",
+    params: { sessionId: string } & Record<string, unknown>,
     config: SessionConfig,
-  ): TurnloopSession {
-    const existing = this.sessions.get(result.sessionId);
-    // A live object takes the new handlers; a disconnected one stays closed (its `on` handlers
-    // and waiters belong to the app's old use) and the resume gets a fresh object.
+  ): Promise<TurnloopSession> {
+    const { sessionId } = params;
+    const existing = this.sessions.get(sessionId);
     if (existing !== undefined && !existing.isDisconnected) {
+      await this.call(connection, method, params);
       existing.register(config);
       return existing;
     }
     // The server this client spawns reads its wait from the environment it is given.
     const { env = process.env } = this.options;
-    const session = new TurnloopSession(
-      result.sessionId,
-      connection,
-      result.workspacePath,
-      config,
-      hookTimeoutMs(env),
-    );
-    this.sessions.set(result.sessionId, session);
-    return session;
+    const session = new TurnloopSession(sessionId, connection, config, hookTimeoutMs(env));
+    this.sessions.set(sessionId, session);
+    try {
+      const result = (await this.call(connection, method, params)) as SessionCreateResult;
+      session.handOver(result.workspacePath);
+      return session;
+    } catch (error) {
+      this.sessions.delete(sessionId);
+      throw error;
+    }
   }
 
   private connectionClosed(connection: MessageConnection): void {

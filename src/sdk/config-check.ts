@@ -77,6 +77,7 @@ export function checkSessionConfig(call: "createSession" | "resumeSession", conf
       "a function",
       isFunction,
     ) ??
+    fieldProblem("onEvent", settings.onEvent, "a function", isFunction) ??
     hooksProblem(settings.hooks);
   if (problem !== undefined) {
     throw new TypeError(`${call}: ${problem}`);
@@ -88,6 +89,7 @@ const SDK_SETTINGS: readonly string[] = [
   "tools",
   "onPermissionRequest",
   "onSandboxBypassRequest",
+  "onEvent",
   "hooks",
 ];
 

@@ -53,6 +53,14 @@ export class TurnloopSession {
   private readonly running = new Map<string, AbortController>();
   private readonly disconnectWaiters = new Set<(error: Error) => void>();
   private disconnected = false;
+  private folder = "";
+  /**
+   * The `session.warning`s sent while the session opened (before the create or resume answer)
+   * that no handler took, kept for the handlers the app adds right after ({@link handOver});
+   * `undefined` after. Other events of the opening (`session.start`) are the `onEvent`
+   * handler's only, as in the Copilot SDK.
+   */
+  private held: WireEvent[] | undefined = [];
 
   /**
    * @internal Made by {@link TurnloopClient}, one per session id and connection.
@@ -61,13 +69,16 @@ export class TurnloopSession {
   constructor(
     readonly sessionId: string,
     private readonly connection: MessageConnection,
-    /** The session's folder (`events.jsonl` is in it). */
-    readonly workspacePath: string,
     config: SessionConfig,
     hookTimeoutMs: number,
   ) {
     this.guardWatch = { warned: new Set(), timeoutMs: hookTimeoutMs };
     this.register(config);
+  }
+
+  /** The session's folder (`events.jsonl` is in it). */
+  get workspacePath(): string {
+    return this.folder;
   }
 
   /**
@@ -207,11 +218,31 @@ export class TurnloopSession {
     return this.disconnected;
   }
 
-  /** @internal Replaces the handlers (resume on the same client). */
+  /** @internal Replaces the handlers (resume on the same client); adds `onEvent`'s. */
   register(config: SessionConfig): void {
     this.tools = new Map((config.tools ?? []).map((tool) => [tool.name, tool]));
     this.permissionHandlers = config;
     this.hooks = config.hooks;
+    if (config.onEvent !== undefined) {
+      this.on(config.onEvent);
+    }
+  }
+
+  /**
+   * @internal The session's create or resume answer came, naming its `folder`. Once the app's
+   * code right after it has run (`setImmediate`), the warnings held while it opened (an untrusted
+   * project's, which the server sends with `session.start`) go to the handlers then added, in
+   * order, and no later one is held: an app that took them with `onEvent` does not get them again.
+   */
+  handOver(folder: string): void {
+    this.folder = folder;
+    setImmediate(() => {
+      const held = this.held ?? [];
+      this.held = undefined;
+      for (const event of held) {
+        this.callHandlers(event);
+      }
+    });
   }
 
   /** @internal Runs the app's side of an event, then the event handlers. */
@@ -238,13 +269,30 @@ export class TurnloopSession {
         void answerPermission(handler, request, this.sessionId, send);
       }
     }
-    // One array per event type, not two spreads per event (one event per streamed delta).
-    let handlers = this.callOrder.get(event.type);
-    if (handlers === undefined) {
-      handlers = [...(this.typedHandlers.get(event.type) ?? []), ...this.handlers];
-      this.callOrder.set(event.type, handlers);
+    const warning = event.type === "session.warning";
+    if (warning && this.held !== undefined && this.handlersOf(event.type).length === 0) {
+      this.held.push(event);
+      return;
     }
-    for (const handler of handlers) {
+    this.callHandlers(event);
+  }
+
+  /** The handlers of events of `type`, in the order they are called. */
+  private handlersOf(type: WireEventType): readonly Handler[] {
+    // One array per event type, not two spreads per event (one event per streamed delta).
+    let handlers = this.callOrder.get(type);
+    if (handlers === undefined) {
+      handlers = [...(this.typedHandlers.get(type) ?? []), ...this.handlers];
+      this.callOrder.set(type, handlers);
+    }
+    return handlers;
+  }
+
+  private callHandlers(event: WireEvent): void {
+    if (this.disconnected) {
+      return;
+    }
+    for (const handler of this.handlersOf(event.type)) {
       try {
         handler(event);
       } catch {

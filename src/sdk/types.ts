@@ -12,6 +12,7 @@ import type {
   WirePermissionRequest,
 } from "../protocol/copilot.js";
 import type { HookInputBase, HookInputs, HookOutputs } from "../protocol/hooks.js";
+import type { WireEvent } from "../protocol/wire-event.js";
 import type { Tool } from "./tools.js";
 
 export type {
@@ -218,6 +219,14 @@ export interface SessionConfig {
   onSandboxBypassRequest?: PermissionHandler;
   /** Handlers the server calls (`hooks.invoke`) at each hook point; see {@link SessionHooks}. */
   hooks?: SessionHooks;
+  /**
+   * Called for every event, as `session.on(handler)`, but added before `session.create` /
+   * `session.resume` is sent (the Copilot SDK's `onEvent`), so it receives the events the server
+   * sends while it opens the session (`session.start`, an untrusted project's `session.warning`s).
+   * Without it, the `session.warning`s among them are given once to the handlers added right
+   * after the session is returned (before the app's code awaits anything else).
+   */
+  onEvent?: (event: WireEvent) => void;
   /** Stream `assistant.message_delta` events. Default: true. */
   streaming?: boolean;
   /** `append` (default) adds `content` to turnloop's system prompt; `replace` replaces it. */

@@ -10,7 +10,7 @@ import { errorMessage, withoutPrefix } from "../events/errors.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import { ConfigError } from "../session/config-paths.js";
 import { sameFolder } from "../session/paths.js";
-import { recordProjectWarnings } from "../session/project-warnings.js";
+import { logProjectWarnings, recordProjectWarnings } from "../session/project-warnings.js";
 import type { Session } from "../session/session.js";
 import { elsewhereAdvice, folderElsewhereIn } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
@@ -34,6 +34,16 @@ import { checkSandbox } from "./session-sandbox.js";
 import type { SessionConfig } from "./session-settings.js";
 import { checkDeclaredTools } from "./tool-filter.js";
 import { bareModelId, type CurrentModel, modelNamesOnWire } from "./wire-events.js";
+
+/**
+ * Records `session`'s project warnings in it (project-warnings.ts) and writes its folder's to
+ * stderr when no session of that folder did (the start folder's were written at start).
+ */
+function recordWarnings(server: ServerContext, session: Session): void {
+  const config = server.host.configOf(session);
+  recordProjectWarnings(session, config);
+  logProjectWarnings(config, server.host.config, (line) => server.log(withoutPrefix(line)));
+}
 
 /** `session.create` → {@link SessionCreateResult}. */
 export async function createMethod(
@@ -71,7 +81,7 @@ export async function createMethod(
   }
   warnAppServers(session, await startMcp(server, session, params.mcpServers));
   // Sent live below with `session.start` (project-warnings.ts).
-  recordProjectWarnings(session, server.host.configOf(session));
+  recordWarnings(server, session);
   warnIgnoredSettings(session, "session.create", raw);
   const mode = params.mode ?? server.defaultMode;
   const start = { model: choice.configuration, mode, source: "new" as const };
@@ -159,7 +169,7 @@ async function resume(
   // After the answer, as announceRepair: the app's session object exists to receive them.
   setImmediate(() => {
     warnAppServers(serverSession.session, mcpProblems);
-    recordProjectWarnings(serverSession.session, server.host.configOf(serverSession.session));
+    recordWarnings(server, serverSession.session);
     if (!warned) {
       warnIgnoredSettings(serverSession.session, "session.resume", raw);
     }

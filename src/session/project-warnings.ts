@@ -9,6 +9,7 @@
  * `session/load`: {@link isProjectWarning}) and an SDK app receives as a session event. `-p` and the interactive session say both on stderr or their screen instead.
  */
 
+import { warningLine } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
 import { untrustedServersWarning } from "./mcp-servers.js";
 import type { RunConfig } from "./run-config.js";
@@ -49,6 +50,31 @@ export function recordProjectWarnings(session: Session, config: RunConfig): Sess
   );
   session.openingEvents.push(...events);
   return events;
+}
+
+/** The project warnings this process wrote to stderr: once each, however many sessions open. */
+const logged = new Set<string>();
+
+/**
+ * Writes the warnings of the project a session opens in (its held config keys, project files not
+ * read: `config`'s) to `log`, the stderr of `turnloop acp` (which an editor keeps as the agent's
+ * log) or of the server, as README says they do: the start folder's (`startConfig`'s) were written
+ * at start (cli/run.ts), another folder's (ACP `session/new {cwd}`, `session/load`, SDK
+ * `createSession({workingDirectory})`, `resumeSession`) once per process. The MCP servers left
+ * waiting are written where they are gathered (mcp-servers.ts `reportGathered`).
+ */
+export function logProjectWarnings(
+  config: RunConfig,
+  startConfig: RunConfig,
+  log: (line: string) => void,
+): void {
+  const said = [...(startConfig.unreadWarnings ?? []), startConfig.heldWarning];
+  for (const warning of [...(config.unreadWarnings ?? []), config.heldWarning]) {
+    if (warning !== undefined && !said.includes(warning) && !logged.has(warning)) {
+      logged.add(warning);
+      log(warningLine(warning));
+    }
+  }
 }
 
 /**

@@ -153,6 +153,7 @@ export class HostSandbox {
   ): Promise<SandboxedRunner> {
     const { SandboxedRunner } = await import("../tools/sandbox/index.js");
     const { statusProgram } = await import("../permissions/status-command.js");
+    const { temporaryUse } = await import("../permissions/temporary-use.js");
     const key = JSON.stringify([policy, folders]);
     let runner = this.runners.get(key);
     if (runner === undefined) {
@@ -166,7 +167,7 @@ export class HostSandbox {
         additionalDirectories: [...this.config.folders.map((folder) => folder.value), ...folders],
         ...(this.env.XDG_CONFIG_HOME === undefined ? {} : { configHome: this.env.XDG_CONFIG_HOME }),
       };
-      runner = new SandboxedRunner(policy, settings, statusProgram);
+      runner = new SandboxedRunner(policy, settings, { statusProgram, temporaryUse });
       this.runners.set(key, runner);
     }
     return runner;

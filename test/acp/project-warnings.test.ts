@@ -1,7 +1,8 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { expect, test } from "vitest";
+import { expect, onTestFinished, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
 
 // A fresh user's check: `turnloop acp` said an untrusted project's held config keys (and its
@@ -99,6 +100,8 @@ test("session/new and a later session/load each tell the warning once, without a
   ]);
   expect(shown(again.updates(sessionId))).toEqual([`⚠ ${held}\n`]);
   expect(await again.end()).toBe(0);
+  // The start folder's warning is written to stderr at start, and not again by its sessions.
+  expect(again.stderr).toBe(`turnloop: warning: ${held}\n`);
   const warnings = (await fixture.persisted(sessionId)).filter(
     (event) => event.type === "session.warning",
   );
@@ -141,4 +144,47 @@ test("a project file between the session's folder and the repository root reache
   ).toEqual([{ warningType: "project_file_not_read", message: notRead }]);
   expect(shown(agent.updates(sessionId))).toContain(`⚠ ${notRead}\n`);
   expect(await agent.end()).toBe(0);
+});
+
+// Session 35's trial of hostile repositories: README says `turnloop acp` writes the held keys'
+// warning to its stderr (the editor's log of the agent), which it did only for the folder it
+// started in; a `session/new` in another project told the editor but not the log. Each folder's
+// warning is now written there once per process, however many sessions open in it.
+test("a session/new or session/load in another untrusted project writes its warning to stderr once", async () => {
+  const other = await mkdtemp(join(tmpdir(), "turnloop-acp-other-project-"));
+  onTestFinished(() => rm(other, { recursive: true, force: true }));
+  const config = join(other, ".turnloop", "config.json");
+  await mkdir(join(other, ".turnloop"));
+  await writeFile(config, JSON.stringify({ permissions: { allow: ["bash(echo *)"] } }));
+  const held =
+    `${config}: not applying permissions.allow: this project is not trusted, ` +
+    "and this key loosens permissions or sends data elsewhere; run " +
+    "`turnloop mcp trust` in it to trust the whole project config";
+  const agent = fixture.startAgent();
+  await agent.initialize();
+  const open = { cwd: other, mcpServers: [] };
+  const { sessionId } = await agent.client.request(acp.methods.agent.session.new, { ...open });
+  const isWarning = (update: acp.SessionUpdate) => shown([update]).length > 0;
+  await agent.waitForUpdate(sessionId, isWarning);
+  const second = await agent.client.request(acp.methods.agent.session.new, { ...open });
+  await agent.waitForUpdate(second.sessionId, isWarning);
+  await agent.client.request(acp.methods.agent.session.load, { ...open, sessionId });
+  await agent.waitUntil(
+    () => agent.updates(sessionId).filter(isWarning).length === 2,
+    "the load's warning",
+  );
+  for (const opened of [sessionId, second.sessionId]) {
+    expect(
+      (await fixture.persisted(opened))
+        .filter((event) => event.type === "session.warning")
+        .map((event) => event.data),
+    ).toEqual(
+      Array(opened === sessionId ? 2 : 1).fill({
+        warningType: "project_not_trusted",
+        message: held,
+      }),
+    );
+  }
+  expect(await agent.end()).toBe(0);
+  expect(agent.stderr).toBe(`turnloop: warning: ${held}\n`);
 });

@@ -199,7 +199,8 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
   // Session 29's trial: `ls /tmp/trial/home`, a folder of the machine's /tmp outside the
   // workspace, was told "what this command wrote there is gone" though it wrote nothing. A command
   // that only reads is told that the sandbox's /tmp is its own, so the machine's files there are
-  // not visible; one that also writes there keeps the note on what it wrote.
+  // not visible; one that also writes there keeps the note on what it wrote. Session 35's trial:
+  // one that merely mentions /tmp (`echo "see /tmp"`) was told too; it is told nothing now.
   test("a command that only reads under /tmp is told the machine's /tmp is not visible", async () => {
     const trial = await mkdtemp(join("/tmp", "turnloop-sandbox-trial-"));
     await mkdir(join(trial, "home"));
@@ -207,11 +208,12 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
     const flags = ["--sandbox", "workspace-write", "--yolo"];
     try {
       // Both commands in one -p run (each call's result is judged on its own).
-      const [read, copied] = await commandsThroughCli(
+      const [read, copied, mentioned] = await commandsThroughCli(
         server,
-        [`ls ${trial}/home`, `ls ${trial}/home > /tmp/listing.txt`],
+        [`ls ${trial}/home`, `ls ${trial}/home > /tmp/listing.txt`, 'echo "logs go to /tmp"'],
         { cwd: workspace, home, flags },
       );
+      expect(mentioned).toBe("logs go to /tmp\n<exited with exit code 0>");
       expect(read).toBe(
         `ls: cannot access '${trial}/home': No such file or directory\n<exited with exit code 2>\n` +
           "Note: in the sandbox /tmp outside the workspace is the command's own, empty /tmp, not " +

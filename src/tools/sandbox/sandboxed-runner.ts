@@ -18,7 +18,7 @@ import {
   unixSocketRefusal,
 } from "./network-refusals.js";
 import type { SandboxPolicy, SandboxSettings } from "./policy.js";
-import { privateTemporaryNote } from "./private-temporary.js";
+import { privateTemporaryNote, type TemporaryUseReader } from "./private-temporary.js";
 import {
   type HiddenMention,
   type KeptFile,
@@ -54,14 +54,16 @@ export class SandboxedRunner implements CommandRunner {
   private readonly walk = new WorkspaceWalk();
 
   /**
-   * @param statusProgram tells which program's exit status a command returns
-   *   (permissions/status-command.ts, passed down by the host: tools/ does not import it); without
-   *   it a silent client's exit code is no evidence of the closed network.
+   * @param readers read a command's syntax tree (permissions/, passed down by the host: tools/
+   *   does not import it): `statusProgram` tells which program's exit status a command returns
+   *   (permissions/status-command.ts), without which a silent client's exit code is no evidence of
+   *   the closed network; `temporaryUse` how it uses the private `/tmp`
+   *   (permissions/temporary-use.ts), without which no command is told of it.
    */
   constructor(
     private readonly policy: ConfiningPolicy,
     private readonly settings: Omit<SandboxSettings, "cwd">,
-    private readonly statusProgram?: (command: string) => string | undefined,
+    private readonly readers: CommandReaders = {},
   ) {
     this.description = `bubblewrap (${policy}, ${settings.network === true ? "network on" : "no network"})`;
   }
@@ -103,14 +105,16 @@ export class SandboxedRunner implements CommandRunner {
         result.exitCode && spawned.invocation !== undefined
           ? hiddenMentions(spawned.invocation)
           : [],
-      ...(this.statusProgram === undefined ? {} : { statusProgram: this.statusProgram }),
+      ...(this.readers.statusProgram === undefined
+        ? {}
+        : { statusProgram: this.readers.statusProgram }),
     };
     // Judged by where the paths it printed land, so a write through a link names the place.
     const landed = { ...result, output: withLandingPaths(result.output, request.cwd, realRoots) };
     const limit = undone ?? sandboxLimitOf(landed, this.policy, judged);
     const notes = [
       this.settings.temporaryDirectory === undefined
-        ? privateTemporaryNote(command, roots, this.policy)
+        ? privateTemporaryNote(this.readers.temporaryUse?.(command, roots), this.policy)
         : undefined,
       limit === undefined ? refusedDespiteSuccess(landed, judged) : undefined,
       limit === undefined
@@ -162,6 +166,12 @@ export class SandboxedRunner implements CommandRunner {
 }
 
 /** One run's bwrap invocation and what it wrote on the pipes the runner reads. */
+/** What reads a command's syntax tree for the runner's notes (see the constructor). */
+export interface CommandReaders {
+  statusProgram?: (command: string) => string | undefined;
+  temporaryUse?: TemporaryUseReader;
+}
+
 interface Spawned {
   invocation?: BubblewrapInvocation;
   /** bwrap's `--json-status-fd` lines. */
