@@ -275,6 +275,11 @@ class FileAppender implements SessionAppender {
   }
 
   commit(options: CommitOptions = {}): Promise<void> {
+    if (options.recorded === true) {
+      // `append` wrote every event or threw (event-log.ts): nothing to sync or wait for.
+      followers.wake(this.#log.path);
+      return Promise.resolve();
+    }
     const checkpoint = options.checkpoint === true;
     // One try per commit, no budget to spare: a prompt's end tries again (`endOfPrompt` ignored).
     return this.#commits.run(() => this.#commitNow(checkpoint), { checkpoint });
