@@ -99,6 +99,12 @@ export interface Conversation {
    */
   checkpoint?(): Promise<void>;
   /**
+   * Resolves once the store holds the events emitted so far, durable or not (the file store
+   * syncs nothing for it: session-store.ts `CommitOptions.recorded`); awaited before a model
+   * request is sent, in place of {@link checkpoint}. Rejects: the request is not sent.
+   */
+  recorded?(): Promise<void>;
+  /**
    * Hands an event to the subscribers only: not stored, not folded (a prompt refused before it
    * was stored: its `session.error`, so that no log shows a prompt that never ran).
    */

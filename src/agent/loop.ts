@@ -182,10 +182,14 @@ async function runToolCalls(
 /**
  * A model request is not sent while the events before it and its `assistant.turn_start` could
  * not be stored (model-turn.ts `TurnAttempts.start`), as a tool does not start before its
- * `tool.execution_start` is stored (tool-calls.ts).
+ * `tool.execution_start` is stored (tool-calls.ts). Recorded is enough for a request: the
+ * durability points are a tool's start, a turn's end and the prompt's answer (README), and a sync
+ * of `assistant.turn_start` before each request was one more wait for the disk between a turn's
+ * tool results and the next request (issue 26 figure 7d, bench/notes/server35.md).
  */
-function storedFirst({ checkpoint }: Conversation): { stored?: () => Promise<void> } {
-  return checkpoint === undefined ? {} : { stored: checkpoint };
+function storedFirst({ checkpoint, recorded }: Conversation): { stored?: () => Promise<void> } {
+  const stored = recorded ?? checkpoint;
+  return stored === undefined ? {} : { stored };
 }
 
 function emitNotice(emit: Conversation["emit"], notice: EventInput | undefined): void {

@@ -8,8 +8,9 @@ import type { AssistantReply, ModelRequest, Provider, ProviderFailure } from "..
 type Emit = (event: EventInput) => void;
 
 /**
- * Makes every event recorded so far durable (the session's checkpoint, loop-types.ts
- * `Conversation.checkpoint`); rejects when the store cannot hold them.
+ * Resolves once the store holds every event emitted so far (the session's `recorded`, or its
+ * checkpoint, which also makes them durable: loop-types.ts `Conversation`); rejects when the
+ * store cannot hold them.
  */
 export type Stored = () => Promise<void>;
 
@@ -104,10 +105,11 @@ class TurnAttempts {
 
   /**
    * Begins an attempt about to be sent: ends the one still open (a provider that retried without
-   * saying so: it failed), then, with `stored`, makes the events before it durable, opens the
-   * attempt's turn and makes its `assistant.turn_start` durable, so that the request is not sent
-   * while the log cannot record it or what it carries (the tool results of the turn before). A
-   * cancel, or the store's failure (which stops the prompt: session-journal.ts), ends the wait.
+   * saying so: it failed), then, with `stored`, waits until the store holds the events before
+   * it, opens the attempt's turn and waits until it holds its `assistant.turn_start`, so that
+   * the request is not sent while the log cannot record it or what it carries (the tool results
+   * of the turn before). A cancel, or the store's failure (which stops the prompt:
+   * session-journal.ts), ends the wait.
    * @returns how the request ends when it must not be sent; `undefined`: send it.
    */
   async start(stored: Stored | undefined, signal: AbortSignal): Promise<TurnResult | undefined> {

@@ -17,7 +17,7 @@
 import { open, readFile, stat } from "node:fs/promises";
 import { errorCode, makeFolders } from "../events/errors.js";
 import { isEphemeral, type SessionEvent } from "../events/events.js";
-import { EventLog, type KeepEvent, type OpenedEventLog, readEventLog } from "./event-log.js";
+import { EventLog, readEventLog } from "./event-log.js";
 import { FollowerLogReader } from "./file-store-reader.js";
 import { LogWatches } from "./log-watch.js";
 import { eventsPath, sessionDirectory, validateSessionId } from "./paths.js";
@@ -28,9 +28,10 @@ import {
 } from "./session-follower.js";
 import { type IdleLock, SessionLock } from "./session-lock.js";
 import {
-  emptyScan,
   type LogScan,
+  type LogTail,
   metadataPath,
+  openLog,
   scanEvent,
   scanEvents,
   scanLog,
@@ -208,58 +209,6 @@ export class FileSessionStore implements SessionStore {
   }
 }
 
-/** What an appender knows of the end of its log: enough to open it again from there. */
-interface LogTail {
-  /** The listing metadata of the whole log. */
-  scan: LogScan;
-  /** The sequence number the next line gets. */
-  nextSeq: number;
-  /** The last line, as appended here: its byte offset and its event's id. */
-  lastLine: { offset: number; id: string } | undefined;
-  /** The metadata last stored by the appender that let the log go, while the log ends there. */
-  stored?: LogScan | undefined;
-  /** The lock as the appender that let the log go left it held idle (session-lock.ts). */
-  idleLock?: IdleLock | undefined;
-}
-
-/**
- * Opens the log at `path` for appending. With `tail`, reads only from `tail`'s last line on, when
- * that line is still the event appended there (else the whole log): `events` then starts with
- * that event. `keep`: as `LeaseOptions.keep` (a whole log's `events` holds only those and the
- * last; the listing metadata is still scanned from every event).
- */
-async function openLog(
-  path: string,
-  tail: LogTail | undefined,
-  keep: KeepEvent | undefined,
-): Promise<{ opened: OpenedEventLog; state: LogTail }> {
-  const last = tail?.lastLine;
-  if (tail !== undefined && last !== undefined) {
-    const from = { offset: last.offset, seq: tail.nextSeq - 1 };
-    const opened = await EventLog.open(path, { create: false, from }).catch(() => undefined);
-    if (opened?.seqs[0] === from.seq && opened.events[0]?.id === last.id && !opened.undecided) {
-      const scan = { ...tail.scan };
-      for (const event of opened.events.slice(1)) {
-        scanEvent(scan, event, 0);
-      }
-      scan.size = opened.validLength;
-      const [lastLine, stored] = opened.events.length === 1 ? [last, tail.stored] : [];
-      return { opened, state: { scan, nextSeq: opened.nextSeq, lastLine, stored } };
-    }
-    await opened?.log.close();
-  }
-  const scan = emptyScan();
-  const opened = await EventLog.open(path, {
-    create: false,
-    keep: (event, seq) => {
-      scanEvent(scan, event, 0);
-      return keep?.(event, seq) ?? true;
-    },
-  });
-  scan.size = opened.validLength;
-  return { opened, state: { scan, nextSeq: opened.nextSeq, lastLine: undefined } };
-}
-
 /**
  * A commit stores the listing metadata when the log grew since it was last stored, except a
  * checkpoint inside a prompt (`commit({ checkpoint: true })`: a turn's end, a tool's start), which
@@ -326,6 +275,11 @@ class FileAppender implements SessionAppender {
   }
 
   commit(options: CommitOptions = {}): Promise<void> {
+    if (options.recorded === true) {
+      // `append` wrote every event or threw (event-log.ts): nothing to sync or wait for.
+      followers.wake(this.#log.path);
+      return Promise.resolve();
+    }
     const checkpoint = options.checkpoint === true;
     // One try per commit, no budget to spare: a prompt's end tries again (`endOfPrompt` ignored).
     return this.#commits.run(() => this.#commitNow(checkpoint), { checkpoint });

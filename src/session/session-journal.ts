@@ -16,7 +16,7 @@ import {
 } from "../events/events.js";
 import { unsavedLog, unsavedNote } from "./deferred-appender.js";
 import { createEnvelope } from "./envelope.js";
-import type { SessionAppender, StoredLog } from "./session-store.js";
+import type { CommitOptions, SessionAppender, StoredLog } from "./session-store.js";
 import { SessionWriter } from "./session-writer.js";
 import { StorageError, storageProblem } from "./storage-error.js";
 
@@ -162,7 +162,7 @@ export class SessionJournal {
    * @throws the store's error.
    */
   async commit(running?: AbortController): Promise<void> {
-    await this.#commit(running, false);
+    await this.#commit(running, {});
   }
 
   /**
@@ -171,12 +171,22 @@ export class SessionJournal {
    * `CommitOptions`).
    */
   async checkpoint(running: AbortController | undefined): Promise<void> {
-    await this.#commit(running, true);
+    await this.#commit(running, { checkpoint: true });
   }
 
-  async #commit(running: AbortController | undefined, checkpoint: boolean): Promise<void> {
+  /**
+   * Resolves once the store holds every appended event, durable or not (session-store.ts
+   * `CommitOptions.recorded`); a failure stops the prompt `running` as {@link commit}'s does.
+   * @throws the store's error.
+   */
+  async recorded(running: AbortController | undefined): Promise<void> {
+    // A checkpoint too: a store that commits for it does as it did before each request.
+    await this.#commit(running, { checkpoint: true, recorded: true });
+  }
+
+  async #commit(running: AbortController | undefined, options: CommitOptions): Promise<void> {
     try {
-      await this.appender.commit({ checkpoint });
+      await this.appender.commit(options);
     } catch (error) {
       if (running !== undefined) {
         this.#fail(error, running);

@@ -20,8 +20,10 @@ import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { PromptBlock, SessionEvent, UserMessageData } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
+import { EventLog, type KeepEvent, type OpenedEventLog } from "./event-log.js";
 import { EventLogParser, LOG_START } from "./event-log-reading.js";
 import { givenPrompt } from "./prompt-attachments.js";
+import type { IdleLock } from "./session-lock.js";
 import { createFile, writeAndClose } from "./small-file.js";
 
 /** What a listing shows of one log, and how many of its bytes that covers. */
@@ -238,4 +240,59 @@ export function oneLine(text: string, length: number): string {
     return codePoints.join("");
   }
   return `${codePoints.slice(0, length - 1).join("")}…`;
+}
+
+/**
+ * What the file store's appender knows of the end of its log: enough to open it again from there
+ * (file-store.ts) without scanning it again for the listing metadata.
+ */
+export interface LogTail {
+  /** The listing metadata of the whole log. */
+  scan: LogScan;
+  /** The sequence number the next line gets. */
+  nextSeq: number;
+  /** The last line, as appended here: its byte offset and its event's id. */
+  lastLine: { offset: number; id: string } | undefined;
+  /** The metadata last stored by the appender that let the log go, while the log ends there. */
+  stored?: LogScan | undefined;
+  /** The lock as the appender that let the log go left it held idle (session-lock.ts). */
+  idleLock?: IdleLock | undefined;
+}
+
+/**
+ * Opens the log at `path` for appending. With `tail`, reads only from `tail`'s last line on, when
+ * that line is still the event appended there (else the whole log): `events` then starts with
+ * that event. `keep`: as `LeaseOptions.keep` (a whole log's `events` holds only those and the
+ * last; the listing metadata is still scanned from every event).
+ */
+export async function openLog(
+  path: string,
+  tail: LogTail | undefined,
+  keep: KeepEvent | undefined,
+): Promise<{ opened: OpenedEventLog; state: LogTail }> {
+  const last = tail?.lastLine;
+  if (tail !== undefined && last !== undefined) {
+    const from = { offset: last.offset, seq: tail.nextSeq - 1 };
+    const opened = await EventLog.open(path, { create: false, from }).catch(() => undefined);
+    if (opened?.seqs[0] === from.seq && opened.events[0]?.id === last.id && !opened.undecided) {
+      const scan = { ...tail.scan };
+      for (const event of opened.events.slice(1)) {
+        scanEvent(scan, event, 0);
+      }
+      scan.size = opened.validLength;
+      const [lastLine, stored] = opened.events.length === 1 ? [last, tail.stored] : [];
+      return { opened, state: { scan, nextSeq: opened.nextSeq, lastLine, stored } };
+    }
+    await opened?.log.close();
+  }
+  const scan = emptyScan();
+  const opened = await EventLog.open(path, {
+    create: false,
+    keep: (event, seq) => {
+      scanEvent(scan, event, 0);
+      return keep?.(event, seq) ?? true;
+    },
+  });
+  scan.size = opened.validLength;
+  return { opened, state: { scan, nextSeq: opened.nextSeq, lastLine: undefined } };
 }

@@ -130,6 +130,16 @@ export interface CommitOptions {
    * (the next prompt's, the close's), which tries its whole budget. Other stores ignore it.
    */
   endOfPrompt?: boolean;
+  /**
+   * The events need only be recorded, not durable: what a model request waits for
+   * (agent/model-turn.ts: nothing is billed that the log cannot record). A store whose `append`
+   * writes at once or throws (files: the line is in the page cache, which every reader and a kill
+   * of this process keep) resolves at once, neither syncing nor waiting for a sync under way (one
+   * that fails stops the prompt: session-journal.ts); the checkpoints make the events durable
+   * (README: before a tool runs, at a turn's end, before a prompt is answered). A store that
+   * writes later (PostgreSQL: `append` holds events back) commits as usual, in call order.
+   */
+  recorded?: boolean;
 }
 
 /** The writer of one session, holding its lease until {@link close}. */
@@ -157,8 +167,9 @@ export interface SessionAppender {
    */
   append(event: SessionEvent): void;
   /**
-   * Resolves once every event appended before the call is durable (and, unless it is a
-   * checkpoint, the listing metadata reflects them). Commits run in call order.
+   * Resolves once every event appended before the call is durable (held, when `recorded`; and,
+   * unless it is a checkpoint, the listing metadata reflects them). Commits run in call order (a
+   * `recorded` one may settle first: {@link CommitOptions.recorded}).
    * @throws the store's write error; the events after the last good commit may be lost.
    */
   commit(options?: CommitOptions): Promise<void>;

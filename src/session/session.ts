@@ -361,8 +361,8 @@ export class Session {
     }
   }
 
-  /** What the loop reads and writes; `checkpoint` commits before a request and a tool; `report`
-   * tells the subscribers alone (loop-types.ts `Conversation.report`). */
+  /** What the loop reads and writes; `checkpoint` commits before a tool, `recorded` before a
+   * request; `report` tells the subscribers alone (loop-types.ts `Conversation`). */
   private conversation(controller: AbortController) {
     return {
       history: this.history,
@@ -370,6 +370,7 @@ export class Session {
       report: (event: EventInput) =>
         this.deliver(this.journal.envelope(this.redaction.redact(event)), true),
       checkpoint: () => this.journal.checkpoint(controller),
+      recorded: () => this.journal.recorded(controller),
     };
   }
 

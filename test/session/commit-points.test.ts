@@ -1,3 +1,5 @@
+import { createHook } from "node:async_hooks";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { describe, expect } from "vitest";
 import { z } from "zod";
@@ -15,7 +17,78 @@ async function metadataEventCount(directory: string): Promise<number> {
   return scan.eventCount;
 }
 
+/**
+ * Runs `work` and returns, for each `fdatasync` of `logPath`'s writer started meanwhile, the type
+ * of the last event in the file at that moment: what each sync makes durable. A sync is told by
+ * the stack of the thread-pool request it starts (Node's `fs.fdatasync` called from event-log.ts).
+ */
+async function syncedUpTo(logPath: string, work: () => Promise<unknown>): Promise<string[]> {
+  const synced: string[] = [];
+  const hook = createHook({
+    init(_id, type) {
+      const stack = type === "FSREQCALLBACK" ? callers() : "";
+      if (/fdatasync/.test(stack) && /event-log\.ts/.test(stack)) {
+        const lines = readFileSync(logPath, "utf8").trimEnd().split("\n");
+        synced.push((JSON.parse(lines.at(-1) ?? "{}") as { type: string }).type);
+      }
+    },
+  });
+  hook.enable();
+  try {
+    await work();
+  } finally {
+    hook.disable();
+  }
+  return synced;
+}
+
+/** The function and file names of the caller's stack (as V8 has them: no source maps). */
+function callers(): string {
+  const given = Error.prepareStackTrace;
+  Error.prepareStackTrace = (_error, sites) =>
+    sites.map((site) => `${site.getFunctionName()} ${site.getFileName()}`).join("\n");
+  try {
+    return String(new Error().stack);
+  } finally {
+    Error.prepareStackTrace = given;
+  }
+}
+
 describe("commit points", () => {
+  test("a prompt syncs its log where README says, no more: a model request waits for its assistant.turn_start to be written, not synced", async ({
+    openHarness,
+  }) => {
+    const probe = defineTool({
+      name: "probe",
+      description: "Answers at once.",
+      input: z.object({}),
+      kind: "other",
+      mutates: false,
+      execute: async () => ({ content: "probed", isError: false }),
+    });
+    const harness = await openHarness({ tools: [probe] });
+    harness.server.enqueue(
+      { toolCalls: [{ id: "call_1", name: "probe", arguments: "{}" }] },
+      { toolCalls: [{ id: "call_2", name: "probe", arguments: "{}" }] },
+      { text: "done" },
+    );
+    const synced = await syncedUpTo(harness.session.transcriptPath, async () => {
+      expect(await harness.prompt("probe twice")).toEqual({ stopReason: "end_turn" });
+    });
+
+    expect(harness.server.requests).toHaveLength(3);
+    // The prompt before the model is asked, each tool call before it runs, each turn's end
+    // (the last one's covers the answer); never an assistant.turn_start on its own.
+    expect(synced).toEqual([
+      "user.message",
+      "tool.execution_start",
+      "assistant.turn_end",
+      "tool.execution_start",
+      "assistant.turn_end",
+      "assistant.turn_end",
+    ]);
+  });
+
   test("a tool runs only once its tool.execution_start is committed; the answer waits for the rest", async ({
     openHarness,
   }) => {

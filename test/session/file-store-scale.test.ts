@@ -192,6 +192,31 @@ describe("the file store with many sessions in one process (issue 26)", () => {
     await opened.appender.close();
   });
 
+  it("hold a recorded commit's events without a sync: it settles before a checkpoint's sync under way, and the line is in the file", async () => {
+    const home = await makeTemporaryDirectory();
+    const appender = await new FileSessionStore(home).create("s1");
+    const [start] = appendAfter(appender, [sessionStart("s1")]);
+    await appender.commit();
+    const [prompt] = appendAfter(appender, [userMessage("one")], start);
+    const settled: string[] = [];
+    const requests = await threadPoolRequests(async () => {
+      // A turn's end: its sync under way, not awaited (session.ts); then a model request's wait.
+      const checkpoint = appender
+        .commit({ checkpoint: true })
+        .then(() => settled.push("checkpoint"));
+      await appender
+        .commit({ checkpoint: true, recorded: true })
+        .then(() => settled.push("recorded"));
+      await checkpoint;
+    });
+    expect(settled).toEqual(["recorded", "checkpoint"]);
+    // The checkpoint's fdatasync alone: the recorded commit sent the thread pool nothing.
+    expect(requests).toBe(1);
+    const lines = (await readFile(eventsPath(home, "s1"), "utf8")).trimEnd().split("\n");
+    expect(lines.map((line) => (JSON.parse(line) as { id: string }).id).at(-1)).toBe(prompt?.id);
+    await appender.close();
+  });
+
   it("take a lease let go idle back without storing the listing metadata again at the next prompt's checkpoint", async () => {
     const home = await makeTemporaryDirectory();
     const store = new FileSessionStore(home);
