@@ -11,8 +11,11 @@ import { linkedPlaceOf } from "../tools/sandbox/real-paths.js";
 import { isServerProgram } from "../tools/sandbox/server-programs.js";
 import type { PermissionPolicy } from "./permission-types.js";
 
-/** Where the user's MCP config files are and the session's view of them (the gate's policy). */
-export type LaterRunPlaces = Pick<PermissionPolicy, "turnloopHome" | "serverConfigs">;
+/**
+ * Where the user's MCP config files are, the session's view of them, and where git finds the
+ * user's config (the gate's policy).
+ */
+export type LaterRunPlaces = Pick<PermissionPolicy, "turnloopHome" | "serverConfigs" | "gitUser">;
 
 /**
  * Why an edit of `paths` (absolute) changes what configures later runs: {@link laterRunReasonOf}
@@ -73,7 +76,7 @@ export function laterRunReasonOf(path: string, places: LaterRunPlaces): string |
   if (place !== undefined) {
     return laterRunReason(place, place);
   }
-  if (isInConfiguredPlace(path, { home: homedir() })) {
+  if (isInConfiguredPlace(path, places.gitUser ?? { home: homedir() })) {
     return "git runs the hooks in the folder the repository's core.hooksPath names, and reads the config files it includes, later, outside the sandbox";
   }
   return isServerProgram(path, places.turnloopHome, places.serverConfigs)

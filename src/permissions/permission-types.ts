@@ -6,6 +6,7 @@
 
 import type { JsonObject, PermissionScope, ToolRequest } from "../events/events.js";
 import type { AnyTool, McpToolOrigin, ToolKind } from "../tools/define-tool.js";
+import type { GitUser } from "../tools/sandbox/configured-places.js";
 import type { ServerConfigView } from "../tools/sandbox/server-programs.js";
 import type { HiddenPlaces } from "./hidden-places.js";
 import type { CommandConfinement } from "./permission-mode.js";
@@ -109,6 +110,12 @@ export interface PermissionPolicy {
    * `ServerConfigView`): each read again only when it changed; absent: read at each decision.
    */
   serverConfigs?: ServerConfigView;
+  /**
+   * Where git finds the user's own config, whose `core.hooksPath` and includes `auto` asks before
+   * an edit of (later-runs.ts), as the sandbox reads it (session/sandbox-setup.ts `gitUser`);
+   * absent: this process's home folder.
+   */
+  gitUser?: GitUser;
 }
 
 /**

@@ -320,6 +320,7 @@ function gateOptionsFor(
         hiddenPlaces: { places: run.sandbox.hiddenPlaces(), open: session.directory },
         turnloopHome: run.turnloopHome,
         serverConfigs: serverConfigsOf(session),
+        gitUser: run.sandbox.gitUser(session.cwd),
       };
     },
     emit: (event) => void session.emit(event),

@@ -16,11 +16,12 @@ import { requireSandbox } from "../support/sandbox.js";
 
 /*
  * Permission mode `auto` asks before an edit of a file an MCP server of turnloop's config files
- * runs (permissions/later-runs.ts). Two findings of round 3, session 35, through a real session
- * host and its real gate, in-process:
+ * runs, or of the hooks folder git's config names (permissions/later-runs.ts). Two findings of
+ * round 3, session 35, through a real session host and its real gate, in-process:
  * - the user's config files were looked for in this process's `TURNLOOP_HOME`
  *   (`process.env`), not in the host's home: a host given its home (the SDK server, ACP, tests)
- *   missed the servers of the user's `mcp.json`;
+ *   missed the servers of the user's `mcp.json`; and git's user config in this process's home
+ *   folder, not in the `HOME` (and `XDG_CONFIG_HOME`) the sandbox reads it in;
  * - every decision about an edit read and parsed each config file again; a session now reads one
  *   again only when it changed (tools/sandbox/server-programs.ts `ServerConfigView`). Counted as
  *   files opened by Node's own `fs.readFileSync`, never by a time.
@@ -107,6 +108,17 @@ describe.runIf(sandboxWorks)("auto and the files MCP servers run", () => {
     await writeFile(join(home, "mcp.json"), JSON.stringify({ mcpServers: mine }));
     const gate = gateOf();
     expect(await editOf(gate, "bin/server.js")).toEqual({ allowed: false, reason: "asked" });
+    expect(await editOf(gate, "bin/other.js")).toMatchObject({ allowed: true });
+  });
+
+  test("the user's git config is read in the host's HOME, not in this process's", async () => {
+    // `HOME` of the host's environment is `root`: its git config sends hooks to `githooks`.
+    await writeFile(join(root, ".gitconfig"), "[core]\n\thooksPath = githooks\n");
+    await mkdir(join(project, "githooks"));
+    await writeFile(join(project, "githooks", "pre-commit"), "# own\n");
+    await writeFile(join(project, "bin", "other.js"), "// own\n");
+    const gate = gateOf();
+    expect(await editOf(gate, "githooks/pre-commit")).toEqual({ allowed: false, reason: "asked" });
     expect(await editOf(gate, "bin/other.js")).toMatchObject({ allowed: true });
   });
 
