@@ -9,10 +9,6 @@
  * own rule (`the allow rules do not cover \`rm a01\`; … --allow-tool 'bash(rm a01)'`).
  */
 
-import {
-  isConfigurationOfLaterRuns,
-  laterRunReasonOf,
-} from "../permissions/permission-decision.js";
 import type { NoAskSituation } from "../permissions/permission-gate.js";
 import type { PermissionMode } from "../permissions/permission-mode.js";
 import type { UncoveredPart } from "../permissions/uncovered-parts.js";
@@ -61,7 +57,8 @@ type NoTerminalCase =
 
 /**
  * The way out of each case; `RULE` is the call's rule, `MCP_RULE` its server's, shell-quoted;
- * `WHY` why auto asks about the edit (permissions/permission-decision.ts `laterRunReasonOf`).
+ * `WHY` why auto asks about the edit (the gate's `laterRun`: permissions/later-runs.ts
+ * `laterRunReasonOf`).
  */
 const WAY_OUT: Record<NoTerminalCase, string> = {
   unclear:
@@ -117,7 +114,7 @@ export function noTerminalReason(mode: PermissionMode): (situation: NoAskSituati
     };
     const kind = caseOf(situation, mode);
     if (kind === "configuration-edit") {
-      rules.WHY = question.paths.map(laterRunReasonOf).find((why) => why !== undefined) ?? "";
+      rules.WHY = situation.laterRun ?? "";
     }
     // One pass, by a function: a rule holding `MCP_RULE` or `$&` is not read as a placeholder.
     const wayOut = WAY_OUT[kind].replace(
@@ -162,7 +159,7 @@ function shellQuoted(text: string): string {
 }
 
 function caseOf(
-  { question, unclear, auto, confinement }: NoAskSituation,
+  { question, unclear, auto, confinement, laterRun }: NoAskSituation,
   mode: PermissionMode,
 ): NoTerminalCase {
   if (unclear !== undefined) {
@@ -187,7 +184,7 @@ function caseOf(
     if (confinement?.policy === "read-only") {
       return "read-only-edit";
     }
-    return question.paths.some(isConfigurationOfLaterRuns) ? "configuration-edit" : "outside-edit";
+    return laterRun !== undefined ? "configuration-edit" : "outside-edit";
   }
   return "other";
 }

@@ -1,11 +1,7 @@
 import { realpath } from "node:fs/promises";
-import { homedir } from "node:os";
-import { basename, dirname, join, resolve, sep } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { ToolRequest } from "../events/events.js";
 import type { AnyTool, ToolCallScope } from "../tools/define-tool.js";
-import { isInConfiguredPlace, isServerProgram } from "../tools/sandbox/configured-places.js";
-import { LATER_RUN_CONFIGURATION, laterRunReason } from "../tools/sandbox/policy.js";
-import { linkedPlaceOf } from "../tools/sandbox/real-paths.js";
 import { commandPrefix } from "./command-prefix.js";
 import type { HiddenPlaceJudgement } from "./hidden-places.js";
 import {
@@ -107,7 +103,11 @@ export function permissionDecider(
     const folders = await Promise.all(rules.folders.map((folder) => resolveReal(resolve(folder))));
     const roots = [root, ...folders];
     const inside = paths.every((path) => roots.some((each) => isInside(path, each)));
-    if ((!tool.mutates && inside) || autoAllows(rules, subject, tool, inside, unclear)) {
+    if (!tool.mutates && inside) {
+      return allow;
+    }
+    const laterRun = await laterRunOf(rules, subject, tool);
+    if (autoAllows(rules, subject, tool, inside, unclear, laterRun)) {
       return allow;
     }
     const question = await questionAbout(tool, toolCall, scope, subject, rules, root);
@@ -116,6 +116,7 @@ export function permissionDecider(
       question,
       ...(unclear === undefined ? {} : { unclear }),
       ...(hidden === undefined ? {} : { hidden }),
+      ...(laterRun === undefined ? {} : { laterRun }),
     };
   };
 }
@@ -186,8 +187,7 @@ function eitherHidden(
  * Whether permission mode `auto` lets a call run without asking: a command of a built-in tool
  * (it runs in the sandbox) that deny rules do not need read in full, or an edit whose paths are
  * all inside the workspace (not under `read-only`) and none in what configures later runs
- * ({@link isConfigurationOfLaterRuns}). MCP tools run outside the sandbox and are
- * asked about.
+ * (`laterRun`, {@link laterRunOf}). MCP tools run outside the sandbox and are asked about.
  */
 function autoAllows(
   rules: PermissionPolicy,
@@ -195,6 +195,7 @@ function autoAllows(
   tool: AnyTool,
   inside: boolean,
   unclear: string | undefined,
+  laterRun: string | undefined,
 ): boolean {
   if (rules.auto !== true || tool.mcp !== undefined) {
     return false;
@@ -205,77 +206,36 @@ function autoAllows(
   return (
     inside &&
     subject.paths.length > 0 &&
-    !subject.paths.some(isConfigurationOfLaterRuns) &&
+    laterRun === undefined &&
     rules.confinement?.policy !== "read-only"
   );
 }
 
 /**
- * Whether `path` (absolute) is in a file that configures what later runs may do: a `.git` folder
- * (hooks, `core.hooksPath`, aliases: git runs them later, outside any sandbox), the hooks folder
- * and config files its repository's config names (`core.hooksPath`, e.g. husky's `.husky`;
- * `include.path`: tools/sandbox/configured-places.ts) or one of tools/sandbox/policy.ts
- * `LATER_RUN_CONFIGURATION` (`.turnloop`: the project's config file, permission mode, allow
- * rules, base URL; `.mcp.json`: servers that start outside the sandbox; shell start-up files,
- * git's user config and `.local/bin`: run by the shell or git later; an editor's, npm's, yarn's,
- * direnv's and other agents' project files and `.gitmodules`, which those programs act on later;
- * a file an MCP server of turnloop's config files runs, tools/sandbox/configured-places.ts),
- * wherever it lies: some run of the path's segments spells one (`~/.bashrc`,
- * `/w/.config/git/config`, `.local/bin/git`, `pkg/.vscode/tasks.json`), or one of them in a
- * folder holding the path leads through a symbolic link to where it lands (`/w/cfg/vscode/tasks.json`
- * where `/w/.vscode -> cfg/vscode`, `/w/elsewhere/cfg/git/config` where `/w/.config ->
- * elsewhere/cfg`: tools/sandbox/real-paths.ts `linkedPlaceOf`). Permission mode `auto`
- * asks about an edit to any of them: an edit made without asking must not loosen what later runs
- * may do (the sandbox keeps `.git/hooks`, `.git/config` and that list read-only for commands for
- * the same reason).
+ * Under permission mode `auto` (not `read-only`), why an edit by a built-in tool of
+ * `subject.paths` changes what configures later runs (later-runs.ts, loaded at the first such
+ * edit and kept); `undefined` when it does not, or when the mode does not judge edits so.
  */
-export function isConfigurationOfLaterRuns(path: string): boolean {
-  return laterRunReasonOf(path) !== undefined;
+async function laterRunOf(
+  rules: PermissionPolicy,
+  subject: RuleSubject,
+  tool: AnyTool,
+): Promise<string | undefined> {
+  if (
+    rules.auto !== true ||
+    tool.mcp !== undefined ||
+    subject.command !== undefined ||
+    rules.confinement?.policy === "read-only"
+  ) {
+    return undefined;
+  }
+  laterRunsModule ??= import("./later-runs.js");
+  const { laterRunOfPaths } = await laterRunsModule;
+  return laterRunOfPaths(subject.paths, rules);
 }
 
-/**
- * Why an edit of `path` (absolute) is one of {@link isConfigurationOfLaterRuns}, as a clause that
- * names the place and who acts on it later (`your editor runs what .vscode names later, …`:
- * tools/sandbox/policy.ts `laterRunReason`); `undefined` when it is none.
- */
-export function laterRunReasonOf(path: string): string | undefined {
-  const segments = path.split(sep);
-  const places = [".git", ...LATER_RUN_CONFIGURATION];
-  // Named by the path, or a link to a folder holding it (`.vscode -> cfg/vscode`): the sandbox
-  // keeps what such a link leads through read-only too (configuration-chain.ts).
-  const place =
-    places.find((each) => spells(segments, each.split("/"))) ?? linkedPlaceOf(path, places);
-  if (place === ".git") {
-    return "git runs the hooks and reads the config in .git later, outside the sandbox";
-  }
-  if (place !== undefined) {
-    return laterRunReason(place, place);
-  }
-  if (isInConfiguredPlace(path, { home: homedir() })) {
-    return "git runs the hooks in the folder the repository's core.hooksPath names, and reads the config files it includes, later, outside the sandbox";
-  }
-  return isServerProgram(path, userTurnloopHome())
-    ? laterRunReason(path, basename(path))
-    : undefined;
-}
-
-/**
- * `TURNLOOP_HOME` as session/paths.ts `turnloopHome` reads it from this process's environment,
- * where the user's `mcp.json` and `config.json` name MCP servers too.
- */
-function userTurnloopHome(): string {
-  const configured = process.env.TURNLOOP_HOME;
-  return configured !== undefined && configured !== ""
-    ? resolve(configured)
-    : join(homedir(), ".turnloop");
-}
-
-/** Whether `place` (segments) occurs as consecutive segments of `segments`. */
-function spells(segments: readonly string[], place: readonly string[]): boolean {
-  return segments.some((_, start) =>
-    place.every((segment, index) => segments[start + index] === segment),
-  );
-}
+/** later-runs.ts, once imported: start-up does not need it (as {@link hiddenPlacesModule}). */
+let laterRunsModule: Promise<typeof import("./later-runs.js")> | undefined;
 
 /**
  * Why a command must be asked about even under `--allow-all-tools`: it cannot be fully

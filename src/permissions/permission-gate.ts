@@ -65,6 +65,8 @@ export interface NoAskSituation {
   auto: boolean;
   /** Where commands run (the sandbox policy in force). */
   confinement?: CommandConfinement;
+  /** Why `auto` asks about an edit of what configures later runs ({@link PermissionDecision}). */
+  laterRun?: string;
 }
 
 /**
@@ -124,6 +126,7 @@ async function noAskReason(
     auto: auto === true,
     ...(decision.unclear === undefined ? {} : { unclear: decision.unclear }),
     ...(confinement === undefined ? {} : { confinement }),
+    ...(decision.laterRun === undefined ? {} : { laterRun: decision.laterRun }),
   });
 }
 

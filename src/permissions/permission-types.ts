@@ -6,6 +6,8 @@
 
 import type { JsonObject, PermissionScope, ToolRequest } from "../events/events.js";
 import type { AnyTool, McpToolOrigin, ToolKind } from "../tools/define-tool.js";
+import type { GitUser } from "../tools/sandbox/configured-places.js";
+import type { ServerConfigView } from "../tools/sandbox/server-programs.js";
 import type { HiddenPlaces } from "./hidden-places.js";
 import type { CommandConfinement } from "./permission-mode.js";
 import type { PermissionRule } from "./permission-rules.js";
@@ -97,18 +99,46 @@ export interface PermissionPolicy {
    * hidden places; absent: none.
    */
   hiddenPlaces?: HiddenPlaces;
+  /**
+   * The run's `TURNLOOP_HOME` (the session host's), whose `mcp.json` and `config.json` name MCP
+   * servers too: `auto` asks before an edit of a file one of them runs (later-runs.ts
+   * `laterRunReasonOf`); absent: the user's config files are not looked at.
+   */
+  turnloopHome?: string;
+  /**
+   * The session's view of the MCP config files (tools/sandbox/server-programs.ts
+   * `ServerConfigView`): each read again only when it changed; absent: read at each decision.
+   */
+  serverConfigs?: ServerConfigView;
+  /**
+   * Where git finds the user's own config, whose `core.hooksPath` and includes `auto` asks before
+   * an edit of (later-runs.ts), as the sandbox reads it (session/sandbox-setup.ts `gitUser`);
+   * absent: this process's home folder.
+   */
+  gitUser?: GitUser;
 }
 
 /**
  * What the rules say about one call: it runs, it is refused (`reason` names the deny rule), or
  * the user must be asked `question`; `unclear` then says why a command is asked about even under
- * `--allow-all-tools` (it cannot be fully read while deny rules for its tool apply). A call that
- * may run (at once or once the user agrees) carries the files it must not show, `hidden`.
+ * `--allow-all-tools` (it cannot be fully read while deny rules for its tool apply) and
+ * `laterRun` why `auto` asks about an edit. A call that may run (at once or once the user
+ * agrees) carries the files it must not show, `hidden`.
  */
 export type PermissionDecision =
   | { kind: "allow"; hidden?: HiddenPaths }
   | { kind: "deny"; reason: string }
-  | { kind: "ask"; question: PermissionQuestion; unclear?: string; hidden?: HiddenPaths };
+  | {
+      kind: "ask";
+      question: PermissionQuestion;
+      unclear?: string;
+      hidden?: HiddenPaths;
+      /**
+       * Why `auto` asks about this edit: it changes what configures later runs
+       * (later-runs.ts `laterRunReasonOf`); absent: that is not why.
+       */
+      laterRun?: string;
+    };
 
 /**
  * Which files an allowed call that searches or lists a folder must leave out of its result:

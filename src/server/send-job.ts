@@ -6,7 +6,8 @@
  */
 
 import type { UserPrompt } from "../agent/loop.js";
-import type { JsonValue, PromptBlock } from "../events/events.js";
+import { errorMessage } from "../events/errors.js";
+import type { EventInput, JsonValue, PromptBlock } from "../events/events.js";
 import type { SessionMode } from "../protocol/copilot.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import type { PromptRefusal } from "../session/session-store.js";
@@ -31,6 +32,8 @@ export type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> 
   messageId?: string;
   /** Tells the follower that sent it that it was refused before anything of it was stored. */
   refuse?: (refusal: PromptRefusal) => void;
+  /** Set by {@link runSendJob} once the prompt's own `user.message` is recorded. */
+  promptRecorded?: boolean;
 };
 
 /**
@@ -61,6 +64,10 @@ export interface SendJobContext {
   hooks: HookRunner;
   /** The agent settings of one prompt of `job` (model, tools, system prompt, gate). */
   settingsFor(job: Job, signal: AbortSignal): Promise<SessionAgentSettings>;
+  /** Writes a line about the session on the server's stderr. */
+  log(message: string): void;
+  /** Records `event` unless the log cannot take it any more (server-session.ts). */
+  emitSafely(event: EventInput): void;
   /** `sessionStart`'s source if this is the first prompt after create or resume; taken once. */
   takeStartSource(): "new" | "resume" | undefined;
 }
@@ -93,14 +100,35 @@ function promptDetails(
 
 /**
  * Runs `job` to its end: hooks, the prompt, `agentStop` follow-ups. A failure or a cancel ends
- * the send.
- * @throws what the session or attachments throw (a bug, a closed log).
+ * the send; what throws (a bug, a closed log, a file that cannot be read) is told as
+ * {@link sendFailed} says. Never throws.
  */
 export async function runSendJob(
   context: SendJobContext,
   job: Job,
   signal: AbortSignal,
 ): Promise<void> {
+  const promptId = job.promptId ?? job.messageId;
+  const stopWatching = context.session.subscribe((event) => {
+    if (
+      event.type === "user.message" &&
+      promptId !== undefined &&
+      event.data.promptId === promptId
+    ) {
+      job.promptRecorded = true;
+    }
+  });
+  try {
+    await runSteps(context, job, signal);
+  } catch (error) {
+    sendFailed(job, error, context);
+  } finally {
+    stopWatching();
+  }
+}
+
+/** {@link runSendJob}'s steps: hooks, the prompt, `agentStop` follow-ups. */
+async function runSteps(context: SendJobContext, job: Job, signal: AbortSignal): Promise<void> {
   const { session, hooks } = context;
   const composed = await withAttachments(job.prompt, job.attachments, {
     cwd: session.cwd,
@@ -148,4 +176,29 @@ export async function runSendJob(
     text = followUp;
     details = { source: "hook", agentMode: job.mode };
   }
+}
+
+/**
+ * What a send that threw `error` tells, so that whoever sent it stops waiting: a follower's prompt
+ * (issue 22) whose `user.message` was not recorded is refused to it through the inbox, as an
+ * over-large one is (its follower reads nothing stored of it, so nothing stored would end its
+ * wait: an ACP editor gets an error for its `session/prompt`, an SDK app a `session.error` then
+ * `session.idle`); else the session's apps get a `session.error` (type `internal`, stored) then
+ * `session.idle`. Logged on the server's stderr either way.
+ */
+function sendFailed(
+  job: Job,
+  error: unknown,
+  context: Pick<SendJobContext, "session" | "log" | "emitSafely">,
+): void {
+  const message = `internal error: ${errorMessage(error)}`;
+  context.log(message);
+  if (job.refuse !== undefined && job.promptRecorded !== true) {
+    const where = `on the worker that holds session ${context.session.id}`;
+    const reason = `${message} (${where}); nothing of the prompt was stored`;
+    job.refuse({ error: { errorType: "internal", message: reason } });
+  } else {
+    context.emitSafely({ type: "session.error", data: { errorType: "internal", message } });
+  }
+  context.emitSafely({ type: "session.idle", data: {} });
 }

@@ -97,6 +97,8 @@ export class ServerSession {
       session,
       hooks: this.hooks,
       settingsFor: (job, signal) => this.settingsFor(job, signal),
+      log: (message) => this.log(`session ${this.id}: ${message}`),
+      emitSafely: (event) => this.emitSafely(event),
       takeStartSource: () => {
         const source = this.startSource;
         this.startSource = undefined;
@@ -302,12 +304,6 @@ export class ServerSession {
     this.controller = controller;
     try {
       await runSendJob(this.sendContext, job, controller.signal);
-    } catch (error) {
-      // A bug or a closed log: tell the app (its sendAndWait ends) instead of going quiet.
-      const message = `internal error: ${errorMessage(error)}`;
-      this.log(`session ${this.id}: ${message}`);
-      this.emitSafely({ type: "session.error", data: { errorType: "internal", message } });
-      this.emitSafely({ type: "session.idle", data: {} });
     } finally {
       this.controller = undefined;
     }

@@ -23,6 +23,7 @@ import type { CommandRunner, CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
+import type { ServerConfigView } from "../tools/sandbox/server-programs.js";
 import { loadInstructions, recordInstructions } from "./instructions.js";
 import type { RunConfig, SourcedRule } from "./run-config.js";
 import type { HostSandbox } from "./sandbox-setup.js";
@@ -44,6 +45,8 @@ export interface PreparedRun {
   systemPrompt?: { path: string; text: string };
   /** Where the user's instruction files are (`$TURNLOOP_HOME`); absent with `--no-instructions`. */
   instructionsHome?: string;
+  /** `$TURNLOOP_HOME` (the host's): the user's config files are there. */
+  turnloopHome: string;
   /** How commands run unless a face brings its own runner or a sandbox confines them, and in which environment. */
   commands: CommandSetup;
   /** The sandbox of the sessions' commands (policy, availability, runners). */
@@ -66,6 +69,7 @@ export function prepareRun(config: RunConfig, home: string, host: HostFacts): Pr
   const run: PreparedRun = {
     ...host,
     config,
+    turnloopHome: home,
     allow: parsedRules(config.allow, config.cwd.value),
     deny: parsedRules(config.deny, config.cwd.value),
     ...(config.instructions.value ? { instructionsHome: home } : {}),
@@ -145,6 +149,23 @@ function sessionSpellings(session: Session): { cwds: string[]; homes: string[] }
     spellingsOfSessions.set(session, spellings);
   }
   return spellings;
+}
+
+/** Each session's view of the MCP config files, for the gate's later-run judgement. */
+const serverConfigsOfSessions = new WeakMap<Session, ServerConfigView>();
+
+/**
+ * `session`'s view of the MCP config files (tools/sandbox/server-programs.ts
+ * `ServerConfigView`): kept for the session's life, so `auto` reads a config file again only
+ * when it changed, not at every decision about an edit.
+ */
+function serverConfigsOf(session: Session): ServerConfigView {
+  let view = serverConfigsOfSessions.get(session);
+  if (view === undefined) {
+    view = new Map();
+    serverConfigsOfSessions.set(session, view);
+  }
+  return view;
 }
 
 /** `folder` (absolute) as given, then with its links resolved when that differs. */
@@ -297,6 +318,9 @@ function gateOptionsFor(
         deny: [...run.deny, ...grants(session.grants.deny)],
         folders,
         hiddenPlaces: { places: run.sandbox.hiddenPlaces(), open: session.directory },
+        turnloopHome: run.turnloopHome,
+        serverConfigs: serverConfigsOf(session),
+        gitUser: run.sandbox.gitUser(session.cwd),
       };
     },
     emit: (event) => void session.emit(event),

@@ -337,7 +337,7 @@ async function writeTrusted(home: string, projects: Record<string, unknown>): Pr
 /**
  * Each file a trust covers, by its path relative to `project`: the {@link PROJECT_FILES}, read as
  * the config is (tools/project-file.ts), then the project files their stdio MCP servers run
- * (tools/sandbox/configured-places.ts `serverProgramPaths`, read against `cwd` and `project`):
+ * (tools/sandbox/server-programs.ts `serverProgramPaths`, read against `cwd` and `project`):
  * each the SHA-256 of its bytes (hex), `absent` or `unreadable` ({@link fileDigest} for programs).
  */
 async function projectFileDigests(
@@ -348,7 +348,7 @@ async function projectFileDigests(
   // Loaded here, not before `acp` answers `initialize` (issue 26).
   const [{ CONFIG_FILE_MAX_BYTES, readProjectFile }, { serverProgramPaths }] = await Promise.all([
     import("../tools/project-file.js"),
-    import("../tools/sandbox/configured-places.js"),
+    import("../tools/sandbox/server-programs.js"),
   ]);
   const configDigest = (name: string): string => {
     const file = readProjectFile(join(project, name), {

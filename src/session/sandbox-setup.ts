@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import type { CommandConfinement, PermissionMode } from "../permissions/permission-mode.js";
 import type { CommandRequest, CommandResult, CommandRunner } from "../tools/command-runner.js";
+import type { GitUser } from "../tools/sandbox/configured-places.js";
 import type {
   ConfiningPolicy,
   SandboxAvailability,
@@ -58,6 +59,19 @@ export class HostSandbox {
    */
   hiddenPlaces(): string[] {
     return hiddenPlacePaths(this.hiddenSettings());
+  }
+
+  /**
+   * Where git finds the user's own config for commands started in `cwd`, as the sandbox reads it
+   * (tools/sandbox/configured-places.ts `gitUserOf`): the commands' `HOME` (the user's home
+   * folder when they have none) and `XDG_CONFIG_HOME`, a relative one taken from `cwd`.
+   */
+  gitUser(cwd: string): GitUser {
+    const configHome = this.env.XDG_CONFIG_HOME;
+    const home = this.env.HOME ?? homedir();
+    return configHome === undefined || configHome === ""
+      ? { home }
+      : { home, configHome: resolve(cwd, configHome) };
   }
 
   /**

@@ -10,7 +10,7 @@ import { requireSandbox } from "../support/sandbox.js";
  * The trial of round 3 session 34 (HIGH 4): in permission mode auto, the model's sandboxed
  * command rewrote `tools/mcp.sh`, which the project's `.mcp.json` runs (`sh tools/mcp.sh`), and
  * the next start ran it outside the sandbox. A file an MCP server of turnloop's config files runs
- * is kept as `.mcp.json` itself is (src/tools/sandbox/configured-places.ts `serverProgramsIn`):
+ * is kept as `.mcp.json` itself is (src/tools/sandbox/server-programs.ts `serverProgramsIn`):
  * sandboxed commands cannot write it, replace it or make it, and auto asks before an edit of it.
  * Real `turnloop -p` children, the real permission gate, real bubblewrap; skipped (and said so)
  * where bubblewrap cannot run, never in CI.

@@ -1,10 +1,11 @@
 import { join, resolve } from "node:path";
 import { API_KEY_VARIABLES } from "../../llm/models.js";
 import { configurationMounts, configuredPlacesIn } from "./configuration-chain.js";
-import { gitUserOf, serverProgramsIn } from "./configured-places.js";
+import { gitUserOf } from "./configured-places.js";
 import { gitFolderBinds, gitProtection, gitReadOnlyMounts } from "./git-folders.js";
 import { DEFAULT_TMPFS_SIZE_MIB, type SandboxPolicy, type SandboxSettings } from "./policy.js";
 import { hiddenPlacePaths, isInside, RealPaths } from "./real-paths.js";
+import { serverProgramsIn } from "./server-programs.js";
 import { unixSocketFilter } from "./unix-socket-filter.js";
 import { type WorkspaceEntries, WorkspaceWalk } from "./workspace-walk.js";
 

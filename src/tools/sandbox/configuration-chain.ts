@@ -47,7 +47,7 @@ export interface ConfigurationChain {
  * missing, and a mounted entry's identity is noted, since moving that folder away moves the mount
  * with it and lets a new place be made at the old path. Then the chain of each of `nested`, the
  * tool configuration found in the roots' folders and of the files MCP servers run, `programs`
- * (configured-places.ts `serverProgramsIn`), each named by its path ({@link fileChains}).
+ * (server-programs.ts `serverProgramsIn`), each named by its path ({@link fileChains}).
  */
 export function configurationChains(
   roots: readonly string[],
@@ -70,7 +70,7 @@ export function configurationChains(
  * The chain of each of `paths` in the roots' folders at any depth, named by its path: policy.ts
  * `NESTED_CONFIGURATION` places found there (`pkg/.npmrc`, `a/b/c/.envrc`: workspace-walk.ts
  * `WorkspaceWalk`; one directly in a root is left out by the caller, {@link rootChains} has it,
- * and each is named by its last component) and the files MCP servers run (configured-places.ts
+ * and each is named by its last component) and the files MCP servers run (server-programs.ts
  * `serverProgramsIn`: `tools/mcp.sh`). Each is walked as a root's own with its folder and the
  * folders between it and its root taken for roots (`a`, `a/b` stay writable): the place itself is
  * mounted read-only over itself (its identity noted), or, a symbolic link, put back when

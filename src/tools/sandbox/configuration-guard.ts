@@ -29,7 +29,7 @@ export interface ConfigurationSnapshot {
 /**
  * Notes the {@link ConfigurationSnapshot} of `roots` (writable roots, real paths) before a
  * command; `nested` is the tool configuration in their folders, `programs` the files MCP servers
- * run there (configured-places.ts `serverProgramsIn`).
+ * run there (server-programs.ts `serverProgramsIn`).
  */
 export function configurationSnapshot(
   roots: readonly string[],

@@ -29,7 +29,7 @@ export function isSandboxPolicy(text: string): text is SandboxPolicy {
  * What a project folder holds that configures later runs, besides git's `hooks` and `config`:
  * turnloop's project config folder (permission mode, allow rules, base URL) and the MCP servers
  * file (servers start outside the sandbox). One list for both guards: permission mode `auto` asks
- * about an edit to any of them (permissions/permission-decision.ts `isConfigurationOfLaterRuns`),
+ * about an edit to any of them (permissions/later-runs.ts `isConfigurationOfLaterRuns`),
  * and the sandbox keeps each writable root's read-only for commands, what one leads through and
  * one that does not exist yet included (configuration-chain.ts, configuration-guard.ts).
  */
@@ -221,7 +221,7 @@ export const NESTED_CONFIGURATION: readonly string[] = TOOL_CONFIGURATION.map(({
  * The one list both guards read: the sandbox keeps each writable root's read-only, one that does
  * not exist yet removed when a command makes it (configuration-chain.ts,
  * configuration-guard.ts), and permission mode `auto` asks about an edit of any of them,
- * wherever it lies (permissions/permission-decision.ts `isConfigurationOfLaterRuns`).
+ * wherever it lies (permissions/later-runs.ts `isConfigurationOfLaterRuns`).
  */
 export const LATER_RUN_CONFIGURATION: readonly string[] = [
   ...PROJECT_CONFIGURATION,
@@ -231,7 +231,7 @@ export const LATER_RUN_CONFIGURATION: readonly string[] = [
 
 /**
  * Why `place`, one of {@link LATER_RUN_CONFIGURATION} or a file an MCP server runs (its path:
- * configured-places.ts), is kept from sandboxed commands and edits made without asking, as a
+ * server-programs.ts), is kept from sandboxed commands and edits made without asking, as a
  * clause naming it `what` (`it`, `them`, a name): who reads it later and what that runs.
  */
 export function laterRunReason(place: string, what: string): string {
@@ -247,7 +247,7 @@ export function laterRunReason(place: string, what: string): string {
     : SERVER_PROGRAM_REASON.replace("WHAT", what);
 }
 
-/** Why a file an MCP server runs is kept (configured-places.ts), `WHAT` standing for its name. */
+/** Why a file an MCP server runs is kept (server-programs.ts), `WHAT` standing for its name. */
 export const SERVER_PROGRAM_REASON =
   "an MCP server config (.mcp.json, .turnloop/config.json, mcp.json) names WHAT, and turnloop runs it when a session starts, outside the sandbox";
 

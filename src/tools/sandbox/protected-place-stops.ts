@@ -110,7 +110,7 @@ export interface HiddenMention {
 /**
  * A place kept read-only that is known by its path: a hooks folder or included config file a
  * repository's config names (configured-places.ts `ConfiguredPlace`), or a file an MCP server runs
- * (configured-places.ts).
+ * (server-programs.ts).
  */
 export interface KeptFile {
   path: string;

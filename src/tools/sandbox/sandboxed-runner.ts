@@ -8,7 +8,7 @@ import {
   leadingEntries,
   undoConfigurationChanges,
 } from "./configuration-guard.js";
-import { gitUserOf, serverProgramsIn } from "./configured-places.js";
+import { gitUserOf } from "./configured-places.js";
 import { gitSnapshot, undoGitChanges } from "./git-guard.js";
 import { EXIT_TRAP_PATH, leftRunningCount, leftRunningScript } from "./left-running.js";
 import {
@@ -27,6 +27,7 @@ import {
   withLandingPaths,
 } from "./protected-place-stops.js";
 import { RealPaths } from "./real-paths.js";
+import { serverProgramsIn } from "./server-programs.js";
 import { type WorkspaceEntries, WorkspaceWalk } from "./workspace-walk.js";
 
 /** A policy that confines (every one but `danger-full-access`). */
@@ -132,7 +133,7 @@ export class SandboxedRunner implements CommandRunner {
   /**
    * Under `workspace-write`, notes what the guards watch in `realRoots` before a command
    * (configuration-guard.ts, git-guard.ts; one walk of the roots for both and for the mounts,
-   * workspace-walk.ts `WorkspaceWalk`; the files MCP servers run there, configured-places.ts):
+   * workspace-walk.ts `WorkspaceWalk`; the files MCP servers run there, server-programs.ts):
    * what the judgement of its result reads of it, and `undo`, which undoes what the command
    * changed of it once it ended (one more walk, of the folders the first entered and those made
    * since). Nothing under `read-only`.
@@ -237,10 +238,10 @@ interface WorkspaceGuards {
   leading: readonly LeadingEntry[];
   /**
    * Hooks folders and config files a repository's config names (configured-places.ts), and the
-   * files MCP servers run (configured-places.ts).
+   * files MCP servers run (server-programs.ts).
    */
   configuredPlaces: readonly KeptFile[];
-  /** The files MCP servers run in the roots (configured-places.ts `serverProgramsIn`). */
+  /** The files MCP servers run in the roots (server-programs.ts `serverProgramsIn`). */
   programs: readonly string[];
   /** Undoes what the ended command changed of them: why it is reported stopped, if it is. */
   undo: () => Promise<string | undefined>;
@@ -336,7 +337,7 @@ export interface JudgedCommand {
   leading?: readonly LeadingEntry[];
   /**
    * Hooks folders and config files a repository's config names (configured-places.ts) and files
-   * MCP servers run (configured-places.ts), mounted read-only.
+   * MCP servers run (server-programs.ts), mounted read-only.
    */
   configuredPlaces?: readonly KeptFile[];
   /**
