@@ -1,21 +1,14 @@
 import type { PromptOutcome } from "../agent/loop.js";
-import { USER_CANCEL_REASON } from "../events/errors.js";
+import { abortNote, stoppedNote } from "../events/errors.js";
 import type { SessionEventOf, StopReason } from "../events/events.js";
+
+export { abortNote };
 
 /**
  * The one-line notes both terminal faces (`-p`'s renderer, terminal-renderer.ts, and the
  * interactive transcript, interactive/transcript.ts) write for events that are not the reply: the
  * same words on either face.
  */
-
-/**
- * The line for an `abort` event: `cancelled` when the user cancelled (Esc, Ctrl-C), else its
- * reason as the log has it (`cancelled by SIGTERM`, `cancelled by SIGHUP`, `cancelled by a closed
- * output (EPIPE)`): who stopped the prompt, in the log's words.
- */
-export function abortNote(reason: string): string {
-  return reason === USER_CANCEL_REASON ? "cancelled" : reason;
-}
 
 /**
  * `stopped: <reason>` for a prompt that ended before its answer was complete because a limit or
@@ -32,23 +25,10 @@ export function stopNote(
   maxTurns?: number,
   goOn: string = PROMPT_GO_ON,
 ): string | undefined {
-  switch (stopReason) {
-    case "max_turn_requests":
-      if (why === undefined && maxTurns !== undefined) {
-        return `stopped: reached --max-turns ${maxTurns}; ${goOn}`;
-      }
-      return `stopped: ${stopReason}${why === undefined ? "" : `: ${why}`}`;
-    case "max_tokens":
-    case "refusal":
-      return `stopped: ${stopReason}${why === undefined ? "" : `: ${why}`}`;
-    case "end_turn":
-    case "cancelled":
-      return undefined;
-    default: {
-      const unknown: never = stopReason;
-      return unknown;
-    }
+  if (stopReason === "max_turn_requests" && why === undefined && maxTurns !== undefined) {
+    return `stopped: reached --max-turns ${maxTurns}; ${goOn}`;
   }
+  return stoppedNote(stopReason, why);
 }
 
 /** How to go on after `-p` reached its turn limit: another run. */
