@@ -17,7 +17,7 @@ export { abortNote };
  * `why`, when given, follows: the repetition guard's reason, since `max_turn_requests` alone
  * reads as `--max-turns`. Without it, `max_turn_requests` with the limit `maxTurns` (model
  * requests) names it and how to go on where the note is read (`goOn`, `-p`'s words by default):
- * `stopped: reached --max-turns 1; continue with --continue or raise --max-turns`.
+ * `stopped: reached the turn limit (1); continue with --continue or raise --max-turns`.
  */
 export function stopNote(
   stopReason: StopReason,
@@ -26,7 +26,7 @@ export function stopNote(
   goOn: string = PROMPT_GO_ON,
 ): string | undefined {
   if (stopReason === "max_turn_requests" && why === undefined && maxTurns !== undefined) {
-    return `stopped: reached --max-turns ${maxTurns}; ${goOn}`;
+    return `stopped: reached the turn limit (${maxTurns}); ${goOn}`;
   }
   return stoppedNote(stopReason, why);
 }
