@@ -187,7 +187,10 @@ export class AcpSession {
     }
   }
 
-  /** The model of the next prompts (ACP v1 config option `model`); `-32602` when it does not resolve. */
+  /**
+   * The model of the next prompts (ACP v1 config option `model`, `session/set_model`, `/model`),
+   * recorded as `session.model_change`; `-32602` when it does not resolve.
+   */
   setModel(modelId: string, announce: boolean): void {
     const resolved = this.context.host.resolveModel(modelId, this.model.id);
     if (!resolved.ok) {
@@ -298,10 +301,8 @@ export class AcpSession {
       },
       say: (text) => this.say(text),
       setMode: (mode) => this.setMode(mode, { mode: true, config: true }),
-      useModel: (configuration) => {
-        this.model = { id: configuration.id, configuration };
-        this.send({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
-      },
+      // The one path of every switch (the config option, session/set_model): recorded.
+      useModel: (configuration) => this.setModel(configuration.id, true),
     };
   }
 

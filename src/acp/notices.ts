@@ -11,7 +11,7 @@
  */
 
 import type * as acp from "@agentclientprotocol/sdk";
-import { retryNote } from "../events/errors.js";
+import { abortNote, retryNote, stoppedNote } from "../events/errors.js";
 import type { SessionEvent, SessionEventData } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import type { SessionHost } from "../session/host.js";
@@ -97,6 +97,47 @@ export function recordedNotice(
         mark: "⟳",
         id: event.id,
       };
+    default: {
+      const unknown: never = event;
+      return unknown;
+    }
+  }
+}
+
+/**
+ * How a replayed prompt ended, when not with its answer: a `session.error` (`error: <message>`),
+ * an `abort` (`cancelled`, or who stopped it), a turn end whose recorded `stopReason` is a limit
+ * or a refusal (`stopped: max_turn_requests`): in the words the terminal draws a reopened session
+ * with (cli/interactive/transcript.ts). Live, the prompt's answer says it (a JSON-RPC error, its
+ * `stopReason`), so only `session/load` sends these (replay.ts, case 25); undefined otherwise.
+ */
+export function promptEndNotice(
+  event: Extract<SessionEvent, { type: "session.error" | "abort" | "assistant.turn_end" }>,
+): TurnloopNotice | undefined {
+  switch (event.type) {
+    case "session.error":
+      return {
+        severity: "error",
+        title: "Failed",
+        text: `error: ${event.data.message}`,
+        mark: "✗",
+        id: event.id,
+      };
+    case "abort":
+      return {
+        severity: "info",
+        title: "Cancelled",
+        text: abortNote(event.data.reason),
+        mark: "⊘",
+        id: event.id,
+      };
+    case "assistant.turn_end": {
+      const text =
+        event.data.stopReason === undefined ? undefined : stoppedNote(event.data.stopReason);
+      return text === undefined
+        ? undefined
+        : { severity: "warning", title: "Stopped", text, id: event.id };
+    }
     default: {
       const unknown: never = event;
       return unknown;

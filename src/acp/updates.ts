@@ -10,7 +10,7 @@ import {
 } from "../session/session-model/session-model.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { CompactionUpdates } from "./compaction-updates.js";
-import { noticeUpdate, recordedNotice } from "./notices.js";
+import { noticeUpdate, promptEndNotice, recordedNotice } from "./notices.js";
 import { replayedPrompt, titleFrom } from "./prompt-content.js";
 import { resultContent, terminalOutput, textContent } from "./tool-call-content.js";
 
@@ -150,27 +150,34 @@ export class UpdateMapper {
         return [planUpdate(event.data.entries)];
       case "session.start":
       case "session.resume":
-      case "assistant.turn_end":
         return this.abandoned(change);
+      case "assistant.turn_end":
+      case "session.error":
+      case "abort":
+        return [...this.abandoned(change), ...this.promptEnd(event)];
       case "tool.execution_start":
       case "permission.completed":
       case "permission.requested":
       case "session.task_complete":
-      case "session.error":
-      case "abort":
       case "session.idle":
       case "hook.start":
       case "hook.end":
       case "session.instructions_loaded":
       case "session.mcp_server_status_changed":
       case "session.info":
-        // Shown otherwise (the permission request, the prompt's answer) or not at all.
+        // Shown otherwise (the permission request, the call's result) or not at all.
         return [];
       default: {
         const unknown: never = event;
         return unknown;
       }
     }
+  }
+
+  /** How a prompt ended: live, its answer says it; a replay has no answer, so a notice (case 25). */
+  private promptEnd(event: Parameters<typeof promptEndNotice>[0]): acp.SessionUpdate[] {
+    const end = this.options.mode === "replay" ? promptEndNotice(event) : undefined;
+    return end === undefined ? [] : [noticeUpdate(end, this.options.notices)];
   }
 
   /** A streamed piece of the message `messageId` (its whole text is then not sent again). */

@@ -1,6 +1,8 @@
 import type { PromptOutcome } from "../agent/loop.js";
-import { USER_CANCEL_REASON } from "../events/errors.js";
+import { abortNote, stoppedNote } from "../events/errors.js";
 import type { SessionEventOf, StopReason } from "../events/events.js";
+
+export { abortNote };
 
 /**
  * The one-line notes both terminal faces (`-p`'s renderer, terminal-renderer.ts, and the
@@ -9,22 +11,13 @@ import type { SessionEventOf, StopReason } from "../events/events.js";
  */
 
 /**
- * The line for an `abort` event: `cancelled` when the user cancelled (Esc, Ctrl-C), else its
- * reason as the log has it (`cancelled by SIGTERM`, `cancelled by SIGHUP`, `cancelled by a closed
- * output (EPIPE)`): who stopped the prompt, in the log's words.
- */
-export function abortNote(reason: string): string {
-  return reason === USER_CANCEL_REASON ? "cancelled" : reason;
-}
-
-/**
  * `stopped: <reason>` for a prompt that ended before its answer was complete because a limit or
  * the model stopped it (`max_tokens`, `max_turn_requests`, `refusal`), as `-p` says it on stderr;
  * undefined for a finished answer (`end_turn`) and a cancel (which the `abort` line says).
  * `why`, when given, follows: the repetition guard's reason, since `max_turn_requests` alone
  * reads as `--max-turns`. Without it, `max_turn_requests` with the limit `maxTurns` (model
  * requests) names it and how to go on where the note is read (`goOn`, `-p`'s words by default):
- * `stopped: reached --max-turns 1; continue with --continue or raise --max-turns`.
+ * `stopped: reached the turn limit (1); continue with --continue or raise --max-turns`.
  */
 export function stopNote(
   stopReason: StopReason,
@@ -32,23 +25,10 @@ export function stopNote(
   maxTurns?: number,
   goOn: string = PROMPT_GO_ON,
 ): string | undefined {
-  switch (stopReason) {
-    case "max_turn_requests":
-      if (why === undefined && maxTurns !== undefined) {
-        return `stopped: reached --max-turns ${maxTurns}; ${goOn}`;
-      }
-      return `stopped: ${stopReason}${why === undefined ? "" : `: ${why}`}`;
-    case "max_tokens":
-    case "refusal":
-      return `stopped: ${stopReason}${why === undefined ? "" : `: ${why}`}`;
-    case "end_turn":
-    case "cancelled":
-      return undefined;
-    default: {
-      const unknown: never = stopReason;
-      return unknown;
-    }
+  if (stopReason === "max_turn_requests" && why === undefined && maxTurns !== undefined) {
+    return `stopped: reached the turn limit (${maxTurns}); ${goOn}`;
   }
+  return stoppedNote(stopReason, why);
 }
 
 /** How to go on after `-p` reached its turn limit: another run. */

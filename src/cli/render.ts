@@ -23,14 +23,13 @@ import type {
   JsonObject,
   SessionEvent,
   SessionEventOf,
-  StopReason,
   UserMessageData,
 } from "../events/events.js";
 import { attachedFilesLine, givenPrompt, ranLines } from "../session/prompt-attachments.js";
-import { SessionFold, type ToolCall } from "../session/session-model/session-model.js";
+import { type Prompt, SessionFold, type ToolCall } from "../session/session-model/session-model.js";
 import { idleReopens, repairsBeforeReopens } from "./idle-reopens.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
-import { closedPrompt, inferStop, type PromptState } from "./prompt-stop.js";
+import { closedPrompt, type PromptState, stopLine } from "./prompt-stop.js";
 import { abbreviate, firstLine, foldedPrompt, plural, trimTrailingNewlines } from "./text-lines.js";
 import { exportShowsAll, hiddenLinesNote, outcomeMark, outputLines } from "./tool-line.js";
 
@@ -54,6 +53,11 @@ interface RenderState {
   /** Tool calls of the open prompt that have no result yet. */
   pendingCalls: Set<string>;
   prompt: PromptState;
+  /**
+   * The session model's prompt being answered before the event drawn now (a `user.message`
+   * starts the next one): its `stop` is the stop line's.
+   */
+  answered: Prompt | undefined;
   /** The model of the log's last `session.model_change`, if any. */
   currentModel: string | undefined;
 }
@@ -70,10 +74,11 @@ export interface ConversationOptions {
 }
 
 /**
- * Renders `events` (persisted ones; ephemeral deltas are ignored, a `session.idle` gives the stop)
- * as text, one line per item, ending with `\n` unless empty. Tool calls without a result are listed
- * as such when their prompt ends. When the log does not say how a prompt stopped (no
- * `session.idle`, e.g. a crash or the turn limit), its stop line says so.
+ * Renders `events` (persisted ones; ephemeral deltas are ignored) as text, one line per item,
+ * ending with `\n` unless empty. Tool calls without a result are listed as such when their prompt
+ * ends. Each prompt's stop line is the session model's stop (session-model/types.ts
+ * `PromptStop`: the recorded `stopReason`, an `abort`, a `session.error`, …); when the log does
+ * not say it (a crash before its turn ended), the line says so.
  */
 export function renderConversation(
   events: readonly SessionEvent[],
@@ -85,6 +90,7 @@ export function renderConversation(
     fold: new SessionFold(),
     pendingCalls: new Set(),
     prompt: closedPrompt(),
+    answered: undefined,
     currentModel: events.findLast((event) => event.type === "session.model_change")?.data.newModel,
   };
   // The work a reopen closed is drawn in its prompt, before that reopen (idle-reopens.ts).
@@ -93,6 +99,7 @@ export function renderConversation(
     if (startLine || event.type !== "session.start") {
       renderEvent(state, event);
     }
+    state.answered = state.fold.answeredPrompt;
   }
   closePrompt(state);
   // Drawn on a terminal: the model's and the commands' text without control sequences.
@@ -151,8 +158,6 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
       renderToolResult(state, event.data);
       return;
     case "assistant.turn_end":
-      state.prompt.lastTurnEnd = event.data;
-      return;
     case "assistant.turn_start":
     case "assistant.usage":
     case "assistant.message_delta":
@@ -178,8 +183,9 @@ function renderResume(state: RenderState, event: SessionEventOf<"session.resume"
   // call still open here gets its result later in the log: it is drawn there, once.
   const open = new Set(state.pendingCalls);
   state.pendingCalls.clear();
-  // A prompt whose turn this reopen closed stopped there (session/open-work.ts).
-  closePrompt(state, event.data.interruptedTurns ? "interrupted" : undefined);
+  // A prompt whose turn this reopen closed stopped there (session/open-work.ts): the session
+  // model's `interrupted`, from the turn end the reopen wrote.
+  closePrompt(state);
   state.pendingCalls = open;
   if (state.idleReopens.has(event)) {
     return;
@@ -190,7 +196,7 @@ function renderResume(state: RenderState, event: SessionEventOf<"session.resume"
 }
 
 function renderOutcome(state: RenderState, event: OutcomeEvent): void {
-  const { lines, prompt } = state;
+  const { lines } = state;
   switch (event.type) {
     case "assistant.retry": {
       const { attempt, delayMs, errorMessage } = event.data;
@@ -205,7 +211,6 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
       lines.push(instructionsLine(event.data));
       return;
     case "session.task_complete": {
-      prompt.taskCompleted = true;
       const outcome = event.data.success ? "" : " (unsuccessful)";
       lines.push(`task complete${outcome}: ${event.data.summary}`);
       return;
@@ -216,14 +221,12 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
       );
       return;
     case "session.error": {
-      prompt.failed = true;
       const { errorType, statusCode, message } = event.data;
       const status = statusCode === undefined ? "" : `, ${statusCode}`;
       lines.push(`error (${errorType}${status}): ${message}`);
       return;
     }
     case "abort":
-      prompt.aborted = true;
       lines.push(`aborted: ${event.data.reason}`);
       return;
     case "session.compaction_complete": {
@@ -242,7 +245,8 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
       lines.push(`warning: ${event.data.message}`);
       return;
     case "session.idle":
-      closePrompt(state, event.data.stopReason ?? "error");
+      // An older log's idle: its stop is the session model's, as every stop is.
+      closePrompt(state, true);
       return;
     default:
       ignoreUnknown(event);
@@ -348,14 +352,15 @@ function shownCall(toolCall: ToolCall): CallShown {
 }
 
 /**
- * Ends the open prompt: lists its calls that never got a result, then its stop line, from
- * `stopReason` (a `session.idle`) or inferred from what the prompt logged.
+ * Ends the open prompt: lists its calls that never got a result, then its stop line, the session
+ * model's stop (session-model/types.ts `PromptStop`). `late`: a stop said after the prompt was
+ * closed (an older log's `session.idle` after a reopen) still gets its line, once.
  */
-function closePrompt(state: RenderState, stopReason?: StopReason | "error" | "interrupted"): void {
+function closePrompt(state: RenderState, late = false): void {
   const { prompt } = state;
   if (!prompt.open || prompt.stopped) {
-    if (stopReason !== undefined && !prompt.stopped) {
-      state.lines.push(`[stop: ${stopReason}]`);
+    if (late && !prompt.stopped && state.answered?.stop !== undefined) {
+      state.lines.push(stopLine(state.answered));
       prompt.stopped = true;
     }
     return;
@@ -367,8 +372,7 @@ function closePrompt(state: RenderState, stopReason?: StopReason | "error" | "in
     }
   }
   state.pendingCalls.clear();
-  const stop = stopReason ?? inferStop(prompt);
-  state.lines.push(stop === undefined ? "[no stop recorded]" : `[stop: ${stop}]`);
+  state.lines.push(stopLine(state.answered));
   prompt.stopped = true;
 }
 

@@ -34,10 +34,11 @@ export class TerminalRenderer {
   /** The last reply without tool calls: the final answer unless another turn follows. */
   private heldAnswer: string | undefined;
   /**
-   * Text of the last reply with tool calls, shown as narration: also the answer when the prompt
-   * ends on it (autopilot's `task_complete` call), as `--quiet` and the JSON `result` give it.
+   * Text of the last whole reply, with tool calls or without: the answer when the prompt stops on
+   * it, whatever stopped it (`end_turn`, `--max-turns`, `task_complete`, …), as `--quiet` and the
+   * JSON `result` give it (README, "Using it"); a failed or cancelled prompt has none.
    */
-  private lastNarrated: string | undefined;
+  private lastReply: string | undefined;
   /** The summary of autopilot's `task_complete`, once called: the answer when its reply has no text. */
   private taskSummary: string | undefined;
   /** The checklist last shown, to show the plan only when it changes. */
@@ -143,25 +144,15 @@ export class TerminalRenderer {
 
   /** Writes the answer held for the end of the prompt, if any, and ends the line. */
   flush(): void {
-    const answer = this.heldAnswer ?? this.completedAnswer();
+    // The summary of `task_complete` when its reply had no text (trial finding 6).
+    const answer = this.lastReply?.trim() ? this.lastReply : this.taskSummary;
     this.heldAnswer = undefined;
-    this.lastNarrated = undefined;
+    this.lastReply = undefined;
     this.taskSummary = undefined;
     if (answer !== undefined && answer.trim() !== "") {
       this.answer(this.options.markdown?.(answer) ?? this.stdoutText(answer));
     }
     this.endLine();
-  }
-
-  /**
-   * The answer of a prompt that ended with `task_complete`: the text of the reply that called it,
-   * or its summary when that reply had none (trial finding 6: the answer was empty).
-   */
-  private completedAnswer(): string | undefined {
-    if (this.taskSummary === undefined) {
-      return undefined;
-    }
-    return this.lastNarrated?.trim() ? this.lastNarrated : this.taskSummary;
   }
 
   /** Ends the answer with a newline if it did not end with one. */
@@ -208,17 +199,16 @@ export class TerminalRenderer {
     if (message.toolRequests.length > 0 || message.interrupted === true) {
       // A reply cut short is no answer (README, "JSON output").
       this.narrate(message.content);
-      this.lastNarrated = message.content;
     } else {
-      this.lastNarrated = undefined;
       this.heldAnswer = message.content;
     }
+    this.lastReply = message.interrupted === true ? undefined : message.content;
   }
 
   /** A failed or cancelled prompt has no answer (README): the reply it cut short goes to stderr. */
   unanswered(): void {
     this.releaseHeldAnswer();
-    this.lastNarrated = undefined;
+    this.lastReply = undefined;
     this.taskSummary = undefined;
     this.endLine();
   }

@@ -7,6 +7,8 @@
  * the same reason: every layer makes folders, and Node's own recursive `mkdir` can spin forever.
  */
 
+import type { StopReason } from "./event-parts.js";
+
 /** The message of anything thrown: `error.message` for an `Error`, else `String(error)`. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -239,6 +241,37 @@ function hasControl(text: string): boolean {
     }
   }
   return false;
+}
+
+/**
+ * The line for an `abort` event on every face: `cancelled` when the user cancelled (Esc, Ctrl-C,
+ * `session/cancel`, `abort()`), else its reason as the log has it (`cancelled by SIGTERM`,
+ * `cancelled by a closed output (EPIPE)`): who stopped the prompt, in the log's words.
+ */
+export function abortNote(reason: string): string {
+  return reason === USER_CANCEL_REASON ? "cancelled" : reason;
+}
+
+/**
+ * `stopped: <stop reason>` for a prompt a limit or the model stopped before its answer was
+ * complete (`max_tokens`, `max_turn_requests`, `refusal`), `why` after it when given; undefined
+ * for a finished answer (`end_turn`) and a cancel (its `abort` line says it). A face that knows
+ * the turn limit says more (cli/event-notes.ts `stopNote`).
+ */
+export function stoppedNote(stopReason: StopReason, why?: string): string | undefined {
+  switch (stopReason) {
+    case "max_turn_requests":
+    case "max_tokens":
+    case "refusal":
+      return `stopped: ${stopReason}${why === undefined ? "" : `: ${why}`}`;
+    case "end_turn":
+    case "cancelled":
+      return undefined;
+    default: {
+      const unknown: never = stopReason;
+      return unknown;
+    }
+  }
 }
 
 /**

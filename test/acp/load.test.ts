@@ -163,6 +163,12 @@ describe("case 25: session/load replays the whole conversation, then answers", (
         ),
         rawOutput: { error: "cancelled" },
       },
+      // Live, the prompt was answered `cancelled`; a replay says it (trial r3s35 H3).
+      {
+        sessionUpdate: "agent_thought_chunk",
+        content: { type: "text", text: "⊘ cancelled\n" },
+        messageId: "message-8",
+      },
       { sessionUpdate: "usage_update", used: 15, size: 128_000 },
     ]);
 

@@ -90,6 +90,12 @@ describe("a log written in the old turn order", () => {
         content: text("⟳ retrying in 1.0 s (attempt 1): HTTP 503: Service Unavailable\n"),
         messageId: "message-5",
       },
+      // The prompt failed: live its answer was the error; a replay says it (trial r3s35 H3).
+      {
+        sessionUpdate: "agent_thought_chunk",
+        content: text("✗ error: HTTP 500: boom\n"),
+        messageId: "message-6",
+      },
       // A replay reports the context use once, at the end.
       { sessionUpdate: "usage_update", used: 65, size: 128_000 },
     ]);

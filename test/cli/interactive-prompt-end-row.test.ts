@@ -5,7 +5,7 @@ import { interactiveTest, printedSessionId } from "./interactive-support.js";
 // The last trial: after SIGTERM the interactive screen's last frame still said "working 0s · Esc
 // cancels" in its status row (the frame with the prompt's end was never drawn before the
 // terminal was given back), SIGHUP and SIGINT from outside too. The row now says how the prompt
-// ended: `cancelled by SIGTERM` as the face exits, `stopped: reached --max-turns 1; send a message to go on`
+// ended: `cancelled by SIGTERM` as the face exits, `stopped: reached the turn limit (1); send a message to go on`
 // when a limit stops a prompt and the session goes on.
 
 /** The status row of the screen's last frame: the last row naming the model and mode. */
@@ -61,7 +61,7 @@ describe.skipIf(tmuxMissing())("the interactive status row when a prompt ends", 
       terminal.type("look");
       const stopped = await terminal.waitFor(
         // The row cuts the line at the terminal's width before the model's name.
-        /✓ glob[\s\S]*stopped: reached --max-turns 1; send a message to go on {2,}fake-model/,
+        /✓ glob[\s\S]*stopped: reached the turn limit \(1\); send a message to go on {2,}fake-model/,
       );
       expect(stopped).not.toMatch(/working/);
       terminal.write("x");

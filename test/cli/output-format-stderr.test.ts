@@ -63,7 +63,7 @@ describe("stderr is the same whatever --output-format says", () => {
       const result = await cli(["-p", "go", "--allow-all-tools", "--max-turns", "1", ...format]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(
-        "turnloop: stopped: reached --max-turns 1; continue with --continue or raise --max-turns\n",
+        "turnloop: stopped: reached the turn limit (1); continue with --continue or raise --max-turns\n",
       );
     },
   );

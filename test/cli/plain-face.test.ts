@@ -96,7 +96,7 @@ describe("a prompt the turn limit stops", () => {
     const lines = result.stdout.split("\n");
     expect(lines.slice(2, -3)).toEqual([
       expect.stringMatching(/^> ✓ glob \*\.none \(\d+ ms\)$/),
-      "stopped: reached --max-turns 1; send a message to go on",
+      "stopped: reached the turn limit (1); send a message to go on",
     ]);
     expect(result.stdout).not.toContain("--continue");
   });

@@ -57,7 +57,7 @@ describe("config files", () => {
     });
     const limited = await runCli(["-p", "again"], { cwd: repository, env });
     expect(limited.code).toBe(2);
-    expect(limited.stderr).toContain("stopped: reached --max-turns 1; continue with");
+    expect(limited.stderr).toContain("stopped: reached the turn limit (1); continue with");
 
     // TURNLOOP_MODEL beats the config files.
     const config = await runCli(["config"], {

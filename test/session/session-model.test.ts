@@ -114,6 +114,8 @@ describe("session model", () => {
         source: "user",
         imageCount: 0,
         attachedFiles: [],
+        // An older log: no recorded stopReason, the last turn's finish reason `stop`.
+        stop: "end_turn",
       },
     ]);
     expect([model.usage.requests, model.usage.inputTokens, model.usage.outputTokens]).toEqual([

@@ -124,7 +124,7 @@ function watchStorageErrors(view: ConversationView): () => boolean {
 
 /**
  * Sends a line to the session; once it is done, ends the reply's line and says how a limit
- * stopped the prompt (`stopped: reached --max-turns 1; send a message to go on`), as the
+ * stopped the prompt (`stopped: reached the turn limit (1); send a message to go on`), as the
  * terminal face's status row does.
  */
 function submitter(

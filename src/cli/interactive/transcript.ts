@@ -1,5 +1,5 @@
 import { Container, Spacer, Text, wrapTextWithAnsi } from "@mariozechner/pi-tui";
-import { retryNote, terminalText } from "../../events/errors.js";
+import { retryNote, stoppedNote, terminalText } from "../../events/errors.js";
 import { isSdkAppEvent } from "../../events/event-categories.js";
 import type { SessionEvent, SessionEventOf, UserMessageData } from "../../events/events.js";
 import { attachedFilesLine, givenPrompt, ranEnding } from "../../session/prompt-attachments.js";
@@ -122,6 +122,9 @@ export class Transcript extends Container {
       case "session.idle":
         this.streaming = undefined;
         return;
+      case "assistant.turn_end":
+        this.turnEnded(event.data, replayed);
+        return;
       // The call's line (drawn above from the session model): as soon as the model starts
       // writing the call, then its arguments, the question, running, the outcome.
       case "assistant.tool_call_start":
@@ -130,7 +133,6 @@ export class Transcript extends Container {
       case "tool.execution_running":
       case "session.start":
       case "assistant.turn_start":
-      case "assistant.turn_end":
       case "assistant.reasoning_delta":
       case "assistant.usage":
       case "session.compaction_start":
@@ -139,6 +141,15 @@ export class Transcript extends Container {
         return;
       default:
         this.notice(event, replayed);
+    }
+  }
+
+  /** A limit's stop, said live on the status line (controller.ts), is drawn back from the log. */
+  private turnEnded(data: SessionEventOf<"assistant.turn_end">["data"], replayed: boolean): void {
+    const note =
+      replayed && data.stopReason !== undefined ? stoppedNote(data.stopReason) : undefined;
+    if (note !== undefined) {
+      this.note(note);
     }
   }
 

@@ -1,9 +1,13 @@
 /** The state of the session view's fold between two events (fold.ts drives it). */
 
-import type { RepairNote, SessionEvent, UserMessageData } from "../../events/events.js";
-import { givenPrompt, sentAttachments, typedPrompt } from "../../session/prompt-attachments.js";
-import { SessionFold, type ToolCallStatus } from "../../session/session-model/session-model.js";
+import type { RepairNote, SessionEvent } from "../../events/events.js";
+import {
+  type Prompt,
+  SessionFold,
+  type ToolCallStatus,
+} from "../../session/session-model/session-model.js";
 import { assignDefined, count, type Fields, text } from "./fields.js";
+import { promptSent, promptShown } from "./prompt-text.js";
 import { stopReasonOf } from "./stop-reason.js";
 import type { ViewCompaction, ViewMark, ViewPrompt, ViewTool, ViewTurn } from "./view-model.js";
 
@@ -33,6 +37,8 @@ export class Folder {
   endedBeforeTools = new Set<ViewTurn>();
   /** Per turn, the time of the event before its `turn_start`. */
   readonly previousAt = new Map<ViewTurn, number>();
+  /** The session model's prompt of each view prompt (not an implicit one): its stop is the view's. */
+  readonly foldPrompts = new Map<ViewPrompt, Prompt>();
   /** Index in `turns` of the current prompt's first turn. */
   promptTurnStart = 0;
   origin = Number.NaN;
@@ -127,7 +133,7 @@ export class Folder {
     this.closePrompt(false);
     // Marks before the first prompt (damage after session.start, say) are the first prompt's.
     const marks = this.prompts.length === 0 ? this.pendingMarks.splice(0) : [];
-    this.prompts.push({
+    const prompt: ViewPrompt = {
       index: this.prompts.length + 1,
       at,
       content: promptShown(data),
@@ -136,7 +142,13 @@ export class Folder {
       stopReason: "unfinished",
       marks,
       closingMarks: [],
-    });
+    };
+    this.prompts.push(prompt);
+    // The session model folded this `user.message` first (fold.ts): its prompt is the latest.
+    const folded = this.model.answeredPrompt;
+    if (folded !== undefined) {
+      this.foldPrompts.set(prompt, folded);
+    }
   }
 
   closePrompt(isLast: boolean): void {
@@ -147,7 +159,8 @@ export class Folder {
     const turns = this.turns.slice(this.promptTurnStart);
     this.promptTurnStart = this.turns.length;
     const olderOrder = this.endedBeforeTools.size > 0;
-    prompt.stopReason = stopReasonOf(prompt, turns, this.pendingMarks, isLast, olderOrder);
+    const stop = this.foldPrompts.get(prompt)?.stop;
+    prompt.stopReason = stopReasonOf(stop, turns, isLast, olderOrder);
     // Marks after the prompt's last turn, in log order after it (a prompt without turns: its marks).
     if (turns.length === 0) {
       prompt.marks.push(...this.pendingMarks);
@@ -362,32 +375,4 @@ function viewStatus(status: ToolCallStatus | undefined): ViewTool["status"] {
     default:
       return "failed";
   }
-}
-
-/**
- * A prompt as the user gave it (session/prompt-attachments.ts): its `!command`s, its text and a
- * line naming each attachment, never the text the model got.
- */
-function promptShown(data: Fields): string {
-  const content = text(data.content);
-  if (content === undefined) {
-    return "";
-  }
-  // The log reader checked the event's shape (session/log-damage.ts).
-  const { runs, text: typed, attached } = givenPrompt(data as unknown as UserMessageData);
-  return [...runs.map((run) => `!${run.command}`), typed, ...attached].join("\n\n");
-}
-
-/**
- * What the model got with a prompt besides the prompt as given: the output of its `!command`s
- * and its attachments (session/prompt-attachments.ts), for an export to show what the model saw.
- */
-function promptSent(data: Fields): Pick<ViewPrompt, "commands" | "attachments"> {
-  const content = text(data.content);
-  if (content === undefined) {
-    return { commands: [], attachments: [] };
-  }
-  const message = data as unknown as UserMessageData;
-  const commands = message.contentBlocks === undefined ? typedPrompt(content).runs : [];
-  return { commands, attachments: sentAttachments(message) };
 }

@@ -158,6 +158,9 @@ function applySessionEvent(state: FoldState, event: SessionLevelEvent, at: numbe
         attachedFiles: attachedFileNames(event.data),
       };
       model.prompts.push(prompt);
+      if (source !== "autopilot") {
+        state.promptGiven();
+      }
       return { kind: "prompt", prompt };
     }
     case "session.plan_updated":
@@ -166,13 +169,11 @@ function applySessionEvent(state: FoldState, event: SessionLevelEvent, at: numbe
         position: index + 1,
       }));
       return { kind: "plan" };
-    case "session.idle": {
-      const prompt = model.prompts.at(-1);
-      if (prompt !== undefined && event.data.stopReason !== undefined) {
-        prompt.stopReason = event.data.stopReason;
+    case "session.idle":
+      if (event.data.stopReason !== undefined) {
+        state.recordStop(event.data.stopReason);
       }
       return NONE;
-    }
     case "session.instructions_loaded":
       model.instructionFiles = list(event.data.files).map((file) => file.path);
       return NONE;
@@ -207,14 +208,17 @@ function applyMark(state: FoldState, event: MarkEvent, at: number): Change {
       return state.mark({ kind: "retry", at, ...retry, ...(statusCode ? { statusCode } : {}) });
     }
     case "session.task_complete":
+      state.taskComplete();
       return state.mark({ kind: "task_complete", at, summary: event.data.summary });
     case "session.autopilot_stopped":
       return state.mark({ kind: "autopilot_stopped", at, continues: event.data.continues });
     case "session.error": {
       const { errorType, message } = event.data;
+      state.recordStop("error");
       return state.mark({ kind: "error", at, errorType, message });
     }
     case "abort":
+      state.recordStop("cancelled");
       return state.mark({ kind: "abort", at, reason: event.data.reason });
     case "session.warning": {
       const { warningType, message } = event.data;
@@ -293,10 +297,7 @@ function turnEnd(
   if (data.errorType !== undefined) {
     turn.errorType = data.errorType;
   }
-  const prompt = state.model.prompts[turn.prompt];
-  if (prompt !== undefined && data.stopReason !== undefined) {
-    prompt.stopReason = data.stopReason;
-  }
+  state.turnEnded(turn, data);
   return { kind: "turn", turn, abandoned };
 }
 

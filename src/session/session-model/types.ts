@@ -23,9 +23,26 @@ export interface Prompt {
    * `attachedFileNames`): every view names them under the prompt (`attachedFilesLine`).
    */
   attachedFiles: string[];
-  /** How the loop answering it stopped: its last turn's `stopReason`, or a live `session.idle`'s. */
-  stopReason?: StopReason;
+  /**
+   * How the loop answering it stopped ({@link PromptStop}), on the prompt the user (or a hook)
+   * gave; an autopilot nudge continues that prompt and never holds a stop. `undefined` while it
+   * runs, and for an older log that does not say it.
+   */
+  stop?: PromptStop;
 }
+
+/**
+ * How a prompt stopped, the one answer every reader gives (DESIGN.md, "One fold"): the
+ * `stopReason` its loop recorded on the `assistant.turn_end` after which it stopped (ACP v1's
+ * names, `max_turn_requests` for `--max-turns`) or a live `session.idle`'s; `cancelled` at its
+ * `abort`; `error` at its `session.error`; `interrupted` when its process ended mid-turn and a
+ * reopen closed the turn (session/open-work.ts). A log of an earlier version, whose turn ends
+ * carry no `stopReason`, gets the stop its last conversation turn's finish reason implies
+ * (`stop` → `end_turn`, `length` → `max_tokens`, `content-filter` → `refusal`; a
+ * `task_complete` → `end_turn`); a turn the loop made for itself (a compaction, a title) never
+ * decides it.
+ */
+export type PromptStop = StopReason | "error" | "interrupted";
 
 /** One model request. `failed` stands for the `error` older logs wrote; `interrupted`: its process ended first. */
 export interface Turn {
