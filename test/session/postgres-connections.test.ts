@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { SCHEMA_VERSION } from "../../src/session/postgres/schema.js";
+import { MIGRATION_LOCK, SCHEMA_VERSION } from "../../src/session/postgres/schema.js";
 import { PostgresSessionStore } from "../../src/session/postgres/store.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
 import { buildEvents, makeTemporaryDirectory, sessionStart } from "./support.js";
@@ -113,5 +113,37 @@ describe.skipIf(postgresUnavailable !== undefined)("the PostgreSQL store's conne
     blocker.release();
     await Promise.all(reads);
     expect(settled.sort()).toEqual(["read 0", "read 1", "read 2", "read 3", "read 4"]);
+  });
+
+  it("starts on a schema already up to date without the migrations' lock or transaction", async () => {
+    const tested = await database();
+    expect(await (await worker(tested.url)).list()).toEqual([]);
+    // Another process holds the migrations' lock: a start that took it would wait here.
+    const holder = await tested.pool.connect();
+    cleanups.push(async () => {
+      await holder.query("SELECT pg_advisory_unlock_all()");
+      holder.release();
+    });
+    await holder.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+
+    const started = (await worker(tested.url)).list().then((sessions) => ({ sessions }));
+    let settled = false;
+    const waiting = (async () => {
+      while (!settled) {
+        const { rows } = await tested.pool.query<{ waiting: number }>(
+          "SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+        );
+        if ((rows[0]?.waiting ?? 0) > 0) {
+          return "waiting for the migrations' lock";
+        }
+      }
+      return undefined;
+    })();
+    const first = await Promise.race([started, waiting]);
+    settled = true;
+    await holder.query("SELECT pg_advisory_unlock_all()");
+    await Promise.all([started, waiting]);
+    expect(first).toEqual({ sessions: [] });
+    expect(await versions(tested)).toEqual(EVERY_VERSION);
   });
 });

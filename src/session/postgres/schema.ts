@@ -1,7 +1,9 @@
 /**
  * The PostgreSQL store's schema, as versioned migrations run at start (issue 22). Each migration
  * runs once, in order, inside a transaction holding an advisory lock, so workers starting together
- * never apply one twice; `schema_migrations` records which ran.
+ * never apply one twice; `schema_migrations` records which ran. A start that finds the schema
+ * already at this build's version reads that in one statement and takes no lock (see {@link
+ * migrate}).
  *
  * Tables:
  * - `sessions`: one row per session: its writer lease (`owner_id` the worker's id, `owner` who it
@@ -65,17 +67,36 @@ const MIGRATIONS: readonly string[] = [
 ];
 
 /** Key of the advisory lock migrations hold (any fixed number; "turnloop" in ASCII, cut). */
-const MIGRATION_LOCK = 7_402_653_327;
+export const MIGRATION_LOCK = 7_402_653_327;
 
 /** The newest schema version this build knows. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
- * Brings the database's schema up to {@link SCHEMA_VERSION}.
+ * Brings the database's schema up to {@link SCHEMA_VERSION}. Every start first reads the recorded
+ * version in one statement, outside any transaction: when it is this build's, nothing else is
+ * sent (a migration's statements and its `schema_migrations` row commit together, so that version
+ * means every migration is there). Otherwise (no table yet, an older or newer schema, or that
+ * read failed) the migrations run under {@link MIGRATION_LOCK}, which reports a newer schema and
+ * the driver's errors.
  * @throws Error when the database has a newer schema than this build (a newer turnloop wrote
  * it); the driver's errors (permissions, connection).
  */
 export async function migrate(client: PoolClient): Promise<void> {
+  const recorded = await client
+    .query<{ version: number | null }>("SELECT max(version) AS version FROM schema_migrations")
+    .then(
+      ({ rows }) => rows[0]?.version,
+      () => undefined,
+    );
+  if (recorded === SCHEMA_VERSION) {
+    return;
+  }
+  await migrateLocked(client);
+}
+
+/** Runs the migrations {@link migrate} found missing, inside a transaction holding the lock. */
+async function migrateLocked(client: PoolClient): Promise<void> {
   await client.query("BEGIN");
   try {
     await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
