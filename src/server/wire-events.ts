@@ -16,7 +16,8 @@
  * `success: true`: the model got the output, not an error; the Copilot wire says only that
  * `success` is the call's outcome); its result is in Copilot's words (result-wording.ts
  * `resultOnCopilotWire`). A `user.message` carries the prompt as the user gave it in
- * `content` and the model's text in `transformedContent` ({@link userMessageOnWire}). Every other
+ * `content` and the model's text in `transformedContent` ({@link userMessageOnWire}); an
+ * `assistant.message` with reasoning also carries it as Copilot's `reasoningText`. Every other
  * event is unchanged.
  */
 
@@ -106,6 +107,11 @@ export function modelNamesOnWire(event: SessionEvent, current?: CurrentModel): o
     }
     case "user.message":
       return userMessageOnWire(event);
+    case "assistant.message":
+      // Copilot's `AssistantMessageData` names the reasoning `reasoningText`.
+      return event.data.reasoning === undefined
+        ? event
+        : { ...event, data: { ...event.data, reasoningText: event.data.reasoning } };
     case "tool.execution_complete":
       return resultOnCopilotWire(failedCommandOnWire(event));
     case "abort":

@@ -56,6 +56,7 @@ const expected = [
       finishReason: "stop",
       reasoning: reasoning.text,
       reasoningParts: [{ text: reasoning.text }],
+      reasoningText: reasoning.text,
     },
   },
   { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-1", ...usage } },
