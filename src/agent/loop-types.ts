@@ -22,12 +22,7 @@ import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import type { CompactionOptions } from "./compaction.js";
 import type { ModelFailureSettings } from "./decide-next.js";
 import type { History } from "./history.js";
-import type {
-  Authorize,
-  ToolCallOutcome,
-  UnavailableToolLookup,
-  UnknownToolCallback,
-} from "./tool-calls.js";
+import type { Authorize, UnavailableToolLookup, UnknownToolCallback } from "./tool-calls.js";
 
 /** How a session's loop behaves. Fixed for the length of a prompt. */
 export interface AgentSettings extends CompactionOptions, ModelFailureSettings {
