@@ -296,6 +296,7 @@ export class History {
       toolName: data.toolName,
       content: data.result.content,
       isError: !data.success,
+      ...(data.error === undefined ? {} : { errorCode: data.error.code }),
       ...(data.result.images === undefined ? {} : { images: data.result.images }),
     };
     const orderOf = new Map(

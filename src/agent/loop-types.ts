@@ -16,18 +16,13 @@ import type {
 } from "../events/events.js";
 import type { SecretValue } from "../events/secrets.js";
 import type { ModelSettingNames } from "../llm/models.js";
-import type { Provider } from "../llm/provider.js";
+import type { Provider, ToolResultMessage } from "../llm/provider.js";
 import type { CommandSetup } from "../tools/command-runner.js";
 import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import type { CompactionOptions } from "./compaction.js";
 import type { ModelFailureSettings } from "./decide-next.js";
 import type { History } from "./history.js";
-import type {
-  Authorize,
-  ToolCallOutcome,
-  UnavailableToolLookup,
-  UnknownToolCallback,
-} from "./tool-calls.js";
+import type { Authorize, UnavailableToolLookup, UnknownToolCallback } from "./tool-calls.js";
 
 /** How a session's loop behaves. Fixed for the length of a prompt. */
 export interface AgentSettings extends CompactionOptions, ModelFailureSettings {
@@ -77,10 +72,11 @@ export interface AgentSettings extends CompactionOptions, ModelFailureSettings {
    */
   endAfterRejection?: boolean;
   /**
-   * A face's own wording of tool results, applied to every outcome before it is recorded (the
-   * SDK server: the Copilot CLI's texts). Default: turnloop's texts.
+   * A face's own wording of a tool result for the model (the SDK server: the Copilot CLI's
+   * texts), applied to each result as a model request is made; the log keeps turnloop's text (the
+   * command's output, the diff), which every other face and reader shows. Default: that text.
    */
-  rewordResult?: (outcome: ToolCallOutcome) => ToolCallOutcome;
+  rewordResult?: (result: ToolResultMessage) => string;
   /**
    * How the face names its settings (llm/models.ts), for advice in its own words: a prompt too
    * large for the window names the model and context-window settings. Default: the command line's.

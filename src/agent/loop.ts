@@ -175,7 +175,7 @@ async function runToolCalls(
   return executeToolCalls(
     toolContext(settings, run.tools, run.conversation, run.signal),
     reply.toolCalls,
-    batchOptions(reply, run.guard, fitResult, settings.rewordResult),
+    batchOptions(reply, run.guard, fitResult),
   );
 }
 
@@ -213,14 +213,21 @@ function userMessageData(
   };
 }
 
+/** The request for the model: the history, each tool result in the face's words when it has its own. */
 function modelRequest(
   settings: AgentSettings,
   history: History,
   tools: ToolSpecification[],
 ): ModelRequest {
+  const reword = settings.rewordResult;
   return {
     system: settings.systemPrompt,
-    messages: history.messages,
+    messages:
+      reword === undefined
+        ? history.messages
+        : history.messages.map((message) =>
+            message.role === "tool" ? { ...message, content: reword(message) } : message,
+          ),
     tools,
     ...(settings.maxOutputTokens === undefined
       ? {}
@@ -236,11 +243,9 @@ function batchOptions(
   reply: AssistantReply,
   guard: RepetitionGuard,
   fitResult: (outcome: ToolCallOutcome) => Promise<ToolCallOutcome>,
-  reword: AgentSettings["rewordResult"],
 ): ExecuteOptions {
-  // The face's wording, the repetition guard's warning, then the cut to the turn's share.
-  const adjust = (outcome: ToolCallOutcome) =>
-    fitResult(guard.record(reword === undefined ? outcome : reword(outcome)));
+  // The repetition guard's warning, then the cut to the turn's share.
+  const adjust = (outcome: ToolCallOutcome) => fitResult(guard.record(outcome));
   if (!reply.toolCalls.some((call) => call.argumentsError === "truncated")) {
     return { adjust };
   }

@@ -65,9 +65,17 @@ export type HistoryMessage =
       toolName: string;
       content: string;
       isError: boolean;
+      /**
+       * How the call failed (the log's `error.code`, e.g. `interrupted`): read by a face that words
+       * results its own way (agent/loop-types.ts `rewordResult`); adapters do not send it.
+       */
+      errorCode?: string;
       /** Base64 images; sent only to APIs that take images in tool results. */
       images?: Array<{ mimeType: string; data: string }>;
     };
+
+/** A tool call's result as the model sees it. */
+export type ToolResultMessage = Extract<HistoryMessage, { role: "tool" }>;
 
 /** A tool as offered to the model. */
 export interface ToolSpecification {

@@ -37,6 +37,8 @@ import type { ResumeSessionConfig, SessionConfig, TurnloopClientOptions } from "
 
 /** Time a spawned server gets to exit after `stop` before it is killed (ms). */
 const STOP_GRACE_MS = 5_000;
+/** How long a failed call waits for a spawned server to exit, for its last stderr (milliseconds). */
+const SERVER_EXIT_BOUND_MS = 2_000;
 
 /**
  * One connection to a turnloop server (`turnloop --headless`): spawned over stdio (the default) or
@@ -260,23 +262,31 @@ export class TurnloopClient {
 
   /**
    * Sends a request; errors carry the server's message (and its stderr when it died). A request
-   * still unanswered when the connection closes (the server was killed) rejects with
-   * "the turnloop server connection closed before answering <method>".
+   * still unanswered when the connection closes (the server exited or was killed) rejects with
+   * "the turnloop server connection closed before answering <method>", followed by
+   * "\nserver stderr: <its last words>" when this client spawned the server and it wrote any
+   * (a server that refused its settings at start says why there).
    */
   private async call(connection: MessageConnection, method: string, params: object) {
     try {
       return await connection.sendRequest(method, params);
     } catch (error) {
       if (connectionEnded(error)) {
-        throw closedBeforeAnswering(method);
+        throw await this.withServerStderr(closedBeforeAnswering(method).message);
       }
       if (error instanceof ResponseError) {
         throw new Error(error.message);
       }
-      const stderr = this.transport?.stderrTail().trim();
-      const detail = errorMessage(error);
-      throw new Error(stderr ? `${detail}\nserver stderr: ${stderr}` : detail);
+      throw await this.withServerStderr(errorMessage(error));
     }
+  }
+
+  /** `detail`, with the spawned server's last stderr once it has exited (waited for ≤ 2 s). */
+  private async withServerStderr(detail: string): Promise<Error> {
+    const transport = this.transport;
+    await transport?.exited(SERVER_EXIT_BOUND_MS);
+    const stderr = transport?.stderrTail().trim();
+    return new Error(stderr ? `${detail}\nserver stderr: ${stderr}` : detail);
   }
 
   private wireConfig(

@@ -19,6 +19,12 @@ export interface Transport {
   owned: boolean;
   /** The end of the server's stderr, for error messages. */
   stderrTail(): string;
+  /**
+   * Resolves once a spawned server has exited and its stderr is read to the end (its last words
+   * are in {@link stderrTail}), or after `boundMs` milliseconds, whichever is first; at once for a
+   * TCP connection, whose server's stderr is not ours.
+   */
+  exited(boundMs: number): Promise<void>;
   /** Closes the stream; for a child, waits for it to exit (SIGKILL after `graceMs`). */
   close(graceMs: number): Promise<void>;
 }
@@ -127,6 +133,8 @@ export async function spawnServer(options: {
   });
   // Writes after the child died must not crash the app; the connection reports the close.
   child.stdin.on("error", () => undefined);
+  // "close": the child has exited and its stdio streams are closed (its stderr read to the end).
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
   await new Promise<void>((resolve, reject) => {
     child.once("spawn", resolve);
     child.once("error", (error) =>
@@ -138,6 +146,7 @@ export async function spawnServer(options: {
     writer: settledWriter(child.stdin),
     owned: true,
     stderrTail: () => tail,
+    exited: (boundMs) => withinBound(closed, boundMs),
     close: (graceMs) => stopChild(child, graceMs),
   };
 }
@@ -159,6 +168,7 @@ export function connectTcp(host: string, port: number): Promise<Transport> {
         writer: settledWriter(socket),
         owned: false,
         stderrTail: () => "",
+        exited: async () => undefined,
         close: () =>
           new Promise<void>((done) => {
             if (socket.destroyed) {
@@ -183,4 +193,16 @@ async function stopChild(child: ChildProcessWithoutNullStreams, graceMs: number)
   const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
   await exited;
   clearTimeout(timer);
+}
+
+/** `promise`, or after `boundMs` milliseconds (a timer that keeps no process alive) if sooner. */
+function withinBound(promise: Promise<void>, boundMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, boundMs);
+    timer.unref();
+    void promise.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

@@ -14,8 +14,10 @@
  * non-zero or was killed: session-model/tool-call.ts `readResult`) has `success: false` and an
  * `error` naming how it ended (`exit code 2`), as every other face shows it ✗ (the log keeps
  * `success: true`: the model got the output, not an error; the Copilot wire says only that
- * `success` is the call's outcome). A `user.message` carries the prompt as the user gave it in
- * `content` and the model's text in `transformedContent` ({@link userMessageOnWire}). Every other
+ * `success` is the call's outcome); its result is in Copilot's words (result-wording.ts
+ * `resultOnCopilotWire`). A `user.message` carries the prompt as the user gave it in
+ * `content` and the model's text in `transformedContent` ({@link userMessageOnWire}); an
+ * `assistant.message` with reasoning also carries it as Copilot's `reasoningText`. Every other
  * event is unchanged.
  */
 
@@ -25,6 +27,7 @@ import { randomUUID } from "../events/random-id.js";
 import { hasProviderPrefix } from "../llm/models.js";
 import { givenPrompt } from "../session/prompt-attachments.js";
 import { commandEnding, readResult } from "../session/session-model/tool-call.js";
+import { resultOnCopilotWire } from "./result-wording.js";
 
 /** `openai-chat:gpt-4.1` → `gpt-4.1`; an id without a provider prefix is returned as it is. */
 export function bareModelId(id: string): string {
@@ -104,8 +107,13 @@ export function modelNamesOnWire(event: SessionEvent, current?: CurrentModel): o
     }
     case "user.message":
       return userMessageOnWire(event);
+    case "assistant.message":
+      // Copilot's `AssistantMessageData` names the reasoning `reasoningText`.
+      return event.data.reasoning === undefined
+        ? event
+        : { ...event, data: { ...event.data, reasoningText: event.data.reasoning } };
     case "tool.execution_complete":
-      return failedCommandOnWire(event);
+      return resultOnCopilotWire(failedCommandOnWire(event));
     case "abort":
       return abortOnWire(event);
     default:
@@ -149,7 +157,9 @@ function userMessageOnWire(event: SessionEventOf<"user.message">): SessionEvent 
 }
 
 /** A successful call whose command failed as the SDK face reports it (see above). */
-function failedCommandOnWire(event: SessionEventOf<"tool.execution_complete">): SessionEvent {
+function failedCommandOnWire(
+  event: SessionEventOf<"tool.execution_complete">,
+): SessionEventOf<"tool.execution_complete"> {
   if (!event.data.success) {
     return event;
   }

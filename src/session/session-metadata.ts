@@ -39,14 +39,23 @@ export interface LogScan {
   model: string | null;
   /** The first `user.message` with source `user`, on one line (see {@link oneLine}). */
   firstPrompt: string | null;
-  /** Timestamp of the last event. */
+  /**
+   * Timestamp of the last event that was work in the session: not a `session.resume` or
+   * `session.shutdown`, which an editor's `session/load` or an app's `resumeSession` that only
+   * reads the session also writes (so reading a session does not make it the one `--continue`
+   * takes, a trial's finding).
+   */
   lastTimestamp: string | null;
   /** The id of the last event: what the next line appended is chained to. */
   lastId: string | null;
 }
 
-/** 2: counts of the log's chain, with `lastId` (1 counted lines that looked like events). */
-const METADATA_VERSION = 2;
+/**
+ * 3: `lastTimestamp` without opening and closing events (2 counted them: stored scans of 2 are
+ * made again once); 2: counts of the log's chain, with `lastId` (1 counted lines that looked
+ * like events).
+ */
+const METADATA_VERSION = 3;
 const FIRST_PROMPT_LENGTH = 80;
 /** Characters of a prompt looked at for its title. */
 const PROMPT_SCAN_LIMIT = 65_536;
@@ -76,7 +85,9 @@ export function emptyScan(): LogScan {
 export function scanEvent(scan: LogScan, event: SessionEvent, byteLength: number): void {
   scan.size += byteLength;
   scan.eventCount += 1;
-  scan.lastTimestamp = event.timestamp;
+  if (event.type !== "session.resume" && event.type !== "session.shutdown") {
+    scan.lastTimestamp = event.timestamp;
+  }
   scan.lastId = event.id;
   if (event.type === "assistant.turn_start") {
     scan.turns += 1;

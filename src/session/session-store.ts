@@ -197,7 +197,11 @@ export interface SessionSummary {
   model: string | null;
   /** ISO-8601, from `session.start`: when the session was created. */
   startTime: string | null;
-  /** ISO-8601: timestamp of the last event, else the log's modification time. */
+  /**
+   * ISO-8601: timestamp of the last event other than `session.resume` and `session.shutdown`
+   * (a read that reopens the session is not work in it; session-metadata.ts), else the log's
+   * modification time.
+   */
   lastActivity: string;
   /** Number of model requests (`assistant.turn_start` events). */
   turns: number;

@@ -182,6 +182,39 @@ describe.each(stores)("sessions on the $store store", ({ store, skip }) => {
     },
   );
 
+  // A trial's finding (round 3, session 35, H5): an editor's `session/load` that only read an
+  // older session stored `session.resume` and `session.shutdown`, which made it the newest, and
+  // the next `-p --continue` wrote into it instead of the session last worked in.
+  test.skipIf(skip)(
+    "a session only read by an editor is not the one --continue takes",
+    MANY_RUNS,
+    async () => {
+      server.enqueue({ text: "Old." }, { text: "New." }, { text: "Went on." });
+      const run = (args: string[], stdin?: string) =>
+        runCli(args, {
+          cwd: repository,
+          env: environment(),
+          ...(stdin === undefined ? {} : { stdin }),
+        });
+      const old = sessionIdOf((await run(["-p", "Old work."])).stderr);
+      const last = sessionIdOf((await run(["-p", "Last work."])).stderr);
+      const load = { sessionId: old, cwd: repository, mcpServers: [] };
+      const editor = [
+        { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1 } },
+        { jsonrpc: "2.0", id: 2, method: "session/load", params: load },
+      ];
+      const read = await run(["acp"], editor.map((line) => `${JSON.stringify(line)}\n`).join(""));
+      expect(read.stdout, read.stderr).toContain('"id":2,"result"');
+      expect((await storedTypes(run, old)).at(-1)).toBe("session.resume");
+      const listed = JSON.parse((await run(["sessions", "--json"])).stdout) as Array<{
+        sessionId: string;
+      }>;
+      expect(listed.map((session) => session.sessionId)).toEqual([last, old]);
+      const continued = await run(["-p", "Go on.", "--continue"]);
+      expect([continued.code, sessionIdOf(continued.stderr)]).toEqual([0, last]);
+    },
+  );
+
   test.skipIf(skip)("a stored session is compacted by sessions compact", MANY_RUNS, async () => {
     server.enqueue({ text: LONG_ANSWER }, { text: "two" }, { text: "Task: count." });
     const run = (args: string[]) => runCli(args, { cwd: repository, env: environment() });

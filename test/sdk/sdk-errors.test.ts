@@ -104,4 +104,17 @@ describe("the SDK's errors", () => {
       "the turnloop server connection closed before answering session.send",
     );
   });
+
+  test("a spawned server that refuses its settings at start says why in the error", async () => {
+    // Round 3 session 35's trial: "connection closed before answering connect" was all an app saw.
+    const client = fixture.client({ env: { ...fixture.env, TURNLOOP_CONTEXT_WINDOW: "abc" } });
+    const error = await client.createSession({}).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(Error);
+    const [first, ...rest] = (error as Error).message.split("\n");
+    expect(first).toBe("the turnloop server connection closed before answering connect");
+    expect(rest.join("\n")).toMatch(/^server stderr: .*TURNLOOP_CONTEXT_WINDOW.*abc/s);
+  });
 });

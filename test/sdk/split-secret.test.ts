@@ -54,6 +54,7 @@ const expected = [
       finishReason: "stop",
       reasoning: reasoning.text,
       reasoningParts: [{ text: reasoning.text }],
+      reasoningText: reasoning.text,
     },
   },
   ...firstTurnEnd(),
