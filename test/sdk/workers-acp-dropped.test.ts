@@ -47,7 +47,7 @@ describe.skipIf(postgresUnavailable !== undefined)(
 
     /**
      * The editor's prompt `settled` ended with the abort's 'send it again'; the editor saw the
-     * replay of "first", then "held" (nothing of its own prompt); the owner stored "held"
+     * replay of "first", then "held" and its cancel (nothing of its own prompt); the owner stored "held"
      * aborted, with `aborts` (the `abort`s' data); only "held" reached the model.
      */
     async function expectDroppedByAbort(
@@ -63,6 +63,8 @@ describe.skipIf(postgresUnavailable !== undefined)(
         { sessionUpdate: "session_info_update", title: "first", updatedAt: "<time>" },
         text("agent_message_chunk", "first answer"),
         text("user_message_chunk", "held"),
+        // The owner's "held" was cancelled: told as a replay tells it (acp/updates.ts).
+        text("agent_thought_chunk", "⊘ cancelled\n"),
       ]);
       const stored = (await owner.getMessages()).slice(run.storedBefore);
       const droppedAbort = stored.at(-1);
@@ -155,6 +157,7 @@ describe.skipIf(postgresUnavailable !== undefined)(
           { sessionUpdate: "session_info_update", title: "first", updatedAt: "<time>" },
           text("agent_message_chunk", "first answer"),
           text("user_message_chunk", "held"),
+          text("agent_thought_chunk", "⊘ cancelled\n"),
           // A follower gets stored events, not the owner's streaming deltas (README).
           text("agent_message_chunk", "for the editor"),
         ]);

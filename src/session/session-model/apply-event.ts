@@ -287,6 +287,10 @@ function turnEnd(
   const abandoned = state.calls.abandonAnnounced(at);
   const turn = state.turnsById.get(data.turnId);
   if (turn === undefined) {
+    // Its `assistant.turn_start` was lost (a damaged line): the stop it records still stands.
+    if (data.stopReason !== undefined) {
+      state.recordStop(data.stopReason);
+    }
     return { kind: "turn", turn, abandoned };
   }
   turn.status = data.status === "error" ? "failed" : data.status;
