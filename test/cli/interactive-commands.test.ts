@@ -148,7 +148,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
   );
 
   interactiveTest(
-    "--resume opens a picker of this folder's sessions (first prompt, age) and shows the chosen one's history; --continue takes the newest",
+    "--resume opens a picker of this folder's sessions (first prompt, age) and shows the chosen one's history; --continue takes the one last worked in, not the one last opened",
     async ({ fixture }) => {
       await pastSession(fixture, "first question about apples", "Apples are red.");
       const second = await pastSession(fixture, "second question about pears", "Pears are green.");
@@ -174,8 +174,11 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       await terminal.exited();
       expect(printedSessionId(terminal.screen(500))).toBe(second);
 
+      // The pears session was only opened and read: --continue takes the apples one, where the
+      // last prompt was (README, `--continue`), as a session only read by an editor stays put.
       const continued = fixture.open(["--continue"]);
-      await continued.waitFor(/Pears are green\./);
+      await continued.waitFor(/Still red\./);
+      expect(continued.screen()).not.toMatch(/Pears/);
       continued.key("C-d");
       expect((await continued.exited()).code).toBe(0);
     },
