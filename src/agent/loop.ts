@@ -3,8 +3,10 @@ import type { ErrorType, EventInput } from "../events/events.js";
 import { idleData } from "../events/idle.js";
 import type {
   AssistantReply,
+  HistoryMessage,
   ModelRequest,
   ProviderFailure,
+  ToolResultMessage,
   ToolSpecification,
 } from "../llm/provider.js";
 import type { AnyTool } from "../tools/define-tool.js";
@@ -222,17 +224,49 @@ function modelRequest(
   const reword = settings.rewordResult;
   return {
     system: settings.systemPrompt,
-    messages:
-      reword === undefined
-        ? history.messages
-        : history.messages.map((message) =>
-            message.role === "tool" ? { ...message, content: reword(message) } : message,
-          ),
+    messages: reword === undefined ? history.messages : wordedMessages(history.messages, reword),
     tools,
     ...(settings.maxOutputTokens === undefined
       ? {}
       : { maxOutputTokens: settings.maxOutputTokens }),
   };
+}
+
+/** A history as a face words it ({@link wordedMessages}), with what it was made from. */
+interface WordedHistory {
+  reword: (result: ToolResultMessage) => string;
+  source: HistoryMessage[];
+  worded: HistoryMessage[];
+}
+
+const wordedHistories = new WeakMap<readonly HistoryMessage[], WordedHistory>();
+
+/**
+ * `messages` with each tool result's content in the face's words (`reword`). Each message is
+ * worded once and the same array is extended as the history grows, so that the provider's kept
+ * conversion of the earlier messages (llm/convert.ts, kept by the array and by each message) holds
+ * at the next request, as it does for the history itself; a history changed other than by
+ * appending (a compaction), or another `reword`, is worded anew.
+ */
+function wordedMessages(
+  messages: readonly HistoryMessage[],
+  reword: (result: ToolResultMessage) => string,
+): HistoryMessage[] {
+  let kept = wordedHistories.get(messages);
+  if (
+    kept === undefined ||
+    kept.reword !== reword ||
+    kept.source.length > messages.length ||
+    !kept.source.every((message, index) => messages[index] === message)
+  ) {
+    kept = { reword, source: [], worded: [] };
+    wordedHistories.set(messages, kept);
+  }
+  for (const message of messages.slice(kept.source.length)) {
+    kept.source.push(message);
+    kept.worded.push(message.role === "tool" ? { ...message, content: reword(message) } : message);
+  }
+  return kept.worded;
 }
 
 /**
