@@ -24,7 +24,7 @@ import { requireSandbox } from "../support/sandbox.js";
  *   folder, not in the `HOME` (and `XDG_CONFIG_HOME`) the sandbox reads it in;
  * - every decision about an edit read and parsed each config file again; a session now reads one
  *   again only when it changed (tools/sandbox/server-programs.ts `ServerConfigView`). Counted as
- *   files opened by Node's own `fs.readFileSync`, never by a time.
+ *   files opened by Node's own `fs.openSync`, never by a time.
  * `auto` needs a working sandbox: skipped (and said so) where bubblewrap cannot run, never in CI.
  */
 
@@ -76,24 +76,21 @@ function gateOf(): Authorize {
   return host.permissionGate(session, { noAskReason: "asked" });
 }
 
-/** The MCP config files `fs.readFileSync` opened while `run` ran (Node's own function, counted). */
+/** The MCP config files `fs.openSync` opened while `run` ran (Node's own function, counted). */
 async function configReadsDuring(run: () => Promise<unknown>): Promise<string[]> {
   const opened: string[] = [];
-  const readFileSync = fs.readFileSync;
-  fs.readFileSync = ((path: fs.PathOrFileDescriptor, options?: unknown) => {
+  const openSync = fs.openSync;
+  fs.openSync = ((path: fs.PathLike, ...rest: unknown[]) => {
     if (typeof path === "string" && /(^|\/)(\.mcp\.json|mcp\.json|config\.json)$/.test(path)) {
       opened.push(path);
     }
-    return (readFileSync as (path: fs.PathOrFileDescriptor, options?: unknown) => unknown)(
-      path,
-      options,
-    );
-  }) as typeof fs.readFileSync;
+    return (openSync as (path: fs.PathLike, ...rest: unknown[]) => number)(path, ...rest);
+  }) as typeof fs.openSync;
   syncBuiltinESMExports();
   try {
     await run();
   } finally {
-    fs.readFileSync = readFileSync;
+    fs.openSync = openSync;
     syncBuiltinESMExports();
   }
   return opened;

@@ -11,7 +11,7 @@
 
 import { type BigIntStats, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { readTextOf } from "./configured-places.js";
+import { CONFIG_FILE_MAX_BYTES, readProjectFile } from "../project-file.js";
 import { isInside } from "./real-paths.js";
 
 /** The config files of a project folder whose `mcpServers` turnloop starts, relative to it. */
@@ -24,7 +24,7 @@ export const SERVER_CONFIG_FILES: readonly string[] = [
 export const USER_SERVER_CONFIG_FILES: readonly string[] = ["mcp.json", "config.json"];
 
 /** Largest config file read for its servers, in bytes (a config file is a few KiB). */
-const MAX_CONFIG_BYTES = 1024 * 1024;
+const MAX_CONFIG_BYTES = CONFIG_FILE_MAX_BYTES;
 
 /** A stdio server entry as a file writes it: what it runs, and from which folder. */
 export interface StdioEntry {
@@ -154,7 +154,10 @@ function stdioEntriesIn(path: string, view: ServerConfigView): StdioEntry[] {
   if (known?.identity === identity) {
     return known.entries;
   }
-  const entries = entriesOfText(readTextOf(path));
+  // The one reader of files a repository names: a FIFO or device put there after the `stat` is
+  // refused on the open descriptor, never read (project-file.ts).
+  const file = readProjectFile(path, { maxBytes: MAX_CONFIG_BYTES, overLimit: "refuse" });
+  const entries = entriesOfText(file.kind === "read" ? file.bytes.toString("utf8") : undefined);
   view.set(path, { identity, entries });
   return entries;
 }
