@@ -13,8 +13,8 @@
  */
 
 import { z } from "zod";
+import { SESSION_ID_PATTERN } from "../events/session-id.js";
 import { closestName } from "../events/setting-words.js";
-import { SESSION_ID_PATTERN } from "../session/paths.js";
 import { SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
 
 const jsonObject = z.record(z.string(), z.json());

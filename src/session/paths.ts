@@ -10,13 +10,7 @@ import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomUUID } from "../events/random-id.js";
-
-/**
- * Ids we accept: letters, digits, `-` and `_`, starting with a letter or digit, at most 128
- * characters. Our own ids are UUIDs; the wider pattern lets SDK clients pick their own ids (as the
- * Copilot SDK allows) while ruling out `/`, `\`, `.` (so `..` and hidden names), NUL and empty ids.
- */
-export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+import { SESSION_ID_PATTERN } from "../events/session-id.js";
 
 /** A session id that is not safe to use as a directory name. */
 export class InvalidSessionIdError extends Error {
