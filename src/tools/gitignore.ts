@@ -115,8 +115,18 @@ async function findGitWorkTree(start: string): Promise<string | undefined> {
 }
 
 /**
+ * Whether a glob names a hidden (dot) entry itself: one of its segments starts with `.` and is
+ * not `.` or `..` (`.github/` and below, `.env*` at any depth, `src/.eslintrc`). A search skips
+ * hidden entries unless its glob names one, as the `grep` and `glob` tools' descriptions say.
+ */
+export function namesHiddenEntry(pattern: string): boolean {
+  return pattern.split("/").some((segment) => segment.startsWith(".") && !/^\.\.?$/.test(segment));
+}
+
+/**
  * Files under `root` (absolute directory) matching the glob `pattern` (relative to `root`),
- * skipping hidden entries, `.git`, `node_modules` and gitignored paths. Answers paths relative to
+ * skipping `.git`, `node_modules`, gitignored paths and hidden entries (unless the pattern names
+ * one: {@link namesHiddenEntry}). Answers paths relative to
  * `root` with `/` separators, in no particular order. Rejects with an `AbortError` on abort.
  */
 export async function findFiles(
@@ -130,7 +140,7 @@ export async function findFiles(
   ]);
   const matches = await glob(pattern, {
     cwd: root,
-    dot: false,
+    dot: namesHiddenEntry(pattern),
     onlyFiles: true,
     expandDirectories: false,
     followSymbolicLinks: false,

@@ -32,14 +32,17 @@ export type GlobInput = z.infer<typeof globInput>;
 /**
  * `glob {pattern, path?}`: files matching a glob under `path` (default: the working directory),
  * newest first, one per line as `./relative/path` from the working directory (Copilot CLI's
- * format; `../` above it; absolute paths when the pattern is absolute). Hidden, gitignored, `.git` and `node_modules` entries are skipped, and
- * so are the files the session's path deny rules cover ({@link ToolContext.hidden}).
+ * format; `../` above it; absolute paths when the pattern is absolute). Gitignored, `.git` and
+ * `node_modules` entries are skipped, hidden (dot) ones unless the pattern names one (gitignore.ts
+ * `namesHiddenEntry`), and so are the files the session's path deny rules cover
+ * ({@link ToolContext.hidden}).
  */
 export const globTool = defineTool<GlobInput>({
   name: "glob",
   description:
     'Find files by glob pattern (e.g. "**/*.ts", "src/**/test_*.py"), newest first. Skips ' +
-    "hidden, gitignored and node_modules files. path: folder to search (default: working directory).",
+    "gitignored, .git and node_modules files, and hidden (dot) ones unless the pattern names " +
+    'one (".github/**/*.yml", "**/.env*"). path: folder to search (default: working directory).',
   input: globInput,
   kind: "search",
   mutates: false,

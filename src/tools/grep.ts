@@ -2,6 +2,7 @@ import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
+import { namesHiddenEntry } from "./gitignore.js";
 import { searchWithJavaScript } from "./grep-fallback.js";
 import type { GrepOptions } from "./grep-options.js";
 import {
@@ -67,7 +68,8 @@ const grepInput = z.lazy(() => {
 export const grepTool = defineTool<GrepOptions>({
   name: "grep",
   description:
-    "Search file contents with ripgrep (regex), respecting .gitignore. output_mode: " +
+    "Search file contents with ripgrep (regex), respecting .gitignore and skipping hidden (dot) " +
+    'files and folders unless path or glob names one (glob ".github/**", "**/.env*"). output_mode: ' +
     "files_with_matches (default), content (matching lines; -A/-B/-C context) or count. " +
     "Narrow with path, glob or type. head_limit caps results (default 100).",
   input: grepInput,
@@ -325,6 +327,10 @@ function ripgrepArguments(options: GrepOptions, mode: RipgrepMode): string[] {
   args.push(...mode.hidingArguments);
   if (options.glob !== undefined) {
     args.push(`--glob=${options.glob}`);
+    if (namesHiddenEntry(options.glob)) {
+      // Hidden entries are searched when the glob names one; `.git` never is (as `glob` skips it).
+      args.push("--hidden", "--glob=!.git");
+    }
   }
   if (options.type !== undefined) {
     args.push(`--type=${options.type}`);

@@ -43,6 +43,19 @@ describe("glob", () => {
     expect((await glob({ pattern: "**/*.ts" })).content).toBe("./src/kept.ts");
   });
 
+  it("finds hidden entries when the pattern names one, never .git", async () => {
+    await writeFileAt(".github/workflows/ci.yml", 10);
+    await writeFileAt("config/.env.local", 20);
+    await writeFileAt("src/app.yml", 30);
+    await writeFileAt(".git/hooks/ci.yml");
+    expect((await glob({ pattern: "**/*.yml" })).content).toBe("./src/app.yml");
+    expect((await glob({ pattern: ".github/**/*.yml" })).content).toBe(
+      "./.github/workflows/ci.yml",
+    );
+    expect((await glob({ pattern: "**/.*/**/*.yml" })).content).toBe("./.github/workflows/ci.yml");
+    expect((await glob({ pattern: "**/.env*" })).content).toBe("./config/.env.local");
+  });
+
   it("lists newest files first", async () => {
     await writeFileAt("old.ts", 300);
     await writeFileAt("new.ts", 0);

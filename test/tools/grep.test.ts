@@ -130,6 +130,25 @@ describe("grep", () => {
     });
   });
 
+  it("searches hidden files when the glob names one, never .git (the description says so)", async () => {
+    await mkdir(join(directory, ".github/workflows"), { recursive: true });
+    await mkdir(join(directory, ".git"), { recursive: true });
+    await writeFile(join(directory, ".github/workflows/ci.yml"), "run: kiwi\n");
+    await writeFile(join(directory, ".git/config"), "kiwi\n");
+    await writeFile(join(directory, ".kiwirc"), "kiwi\n");
+    await writeFile(join(directory, "kiwi.txt"), "kiwi\n");
+    expect(await grep({ pattern: "kiwi" })).toEqual({ content: "kiwi.txt", isError: false });
+    expect(await grep({ pattern: "kiwi", glob: ".github/**" })).toEqual({
+      content: ".github/workflows/ci.yml",
+      isError: false,
+    });
+    expect(await grep({ pattern: "kiwi", glob: ".*" })).toEqual({
+      content: ".kiwirc",
+      isError: false,
+    });
+    expect(grepTool.description).toContain("skipping hidden (dot) files and folders unless");
+  });
+
   it("says so when nothing matches, and reports a bad pattern or path as an error", async () => {
     expect(await grep({ pattern: "durian" })).toEqual({
       content: "No matches found.",
