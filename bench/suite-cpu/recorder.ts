@@ -26,8 +26,13 @@ function cpu(): [number, number] {
 const counter = globalThis as { suiteCpuSpawns?: number };
 if (counter.suiteCpuSpawns === undefined) {
   counter.suiteCpuSpawns = 0;
-  const spawn = ChildProcess.prototype.spawn;
-  ChildProcess.prototype.spawn = function counted(this: ChildProcess, ...args) {
+  // Node's own method (lib/internal/child_process.js), which every asynchronous spawn goes through;
+  // absent from the typings.
+  const prototype = ChildProcess.prototype as unknown as {
+    spawn: (this: ChildProcess, ...args: unknown[]) => unknown;
+  };
+  const spawn = prototype.spawn;
+  prototype.spawn = function counted(this: ChildProcess, ...args: unknown[]) {
     counter.suiteCpuSpawns = (counter.suiteCpuSpawns ?? 0) + 1;
     return spawn.apply(this, args);
   };
