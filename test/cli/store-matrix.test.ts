@@ -8,6 +8,7 @@ import type { FakeModelServer } from "../support/fake-model-types.js";
 import { fakeModelEnvironment } from "../support/fixtures.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
 import { removeTree } from "../support/remove-tree.js";
+import { makeHome } from "../support/test-home.js";
 
 /**
  * A first answer long enough that its summary is smaller: a compaction that would not shrink the
@@ -31,7 +32,7 @@ const databases: TestDatabase[] = [];
 
 beforeEach(async () => {
   server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-matrix-home-"));
+  home = await makeHome("turnloop-matrix-home-");
   repository = await mkdtemp(join(tmpdir(), "turnloop-matrix-repo-"));
 });
 
@@ -91,7 +92,7 @@ const sourceFolders: string[] = [];
 beforeAll(async () => {
   const sourceServer = await startFakeModelServer();
   try {
-    const sourceHome = await mkdtemp(join(tmpdir(), "turnloop-matrix-source-home-"));
+    const sourceHome = await makeHome("turnloop-matrix-source-home-");
     const cwd = await mkdtemp(join(tmpdir(), "turnloop-matrix-source-repo-"));
     sourceFolders.push(sourceHome, cwd);
     const env = fakeModelEnvironment(sourceHome, sourceServer);

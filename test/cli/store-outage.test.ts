@@ -14,6 +14,7 @@ import {
 } from "../support/postgres.js";
 import { removeTree } from "../support/remove-tree.js";
 import { REFUSED_AFTER_TURN, serverSession } from "../support/storage-refusals.js";
+import { makeHome } from "../support/test-home.js";
 
 /**
  * The PostgreSQL store going away while a prompt runs (a fresh user's trial, round 3 session 19,
@@ -36,7 +37,7 @@ let database: TestDatabase | undefined;
 
 beforeEach(async () => {
   server = await startFakeModelServer();
-  home = await mkdtemp(join(tmpdir(), "turnloop-outage-home-"));
+  home = await makeHome("turnloop-outage-home-");
   repository = await mkdtemp(join(tmpdir(), "turnloop-outage-repo-"));
 });
 

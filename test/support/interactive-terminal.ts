@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { isDeepStrictEqual, promisify } from "node:util";
 import { expect } from "vitest";
 import { CLI_PATH } from "./cli.js";
+import { TerminalControl } from "./terminal-control.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -35,6 +36,8 @@ export class InteractiveTerminal {
   /** The tmux server's socket name (`tmux -L`), for commands this class does not wrap. */
   readonly socketName = `turnloop-interactive-${randomUUID().slice(0, 8)}`;
   private readonly target = "main";
+  /** The waits' eyes on the pane (test/support/terminal-control.ts), started by the first wait. */
+  private readonly control = new TerminalControl(this.socketName, this.target);
 
   constructor(
     args: readonly string[],
@@ -93,14 +96,18 @@ export class InteractiveTerminal {
 
   /**
    * {@link screen} without blocking the event loop, for the waits: the test process also runs the
-   * fake model server, whose answers a blocking `tmux capture-pane` held back while it ran.
+   * fake model server, whose answers a blocking `tmux capture-pane` held back while it ran. Asked
+   * through the control client; a `tmux` process when that has ended (the session closed).
    */
   private async screenLater(history: number): Promise<string> {
-    const { stdout } = await execFileAsync(
-      "tmux",
-      ["-L", this.socketName, ...this.captureArguments(history)],
-      { encoding: "utf8" },
-    );
+    const captureArguments = this.captureArguments(history);
+    const lines = await this.control.run(captureArguments).catch(() => undefined);
+    if (lines !== undefined) {
+      return lines.join("\n").replace(/\s+$/, "");
+    }
+    const { stdout } = await execFileAsync("tmux", ["-L", this.socketName, ...captureArguments], {
+      encoding: "utf8",
+    });
     return stdout.replace(/\s+$/, "");
   }
 
@@ -168,7 +175,7 @@ export class InteractiveTerminal {
   }
 
   /**
-   * Polls the screen until `condition(screen)` holds (every 50 ms; a condition poll, not a delay)
+   * Polls the screen until `condition(screen)` holds (as {@link poll} looks; not a delay)
    * and returns that screen; throws after `timeoutMs` with `what` and the last screen. For a state
    * that takes several redraws, such as a resize, where one pattern can match a half-drawn screen.
    */
@@ -200,6 +207,11 @@ export class InteractiveTerminal {
     return screen;
   }
 
+  /**
+   * Looks at the screen until `condition` holds: again once the pane has written something since
+   * the last look (tmux's `%output`), at most every 50 ms and at least every second (a resize
+   * changes the screen without output); a look, not a delay, decides.
+   */
   private async poll(
     condition: (screen: string) => boolean,
     what: string,
@@ -208,14 +220,17 @@ export class InteractiveTerminal {
   ): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      const outputs = this.control.outputCount;
       const screen = await this.screenLater(history);
       if (condition(screen)) {
         return screen;
       }
-      if (Date.now() > deadline) {
+      const left = deadline - Date.now();
+      if (left < 0) {
         throw new Error(`timed out waiting ${what}; the screen shows:\n${screen}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
+      await this.control.outputAfter(outputs, Math.min(1_000, left));
     }
   }
 
@@ -253,6 +268,7 @@ export class InteractiveTerminal {
 
   /** Stops the tmux server and removes its socket file, which `kill-server` leaves behind. */
   close(): void {
+    this.control.close();
     spawnSync("tmux", ["-L", this.socketName, "kill-server"]);
     const folder = process.env.TMUX_TMPDIR ?? "/tmp";
     rmSync(join(folder, `tmux-${process.getuid?.() ?? 0}`, this.socketName), { force: true });
