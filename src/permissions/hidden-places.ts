@@ -14,13 +14,14 @@
  * Loaded at the first call of a file tool, not at start-up.
  */
 
-import { lstatSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import picomatch from "picomatch";
 import { normalAbsolutePath } from "../tools/sandbox/policy.js";
 import { isInside } from "../tools/sandbox/real-paths.js";
 import type { PermissionRule } from "./permission-mode.js";
+import { placeExistence } from "./place-listings.js";
 
 /** The places a session's file tools keep out of; every path absolute. */
 export interface HiddenPlaces {
@@ -47,7 +48,8 @@ export interface HiddenPlaceJudgement {
  * Judges a call of `toolName` on `paths` (absolute, as given and with links resolved) against
  * `hiddenPlaces`, with the session's `allow` rules (patterns absolute or relative to `cwd`).
  * Undefined for a tool that is not one of the file tools. Synchronous: the places are read on the
- * calling thread, an `lstat` each and a `realpath` each of those that exist.
+ * calling thread, a listing of each folder holding several of them or an `lstat` each, and a
+ * `realpath` each of those that exist.
  */
 export function judgeHiddenPlaces(
   hiddenPlaces: HiddenPlaces,
@@ -153,22 +155,22 @@ interface PlaceSpelling {
  * Each place (absolute, spelled as `path.resolve` spells it) as configured and, when a link leads
  * elsewhere, as its real path right after it; `home` the user's home folder, spelled normally too.
  * Read at every call (a link made later counts). A place that does not exist (most of them, on most
- * machines) is seen by one `lstat` that makes no error, not by a `realpath` that throws (about a
- * third of a tool turn's allocations, bench/notes/turn32.md). A place that exists is resolved on
- * the calling thread (`realpathSync.native`, the same `realpath(3)` as `fs/promises`' `realpath`):
- * handing each to the thread pool cost the main thread about three times as much
- * (bench/notes/turn34.md).
+ * machines) is ruled out by a listing of a folder holding several places, or seen by one `lstat`
+ * that makes no error (place-listings.ts), not by a `realpath` that throws (about a third of a
+ * tool turn's allocations, bench/notes/turn32.md). A place that exists is resolved on the calling
+ * thread (`realpathSync.native`, the same `realpath(3)` as `fs/promises`' `realpath`): handing each
+ * to the thread pool cost the main thread about three times as much (bench/notes/turn34.md).
  */
 function spellings(places: readonly string[], home: string): PlaceSpelling[] {
   const shown = (place: string) =>
     home !== "/" && place !== home && isInside(place, home) && isAbsolute(place)
       ? `~/${place.slice(home.length + 1)}`
       : place;
+  const exists = placeExistence(places);
   const spelled: PlaceSpelling[] = [];
   for (const place of places) {
     spelled.push({ path: place, shown: shown(place) });
-    const exists = lstatSync(place, { throwIfNoEntry: false }) !== undefined;
-    const real = exists ? realPathOr(place) : place;
+    const real = exists(place) ? realPathOr(place) : place;
     if (real !== place) {
       spelled.push({ path: real, shown: shown(place) });
     }
