@@ -3,9 +3,10 @@
  * Most of the default places do not exist on a given machine, and most lie in a few folders (the
  * home folder holds about half of them, `~/.config` a fifth): one listing of such a folder answers
  * for every place in it, and for every place below a folder it lacks (`~/.pip/pip.conf` when the
- * home has no `.pip`), where an `lstat` each asked the kernel some fifty times a call
+ * home has no `.pip`), where an `lstat` each asked the kernel some seventy times a call
  * (bench/notes/perf36.md). A place the listings do not rule out is `lstat`ed, as before. Read at
- * every call, so a place made between two calls counts.
+ * every call, so a place made between two calls counts; what is worked out once per list of
+ * places ({@link existencePlan}) is text only.
  */
 
 import { lstatSync, readdirSync } from "node:fs";
@@ -27,40 +28,73 @@ const MOST_ENTRIES_PER_PLACE = 8;
 /** Folders found too long to list ({@link MOST_ENTRIES_PER_PLACE}). */
 const tooLongToList = new Set<string>();
 
-/** A folder's entry names, as they are and in lower case; undefined when it cannot be listed. */
+/** Where a place is looked up: the listed folder nearest above it, and the entry on the way. */
+interface Lookup {
+  folder: string;
+  name: string;
+  lowerCaseName: string;
+}
+
+/** How {@link existingPlaces} reads a list of places; made from their text alone. */
+export interface ExistencePlan {
+  /** The places, absolute and spelled as `path.resolve` spells them. */
+  readonly places: readonly string[];
+  /** The folders to list, each with the number of places it holds directly. */
+  readonly folders: ReadonlyMap<string, number>;
+  /** For each place, in order, where a listing may rule it out; undefined: `lstat` it. */
+  readonly lookups: ReadonlyArray<Lookup | undefined>;
+}
+
+/** The plan for `places` (absolute, spelled normally): which folders to list, where to look. */
+export function existencePlan(places: readonly string[]): ExistencePlan {
+  const held = new Map<string, number>();
+  for (const place of places) {
+    const folder = dirname(place);
+    held.set(folder, (held.get(folder) ?? 0) + 1);
+  }
+  const folders = new Map([...held].filter(([, count]) => count >= LEAST_PLACES_LISTED));
+  const lookups = places.map((place) => lookupOf(place, folders));
+  return { places, folders, lookups };
+}
+
+function lookupOf(place: string, folders: ReadonlyMap<string, number>): Lookup | undefined {
+  let below = place;
+  for (let folder = dirname(place); folder !== below; below = folder, folder = dirname(folder)) {
+    if (folders.has(folder)) {
+      const name = below.slice(folder === "/" ? 1 : folder.length + 1);
+      return { folder, name, lowerCaseName: name.toLowerCase() };
+    }
+  }
+  return undefined;
+}
+
+/** A folder's entry names, as they are and in lower case. */
 interface Listing {
   names: ReadonlySet<string>;
   lowerCaseNames: ReadonlySet<string>;
 }
 
 /**
- * Whether each of `places` exists (seen by an `lstat`, links not followed), for `places` all
- * absolute and spelled as `path.resolve` spells them. @returns a test taking one of `places`.
+ * Whether each of `plan`'s places exists now (as an `lstat` sees it, links not followed), in
+ * their order. A place is ruled out when the nearest listed folder above it lacks the entry on the
+ * way to it; a name found there in another case only (a case-folding file system) is `lstat`ed,
+ * as is a place no listing answers for.
  */
-export function placeExistence(places: readonly string[]): (place: string) => boolean {
-  const listings = folderListings(places);
-  return (place) =>
-    !ruledOut(place, listings) && lstatSync(place, { throwIfNoEntry: false }) !== undefined;
-}
-
-/** The folders holding at least {@link LEAST_PLACES_LISTED} of `places`, listed now. */
-function folderListings(places: readonly string[]): Map<string, Listing> {
-  const held = new Map<string, number>();
-  for (const place of places) {
-    const folder = dirname(place);
-    held.set(folder, (held.get(folder) ?? 0) + 1);
+export function existingPlaces(plan: ExistencePlan): boolean[] {
+  const listings = new Map<string, Listing | undefined>();
+  for (const [folder, count] of plan.folders) {
+    listings.set(folder, tooLongToList.has(folder) ? undefined : listingOf(folder, count));
   }
-  const listings = new Map<string, Listing>();
-  for (const [folder, count] of held) {
-    if (count < LEAST_PLACES_LISTED || tooLongToList.has(folder)) {
-      continue;
-    }
-    const listing = listingOf(folder, count);
-    if (listing !== undefined) {
-      listings.set(folder, listing);
-    }
-  }
-  return listings;
+  return plan.places.map((place, index) => {
+    const lookup = plan.lookups[index];
+    const listing = lookup === undefined ? undefined : listings.get(lookup.folder);
+    const ruledOut =
+      lookup !== undefined &&
+      listing !== undefined &&
+      !listing.names.has(lookup.name) &&
+      !listing.lowerCaseNames.has(lookup.lowerCaseName);
+    return !ruledOut && lstatSync(place, { throwIfNoEntry: false }) !== undefined;
+  });
 }
 
 function listingOf(folder: string, places: number): Listing | undefined {
@@ -77,21 +111,4 @@ function listingOf(folder: string, places: number): Listing | undefined {
     names: new Set(names),
     lowerCaseNames: new Set(names.map((name) => name.toLowerCase())),
   };
-}
-
-/**
- * Whether the nearest listed folder above `place` lacks the entry on the way to it, so `place`
- * does not exist. A name found in another case only (a case-folding file system) is not ruled
- * out: its `lstat` decides, as it did for every place before.
- */
-function ruledOut(place: string, listings: ReadonlyMap<string, Listing>): boolean {
-  let below = place;
-  for (let folder = dirname(place); folder !== below; below = folder, folder = dirname(folder)) {
-    const listing = listings.get(folder);
-    if (listing !== undefined) {
-      const name = below.slice(folder === "/" ? 1 : folder.length + 1);
-      return !listing.names.has(name) && !listing.lowerCaseNames.has(name.toLowerCase());
-    }
-  }
-  return false;
 }

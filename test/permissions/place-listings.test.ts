@@ -13,7 +13,7 @@ import { useTemporaryDirectory } from "../tools/tool-context.js";
 // The hidden places' existence read by folder (src/permissions/place-listings.ts): a folder
 // holding several places is listed once per call, and only the places its listing does not rule
 // out are `lstat`ed; the decisions are those of an `lstat` of every place, and a place made
-// between two calls counts.
+// between two calls counts, as does a place added to the list.
 
 let directory = "";
 useTemporaryDirectory((each) => {
@@ -83,6 +83,11 @@ describe("the hidden places' existence, read by folder", () => {
     await mkdir(join(home, ".kube"));
     await writeFile(join(home, ".kube", "config"), "cluster");
     await view(join(home, ".kube", "config"));
+    // The plan made from the list's text is made again when the list changes in place.
+    places.push(join(home, ".later"));
+    await mkdir(join(home, ".later"));
+    await writeFile(join(home, ".later", "notes"), "later");
+    await view(join(home, ".later", "notes"));
     expect({ lstatted, kinds }).toEqual({
       lstatted: [".ssh", ".aws", ".SSH", ".config/gh"].map((name) => join(home, name)).concat(own),
       kinds: [
@@ -90,6 +95,7 @@ describe("the hidden places' existence, read by folder", () => {
         `${home}/.aws is hidden from the agent`,
         `${home}/.ssh is hidden from the agent`,
         `${home}/.kube is hidden from the agent`,
+        `${home}/.later is hidden from the agent`,
       ],
     });
   });
