@@ -23,8 +23,10 @@ useTemporaryDirectory((each) => {
 /** The paths `fs.lstatSync` (Node's own function, counted) was given while `run` ran. */
 async function lstatsDuring(run: () => Promise<void>): Promise<string[]> {
   const seen: string[] = [];
-  const lstatSync = fs.lstatSync;
-  fs.lstatSync = ((path: fs.PathLike, ...rest: unknown[]) => {
+  // @types/node declares lstatSync a constant; Node's module object takes the assignment.
+  const nodeFs = fs as { lstatSync: typeof fs.lstatSync };
+  const lstatSync = nodeFs.lstatSync;
+  nodeFs.lstatSync = ((path: fs.PathLike, ...rest: unknown[]) => {
     seen.push(String(path));
     return (lstatSync as (path: fs.PathLike, ...rest: unknown[]) => unknown)(path, ...rest);
   }) as typeof fs.lstatSync;
@@ -32,7 +34,7 @@ async function lstatsDuring(run: () => Promise<void>): Promise<string[]> {
   try {
     await run();
   } finally {
-    fs.lstatSync = lstatSync;
+    nodeFs.lstatSync = lstatSync;
     syncBuiltinESMExports();
   }
   return seen;
