@@ -21,6 +21,7 @@ import picomatch from "picomatch";
 import { normalAbsolutePath } from "../tools/sandbox/policy.js";
 import { isInside } from "../tools/sandbox/real-paths.js";
 import type { PermissionRule } from "./permission-mode.js";
+import { type ExistencePlan, existencePlan, existingPlaces } from "./place-listings.js";
 
 /** The places a session's file tools keep out of; every path absolute. */
 export interface HiddenPlaces {
@@ -47,7 +48,8 @@ export interface HiddenPlaceJudgement {
  * Judges a call of `toolName` on `paths` (absolute, as given and with links resolved) against
  * `hiddenPlaces`, with the session's `allow` rules (patterns absolute or relative to `cwd`).
  * Undefined for a tool that is not one of the file tools. Synchronous: the places are read on the
- * calling thread, an `lstat` each and a `realpath` each of those that exist.
+ * calling thread, a listing of each folder holding several of them or an `lstat` each, and a
+ * `realpath` each of those that exist.
  */
 export function judgeHiddenPlaces(
   hiddenPlaces: HiddenPlaces,
@@ -65,13 +67,11 @@ export function judgeHiddenPlaces(
   // `isInside`), not through `path.relative`: two `resolve`s per place and path, a few hundred a
   // call, made V8 optimise Node's path code (bench/notes/rss33.md).
   const home = normalAbsolutePath(homedir());
-  const configured = hiddenPlaces.places.map(normalAbsolutePath);
-  const places = spellings(
-    configured.filter((place) => !isInside(home, place)),
-    home,
-  );
+  const plan = planOf(hiddenPlaces.places, home);
+  const places = spellings(plan.places, home, existingPlaces(plan));
   const open = READING_TOOLS.includes(toolName) ? hiddenPlaces.open : undefined;
-  const openSpellings = open === undefined ? [] : spellings([normalAbsolutePath(open)], home);
+  const openPlace = open === undefined ? [] : [normalAbsolutePath(open)];
+  const openSpellings = spellings(openPlace, home, openPlace.map(isPresent));
   const patterns = allow.flatMap((rule) =>
     rule.tool === toolName && rule.pattern !== undefined ? [resolve(cwd, rule.pattern)] : [],
   );
@@ -153,28 +153,65 @@ interface PlaceSpelling {
  * Each place (absolute, spelled as `path.resolve` spells it) as configured and, when a link leads
  * elsewhere, as its real path right after it; `home` the user's home folder, spelled normally too.
  * Read at every call (a link made later counts). A place that does not exist (most of them, on most
- * machines) is seen by one `lstat` that makes no error, not by a `realpath` that throws (about a
- * third of a tool turn's allocations, bench/notes/turn32.md). A place that exists is resolved on
- * the calling thread (`realpathSync.native`, the same `realpath(3)` as `fs/promises`' `realpath`):
- * handing each to the thread pool cost the main thread about three times as much
- * (bench/notes/turn34.md).
+ * machines) is ruled out by a listing of a folder holding several places, or seen by one `lstat`
+ * that makes no error (place-listings.ts), not by a `realpath` that throws (about a third of a
+ * tool turn's allocations, bench/notes/turn32.md). A place that exists is resolved on the calling
+ * thread (`realpathSync.native`, the same `realpath(3)` as `fs/promises`' `realpath`): handing each
+ * to the thread pool cost the main thread about three times as much (bench/notes/turn34.md).
  */
-function spellings(places: readonly string[], home: string): PlaceSpelling[] {
+function spellings(
+  places: readonly string[],
+  home: string,
+  existing: readonly boolean[],
+): PlaceSpelling[] {
   const shown = (place: string) =>
     home !== "/" && place !== home && isInside(place, home) && isAbsolute(place)
       ? `~/${place.slice(home.length + 1)}`
       : place;
   const spelled: PlaceSpelling[] = [];
-  for (const place of places) {
+  for (let index = 0; index < places.length; index++) {
+    const place = places[index] ?? "";
     spelled.push({ path: place, shown: shown(place) });
-    const exists = lstatSync(place, { throwIfNoEntry: false }) !== undefined;
-    const real = exists ? realPathOr(place) : place;
+    const real = existing[index] === true ? realPathOr(place) : place;
     if (real !== place) {
       spelled.push({ path: real, shown: shown(place) });
     }
   }
   return spelled;
 }
+
+/** Whether something is at `place` (an `lstat`, links not followed). */
+function isPresent(place: string): boolean {
+  return lstatSync(place, { throwIfNoEntry: false }) !== undefined;
+}
+
+/**
+ * The {@link ExistencePlan} of a session's places (`configured`, as the sandbox lists them:
+ * session/sandbox-setup.ts keeps one array per run), spelled normally, without any that is the
+ * home folder or holds it; made from their text once and kept while the list and the home stay
+ * the same (compared string by string, so a list changed in place is planned again).
+ */
+function planOf(configured: readonly string[], home: string): ExistencePlan {
+  const kept = plans.get(configured);
+  if (
+    kept !== undefined &&
+    kept.home === home &&
+    kept.configured.length === configured.length &&
+    kept.configured.every((place, index) => place === configured[index])
+  ) {
+    return kept.plan;
+  }
+  const places = configured.map(normalAbsolutePath).filter((place) => !isInside(home, place));
+  const plan = existencePlan(places);
+  plans.set(configured, { home, configured: [...configured], plan });
+  return plan;
+}
+
+/** {@link planOf}'s plans, by the list of places they were made for. */
+const plans = new WeakMap<
+  readonly string[],
+  { home: string; configured: readonly string[]; plan: ExistencePlan }
+>();
 
 /** The real path of `place`, or `place` itself when it cannot be resolved. */
 function realPathOr(place: string): string {

@@ -1,4 +1,4 @@
-import { realpath } from "node:fs/promises";
+import { realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { ToolRequest } from "../events/events.js";
 import type { AnyTool, ToolCallScope } from "../tools/define-tool.js";
@@ -69,12 +69,12 @@ export function permissionDecider(
   cwd: string,
   policy: () => PermissionPolicy | Promise<PermissionPolicy>,
 ): (subject: PermissionSubject) => Promise<PermissionDecision> {
-  let realCwd: Promise<string> | undefined;
+  let realCwd: string | undefined;
   return async ({ tool, input, toolCall }) => {
     realCwd ??= resolveReal(cwd);
-    const root = await realCwd;
+    const root = realCwd;
     const scope: ToolCallScope = tool.scope?.(input, cwd) ?? { title: tool.name, paths: [] };
-    const paths = await Promise.all(scope.paths.map((path) => resolveReal(resolve(cwd, path))));
+    const paths = scope.paths.map((path) => resolveReal(resolve(cwd, path)));
     const subject: RuleSubject = {
       toolName: tool.name,
       paths,
@@ -100,7 +100,7 @@ export function permissionDecider(
     if ((rules.allowAllTools && unclear === undefined) || rulesCover(rules.allow, subject, root)) {
       return allow;
     }
-    const folders = await Promise.all(rules.folders.map((folder) => resolveReal(resolve(folder))));
+    const folders = rules.folders.map((folder) => resolveReal(resolve(folder)));
     const roots = [root, ...folders];
     const inside = paths.every((path) => roots.some((each) => isInside(path, each)));
     if (!tool.mutates && inside) {
@@ -298,13 +298,18 @@ function relativeGlob(path: string, cwd: string): string {
   return path === cwd ? "." : path.slice(cwd.length + 1);
 }
 
-/** The real path of `path`, or of its nearest existing parent joined with the rest. */
-async function resolveReal(path: string): Promise<string> {
+/**
+ * The real path of `path`, or of its nearest existing parent joined with the rest. Read on the
+ * calling thread (`realpathSync.native`, the same `realpath(3)` as `fs/promises`' `realpath`), as
+ * the hidden places are (hidden-places.ts): a thread-pool round trip cost the main thread about
+ * three times the call, at every tool call (bench/notes/turn34.md, perf36.md).
+ */
+function resolveReal(path: string): string {
   try {
-    return await realpath(path);
+    return realpathSync.native(path);
   } catch {
     const parent = dirname(path);
-    return parent === path ? path : join(await resolveReal(parent), basename(path));
+    return parent === path ? path : join(resolveReal(parent), basename(path));
   }
 }
 

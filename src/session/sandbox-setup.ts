@@ -30,6 +30,8 @@ export class HostSandbox {
   private known: SandboxAvailability | undefined;
   /** Sandboxed runners by policy and session folders ({@link sandboxedRunner}). */
   private readonly runners = new Map<string, SandboxedRunner>();
+  /** {@link hiddenPlaces}, made at its first call. */
+  private hiddenPlaceList: readonly string[] | undefined;
 
   /**
    * @param config the run config (`sandboxPolicy`, `sandboxNetwork`, `sandboxUnixSockets`,
@@ -57,8 +59,11 @@ export class HostSandbox {
    * (tools/sandbox/real-paths.ts `hiddenPlacePaths`): the file tools keep out of them too, under
    * every policy (permissions/hidden-places.ts).
    */
-  hiddenPlaces(): string[] {
-    return hiddenPlacePaths(this.hiddenSettings());
+  hiddenPlaces(): readonly string[] {
+    // One array per run (its settings stay as they are): the file tools' check plans its reads
+    // once per array (permissions/hidden-places.ts `planOf`).
+    this.hiddenPlaceList ??= Object.freeze(hiddenPlacePaths(this.hiddenSettings()));
+    return this.hiddenPlaceList;
   }
 
   /**

@@ -1,0 +1,114 @@
+/**
+ * Which hidden places exist, read for one call of a file tool (hidden-places.ts `spellings`).
+ * Most of the default places do not exist on a given machine, and most lie in a few folders (the
+ * home folder holds about half of them, `~/.config` a fifth): one listing of such a folder answers
+ * for every place in it, and for every place below a folder it lacks (`~/.pip/pip.conf` when the
+ * home has no `.pip`), where an `lstat` each asked the kernel some seventy times a call
+ * (bench/notes/perf36.md). A place the listings do not rule out is `lstat`ed, as before. Read at
+ * every call, so a place made between two calls counts; what is worked out once per list of
+ * places ({@link existencePlan}) is text only.
+ */
+
+import { lstatSync, readdirSync } from "node:fs";
+import { dirname } from "node:path";
+
+/**
+ * How many places (absolute, spelled normally) a folder must hold directly before it is listed:
+ * a listing costs about four `lstat`s of a missing path, plus a little per entry.
+ */
+const LEAST_PLACES_LISTED = 4;
+
+/**
+ * A folder is listed while its entries number at most this many times the places it holds; a
+ * longer one (a home of a thousand entries) costs more to list than its places' `lstat`s, and is
+ * `lstat`ed place by place from then on, in this process (a choice of method, not of answers).
+ */
+const MOST_ENTRIES_PER_PLACE = 8;
+
+/** Folders found too long to list ({@link MOST_ENTRIES_PER_PLACE}). */
+const tooLongToList = new Set<string>();
+
+/** Where a place is looked up: the listed folder nearest above it, and the entry on the way. */
+interface Lookup {
+  folder: string;
+  name: string;
+  lowerCaseName: string;
+}
+
+/** How {@link existingPlaces} reads a list of places; made from their text alone. */
+export interface ExistencePlan {
+  /** The places, absolute and spelled as `path.resolve` spells them. */
+  readonly places: readonly string[];
+  /** The folders to list, each with the number of places it holds directly. */
+  readonly folders: ReadonlyMap<string, number>;
+  /** For each place, in order, where a listing may rule it out; undefined: `lstat` it. */
+  readonly lookups: ReadonlyArray<Lookup | undefined>;
+}
+
+/** The plan for `places` (absolute, spelled normally): which folders to list, where to look. */
+export function existencePlan(places: readonly string[]): ExistencePlan {
+  const held = new Map<string, number>();
+  for (const place of places) {
+    const folder = dirname(place);
+    held.set(folder, (held.get(folder) ?? 0) + 1);
+  }
+  const folders = new Map([...held].filter(([, count]) => count >= LEAST_PLACES_LISTED));
+  const lookups = places.map((place) => lookupOf(place, folders));
+  return { places, folders, lookups };
+}
+
+function lookupOf(place: string, folders: ReadonlyMap<string, number>): Lookup | undefined {
+  let below = place;
+  for (let folder = dirname(place); folder !== below; below = folder, folder = dirname(folder)) {
+    if (folders.has(folder)) {
+      const name = below.slice(folder === "/" ? 1 : folder.length + 1);
+      return { folder, name, lowerCaseName: name.toLowerCase() };
+    }
+  }
+  return undefined;
+}
+
+/** A folder's entry names, as they are and in lower case. */
+interface Listing {
+  names: ReadonlySet<string>;
+  lowerCaseNames: ReadonlySet<string>;
+}
+
+/**
+ * Whether each of `plan`'s places exists now (as an `lstat` sees it, links not followed), in
+ * their order. A place is ruled out when the nearest listed folder above it lacks the entry on the
+ * way to it; a name found there in another case only (a case-folding file system) is `lstat`ed,
+ * as is a place no listing answers for.
+ */
+export function existingPlaces(plan: ExistencePlan): boolean[] {
+  const listings = new Map<string, Listing | undefined>();
+  for (const [folder, count] of plan.folders) {
+    listings.set(folder, tooLongToList.has(folder) ? undefined : listingOf(folder, count));
+  }
+  return plan.places.map((place, index) => {
+    const lookup = plan.lookups[index];
+    const listing = lookup === undefined ? undefined : listings.get(lookup.folder);
+    const ruledOut =
+      lookup !== undefined &&
+      listing !== undefined &&
+      !listing.names.has(lookup.name) &&
+      !listing.lowerCaseNames.has(lookup.lowerCaseName);
+    return !ruledOut && lstatSync(place, { throwIfNoEntry: false }) !== undefined;
+  });
+}
+
+function listingOf(folder: string, places: number): Listing | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return undefined;
+  }
+  if (names.length > places * MOST_ENTRIES_PER_PLACE) {
+    tooLongToList.add(folder);
+  }
+  return {
+    names: new Set(names),
+    lowerCaseNames: new Set(names.map((name) => name.toLowerCase())),
+  };
+}

@@ -1,0 +1,104 @@
+import fs from "node:fs";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { syncBuiltinESMExports } from "node:module";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  type PermissionPolicy,
+  permissionDecider,
+} from "../../src/permissions/permission-decision.js";
+import { viewTool } from "../../src/tools/index.js";
+import { useTemporaryDirectory } from "../tools/tool-context.js";
+
+// The hidden places' existence read by folder (src/permissions/place-listings.ts): a folder
+// holding several places is listed once per call, and only the places its listing does not rule
+// out are `lstat`ed; the decisions are those of an `lstat` of every place, and a place made
+// between two calls counts, as does a place added to the list.
+
+let directory = "";
+useTemporaryDirectory((each) => {
+  directory = each;
+});
+
+/** The paths `fs.lstatSync` (Node's own function, counted) was given while `run` ran. */
+async function lstatsDuring(run: () => Promise<void>): Promise<string[]> {
+  const seen: string[] = [];
+  // @types/node declares lstatSync a constant; Node's module object takes the assignment.
+  const nodeFs = fs as { lstatSync: typeof fs.lstatSync };
+  const lstatSync = nodeFs.lstatSync;
+  nodeFs.lstatSync = ((path: fs.PathLike, ...rest: unknown[]) => {
+    seen.push(String(path));
+    return (lstatSync as (path: fs.PathLike, ...rest: unknown[]) => unknown)(path, ...rest);
+  }) as typeof fs.lstatSync;
+  syncBuiltinESMExports();
+  try {
+    await run();
+  } finally {
+    nodeFs.lstatSync = lstatSync;
+    syncBuiltinESMExports();
+  }
+  return seen;
+}
+
+describe("the hidden places' existence, read by folder", () => {
+  it("lstats only the places a listing does not rule out, and decides as before", async () => {
+    // A home of seven places (two exist: a folder and a link to the vault; `.SSH` exists only in
+    // another case, which a case-folding file system would find), two places below a folder the
+    // home lacks, one below a folder it has, and the session's own folder elsewhere.
+    const home = join(directory, "home");
+    const vault = join(directory, "vault");
+    await mkdir(join(home, ".ssh"), { recursive: true });
+    await writeFile(join(home, ".ssh", "id"), "key");
+    await mkdir(join(home, ".config"));
+    await mkdir(vault);
+    await writeFile(join(vault, "token"), "t0ken");
+    await symlink(vault, join(home, ".aws"));
+    const inHome = [".ssh", ".aws", ".SSH", ".gnupg", ".netrc", ".kube", ".docker"];
+    const below = [".pip/pip.conf", ".gem/credentials", ".config/gh"];
+    const places = [...inHome, ...below].map((name) => join(home, name));
+    const own = join(directory, "logs", "s1");
+    await mkdir(own, { recursive: true });
+    const policy: PermissionPolicy = {
+      allowAllTools: true,
+      allow: [],
+      deny: [],
+      folders: [],
+      hiddenPlaces: { places, open: own },
+    };
+    const decide = permissionDecider(directory, () => policy);
+    await writeFile(join(directory, "notes.md"), "notes");
+    const kinds: string[] = [];
+    const view = async (path: string) => {
+      const input = { path };
+      const decision = await decide({
+        tool: viewTool,
+        input,
+        toolCall: { toolCallId: "c", name: "view", arguments: input },
+      });
+      kinds.push(decision.kind === "deny" ? (decision.reason.split(":")[0] ?? "") : decision.kind);
+    };
+    const lstatted = await lstatsDuring(async () => {
+      await view(join(directory, "notes.md"));
+    });
+    await view(join(vault, "token"));
+    await view(join(home, ".ssh", "id"));
+    await mkdir(join(home, ".kube"));
+    await writeFile(join(home, ".kube", "config"), "cluster");
+    await view(join(home, ".kube", "config"));
+    // The plan made from the list's text is made again when the list changes in place.
+    places.push(join(home, ".later"));
+    await mkdir(join(home, ".later"));
+    await writeFile(join(home, ".later", "notes"), "later");
+    await view(join(home, ".later", "notes"));
+    expect({ lstatted, kinds }).toEqual({
+      lstatted: [".ssh", ".aws", ".SSH", ".config/gh"].map((name) => join(home, name)).concat(own),
+      kinds: [
+        "allow",
+        `${home}/.aws is hidden from the agent`,
+        `${home}/.ssh is hidden from the agent`,
+        `${home}/.kube is hidden from the agent`,
+        `${home}/.later is hidden from the agent`,
+      ],
+    });
+  });
+});
