@@ -12,8 +12,8 @@
  * show (another tool of the `edit`, `delete` or `move` kind) gets an empty `diff`.
  */
 
-import { readFileSync, statSync } from "node:fs";
 import { fileDiff, lineDiff } from "../tools/line-diff.js";
+import { readProjectFile } from "../tools/project-file.js";
 import { replaceOnce } from "../tools/text-replacement.js";
 
 /** Bytes of a file read to show the diff of a change to it; the server waits on this read. */
@@ -66,12 +66,13 @@ function unified(from: string, to: string, hunk: string): string {
   return `--- ${from}\n+++ ${to}\n${hunk === "" ? "" : `${hunk}\n`}`;
 }
 
-/** The file's text, or undefined when it is missing, unreadable, not a file or too large. */
+/**
+ * The file's text, or undefined when it is missing, unreadable, not a regular file or too large.
+ * Read by the reader of files a repository names (tools/project-file.ts `readProjectFile`:
+ * `O_NONBLOCK`, judged by `fstat` on the open descriptor), not a `stat` then a read: a FIFO put
+ * there after the `stat` blocked the server's main thread, every session's, for good.
+ */
 function readSmallFile(path: string): string | undefined {
-  try {
-    const stats = statSync(path);
-    return stats.isFile() && stats.size <= MAX_READ_BYTES ? readFileSync(path, "utf8") : undefined;
-  } catch {
-    return undefined;
-  }
+  const file = readProjectFile(path, { maxBytes: MAX_READ_BYTES, overLimit: "refuse" });
+  return file.kind === "read" ? file.bytes.toString("utf8") : undefined;
 }

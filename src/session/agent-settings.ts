@@ -156,8 +156,9 @@ const serverConfigsOfSessions = new WeakMap<Session, ServerConfigView>();
 
 /**
  * `session`'s view of the MCP config files (tools/sandbox/server-programs.ts
- * `ServerConfigView`): kept for the session's life, so `auto` reads a config file again only
- * when it changed, not at every decision about an edit.
+ * `ServerConfigView`): kept for the session's life and shared by its permission gate and its
+ * sandboxed commands, so neither `auto`'s decision about an edit nor a command reads a config
+ * file again unless it changed.
  */
 function serverConfigsOf(session: Session): ServerConfigView {
   let view = serverConfigsOfSessions.get(session);
@@ -265,7 +266,7 @@ function commandsFor(session: Session, run: PreparedRun, face: FaceCallbacks): C
   const ask = createSandboxExitAsker(gateOptionsFor(session, run, face));
   return {
     ...run.commands,
-    runner: run.sandbox.runner(policy, face.folders),
+    runner: run.sandbox.runner(policy, face.folders, serverConfigsOf(session)),
     outside: { runner: run.commands.runner, ask },
   };
 }

@@ -12,6 +12,7 @@ import type {
 } from "../tools/sandbox/index.js";
 import { DEFAULT_HIDDEN_PATHS, isProtectedPlaceStop } from "../tools/sandbox/policy.js";
 import { type HiddenPlaceSettings, hiddenPlacePaths } from "../tools/sandbox/real-paths.js";
+import type { ServerConfigView } from "../tools/sandbox/server-programs.js";
 import type { SessionMode } from "./commands.js";
 import { type RunConfig, type Sourced, sandboxWanted } from "./run-config.js";
 
@@ -148,8 +149,15 @@ export class HostSandbox {
    * @param folders the session's own folders (ACP `additionalDirectories`), confined as the run
    *   config's `--add-dir` folders are: writable under `workspace-write`, and mounted again over
    *   the private `/tmp` when they lie under it.
+   * @param serverConfigs the session's view of the MCP config files (tools/sandbox/
+   *   server-programs.ts `ServerConfigView`), the one its permission gate reads too: a command
+   *   reads a config file again only when it changed; absent: each command reads them all.
    */
-  runner(policy: SandboxPolicy, folders: readonly string[] = []): CommandRunner {
+  runner(
+    policy: SandboxPolicy,
+    folders: readonly string[] = [],
+    serverConfigs?: ServerConfigView,
+  ): CommandRunner {
     if (policy === "danger-full-access") {
       return this.unconfined;
     }
@@ -157,10 +165,11 @@ export class HostSandbox {
       description: `${policy} sandbox`,
       stopDescription: this.unconfined.stopDescription,
       run: async (command: string, request: CommandRequest): Promise<CommandResult> => {
-        const runner = (await this.availability()).available
-          ? await this.sandboxedRunner(policy, folders)
-          : this.unconfined;
-        return runner.run(command, request);
+        if (!(await this.availability()).available) {
+          return this.unconfined.run(command, request);
+        }
+        const runner = await this.sandboxedRunner(policy, folders);
+        return runner.run(command, request, serverConfigs);
       },
     };
   }

@@ -1,8 +1,9 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import type ignore from "ignore";
 import type { Ignore } from "ignore";
 import type { glob, isDynamicPattern } from "tinyglobby";
+import { CONFIG_FILE_MAX_BYTES, readProjectFile } from "./project-file.js";
 
 /** Directories no search descends into, ignored or not. */
 export const ALWAYS_SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([".git", "node_modules"]);
@@ -83,13 +84,23 @@ export class GitignoreFilter {
     return ignored;
   }
 
+  /**
+   * The rules of `directory`'s `.gitignore`, read by the reader of files a repository names
+   * (project-file.ts `readProjectFile`: a regular file of at most 1 MiB, `O_NONBLOCK`, judged by
+   * `fstat` on the open descriptor); none when it is missing or refused. A FIFO there held a
+   * thread of Node's pool for good, and the search with it; `-> /dev/zero` was read to 2 GiB.
+   */
   private rulesFor(directory: string): Promise<Ignore | undefined> {
     let rules = this.rulesByDirectory.get(directory);
     if (rules === undefined) {
-      rules = readFile(join(directory, ".gitignore"), "utf8").then(
-        async (text) => (await loadSearchPackages()).ignore().add(text),
-        () => undefined,
-      );
+      const file = readProjectFile(join(directory, ".gitignore"), {
+        maxBytes: CONFIG_FILE_MAX_BYTES,
+        overLimit: "refuse",
+      });
+      rules =
+        file.kind === "read"
+          ? loadSearchPackages().then((packages) => packages.ignore().add(file.bytes.toString()))
+          : Promise.resolve(undefined);
       this.rulesByDirectory.set(directory, rules);
     }
     return rules;

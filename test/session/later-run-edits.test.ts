@@ -9,6 +9,7 @@ import type { Authorize, PermissionAnswer } from "../../src/permissions/permissi
 import { SessionHost } from "../../src/session/host.js";
 import { resolveRunConfig } from "../../src/session/run-config.js";
 import type { Session } from "../../src/session/session.js";
+import type { CommandRequest } from "../../src/tools/command-runner.js";
 import { builtinTools } from "../../src/tools/index.js";
 import { defaultFaceOptions } from "../support/face-options.js";
 import { removeTree } from "../support/remove-tree.js";
@@ -25,6 +26,8 @@ import { requireSandbox } from "../support/sandbox.js";
  * - every decision about an edit read and parsed each config file again; a session now reads one
  *   again only when it changed (tools/sandbox/server-programs.ts `ServerConfigView`). Counted as
  *   files opened by Node's own `fs.openSync`, never by a time.
+ * And of session 36: every sandboxed command read them all again too (the runner's own look for
+ * the programs it keeps read-only); its commands now share the session's view with its gate.
  * `auto` needs a working sandbox: skipped (and said so) where bubblewrap cannot run, never in CI.
  */
 
@@ -74,6 +77,29 @@ function editOf(gate: Authorize, path: string): Promise<PermissionAnswer> {
 /** The session's gate under `auto`, refusing what it would ask about ("asked"). */
 function gateOf(): Authorize {
   return host.permissionGate(session, { noAskReason: "asked" });
+}
+
+/** A model configuration for the session's settings; its provider is never called here. */
+const FAKE_MODEL = {
+  id: "openai-compatible:fake-model",
+  provider: "openai-compatible",
+  modelName: "fake-model",
+  baseUrl: "http://127.0.0.1:9/v1",
+} as const;
+
+/** A face under `auto` that cannot ask. */
+const FACE = { autopilot: false, noAskReason: "asked" } as const;
+
+/** A request to run a command in `cwd` with `env`, as the bash tool makes one. */
+function requestIn(cwd: string, env: Readonly<Record<string, string>>): CommandRequest {
+  return {
+    cwd,
+    env,
+    signal: new AbortController().signal,
+    timeoutMs: 60_000,
+    savePath: join(root, "output.txt"),
+    secrets: [],
+  };
 }
 
 /** The MCP config files `fs.openSync` opened while `run` ran (Node's own function, counted). */
@@ -151,6 +177,43 @@ describe.runIf(sandboxWorks)("auto and the files MCP servers run", () => {
       "asked",
       "allowed",
       "asked",
+    ]);
+  });
+
+  test("the session's sandboxed commands read them through the same view as its decisions", async () => {
+    await writeFile(join(project, "bin", "a.js"), "// own\n");
+    await writeFile(join(project, "bin", "b.js"), "// own\n");
+    const servers = { docs: { command: "node", args: ["bin/a.js"] } };
+    const mcp = join(project, ".mcp.json");
+    await writeFile(mcp, JSON.stringify({ mcpServers: servers }));
+    await writeFile(join(home, "mcp.json"), JSON.stringify({ mcpServers: {} }));
+    const outputs: string[] = [];
+    const run = async (command: string) => {
+      // Each prompt's settings, as a face makes them: the session's view lasts across them.
+      const { commands } = host.agentSettings(session, FAKE_MODEL, FACE);
+      const result = await commands.runner.run(command, requestIn(project, commands.env));
+      outputs.push(`${result.exitCode}: ${result.output}${result.sandboxLimit ?? ""}`);
+    };
+    const first = await configReadsDuring(() => run("echo one"));
+    expect(first.sort()).toEqual([join(home, "mcp.json"), mcp].sort());
+    // Two more commands and a decision about an edit: nothing opened again.
+    const again = await configReadsDuring(async () => {
+      await run("echo two");
+      expect(await editOf(gateOf(), "bin/a.js")).toEqual({ allowed: false, reason: "asked" });
+      await run("echo three");
+    });
+    expect(again).toEqual([]);
+    // A server added to .mcp.json: that file alone is read again, and its program is kept.
+    const more = { ...servers, tools: { command: "node", args: ["bin/b.js"] } };
+    await writeFile(mcp, JSON.stringify({ mcpServers: more }));
+    const changed = await configReadsDuring(() => run("echo evil >> bin/b.js"));
+    expect(changed).toEqual([mcp]);
+    const program = join(project, "bin", "b.js");
+    expect(outputs).toEqual([
+      "0: one\n",
+      "0: two\n",
+      "0: three\n",
+      `1: bash: line 1: bin/b.js: Read-only file system\nthe sandbox keeps ${program} read-only whatever the settings: an MCP server config (.mcp.json, .turnloop/config.json, mcp.json) names it, and turnloop runs it when a session starts, outside the sandbox (Read-only file system)`,
     ]);
   });
 });

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import type { CommandResult } from "../command-runner.js";
 import { writeInputs } from "../process-runner.js";
 import { unixSocketFilter } from "./unix-socket-filter.js";
 
@@ -70,7 +71,7 @@ const UNKNOWN_PROCESSOR: SandboxAvailability = {
  * unmounting a folder at that moment), or a path its arguments name was removed after they were
  * made (a `.git` folder found in a folder, deleted by another program): the machine's state,
  * not bubblewrap's, so the probe runs again (and a command, with its arguments made afresh:
- * sandboxed-runner.ts `failedInMountSetup`).
+ * {@link failedInMountSetup}).
  */
 export const VANISHED_MOUNT =
   /Can't (?:bind mount|remount|find source path).*No such file or directory/;
@@ -193,4 +194,32 @@ export function describeSandboxAvailability(availability: SandboxAvailability): 
   return availability.available
     ? "sandbox: bubblewrap"
     : `sandbox unavailable: ${availability.reason} ${availability.install}.`;
+}
+
+/**
+ * Whether bwrap failed before the command started (`status`, what it wrote on `--json-status-fd`,
+ * holds no `exit-code` object, which bwrap(1) writes only once the command ran) on a mount that
+ * went away while it bound `/` recursively ({@link VANISHED_MOUNT}): the machine's
+ * moment, so the command is run again (sandboxed-runner.ts). A command that ran is never run
+ * again, whatever it printed.
+ */
+export function failedInMountSetup(result: CommandResult, status: string): boolean {
+  return (
+    result.exitCode !== null &&
+    result.exitCode !== 0 &&
+    !commandRan(status) &&
+    VANISHED_MOUNT.test(result.output)
+  );
+}
+
+/** Whether bwrap's JSON-lines status (bwrap(1) `--json-status-fd`) holds an `exit-code` object. */
+function commandRan(status: string): boolean {
+  return status.split("\n").some((line) => {
+    try {
+      const object: unknown = JSON.parse(line);
+      return typeof object === "object" && object !== null && "exit-code" in object;
+    } catch {
+      return false;
+    }
+  });
 }

@@ -1,5 +1,6 @@
-import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { readProjectFile } from "../project-file.js";
 import { isInside } from "./real-paths.js";
 
 /**
@@ -204,13 +205,23 @@ export function commonFolder(folder: string): string | undefined {
   return common === undefined || common === "" ? undefined : realFolderOf(resolve(folder, common));
 }
 
-/** The text of the file at `path`, or undefined when it cannot be read. */
+/**
+ * The most of a git file (a config file, a `.git` file, `commondir`) read: 16 MiB, far above any
+ * real one (git itself sets no bound); a longer one is read as missing.
+ */
+const GIT_FILE_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The text of the git file at `path`, or undefined when nothing is there or it cannot be read.
+ * A repository (or a command run in it) controls these files, so they are read by the one reader
+ * of such files (tools/project-file.ts `readProjectFile`): only a regular file, opened with
+ * `O_NONBLOCK` and judged by `fstat` on the open descriptor, to a bound; a FIFO, a device or a
+ * folder there is refused at once, never read on the main thread (a FIFO blocked it for good,
+ * and with it every session of a server). Read wherever a link leads, as git reads it.
+ */
 export function readTextOf(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
+  const file = readProjectFile(path, { maxBytes: GIT_FILE_MAX_BYTES, overLimit: "refuse" });
+  return file.kind === "read" ? file.bytes.toString("utf8") : undefined;
 }
 
 function realFolderOf(path: string): string | undefined {

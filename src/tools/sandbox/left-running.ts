@@ -8,8 +8,8 @@
  * command (bash(1), "INVOCATION": a non-interactive shell), and this file ({@link EXIT_TRAP_PATH},
  * which bwrap writes from one of the runner's inputs) sets an `EXIT` trap that, once the command ended,
  * counts the entries of the sandbox's own `/proc` (its pid namespace) other than pid 1 and the
- * shell itself (one process: the shell is pid 1) and zombies, and writes the number on a pipe the
- * runner reads. The trap also makes bash handle the signals that end a shell, which the kernel
+ * shell itself (one process: the shell is pid 1) that are still running after a short grace, not
+ * ending on their own ({@link COUNT}), and writes the number on a pipe the runner reads. The trap also makes bash handle the signals that end a shell, which the kernel
  * would otherwise drop for a namespace's pid 1 when sent from inside (`kill $$`).
  * No other process runs for it (a wrapper `bash` would cost a process start a command); the shell
  * forks the command's last program instead of becoming it (bash does not `exec` the last command
@@ -31,27 +31,67 @@ function shellWord(text: string): string {
 }
 
 /**
- * The trap's body: keeps the command's exit status, counts, writes the number on the report pipe
- * when it is still one (a command may have reused the descriptor), and exits with the status.
- * Only builtins, called as such (a command's function named `printf` or `exit` does not run);
+ * How long the trap waits, at most, for the processes it found still running to end on their
+ * own before it counts them as left running, in microseconds: 1 s.
+ */
+const GRACE_MICROSECONDS = 1_000_000;
+
+/**
+ * The trap's body: keeps the command's exit status; closes the shell's own descriptors but the
+ * report pipe, so that what ends with them ends now (a `>(tee log)` the command's output goes
+ * to, a helper reading the shell's pipe); then counts the processes still running, and writes
+ * the number on the report pipe when it is still one (a command may have reused the
+ * descriptor), and exits with the status.
+ *
+ * A process counts as running unless `/proc/<pid>/stat` shows it a zombie (`Z`), dead (`X`) or
+ * exiting (the kernel's `PF_EXITING`, 0x4, in its flags, field 9: proc(5); set before the
+ * process's descriptors close, so a program that saw a helper's pipe close and ended saw a
+ * helper already exiting: `git ls-remote` and its `git-remote-https`). Those found running are
+ * looked at again, by their `/proc` entries, until none is left or {@link GRACE_MICROSECONDS}
+ * passed (bash's `EPOCHREALTIME`), pausing on a read of the report socket, which the runner
+ * never writes (a timed `read`: bash has no `sleep`, and a `sleep` would be one more process);
+ * only those still running then are counted. Without a socket to pause on or without
+ * `EPOCHREALTIME`, they are counted at once.
+ *
+ * Only builtins, called as such (a command's function named `printf` or `exit` does not run;
+ * `exec` is the builtin once a function of that name is removed and aliases are not expanded);
  * options a command may have set that would change the count (`noglob`, `errexit`, `nounset`,
- * `GLOBIGNORE`) are undone first; `SIGPIPE` is ignored, so that a reader gone cannot change the
- * exit status.
+ * `posix`, under which a failed `exec` ends the shell, `GLOBIGNORE`, `IFS`) are undone first; `SIGPIPE` is ignored, so that a reader gone cannot
+ * change the exit status.
  */
 const COUNT = `turnloop_status=$?
-builtin set +o errexit +o nounset +o noglob
-builtin unset GLOBIGNORE 2>/dev/null
+builtin set +o errexit +o nounset +o noglob +o posix
+builtin shopt -u expand_aliases
+builtin unset GLOBIGNORE IFS 2>/dev/null
+builtin unset -f exec 2>/dev/null
 builtin trap '' PIPE
-turnloop_left=0
+for turnloop_entry in /proc/$$/fd/*; do
+  turnloop_fd=\${turnloop_entry##*/}
+  [[ $turnloop_fd == "\${turnloop_report-}" ]] || exec {turnloop_fd}>&-
+done
+turnloop_running() {
+  builtin read -r turnloop_stat 2>/dev/null < "/proc/$1/stat" || builtin return 1
+  turnloop_fields=(\${turnloop_stat##*) })
+  [[ \${turnloop_fields[0]} != [ZXx] ]] && (( (turnloop_fields[6] & 4) == 0 ))
+}
+turnloop_left=()
 for turnloop_entry in /proc/[1-9]*; do
   turnloop_pid=\${turnloop_entry#/proc/}
   [[ $turnloop_pid == 1 || $turnloop_pid == "$$" ]] && continue
-  builtin read -r turnloop_stat 2>/dev/null < "$turnloop_entry/stat" || continue
-  turnloop_stat=\${turnloop_stat##*) }
-  [[ \${turnloop_stat%% *} == Z ]] && continue
-  turnloop_left=$((turnloop_left + 1))
+  turnloop_running "$turnloop_pid" && turnloop_left+=("$turnloop_pid")
 done
-[[ -n \${turnloop_report-} && ( -p /dev/fd/$turnloop_report || -S /dev/fd/$turnloop_report ) ]] && builtin printf '%d\\n' "$turnloop_left" >&"$turnloop_report"
+if [[ -n \${EPOCHREALTIME-} && -n \${turnloop_report-} && -S /dev/fd/$turnloop_report ]]; then
+  turnloop_end=$(( \${EPOCHREALTIME/[.,]/} + ${GRACE_MICROSECONDS} ))
+  while (( \${#turnloop_left[@]} > 0 && \${EPOCHREALTIME/[.,]/} < turnloop_end )); do
+    builtin read -r -t 0.02 -u "$turnloop_report" 2>/dev/null
+    turnloop_still=()
+    for turnloop_pid in "\${turnloop_left[@]}"; do
+      turnloop_running "$turnloop_pid" && turnloop_still+=("$turnloop_pid")
+    done
+    turnloop_left=("\${turnloop_still[@]}")
+  done
+fi
+[[ -n \${turnloop_report-} && ( -p /dev/fd/$turnloop_report || -S /dev/fd/$turnloop_report ) ]] && builtin printf '%d\\n' "\${#turnloop_left[@]}" >&"$turnloop_report"
 builtin exit "$turnloop_status"`;
 
 /**

@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import type { CommandRequest, CommandResult, CommandRunner } from "../command-runner.js";
 import { type ProcessArgv, ProcessRunner } from "../process-runner.js";
-import { VANISHED_MOUNT } from "./availability.js";
+import { failedInMountSetup } from "./availability.js";
 import { type BubblewrapInvocation, bubblewrapInvocation } from "./bubblewrap-arguments.js";
 import {
   configurationSnapshot,
@@ -27,7 +27,7 @@ import {
   withLandingPaths,
 } from "./protected-place-stops.js";
 import { RealPaths } from "./real-paths.js";
-import { serverProgramsIn } from "./server-programs.js";
+import { type ServerConfigView, serverProgramsIn } from "./server-programs.js";
 import { type WorkspaceEntries, WorkspaceWalk } from "./workspace-walk.js";
 
 /** A policy that confines (every one but `danger-full-access`). */
@@ -69,31 +69,21 @@ export class SandboxedRunner implements CommandRunner {
     this.description = `bubblewrap (${policy}, ${settings.network === true ? "network on" : "no network"})`;
   }
 
-  async run(command: string, request: CommandRequest): Promise<CommandResult> {
-    const file = this.settings.bwrapPath ?? "bwrap";
+  /**
+   * Runs `command` (see {@link CommandRunner.run}); `serverConfigs` is the session's view of the
+   * MCP config files whose server programs stay read-only (server-programs.ts
+   * `ServerConfigView`, shared with its permission gate): a file that did not change since it
+   * was last read is not read again. Absent: each is read now.
+   */
+  async run(
+    command: string,
+    request: CommandRequest,
+    serverConfigs?: ServerConfigView,
+  ): Promise<CommandResult> {
     const roots = [request.cwd, ...(this.settings.additionalDirectories ?? [])];
     const realRoots = roots.flatMap((root) => this.paths.resolve(root)?.real ?? []);
-    const guards = this.guardsOf(realRoots, request.cwd);
-    const found = guards.found;
-    // The run's mounts, hidden places included, as the wrap made them: the judgement reads those.
-    const spawned: Spawned = { status: "", report: "" };
-    const wrap = (line: string) => {
-      const settings = { ...this.settings, cwd: request.cwd };
-      spawned.invocation = bubblewrapInvocation(
-        this.policy,
-        settings,
-        line,
-        this.paths,
-        found,
-        guards.programs,
-      );
-      return withReports(spawned, file, request.env.BASH_ENV);
-    };
-    const runner = new ProcessRunner({ wrap, description: this.description });
-    let ran = await runner.run(command, request);
-    for (let run = 1; run < SETUP_RUNS && failedInMountSetup(ran, spawned.status); run++) {
-      ran = await runner.run(command, request);
-    }
+    const guards = this.guardsOf(realRoots, request.cwd, serverConfigs);
+    const { ran, spawned } = await this.runWrapped(command, request, guards);
     const result = withLeftRunning(ran, spawned.report);
     const undone = await guards.undo();
     const judged = {
@@ -131,6 +121,40 @@ export class SandboxedRunner implements CommandRunner {
   }
 
   /**
+   * Runs `command` in bwrap with the mounts of `guards`, once more while bwrap fails in its mount
+   * setup (availability.ts `failedInMountSetup`, at most {@link SETUP_RUNS} runs): the last run's
+   * result and what it wrote on the pipes the runner reads, its mounts (hidden places included)
+   * as the wrap made them, which the judgement of its result reads.
+   */
+  private async runWrapped(
+    command: string,
+    request: CommandRequest,
+    guards: WorkspaceGuards,
+  ): Promise<{ ran: CommandResult; spawned: Spawned }> {
+    const file = this.settings.bwrapPath ?? "bwrap";
+    const spawned: Spawned = { status: "", report: "" };
+    const settings = { ...this.settings, cwd: request.cwd };
+    const wrap = (line: string) => {
+      const { policy, paths } = this;
+      spawned.invocation = bubblewrapInvocation(
+        policy,
+        settings,
+        line,
+        paths,
+        guards.found,
+        guards.programs,
+      );
+      return withReports(spawned, file, request.env.BASH_ENV);
+    };
+    const runner = new ProcessRunner({ wrap, description: this.description });
+    let ran = await runner.run(command, request);
+    for (let run = 1; run < SETUP_RUNS && failedInMountSetup(ran, spawned.status); run++) {
+      ran = await runner.run(command, request);
+    }
+    return { ran, spawned };
+  }
+
+  /**
    * Under `workspace-write`, notes what the guards watch in `realRoots` before a command
    * (configuration-guard.ts, git-guard.ts; one walk of the roots for both and for the mounts,
    * workspace-walk.ts `WorkspaceWalk`; the files MCP servers run there, server-programs.ts):
@@ -138,13 +162,18 @@ export class SandboxedRunner implements CommandRunner {
    * changed of it once it ended (one more walk, of the folders the first entered and those made
    * since). Nothing under `read-only`.
    */
-  private guardsOf(realRoots: readonly string[], cwd: string): WorkspaceGuards {
+  private guardsOf(
+    realRoots: readonly string[],
+    cwd: string,
+    serverConfigs: ServerConfigView | undefined,
+  ): WorkspaceGuards {
     if (this.policy !== "workspace-write") {
       return { leading: [], configuredPlaces: [], programs: [], undo: async () => undefined };
     }
     const before = this.walk.entriesOf(realRoots);
     const realCwd = this.paths.resolve(cwd)?.real ?? cwd;
-    const programs = serverProgramsIn(realRoots, realCwd, this.settings.turnloopHome);
+    const turnloopHome = this.settings.turnloopHome;
+    const programs = serverProgramsIn(realRoots, realCwd, turnloopHome, serverConfigs);
     const snapshot = configurationSnapshot(realRoots, before.nested, programs);
     const user = gitUserOf(this.settings.home, this.settings.configHome, cwd);
     const git = gitSnapshot(realRoots, user, this.paths, before.git);
@@ -230,6 +259,9 @@ function withLeftRunning(result: CommandResult, report: string): CommandResult {
   return count === undefined || count === 0 ? rest : { ...rest, sandboxStopped: count };
 }
 
+/** How many times a command runs while bwrap keeps failing in its mount setup (then its error is the result). */
+const SETUP_RUNS = 3;
+
 /** What {@link SandboxedRunner} guards of the writable roots for one command. */
 interface WorkspaceGuards {
   /** What the walk before the command found, which the mounts read too (none: `read-only`). */
@@ -245,36 +277,6 @@ interface WorkspaceGuards {
   programs: readonly string[];
   /** Undoes what the ended command changed of them: why it is reported stopped, if it is. */
   undo: () => Promise<string | undefined>;
-}
-
-/** How many times a command runs while bwrap keeps failing in its mount setup (then its error is the result). */
-const SETUP_RUNS = 3;
-
-/**
- * Whether bwrap failed before the command started (`status`, what it wrote on `--json-status-fd`,
- * holds no `exit-code` object, which bwrap(1) writes only once the command ran) on a mount that
- * went away while it bound `/` recursively (availability.ts `VANISHED_MOUNT`): the machine's
- * moment, so the command is run again. A command that ran is never run again, whatever it printed.
- */
-function failedInMountSetup(result: CommandResult, status: string): boolean {
-  return (
-    result.exitCode !== null &&
-    result.exitCode !== 0 &&
-    !commandRan(status) &&
-    VANISHED_MOUNT.test(result.output)
-  );
-}
-
-/** Whether bwrap's JSON-lines status (bwrap(1) `--json-status-fd`) holds an `exit-code` object. */
-function commandRan(status: string): boolean {
-  return status.split("\n").some((line) => {
-    try {
-      const object: unknown = JSON.parse(line);
-      return typeof object === "object" && object !== null && "exit-code" in object;
-    } catch {
-      return false;
-    }
-  });
 }
 
 /**

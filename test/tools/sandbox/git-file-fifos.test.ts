@@ -1,0 +1,130 @@
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, openSync } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect } from "vitest";
+import { chatMessages } from "../../support/fake-model-server.js";
+import { test } from "../../support/fixtures.js";
+import { requireSandbox } from "../../support/sandbox.js";
+
+/*
+ * The git files the sandbox reads to find the places a repository's config sends git to
+ * (src/tools/sandbox/configured-places.ts: the repository's config and the files it includes,
+ * `config.worktree`, the user's `~/.gitconfig`, a linked worktree's `.git` file and its
+ * `commondir`) were read with `readFileSync`: a FIFO in any of them blocked turnloop's main thread
+ * for good, while it built a command's sandbox or judged an edit under `auto` (in server mode,
+ * every session). Each is now read as a repository's file (tools/project-file.ts): a FIFO is
+ * refused at once. Each case: the built CLI under `-p --permission-mode auto`, a real FIFO, real
+ * bubblewrap; the command runs, the edit is made, the run ends. Skipped (and said so) where
+ * bubblewrap cannot run, never in CI.
+ */
+
+const sandboxWorks = await requireSandbox();
+
+test.override({ git: true });
+
+/** FIFOs made by a test: opened for writing afterwards, so that a reader blocked on one ends. */
+const fifos: string[] = [];
+
+afterEach(() => {
+  for (const fifo of fifos.splice(0)) {
+    try {
+      closeSync(openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK));
+    } catch {
+      // Gone with its folder: nothing waits on it.
+    }
+  }
+});
+
+function makeFifo(path: string): void {
+  execFileSync("mkfifo", [path]);
+  fifos.push(path);
+}
+
+/**
+ * Where each case puts its FIFO, given the repository and the home folder (`HOME`); the folder
+ * (relative to the repository) whose `notes.txt` the model creates, in the repository that file
+ * names.
+ */
+const places: [string, (repository: string, home: string) => Promise<void>, string][] = [
+  [
+    "the repository's .git/config",
+    async (repository) => {
+      await rm(join(repository, ".git", "config"));
+      makeFifo(join(repository, ".git", "config"));
+    },
+    ".",
+  ],
+  [
+    "a file the repository's config includes",
+    async (repository) => {
+      await writeFile(join(repository, ".git", "config"), "[include]\n\tpath = ../shared.conf\n");
+      makeFifo(join(repository, "shared.conf"));
+    },
+    ".",
+  ],
+  [
+    "the repository's config.worktree",
+    async (repository) => makeFifo(join(repository, ".git", "config.worktree")),
+    ".",
+  ],
+  ["the user's ~/.gitconfig", async (_repository, home) => makeFifo(join(home, ".gitconfig")), "."],
+  [
+    "a linked worktree's commondir",
+    async (repository) => {
+      const gitFolder = join(repository, ".git", "worktrees", "linked");
+      await mkdir(gitFolder, { recursive: true });
+      await mkdir(join(repository, "linked"));
+      await writeFile(join(repository, "linked", ".git"), `gitdir: ${gitFolder}\n`);
+      makeFifo(join(gitFolder, "commondir"));
+    },
+    "linked",
+  ],
+  [
+    "a .git entry that is itself a FIFO",
+    async (repository) => {
+      await mkdir(join(repository, "nested"));
+      makeFifo(join(repository, "nested", ".git"));
+    },
+    "nested",
+  ],
+];
+
+describe.runIf(sandboxWorks)("a FIFO where git's files are", () => {
+  test.for(places)(
+    "%s: the command runs and the edit is made, at once",
+    async ([, plant, folder], { cli, model, repository, home }) => {
+      await plant(repository, home);
+      const calls = [
+        ["bash", { command: `cd ${folder} && echo ran` }],
+        ["create", { path: join(folder, "notes.txt"), file_text: "x\n" }],
+      ] as const;
+      model.enqueue(
+        {
+          toolCalls: calls.map(([name, input], index) => ({
+            id: `call_${index}`,
+            name,
+            arguments: JSON.stringify(input),
+          })),
+        },
+        { text: "Done." },
+      );
+      const result = await cli(["-p", "go", "--permission-mode", "auto"]);
+      const messages = chatMessages(model, -1);
+      const results = calls.map((_, index) =>
+        String(messages.find((message) => message.tool_call_id === `call_${index}`)?.content),
+      );
+      // No warning either (stderr's other lines are the progress, with times).
+      const warnings = result.stderr.split("\n").filter((line) => line.startsWith("turnloop:"));
+      expect({ code: result.code, stdout: result.stdout, warnings, results }).toEqual({
+        code: 0,
+        stdout: "Done.\n",
+        warnings: [],
+        results: [
+          "ran\n<exited with exit code 0>",
+          `Created file ${join(repository, folder, "notes.txt")} with 2 characters`,
+        ],
+      });
+    },
+  );
+});
