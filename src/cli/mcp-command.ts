@@ -88,9 +88,12 @@ async function changeTrust(
     const project = await trustProject(home, cwd);
     return `${applies}Trusted ${project}: its .mcp.json servers will run and its .turnloop/config.json applies whole.\n`;
   }
-  const { project, wasTrusted } = await untrustProject(home, cwd);
+  const [{ project, wasTrusted }, { whatHeldKeysDo }] = await Promise.all([
+    untrustProject(home, cwd),
+    import("../session/project-holds.js"),
+  ]);
   return wasTrusted
-    ? `Untrusted ${project}: its .mcp.json servers no longer run and the keys of its .turnloop/config.json that loosen permissions or send data elsewhere are held again.\n`
+    ? `Untrusted ${project}: its .mcp.json servers no longer run and the keys of its .turnloop/config.json that ${whatHeldKeysDo(2)} are held again.\n`
     : `${project} was not trusted: nothing to take back.\n`;
 }
 

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { errorMessage } from "../events/errors.js";
 import { askTrustOncePerRun, projectFolder, trustProject } from "../session/config-paths.js";
-import type { HeldSettings } from "../session/project-holds.js";
+import { type HeldSettings, whatHeldKeysDo } from "../session/project-holds.js";
 import { bounded, heldKeyLine, serverLine } from "../session/trust-lines.js";
 import { askLine, isYes } from "./mcp-trust-question.js";
 
@@ -75,7 +75,7 @@ export async function whatTrustingDoes(
   return (
     (held === undefined
       ? ""
-      : `${bounded(held.path)} loosens permissions or sends data elsewhere:\n${indented(settings)}`) +
+      : `${bounded(held.path)} ${whatHeldKeysDo(1)}:\n${indented(settings)}`) +
     (servers.length === 0
       ? ""
       : `${bounded(mcpPath)} starts MCP servers, programs from this project:\n${indented(servers)}`)

@@ -29,8 +29,9 @@ Usage:
                                       (exit 1 when one failed to start, 64 for a bad file)
   turnloop mcp trust                  trust this directory: its .mcp.json servers run and
                                       its .turnloop/config.json applies whole (untrusted,
-                                      keys that loosen permissions or send data elsewhere
-                                      are held: permissions.allow, baseUrl, providers, …)
+                                      keys that loosen permissions, send data elsewhere or
+                                      change what a run may spend are held:
+                                      permissions.allow, baseUrl, model, maxTurns, …)
   turnloop mcp untrust                take that trust back
   turnloop sessions compact <id> [instructions]
                                       summarise a session's older history now

@@ -4,10 +4,11 @@
  * them (the recordings in `../shared/transcripts/copilot-sdk/session/should_send_with_*`).
  */
 
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, writeFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import { makeFolders } from "../events/errors.js";
 import type { PromptBlock, PromptImage } from "../events/events.js";
+import { readProjectFile } from "../tools/project-file.js";
 import type { SendParams, SystemMessageParams } from "./params.js";
 
 /**
@@ -181,7 +182,7 @@ async function taggedLine(
   switch (attachment.type) {
     case "file": {
       const path = resolve(folders.cwd, attachment.path);
-      const text = await readFile(path, "utf8").catch(() => undefined);
+      const text = attachedText(path);
       if (text === undefined) {
         return `* ${path} (unreadable)`;
       }
@@ -203,6 +204,20 @@ async function taggedLine(
       return `* ${path} (${label}${attachment.mimeType})`;
     }
   }
+}
+
+/** Bytes of an attached file read at most to count its lines: past them it is `unreadable`. */
+const ATTACHED_FILE_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The text of the attached file at `path` (the app's to name: read where it leads), or
+ * undefined when it cannot be read, is not a regular file (a FIFO is never waited on, `/dev/zero`
+ * never read: tools/project-file.ts `readProjectFile`) or is longer than
+ * {@link ATTACHED_FILE_MAX_BYTES}.
+ */
+function attachedText(path: string): string | undefined {
+  const file = readProjectFile(path, { maxBytes: ATTACHED_FILE_MAX_BYTES, overLimit: "refuse" });
+  return file.kind === "read" ? file.bytes.toString("utf8") : undefined;
 }
 
 /**

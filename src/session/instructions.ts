@@ -1,5 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { errorCode } from "../events/errors.js";
 import type { SessionEventOf } from "../events/events.js";
 import { readProjectFile, wholeUtf8Prefix } from "../tools/project-file.js";
 import { decodeFileBytes } from "../tools/text-decoding.js";
@@ -40,7 +41,8 @@ export const INSTRUCTIONS_CUT = "instructions_cut";
 export const INSTRUCTIONS_NOT_TEXT = "instructions_not_text";
 /**
  * The `warningType` of a `session.warning` naming a project's instruction file that was not read:
- * it leads out of the project or into a hidden place, or is not a regular file.
+ * it leads out of the project or into a hidden place, is not a regular file, or cannot be read
+ * (a link to itself, a path too long).
  */
 export const INSTRUCTIONS_REFUSED = "instructions_refused";
 
@@ -91,8 +93,8 @@ interface FoundFile {
 
 /**
  * Reads the instructions that apply in `cwd`: `<home>/AGENTS.md` and the project's files, the
- * project's budget shared by its files. Unreadable files are skipped (instructions never stop a
- * prompt); files that are not text are left out with a warning.
+ * project's budget shared by its files. Instructions never stop a prompt: a file that cannot be
+ * read, is refused or is not text is left out with a warning.
  * @param home `$TURNLOOP_HOME` (default `~/.turnloop`).
  */
 export function loadInstructions(cwd: string, home: string): LoadedInstructions {
@@ -287,8 +289,9 @@ function directoriesFromRoot(cwd: string): string[] {
  * non-empty, readable file; `binary` when its bytes are not text (NUL bytes, a known binary
  * signature, mostly control characters); `refused` when the one reader of project files
  * (tools/project-file.ts) refuses it: with `project` (a repository's file), one that leads out of
- * the project folder or into a hidden place, and any file that is not a regular one (a FIFO,
- * `/dev/zero`); else undefined (no file, a folder, unreadable). A missing file (the usual case:
+ * the project folder or into a hidden place, any file that is not a regular one (a FIFO,
+ * `/dev/zero`), and one that cannot be read (a link to itself, `ELOOP`; a path too long,
+ * `ENAMETOOLONG`: the system's words); else undefined (no file, a folder: {@link isNoFile}). A missing file (the usual case:
  * the user's file and up to four names per folder are tried at every prompt) is found without an
  * error thrown and caught (`throwIfNoEntry: false`): building Node's error and its stack cost
  * more than the `stat` itself (issue 26 figure 7d, bench/notes/headless.md).
@@ -301,8 +304,7 @@ function readInstructionFile(
   | { kind: "binary"; mediaType: string | undefined }
   | { kind: "refused"; reason: string }
   | undefined {
-  const stats = statSync(path, { throwIfNoEntry: false });
-  if (stats === undefined || stats.isDirectory()) {
+  if (isNoFile(path)) {
     return undefined;
   }
   const file = readProjectFile(path, {
@@ -322,6 +324,21 @@ function readInstructionFile(
   }
   const size = file.cut ? file.size : Buffer.byteLength(decoded.text);
   return { kind: "text", text: decoded.text, size };
+}
+
+/**
+ * Whether nothing at `path` can be an instruction file: nothing is there (a dangling link
+ * included), a folder of that name is, or a folder of its path is a file (`ENOTDIR`: a `.github`
+ * file holds no `copilot-instructions.md`). Any other `stat` error (`ELOOP`, `ENAMETOOLONG`, `EACCES`,
+ * `EIO`) is not: the file is then refused by readProjectFile, which names the error, and the
+ * prompt runs without it (a warning, not a failed prompt, as a FIFO is refused).
+ */
+function isNoFile(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? true;
+  } catch (error) {
+    return errorCode(error) === "ENOTDIR";
+  }
 }
 
 /** Cuts `text` to at most `maxBytes` of UTF-8 at a character boundary. */

@@ -2,21 +2,22 @@ import type { PermissionMode } from "../permissions/permission-mode.js";
 import { DEFAULT_TMPFS_SIZE_MIB, type SandboxPolicy } from "../tools/sandbox/policy.js";
 import type { ConfigFile, LoadedConfig } from "./config.js";
 import { type ProjectTrust, untrustedPhrase } from "./config-paths.js";
+import { DEFAULT_MAX_AUTOPILOT_CONTINUES, DEFAULT_MAX_TURNS } from "./run-config.js";
 
 /**
  * What an untrusted project's `.turnloop/config.json` may not do (README, "Trusted projects"): a
- * cloned repository must not loosen what runs without a question nor send the user's keys or
- * sessions elsewhere before the user trusted it (`turnloop mcp trust`, or the trust question), as
- * Codex ignores an untrusted project's config. Held keys: `permissions.allow`, `permissions.mode`
- * looser than the user's file (else `ask`), `baseUrl`, `providers`, `model` naming a profile only
- * the held `providers` define, `store`, every `sandbox` key whose value is wider than the user's
- * file's or, unset there, its default (`policy` past `workspace-write`, the policy of mode
- * `auto`; `network: true`; `allowUnixSockets: true`; `tmpfsSizeMiB` past 1024: keptSandbox),
- * `shellEnvironment.keep` (it gives commands
- * variables that look secret) and `mcpServers` (started by mcp-servers.ts only once trusted). Every other key
- * applies (`permissions.deny`, `sandbox.hidden`, …), though not all only tighten: `model` (of a
- * provider the user has a key for), `maxTurns`, `autopilot.maxContinues` and `contextWindows` can
- * raise what a run spends; README says so (a trial's finding, not yet held).
+ * cloned repository must not loosen what runs without a question, send the user's code, keys or
+ * sessions elsewhere, nor raise what a run spends before the user trusted it (`turnloop mcp
+ * trust`, or the trust question), as Codex ignores an untrusted project's config. Held keys:
+ * `permissions.allow`, `permissions.mode` looser than the user's file's (else `ask`), `baseUrl`,
+ * `providers`, `store`, every `sandbox` key whose value is wider than the user's file's or, unset
+ * there, its default (`policy` past `workspace-write`, the policy of mode `auto`; `network:
+ * true`; `allowUnixSockets: true`; `tmpfsSizeMiB` past 1024: keptSandbox), `shellEnvironment.keep`
+ * (it gives commands variables that look secret), `mcpServers` (started by mcp-servers.ts only
+ * once trusted), and what picks the model or what a run spends (keptSpending): `model` other than
+ * the user's file's, `maxTurns` and `autopilot.maxContinues` above the user's file's or the
+ * default, `contextWindows` entries unlike the user's file's. Every other key applies
+ * (`permissions.deny`, `sandbox.hidden`, a lower `maxTurns`, …): each only tightens.
  */
 
 /** A project file's held keys, each with its value as written. */
@@ -69,17 +70,21 @@ export function heldSettingsWarning(held: HeldSettings, trust: ProjectTrust): st
   }
   return (
     `${held.path}: not applying ${keys.join(", ")}: ${untrustedPhrase(trust)}, ` +
-    `and ${keys.length === 1 ? "this key loosens" : "these keys loosen"} ` +
-    `${loosenWhat(keys.length)}; run \`turnloop mcp trust\` in it to trust the whole project config`
+    `and ${keys.length === 1 ? "this key" : "these keys"} ${whatHeldKeysDo(keys.length)}; ` +
+    "run `turnloop mcp trust` in it to trust the whole project config"
   );
 }
 
 /**
- * The rest of "… loosen(s) permissions or send(s) data elsewhere" for `count` keys, in the
- * warning about held keys.
+ * What held keys do, said once for every face: after "this key" or a project file (`count` 1,
+ * `… loosens permissions, sends data elsewhere or changes what a run may spend`), or after "these
+ * keys" (`count` above 1, `… loosen …, send … or change …`): in the warning about held keys
+ * ({@link heldSettingsWarning}) and in the trust question (cli/project-trust-question.ts).
  */
-export function loosenWhat(count: number): string {
-  return count === 1 ? "permissions or sends data elsewhere" : "permissions or send data elsewhere";
+export function whatHeldKeysDo(count: number): string {
+  return count === 1
+    ? "loosens permissions, sends data elsewhere or changes what a run may spend"
+    : "loosen permissions, send data elsewhere or change what a run may spend";
 }
 
 function splitProjectSettings(
@@ -87,8 +92,9 @@ function splitProjectSettings(
   user: ConfigFile,
 ): { kept: ConfigFile; keys: Record<string, unknown> } {
   const keys: Record<string, unknown> = {};
-  const { baseUrl, providers, store, mcpServers, permissions, sandbox, model, ...rest } = settings;
-  const { shellEnvironment, ...kept } = rest;
+  const { baseUrl, providers, store, mcpServers, permissions, sandbox, shellEnvironment, ...rest } =
+    settings;
+  const { model, maxTurns, autopilot, contextWindows, ...kept } = rest;
   const hold = (key: string, value: unknown) => {
     if (value !== undefined) {
       keys[key] = value;
@@ -96,13 +102,6 @@ function splitProjectSettings(
   };
   hold("baseUrl", baseUrl);
   hold("providers", providers);
-  const profile = model?.slice(0, Math.max(0, model.indexOf(":")));
-  const namesHeldProfile =
-    profile !== undefined &&
-    providers !== undefined &&
-    Object.hasOwn(providers, profile) &&
-    !Object.hasOwn(user.providers ?? {}, profile);
-  hold("model", namesHeldProfile ? model : undefined);
   hold("store", store);
   hold("shellEnvironment.keep", shellEnvironment?.keep);
   hold("mcpServers", mcpServers);
@@ -115,7 +114,7 @@ function splitProjectSettings(
   return {
     kept: {
       ...kept,
-      ...(model === undefined || namesHeldProfile ? {} : { model }),
+      ...keptSpending({ model, maxTurns, autopilot, contextWindows }, user, hold),
       ...(permissions === undefined
         ? {}
         : {
@@ -128,6 +127,54 @@ function splitProjectSettings(
     },
     keys,
   };
+}
+
+type SpendingSettings = Pick<ConfigFile, "model" | "maxTurns" | "autopilot" | "contextWindows">;
+
+/**
+ * `project`'s settings that pick the model or bound what a run spends, without those that would
+ * change the user's (`user`, the user's file), which go to `hold`: a `model` other than the
+ * user's file's (it chooses which provider reads the code, and at what price; the profile's
+ * endpoint and key are held with `providers`); a `maxTurns` or `autopilot.maxContinues` above the
+ * user's file's or, unset there, the default (100 model requests a prompt, 5 continues: run-config.ts);
+ * each `contextWindows` entry unlike the user's file's for that model id (too large, and
+ * compaction never runs: each request carries the whole history until the provider refuses it;
+ * too small, and a compaction request follows nearly every turn). A lower limit, or the user's
+ * own value, applies.
+ */
+function keptSpending(
+  project: SpendingSettings,
+  user: ConfigFile,
+  hold: (key: string, value: unknown) => void,
+): SpendingSettings {
+  const { model, maxTurns, autopilot, contextWindows } = project;
+  const kept: SpendingSettings = {};
+  if (model !== undefined && model === user.model) {
+    kept.model = model;
+  } else {
+    hold("model", model);
+  }
+  if (maxTurns !== undefined && maxTurns <= (user.maxTurns ?? DEFAULT_MAX_TURNS)) {
+    kept.maxTurns = maxTurns;
+  } else {
+    hold("maxTurns", maxTurns);
+  }
+  const continues = autopilot?.maxContinues;
+  const userContinues = user.autopilot?.maxContinues ?? DEFAULT_MAX_AUTOPILOT_CONTINUES;
+  if (continues !== undefined && continues <= userContinues) {
+    kept.autopilot = { maxContinues: continues };
+  } else {
+    hold("autopilot.maxContinues", continues);
+  }
+  const entries = Object.entries(contextWindows ?? {});
+  const same = entries.filter(([id, size]) => user.contextWindows?.[id] === size);
+  if (same.length > 0) {
+    kept.contextWindows = Object.fromEntries(same);
+  }
+  if (same.length < entries.length) {
+    hold("contextWindows", Object.fromEntries(entries.filter((entry) => !same.includes(entry))));
+  }
+  return kept;
 }
 
 type SandboxSettingsFile = NonNullable<ConfigFile["sandbox"]>;

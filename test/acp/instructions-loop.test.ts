@@ -4,35 +4,45 @@ import { expect, test } from "vitest";
 import { AcpHarness } from "./support.js";
 
 /*
- * The failure of test/sdk/workers-owner-fails.test.ts (the project's `AGENTS.md` a link to
- * itself, so reading the instructions throws `ELOOP` before the prompt is stored) in an editor's
- * own session: its `session/prompt` is answered with an error, not left waiting, and the next
- * prompt runs once the link is gone.
+ * Round 3 session 36: a project's `AGENTS.md` that links to itself made every prompt of an
+ * editor's session fail (`-32603`, `ELOOP … stat`), since reading the instructions threw before
+ * the prompt was stored. A file that cannot be read is now left out with a warning, as a FIFO is
+ * (session/instructions.ts `isNoFile`, tools/project-file.ts `readProjectFile`): the editor is
+ * told once and the prompt runs.
  */
 
-test("a prompt that fails before it is stored is answered with an error; the next one runs", async () => {
+test("an AGENTS.md that links to itself is left out with a warning; the prompt runs", async () => {
   const harness = await AcpHarness.start();
   const sessionId = await harness.newSession();
   const agents = join(harness.cwd, "AGENTS.md");
   await symlink("AGENTS.md", agents);
-  const failure = await harness.prompt(sessionId, "hello").then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  await rm(agents);
-  // The ACP SDK's answer to a handler that threw: -32603, the reason in `data.details`.
-  const { code, message, data } = failure as { code: number; message: string; data: unknown };
-  expect({ code, message, data }).toEqual({
-    code: -32603,
-    message: "Internal error",
-    data: { details: `ELOOP: too many symbolic links encountered, stat '${agents}'` },
-  });
-  // Nothing of the prompt: only what session/new sent.
-  expect(harness.updates(sessionId).map((update) => update.sessionUpdate)).toEqual([
+  try {
+    harness.server.enqueue({ text: "fine" }, { text: "again" });
+    expect(await harness.prompt(sessionId, "hello")).toEqual({ stopReason: "end_turn" });
+    expect(await harness.prompt(sessionId, "again")).toEqual({ stopReason: "end_turn" });
+  } finally {
+    await rm(agents);
+  }
+  const warning = `${agents} cannot be read: ELOOP: too many symbolic links encountered, stat '${agents}'; it was left out of the instructions (README, "Project files")`;
+  // Told once, before the first answer; the second prompt says nothing of it again.
+  expect(
+    harness
+      .updates(sessionId)
+      .flatMap((update) =>
+        (update.sessionUpdate === "agent_thought_chunk" ||
+          update.sessionUpdate === "agent_message_chunk") &&
+        update.content.type === "text"
+          ? [update.content.text]
+          : [update.sessionUpdate],
+      ),
+  ).toEqual([
     "available_commands_update",
+    `⚠ ${warning}\n`,
+    "session_info_update",
+    "fine",
+    "usage_update",
+    "again",
+    "usage_update",
   ]);
-  expect(harness.server.requests).toHaveLength(0);
-
-  harness.server.enqueue({ text: "fine" });
-  expect(await harness.prompt(sessionId, "again")).toEqual({ stopReason: "end_turn" });
+  expect(harness.server.requests).toHaveLength(2);
 });

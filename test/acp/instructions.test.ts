@@ -57,7 +57,7 @@ test("turnloop acp holds an untrusted project's allow rules: one warning on stde
   expect(agent.behaviour.calls.map((entry) => entry.method)).toContain(
     "session/request_permission",
   );
-  const warning = `turnloop: warning: ${path}: not applying permissions.allow: this project is not trusted, and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n`;
+  const warning = `turnloop: warning: ${path}: not applying permissions.allow: this project is not trusted, and this key loosens permissions, sends data elsewhere or changes what a run may spend; run \`turnloop mcp trust\` in it to trust the whole project config\n`;
   await agent.waitUntil(() => agent.stderr.includes(warning), "the warning");
   expect(agent.stderr.split(warning)).toHaveLength(2);
 });

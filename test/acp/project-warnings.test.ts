@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { expect, onTestFinished, test } from "vitest";
+import { trustProject } from "../../src/session/config-paths.js";
 import { ChildFixture } from "./child-process.js";
 
 // A fresh user's check: `turnloop acp` said an untrusted project's held config keys (and its
@@ -24,7 +25,7 @@ test("an untrusted project's held key and waiting MCP servers reach the editor o
   expect(await agent.prompt(sessionId, "hi")).toEqual({ stopReason: "end_turn" });
   const held =
     `${config}: not applying permissions.allow: this project is not trusted, ` +
-    "and this key loosens permissions or sends data elsewhere; run " +
+    "and this key loosens permissions, sends data elsewhere or changes what a run may spend; run " +
     "`turnloop mcp trust` in it to trust the whole project config";
   const waiting =
     `not starting the MCP servers of ${mcp} (tracker): this project is not trusted; run` +
@@ -73,7 +74,7 @@ async function untrustedProject(): Promise<string> {
   await writeFile(config, JSON.stringify({ permissions: { allow: ["bash(echo *)"] } }));
   return (
     `${config}: not applying permissions.allow: this project is not trusted, ` +
-    "and this key loosens permissions or sends data elsewhere; run " +
+    "and this key loosens permissions, sends data elsewhere or changes what a run may spend; run " +
     "`turnloop mcp trust` in it to trust the whole project config"
   );
 }
@@ -158,7 +159,7 @@ test("a session/new or session/load in another untrusted project writes its warn
   await writeFile(config, JSON.stringify({ permissions: { allow: ["bash(echo *)"] } }));
   const held =
     `${config}: not applying permissions.allow: this project is not trusted, ` +
-    "and this key loosens permissions or sends data elsewhere; run " +
+    "and this key loosens permissions, sends data elsewhere or changes what a run may spend; run " +
     "`turnloop mcp trust` in it to trust the whole project config";
   const agent = fixture.startAgent();
   await agent.initialize();
@@ -187,4 +188,55 @@ test("a session/new or session/load in another untrusted project writes its warn
   }
   expect(await agent.end()).toBe(0);
   expect(agent.stderr).toBe(`turnloop: warning: ${held}\n`);
+});
+
+// Round 3 session 36: an untrusted project's `model` and `maxTurns` applied; they choose which
+// provider reads the code and what a run spends, so they are held as -p holds them
+// (test/cli/project-spending-holds.test.ts): the editor is told, the user's own values apply,
+// and the project's once it is trusted.
+test("an untrusted project's model and maxTurns are held: the editor is told, the user's apply", async () => {
+  await writeFile(
+    join(fixture.home, "config.json"),
+    JSON.stringify({ model: "openai-compatible:fake-model", maxTurns: 1 }),
+  );
+  const config = join(fixture.cwd, ".turnloop", "config.json");
+  await mkdir(join(fixture.cwd, ".turnloop"));
+  await writeFile(
+    config,
+    JSON.stringify({ model: "openai-compatible:pricey-model", maxTurns: 500 }),
+  );
+  const held =
+    `${config}: not applying model, maxTurns: this project is not trusted, ` +
+    "and these keys loosen permissions, send data elsewhere or change what a run may spend; run " +
+    "`turnloop mcp trust` in it to trust the whole project config";
+  const read = {
+    toolCalls: [{ id: "call_1", name: "view", arguments: JSON.stringify({ path: "." }) }],
+  };
+  /** A prompt whose model gives `replies`: its stop reason, the models asked, the thoughts. */
+  const promptOnce = async (...replies: Parameters<typeof fixture.server.enqueue>) => {
+    const before = fixture.server.requests.length;
+    fixture.server.enqueue(...replies);
+    const agent = fixture.startAgent({ TURNLOOP_MODEL: "" });
+    await agent.initialize();
+    const sessionId = await agent.newSession();
+    const answer = await agent.prompt(sessionId, "look around");
+    expect(await agent.end()).toBe(0);
+    const models = fixture.server.requests
+      .slice(before)
+      .map((request) => (request.body as { model: string }).model);
+    return { answer, models, thoughts: shown(agent.updates(sessionId)) };
+  };
+  // maxTurns 1: the turn that reads ends the prompt.
+  expect(await promptOnce(read)).toEqual({
+    answer: { stopReason: "max_turn_requests" },
+    models: ["fake-model"],
+    thoughts: [`⚠ ${held}\n`],
+  });
+
+  await trustProject(fixture.home, fixture.cwd);
+  expect(await promptOnce(read, { text: "Done." })).toEqual({
+    answer: { stopReason: "end_turn" },
+    models: ["pricey-model", "pricey-model"],
+    thoughts: [],
+  });
 });

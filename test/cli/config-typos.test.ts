@@ -133,7 +133,7 @@ describe("config typos", () => {
       `turnloop: warning: ${project}: unknown key "maxTurn" (did you mean "maxTurns"?) ignored`,
       `turnloop: warning: ${project}: unknown key "colour" ignored`,
       // The project is not trusted: its providers wait (project-trust.test.ts).
-      `turnloop: warning: ${project}: not applying providers: this project is not trusted, and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
+      `turnloop: warning: ${project}: not applying providers: this project is not trusted, and this key loosens permissions, sends data elsewhere or changes what a run may spend; run \`turnloop mcp trust\` in it to trust the whole project config`,
       "",
     ]);
   });

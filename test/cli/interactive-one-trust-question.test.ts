@@ -34,7 +34,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): one trust question per r
       const rule = "─".repeat(80);
       const top = [
         "",
-        "/repo/.turnloop/config.json loosens permissions or sends data elsewhere:",
+        "/repo/.turnloop/config.json loosens permissions, sends data elsewhere or changes what a run may spend:",
         "  permissions.allow: bash(npm test) (run without asking)",
         "/repo/.mcp.json starts MCP servers, programs from this project:",
         "  proj: node server.mjs",

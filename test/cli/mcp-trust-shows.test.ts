@@ -39,7 +39,7 @@ test("mcp trust lists what it lets in: held keys, the config's servers, .mcp.jso
     signal: null,
     stderr: "",
     stdout: [
-      `${config} loosens permissions or sends data elsewhere:`,
+      `${config} loosens permissions, sends data elsewhere or changes what a run may spend:`,
       "  baseUrl: http://127.0.0.1:47815/v1 (model requests and your API key go there)",
       "  providers: evil at http://127.0.0.1:47815/v1",
       "  MCP server evilcfg: sh -c 'touch ran'",

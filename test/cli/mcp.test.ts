@@ -137,7 +137,7 @@ describe("turnloop -p with MCP servers", () => {
     expect((await cli(["mcp", "trust"])).code).toBe(0);
     expect(await cli(["mcp", "untrust"])).toMatchObject({
       code: 0,
-      stdout: `Untrusted ${repository}: its .mcp.json servers no longer run and the keys of its .turnloop/config.json that loosen permissions or send data elsewhere are held again.\n`,
+      stdout: `Untrusted ${repository}: its .mcp.json servers no longer run and the keys of its .turnloop/config.json that loosen permissions, send data elsewhere or change what a run may spend are held again.\n`,
       stderr: "",
     });
     const untrusted = await cli(["mcp", "list"]);

@@ -87,7 +87,7 @@ describe("a repository's .turnloop/config.json from a subfolder", () => {
     expect({ code: trusted.code, stdout: trusted.stdout }).toEqual({
       code: 0,
       stdout:
-        `${join(repository, ".turnloop", "config.json")} loosens permissions or sends data elsewhere:\n` +
+        `${join(repository, ".turnloop", "config.json")} loosens permissions, sends data elsewhere or changes what a run may spend:\n` +
         "  permissions.allow: bash(touch *) (run without asking)\n" +
         `Trusted ${repository}: its .mcp.json servers will run and its .turnloop/config.json applies whole.\n`,
     });

@@ -50,7 +50,7 @@ describe.runIf(sandboxWorks)("an untrusted project's sandbox.tmpfsSizeMiB", () =
         warning === undefined
           ? []
           : [
-              `turnloop: warning: ${path}: ${warning}: this project is not trusted, and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
+              `turnloop: warning: ${path}: ${warning}: this project is not trusted, and this key loosens permissions, sends data elsewhere or changes what a run may spend; run \`turnloop mcp trust\` in it to trust the whole project config`,
             ],
       );
     },

@@ -30,7 +30,7 @@ describe("the project trust question for held config keys", () => {
     const asked = answeringTerminal("yes\n");
     expect(await askProjectTrust(held(), { home, cwd: project }, asked)).toBe(true);
     expect(asked.shown()).toBe(
-      `\n${held().path} loosens permissions or sends data elsewhere:\n` +
+      `\n${held().path} loosens permissions, sends data elsewhere or changes what a run may spend:\n` +
         "  baseUrl: http://127.0.0.1:9/v1 (model requests and your API key go there)\n" +
         "  permissions.allow: bash(*) (run without asking)\n" +
         "This project is not trusted yet.\n" +
@@ -62,7 +62,7 @@ describe("the project trust question for held config keys", () => {
     expect(await askProjectTrust({ path, keys }, { home, cwd: project }, asked)).toBe(false);
     const docsPath = `/${"a".repeat(300)}`;
     expect(asked.shown()).toBe(
-      `\n${path} loosens permissions or sends data elsewhere:\n` +
+      `\n${path} loosens permissions, sends data elsewhere or changes what a run may spend:\n` +
         "  permissions.mode: full-access\n" +
         "  baseUrl: http://evil.example/%1B[2Jv1 (model requests and your API key go there)\n" +
         "  store: postgres://user:***@db.example/turnloop (sessions are kept there)\n" +

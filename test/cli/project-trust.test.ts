@@ -47,7 +47,7 @@ describe("an untrusted project's permissions", () => {
       expect(existsSync(join(repository, "pwned"))).toBe(false);
       const key = Object.keys(settings.permissions)[0];
       expect(result.stderr.replace(/\(\d+ ms\)/, "(N ms)")).toBe(
-        `turnloop: warning: ${path}: not applying permissions.${key}: this project is not trusted, and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n` +
+        `turnloop: warning: ${path}: not applying permissions.${key}: this project is not trusted, and this key loosens permissions, sends data elsewhere or changes what a run may spend; run \`turnloop mcp trust\` in it to trust the whole project config\n` +
           "✗ bash touch pwned (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool 'bash(touch pwned)' or --allow-all-tools\n",
       );
       expect(result.code).toBe(0);
@@ -118,7 +118,7 @@ describe("an untrusted project's endpoints", () => {
       const untrusted = await cli(["-p", "hello"], { env });
       expect(untrusted.code, untrusted.stderr).toBe(0);
       expect(untrusted.stderr.split("\n")[0]).toBe(
-        `turnloop: warning: ${path}: not applying baseUrl: this project is not trusted, and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
+        `turnloop: warning: ${path}: not applying baseUrl: this project is not trusted, and this key loosens permissions, sends data elsewhere or changes what a run may spend; run \`turnloop mcp trust\` in it to trust the whole project config`,
       );
       expect(other.requests).toEqual([]);
       expect(model.requests.map((request) => request.headers.authorization)).toEqual([
@@ -152,7 +152,7 @@ describe("an untrusted project's endpoints", () => {
     const env = { TURNLOOP_BASE_URL: "", TURNLOOP_MODEL: "", SECRET_TOKEN: "s3cret" };
     const untrusted = await cli(["-p", "hello"], { env });
     expect(untrusted.stderr.split("\n")[0]).toBe(
-      `turnloop: warning: ${path}: not applying providers, model: this project is not trusted, and these keys loosen permissions or send data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config`,
+      `turnloop: warning: ${path}: not applying providers, model: this project is not trusted, and these keys loosen permissions, send data elsewhere or change what a run may spend; run \`turnloop mcp trust\` in it to trust the whole project config`,
     );
     expect(untrusted.code).not.toBe(0);
     expect(model.requests).toEqual([]);
@@ -202,7 +202,7 @@ describe("an untrusted project's session store", () => {
       code: 0,
       signal: null,
       stdout: "[]\n",
-      stderr: `turnloop: warning: ${path}: not applying store: this project is not trusted, and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
+      stderr: `turnloop: warning: ${path}: not applying store: this project is not trusted, and this key loosens permissions, sends data elsewhere or changes what a run may spend; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
     });
     // `turnloop config` shows it held, its password redacted as a store in force is.
     const shown = await cli(["config"]);
@@ -279,7 +279,9 @@ describe("the interactive face with stderr redirected", () => {
       { cwd: repository, env: environment() },
     );
     await seen("Trust this project");
-    expect(shown()).toContain("loosens permissions or sends data elsewhere:");
+    expect(shown()).toContain(
+      "loosens permissions, sends data elsewhere or changes what a run may spend:",
+    );
     expect(shown()).toContain("  permissions.mode: full-access");
     // No: the key stays held; then Ctrl-D at the input box ends the session.
     child.stdin.write("n\r");

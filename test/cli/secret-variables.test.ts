@@ -110,7 +110,7 @@ describe("variables whose names look secret", () => {
     });
     await removeTree(project);
     expect(config.stderr).toBe(
-      `turnloop: warning: ${path}: not applying shellEnvironment.keep: this project is not trusted, and this key loosens permissions or sends data elsewhere; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
+      `turnloop: warning: ${path}: not applying shellEnvironment.keep: this project is not trusted, and this key loosens permissions, sends data elsewhere or changes what a run may spend; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
     );
     expect(config.stdout).toContain(
       "commands' environment    every variable but AWS_SECRET_ACCESS_KEY, DEPLOY_CREDS, GITHUB_TOKEN, MY_DB_PASSWORD (",

@@ -1,4 +1,5 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { approveAll, type MessageOptions, type SessionConfig } from "@github/copilot-sdk";
 import { describe, expect, test } from "vitest";
@@ -142,5 +143,30 @@ describe("file attachments", () => {
         content: `Read these lines\n\n\n\n<tagged_files>\n* ${path} (line 2 of 3 lines)\n* ${path} (lines 1-3 of 3 lines)\n</tagged_files>`,
       },
     ]);
+  });
+
+  // Session 36: a file attachment was read whole with readFile: a FIFO kept the prompt waiting
+  // for a writer for good, /dev/zero was read until no string could hold it. A file that is not a
+  // regular one is tagged unreadable at once (tools/project-file.ts readProjectFile).
+  test("a FIFO or /dev/zero is tagged unreadable at once, never read", async () => {
+    const fifo = join(setup.fixture.cwd, "attached.fifo");
+    execFileSync("mkfifo", [fifo]);
+    try {
+      const sent = await sendOne({
+        prompt: "Read these",
+        attachments: [
+          { type: "file", path: fifo },
+          { type: "file", path: "/dev/zero" },
+        ],
+      });
+      expect(sent.user).toEqual([
+        {
+          role: "user",
+          content: `Read these\n\n\n\n<tagged_files>\n* ${fifo} (unreadable)\n* /dev/zero (unreadable)\n</tagged_files>`,
+        },
+      ]);
+    } finally {
+      await rm(fifo);
+    }
   });
 });

@@ -29,7 +29,7 @@ test("an app sees an untrusted project's held key and waiting MCP servers as ses
     warningType: "project_not_trusted",
     message:
       `${config}: not applying permissions.mode: this project is not trusted, ` +
-      "and this key loosens permissions or sends data elsewhere; run " +
+      "and this key loosens permissions, sends data elsewhere or changes what a run may spend; run " +
       "`turnloop mcp trust` in it to trust the whole project config",
   };
   const waiting = {
@@ -70,7 +70,7 @@ test("turnloop's SDK gives the opening's warnings to handlers added right after 
     warningType: "project_not_trusted",
     message:
       `${config}: not applying permissions.mode: this project is not trusted, ` +
-      "and this key loosens permissions or sends data elsewhere; run " +
+      "and this key loosens permissions, sends data elsewhere or changes what a run may spend; run " +
       "`turnloop mcp trust` in it to trust the whole project config",
   };
   let stderr = "";
