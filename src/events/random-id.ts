@@ -8,6 +8,15 @@ import { closeSync, openSync, readSync } from "node:fs";
  * (Windows), from `node:crypto`, loaded then.
  */
 
+/**
+ * Session ids we accept, here below both their checks (the stores make them directory names,
+ * session/paths.ts; the SDK wire's schemas, protocol/session-settings.ts): letters, digits, `-`
+ * and `_`, starting with a letter or digit, at most 128 characters. Our own ids are UUIDs; the
+ * wider pattern lets SDK clients pick their own ids (as the Copilot SDK allows) while ruling out
+ * `/`, `\`, `.` (so `..` and hidden names), NUL and empty ids.
+ */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
 /** Bytes read from the kernel at a time: 256 UUIDs. */
 const POOL_BYTES = 4096;
 

@@ -13,7 +13,7 @@
  */
 
 import { z } from "zod";
-import { SESSION_ID_PATTERN } from "../events/session-id.js";
+import { SESSION_ID_PATTERN } from "../events/random-id.js";
 import { closestName } from "../events/setting-words.js";
 import { SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
 

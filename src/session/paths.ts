@@ -9,8 +9,7 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { randomUUID } from "../events/random-id.js";
-import { SESSION_ID_PATTERN } from "../events/session-id.js";
+import { randomUUID, SESSION_ID_PATTERN } from "../events/random-id.js";
 
 /** A session id that is not safe to use as a directory name. */
 export class InvalidSessionIdError extends Error {
