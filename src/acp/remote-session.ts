@@ -30,7 +30,7 @@ import { type FollowAnswer, followAnswer } from "./modes.js";
 import { noticeUpdate, offersNotices } from "./notices.js";
 import { promptContent } from "./prompt-content.js";
 import { RemotePermissions } from "./remote-permissions.js";
-import type { FollowedEnd, RemotePrompt } from "./remote-prompt.js";
+import { type FollowedEnd, type RemotePrompt, withoutEndNotice } from "./remote-prompt.js";
 import { replayWith } from "./replay.js";
 import type { AcpSessionContext } from "./session-context.js";
 import { boundedUpdates } from "./update-outbox.js";
@@ -345,6 +345,8 @@ export class AcpRemoteSession {
       prompt.started = true;
       // The client shows its own prompt; only the title it gives is news.
       updates = updates.filter((update) => update.sessionUpdate !== "user_message_chunk");
+    } else if (news?.kind === "ended" && prompt !== undefined && news.promptId === prompt.id) {
+      updates = withoutEndNotice(updates, event, offersNotices(this.#context.offered));
     }
     for (const update of updates) {
       this.#send(update);
