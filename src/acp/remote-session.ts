@@ -158,7 +158,7 @@ export class AcpRemoteSession {
       () => remote.#sent.waiting,
       () => remote.#ownerGone(),
       {
-        unstarted: () => remote.#sent.unstarted(),
+        unended: () => remote.#sent.unended(),
         onRefused: (refused) => remote.#refused(refused),
       },
     );
@@ -320,7 +320,10 @@ export class AcpRemoteSession {
     prompt.settle({ ownerGone: message });
   }
 
-  /** The owner refused prompts before storing anything of them: this client's fails as it says. */
+  /**
+   * The owner told on the inbox how prompts ended that the store holds no end of (refused before
+   * anything of them was stored, or their events refused by the store): this client's fails so.
+   */
   #refused(refused: readonly RefusedPrompt[]): void {
     const prompt = this.#prompt;
     for (const { promptId, ...refusal } of this.#sent.refused(refused)) {
