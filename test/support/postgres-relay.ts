@@ -3,7 +3,8 @@
  * (test/session/postgres-outage.test.ts, test/cli/store-outage-exit.test.ts): cutting it ends
  * every connection through it, and it then ends each new one at once (`pg`: "Connection
  * terminated unexpectedly", an error the store retries), counting them, so a test waits on the
- * tries themselves, never on time.
+ * tries themselves, never on time. It counts the connections it let through too
+ * (test/cli/store-one-connection.test.ts).
  */
 
 import { once } from "node:events";
@@ -18,6 +19,7 @@ export class Relay {
   #refuseLeft = 0;
   #failWritesLeft = 0;
   #refused = 0;
+  #accepted = 0;
   #waiters: Array<{ count: number; resolve: () => void }> = [];
 
   constructor(target: URL) {
@@ -28,6 +30,7 @@ export class Relay {
         this.#count();
         return;
       }
+      this.#accepted += 1;
       const upstream = connect(Number(target.port), target.hostname);
       for (const [one, other] of [
         [socket, upstream],
@@ -93,6 +96,11 @@ export class Relay {
 
   get refused(): number {
     return this.#refused;
+  }
+
+  /** How many connections it let through (each a connection of the client to the database). */
+  get accepted(): number {
+    return this.#accepted;
   }
 
   /** Resolves once `count` connections were refused in all. */
