@@ -5,8 +5,9 @@
  * opened a second one. The notification keeps its meaning: a worker listening on the database
  * is told of the session's commits, and when it is told, the rows are there to read.
  *
- * The connections are counted by a real TCP relay in front of the test database
- * (postgres-relay.ts); a listener on the database itself reads the rows at each notification.
+ * The connections that carry appends and notifications are counted by a real TCP relay in front
+ * of the test database (postgres-relay.ts); a listener on the database itself reads the rows at
+ * each notification.
  */
 
 import { afterEach, describe, expect, test } from "vitest";
@@ -56,7 +57,10 @@ describe.skipIf(postgresUnavailable !== undefined)("-p on the PostgreSQL store",
       });
       expect(result.code).toBe(0);
       const sessionId = (JSON.parse(result.stdout) as { session_id: string }).session_id;
-      expect(relay.accepted).toBe(1);
+      // The heartbeat renews the lease on a connection of its own from 2.5 s on (lease.ts), which
+      // a run that slow on a loaded machine opens too: it carries neither.
+      expect(relay.carrying).toBe(1);
+      expect(relay.accepted).toBeLessThanOrEqual(2);
 
       // The last commit's notification reached the listener, and so did every row before it.
       const { rows } = await runs.database.pool.query<{ n: string }>(

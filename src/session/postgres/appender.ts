@@ -182,7 +182,7 @@ export class PostgresAppender implements SessionAppender {
   readonly #worker: Worker;
   readonly #scan: LogScan;
   readonly #onClose: () => Promise<void>;
-  readonly #notifier: Pick<CommitNotifier, "statementStarting" | "statementSettled">;
+  readonly #notifier: Pick<CommitNotifier, "statementStarting" | "statementSettled" | "around">;
   #pending: PendingRow[] = [];
   #nextSeq: number;
   /** Why every later call throws: the lease lost, or a batch refused for good (lease still held). */
@@ -202,7 +202,7 @@ export class PostgresAppender implements SessionAppender {
     scan: LogScan,
     callbacks: {
       onClose: () => Promise<void>;
-      notifier: Pick<CommitNotifier, "statementStarting" | "statementSettled">;
+      notifier: Pick<CommitNotifier, "statementStarting" | "statementSettled" | "around">;
     },
   ) {
     this.sessionId = lease.sessionId;
@@ -285,7 +285,8 @@ export class PostgresAppender implements SessionAppender {
         // A lease the database cannot take back now (it went away) lapses by itself after the
         // lease time, like a killed worker's (README, "When a worker dies or freezes"); the
         // failure that made the database unreachable was already reported by the commit.
-        await releaseLease(this.#database, this.#lease, this.#worker).catch(() => undefined);
+        const release = () => releaseLease(this.#database, this.#lease, this.#worker);
+        await this.#notifier.around(release).catch(() => undefined);
       }
     } finally {
       await this.#onClose();

@@ -30,7 +30,7 @@ const MAX_PAYLOAD = 7_000;
  * connection). One that is due when an append statement goes out rides in that statement
  * ({@link statementStarting}: `pg_notify` in its transaction, so a listener is told when the rows
  * are visible, never before); a commit within the interval is told later, alone, once no append
- * statement is in flight, on the pool's connection they left idle, and the next statement waits
+ * statement (nor an appender's lease release, {@link around}) is in flight, on the pool's connection they left idle, and the next statement waits
  * for that one to be sent. So one worker's appends and notifications need one connection, not
  * two (`-p` opened a second one for the append sent while the notification held the first:
  * bench/notes/postgres35.md). PostgreSQL serialises the commits of transactions that notify, so
@@ -99,12 +99,7 @@ export class CommitNotifier {
    * sessions of a payload whose statement failed are pending again.
    */
   statementSettled(sessionId: string, payload: string | undefined, committed: boolean): void {
-    this.#statements -= 1;
-    if (this.#statements === 0) {
-      for (const resolve of this.#noStatements.splice(0)) {
-        resolve();
-      }
-    }
+    this.#statementEnded();
     if (payload === undefined) {
       if (committed) {
         this.committed(sessionId);
@@ -114,6 +109,31 @@ export class CommitNotifier {
       const others = payload === EVERY_SESSION ? [] : payload.split(",");
       for (const id of others.filter((other) => other !== sessionId)) {
         this.committed(id);
+      }
+    }
+  }
+
+  /**
+   * Runs `work`, another statement of an appender (its lease's release), counted as an append
+   * statement is: a notification sent alone waits for it, and it for one.
+   */
+  async around<T>(work: () => Promise<T>): Promise<T> {
+    while (this.#alone !== undefined) {
+      await this.#alone;
+    }
+    this.#statements += 1;
+    try {
+      return await work();
+    } finally {
+      this.#statementEnded();
+    }
+  }
+
+  #statementEnded(): void {
+    this.#statements -= 1;
+    if (this.#statements === 0) {
+      for (const resolve of this.#noStatements.splice(0)) {
+        resolve();
       }
     }
   }
