@@ -118,7 +118,8 @@ function bounded(message: string): string {
 /**
  * The `session/prompt` answer of a follower's prompt that ended so (remote-session.ts `prompt`).
  * @throws its failure: `-32603` when the owner was gone or refused it unstored, `-32602` naming
- * both sizes when it refused it beyond the window, else as a local prompt's (`promptFailure`).
+ * both sizes when it refused it beyond the window, else (its store refused the prompt's events,
+ * or it failed as stored) as a local prompt's (`promptFailure`).
  */
 export function followedAnswer(end: FollowedEnd): acp.PromptResponse {
   if ("ownerGone" in end) {
@@ -126,7 +127,7 @@ export function followedAnswer(end: FollowedEnd): acp.PromptResponse {
   }
   if ("refused" in end) {
     const { error, promptTooLarge } = end.refused;
-    throw promptTooLarge === undefined
+    throw promptTooLarge === undefined && error.errorType !== "storage"
       ? internalError(error.message)
       : promptFailure(error, promptTooLarge);
   }

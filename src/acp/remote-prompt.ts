@@ -1,10 +1,14 @@
 /**
- * The prompt an ACP follower sent to a session another worker holds (remote-session.ts), and the
- * ways it ends. Types only.
+ * The prompt an ACP follower sent to a session another worker holds (remote-session.ts), the
+ * ways it ends, and what its end is told with.
  */
 
+import { isDeepStrictEqual } from "node:util";
+import type * as acp from "@agentclientprotocol/sdk";
+import type { SessionEvent } from "../events/events.js";
 import type { PromptEnd } from "../session/prompt-end.js";
 import type { PromptRefusal } from "../session/session-store.js";
+import { noticeUpdate, promptEndNotice } from "./notices.js";
 
 /** The prompt of this client that the owner runs, until its stored events end. */
 export interface RemotePrompt {
@@ -21,3 +25,30 @@ export interface RemotePrompt {
  * owner before it stored anything of it (`refused`: session-store.ts `SessionInbox.refuse`).
  */
 export type FollowedEnd = PromptEnd | { ownerGone: string } | { refused: PromptRefusal };
+
+/**
+ * `updates` (a follower's, `notices`: whether its client offered them) of the stored `event` that
+ * ended this client's own prompt, without the notice that says how a prompt ended
+ * (notices.ts `promptEndNotice`: `✗ error: …`, `⊘ cancelled`, `stopped: …`): the prompt's answer
+ * says it, a JSON-RPC error or its `stopReason`, once, as a local prompt's answer does (ACP v1
+ * prompt-turn; updates.ts sends that notice only when replaying). Any other update stays.
+ */
+export function withoutEndNotice(
+  updates: acp.SessionUpdate[],
+  event: SessionEvent,
+  notices: boolean,
+): acp.SessionUpdate[] {
+  if (
+    event.type !== "session.error" &&
+    event.type !== "abort" &&
+    event.type !== "assistant.turn_end"
+  ) {
+    return updates;
+  }
+  const end = promptEndNotice(event);
+  if (end === undefined) {
+    return updates;
+  }
+  const told = noticeUpdate(end, notices);
+  return updates.filter((update) => !isDeepStrictEqual(update, told));
+}

@@ -30,7 +30,7 @@ import { type FollowAnswer, followAnswer } from "./modes.js";
 import { noticeUpdate, offersNotices } from "./notices.js";
 import { promptContent } from "./prompt-content.js";
 import { RemotePermissions } from "./remote-permissions.js";
-import type { FollowedEnd, RemotePrompt } from "./remote-prompt.js";
+import { type FollowedEnd, type RemotePrompt, withoutEndNotice } from "./remote-prompt.js";
 import { replayWith } from "./replay.js";
 import type { AcpSessionContext } from "./session-context.js";
 import { boundedUpdates } from "./update-outbox.js";
@@ -158,7 +158,7 @@ export class AcpRemoteSession {
       () => remote.#sent.waiting,
       () => remote.#ownerGone(),
       {
-        unstarted: () => remote.#sent.unstarted(),
+        unended: () => remote.#sent.unended(),
         onRefused: (refused) => remote.#refused(refused),
       },
     );
@@ -320,7 +320,10 @@ export class AcpRemoteSession {
     prompt.settle({ ownerGone: message });
   }
 
-  /** The owner refused prompts before storing anything of them: this client's fails as it says. */
+  /**
+   * The owner told on the inbox how prompts ended that the store holds no end of (refused before
+   * anything of them was stored, or their events refused by the store): this client's fails so.
+   */
   #refused(refused: readonly RefusedPrompt[]): void {
     const prompt = this.#prompt;
     for (const { promptId, ...refusal } of this.#sent.refused(refused)) {
@@ -345,6 +348,8 @@ export class AcpRemoteSession {
       prompt.started = true;
       // The client shows its own prompt; only the title it gives is news.
       updates = updates.filter((update) => update.sessionUpdate !== "user_message_chunk");
+    } else if (news?.kind === "ended" && prompt !== undefined && news.promptId === prompt.id) {
+      updates = withoutEndNotice(updates, event, offersNotices(this.#context.offered));
     }
     for (const update of updates) {
       this.#send(update);

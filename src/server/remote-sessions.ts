@@ -160,7 +160,7 @@ async function startFollowing(
   };
   const waiting = () => prompts.waiting;
   ownerWatch = watchOwner(store, session.sessionId, waiting, onGone, {
-    unstarted: () => prompts.unstarted(),
+    unended: () => prompts.unended(),
     onRefused: (refused) => endRefused(connection, session, prompts.refused(refused), prompts),
   });
   return { connection, subscription, questions, prompts, ownerWatch, warning };

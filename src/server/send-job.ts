@@ -30,7 +30,10 @@ export type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> 
    * `promptId` when it has none of its own: how an app's `sendAndWait` finds its prompt.
    */
   messageId?: string;
-  /** Tells the follower that sent it that it was refused before anything of it was stored. */
+  /**
+   * Tells the follower that sent it how it ended when the store holds no end of it: refused
+   * before anything of it was stored, or stopped because the store refused or lost its events.
+   */
   refuse?: (refusal: PromptRefusal) => void;
   /** Set by {@link runSendJob} once the prompt's own `user.message` is recorded. */
   promptRecorded?: boolean;
@@ -150,11 +153,15 @@ async function runSteps(context: SendJobContext, job: Job, signal: AbortSignal):
     const outcome = await session.prompt(settings, text, { signal, ...details });
     // A failed model request asked `errorOccurred` before it ended the prompt (hooks.ts).
     if ("error" in outcome) {
-      // Refused unstored: a follower reads nothing of it, so it is told on the inbox.
+      // Refused unstored: a follower reads nothing of it, so it is told on the inbox. So is a
+      // failure to store: the store holds no end of the prompt (it refused a batch, and takes no
+      // more; or it cannot be reached), so a follower reading it would wait for ever.
       const { errorType, message } = outcome.error;
       const { promptTooLarge } = outcome;
       if (promptTooLarge !== undefined && blocks === 0) {
         job.refuse?.({ error: { errorType, message }, promptTooLarge });
+      } else if (errorType === "storage") {
+        job.refuse?.({ error: { errorType, message } });
       }
       return;
     }

@@ -1,7 +1,8 @@
 /**
  * The inbox port of a store shared by workers (issue 22; session-store.ts re-exports it): what a
  * face on one worker sends to the worker holding a session, and what that owner answers on it
- * when it refuses a prompt before storing anything of it.
+ * when the event log holds no end of a prompt: it refused the prompt before storing anything of
+ * it, or its store refused the prompt's events.
  */
 
 import type { ErrorType } from "../events/event-parts.js";
@@ -86,7 +87,9 @@ export interface SessionInbox {
   ): Promise<{ close(): Promise<void> }>;
   /**
    * The owner refuses the prompt `promptId` its follower sent to `sessionId`, before storing
-   * anything of it (the log never shows it: README, "A session on another worker"): the refusal waits, unstored
+   * anything of it (the log never shows it: README, "A session on another worker"), or tells
+   * how it ended when its store refused or could not take the prompt's events (the log holds no
+   * end of it, perhaps its start): the refusal waits, unstored
    * in the event log, for the follower's {@link refusals}, at most as long as an unread message
    * (postgres/inbox.ts `INBOX_EXPIRY_MS`). Never throws. @returns `false` when it could not be
    * recorded (the database is unreachable): the follower then waits until its owner is gone.
@@ -100,9 +103,10 @@ export interface SessionInbox {
 }
 
 /**
- * Why an owner refused a follower's prompt before storing anything of it: the `session.error`
- * data a local client of the owner got, and, for a prompt beyond the model's known window, both
- * sizes (tokens; agent/loop-types.ts `PromptTooLarge`).
+ * Why an owner refused a follower's prompt before storing anything of it, or how it ended unstored
+ * ({@link SessionInbox.refuse}): the `session.error` data a local client of the owner got
+ * (`errorType` `storage` when its store refused the prompt's events), and, for a prompt beyond
+ * the model's known window, both sizes (tokens; agent/loop-types.ts `PromptTooLarge`).
  */
 export interface PromptRefusal {
   error: { errorType: ErrorType; message: string };

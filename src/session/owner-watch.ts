@@ -36,11 +36,12 @@ export function ownerCheckMs(env: NodeJS.ProcessEnv): number {
 }
 
 /**
- * The prompts a follower sent and the owner has not started ({@link watchOwner}'s `refusals`),
- * and what to do with the ones it refused before storing anything of them.
+ * The prompts a follower sent whose end it has not read ({@link watchOwner}'s `refusals`), and
+ * what to do with the ones whose end the owner told on the inbox instead of storing it.
  */
 export interface RefusalWatch {
-  unstarted(): string[];
+  /** Their ids: the one running first (its `user.message` read), then those not started. */
+  unended(): string[];
   onRefused(refused: RefusedPrompt[]): void;
 }
 
@@ -58,8 +59,9 @@ export interface OwnerWatch {
  * `session.resume` given to {@link OwnerWatch.stored}. One settling or check at a time (one asked
  * meanwhile runs after it); a failed check is tried again at the next. Checks every
  * {@link ownerCheckMs} of `process.env`. Each check first takes the refusals of `refusals`'
- * unstarted prompts from the inbox (session-store.ts `SessionInbox.refusals`: prompts the owner
- * refused before storing anything of them, which no stored event ends) and hands them over.
+ * unended prompts from the inbox (session-store.ts `SessionInbox.refusals`: prompts the owner
+ * refused before storing anything of them, or whose events its store refused, which no stored
+ * event ends) and hands them over.
  */
 export function watchOwner(
   store: Pick<SessionStore, "holder" | "inbox">,
@@ -122,14 +124,14 @@ export function watchOwner(
   };
 }
 
-/** Hands `refusals` the inbox's refusals of its unstarted prompts, if any. */
+/** Hands `refusals` the inbox's refusals of its unended prompts, if any. */
 async function takeRefusals(
   store: Pick<SessionStore, "inbox">,
   sessionId: string,
   refusals: RefusalWatch | undefined,
 ): Promise<void> {
-  const unstarted = refusals?.unstarted() ?? [];
-  const refused = unstarted.length === 0 ? [] : await store.inbox?.refusals(sessionId, unstarted);
+  const unended = refusals?.unended() ?? [];
+  const refused = unended.length === 0 ? [] : await store.inbox?.refusals(sessionId, unended);
   if (refused !== undefined && refused.length > 0) {
     refusals?.onRefused(refused);
   }

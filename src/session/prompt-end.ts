@@ -176,6 +176,11 @@ export class SentPrompts {
     return [...this.#waiting];
   }
 
+  /** The ids of the prompts sent and not ended: the one running first, then {@link unstarted}. */
+  unended(): string[] {
+    return [...(this.#running === undefined ? [] : [this.#running]), ...this.#waiting];
+  }
+
   /** Forgets the prompts among `promptIds` that wait: they were withdrawn unread. @returns those. */
   withdrawn(promptIds: readonly string[]): string[] {
     const removed = this.#waiting.filter((promptId) => promptIds.includes(promptId));
@@ -234,12 +239,18 @@ export class SentPrompts {
   }
 
   /**
-   * Forgets the prompts among `refused` that wait: their owner refused them before storing
-   * anything of them (session-store.ts `SessionInbox.refusals`). @returns those refusals.
+   * Forgets the prompts among `refused` that have not ended: their owner told their end on the
+   * inbox, as the store holds none (session-store.ts `SessionInbox.refusals`: refused before
+   * anything of them was stored, or their events refused by the store). @returns those refusals.
    */
   refused(refused: readonly RefusedPrompt[]): RefusedPrompt[] {
-    const waiting = new Set(this.withdrawn(refused.map((refusal) => refusal.promptId)));
-    return refused.filter((refusal) => waiting.has(refusal.promptId));
+    const promptIds = refused.map((refusal) => refusal.promptId);
+    const unended = new Set(this.withdrawn(promptIds));
+    if (this.#running !== undefined && promptIds.includes(this.#running)) {
+      unended.add(this.#running);
+      this.#running = undefined;
+    }
+    return refused.filter((refusal) => unended.has(refusal.promptId));
   }
 
   /** Whether `promptId` was sent and has not ended. */

@@ -97,8 +97,12 @@ describe.skipIf(postgresUnavailable !== undefined)("the PostgreSQL store across 
     await expect(appender.commit()).rejects.toThrow(
       /^postgres:\/\/postgres@127\.0\.0\.1:\d+\/t_\w+: Connection terminated unexpectedly$/,
     );
-    // One try, then one after each of the two waits.
-    expect(relay.refused).toBe(3);
+    // One try, then one after each of the two waits: each on a new connection, refused, but the
+    // first goes over the pool's idle one when the pool has not yet seen the cut close it (it
+    // fails there, not counted). That connection was busy with the commit's notification before
+    // the notification rode in the append's statement (notify.ts), so the first try always opened
+    // another then.
+    expect([2, 3]).toContain(relay.refused);
 
     relay.restore();
     appender.append(second as NonNullable<typeof second>);

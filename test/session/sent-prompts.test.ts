@@ -147,4 +147,19 @@ describe("a prompt's end, for its owner and its followers", () => {
     expect(sent.refused([{ promptId: second, error }])).toEqual([]);
     expect(sent.waiting).toBe(true);
   });
+
+  it("a refusal of the running prompt (its events refused by the owner's store) ends it too", () => {
+    const sent = new SentPrompts();
+    const running = sent.add();
+    const queued = sent.add();
+    expect(sent.stored(createEnvelope(prompt("a", running), null))).toEqual({
+      kind: "started",
+      promptId: running,
+    });
+    expect(sent.unended()).toEqual([running, queued]);
+    const error = { errorType: "storage" as const, message: "the database refuses 3 events" };
+    expect(sent.refused([{ promptId: running, error }])).toEqual([{ promptId: running, error }]);
+    expect(sent.unended()).toEqual([queued]);
+    expect(sent.refused([{ promptId: running, error }])).toEqual([]);
+  });
 });

@@ -3,7 +3,8 @@
  * (test/session/postgres-outage.test.ts, test/cli/store-outage-exit.test.ts): cutting it ends
  * every connection through it, and it then ends each new one at once (`pg`: "Connection
  * terminated unexpectedly", an error the store retries), counting them, so a test waits on the
- * tries themselves, never on time.
+ * tries themselves, never on time. It counts the connections it let through too, and those that
+ * carried a batch write or a commit notification (test/cli/store-one-connection.test.ts).
  */
 
 import { once } from "node:events";
@@ -11,6 +12,8 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 
 /** What the appender's batch write (appender.ts `writeRows`) sends, and nothing else does. */
 const BATCH_WRITE = "UPDATE sessions SET next_seq = $4";
+/** What a commit notification sent alone (notify.ts `CommitNotifier`) sends. */
+const NOTIFICATION = "SELECT pg_notify($1, $2)";
 
 export class Relay {
   readonly #server: Server;
@@ -18,6 +21,8 @@ export class Relay {
   #refuseLeft = 0;
   #failWritesLeft = 0;
   #refused = 0;
+  #accepted = 0;
+  readonly #carrying = new Set<Socket>();
   #waiters: Array<{ count: number; resolve: () => void }> = [];
 
   constructor(target: URL) {
@@ -28,6 +33,7 @@ export class Relay {
         this.#count();
         return;
       }
+      this.#accepted += 1;
       const upstream = connect(Number(target.port), target.hostname);
       for (const [one, other] of [
         [socket, upstream],
@@ -42,6 +48,9 @@ export class Relay {
       }
       upstream.pipe(socket);
       socket.on("data", (chunk: Buffer) => {
+        if (chunk.includes(BATCH_WRITE) || chunk.includes(NOTIFICATION)) {
+          this.#carrying.add(socket);
+        }
         if (this.#failWritesLeft > 0 && chunk.includes(BATCH_WRITE)) {
           this.#failWritesLeft -= 1;
           socket.destroy();
@@ -93,6 +102,16 @@ export class Relay {
 
   get refused(): number {
     return this.#refused;
+  }
+
+  /** How many connections it let through (each a connection of the client to the database). */
+  get accepted(): number {
+    return this.#accepted;
+  }
+
+  /** How many of those carried a batch write or a commit notification sent alone. */
+  get carrying(): number {
+    return this.#carrying.size;
   }
 
   /** Resolves once `count` connections were refused in all. */

@@ -19,6 +19,7 @@ import type { CommitOptions, SessionAppender } from "../session-store.js";
 import { CommitQueue } from "../storage-error.js";
 import { type Database, isRefusal } from "./database.js";
 import { type Lease, LeaseLostError, releaseLease, type Worker } from "./lease.js";
+import { COMMITS_CHANNEL, type CommitNotifier } from "./notify.js";
 import { storedOptionalText, storedText } from "./stored-text.js";
 
 /**
@@ -79,17 +80,18 @@ export interface PendingRow {
 
 /**
  * Inserts `rows` for the session under `lease` and stores `scan` as its listing metadata, in one
- * statement that checks owner and epoch.
+ * statement that checks owner and epoch; with `notify`, the statement also sends that commit
+ * notification (notify.ts `COMMITS_CHANNEL`) when the lease held, delivered as it commits.
  * @returns whether the lease held (`false`: nothing was written).
  */
 export async function writeRows(
   database: Database,
   lease: Lease,
   worker: Worker,
-  rows: readonly PendingRow[],
-  scan: LogScan,
+  batch: { rows: readonly PendingRow[]; scan: LogScan; notify: string | undefined },
   once = false,
 ): Promise<boolean> {
+  const { rows, scan, notify } = batch;
   const nextSeq = (rows.at(-1)?.seq ?? lease.nextSeq - 1) + 1;
   const result = await database.retried(async (again) => {
     const pool = await database.pool();
@@ -109,7 +111,7 @@ export async function writeRows(
          FROM lease, unnest($13::bigint[], $14::text[], $15::timestamptz[], $16::text[])
            AS row(seq, type, ts, data)
        )
-       SELECT id FROM lease`,
+       SELECT id, CASE WHEN $17::text IS NOT NULL THEN pg_notify($18, $17) END FROM lease`,
       [
         lease.sessionId,
         worker.id,
@@ -123,6 +125,8 @@ export async function writeRows(
         rows.map((row) => storedText(row.type)),
         rows.map((row) => row.timestamp),
         rows.map((row) => storedText(row.data)),
+        notify ?? null,
+        COMMITS_CHANNEL,
       ],
     );
   }, once);
@@ -178,7 +182,7 @@ export class PostgresAppender implements SessionAppender {
   readonly #worker: Worker;
   readonly #scan: LogScan;
   readonly #onClose: () => Promise<void>;
-  readonly #onCommitted: () => void;
+  readonly #notifier: Pick<CommitNotifier, "statementStarting" | "statementSettled" | "around">;
   #pending: PendingRow[] = [];
   #nextSeq: number;
   /** Why every later call throws: the lease lost, or a batch refused for good (lease still held). */
@@ -189,14 +193,17 @@ export class PostgresAppender implements SessionAppender {
 
   /**
    * @param onClose called once when closed (the store stops renewing the lease).
-   * @param onCommitted called after each batch was written (the store notifies subscribers).
+   * @param notifier tells the store's subscribers of each batch written (notify.ts).
    */
   constructor(
     database: Database,
     lease: Lease,
     worker: Worker,
     scan: LogScan,
-    callbacks: { onClose: () => Promise<void>; onCommitted: () => void },
+    callbacks: {
+      onClose: () => Promise<void>;
+      notifier: Pick<CommitNotifier, "statementStarting" | "statementSettled" | "around">;
+    },
   ) {
     this.sessionId = lease.sessionId;
     this.location = `${database.displayUrl} (session ${lease.sessionId})`;
@@ -205,7 +212,7 @@ export class PostgresAppender implements SessionAppender {
     this.#worker = worker;
     this.#scan = scan;
     this.#onClose = callbacks.onClose;
-    this.#onCommitted = callbacks.onCommitted;
+    this.#notifier = callbacks.notifier;
     this.#nextSeq = lease.nextSeq;
   }
 
@@ -278,7 +285,8 @@ export class PostgresAppender implements SessionAppender {
         // A lease the database cannot take back now (it went away) lapses by itself after the
         // lease time, like a killed worker's (README, "When a worker dies or freezes"); the
         // failure that made the database unreachable was already reported by the commit.
-        await releaseLease(this.#database, this.#lease, this.#worker).catch(() => undefined);
+        const release = () => releaseLease(this.#database, this.#lease, this.#worker);
+        await this.#notifier.around(release).catch(() => undefined);
       }
     } finally {
       await this.#onClose();
@@ -311,10 +319,11 @@ export class PostgresAppender implements SessionAppender {
     }
     const batch = this.#pending;
     this.#pending = [];
-    let held: boolean;
+    let held = false;
+    const notify = await this.#notifier.statementStarting(this.sessionId);
     try {
-      const scan = { ...this.#scan };
-      held = await writeRows(this.#database, this.#lease, this.#worker, batch, scan, once);
+      const rows = { rows: batch, scan: { ...this.#scan }, notify };
+      held = await writeRows(this.#database, this.#lease, this.#worker, rows, once);
     } catch (error) {
       if (isRefusal(error)) {
         this.#refused(batch, error);
@@ -323,11 +332,12 @@ export class PostgresAppender implements SessionAppender {
       // Nothing of the batch was written (one statement): the next commit sends it again.
       this.#pending = [...batch, ...this.#pending];
       throw error;
+    } finally {
+      this.#notifier.statementSettled(this.sessionId, notify, held);
     }
     if (!held) {
       this.leaseLost();
       throw this.#lost;
     }
-    this.#onCommitted();
   }
 }

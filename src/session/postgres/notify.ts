@@ -1,8 +1,8 @@
 /**
  * How the workers of one database tell each other that a session's events were committed (issue
- * 22): `NOTIFY turnloop_commits` with the committed sessions' ids, sent after the append's
- * statement (inside it, a notification serialises every commit), coalesced to at most one per
- * worker per {@link NOTIFY_INTERVAL_MS}; each worker with subscribers `LISTEN`s on a connection of
+ * 22): `NOTIFY turnloop_commits` with the committed sessions' ids, coalesced to at most one per
+ * worker per {@link NOTIFY_INTERVAL_MS}, inside an append's statement when one is due then, else
+ * alone once no append is in flight ({@link CommitNotifier}); each worker with subscribers `LISTEN`s on a connection of
  * its own and wakes the followers of the sessions named. A notification is only a hint: followers
  * re-read by sequence number (session-follower.ts), and a slow poll ({@link DEFAULT_POLL_MS}) and
  * every reconnection wake them all, so a lost notification costs latency, never an event.
@@ -25,10 +25,16 @@ const EVERY_SESSION = "*";
 const MAX_PAYLOAD = 7_000;
 
 /**
- * Sends the worker's coalesced commit notifications: one at a time, each at least
- * {@link NOTIFY_INTERVAL_MS} after the previous one went out (measured when it is handed to its
- * connection, so one that waited for a pool connection does not bring the next one closer), each
- * naming every session committed since the previous one.
+ * Sends the worker's coalesced commit notifications, each naming every session committed since
+ * the previous one, at least {@link NOTIFY_INTERVAL_MS} apart (measured when one is handed to its
+ * connection). One that is due when an append statement goes out rides in that statement
+ * ({@link statementStarting}: `pg_notify` in its transaction, so a listener is told when the rows
+ * are visible, never before); a commit within the interval is told later, alone, once no append
+ * statement (nor an appender's lease release, {@link around}) is in flight, on the pool's connection they left idle, and the next statement waits
+ * for that one to be sent. So one worker's appends and notifications need one connection, not
+ * two (`-p` opened a second one for the append sent while the notification held the first:
+ * bench/notes/postgres35.md). PostgreSQL serialises the commits of transactions that notify, so
+ * at most one statement per interval notifies.
  */
 export class CommitNotifier {
   readonly #database: Database;
@@ -39,6 +45,11 @@ export class CommitNotifier {
   /** A send is queued that has not taken the pending ids yet: it will take these too. */
   #queued = false;
   #sending: Promise<void> = Promise.resolve();
+  /** A notification sent alone, from when it takes a connection until it gives it back. */
+  #alone: Promise<void> | undefined;
+  /** Append statements in flight, and who waits for there to be none. */
+  #statements = 0;
+  #noStatements: Array<() => void> = [];
 
   constructor(database: Database) {
     this.#database = database;
@@ -61,6 +72,72 @@ export class CommitNotifier {
     }, wait);
   }
 
+  /**
+   * Before an append statement of `sessionId` goes out: waits for a notification being sent alone
+   * to give its connection back, then counts the statement in flight until
+   * {@link statementSettled}. @returns the payload the statement notifies `COMMITS_CHANNEL` with
+   * when a notification is due (every session pending, and `sessionId`), else `undefined`.
+   */
+  async statementStarting(sessionId: string): Promise<string | undefined> {
+    while (this.#alone !== undefined) {
+      await this.#alone;
+    }
+    this.#statements += 1;
+    if (this.#lastSent + NOTIFY_INTERVAL_MS > performance.now()) {
+      return undefined;
+    }
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#pending.add(sessionId);
+    this.#lastSent = performance.now();
+    return this.#takePayload();
+  }
+
+  /**
+   * After the statement {@link statementStarting} counted: `committed` whether it was, `payload`
+   * what it notified with. A commit it did not notify for is told later ({@link committed}); the
+   * sessions of a payload whose statement failed are pending again.
+   */
+  statementSettled(sessionId: string, payload: string | undefined, committed: boolean): void {
+    this.#statementEnded();
+    if (payload === undefined) {
+      if (committed) {
+        this.committed(sessionId);
+      }
+    } else if (!committed) {
+      // Not stored, so not notified: the other sessions it named are told later.
+      const others = payload === EVERY_SESSION ? [] : payload.split(",");
+      for (const id of others.filter((other) => other !== sessionId)) {
+        this.committed(id);
+      }
+    }
+  }
+
+  /**
+   * Runs `work`, another statement of an appender (its lease's release), counted as an append
+   * statement is: a notification sent alone waits for it, and it for one.
+   */
+  async around<T>(work: () => Promise<T>): Promise<T> {
+    while (this.#alone !== undefined) {
+      await this.#alone;
+    }
+    this.#statements += 1;
+    try {
+      return await work();
+    } finally {
+      this.#statementEnded();
+    }
+  }
+
+  #statementEnded(): void {
+    this.#statements -= 1;
+    if (this.#statements === 0) {
+      for (const resolve of this.#noStatements.splice(0)) {
+        resolve();
+      }
+    }
+  }
+
   /** Sends what is pending (after the interval, as any other) and waits for every notification. */
   async flush(): Promise<void> {
     clearTimeout(this.#timer);
@@ -69,6 +146,13 @@ export class CommitNotifier {
       this.#send();
     }
     await this.#sending;
+  }
+
+  /** The pending sessions as one payload (every session when too long to name), none left. */
+  #takePayload(): string {
+    const joined = [...this.#pending].join(",");
+    this.#pending.clear();
+    return joined.length > MAX_PAYLOAD ? EVERY_SESSION : joined;
   }
 
   #send(): void {
@@ -82,30 +166,41 @@ export class CommitNotifier {
       if (wait > 0) {
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
-      const client = await this.#database
-        .pool()
-        .then((pool) => pool.connect())
-        .catch(() => undefined);
+      if (this.#statements > 0) {
+        await new Promise<void>((resolve) => this.#noStatements.push(resolve));
+      }
       this.#queued = false;
-      if (client === undefined) {
-        return; // The ids stay pending for the next commit's notification.
+      if (this.#pending.size === 0) {
+        return; // A statement carried them.
       }
-      const ids = [...this.#pending];
-      this.#pending.clear();
-      const joined = ids.join(",");
-      const payload = joined.length > MAX_PAYLOAD ? EVERY_SESSION : joined;
-      let failure: unknown;
-      try {
-        if (ids.length > 0) {
-          this.#lastSent = performance.now();
-          await client.query("SELECT pg_notify($1, $2)", [COMMITS_CHANNEL, payload]);
-        }
-      } catch (error) {
-        failure = error; // See above; a connection that failed is not given back to the pool.
-      } finally {
-        client.release(failure instanceof Error ? failure : undefined);
-      }
+      this.#lastSent = performance.now();
+      this.#alone = this.#notifyAlone(this.#takePayload());
+      await this.#alone;
+      this.#alone = undefined;
     });
+  }
+
+  /** Sends `payload` on a connection of the pool; when none can be had, it is pending again. */
+  async #notifyAlone(payload: string): Promise<void> {
+    const client = await this.#database
+      .pool()
+      .then((pool) => pool.connect())
+      .catch(() => undefined);
+    if (client === undefined) {
+      // Pending for the next commit's notification.
+      for (const id of payload === EVERY_SESSION ? [] : payload.split(",")) {
+        this.#pending.add(id);
+      }
+      return;
+    }
+    let failure: unknown;
+    try {
+      await client.query("SELECT pg_notify($1, $2)", [COMMITS_CHANNEL, payload]);
+    } catch (error) {
+      failure = error; // See above; a connection that failed is not given back to the pool.
+    } finally {
+      client.release(failure instanceof Error ? failure : undefined);
+    }
   }
 }
 

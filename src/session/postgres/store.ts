@@ -277,7 +277,7 @@ export class PostgresSessionStore implements SessionStore {
       scan,
       {
         onClose: () => this.#keeper.drop(lease.sessionId),
-        onCommitted: () => this.#notifier.committed(lease.sessionId),
+        notifier: this.#notifier,
       },
     );
     this.#keeper.keep(lease, () => appender.leaseLost());

@@ -1,0 +1,80 @@
+/**
+ * ACP on a session another worker holds (issue 22): how the editor's own prompt ends there is told
+ * once, by its `session/prompt` answer, as a local prompt's end is (ACP v1 prompt-turn: a failure
+ * is a JSON-RPC error, case 17; a cancel is `stopReason: "cancelled"`). The `✗ error: …` or
+ * `⊘ cancelled` notice a replay says a prompt's end with (acp/notices.ts `promptEndNotice`) is for
+ * prompts with no answer to this client, another client's among them; the follower once sent it
+ * for its own prompt too, before the answer that said the same.
+ */
+
+import * as acp from "@agentclientprotocol/sdk";
+import { expect, test } from "vitest";
+import { approveAll } from "../../src/sdk/index.js";
+import { startAcpAgent, text, withoutIds } from "./workers-acp-support.js";
+import { describeWorkers, holdAnswers } from "./workers-support.js";
+
+const REFUSED = "model 'x' does not exist";
+
+describeWorkers("ACP: the end of the editor's own prompt on another worker", (workers) => {
+  test.each(["notices", "none"] as const)(
+    "a failed prompt is its -32603 answer alone, no notice, as a local prompt's (offer: %s)",
+    async (offer) => {
+      const { fixture, env } = workers;
+      const held = await workers.worker().createSession({ onPermissionRequest: approveAll });
+      const editor = startAcpAgent(env, fixture.cwd);
+      try {
+        await editor.load(held.sessionId, offer === "notices" ? { session: { notices: {} } } : {});
+        fixture.model.enqueue({ status: 400, body: { error: { message: REFUSED } } });
+        const failure = await editor.agent
+          .request(acp.methods.agent.session.prompt, {
+            sessionId: held.sessionId,
+            prompt: [{ type: "text", text: "hello" }],
+          })
+          .catch((error: unknown) => error);
+        const { code, message, data } = failure as { code: number; message: string; data: unknown };
+        // acp/errors.ts `promptFailure`, as test/acp/provider-failures.test.ts's local prompt.
+        expect({ code, message, data }).toEqual({
+          code: -32603,
+          message: `The model request failed: HTTP 400: ${REFUSED}`,
+          data: { errorType: "invalid_request", statusCode: 400 },
+        });
+        // The title its prompt gives; nothing else (the editor shows its own prompt).
+        expect(editor.updates.map(withoutIds)).toEqual([
+          { sessionUpdate: "session_info_update", title: "hello", updatedAt: "<time>" },
+        ]);
+        expect(editor.invalid).toEqual([]);
+      } finally {
+        await editor.stop();
+      }
+    },
+  );
+
+  test("a cancelled prompt is its `cancelled` answer alone; another client's failure is told as a notice", async () => {
+    const { fixture, env } = workers;
+    const held = await workers.worker().createSession({ onPermissionRequest: approveAll });
+    const editor = startAcpAgent(env, fixture.cwd);
+    try {
+      await editor.load(held.sessionId);
+      const requested = holdAnswers(fixture.model);
+      const answer = editor.prompt(held.sessionId, "held");
+      await requested.opened;
+      await editor.agent.notify(acp.methods.agent.session.cancel, { sessionId: held.sessionId });
+      expect(await answer).toEqual({ stopReason: "cancelled" });
+      fixture.model.setResponder(undefined);
+
+      // The owner's own client's prompt fails: this editor has no answer for it, so a notice.
+      fixture.model.enqueue({ status: 400, body: { error: { message: REFUSED } } });
+      const told = editor.next((update) => update.sessionUpdate === "agent_thought_chunk");
+      await expect(held.sendAndWait({ prompt: "from the owner's app" })).rejects.toThrow(REFUSED);
+      await told;
+      expect(editor.updates.map(withoutIds)).toEqual([
+        { sessionUpdate: "session_info_update", title: "held", updatedAt: "<time>" },
+        text("user_message_chunk", "from the owner's app"),
+        text("agent_thought_chunk", `✗ error: HTTP 400: ${REFUSED}\n`),
+      ]);
+      expect(editor.invalid).toEqual([]);
+    } finally {
+      await editor.stop();
+    }
+  });
+});

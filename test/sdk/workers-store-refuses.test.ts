@@ -1,0 +1,115 @@
+/**
+ * A follower's prompt whose owner's store refuses its events (issue 22): the owner's prompt ends
+ * with a storage error, and the store, which takes no more events of the session after a batch it
+ * refused for good (postgres/appender.ts `BatchRefusedError`), never holds that end. A follower
+ * reads the end of its prompt from the store, so its `sendAndWait` (or its editor's
+ * `session/prompt`) waited for ever. The owner now tells the follower through the inbox, as it
+ * tells a prompt it refused unstored (workers-owner-fails.test.ts): an SDK app gets the
+ * `session.error` then `session.idle` the owner's own app would get, an editor the `-32603` a
+ * local prompt gets. The refusal is real: a PostgreSQL trigger refuses the `events` row of a
+ * prompt's `user.message` or of an answer, by its text.
+ */
+
+import { expect, test } from "vitest";
+import { approveAll } from "../../src/sdk/index.js";
+import { startAcpAgent, withoutIds } from "./workers-acp-support.js";
+import { describeWorkers, QUICK_OWNER_CHECK } from "./workers-support.js";
+
+/** Makes `url`'s database refuse every `events` row whose line holds `marker`. */
+async function refuseRowsWith(url: string, marker: string): Promise<void> {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`
+      CREATE OR REPLACE FUNCTION refuse_marked() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'a test trigger refuses this row';
+      END $$;`);
+    const name = `refuse_${marker.replaceAll(/\W/g, "_")}`;
+    await client.query(
+      `CREATE TRIGGER ${name} BEFORE INSERT ON events FOR EACH ROW
+         WHEN (strpos(NEW.data, '${marker}') > 0) EXECUTE FUNCTION refuse_marked()`,
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+/** What the owner's store says of `types`, refused in session `sessionId` of `url`'s database. */
+function storageMessage(url: string, sessionId: string, types: string): string {
+  const database = url.replace(/^postgres:\/\/([^:@]*)(:[^@]*)?@/, "postgres://$1@");
+  return `${database} (session ${sessionId}) could not be written (the database refuses ${types} of this session for good (`;
+}
+
+describeWorkers(
+  "the owner's store refuses a follower's prompt",
+  (workers) => {
+    test("its user.message refused: an SDK follower's sendAndWait rejects with the storage error, session.error then idle", async () => {
+      const { fixture, env } = workers;
+      const url = env.TURNLOOP_DATABASE_URL ?? "";
+      const held = await workers.worker().createSession({ onPermissionRequest: approveAll });
+      await refuseRowsWith(url, "refuse this prompt");
+      const follower = await workers
+        .worker()
+        .resumeSession(held.sessionId, { onPermissionRequest: approveAll });
+      const seen: Array<{ type: string; data: unknown }> = [];
+      follower.on((event) => {
+        seen.push({ type: event.type, data: event.data });
+      });
+      const requests = fixture.model.requests.length;
+      const failure = await follower
+        .sendAndWait({ prompt: "refuse this prompt" })
+        .catch((error: unknown) => error);
+      const message = String(failure).replace(/^Error: /, "");
+      // The prompt's user.message is committed before its model request (its own batch).
+      expect(message).toBe(
+        `${storageMessage(url, held.sessionId, "1 event")}user.message: a test trigger refuses this row); they are lost, and the session takes no more events here: resume it to go on after its last stored event): the prompt was stopped; every event written before is kept`,
+      );
+      // What the owner's own app gets of the same failure (workers-owner-fails.test.ts).
+      expect(seen).toEqual([
+        { type: "session.error", data: { errorType: "storage", message } },
+        { type: "assistant.idle", data: {} },
+        { type: "session.idle", data: {} },
+      ]);
+      expect(fixture.model.requests).toHaveLength(requests);
+      expect((await held.getMessages()).map((event) => event.type)).toEqual(["session.start"]);
+    });
+
+    test("its answer refused after the prompt was stored: an ACP follower's session/prompt fails with -32603 naming storage", async () => {
+      const { fixture, env } = workers;
+      const url = env.TURNLOOP_DATABASE_URL ?? "";
+      const held = await workers.worker().createSession({ onPermissionRequest: approveAll });
+      await refuseRowsWith(url, "an answer the store refuses");
+      const editor = startAcpAgent(env, fixture.cwd);
+      try {
+        await editor.load(held.sessionId);
+        fixture.model.enqueue({ text: "an answer the store refuses" });
+        const failure = await editor.agent
+          .request("session/prompt", {
+            sessionId: held.sessionId,
+            prompt: [{ type: "text", text: "hello" }],
+          })
+          .catch((error: unknown) => error);
+        const { code, message, data } = failure as { code: number; message: string; data: unknown };
+        // As a local prompt's storage failure is answered (acp/errors.ts `promptFailure`).
+        expect({ code, data }).toEqual({ code: -32603, data: { errorType: "storage" } });
+        expect(message).toContain(
+          `The session could not be stored: ${storageMessage(url, held.sessionId, "3 events")}`,
+        );
+        // The prompt was stored, titling the session; nothing of the refused answer reached it.
+        expect(editor.updates.map(withoutIds)).toEqual([
+          { sessionUpdate: "session_info_update", title: "hello", updatedAt: "<time>" },
+        ]);
+        expect((await held.getMessages()).map((event) => event.type)).toEqual([
+          "session.start",
+          "user.message",
+          "assistant.turn_start",
+        ]);
+      } finally {
+        await editor.stop();
+      }
+    });
+  },
+  QUICK_OWNER_CHECK,
+);
