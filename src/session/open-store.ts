@@ -5,9 +5,9 @@
  * client are loaded on first use only, so a run without a URL never loads them.
  */
 
+import { isDatabaseUrl, redactDatabaseUrl } from "../llm/shown-values.js";
 import { ConfigError, type LoadedConfig, loadConfig } from "./config.js";
 import { projectTrust } from "./config-paths.js";
-import { isDatabaseUrl, redactDatabaseUrl } from "./database-url.js";
 import { FileSessionStore } from "./file-store.js";
 import { sessionFilesFolder } from "./paths.js";
 import type { PostgresSessionStore } from "./postgres/store.js";

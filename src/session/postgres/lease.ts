@@ -10,6 +10,7 @@
 
 import { hostname } from "node:os";
 import type { Client, PoolClient } from "pg";
+import { shownCommand } from "../lock-file.js";
 import { isAlive, ownCommand } from "../session-lock.js";
 import { type LeaseGone, type LeaseHolder, SessionLockedError } from "../session-store.js";
 import type { Database } from "./database.js";
@@ -98,7 +99,7 @@ export function toHolder(owner: unknown): LeaseHolder | undefined {
   return {
     pid,
     hostname: host,
-    command: typeof command === "string" ? command : "?",
+    command: typeof command === "string" ? shownCommand(command) : "?",
     acquiredAt: typeof acquiredAt === "string" ? acquiredAt : "?",
     ...(typeof takesInbox === "boolean" ? { takesInbox } : {}),
   };
