@@ -65,16 +65,6 @@ export interface Lease {
   nextSeq: number;
 }
 
-/** The lease was lost: another worker claimed the session (this one froze or was cut off). */
-export class LeaseLostError extends Error {
-  override readonly name = "LeaseLostError";
-  constructor(sessionId: string) {
-    super(
-      `the writer lease of session ${sessionId} was lost: another worker took the session over (this worker was stopped or cut off past its lease); its later events were refused`,
-    );
-  }
-}
-
 /** Who this process is, as recorded in `sessions.owner`. */
 function holderNow(worker: Worker): LeaseHolder {
   return {
