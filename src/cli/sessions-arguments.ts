@@ -4,7 +4,7 @@
  * (usage.ts).
  */
 
-import { isDatabaseUrl, redactDatabaseUrl } from "../session/database-url.js";
+import { isDatabaseUrl, redactDatabaseUrl } from "../llm/shown-values.js";
 import { type ParsedValues, UsageError } from "./argument-flags.js";
 import { commandHint } from "./argument-suggestions.js";
 import type { Command } from "./arguments.js";

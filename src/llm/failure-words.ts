@@ -6,6 +6,7 @@
 
 import { APICallError, JSONParseError, TypeValidationError } from "@ai-sdk/provider";
 import type { ClassifiedFailure } from "./errors.js";
+import { redactSecrets } from "./shown-values.js";
 
 /** Longest error message we pass on (characters): provider bodies can be huge HTML pages. */
 const MAX_MESSAGE_LENGTH = 500;
@@ -193,14 +194,6 @@ export function boundedMessage(text: string): string {
   return redacted.length > MAX_MESSAGE_LENGTH
     ? `${redacted.slice(0, MAX_MESSAGE_LENGTH)}… (${redacted.length - MAX_MESSAGE_LENGTH} more characters)`
     : redacted;
-}
-
-/** Removes API keys, bearer tokens and credentials in query strings from a text. */
-export function redactSecrets(text: string): string {
-  return text
-    .replace(/\b(sk-(?:ant-)?[A-Za-z0-9_-]{6})[A-Za-z0-9_-]{8,}/g, "$1…[redacted]")
-    .replace(/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, "$1[redacted]")
-    .replace(/([?&](?:key|api_key|apikey|token|access_token)=)[^&\s"']+/gi, "$1[redacted]");
 }
 
 /**

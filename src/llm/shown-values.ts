@@ -1,15 +1,20 @@
 /**
- * Configuration values as a user sees them: the one redaction for every place turnloop shows a
- * config value (`turnloop config` in text and `--json`, `mcp list`, the trust questions and
- * `mcp trust`, an MCP server's failure on stderr and in its event). A header's value and an
- * `env` variable's value are never shown (`[redacted]`); in a URL, the password (or a user name
- * with no password, often a token) and the value of a query parameter whose name looks secret
- * (`token`, `key`, `secret`, `password`, `auth`, `sig`, `credential` …) are shown as `***`; in
- * other text, API keys (`sk-…`), bearer tokens and key query parameters are cut (failure-words.ts
- * `redactSecrets`, as in error messages).
+ * Secrets in what turnloop shows, writes or says: the one redaction for every place a config
+ * value, a URL or an error text leaves the process or reaches a store (`turnloop config` in text
+ * and `--json`, `mcp list`, the trust questions and `mcp trust`, an MCP server's failure, a model
+ * request's failure in the log and on every face, the command line recorded as a session's
+ * holder in its lock file or `sessions.owner` and quoted in refusals, a database URL anywhere).
+ * A header's value and an `env` variable's value are never shown (`[redacted]`); in a URL, the
+ * password (or a user name with no password, often a token; but not a database URL's, which
+ * names a role) and the value of a query parameter whose name looks secret (`token`, `key`,
+ * `secret`, `password`, `auth`, `sig`, `credential` …) are shown as `***`; in other text, API
+ * keys (`sk-…`), bearer tokens and key query parameters are cut ({@link redactSecrets}, as in
+ * error messages). A database URL (`--store`, `TURNLOOP_DATABASE_URL`, a config file's `store`) is
+ * shown as any URL: `postgres://user:***@host/db` in every message, error and `turnloop config`
+ * (issue 22: its password never appears in logs, errors or the config listing). No imports, and
+ * one module: every layer from llm/ up may use it, and the argument parser's check of `--store`
+ * loads it at start-up anyway.
  */
-
-import { redactSecrets } from "./failure-words.js";
 
 /** What a header's or an `env` variable's value is shown as. */
 export const REDACTED = "[redacted]";
@@ -27,32 +32,59 @@ const SECRET_MAPS = new Set(["headers", "env"]);
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
 
 /**
- * `text` as a URL with its password, a lone user name and its secret-looking query values shown
- * as `***` (`http://user:***@host/mcp?token=***`); the text itself when nothing is secret or it is
- * no URL.
+ * A URL's scheme and user information (`user:password@`, up to the authority's last `@`, as the
+ * WHATWG URL parser reads it), matched as text so that a URL no parser takes is covered too.
+ */
+const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#\s]*)@/i;
+
+/** Schemes whose user name is a role, not a secret: PostgreSQL's ({@link isDatabaseUrl}). */
+const ROLE_SCHEMES = /^postgres(ql)?:\/\/$/i;
+
+/**
+ * Removes API keys, bearer tokens and credentials in query strings (`[redacted]`) and the
+ * password of every URL (`user:***@`; a lone user name, often a token, as `***@`) from a text.
+ */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(/\b(sk-(?:ant-)?[A-Za-z0-9_-]{6})[A-Za-z0-9_-]{8,}/g, "$1…[redacted]")
+    .replace(/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, "$1[redacted]")
+    .replace(/([?&](?:key|api_key|apikey|token|access_token)=)[^&\s"']+/gi, "$1[redacted]")
+    .replace(URL_IN_TEXT, (url) => withoutUserSecret(url));
+}
+
+/** `url` (text) with its password, or a lone user name outside {@link ROLE_SCHEMES}, as `***`. */
+function withoutUserSecret(url: string): string {
+  return url.replace(USER_INFO, (whole, scheme: string, userInfo: string) => {
+    const colon = userInfo.indexOf(":");
+    if (colon >= 0) {
+      return `${scheme}${userInfo.slice(0, colon)}:${URL_SECRET}@`;
+    }
+    return userInfo === "" || ROLE_SCHEMES.test(scheme) ? whole : `${scheme}${URL_SECRET}@`;
+  });
+}
+
+/**
+ * `text` as a URL with its password, a lone user name (but a database URL's role) and its
+ * secret-looking query values shown as `***` (`http://user:***@host/mcp?token=***`); the text
+ * itself when nothing is secret; a text no URL parser takes with only its user information
+ * hidden.
  */
 export function redactedUrl(text: string): string {
+  const shown = withoutUserSecret(text);
   let url: URL;
   try {
-    url = new URL(text);
+    url = new URL(shown);
   } catch {
-    return text;
+    return shown;
   }
   let changed = false;
-  if (url.password !== "") {
-    url.password = URL_SECRET;
-    changed = true;
-  } else if (url.username !== "") {
-    url.username = URL_SECRET;
-    changed = true;
-  }
   for (const name of new Set(url.searchParams.keys())) {
     if (SECRET_PARAMETER.test(name)) {
       url.searchParams.set(name, URL_SECRET);
       changed = true;
     }
   }
-  return changed ? url.href : text;
+  return changed ? url.href : shown;
 }
 
 /** `text` with every URL in it shown by {@link redactedUrl} and other secrets cut. */
@@ -84,4 +116,29 @@ export function redactedConfig(value: unknown): unknown {
         : redactedConfig(item),
     ]),
   );
+}
+
+/** Whether `value` names a PostgreSQL database (`postgres://…` or `postgresql://…`). */
+export function isDatabaseUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(value);
+}
+
+/**
+ * `url` as shown ({@link redactedUrl}: its password and secret query values such as
+ * `?password=` or `?sslpassword=` as `***`, its user name, a role, kept); a text that is not a URL
+ * is returned as `postgres://… (not a valid URL)`.
+ */
+export function redactDatabaseUrl(url: string): string {
+  return URL.canParse(url) ? redactedUrl(url) : "postgres://… (not a valid URL)";
+}
+
+/** `text` with every occurrence of `url`'s password replaced by `***` (for driver errors). */
+export function redactPassword(text: string, url: string): string {
+  let password = "";
+  try {
+    password = decodeURIComponent(new URL(url).password);
+  } catch {
+    return text;
+  }
+  return password === "" ? text : text.split(password).join(URL_SECRET);
 }

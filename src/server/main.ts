@@ -23,6 +23,7 @@ import { errorMessage, warningLine, withoutPrefix } from "../events/errors.js";
 import { FramedMessageWriter } from "../protocol/framed-writer.js";
 import { SessionHost } from "../session/host.js";
 import { maxMessageBytes } from "../session/message-size.js";
+import { openSessionStore } from "../session/open-store.js";
 import { OpeningGate } from "../session/opening-gate.js";
 import { turnloopHome } from "../session/paths.js";
 import type { RunConfig } from "../session/run-config.js";
@@ -51,10 +52,13 @@ export async function runServerCommand(
   let messageLimit: number;
   try {
     // A second process may resume and use this server's sessions (issue 25).
+    const home = turnloopHome(env);
     host = new SessionHost({
-      home: turnloopHome(env),
+      home,
       env,
       config,
+      // An operator sees the database's outages: one line when it is unreachable, one when back.
+      store: openSessionStore(home, config.store?.value, log),
       releaseWhenIdle: true,
       settingNames: SERVER_SETTING_NAMES,
     });

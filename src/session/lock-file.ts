@@ -22,6 +22,7 @@ import { rename, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { errorCode } from "../events/errors.js";
+import { redactedText } from "../llm/shown-values.js";
 import type { LeaseHolder } from "./session-store.js";
 import { closeQuietly, createFile, writeAndClose } from "./small-file.js";
 
@@ -73,6 +74,16 @@ export function readLock(path: string): LockContents {
   return { kind: "unreadable", text };
 }
 
+/**
+ * A holder's command line as written and shown (lock files, `sessions.owner`, refusals), through
+ * llm/shown-values.ts `redactedText`, the one redaction: a URL's password and secret query values
+ * as `***`, API keys and bearer tokens cut; at most 200 characters. Applied to what is read back
+ * too, so that a record written by an older turnloop is shown without its secrets.
+ */
+export function shownCommand(command: string): string {
+  return redactedText(command).slice(0, 200);
+}
+
 function parseOwner(value: unknown): LeaseHolder | undefined {
   const parsed = (typeof value === "object" && value !== null ? value : {}) as Partial<LeaseHolder>;
   if (typeof parsed.pid !== "number" || typeof parsed.hostname !== "string") {
@@ -81,7 +92,7 @@ function parseOwner(value: unknown): LeaseHolder | undefined {
   return {
     pid: parsed.pid,
     hostname: parsed.hostname,
-    command: typeof parsed.command === "string" ? parsed.command : "?",
+    command: typeof parsed.command === "string" ? shownCommand(parsed.command) : "?",
     acquiredAt: typeof parsed.acquiredAt === "string" ? parsed.acquiredAt : "?",
     ...(parsed.releasesWhenIdle === true ? { releasesWhenIdle: true } : {}),
     ...(parsed.idle === true ? { idle: true } : {}),

@@ -5,9 +5,9 @@
  * client are loaded on first use only, so a run without a URL never loads them.
  */
 
+import { isDatabaseUrl, redactDatabaseUrl } from "../llm/shown-values.js";
 import { ConfigError, type LoadedConfig, loadConfig } from "./config.js";
 import { projectTrust } from "./config-paths.js";
-import { isDatabaseUrl, redactDatabaseUrl } from "./database-url.js";
 import { FileSessionStore } from "./file-store.js";
 import { sessionFilesFolder } from "./paths.js";
 import type { PostgresSessionStore } from "./postgres/store.js";
@@ -24,11 +24,17 @@ import type {
 
 /**
  * The session store for the turnloop home `home` (absolute, see `turnloopHome`): the PostgreSQL
- * store when `databaseUrl` is given, else the file store.
+ * store when `databaseUrl` is given, else the file store. `notice` (the server's stderr log) gets
+ * one line when the database becomes unreachable while a lease is held, and one when it is back
+ * (postgres/lease.ts `LeaseKeeper`).
  * @throws Error when `databaseUrl` is not a `postgres://` or `postgresql://` URL (the message
  * shows it with its password redacted).
  */
-export function openSessionStore(home: string, databaseUrl?: string): SessionStore {
+export function openSessionStore(
+  home: string,
+  databaseUrl?: string,
+  notice?: (line: string) => void,
+): SessionStore {
   if (databaseUrl === undefined) {
     return new FileSessionStore(home);
   }
@@ -37,7 +43,7 @@ export function openSessionStore(home: string, databaseUrl?: string): SessionSto
       `the session store must be a postgres:// or postgresql:// URL, not "${redactDatabaseUrl(databaseUrl)}"`,
     );
   }
-  return new DeferredPostgresStore(databaseUrl, home);
+  return new DeferredPostgresStore(databaseUrl, home, notice);
 }
 
 /**
@@ -94,11 +100,13 @@ class DeferredPostgresStore implements SessionStore {
   readonly location: string;
   readonly #url: string;
   readonly #home: string;
+  readonly #notice: ((line: string) => void) | undefined;
   #store: Promise<PostgresSessionStore> | undefined;
 
-  constructor(url: string, home: string) {
+  constructor(url: string, home: string, notice?: (line: string) => void) {
     this.#url = url;
     this.#home = home;
+    this.#notice = notice;
     this.location = redactDatabaseUrl(url);
   }
 
@@ -160,7 +168,12 @@ class DeferredPostgresStore implements SessionStore {
 
   #load(): Promise<PostgresSessionStore> {
     this.#store ??= import("./postgres/store.js").then(
-      ({ PostgresSessionStore }) => new PostgresSessionStore({ url: this.#url, home: this.#home }),
+      ({ PostgresSessionStore }) =>
+        new PostgresSessionStore({
+          url: this.#url,
+          home: this.#home,
+          ...(this.#notice === undefined ? {} : { notice: this.#notice }),
+        }),
     );
     return this.#store;
   }

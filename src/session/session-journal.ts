@@ -5,7 +5,9 @@
  * Events that report what the prompt already received ({@link RECEIVED}: the model's reply and
  * usage, a tool call's result) are the exception: refused, they still reach the faces, outside the
  * history, so that a full disk loses no answer the model gave (a trial's finding: `-p` printed
- * the error and not the answer).
+ * the error and not the answer); unless the writer lease was lost: then the log is another
+ * process's, which may hold its own version of the same (a takeover's interrupted result), and a
+ * client is never told an event the log contradicts (trial 36, P4-2).
  */
 
 import {
@@ -16,7 +18,12 @@ import {
 } from "../events/events.js";
 import { unsavedLog, unsavedNote } from "./deferred-appender.js";
 import { createEnvelope } from "./envelope.js";
-import type { CommitOptions, SessionAppender, StoredLog } from "./session-store.js";
+import {
+  type CommitOptions,
+  LeaseLostError,
+  type SessionAppender,
+  type StoredLog,
+} from "./session-store.js";
 import { SessionWriter } from "./session-writer.js";
 import { StorageError, storageProblem } from "./storage-error.js";
 
@@ -115,7 +122,9 @@ export class SessionJournal {
       }
       this.#fail(error, running);
       const refused = createEnvelope(input, this.#writer.lastPersistedId);
-      if (RECEIVED.has(refused.type)) {
+      // A lease lost: the log is another process's now, which may store its own version (a
+      // takeover's interrupted result for the same tool call): a client must not be told this one.
+      if (RECEIVED.has(refused.type) && !(error instanceof LeaseLostError)) {
         deliver(refused, true);
       }
       return refused;

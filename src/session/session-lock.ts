@@ -30,7 +30,6 @@
 import { rmdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { errorCode, errorMessage, makeFolders } from "../events/errors.js";
-import { redactDatabaseUrl } from "./database-url.js";
 import {
   handOver,
   isAlive,
@@ -41,6 +40,7 @@ import {
   type ReplaceLock,
   readLock,
   sameProcess,
+  shownCommand,
   UNREADABLE_GRACE_MS,
   underBreaker,
 } from "./lock-file.js";
@@ -324,18 +324,12 @@ let thisCommand: string | undefined;
 
 /**
  * `turnloop <arguments>` of this process, for other processes' error messages (and, with
- * PostgreSQL, the `sessions.owner` column): a database URL's password shown as `***`. Made once
- * per process (every lease taken writes it).
+ * PostgreSQL, the `sessions.owner` column) as lock-file.ts {@link shownCommand} shows it: a
+ * URL's password and secret query values (`--store`, `--base-url`) as `***`, API keys and bearer
+ * tokens cut. Made once per process (every lease taken writes it).
  */
 export function ownCommand(): string {
-  thisCommand ??= [
-    "turnloop",
-    ...process.argv
-      .slice(2)
-      .map((word) => word.replace(/postgres(ql)?:\/\/\S*/gi, (url) => redactDatabaseUrl(url))),
-  ]
-    .join(" ")
-    .slice(0, 200);
+  thisCommand ??= shownCommand(["turnloop", ...process.argv.slice(2)].join(" "));
   return thisCommand;
 }
 

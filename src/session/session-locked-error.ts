@@ -91,3 +91,18 @@ export class InboxRefusedError extends Error {
     this.owner = owner;
   }
 }
+
+/**
+ * The writer lease was lost: another process claimed the session (this one froze or was cut off
+ * past its lease; the PostgreSQL store's heartbeat or a refused append finds it). The log is the
+ * new holder's from then on: what this process could not append is not said to its clients
+ * either (session-journal.ts), since the log may hold another version of it.
+ */
+export class LeaseLostError extends Error {
+  override readonly name = "LeaseLostError";
+  constructor(sessionId: string) {
+    super(
+      `the writer lease of session ${sessionId} was lost: another worker took the session over (this worker was stopped or cut off past its lease); its later events were refused`,
+    );
+  }
+}

@@ -89,6 +89,7 @@ import type { SessionInbox } from "./inbox-port.js";
 export {
   describeHolder,
   InboxRefusedError,
+  LeaseLostError,
   SessionLockedError,
 } from "./session-locked-error.js";
 

@@ -9,9 +9,8 @@
  */
 
 import { markedText } from "../events/errors.js";
-import { redactedUrl } from "../llm/shown-values.js";
+import { redactDatabaseUrl, redactedUrl } from "../llm/shown-values.js";
 import type { McpServerConfig } from "../tools/mcp/config.js";
-import { redactDatabaseUrl } from "./database-url.js";
 import { serversByFile, type UntrustedProject } from "./mcp-servers.js";
 
 /** Characters of one value shown at most; the rest is cut with a note. */

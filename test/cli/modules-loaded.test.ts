@@ -55,7 +55,8 @@ const NOT_BEFORE_NEEDED =
  * cli/permission-flags.ts (contradicting flags are a usage error), cli/prompt-totals.ts (split
  * from the terminal renderer), llm/first-response.ts (one-time work done while the first request
  * waits for its answer) and session/database-url.ts (the password kept out of the lock's
- * holder command). 216 in
+ * holder command; in session 36 merged into llm/shown-values.ts, the one redaction, which the
+ * lock's holder command now goes through whole). 216 in
  * session 9 with tools/input-json-schemas.ts (the built-in tools' input schemas as JSON Schema,
  * written at build time: zod's converter no longer runs before the first request); 213 once
  * `tinyglobby`, `fdir` and `ignore` loaded at the first search (src/tools/gitignore.ts), the

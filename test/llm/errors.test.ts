@@ -1,8 +1,9 @@
 import { APICallError, LoadAPIKeyError } from "@ai-sdk/provider";
 import { describe, expect, test } from "vitest";
 import { classifyFailure } from "../../src/llm/errors.js";
-import { boundedMessage, redactSecrets } from "../../src/llm/failure-words.js";
+import { boundedMessage } from "../../src/llm/failure-words.js";
 import { parseRetryAfter } from "../../src/llm/http-headers.js";
+import { redactSecrets } from "../../src/llm/shown-values.js";
 
 function apiCallError(
   statusCode: number | undefined,
@@ -182,6 +183,16 @@ describe("redactSecrets", () => {
     ).toBe("GET https://host/v1/models?key=[redacted]&alt=sse failed");
     expect(redactSecrets('url "https://h/x?a=1&api_key=s3cr3t" and &access_token=t0k3n')).toBe(
       'url "https://h/x?a=1&api_key=[redacted]" and &access_token=[redacted]',
+    );
+  });
+
+  test("a URL's password, and a lone user name (often a token) but a database URL's role", () => {
+    expect(
+      redactSecrets(
+        "at http://user:pw36@host:9/v1, https://ghp_token123@git.host/x, http://u:p@ss@h/ and postgres://turnloop@db/x)",
+      ),
+    ).toBe(
+      "at http://user:***@host:9/v1, https://***@git.host/x, http://u:***@h/ and postgres://turnloop@db/x)",
     );
   });
 

@@ -15,10 +15,10 @@ import { errorMessage } from "../../events/errors.js";
 import { isEphemeral, type SessionEvent } from "../../events/events.js";
 import { serializeEvent } from "../event-log.js";
 import { type LogScan, scanEvent } from "../session-metadata.js";
-import type { CommitOptions, SessionAppender } from "../session-store.js";
+import { type CommitOptions, LeaseLostError, type SessionAppender } from "../session-store.js";
 import { CommitQueue } from "../storage-error.js";
 import { type Database, isRefusal } from "./database.js";
-import { type Lease, LeaseLostError, releaseLease, type Worker } from "./lease.js";
+import { type Lease, releaseLease, type Worker } from "./lease.js";
 import { COMMITS_CHANNEL, type CommitNotifier } from "./notify.js";
 import { storedOptionalText, storedText } from "./stored-text.js";
 

@@ -8,7 +8,7 @@
 
 import type { Client, Pool, PoolClient } from "pg";
 import { errorCode, errorMessage } from "../../events/errors.js";
-import { redactDatabaseUrl, redactPassword } from "../database-url.js";
+import { redactDatabaseUrl, redactPassword } from "../../llm/shown-values.js";
 import { SessionLockedError } from "../session-store.js";
 import { MissingSessionError } from "./lease.js";
 import { migrate } from "./schema.js";

@@ -10,6 +10,7 @@
 
 import { hostname } from "node:os";
 import type { Client, PoolClient } from "pg";
+import { shownCommand } from "../lock-file.js";
 import { isAlive, ownCommand } from "../session-lock.js";
 import { type LeaseGone, type LeaseHolder, SessionLockedError } from "../session-store.js";
 import type { Database } from "./database.js";
@@ -64,16 +65,6 @@ export interface Lease {
   nextSeq: number;
 }
 
-/** The lease was lost: another worker claimed the session (this one froze or was cut off). */
-export class LeaseLostError extends Error {
-  override readonly name = "LeaseLostError";
-  constructor(sessionId: string) {
-    super(
-      `the writer lease of session ${sessionId} was lost: another worker took the session over (this worker was stopped or cut off past its lease); its later events were refused`,
-    );
-  }
-}
-
 /** Who this process is, as recorded in `sessions.owner`. */
 function holderNow(worker: Worker): LeaseHolder {
   return {
@@ -98,7 +89,7 @@ export function toHolder(owner: unknown): LeaseHolder | undefined {
   return {
     pid,
     hostname: host,
-    command: typeof command === "string" ? command : "?",
+    command: typeof command === "string" ? shownCommand(command) : "?",
     acquiredAt: typeof acquiredAt === "string" ? acquiredAt : "?",
     ...(typeof takesInbox === "boolean" ? { takesInbox } : {}),
   };
@@ -255,7 +246,9 @@ export async function releaseLease(database: Database, lease: Lease, worker: Wor
  * Renews a worker's leases every `heartbeatMs` on a client of its own, connected while the
  * worker holds any lease. A lease the renewal no longer finds (another worker raised its epoch)
  * is reported lost once. A failed renewal (connection trouble) is retried at the next beat; the
- * fencing keeps the log safe meanwhile.
+ * fencing keeps the log safe meanwhile. `notice` gets one line at the first failed beat (the
+ * database unreachable, with the reason) and one at the first good beat after it (trial 36,
+ * P4-1: an operator had no trace of a 22 s outage), not one per retry.
  */
 export class LeaseKeeper {
   readonly #database: Database;
@@ -265,11 +258,20 @@ export class LeaseKeeper {
   #timer: NodeJS.Timeout | undefined;
   #client: Promise<Client> | undefined;
   #beating: Promise<void> = Promise.resolve();
+  readonly #notice: (line: string) => void;
+  /** Whether the last beat failed (the database unreachable), said once by {@link #notice}. */
+  #unreachable = false;
 
-  constructor(database: Database, worker: Worker, heartbeatMs: number) {
+  constructor(
+    database: Database,
+    worker: Worker,
+    heartbeatMs: number,
+    notice: (line: string) => void = () => undefined,
+  ) {
     this.#database = database;
     this.#worker = worker;
     this.#heartbeatMs = heartbeatMs;
+    this.#notice = notice;
   }
 
   /** Keeps `lease` alive until {@link drop}; `onLost` is called if it is found lost. */
@@ -315,6 +317,10 @@ export class LeaseKeeper {
           this.#worker.id,
         ],
       );
+      if (this.#unreachable) {
+        this.#unreachable = false;
+        this.#notice(`${this.#database.displayUrl} is reachable again: leases renewed`);
+      }
       const renewed = new Set(rows.map((row) => row.id));
       for (const { lease, onLost } of held) {
         if (!renewed.has(lease.sessionId) && this.#held.get(lease.sessionId)?.lease === lease) {
@@ -322,7 +328,14 @@ export class LeaseKeeper {
           onLost();
         }
       }
-    } catch {
+    } catch (error) {
+      if (!this.#unreachable) {
+        this.#unreachable = true;
+        const reason = this.#database.redact(error).message;
+        this.#notice(
+          `${this.#database.displayUrl} is unreachable (${reason}): the leases of this worker's ${held.length === 1 ? "session" : `${held.length} sessions`} are not renewed; retrying every ${this.#heartbeatMs} ms`,
+        );
+      }
       const client = this.#client;
       this.#client = undefined;
       await (await client?.catch(() => undefined))?.end().catch(() => undefined);

@@ -68,6 +68,11 @@ export interface PostgresStoreOptions {
    * 5.1 s in all, unless the test-only `TURNLOOP_TEST_STORE_RETRY_DELAY_MS` is set).
    */
   retryDelaysMs?: readonly number[];
+  /**
+   * Gets one line when the heartbeat finds the database unreachable (its reason, password
+   * redacted) and one when it is reachable again, never one per failed beat (lease.ts).
+   */
+  notice?: (line: string) => void;
 }
 
 /** Sessions in PostgreSQL. Each instance is one worker, with an id of its own. */
@@ -97,6 +102,7 @@ export class PostgresSessionStore implements SessionStore {
       this.#database,
       this.#worker,
       options.heartbeatMs ?? timings.heartbeatMs,
+      options.notice,
     );
     this.#notifier = new CommitNotifier(this.#database);
     this.#listener = new CommitListener(
