@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionEventData } from "../events/events.js";
 import { commandEnding, type ToolCall } from "../session/session-model/session-model.js";
+import { stateWords } from "../session/session-model/tool-call.js";
 
 type ToolCallContent = acp.ToolCallContent;
 
@@ -62,7 +63,7 @@ function shownOutput(call: ToolCall): string {
  * The `rawOutput` of a command run in the client's terminal (its content is the terminal): the
  * output as the session model reads it, and the exit code or signal when known.
  */
-export function terminalOutput(
+function terminalOutput(
   data: SessionEventData["tool.execution_complete"],
   call: ToolCall | undefined,
 ): { output: string; exitCode?: number; signal?: string } {
@@ -74,6 +75,30 @@ export function terminalOutput(
     ...(call.exitCode === undefined ? {} : { exitCode: call.exitCode }),
     ...(call.signal === undefined ? {} : { signal: call.signal }),
   };
+}
+
+/**
+ * A finished call's `rawOutput` (ACP's free-form field): a terminal's output, exit code and
+ * signal ({@link terminalOutput}), else the result's `error` code; and for a call that did not
+ * complete, the session model's words as `outcome` (session-model/tool-call.ts `stateWords`:
+ * `failed (exit code 1)`, `timed out after 2 s`, `invalid arguments` …), ACP's `status` being
+ * only `completed` or `failed`. Undefined when there is nothing to say.
+ */
+export function rawOutputOf(
+  data: SessionEventData["tool.execution_complete"],
+  call: ToolCall | undefined,
+  terminalId: string | undefined,
+): object | undefined {
+  const fields =
+    terminalId !== undefined
+      ? terminalOutput(data, call)
+      : data.error === undefined
+        ? undefined
+        : { error: data.error.code };
+  if (call === undefined || call.status === "completed") {
+    return fields;
+  }
+  return { ...fields, outcome: stateWords(call) };
 }
 
 export function textContent(text: string): ToolCallContent {

@@ -12,7 +12,7 @@ import type { AnyTool } from "../tools/define-tool.js";
 import { CompactionUpdates } from "./compaction-updates.js";
 import { noticeUpdate, promptEndNotice, recordedNotice } from "./notices.js";
 import { replayedPrompt, titleFrom } from "./prompt-content.js";
-import { resultContent, terminalOutput, textContent } from "./tool-call-content.js";
+import { rawOutputOf, resultContent, textContent } from "./tool-call-content.js";
 
 /** How a session's events are being turned into updates. */
 export type MappingMode =
@@ -363,12 +363,7 @@ export class UpdateMapper {
       });
     }
     const terminalId = this.terminals.get(data.toolCallId);
-    const rawOutput =
-      terminalId !== undefined
-        ? terminalOutput(data, call)
-        : data.error === undefined
-          ? undefined
-          : { error: data.error.code };
+    const rawOutput = rawOutputOf(data, call, terminalId);
     updates.push({
       sessionUpdate: "tool_call_update",
       toolCallId: data.toolCallId,

@@ -9,6 +9,7 @@
 import { terminalText } from "../events/errors.js";
 import type { JsonObject } from "../events/events.js";
 import type { ToolCall } from "../session/session-model/session-model.js";
+import { outcomeSymbol, stateWords } from "../session/session-model/tool-call.js";
 import { commandStop } from "../tools/bash.js";
 
 /** Characters of a call's arguments a `-p` tool line shows. */
@@ -57,38 +58,17 @@ export interface ToolOutcome {
 }
 
 /**
- * A finished call as the user needs it: a command that failed (the session model's rule: it
- * exited non-zero or was killed) shows its exit code or signal and its output; one the runner
- * stopped says why (`timed out after 2 s`, `cancelled`: tools/bash.ts) and shows its output; any
- * other failure its first line. Output and reasons are drawn without terminal control sequences
- * (events/errors.ts terminalText). `edit` and `create` show their path and `+added −removed` lines (`(empty file)` for a
- * file created empty).
+ * A finished call as the user needs it: a call that did not complete says so in the session
+ * model's words (session-model/tool-call.ts `stateWords`: `failed (exit code 1)`, `timed out
+ * after 2 s`, `denied`, `interrupted`, `invalid arguments`, `unknown tool` …); a command shows
+ * its output (one the runner stopped, what it printed before), any other failure its first line
+ * as the reason. Output and reasons are drawn without terminal control sequences
+ * (events/errors.ts terminalText). `edit` and `create` show their path and `+added −removed`
+ * lines (`(empty file)` for a file created empty).
  */
 export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): ToolOutcome {
-  const output = terminalText(toolCall.output ?? "");
-  const failed = toolCall.status !== "completed";
-  if (toolCall.status === "interrupted") {
-    // The session model's word for a call a cancel cut, on every face (the result's error code
-    // says `cancelled` for one and `interrupted` for one a crash left open).
-    const reason = firstLine(toolCall.output ?? toolCall.errorMessage ?? "");
-    return { failed, detail: "interrupted", ...(reason === "" ? {} : { reason }), output: "" };
-  }
-  if (failed && toolCall.exitCode === undefined && toolCall.signal === undefined) {
-    const text = terminalText(toolCall.output ?? toolCall.errorMessage ?? "");
-    const stop = toolCall.toolName === "bash" ? commandStop(text) : undefined;
-    if (stop !== undefined) {
-      return { failed, reason: stop.reason, output: stop.output };
-    }
-    // A refusal is shown whole: its end names the flag that allows the call (no-terminal-reason.ts).
-    const whole = toolCall.status === "denied";
-    return { failed, reason: whole ? (text.split("\n", 1)[0] ?? "") : firstLine(text), output: "" };
-  }
-  if (failed) {
-    const detail =
-      toolCall.signal === undefined
-        ? failedCommand(toolCall.exitCode)
-        : `killed by ${toolCall.signal}`;
-    return { failed, detail, output };
+  if (toolCall.status !== "completed") {
+    return unsuccessfulOutcome(toolCall);
   }
   const path = typeof callArguments.path === "string" ? callArguments.path : undefined;
   const toolName = toolCall.toolName;
@@ -124,12 +104,8 @@ export function toolLines(
   const summary = outcome.label ?? callSummary(callArguments, SHORT_ARGUMENTS_LENGTH);
   const call = `${toolCall.toolName} ${summary}`.trim();
   const duration = toolCall.durationMs === undefined ? "" : ` (${toolCall.durationMs} ms)`;
-  const mark =
-    toolCall.status === "interrupted"
-      ? paint("33", "⊘")
-      : outcome.failed
-        ? paint("31", "✗")
-        : paint("32", "✓");
+  const symbol = outcomeSymbol(toolCall.status);
+  const mark = paint(symbol === "✓" ? "32" : symbol === "⊘" ? "33" : "31", symbol);
   const detail = outcome.detail === undefined ? "" : ` ${outcome.detail}`;
   const reason = outcome.reason === undefined ? "" : `: ${outcome.reason}`;
   // --verbose: every line the log holds, the note where the result was cut.
@@ -185,41 +161,37 @@ function firstLine(text: string): string {
   return `${(space > 80 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
-/**
- * How a failed command's exit reads: `failed (exit code N)`; a command that exited 0 yet failed
- * is one the sandbox stopped after the fact (it undid what the command changed of what later
- * runs read: tools/bash.ts), so `stopped by the sandbox`.
- */
-export function failedCommand(exitCode: number | undefined): string {
-  return exitCode === 0 ? "stopped by the sandbox" : `failed (exit code ${exitCode})`;
-}
-
-/** `✓`, `⊘ interrupted` (as the interactive terminal marks it), or `✗` with why ({@link unsuccessfulLabel}). */
+/** `✓`, or the mark (`⊘` interrupted, else `✗`) with the session model's words ({@link stateWords}). */
 export function outcomeMark(toolCall: ToolCall | undefined): string {
   if (toolCall === undefined || toolCall.status === "completed") {
     return "✓";
   }
-  const mark = toolCall.status === "interrupted" ? "⊘" : "✗";
-  return `${mark} ${unsuccessfulLabel(toolCall)}`;
+  return `${outcomeSymbol(toolCall.status)} ${stateWords(toolCall)}`;
 }
 
 /**
- * Why a call did not complete, in the words of every face (`sessions show`, the interactive
- * terminal, the session view): `interrupted` for a call a cancel or a crash cut (the session
- * model's state), a command's exit code or signal (the session model's rule), else the result's
- * error code (`denied` when the user said no, `rejected`, …), else `failed`.
+ * A call that did not complete: its state in the session model's words as the detail; a
+ * command's output, or the first line of why it failed as the reason (a refusal's whole first
+ * line: its end names the flag that allows the call, no-terminal-reason.ts); an interrupted
+ * call's reason is its result's first line.
  */
-export function unsuccessfulLabel(toolCall: ToolCall): string {
+function unsuccessfulOutcome(toolCall: ToolCall): ToolOutcome {
+  const detail = stateWords(toolCall);
+  const text = terminalText(toolCall.output ?? toolCall.errorMessage ?? "");
   if (toolCall.status === "interrupted") {
-    return "interrupted";
+    const reason = firstLine(text);
+    return { failed: true, detail, ...(reason === "" ? {} : { reason }), output: "" };
   }
-  if (toolCall.exitCode !== undefined) {
-    return failedCommand(toolCall.exitCode);
+  if (toolCall.exitCode !== undefined || toolCall.signal !== undefined) {
+    return { failed: true, detail, output: terminalText(toolCall.output ?? "") };
   }
-  if (toolCall.signal !== undefined) {
-    return `killed by ${toolCall.signal}`;
+  const stop = toolCall.toolName === "bash" ? commandStop(text) : undefined;
+  if (stop !== undefined) {
+    return { failed: true, detail, output: stop.output };
   }
-  return toolCall.errorCode ?? "failed";
+  const whole = toolCall.status === "denied";
+  const reason = whole ? (text.split("\n", 1)[0] ?? "") : firstLine(text);
+  return { failed: true, detail, ...(reason === "" ? {} : { reason }), output: "" };
 }
 
 /**

@@ -57,6 +57,8 @@ function hasKeys(value: unknown, keys: readonly string[]): value is Record<strin
 const PARAMS_KEYS = ["sessionId", "event"] as const;
 const EVENT_KEYS = ["type", "data", "id", "timestamp", "parentId", "ephemeral"] as const;
 const DELTA_KEYS = ["messageId", "deltaContent"] as const;
+/** A reasoning delta on the wire also names its block (server/wire-events.ts `modelNamesOnWire`). */
+const REASONING_DELTA_KEYS = ["messageId", "deltaContent", "reasoningId"] as const;
 
 /**
  * The JSON text of the notification `{jsonrpc: "2.0", method, params}`, the same as
@@ -85,8 +87,9 @@ export function notificationFrame(method: string, params: object): string {
 
 /**
  * The text of a `session.event` notification carrying an `assistant.message_delta` or
- * `assistant.reasoning_delta` of the envelope's shape (session/envelope.ts `createEnvelope`), and
- * whether its strings are all {@link PLAIN} (then its UTF-8 bytes are its `length`); undefined
+ * `assistant.reasoning_delta` of the envelope's shape (session/envelope.ts `createEnvelope`; a
+ * reasoning delta with Copilot's `reasoningId` after its text, its `messageId`: wire-events.ts
+ * `modelNamesOnWire`), and whether its strings are all {@link PLAIN} (then its UTF-8 bytes are its `length`); undefined
  * for any other params.
  */
 function deltaEventText(params: object): { text: string; plain: boolean } | undefined {
@@ -98,9 +101,11 @@ function deltaEventText(params: object): { text: string; plain: boolean } | unde
     return undefined;
   }
   const { type, data, id, timestamp, parentId, ephemeral } = event;
+  const reasoning = type === "assistant.reasoning_delta";
   if (
-    (type !== "assistant.message_delta" && type !== "assistant.reasoning_delta") ||
-    !hasKeys(data, DELTA_KEYS) ||
+    (type !== "assistant.message_delta" && !reasoning) ||
+    !hasKeys(data, reasoning ? REASONING_DELTA_KEYS : DELTA_KEYS) ||
+    (reasoning && data.reasoningId !== data.messageId) ||
     typeof data.messageId !== "string" ||
     typeof data.deltaContent !== "string" ||
     typeof id !== "string" ||
@@ -119,6 +124,8 @@ function deltaEventText(params: object): { text: string; plain: boolean } | unde
     (parentId === null || PLAIN.test(parentId));
   const quote = plain ? plainQuoted : quoted;
   const parent = parentId === null ? "null" : quote(parentId);
-  const text = `{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":${quote(sessionId)},"event":{"type":"${type}","data":{"messageId":${quote(data.messageId)},"deltaContent":${quote(data.deltaContent)}},"id":${quote(id)},"timestamp":${quote(timestamp)},"parentId":${parent},"ephemeral":true}}}`;
+  const messageId = quote(data.messageId);
+  const block = reasoning ? `,"reasoningId":${messageId}` : "";
+  const text = `{"jsonrpc":"2.0","method":"session.event","params":{"sessionId":${quote(sessionId)},"event":{"type":"${type}","data":{"messageId":${messageId},"deltaContent":${quote(data.deltaContent)}${block}},"id":${quote(id)},"timestamp":${quote(timestamp)},"parentId":${parent},"ephemeral":true}}}`;
   return { text, plain };
 }

@@ -11,7 +11,7 @@ import { History } from "../agent/history.js";
 import type { SessionEvent, SessionEventData } from "../events/events.js";
 import { createEnvelope } from "../session/envelope.js";
 import type { RemoteQuestions } from "./remote-questions.js";
-import { assistantIdleBefore, modelNamesOnWire, usageInfo } from "./wire-events.js";
+import { copilotEventsBefore, modelNamesOnWire, usageInfo } from "./wire-events.js";
 
 /** The wire events of one followed session, from its stored events in log order. */
 export class FollowedEvents {
@@ -47,10 +47,10 @@ export class FollowedEvents {
     const form =
       event.type === "session.resume" ? modelNamesOnWire(event, current) : modelNamesOnWire(event);
     const wire = this.#questions.wireEvent(event, form);
-    // An autopilot continuation: the owner's loop stopped and goes on (session.idle is never stored).
-    const assistantIdle = assistantIdleBefore(event);
+    // An autopilot continuation: the owner's loop stopped and goes on (session.idle is never
+    // stored); a reply's reasoning as Copilot's `assistant.reasoning` before it.
+    const sent = [...copilotEventsBefore(event), wire];
     this.#fold(event);
-    const sent = assistantIdle === undefined ? [wire] : [assistantIdle, wire];
     if (event.type !== "assistant.usage") {
       return sent;
     }

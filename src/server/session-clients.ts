@@ -30,7 +30,7 @@ import { type ClientLink, sendIdle } from "./client-link.js";
 import type { ToolDeclarationParams } from "./params.js";
 import { OpenRequests } from "./pending-work.js";
 import type { SessionConfig } from "./session-settings.js";
-import { assistantIdleBefore, onCopilotWire } from "./wire-events.js";
+import { copilotEventsBefore, onCopilotWire } from "./wire-events.js";
 
 export class SessionClients {
   /** Attached apps in attach order (a re-attach keeps its place, with its new registrations). */
@@ -159,7 +159,8 @@ export class SessionClients {
   /**
    * Sends `wire` (an event as the wire shows it) to every attached app; deltas only to the apps
    * that asked for streaming (`streaming` not false); not the events Copilot's wire does not
-   * have, and Copilot's `assistant.idle` first where the loop stopped (wire-events.ts).
+   * have, and first Copilot's `assistant.idle` where the loop stopped and its `assistant.reasoning`
+   * before a reply with reasoning (wire-events.ts `copilotEventsBefore`).
    */
   notify(sessionId: string, event: SessionEvent, wire: object): void {
     if (event.ephemeral !== true) {
@@ -169,12 +170,12 @@ export class SessionClients {
     if (!onCopilotWire(event)) {
       return;
     }
-    const assistantIdle = assistantIdleBefore(event);
+    const before = copilotEventsBefore(event);
     const delta =
       event.type === "assistant.message_delta" || event.type === "assistant.reasoning_delta";
     for (const [link, config] of this.attached) {
-      if (assistantIdle !== undefined) {
-        link.notify(ServerToClient.sessionEvent, { sessionId, event: assistantIdle });
+      for (const sent of before) {
+        link.notify(ServerToClient.sessionEvent, { sessionId, event: sent });
       }
       if (!delta || config.streaming !== false) {
         link.notify(ServerToClient.sessionEvent, { sessionId, event: wire });

@@ -17,8 +17,9 @@
  * `success` is the call's outcome); its result is in Copilot's words (result-wording.ts
  * `resultOnCopilotWire`). A `user.message` carries the prompt as the user gave it in
  * `content` and the model's text in `transformedContent` ({@link userMessageOnWire}); an
- * `assistant.message` with reasoning also carries it as Copilot's `reasoningText`. Every other
- * event is unchanged.
+ * `assistant.message` with reasoning also carries it as Copilot's `reasoningText`, and comes after
+ * Copilot's `assistant.reasoning` ({@link reasoningBefore}); an `assistant.reasoning_delta` also
+ * carries Copilot's `reasoningId`. Every other event is unchanged.
  */
 
 import type { History } from "../agent/history.js";
@@ -52,7 +53,7 @@ export interface CurrentModel {
 export function historyOnWire(events: readonly SessionEvent[]): object[] {
   let model: string | undefined;
   let cwd: string | undefined;
-  return events.map((event, index) => {
+  return events.flatMap((event, index) => {
     if (event.type === "session.start") {
       ({ model, cwd } = event.data);
     } else if (event.type === "session.model_change") {
@@ -60,9 +61,12 @@ export function historyOnWire(events: readonly SessionEvent[]): object[] {
     }
     const next = events[index + 1];
     const resumedWith = next?.type === "session.model_change" ? next.data.newModel : model;
-    return event.type === "session.resume" && resumedWith !== undefined && cwd !== undefined
-      ? modelNamesOnWire(event, { id: resumedWith, reasoningEffort: undefined, cwd })
-      : modelNamesOnWire(event);
+    const wire =
+      event.type === "session.resume" && resumedWith !== undefined && cwd !== undefined
+        ? modelNamesOnWire(event, { id: resumedWith, reasoningEffort: undefined, cwd })
+        : modelNamesOnWire(event);
+    const reasoning = reasoningBefore(event);
+    return reasoning === undefined ? [wire] : [reasoning, wire];
   });
 }
 
@@ -107,6 +111,9 @@ export function modelNamesOnWire(event: SessionEvent, current?: CurrentModel): o
     }
     case "user.message":
       return userMessageOnWire(event);
+    case "assistant.reasoning_delta":
+      // Copilot's `AssistantReasoningDeltaData`: the block it belongs to (see reasoningBefore).
+      return { ...event, data: { ...event.data, reasoningId: event.data.messageId } };
     case "assistant.message":
       // Copilot's `AssistantMessageData` names the reasoning `reasoningText`.
       return event.data.reasoning === undefined
@@ -197,6 +204,42 @@ export function usageInfo(history: History, tokenLimit: number): EventInput {
  */
 export function onCopilotWire(event: SessionEvent): boolean {
   return event.type !== "assistant.tool_call_start" && event.type !== "tool.execution_running";
+}
+
+/**
+ * Copilot's `assistant.reasoning` (`{content, reasoningId}`, persisted in Copilot's log: its
+ * generated `AssistantReasoningData`) for a stored `assistant.message` with reasoning, to send
+ * just before it, as the Copilot CLI does (the log keeps the reasoning in the message only). Its
+ * `reasoningId` is the reply's `messageId`, the one every `assistant.reasoning_delta` of the reply
+ * carries on the wire ({@link modelNamesOnWire}); its `parentId` and `timestamp` are the
+ * message's. Undefined for any other event and a reply without reasoning.
+ */
+export function reasoningBefore(event: SessionEvent): object | undefined {
+  if (event.type !== "assistant.message" || event.ephemeral === true) {
+    return undefined;
+  }
+  const { reasoning, messageId } = event.data;
+  if (reasoning === undefined || reasoning === "") {
+    return undefined;
+  }
+  return {
+    type: "assistant.reasoning",
+    data: { content: reasoning, reasoningId: messageId },
+    id: randomUUID(),
+    timestamp: event.timestamp,
+    parentId: event.parentId,
+  };
+}
+
+/**
+ * What the SDK face sends before `event`, in order: Copilot's `assistant.idle` where the loop
+ * stopped ({@link assistantIdleBefore}), Copilot's `assistant.reasoning` before a reply with
+ * reasoning ({@link reasoningBefore}).
+ */
+export function copilotEventsBefore(event: SessionEvent): object[] {
+  return [assistantIdleBefore(event), reasoningBefore(event)].filter(
+    (sent): sent is object => sent !== undefined,
+  );
 }
 
 /**

@@ -129,7 +129,7 @@ describe("a client that offers fs and terminals", () => {
       // The command exited 3: failed, as on every face (the session model's one rule).
       status: "failed",
       content: terminalContent,
-      rawOutput: { output: "out\nerr", exitCode: 3 },
+      rawOutput: { output: "out\nerr", exitCode: 3, outcome: "failed (exit code 3)" },
     });
     expect(requestMessages(harness.server, 4).at(-1)?.content).toMatch(
       /<exited with exit code 3>$/,

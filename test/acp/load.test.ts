@@ -161,7 +161,7 @@ describe("case 25: session/load replays the whole conversation, then answers", (
         content: result(
           "Command cancelled; its process group was killed.\n[cancelled by the user]",
         ),
-        rawOutput: { error: "cancelled" },
+        rawOutput: { error: "cancelled", outcome: "interrupted" },
       },
       // Live, the prompt was answered `cancelled`; a replay says it (trial r3s35 H3).
       {

@@ -102,7 +102,7 @@ describe("session/request_permission", () => {
       toolCallId: "call_R1",
       status: "failed",
       content: [{ type: "content", content: { type: "text", text: declined } }],
-      rawOutput: { error: "denied" },
+      rawOutput: { error: "denied", outcome: "denied" },
     });
     const toolMessage = requestMessages(harness.server, 1).find(
       (message) => message.role === "tool",

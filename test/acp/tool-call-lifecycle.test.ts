@@ -45,7 +45,7 @@ describe("the ACP tool-call lifecycle", () => {
         toolCallId: "call_R",
         status: "failed",
         content: [text("Permission denied for 'bash': the user declined this call")],
-        rawOutput: { error: "denied" },
+        rawOutput: { error: "denied", outcome: "denied" },
       },
     ]);
   });

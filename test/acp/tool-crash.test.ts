@@ -58,7 +58,7 @@ test("case 01 B over ACP: a tool that throws ends failed with its error, the mod
       toolCallId: "call_1",
       status: "failed",
       content: [{ type: "content", content: { type: "text", text: failed } }],
-      rawOutput: { error: "failed" },
+      rawOutput: { error: "failed", outcome: "failed" },
     },
     { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "ok" } },
   ]);

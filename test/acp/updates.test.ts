@@ -193,7 +193,7 @@ describe("UpdateMapper", () => {
         toolCallId: "c3",
         status: "failed",
         content: [{ type: "content", content: { type: "text", text: "old_str not found" } }],
-        rawOutput: { error: "failed" },
+        rawOutput: { error: "failed", outcome: "failed" },
       },
     ]);
   });

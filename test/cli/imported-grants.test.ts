@@ -62,7 +62,7 @@ describe("turnloop sessions import: the log's grants stay behind", () => {
       signal: null,
       stdout: "Done.\n",
       stderr:
-        "✗ bash touch pwned (N ms): Permission denied for 'bash': no terminal to ask on; rerun " +
+        "✗ bash touch pwned denied (N ms): Permission denied for 'bash': no terminal to ask on; rerun " +
         "with --allow-tool 'bash(touch pwned)' or --allow-all-tools\n",
     });
     const types = (await loggedEvents(id)).map((event) => event.type);

@@ -16,7 +16,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a call without arguments
       const terminal = await fixture.openReady([], { columns: 100 });
       terminal.type("look");
       const screen = await terminal.waitFor(/no path given/);
-      expect(screen).toMatch(/^✗ view {2}failed *$/m);
+      expect(screen).toMatch(/^✗ view {2}invalid arguments *$/m);
       await terminal.idle();
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);

@@ -66,7 +66,7 @@ describe.skipIf(tmuxMissing())("the plan on the interactive screen", () => {
       const call = lines.findIndex((line) => line.includes("update_plan"));
       // The call's line with its state, then the tool's reason under it.
       expect(lines.slice(call, call + 2), screen).toEqual([
-        "✗ update_plan entries=none  failed",
+        "✗ update_plan entries=none  invalid arguments",
         expect.stringMatching(/^Invalid arguments for 'update_plan': /),
       ]);
     },

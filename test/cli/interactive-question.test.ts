@@ -143,7 +143,7 @@ describe.skipIf(tmuxMissing())("a permission question's words", () => {
         `> ${headline}`,
         question[1],
         // The refusal is said once, by the call's line (it was also "permission denied: …").
-        `${question[3]} > ✗ bash ${command} (N ms): Permission denied for 'bash': the user said no`,
+        `${question[3]} > ✗ bash ${command} denied (N ms): Permission denied for 'bash': the user said no`,
         "not run",
         "> ",
         `session ${printedSessionId(piped.stdout)}`,

@@ -27,7 +27,7 @@ describe("-p with a tool call of invalid arguments", () => {
     expect(result.code, result.stderr).toBe(0);
     const line = result.stderr.split("\n").find((each) => each.startsWith("✗ bash"));
     expect(line?.replace(/ \(\d+ ms\)/, "")).toBe(
-      `✗ bash touch ran: Invalid arguments for 'bash': ✖ Invalid input: expected number, received string → at timeout (received {"command":"touch ran","timeout":"abc"}).`,
+      `✗ bash touch ran invalid arguments: Invalid arguments for 'bash': ✖ Invalid input: expected number, received string → at timeout (received {"command":"touch ran","timeout":"abc"}).`,
     );
     expect(existsSync(join(repository, "ran"))).toBe(false);
     expect(result.stdout).toBe("Done.\n");

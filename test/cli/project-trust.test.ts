@@ -48,7 +48,7 @@ describe("an untrusted project's permissions", () => {
       const key = Object.keys(settings.permissions)[0];
       expect(result.stderr.replace(/\(\d+ ms\)/, "(N ms)")).toBe(
         `turnloop: warning: ${path}: not applying permissions.${key}: this project is not trusted, and this key loosens permissions, sends data elsewhere or changes what a run may spend; run \`turnloop mcp trust\` in it to trust the whole project config\n` +
-          "✗ bash touch pwned (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool 'bash(touch pwned)' or --allow-all-tools\n",
+          "✗ bash touch pwned denied (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool 'bash(touch pwned)' or --allow-all-tools\n",
       );
       expect(result.code).toBe(0);
       const {

@@ -120,7 +120,7 @@ describe("turnloop -p", () => {
     const result = await cli(["-p", "make a file"]);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(
-      /✗ bash touch created\.txt \(\d+ ms\): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool 'bash\(touch created\.txt\)' or --allow-all-tools\n/,
+      /✗ bash touch created\.txt denied \(\d+ ms\): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool 'bash\(touch created\.txt\)' or --allow-all-tools\n/,
     );
     expect(JSON.stringify(model.requests[1]?.body)).toContain("Permission denied for 'bash'");
     expect(existsSync(join(repository, "created.txt"))).toBe(false);

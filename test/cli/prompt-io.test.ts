@@ -311,7 +311,7 @@ describe("output", () => {
       stdout: "Could not run it.\n",
       stderr:
         "turnloop: MCP server tracker failed: command not found: /nonexistent/tracker-mcp; its tools are not available\n" +
-        "✗ bash echo hi (<ms>): Permission denied for 'bash': no terminal to ask on; rerun with " +
+        "✗ bash echo hi denied (<ms>): Permission denied for 'bash': no terminal to ask on; rerun with " +
         "--allow-tool 'bash(echo hi)' or --allow-all-tools\n",
     });
     // The json format's one result object has no room for them: they go to stderr too.

@@ -204,7 +204,7 @@ describe("a command the allow rules cover in part, refused by -p", () => {
       signal: null,
       stdout: "Refused.\n",
       stderr: cases
-        .map(([command], index) => `✗ bash ${command} (N ms): ${said[index]}\n`)
+        .map(([command], index) => `✗ bash ${command} denied (N ms): ${said[index]}\n`)
         .join(""),
     });
   });

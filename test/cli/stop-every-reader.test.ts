@@ -160,7 +160,7 @@ describe("every reader says how each prompt of one recorded session stopped", ()
       chunk("user_message_chunk", "third question", "message-9"),
       chunk("agent_message_chunk", "waiting", "message-10"),
       call("call_2", "touch started; sleep 30"),
-      ended("call_2", "failed", CANCELLED, { error: "cancelled" }),
+      ended("call_2", "failed", CANCELLED, { error: "cancelled", outcome: "interrupted" }),
       thought("⊘ cancelled\n", "message-11"),
       { sessionUpdate: "usage_update", used: 15, size: 128000 },
     ]);

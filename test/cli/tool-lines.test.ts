@@ -34,7 +34,7 @@ describe("tool lines in text mode", () => {
     const result = await cli(["-p", "go"]);
     const line = toolLines(result.stderr).find((text) => text.startsWith("✗ bash"));
     expect(line).toBe(
-      "✗ bash touch x (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool 'bash(touch x)' or --allow-all-tools",
+      "✗ bash touch x denied (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool 'bash(touch x)' or --allow-all-tools",
     );
   });
 
@@ -163,12 +163,12 @@ describe("a failed call's line says why, whatever failed", () => {
     const result = await run(cli);
     expect(result.code).toBe(0);
     expect(toolLines(result.stderr.replaceAll(repository, "<repository>"))).toEqual([
-      "✗ bash echo before; sleep 30 (N ms): timed out after 1 s",
+      "✗ bash echo before; sleep 30 timed out after 1 s (N ms)",
       "    before",
-      '✗ bash echo never (N ms): Invalid arguments for \'bash\': ✖ Too big: expected number to be <=600 → at timeout (received {"command":"echo never","timeout":9999}).',
-      "✗ view missing.txt (N ms): Path missing.txt does not exist. Please provide a valid path.",
-      "✗ edit notes.txt (N ms): old_str was not found in <repository>/notes.txt; the file was not changed. View the file and copy the text exactly.",
-      "✗ no_such_tool a=1 (N ms): Tool 'no_such_tool' does not exist. Available tools that can be called are view, create, edit, grep, glob, bash, update_plan.",
+      '✗ bash echo never invalid arguments (N ms): Invalid arguments for \'bash\': ✖ Too big: expected number to be <=600 → at timeout (received {"command":"echo never","timeout":9999}).',
+      "✗ view missing.txt failed (N ms): Path missing.txt does not exist. Please provide a valid path.",
+      "✗ edit notes.txt failed (N ms): old_str was not found in <repository>/notes.txt; the file was not changed. View the file and copy the text exactly.",
+      "✗ no_such_tool a=1 unknown tool (N ms): Tool 'no_such_tool' does not exist. Available tools that can be called are view, create, edit, grep, glob, bash, update_plan.",
     ]);
     // The model hears the same reason for the timeout it asked for past the limit.
     expect(JSON.stringify(model.requests[1]?.body)).toContain(

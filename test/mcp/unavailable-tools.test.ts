@@ -44,8 +44,8 @@ describe("a call of an MCP server's tool the model is not offered (-p)", () => {
     const lines = result.stderr.split("\n").map((line) => line.replace(/\(\d+ ms\)/, "(N ms)"));
     expect(lines.filter((line) => line.includes("MCP server st"))).toEqual([
       "turnloop: MCP server st failed: the server exited with exit code 3; its tools are not available",
-      `✗ st__crash (N ms): ${STOPPED}`,
-      `✗ st__echo text=x (N ms): ${STOPPED}`,
+      `✗ st__crash failed (N ms): ${STOPPED}`,
+      `✗ st__echo text=x failed (N ms): ${STOPPED}`,
     ]);
   });
 

@@ -29,3 +29,54 @@ test("assistant.message carries the reasoning as Copilot's reasoningText, live a
   });
   await session.disconnect();
 });
+
+// Lane status, round 3 session 36: Copilot's `assistant.reasoning` (persisted, `{content,
+// reasoningId}`) was never sent, and the `assistant.reasoning_delta`s had no `reasoningId`
+// (/work/shared/reference/copilot-protocol.md rows 36–37): an app that shows Copilot's reasoning
+// blocks got none. The Copilot CLI sends it before the `assistant.message` of that model call.
+test("assistant.reasoning comes before assistant.message, its reasoningId the deltas', live and in getEvents", async () => {
+  fixture.model.enqueue({ reasoning: ["Thinking ", "it over."], text: "Done." });
+  fixture.model.enqueue({ text: "No reasoning here." });
+  const client = await startCopilotClient(fixture);
+  const session = await client.createSession({ onPermissionRequest: approveAll, streaming: true });
+  const live: unknown[] = [];
+  const shown = (event: { type: string; data: object }) => {
+    switch (event.type) {
+      case "assistant.reasoning_delta":
+      case "assistant.reasoning":
+      case "assistant.message":
+        return [[event.type, event.data]];
+      default:
+        return [];
+    }
+  };
+  session.on((event) => {
+    live.push(...shown(event));
+  });
+  await session.sendAndWait({ prompt: "Think." });
+  await session.sendAndWait({ prompt: "Again." });
+  const stored = (await session.getEvents()).flatMap(shown);
+  const reasoningId = (live[0] as [string, { reasoningId?: unknown }])[1].reasoningId;
+  expect(typeof reasoningId).toBe("string");
+  const message = (content: string) => expect.objectContaining({ content });
+  const reasoning = ["assistant.reasoning", { content: "Thinking it over.", reasoningId }];
+  expect(live).toEqual([
+    [
+      "assistant.reasoning_delta",
+      expect.objectContaining({ deltaContent: "Thinking ", reasoningId }),
+    ],
+    [
+      "assistant.reasoning_delta",
+      expect.objectContaining({ deltaContent: "it over.", reasoningId }),
+    ],
+    reasoning,
+    ["assistant.message", message("Done.")],
+    ["assistant.message", message("No reasoning here.")],
+  ]);
+  expect(stored).toEqual([
+    reasoning,
+    ["assistant.message", message("Done.")],
+    ["assistant.message", message("No reasoning here.")],
+  ]);
+  await session.disconnect();
+});

@@ -39,12 +39,13 @@ const expected = [
   { type: "assistant.turn_start", data: { turnId: "turn-1" } },
   ...reasoning.shown.map((deltaContent) => ({
     type: "assistant.reasoning_delta",
-    data: { messageId: "message-1", deltaContent },
+    data: { messageId: "message-1", deltaContent, reasoningId: "message-1" },
   })),
   ...answer.shown.map((deltaContent) => ({
     type: "assistant.message_delta",
     data: { messageId: "message-1", deltaContent },
   })),
+  { type: "assistant.reasoning", data: { content: reasoning.text, reasoningId: "message-1" } },
   {
     type: "assistant.message",
     data: {

@@ -119,6 +119,8 @@ class SdkFixture extends LateModelPlace implements Fixture {
 const NAMED_IDS: Record<string, string> = {
   turnId: "turn",
   messageId: "message",
+  // Copilot's reasoning block: the SDK face names it by its reply's messageId (wire-events.ts).
+  reasoningId: "message",
   requestId: "request",
   hookInvocationId: "hook",
   promptId: "prompt",

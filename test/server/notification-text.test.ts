@@ -7,9 +7,17 @@ import { createEnvelope } from "../../src/session/envelope.js";
 const reference = (method: string, params: object) =>
   JSON.stringify({ jsonrpc: "2.0", method, params });
 
+/** A delta as the SDK face sends it: a reasoning delta names its block (wire-events.ts). */
 const delta = (deltaContent: string, type = "assistant.message_delta") =>
   createEnvelope(
-    { type, data: { messageId: "m-1", deltaContent } } as EventInput,
+    {
+      type,
+      data: {
+        messageId: "m-1",
+        deltaContent,
+        ...(type === "assistant.reasoning_delta" ? { reasoningId: "m-1" } : {}),
+      },
+    } as EventInput,
     "019cfd9c-79b8-49f2-b681-c8ed962e0e55",
   );
 
@@ -49,6 +57,26 @@ describe("notificationText", () => {
         { sessionId: "s-1", event: { ...delta("x"), data: { deltaContent: "x", messageId: "m" } } },
       ],
       ["session.event", { sessionId: "s-1", event: { ...delta("x"), ephemeral: undefined } }],
+      [
+        "session.event",
+        {
+          sessionId: "s-1",
+          event: {
+            ...delta("x", "assistant.reasoning_delta"),
+            data: { messageId: "m-1", deltaContent: "x", reasoningId: "other" },
+          },
+        },
+      ],
+      [
+        "session.event",
+        {
+          sessionId: "s-1",
+          event: {
+            ...delta("x", "assistant.reasoning_delta"),
+            data: { messageId: "m-1", deltaContent: "x" },
+          },
+        },
+      ],
       ["session.event", { sessionId: "s-1", event: { ...delta("x"), timestamp: new Date(0) } }],
       ["session.event", { sessionId: 7, event: delta("x") }],
       ["session.lifecycle", { type: "session.updated", sessionId: "s-1", metadata: {} }],

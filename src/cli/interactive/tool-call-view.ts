@@ -11,17 +11,12 @@ import {
   type ToolCall,
   type ToolCallStatus,
 } from "../../session/session-model/session-model.js";
+import { stateWords } from "../../session/session-model/tool-call.js";
 import { commandStop } from "../../tools/bash.js";
 import { editDiffRows } from "../../tools/line-diff.js";
 import { viewSummary } from "../../tools/view.js";
 import { lastLinesOf } from "../text-lines.js";
-import {
-  callSummary,
-  exportShowsAll,
-  hiddenLinesNote,
-  outputLines,
-  unsuccessfulLabel,
-} from "../tool-line.js";
+import { callSummary, exportShowsAll, hiddenLinesNote, outputLines } from "../tool-line.js";
 import type { Theme } from "./theme.js";
 
 /**
@@ -81,6 +76,11 @@ export class ToolCallView implements Component {
 
   get toolCallId(): string {
     return this.toolCall.toolCallId;
+  }
+
+  /** Whether the call is only asked for: not yet handled (no permission question, not started). */
+  get pending(): boolean {
+    return this.toolCall.status === "pending";
   }
 
   invalidate(): void {
@@ -190,20 +190,21 @@ export class ToolCallView implements Component {
     }
   }
 
-  /** The label (with a command's exit code) and the last lines of the output or the error. */
+  /**
+   * The state in the session model's words (session-model/tool-call.ts `stateWords`, as every
+   * face says it), then the last lines of the output or the error (a command the runner stopped:
+   * what it printed before).
+   */
   private unsuccessful(): string[] {
     const { theme, toolCall } = this;
-    // A refused call says `denied` (or `rejected`) and a command its exit, as `sessions show`
-    // does (tool-line.ts); a tool's own failure says `failed`, its reason under it.
-    const toolFailure =
+    const text = terminalText(toolCall.errorMessage ?? toolCall.output ?? "");
+    const stopped =
       toolCall.status === "failed" &&
+      toolCall.toolName === "bash" &&
       toolCall.exitCode === undefined &&
       toolCall.signal === undefined;
-    const text = terminalText(toolCall.errorMessage ?? toolCall.output ?? "");
-    // A command the runner stopped says why, as -p's line does (tool-line.ts).
-    const stop = toolFailure && toolCall.toolName === "bash" ? commandStop(text) : undefined;
-    const label = stop?.reason ?? (toolFailure ? "failed" : unsuccessfulLabel(toolCall));
-    return [theme.failure(label), ...this.lastOutputLines(stop?.output ?? text)];
+    const stop = stopped ? commandStop(text) : undefined;
+    return [theme.failure(stateWords(toolCall)), ...this.lastOutputLines(stop?.output ?? text)];
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Container, Spacer, Text, wrapTextWithAnsi } from "@mariozechner/pi-tui";
+import { Container, Spacer, Text } from "@mariozechner/pi-tui";
 import { retryNote, stoppedNote, terminalText } from "../../events/errors.js";
 import { isSdkAppEvent } from "../../events/event-categories.js";
 import type { SessionEvent, SessionEventOf, UserMessageData } from "../../events/events.js";
@@ -12,6 +12,7 @@ import { wrapText } from "../text-wrap.js";
 import type { ShellRunView } from "./conversation-view.js";
 import type { Theme } from "./theme.js";
 import { LiveOutputLines, ToolCallView } from "./tool-call-view.js";
+import { promptRows, ReasoningView } from "./transcript-rows.js";
 
 /** Lines of a prompt shown (a paste or an attached file is counted beyond them). */
 const PROMPT_LINES = 8;
@@ -28,6 +29,7 @@ export class Transcript extends Container {
   private readonly tools = new Map<string, ToolCallView>();
   /** The answer being streamed: its message id and its view, which holds its text so far. */
   private streaming: { messageId: string; view: StreamedMarkdown } | undefined;
+  private thinking: ReasoningView | undefined;
   /** The plan's checklist block, and its text, to redraw it only when it changes. */
   private planBlock: Container | undefined;
   private shownPlan = "";
@@ -98,7 +100,13 @@ export class Transcript extends Container {
       case "assistant.message_delta":
         this.delta(event.data.messageId, event.data.deltaContent);
         return;
+      case "assistant.reasoning_delta":
+        this.thought(event.data.messageId).append(event.data.deltaContent);
+        return;
       case "assistant.message":
+        if (event.data.reasoning?.trim()) {
+          this.thought(event.data.messageId).set(event.data.reasoning);
+        }
         this.finishMessage(event.data.messageId, event.data.content);
         for (const toolCall of change.kind === "message" ? change.toolCalls : []) {
           this.tool(toolCall);
@@ -133,14 +141,32 @@ export class Transcript extends Container {
       case "tool.execution_running":
       case "session.start":
       case "assistant.turn_start":
-      case "assistant.reasoning_delta":
       case "assistant.usage":
       case "session.compaction_start":
       case "hook.start":
       case "hook.end":
         return;
       default:
-        this.notice(event, replayed);
+        this.aboveAskedCalls(() => this.notice(event, replayed));
+    }
+  }
+
+  /**
+   * Draws `draw`'s rows above the lines of the calls not yet started (drawn with their reply):
+   * what the log has between a reply and its calls' start is drawn in the log's order, as `-p` does.
+   */
+  private aboveAskedCalls(draw: () => void): void {
+    const asked: ToolCallView[] = [];
+    for (const child of this.children.toReversed()) {
+      if (!(child instanceof ToolCallView) || !child.pending) {
+        break;
+      }
+      asked.unshift(child);
+    }
+    draw();
+    for (const view of asked) {
+      this.removeChild(view);
+      this.addChild(view);
     }
   }
 
@@ -308,6 +334,16 @@ export class Transcript extends Container {
     }
   }
 
+  /** The reasoning row of the reply `messageId`, added below everything else when first needed. */
+  private thought(messageId: string): ReasoningView {
+    if (this.thinking?.messageId !== messageId) {
+      this.thinking = new ReasoningView(messageId, this.theme.dim);
+      this.addChild(new Spacer(1));
+      this.addChild(this.thinking);
+    }
+    return this.thinking;
+  }
+
   private delta(messageId: string, text: string): void {
     if (this.streaming?.messageId !== messageId) {
       const view = new StreamedMarkdown(this.theme.markdown);
@@ -340,20 +376,6 @@ export class Transcript extends Container {
       this.addChild(view);
     }
   }
-}
-
-/**
- * A prompt's lines as rows of `width` columns: `› ` before the first, every other row (the other
- * lines, and each line's continuation when it is wider than the terminal) two columns in, under
- * the text.
- */
-function promptRows(lines: readonly string[], width: number): string[] {
-  const room = Math.max(1, width - 2);
-  return lines.flatMap((line, index) =>
-    wrapTextWithAnsi(line, room).map((row, rowIndex) =>
-      index === 0 && rowIndex === 0 ? `› ${row}` : `  ${row}`,
-    ),
-  );
 }
 
 function unknownEvent(_event: never): void {}

@@ -6,6 +6,7 @@ import {
   SessionFold,
   type ToolCallStatus,
 } from "../../session/session-model/session-model.js";
+import { stateWords } from "../../session/session-model/tool-call.js";
 import { assignDefined, count, type Fields, text } from "./fields.js";
 import { promptSent, promptShown } from "./prompt-text.js";
 import { stopReasonOf } from "./stop-reason.js";
@@ -292,6 +293,10 @@ export class Folder {
     const result = (data.result ?? {}) as Fields;
     const images = Array.isArray(result.images) ? result.images.length : 0;
     assignDefined(tool, {
+      outcome:
+        toolCall === undefined || toolCall.status === "completed"
+          ? undefined
+          : stateWords(toolCall),
       exitCode: toolCall?.exitCode,
       signal: toolCall?.signal,
       durationMs: toolCall?.durationMs,
@@ -369,7 +374,7 @@ function viewStatus(status: ToolCallStatus | undefined): ViewTool["status"] {
     case "denied":
       return "denied";
     case "interrupted":
-      // The session model's word on every face (tool-line.ts unsuccessfulLabel), whatever the
+      // The session model's word on every face (session-model/tool-call.ts stateWords), whatever the
       // result's error code (`cancelled` for a cancel).
       return "interrupted";
     default:

@@ -48,16 +48,6 @@ function marks(list: readonly ViewMark[], start: number, origin: "prompt" | "req
   });
 }
 
-/** ` (exit code N)` for a command that exited non-zero, ` (killed by SIGNAL)` for a killed one. */
-function exitCode(entry: ViewTool): string {
-  if (entry.signal !== undefined) {
-    return ` (killed by ${entry.signal})`;
-  }
-  return entry.exitCode === undefined || entry.exitCode === 0
-    ? ""
-    : ` (exit code ${entry.exitCode})`;
-}
-
 /**
  * How a call went wrong, outside the output: `Error (code): message` for a one-line message;
  * a longer one (a command's output) in a block of its own, unless it is the result shown below.
@@ -86,7 +76,7 @@ function tool(entry: ViewTool): string[] {
       ? entry.arguments
       : JSON.stringify(entry.arguments, null, 2);
   const lines = [
-    `#### \`${entry.name}\` · ${entry.status}${exitCode(entry)} · ${duration(took)}`,
+    `#### \`${entry.name}\` · ${entry.outcome ?? entry.status} · ${duration(took)}`,
     "",
     fenced(args, "json"),
   ];

@@ -64,12 +64,6 @@ function permissionBlock(permission) {
   ]);
 }
 
-// " (exit code N)" for a command that exited non-zero, " (killed by SIGNAL)" for a killed one.
-function exitCodeText(tool) {
-  if (tool.signal !== undefined) return " (killed by " + tool.signal + ")";
-  return tool.exitCode === undefined || tool.exitCode === 0 ? "" : " (exit code " + tool.exitCode + ")";
-}
-
 // How a call went wrong, outside its output: "error (code): message" for a one-line message; a
 // longer one (a command's output) in a block, unless it is the result shown below it.
 function errorBlocks(tool) {
@@ -90,7 +84,7 @@ function toolDetails(turn, tool) {
   var args = typeof tool.arguments === "string" ? tool.arguments : JSON.stringify(tool.arguments, null, 2);
   return element("section", { class: "tool-details", id: "tool-" + tool.toolCallId, "data-tool-call-id": tool.toolCallId,
     "data-status": tool.status }, [
-    element("h3", { text: tool.name + " · " + tool.status + exitCodeText(tool) + " · " + duration }),
+    element("h3", { text: tool.name + " · " + (tool.outcome || tool.status) + " · " + duration }),
     element("p", { class: "meta", text: "call " + tool.toolCallId + (tool.start !== undefined ? " · started at +" + formatDuration(tool.start - turn.requestAt) + " into the turn" : "") }),
     block(tool.argumentsError ? "arguments (" + tool.argumentsError + ", as streamed)" : "arguments", args, "arguments"),
     diffBlock(tool),

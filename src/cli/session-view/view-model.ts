@@ -27,6 +27,12 @@ export interface ViewTool {
   end?: number;
   /** `running`: started (or requested) and not finished when the log ends. */
   status: "success" | "failed" | "denied" | "interrupted" | "running";
+  /**
+   * A finished call that did not complete, in the session model's words, as every face says it
+   * (session-model/tool-call.ts `stateWords`: `failed (exit code 1)`, `timed out after 2 s`,
+   * `invalid arguments` …).
+   */
+  outcome?: string;
   /** What the call took without the time spent waiting for the user's permission answer (ms). */
   durationMs?: number;
   /** A command's exit code; a non-zero one makes the call `failed` (the session model's rule). */

@@ -10,6 +10,7 @@
  */
 
 import type { JsonObject, SessionEventData, ToolErrorCode } from "../../events/events.js";
+import { commandStop } from "../../tools/bash.js";
 
 /** Where a tool call stands. The last four are final. */
 export type ToolCallStatus =
@@ -163,6 +164,80 @@ export function commandEnding(call: Pick<ToolCall, "exitCode" | "signal">): stri
   return call.exitCode === undefined || call.exitCode === 0
     ? undefined
     : `exit code ${call.exitCode}`;
+}
+
+/**
+ * How a command's exit reads when it failed: `failed (exit code N)`; a command that exited 0 yet
+ * failed is one the sandbox stopped after the fact (it undid what the command changed of what
+ * later runs read: tools/bash.ts), so `stopped by the sandbox`.
+ */
+function failedCommand(exitCode: number | undefined): string {
+  return exitCode === 0 ? "stopped by the sandbox" : `failed (exit code ${exitCode})`;
+}
+
+/** The words of a failure's error code, where they are finer than `failed`. */
+const FAILURE_WORDS: Partial<Record<ToolErrorCode, string>> = {
+  unknown_tool: "unknown tool",
+  invalid_arguments: "invalid arguments",
+  truncated_arguments: "truncated arguments",
+  limit_reached: "limit reached",
+};
+
+/**
+ * A call's state in turnloop's words, the one every face writes (-p's and the terminal's tool
+ * lines, `sessions show`, the export and the session view, ACP's `rawOutput.outcome`): the state
+ * itself for `pending`, `running`, `completed` and `interrupted` (a cancel or a crash cut it:
+ * the error code may say `cancelled`), and `awaiting permission`; for `denied`, the error code's
+ * `rejected` (the user said no and why) or `denied`; for `failed`, how: a command's
+ * `failed (exit code N)`, `killed by SIGNAL` or `stopped by the sandbox`, a `bash` command
+ * stopped at its timeout `timed out after N s` (tools/bash.ts `commandStop`), `unknown tool`,
+ * `invalid arguments`, `truncated arguments`, `limit reached`, else `failed`. Protocol fields
+ * keep their own values (ACP's `ToolCallStatus`, Copilot's `success` and `error.code`).
+ */
+export function stateWords(
+  call: Pick<
+    ToolCall,
+    "status" | "toolName" | "exitCode" | "signal" | "errorCode" | "output" | "errorMessage"
+  >,
+): string {
+  switch (call.status) {
+    case "pending":
+    case "running":
+    case "completed":
+    case "interrupted":
+      return call.status;
+    case "awaiting_permission":
+      return "awaiting permission";
+    case "denied":
+      return call.errorCode === "rejected" ? "rejected" : "denied";
+    case "failed":
+      return failureWords(call);
+  }
+}
+
+function failureWords(
+  call: Pick<
+    ToolCall,
+    "toolName" | "exitCode" | "signal" | "errorCode" | "output" | "errorMessage"
+  >,
+): string {
+  if (call.signal !== undefined) {
+    return `killed by ${call.signal}`;
+  }
+  if (call.exitCode !== undefined) {
+    return failedCommand(call.exitCode);
+  }
+  const stop =
+    call.toolName === "bash" ? commandStop(call.output ?? call.errorMessage ?? "") : undefined;
+  if (stop !== undefined) {
+    return stop.reason;
+  }
+  return (call.errorCode === undefined ? undefined : FAILURE_WORDS[call.errorCode]) ?? "failed";
+}
+
+/** The mark beside a finished call's line on every terminal face: ✓ completed, ⊘ interrupted, else ✗. */
+export function outcomeSymbol(status: ToolCallStatus): "✓" | "✗" | "⊘" {
+  return status === "completed" ? "✓" : status === "interrupted" ? "⊘" : "✗";
 }
 
 function statusOf(
