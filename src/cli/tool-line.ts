@@ -54,6 +54,12 @@ export interface ToolOutcome {
   reason?: string;
   /** Output to show under the tool line (a failed command's), without terminal control sequences. */
   output: string;
+  /**
+   * A completed command's note (the session model's `ToolCall.note`: writes the sandbox refused
+   * although it exited 0, its private `/tmp`), shown under the `✓` line; a failed command's is
+   * the end of its output.
+   */
+  note?: string;
 }
 
 /**
@@ -104,20 +110,22 @@ export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): Tool
     const detail = text === "" ? "(empty file)" : `+${lineCount(text)}`;
     return { failed: false, label: path, detail, output: "" };
   }
-  return { failed: false, output: "" };
+  const note = toolCall.note === undefined ? undefined : terminalText(toolCall.note);
+  return { failed: false, output: "", ...(note === undefined ? {} : { note }) };
 }
 
 /**
  * A finished call as `-p` shows it on stderr: its line (`✓`/`✗`, the name, the label or short
  * arguments, the outcome's detail, the duration without the time the user took to answer a
  * permission question, why it failed), and under it a failed command's output lines, the last
- * {@link FAILED_OUTPUT_LINES} unless `verbose`, each painted by `paint` (an SGR code, the text).
+ * {@link FAILED_OUTPUT_LINES} unless `verbose`, each painted by `paint` (an SGR code, the text),
+ * and apart, `note`, a completed command's note ({@link ToolOutcome.note}).
  */
 export function toolLines(
   toolCall: ToolCall,
   verbose: boolean,
   paint: (code: string, text: string) => string,
-): { line: string; output: string[] } {
+): { line: string; output: string[]; note: string[] } {
   // Arguments as the call started with them (a call refused before it started has none).
   const callArguments = toolCall.startedAt === undefined ? {} : toolCall.arguments;
   const outcome = toolOutcome(toolCall, callArguments);
@@ -138,6 +146,7 @@ export function toolLines(
     : { last: FAILED_OUTPUT_LINES };
   const lines = outputLines(outcome.output, keep);
   const dim = (row: string) => paint("2", `    ${row}`);
+  const notes = outcome.note === undefined ? [] : outcome.note.split("\n");
   return {
     line: `${mark} ${paint("2", `${call}${detail}${duration}${reason}`)}`,
     output: [
@@ -145,6 +154,8 @@ export function toolLines(
       ...hiddenLinesNote(lines, "more", "--verbose shows all").map(dim),
       ...lines.last.map(dim),
     ],
+    // What the command's exit does not show (a refused write): yellow, as a warning.
+    note: notes.map((row) => paint("33", `    ${row}`)),
   };
 }
 
