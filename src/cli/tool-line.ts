@@ -65,8 +65,9 @@ export interface ToolOutcome {
 /**
  * A finished call as the user needs it: a command that failed (the session model's rule: it
  * exited non-zero or was killed) shows its exit code or signal and its output; one the runner
- * stopped says why (`timed out after 2 s`, `cancelled`: tools/bash.ts) and shows its output; any
- * other failure its first line. Output and reasons are drawn without terminal control sequences
+ * stopped says why (`timed out after 2 s`, `cancelled`: tools/bash.ts; for a cancel, what cancelled
+ * it: `cancelled by SIGTERM; its process group was killed`) and shows its output; any other
+ * failure its first line. Output and reasons are drawn without terminal control sequences
  * (events/errors.ts terminalText). `edit` and `create` show their path and `+added −removed` lines (`(empty file)` for a
  * file created empty).
  */
@@ -76,7 +77,12 @@ export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): Tool
   if (toolCall.status === "interrupted") {
     // The session model's word for a call a cancel cut, on every face (the result's error code
     // says `cancelled` for one and `interrupted` for one a crash left open).
-    const reason = firstLine(toolCall.output ?? toolCall.errorMessage ?? "");
+    const text = terminalText(toolCall.output ?? toolCall.errorMessage ?? "");
+    const stop = toolCall.toolName === "bash" ? cancelledCommand(text) : undefined;
+    if (stop !== undefined) {
+      return { failed, detail: "interrupted", reason: stop.reason, output: stop.output };
+    }
+    const reason = firstLine(text);
     return { failed, detail: "interrupted", ...(reason === "" ? {} : { reason }), output: "" };
   }
   if (failed && toolCall.exitCode === undefined && toolCall.signal === undefined) {
@@ -112,6 +118,26 @@ export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): Tool
   }
   const note = toolCall.note === undefined ? undefined : terminalText(toolCall.note);
   return { failed: false, output: "", ...(note === undefined ? {} : { note }) };
+}
+
+/** The line the loop adds to a result the prompt's cancel cut: what cancelled it (agent/tool-calls.ts). */
+const ABORT_LINE = /\n\[(cancelled by [^\]\n]+)\]$/;
+
+/**
+ * A command a cancel stopped, read from its result (tools/bash.ts `commandStop`, then the loop's
+ * {@link ABORT_LINE}): why, `cancelled by SIGTERM; its process group was killed`, and what it
+ * printed before, apart (its first line is no reason). `undefined` for any other text.
+ */
+function cancelledCommand(text: string): { reason: string; output: string } | undefined {
+  const aborted = ABORT_LINE.exec(text);
+  const body = aborted === null ? text : text.slice(0, aborted.index);
+  const stop = commandStop(body);
+  if (stop === undefined) {
+    return undefined;
+  }
+  const how = /; (.*?)\.?$/.exec(body.slice(stop.output.length).trim())?.[1];
+  const why = aborted?.[1] ?? stop.reason;
+  return { reason: how === undefined ? why : `${why}; ${how}`, output: stop.output };
 }
 
 /**
