@@ -3,6 +3,7 @@ import { stillAskedNote } from "../permissions/command-prefix.js";
 import {
   type AskPermission,
   type CommandConfinement,
+  offersAlwaysAnswers,
   type PermissionReply,
   type PermissionRequest,
   shownConfinement,
@@ -63,10 +64,9 @@ export function acpPermissionAsker(asker: PermissionAsker): AskPermission {
         ...described,
         ...confinedTitle(request, confinement),
       },
-      options:
-        confinement?.outsideReason === undefined
-          ? options
-          : options.filter((option) => !option.kind.endsWith("_always")),
+      options: offersAlwaysAnswers(confinement)
+        ? options
+        : options.filter((option) => !option.kind.endsWith("_always")),
       ...(confinement === undefined ? {} : { _meta: { "turnloop/sandbox": confinement } }),
     };
     try {

@@ -5,13 +5,14 @@ import { catalogueContextWindow } from "../llm/model-catalogue.js";
 import { redactDatabaseUrl, redactedConfig, redactedUrl } from "../llm/shown-values.js";
 import { describeCommandEnvironment } from "../session/command-environment.js";
 import { configPaths } from "../session/config.js";
+import { type ProjectTrust, projectTrust, untrustedPhrase } from "../session/config-paths.js";
 import { configuredFace } from "../session/face-config.js";
 import { gatherMcpServers, untrustedServerSource } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
 import type { HeldSettings } from "../session/project-holds.js";
 import type { RunConfig, SourcedRule } from "../session/run-config.js";
 import type { FaceOptions } from "./arguments.js";
-import { alignedRows, row } from "./config-rows.js";
+import { alignedRows, row, sandboxRows } from "./config-rows.js";
 
 /**
  * Runs `turnloop config`: the settings in force for the cwd and the source of each (flag,
@@ -39,6 +40,8 @@ export async function runConfigCommand(
   const paths = configPaths(turnloopHome(env), options.cwd);
   const mcp = await mcpServerRows(options, env);
   const sandbox = await sandboxRows(settings, env);
+  // Why the project's keys are held, in the words of the warning above (config-paths.ts).
+  const trust = held === undefined ? undefined : await projectTrust(turnloopHome(env), options.cwd);
   if (json) {
     const mcpServers = Object.fromEntries(
       mcp.map(({ name, value, source }) => [name, { value: redactedConfig(value), source }]),
@@ -52,12 +55,21 @@ export async function runConfigCommand(
       apiKey: key ?? null,
       ...(held === undefined
         ? {}
-        : { held: { ...held, keys: redactedConfig(shownHeldKeys(held)) } }),
+        : {
+            held: {
+              ...held,
+              keys: redactedConfig(shownHeldKeys(held)),
+              reason: untrustedPhrase(trust ?? { trusted: false }),
+            },
+          }),
     };
     stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
     return 0;
   }
-  const lines = [...textRows(settings, paths, key, sandbox.rows, mcp, env), ...heldRows(held)];
+  const lines = [
+    ...textRows(settings, paths, key, sandbox.rows, mcp, env),
+    ...heldRows(held, trust),
+  ];
   stdout.write(`${alignedRows(lines).join("\n")}\n`);
   return 0;
 }
@@ -212,9 +224,10 @@ function promptRows(settings: RunConfig): string[] {
 
 /**
  * One row per key an untrusted project's file may not set (session/project-holds.ts), shown with
- * its value (secrets redacted) as held and where it came from.
+ * its value (secrets redacted) as held, why (`trust`: not trusted, or changed since trusted:
+ * config-paths.ts `untrustedPhrase`, the warning's words) and where it came from.
  */
-function heldRows(held: HeldSettings | undefined): string[] {
+function heldRows(held: HeldSettings | undefined, trust: ProjectTrust | undefined): string[] {
   if (held === undefined) {
     return [];
   }
@@ -223,7 +236,7 @@ function heldRows(held: HeldSettings | undefined): string[] {
   return keys.map(([name, value]) =>
     row(
       name,
-      `held: ${JSON.stringify(redactedConfig(value))} (project not trusted; see turnloop mcp trust)`,
+      `held: ${JSON.stringify(redactedConfig(value))} (${untrustedPhrase(trust ?? { trusted: false })}; see turnloop mcp trust)`,
       held.path,
     ),
   );
@@ -261,7 +274,7 @@ async function mcpServerRows(
       .filter((name) => gathered.servers[name] === undefined)
       .map((name) => ({
         name,
-        value: "(not run: project not trusted; see turnloop mcp trust)",
+        value: `(not run: ${untrustedPhrase(untrusted?.trust ?? { trusted: false })}; see turnloop mcp trust)`,
         source: untrusted === undefined ? "" : untrustedServerSource(untrusted, name),
       })),
   ];
@@ -283,6 +296,7 @@ function jsonFields(settings: RunConfig) {
     apiKeyVariable: settings.apiKeyVariable,
     maxTurns: settings.maxTurns,
     maxAutopilotContinues: settings.maxAutopilotContinues,
+    keptVariables: settings.keptVariables.length === 0 ? undefined : settings.keptVariables,
     permissionMode: settings.permissionMode,
     allow: settings.allow,
     deny: settings.deny,
@@ -304,42 +318,6 @@ function jsonFields(settings: RunConfig) {
         ? undefined
         : { ...settings.store, value: redactDatabaseUrl(settings.store.value) },
   };
-}
-
-/**
- * The sandbox's rows (policy, network, Unix sockets, extra hidden places) and whether bubblewrap works here,
- * with the reason and how to install it when it does not (README, "Sandbox"). The network and
- * Unix socket settings `apply` only under a policy that confines (the latter's row is left out).
- */
-async function sandboxRows(settings: RunConfig, env: NodeJS.ProcessEnv) {
-  const { sandboxPolicyOf } = await import("../session/sandbox-setup.js");
-  const { describeSandboxAvailability, sandboxAvailability } = await import(
-    "../tools/sandbox/index.js"
-  );
-  const policy = sandboxPolicyOf(settings, settings.permissionMode.value);
-  const availability = await sandboxAvailability({
-    env: { PATH: env.PATH ?? "" },
-    allowUnixSockets: settings.sandboxUnixSockets.value,
-  });
-  // With no sandbox, commands have the network as everything else: on/off would read as confined.
-  const applies = policy.value !== "danger-full-access";
-  const network = { ...settings.sandboxNetwork, applies };
-  const networkShown = applies
-    ? network.value
-      ? "on"
-      : "off"
-    : "not applicable (no sandbox under danger-full-access: commands have the network)";
-  const unixSockets = { ...settings.sandboxUnixSockets, applies };
-  const unixSocketsShown = settings.sandboxUnixSockets.value ? "allowed" : "refused";
-  const rows = [
-    row("sandbox.policy", policy.value, policy.source),
-    row("sandbox.network", networkShown, applies ? network.source : undefined),
-    ...(applies ? [row("sandbox.allowUnixSockets", unixSocketsShown, unixSockets.source)] : []),
-    ...settings.sandboxHidden.map((path) => row("sandbox.hidden", path.value, path.source)),
-    row("sandbox", describeSandboxAvailability(availability).replace(/^sandbox:? /, ""), undefined),
-  ];
-  const json = { policy, network, unixSockets, hidden: settings.sandboxHidden, availability };
-  return { rows, json };
 }
 
 /**

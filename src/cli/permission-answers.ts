@@ -1,6 +1,7 @@
 import { terminalText } from "../events/errors.js";
 import { stillAskedNote } from "../permissions/command-prefix.js";
 import type { PermissionReply, PermissionRequest } from "../permissions/permission-decision.js";
+import { offersAlwaysAnswers } from "../permissions/permission-mode.js";
 
 /** The reply for "no" without a reason. */
 export const SAID_NO: PermissionReply = {
@@ -14,7 +15,8 @@ export const SAID_NO: PermissionReply = {
  * interactive session: `y` allows once; `a` allows for the session by the exact rule
  * ({@link PermissionRequest.alwaysRule}); `p` by the command's prefix rule when the request
  * offers one ({@link PermissionRequest.prefix}); `t` asks for a reason (`"tell"`); `n` denies.
- * Full words (`yes`, `always`, `prefix`, `tell`, `no`) work too. Undefined for any other key.
+ * Full words (`yes`, `always`, `prefix`, `tell`, `no`) work too. Undefined for any other key,
+ * and for `a` where no "always" answer is offered ({@link answerKeys}).
  */
 export function answerFor(
   request: PermissionRequest,
@@ -26,7 +28,9 @@ export function answerFor(
       return { decision: "allow", scope: "once" };
     case "a":
     case "always":
-      return { decision: "allow", scope: "session" };
+      return offersAlwaysAnswers(request.sandbox)
+        ? { decision: "allow", scope: "session" }
+        : undefined;
     case "p":
     case "prefix":
       return request.prefix === undefined
@@ -43,6 +47,21 @@ export function answerFor(
   }
 }
 
+/**
+ * The keys a question answers to, in the order of its choices: `y`, `a` unless the question
+ * offers no "always" answer (one to run a command outside the sandbox: permission-mode.ts
+ * `offersAlwaysAnswers`), `p` when it offers a prefix rule, `n`, `t`.
+ */
+export function answerKeys(request: PermissionRequest): string[] {
+  return [
+    "y",
+    ...(offersAlwaysAnswers(request.sandbox) ? ["a"] : []),
+    ...(request.prefix === undefined ? [] : ["p"]),
+    "n",
+    "t",
+  ];
+}
+
 /** The deny reply for the reason typed after `t`. */
 export function toldReply(reason: string): PermissionReply {
   const said = reason.trim();
@@ -56,8 +75,9 @@ export function toldReply(reason: string): PermissionReply {
 /**
  * The answers to a permission question, in the words and order every face shows them (`-p` on a
  * terminal, the full-screen face, the plain-line face when stdin is a pipe): `[y] yes, once`,
- * `[a] yes, always for bash(npx tape x) in this session`, the {@link prefixChoice} when offered,
- * `[n] no`, `[t] no, and tell the model why`. `key` renders the keys (bold on the full screen);
+ * `[a] yes, always for bash(npx tape x) in this session` (not for a question to run a command
+ * outside the sandbox: {@link answerKeys}), the {@link prefixChoice} when offered, `[n] no`,
+ * `[t] no, and tell the model why`. `key` renders the keys (bold on the full screen);
  * each face lays them out at its width (text-wrap.ts `wrapChoices`). Rules quote the command:
  * drawn without terminal control sequences (events/errors.ts terminalText).
  */
@@ -66,9 +86,10 @@ export function permissionChoices(
   key: (text: string) => string = (text) => text,
 ): string[] {
   const prefix = prefixChoice(request, key);
+  const always = `${key("[a]")} yes, always for ${terminalText(request.alwaysRule)} in this session`;
   return [
     `${key("[y]")} yes, once`,
-    `${key("[a]")} yes, always for ${terminalText(request.alwaysRule)} in this session`,
+    ...(offersAlwaysAnswers(request.sandbox) ? [always] : []),
     ...(prefix === undefined ? [] : [prefix]),
     `${key("[n]")} no`,
     `${key("[t]")} no, and tell the model why`,
@@ -101,6 +122,7 @@ function prefixChoice(
 export function notAnAnswer(request: PermissionRequest, typed: string): string {
   const line = typed.trim();
   const shown = line.length > 40 ? `${line.slice(0, 40)}…` : line;
-  const keys = `y, a, ${request.prefix === undefined ? "" : "p, "}n or t`;
-  return `${JSON.stringify(shown)} is not an answer; type ${keys} > `;
+  const keys = answerKeys(request);
+  const listed = `${keys.slice(0, -1).join(", ")} or ${keys.at(-1) ?? ""}`;
+  return `${JSON.stringify(shown)} is not an answer; type ${listed} > `;
 }

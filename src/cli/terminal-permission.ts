@@ -18,7 +18,7 @@ import { permissionHeadline, permissionPreview } from "./permission-preview.js";
  * Asks on the terminal: the question and a preview of the call ({@link permissionPreview}) on
  * `output` (stderr), the choices wrapped between them at its width (text-wrap.ts), the answer
  * from `input` (a TTY), read by {@link answerFor}: `y` allows once,
- * `a` allows this exact call for the rest of the session, `p` (when offered) every call with the
+ * `a` (when offered) allows this exact call for the rest of the session, `p` (when offered) every call with the
  * command's prefix, `t` denies and asks for a reason that goes into the tool result for the
  * model, `n` (or Esc, on a terminal) denies, and anything else is asked again ({@link notAnAnswer}). End of input (Ctrl-D) is no answer, not a no: it calls
  * `cancelPrompt` and answers `cancelled`, as cancelling the prompt closes the question and

@@ -353,9 +353,11 @@ export class TerminalRenderer {
     const paint = (code: string, text: string) => this.paint(code, text);
     // Output shown as it came (the plain interactive face) is not shown again under the line.
     const live = this.options.liveOutput?.end(toolCall, paint);
-    const { line, output } = toolLines(toolCall, this.options.verbose === true, paint);
+    const { line, output, note } = toolLines(toolCall, this.options.verbose === true, paint);
     const rows = [...(live?.rows ?? []), ...(this.options.wrap?.(line) ?? [line])];
-    this.error([...rows, ...(live?.shown ? [] : output)].map((row) => `${row}\n`).join(""));
+    // The note is no output: shown even after output shown as it came.
+    const under = [...(live?.shown ? [] : output), ...note];
+    this.error([...rows, ...under].map((row) => `${row}\n`).join(""));
   }
 
   /** A running command's new output lines, when the face prints them as they come. */

@@ -55,6 +55,12 @@ export interface ToolOutcome {
   reason?: string;
   /** Output to show under the tool line (a failed command's), without terminal control sequences. */
   output: string;
+  /**
+   * A completed command's note (the session model's `ToolCall.note`: writes the sandbox refused
+   * although it exited 0, its private `/tmp`), shown under the `✓` line; a failed command's is
+   * the end of its output.
+   */
+  note?: string;
 }
 
 /**
@@ -84,20 +90,42 @@ export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): Tool
     const detail = text === "" ? "(empty file)" : `+${lineCount(text)}`;
     return { failed: false, label: path, detail, output: "" };
   }
-  return { failed: false, output: "" };
+  const note = toolCall.note === undefined ? undefined : terminalText(toolCall.note);
+  return { failed: false, output: "", ...(note === undefined ? {} : { note }) };
+}
+
+/** The line the loop adds to a result the prompt's cancel cut: what cancelled it (agent/tool-calls.ts). */
+const ABORT_LINE = /\n\[(cancelled by [^\]\n]+)\]$/;
+
+/**
+ * A command a cancel stopped, read from its result (tools/bash.ts `commandStop`, then the loop's
+ * {@link ABORT_LINE}): why, `cancelled by SIGTERM; its process group was killed`, and what it
+ * printed before, apart (its first line is no reason). `undefined` for any other text.
+ */
+function cancelledCommand(text: string): { reason: string; output: string } | undefined {
+  const aborted = ABORT_LINE.exec(text);
+  const body = aborted === null ? text : text.slice(0, aborted.index);
+  const stop = commandStop(body);
+  if (stop === undefined) {
+    return undefined;
+  }
+  const how = /; (.*?)\.?$/.exec(body.slice(stop.output.length).trim())?.[1];
+  const why = aborted?.[1] ?? stop.reason;
+  return { reason: how === undefined ? why : `${why}; ${how}`, output: stop.output };
 }
 
 /**
  * A finished call as `-p` shows it on stderr: its line (`✓`/`✗`, the name, the label or short
  * arguments, the outcome's detail, the duration without the time the user took to answer a
  * permission question, why it failed), and under it a failed command's output lines, the last
- * {@link FAILED_OUTPUT_LINES} unless `verbose`, each painted by `paint` (an SGR code, the text).
+ * {@link FAILED_OUTPUT_LINES} unless `verbose`, each painted by `paint` (an SGR code, the text),
+ * and apart, `note`, a completed command's note ({@link ToolOutcome.note}).
  */
 export function toolLines(
   toolCall: ToolCall,
   verbose: boolean,
   paint: (code: string, text: string) => string,
-): { line: string; output: string[] } {
+): { line: string; output: string[]; note: string[] } {
   // Arguments as the call started with them (a call refused before it started has none).
   const callArguments = toolCall.startedAt === undefined ? {} : toolCall.arguments;
   const outcome = toolOutcome(toolCall, callArguments);
@@ -114,6 +142,7 @@ export function toolLines(
     : { last: FAILED_OUTPUT_LINES };
   const lines = outputLines(outcome.output, keep);
   const dim = (row: string) => paint("2", `    ${row}`);
+  const notes = outcome.note === undefined ? [] : outcome.note.split("\n");
   return {
     line: `${mark} ${paint("2", `${call}${detail}${duration}${reason}`)}`,
     output: [
@@ -121,6 +150,8 @@ export function toolLines(
       ...hiddenLinesNote(lines, "more", "--verbose shows all").map(dim),
       ...lines.last.map(dim),
     ],
+    // What the command's exit does not show (a refused write): yellow, as a warning.
+    note: notes.map((row) => paint("33", `    ${row}`)),
   };
 }
 
@@ -173,12 +204,18 @@ export function outcomeMark(toolCall: ToolCall | undefined): string {
  * A call that did not complete: its state in the session model's words as the detail; a
  * command's output, or the first line of why it failed as the reason (a refusal's whole first
  * line: its end names the flag that allows the call, no-terminal-reason.ts); an interrupted
- * call's reason is its result's first line.
+ * command's reason is what cut it (`cancelled by SIGTERM; its process group was killed`), its
+ * output apart; another interrupted call's, its result's first line.
  */
 function unsuccessfulOutcome(toolCall: ToolCall): ToolOutcome {
   const detail = stateWords(toolCall);
   const text = terminalText(toolCall.output ?? toolCall.errorMessage ?? "");
   if (toolCall.status === "interrupted") {
+    // A command a cancel cut says what cut it, its output apart (its first line is no reason).
+    const stop = toolCall.toolName === "bash" ? cancelledCommand(text) : undefined;
+    if (stop !== undefined) {
+      return { failed: true, detail, reason: stop.reason, output: stop.output };
+    }
     const reason = firstLine(text);
     return { failed: true, detail, ...(reason === "" ? {} : { reason }), output: "" };
   }

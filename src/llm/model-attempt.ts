@@ -217,7 +217,12 @@ export class ModelAttempt {
   #failure(error: unknown): AttemptOutcome {
     if (this.#watchdog.stalled && !this.#signal.aborted) {
       // Not rounded: a sub-second limit must not read "no data for 0 s".
-      const message = `the model stream stalled: no data for ${this.#settings.idleTimeoutMs / 1000} s`;
+      const seconds = this.#settings.idleTimeoutMs / 1000;
+      // No stream to stall before the response's headers came (trial r3s36 P3-3).
+      const message =
+        this.#reader === undefined
+          ? `the model server sent no response (not even its headers) within ${seconds} s`
+          : `the model stream stalled: no data for ${seconds} s`;
       const failure: ClassifiedFailure = { errorType: "stalled", message, retryable: true };
       return { ok: false, failure, shown: this.#shown };
     }

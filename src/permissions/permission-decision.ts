@@ -34,6 +34,7 @@ export {
   type CommandConfinement,
   describeConfinement,
   isPermissionMode,
+  offersAlwaysAnswers,
   PERMISSION_MODES,
   type PermissionMode,
   shownConfinement,

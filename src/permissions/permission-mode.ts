@@ -40,6 +40,16 @@ export function outsideConfinement(outsideReason: string): CommandConfinement {
   return { policy: "danger-full-access", network: true, outsideReason };
 }
 
+/**
+ * Whether a question offers "always" answers (a rule for the session): not one to run, outside
+ * the sandbox, a command the sandbox stopped (`confinement.outsideReason` set). Its yes counts
+ * for that one call (permission-gate.ts `createSandboxExitAsker`), so every face offers only yes
+ * once and no there: the terminal's keys, ACP's options, the SDK's `canOfferSessionApproval`.
+ */
+export function offersAlwaysAnswers(confinement: CommandConfinement | undefined): boolean {
+  return confinement?.outsideReason === undefined;
+}
+
 /** One line for a question, e.g. `sandbox: workspace-write, no network`. */
 export function describeConfinement(confinement: CommandConfinement): string {
   if (confinement.outsideReason !== undefined) {

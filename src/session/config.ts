@@ -109,6 +109,14 @@ function configSchemas(): ConfigSchemas {
   return schemas;
 }
 
+/**
+ * The strict schema of a config file, built on first use: for a check that walks every setting
+ * (test/cli/config-every-setting.test.ts: each has a row in `turnloop config`).
+ */
+export function configFileSchema(): ConfigSchemas["strict"] {
+  return configSchemas().strict;
+}
+
 /** One config file's settings. */
 export type ConfigFile = z.infer<ReturnType<typeof configShape>>;
 export type ProviderProfile = NonNullable<ConfigFile["providers"]>[string];

@@ -26,7 +26,7 @@ describe.skipIf(tmuxMissing())("a tool call cut by a cancel", () => {
       expect(run.code).toBe(130);
       const sessionId = printedSessionId(run.stderr);
       expect(run.stderr).toMatch(
-        /^⊘ bash touch started && sleep 30 interrupted \(\d+ ms\): Command cancelled; its process group was killed\.$/m,
+        /^⊘ bash touch started && sleep 30 interrupted \(\d+ ms\): cancelled by the user; its process group was killed$/m,
       );
       const cli = (args: string[]) =>
         runCli(args, { cwd: fixture.repository, env: fixture.environment() });

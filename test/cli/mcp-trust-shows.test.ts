@@ -60,7 +60,7 @@ test("config and the warning of mcp list name each waiting server's own file", a
   const { config, dotMcp } = await hostileProject(repository);
   const shown = await cli(["config"]);
   expect(shown.code, shown.stderr).toBe(0);
-  const note = "(not run: project not trusted; see turnloop mcp trust)";
+  const note = "(not run: this project is not trusted; see turnloop mcp trust)";
   expect(
     shown.stdout
       .split("\n")

@@ -181,7 +181,7 @@ describe("turnloop -p with MCP servers", () => {
     expect(rows).toEqual([
       `mcpServers.personal      {"type":"stdio","command":"user-program","args":[],"env":{}}    from ${join(home, "config.json")}`,
       `mcpServers.extra         {"type":"http","url":"http://127.0.0.1:9/mcp","headers":{}}    from ${join(repository, "extra.json")}`,
-      `mcpServers.repo          (not run: project not trusted; see turnloop mcp trust)    from ${projectConfig}`,
+      `mcpServers.repo          (not run: this project is not trusted; see turnloop mcp trust)    from ${projectConfig}`,
     ]);
 
     expect((await cli(["mcp", "trust"])).code).toBe(0);

@@ -182,10 +182,10 @@ describe("an untrusted project's endpoints", () => {
     expect(rows).toContain("permissions.mode ask from default");
     expect(rows).toContain(`permissions.deny bash(rm *) from ${path}`);
     expect(rows).toContain(
-      `baseUrl held: "http://127.0.0.1:9/v1" (project not trusted; see turnloop mcp trust) from ${path}`,
+      `baseUrl held: "http://127.0.0.1:9/v1" (this project is not trusted; see turnloop mcp trust) from ${path}`,
     );
     expect(rows).toContain(
-      `permissions.mode held: "full-access" (project not trusted; see turnloop mcp trust) from ${path}`,
+      `permissions.mode held: "full-access" (this project is not trusted; see turnloop mcp trust) from ${path}`,
     );
   });
 });
@@ -208,13 +208,14 @@ describe("an untrusted project's session store", () => {
     const shown = await cli(["config"]);
     const rows = shown.stdout.split("\n").map((line) => line.replace(/\s+/g, " "));
     expect(rows).toContain(
-      `store held: "postgresql://someone:***@127.0.0.1:1/theirs" (project not trusted; see turnloop mcp trust) from ${path}`,
+      `store held: "postgresql://someone:***@127.0.0.1:1/theirs" (this project is not trusted; see turnloop mcp trust) from ${path}`,
     );
     expect(shown.stdout).not.toContain("secret");
     const json = await cli(["config", "--json"]);
     expect(JSON.parse(json.stdout).held).toEqual({
       path,
       keys: { store: "postgresql://someone:***@127.0.0.1:1/theirs" },
+      reason: "this project is not trusted",
     });
     await trust({ cli, repository });
     const trusted = await cli(["sessions", "--json"]);
@@ -242,6 +243,14 @@ describe("a trusted project whose files change", () => {
       /^turnloop: warning: \S+: not applying permissions\.mode: \.turnloop\/config\.json changed since this project was trusted on \d{4}-\d\d-\d\d \d\d:\d\d UTC, and this key loosens/m,
     );
     expect(changed.stderr).toContain(`turnloop: warning: ${path}: not applying permissions.mode`);
+    // `turnloop config` says why in the warning's words (trial r3s36 P2-3: "project not trusted").
+    const shown = await cli(["config"]);
+    const rows = shown.stdout.split("\n").map((line) => line.replace(/\s+/g, " "));
+    expect(rows.filter((row) => row.startsWith("permissions.mode held"))).toEqual([
+      expect.stringMatching(
+        /^permissions\.mode held: "full-access" \(\.turnloop\/config\.json changed since this project was trusted on \d{4}-\d\d-\d\d \d\d:\d\d UTC; see turnloop mcp trust\) from \//,
+      ),
+    ]);
     await trust({ cli, repository });
     touchPwned(model);
     const trusted = await cli(["-p", "make pwned"]);

@@ -98,19 +98,24 @@ describe("the terminal question", () => {
     );
   });
 
-  test("asking to run a stopped command outside the sandbox shows the reason", async () => {
+  // Trial of round 3 session 36 (P1-4): `a` was offered here, but a yes counts for that call
+  // alone (permission-gate.ts createSandboxExitAsker), so it was logged `once` and asked again.
+  test("asking to run a stopped command outside the sandbox shows the reason and offers no 'always'", async () => {
     const reason = "the sandbox has no network (Could not resolve host)";
-    const { shown } = await answer("y", undefined, {
+    const { reply, shown } = await answer("a\ny", undefined, {
       ...REQUEST,
       title: "Run outside the sandbox: git fetch",
       command: "git fetch",
       sandbox: { policy: "danger-full-access", network: true, outsideReason: reason },
     });
-    expect(shown.split("\n").slice(0, 4)).toEqual([
+    expect(reply).toEqual({ decision: "allow", scope: "once" });
+    expect(shown.split("\n")).toEqual([
       "",
       "turnloop wants to run outside the sandbox: git fetch",
       "    $ git fetch",
       `    [outside the sandbox: ${reason}]`,
+      "  [y] yes, once   [n] no   [t] no, and tell the model why",
+      '> "a" is not an answer; type y, n or t > ',
     ]);
   });
 

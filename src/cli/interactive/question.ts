@@ -9,6 +9,7 @@ import {
 import type { PermissionReply, PermissionRequest } from "../../permissions/permission-decision.js";
 import {
   answerFor,
+  answerKeys,
   permissionChoices,
   SAID_NO,
   TELL_QUESTION,
@@ -127,8 +128,8 @@ const PASTE_START = "\u001b[200~";
 /**
  * A permission question inline in the conversation: what the call will do (the `-p` preview of
  * `permission-preview.ts`: the command, the edit's lines, a new file's start) and its answers
- * (permission-answers.ts): `y` yes, `a` yes and always for this exact rule in this session, `p`
- * the same for the command's prefix rule when offered, `n` no, `t` no and a reason typed for the
+ * (permission-answers.ts): `y` yes, `a` yes and always for this exact rule in this session (not
+ * offered to run a command outside the sandbox: `answerKeys`), `p` the same for the command's prefix rule when offered, `n` no, `t` no and a reason typed for the
  * model. A key selects an answer and Enter confirms it ({@link BoundQuestion}); after `t` the
  * reason box has the keys until Enter sends it.
  */
@@ -145,8 +146,7 @@ export class PermissionQuestion implements BoundQuestion {
     private readonly request: PermissionRequest,
     private readonly answer: (reply: PermissionReply) => void,
   ) {
-    const keys = ["y", "a", ...(request.prefix === undefined ? [] : ["p"]), "n", "t"];
-    this.choices = new ChoiceKeys(keys, {
+    this.choices = new ChoiceKeys(answerKeys(request), {
       confirm: (key) => this.confirm(key),
       // Esc cancels the running prompt before a question sees it (terminal-face.ts): a no here
       // only if it ever came without one.

@@ -48,6 +48,7 @@ export async function runInteractiveCommand(
     cwd,
     choice,
     mode,
+    fullAccess: io.config.permissionMode.value === "full-access",
     stdout: io.stdout,
     stderr: io.stderr,
     ...(options.prompt === undefined ? {} : { firstPrompt: options.prompt }),

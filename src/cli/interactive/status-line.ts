@@ -7,6 +7,12 @@ import type { Theme } from "./theme.js";
 export interface StatusState {
   model: string;
   mode: SessionMode;
+  /**
+   * Whether every tool runs unasked in the modes that do not ask (the run's permission mode
+   * `full-access`, `--allow-all-tools`; `/mode` changes the session mode, not this): the line then
+   * says `full-access`, not the sandboxed `auto` ({@link modeWord}).
+   */
+  fullAccess?: boolean;
   /** The sandbox policy confining the session's commands (e.g. `workspace-write`); absent: none. */
   sandbox?: string | undefined;
   usage: UsageTotals;
@@ -28,6 +34,18 @@ export interface StatusState {
   modalEscape?: string;
   /** Whether the running prompt has not begun: it waits for the open question (controller.ts). */
   promptWaits?: boolean;
+}
+
+/**
+ * The mode as the status line names it: the session mode, but `full-access` for `auto` and
+ * `autopilot (full-access)` for `autopilot` when every tool runs unasked (`--allow-all-tools`),
+ * so that the line never reads as the sandboxed `auto` then (trial r3s36 P3-1).
+ */
+export function modeWord(mode: SessionMode, fullAccess: boolean): string {
+  if (!fullAccess || mode === "ask") {
+    return mode;
+  }
+  return mode === "auto" ? "full-access" : `${mode} (full-access)`;
 }
 
 const KEYS = "Enter send · Ctrl-J newline · / commands · @ file · ! shell · Ctrl-D exit";
@@ -94,7 +112,7 @@ export class StatusLine implements Component {
     const model = provider ? state.model : state.model.slice(state.model.indexOf(":") + 1);
     return [
       model,
-      state.mode,
+      modeWord(state.mode, state.fullAccess === true),
       ...(state.sandbox === undefined ? [] : [state.sandbox]),
       contextText(usage.contextTokens, state.contextWindow),
       ...(tokens

@@ -36,6 +36,8 @@ export interface TerminalFaceSettings {
   cwd: string;
   choice: SessionChoice;
   mode: SessionMode;
+  /** Whether every tool runs unasked outside mode `ask` (`--allow-all-tools`): the status line says so. */
+  fullAccess?: boolean;
   color: boolean;
   /** Sent as the first prompt once the session is open. */
   firstPrompt?: string;
@@ -89,6 +91,7 @@ export async function runTerminalFace(settings: TerminalFaceSettings): Promise<n
   const status: StatusState = {
     model: settings.modelHint,
     mode: settings.mode,
+    fullAccess: settings.fullAccess === true,
     usage: new UsageTotals(),
     contextWindow: undefined,
   };

@@ -53,6 +53,11 @@ export class ToolCallView implements Component {
    * where all are, set while the call's rows are drawn.
    */
   private hiddenNote: string[] | undefined;
+  /**
+   * A completed command's note (the session model's `ToolCall.note`: writes the sandbox refused
+   * although it exited 0), drawn whole under its last lines, set while the call's rows are drawn.
+   */
+  private resultNote: string[] | undefined;
   /** The last {@link PREVIEW_LINES} lines of the running call's output so far. */
   private liveLines: readonly string[] = [];
   /**
@@ -124,6 +129,7 @@ export class ToolCallView implements Component {
   private draw(width: number): string[] {
     const { theme } = this;
     this.hiddenNote = undefined;
+    this.resultNote = undefined;
     const [state, ...preview] = this.detail();
     const summary = this.summary();
     // A call without arguments to show (a `view` without a path) has no gap for them.
@@ -135,15 +141,16 @@ export class ToolCallView implements Component {
         : `${truncateToWidth(head, room)}  ${state}`;
     // Notes wrap (a path must be read whole: the hidden lines' note has it on a row of its own);
     // output lines are cut at the edge.
-    const wrapped = (note: string | undefined) =>
+    const wrapped = (note: string | undefined, paint = theme.dim) =>
       note === undefined
         ? []
-        : wrapTextWithAnsi(note, Math.max(1, width - 2)).map((row) => theme.dim(`  ${row}`));
+        : wrapTextWithAnsi(note, Math.max(1, width - 2)).map((row) => paint(`  ${row}`));
     return [
       truncateToWidth(line, width),
       ...wrapped(this.answerNote),
-      ...(this.hiddenNote ?? []).flatMap(wrapped),
+      ...(this.hiddenNote ?? []).flatMap((note) => wrapped(note)),
       ...preview.map((text) => truncateToWidth(`  ${text}`, width)),
+      ...(this.resultNote ?? []).flatMap((note) => wrapped(note, theme.warning)),
     ];
   }
 
@@ -236,7 +243,11 @@ export class ToolCallView implements Component {
     }
     const output = terminalText(toolCall.output ?? "");
     if (toolCall.toolName === "bash") {
-      return [timing, ...this.lastOutputLines(output)];
+      // The note ends the output: drawn whole, apart, not cut at the edge as output lines are.
+      const note = toolCall.note === undefined ? undefined : terminalText(toolCall.note);
+      const at = note === undefined ? -1 : output.lastIndexOf(note);
+      this.resultNote = at === -1 ? undefined : note?.split("\n");
+      return [timing, ...this.lastOutputLines(at === -1 ? output : output.slice(0, at))];
     }
     return [`${timing} ${theme.dim(`· ${this.resultSummary(output)}`)}`];
   }

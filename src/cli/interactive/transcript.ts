@@ -9,6 +9,7 @@ import { abortNote, alwaysRuleNote, compactionNote } from "../event-notes.js";
 import { StreamedMarkdown } from "../markdown.js";
 import { drawnAsPlan, planChecklist } from "../plan-checklist.js";
 import { wrapText } from "../text-wrap.js";
+import { exportShowsAll, hiddenLinesNote, outputLines } from "../tool-line.js";
 import type { ShellRunView } from "./conversation-view.js";
 import type { Theme } from "./theme.js";
 import { LiveOutputLines, ToolCallView } from "./tool-call-view.js";
@@ -16,6 +17,9 @@ import { promptRows, ReasoningView } from "./transcript-rows.js";
 
 /** Lines of a prompt shown (a paste or an attached file is counted beyond them). */
 const PROMPT_LINES = 8;
+
+/** Lines of a `!command`'s output the transcript shows: the user asked for it, so more than a tool's preview. */
+const SHELL_OUTPUT_LINES = 20;
 
 /**
  * The conversation on screen, built only from session events (the same ones every face sees):
@@ -67,11 +71,26 @@ export class Transcript extends Container {
       progress: (output) => live.show(output),
       end: (output) => {
         this.removeChild(live);
-        if (output !== "") {
-          this.note(output, "plain");
-        }
+        this.shellOutput(output);
       },
     };
+  }
+
+  /**
+   * A `!command`'s output once it ended, live or reopened: its last {@link SHELL_OUTPUT_LINES}
+   * lines, under the note saying how many earlier ones are left out and where all are (the saved
+   * file of a cut output), as a model's command's are (tool-line.ts `hiddenLinesNote`; trial
+   * r3s36 P3-4: 4,870 lines of `!seq 1 2000000` flooded the scrollback).
+   */
+  private shellOutput(output: string): void {
+    const lines = outputLines(output, { last: SHELL_OUTPUT_LINES });
+    const whole = exportShowsAll(this.fold.model.sessionId);
+    for (const row of hiddenLinesNote(lines, "earlier", whole)) {
+      this.note(row);
+    }
+    if (lines.last.length > 0) {
+      this.note(lines.last.join("\n"), "plain");
+    }
   }
 
   /** The first rows of a `!command`, live or reopened: a blank row, then `$ command`. */
@@ -312,9 +331,7 @@ export class Transcript extends Container {
     const { runs, text, attached } = givenPrompt(data);
     for (const run of replayed ? runs : []) {
       this.shellHeading(run.command);
-      if (run.output !== "") {
-        this.note(run.output, "plain");
-      }
+      this.shellOutput(run.output);
       this.note(ranEnding(run));
     }
     this.addChild(new Spacer(1));

@@ -75,6 +75,13 @@ export interface ToolCall {
   signal?: string;
   /** The result text given to the model, without a command's closing `<exited …>` line. */
   output?: string;
+  /**
+   * What a command's result says after its closing `<exited …>` line (also the end of
+   * {@link output}): the runner's notes on what the command's text does not show (a sandbox's
+   * refused writes or private `/tmp`, processes stopped with it), shown under the call's line on
+   * every face, a completed call's too.
+   */
+  note?: string;
   /** Output so far of a running call (live). */
   partialOutput?: string;
   imageCount?: number;
@@ -103,6 +110,8 @@ export interface ResultReading {
   signal?: string;
   /** The result text without the closing `<exited …>` line: what a face shows as the output. */
   output: string;
+  /** The text after the closing line, trimmed, when there is any ({@link ToolCall.note}). */
+  note?: string;
 }
 
 /**
@@ -119,6 +128,10 @@ export function readResult(data: SessionEventData["tool.execution_complete"]): R
   const signal = exit?.[2];
   const output = exit === undefined ? content : withoutLine(content, exit);
   const reading: ResultReading = { status: statusOf(data, exitCode, signal), output };
+  const note = exit === undefined ? "" : content.slice(exit.index + exit[0].length).trim();
+  if (note !== "") {
+    reading.note = note;
+  }
   if (exitCode !== undefined) {
     reading.exitCode = exitCode;
   }

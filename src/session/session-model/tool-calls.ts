@@ -160,6 +160,7 @@ export class ToolCalls {
     }
     setOptional(call, "exitCode", reading.exitCode);
     setOptional(call, "signal", reading.signal);
+    setOptional(call, "note", reading.note);
     setOptional(call, "errorCode", data.error?.code);
     setOptional(call, "errorMessage", data.error?.message);
     const images = data.result?.images?.length ?? 0;

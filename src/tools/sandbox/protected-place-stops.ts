@@ -140,7 +140,44 @@ export function protectedPlaceStop(
   configured: readonly KeptFile[] = [],
   hidden: readonly HiddenMention[] = [],
 ): string | undefined {
-  const places = [
+  const places = protectedPlaces(leading, configured, hidden);
+  for (const line of output.split("\n")) {
+    const stop = lineStop(line, places);
+    if (stop !== undefined) {
+      return stop;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Each line of `output` that shows a refused write, in order, with the reason
+ * {@link protectedPlaceStop} gives when it names a protected place (`reason`), else none
+ * (`line`, as printed, for the caller to word).
+ */
+export function refusedWriteLines(
+  output: string,
+  leading: readonly LeadingEntry[] = [],
+  configured: readonly KeptFile[] = [],
+  hidden: readonly HiddenMention[] = [],
+): Array<{ line: number; reason?: string }> {
+  const places = protectedPlaces(leading, configured, hidden);
+  return output.split("\n").flatMap((line, index) => {
+    if (!REFUSED_WRITE.test(line)) {
+      return [];
+    }
+    const reason = lineStop(line, places);
+    return [reason === undefined ? { line: index } : { line: index, reason }];
+  });
+}
+
+/** The places {@link protectedPlaceStop} looks for, most particular first. */
+function protectedPlaces(
+  leading: readonly LeadingEntry[],
+  configured: readonly KeptFile[],
+  hidden: readonly HiddenMention[],
+): ProtectedPlace[] {
+  return [
     ...hidden.map(({ name, spellings, turnloopHome }) => ({
       name,
       path: new RegExp(`(?:^|[\\s'"\`])(?:${spellings.map(escaped).join("|")})(?=$|[/\\s'"\`:])`),
@@ -160,14 +197,15 @@ export function protectedPlaceStop(
       why: `${place} leads through it, and ${laterRunReason(place, place)}`,
     })),
   ];
-  for (const line of output.split("\n")) {
-    const refused = REFUSED_WRITE.exec(line);
-    const place = refused === null ? undefined : places.find((p) => p.path.test(line));
-    if (refused !== null && place !== undefined) {
-      return `${PROTECTED_REASON_START}${place.name} read-only whatever the settings: ${place.why} (${refused[0]})`;
-    }
-  }
-  return undefined;
+}
+
+/** The reason `line` gives, when it shows a write refused on one of `places`. */
+function lineStop(line: string, places: readonly ProtectedPlace[]): string | undefined {
+  const refused = REFUSED_WRITE.exec(line);
+  const place = refused === null ? undefined : places.find((p) => p.path.test(line));
+  return refused === null || place === undefined
+    ? undefined
+    : `${PROTECTED_REASON_START}${place.name} read-only whatever the settings: ${place.why} (${refused[0]})`;
 }
 
 /** How many lines showing a refused write {@link withLandingPaths} reads. */

@@ -27,6 +27,7 @@ import {
   withLandingPaths,
 } from "./protected-place-stops.js";
 import { RealPaths } from "./real-paths.js";
+import { READ_ONLY, refusedDespiteSuccess, WRITABLE } from "./refused-writes.js";
 import { type ServerConfigView, serverProgramsIn } from "./server-programs.js";
 import { type WorkspaceEntries, WorkspaceWalk } from "./workspace-walk.js";
 
@@ -107,7 +108,9 @@ export class SandboxedRunner implements CommandRunner {
       this.settings.temporaryDirectory === undefined
         ? privateTemporaryNote(this.readers.temporaryUse?.(command, roots), this.policy)
         : undefined,
-      limit === undefined ? refusedDespiteSuccess(landed, judged) : undefined,
+      limit === undefined
+        ? refusedDespiteSuccess(landed, result.output, this.policy, judged)
+        : undefined,
       limit === undefined
         ? networkRefusedDespiteSuccess(result.output, result.exitCode, judged.network)
         : undefined,
@@ -280,26 +283,6 @@ interface WorkspaceGuards {
 }
 
 /**
- * The note for a command that exited 0 although its output shows a write refused on a place the
- * sandbox keeps read-only whatever the settings (protected-place-stops.ts `protectedPlaceStop`): `git checkout
- * -b x origin/main` makes the branch, prints `error: could not write config file .git/config:
- * Device or resource busy` and exits 0 without its tracking. It is no {@link
- * CommandResult.sandboxLimit}: running the whole command again outside the sandbox would repeat
- * what it did; the model is told to run the missing change alone, which, failing on the sandbox,
- * is asked about (tools/bash.ts). `undefined` for any other result.
- */
-function refusedDespiteSuccess(result: CommandResult, judged: JudgedCommand): string | undefined {
-  if (result.exitCode !== 0) {
-    return undefined;
-  }
-  const { leading = [], configuredPlaces = [], hidden = [] } = judged;
-  const reason = protectedPlaceStop(result.output, leading, configuredPlaces, hidden);
-  return reason === undefined
-    ? undefined
-    : `Note: the command exited 0, but a write it tried was refused, so that change is missing: ${reason}. To make it, run a command that makes only that change and fails when it cannot (for git's config, \`git config <key> <value>\`; \`git branch --set-upstream-to\` exits 0 too): when the sandbox stops it, the user is asked whether to run it outside the sandbox.`;
-}
-
-/**
  * The places `invocation` hid, each with the paths a tool run in its folder may print for it
  * (absolute, and relative to that folder).
  */
@@ -310,20 +293,6 @@ function hiddenMentions(invocation: BubblewrapInvocation): HiddenMention[] {
     return { name: path, spellings: [path, ...relativeSpellings], turnloopHome };
   });
 }
-
-/**
- * What the kernel and common tools print when a write lands on a read-only mount (strerror, or
- * Node's `EROFS: read-only file system`), and npm's words for its cache in a read-only HOME
- * (`~/.npm`: "Log files were not written due to an error writing to the directory: …", the EROFS
- * itself only in the log it could not write).
- */
-const READ_ONLY =
-  /Read-only file system|\bEROFS\b|Log files were not written due to an error writing to the directory/i;
-/** Where each confining policy lets a command write (README, "Sandbox"). */
-const WRITABLE: Record<ConfiningPolicy, string> = {
-  "read-only": "the read-only sandbox lets it write only its private /tmp",
-  "workspace-write": "the sandbox lets it write only inside the workspace",
-};
 
 /** What {@link sandboxLimitOf} judges a command's result by, besides the result. */
 export interface JudgedCommand {

@@ -1,0 +1,72 @@
+import { describe, expect } from "vitest";
+import { tmuxMissing } from "../support/interactive-terminal.js";
+import { requireSandbox } from "../support/sandbox.js";
+import { exitWithCtrlD, interactiveTest } from "./interactive-support.js";
+
+// Trial of round 3 session 36 (P1-4): the question to run, outside the sandbox, a command the
+// sandbox stopped offered `[a] yes, always for bash(curl …) in this session`, but the answer was
+// logged `scope: "once"` and the same call asked again: a yes there counts for that call alone.
+// Now no face offers "always" there (ACP drops its `_always` options, the SDK sends
+// `canOfferSessionApproval: false`): the terminal shows yes once, no, and no with a reason.
+
+const sandboxWorks = await requireSandbox();
+
+/** The rows of the choices: from `[y]` to `[t]`, padding trimmed. */
+function choiceRows(screen: string): string[] {
+  const rows = screen.split("\n").map((row) => row.trimEnd());
+  const start = rows.findIndex((row) => row.startsWith("[y]"));
+  const end = rows.findIndex((row) => row.includes("[t] no, and tell the model why"));
+  return rows.slice(start, end + 1);
+}
+
+describe.runIf(sandboxWorks && !tmuxMissing())(
+  "turnloop (interactive): the question to run a stopped command outside the sandbox",
+  () => {
+    interactiveTest(
+      "offers yes once and no, not always; y runs it once and the log says once",
+      async ({ fixture }) => {
+        // The host's fake model listens on 127.0.0.1; the sandbox has no network to reach it.
+        const command = `curl -sS -o /dev/null ${fixture.server.url}/`;
+        fixture.server.enqueue(
+          { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+          { text: "reached it" },
+        );
+        const terminal = await fixture.openReady(
+          ["--sandbox", "workspace-write", "--permission-mode", "auto"],
+          { columns: 100, rows: 40 },
+        );
+        terminal.type("reach the server");
+        const screen = await terminal.waitFor(/\[t\] no, and tell the model why/);
+        expect(screen).toMatch(/turnloop wants to run outside the sandbox: curl/);
+        expect(choiceRows(screen)).toEqual([
+          "[y] yes, once   [n] no   [t] no, and tell the model why",
+        ]);
+        terminal.type("y");
+        await terminal.waitFor(/reached it/);
+        const sessionId = await exitWithCtrlD(terminal);
+        const answers = (await fixture.events(sessionId))
+          .filter((event) => event.type.startsWith("permission."))
+          .map((event) => {
+            const { requestId: _requestId, ...data } = event.data as Record<string, unknown>;
+            return { type: event.type, data };
+          });
+        expect(answers).toEqual([
+          {
+            type: "permission.requested",
+            data: {
+              toolCallId: "call_1",
+              toolName: "bash",
+              kind: "execute",
+              title: `Run outside the sandbox: ${command}`,
+              outsideSandbox: expect.stringContaining("the sandbox has no network"),
+            },
+          },
+          {
+            type: "permission.completed",
+            data: { toolCallId: "call_1", decision: "allowed", scope: "once" },
+          },
+        ]);
+      },
+    );
+  },
+);
