@@ -17,7 +17,7 @@ import {
   liftingSetting,
   type SandboxLimit,
   sandboxLimit,
-} from "../session/sandbox-setup.js";
+} from "../session/sandbox-limit.js";
 
 /**
  * `-p`'s flags that lift the sandbox's limits; the network also by its config key, kept for later

@@ -18,13 +18,8 @@ import {
 import type { SessionMode, WirePermissionRequest } from "../protocol/copilot.js";
 import type { PermissionCallbacks } from "../session/agent-settings.js";
 import type { RunConfig } from "../session/run-config.js";
-import {
-  type HostSandbox,
-  type LimitSettings,
-  liftingSetting,
-  permissionModeOf,
-  sandboxLimit,
-} from "../session/sandbox-setup.js";
+import { type LimitSettings, liftingSetting, sandboxLimit } from "../session/sandbox-limit.js";
+import { type HostSandbox, permissionModeOf } from "../session/sandbox-setup.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import type { SandboxPolicy } from "../tools/sandbox/policy.js";
 import type { Gates, HookRunner } from "./hooks.js";

@@ -54,12 +54,14 @@ describe("a command exiting non-zero, on ACP", () => {
         toolCallId: "call_fail",
         status: "failed",
         content: [text("one\ntwo\nexit code 1")],
+        rawOutput: { outcome: "failed (exit code 1)" },
       },
       {
         sessionUpdate: "tool_call_update",
         toolCallId: "call_old",
         status: "failed",
         content: [text("exit code 2")],
+        rawOutput: { outcome: "failed (exit code 2)" },
       },
       {
         sessionUpdate: "tool_call_update",
@@ -73,11 +75,16 @@ describe("a command exiting non-zero, on ACP", () => {
   });
 
   test.each([
-    ["exits 1", "echo one; exit 1", "one\nexit code 1"],
-    ["is killed by a signal", "echo before; kill -KILL $$", "before\nkilled by SIGKILL"],
+    ["exits 1", "echo one; exit 1", "one\nexit code 1", "failed (exit code 1)"],
+    [
+      "is killed by a signal",
+      "echo before; kill -KILL $$",
+      "before\nkilled by SIGKILL",
+      "killed by SIGKILL",
+    ],
   ])(
     "live: a command that %s: its last update is failed, with its output and how it ended",
-    async (_, command, shown) => {
+    async (_, command, shown, outcome) => {
       const harness = await AcpHarness.start();
       harness.server.enqueue(
         { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
@@ -102,6 +109,7 @@ describe("a command exiting non-zero, on ACP", () => {
           toolCallId: "call_1",
           status: "failed",
           content: [text(shown)],
+          rawOutput: { outcome },
         },
       ]);
     },

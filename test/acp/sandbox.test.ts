@@ -197,6 +197,7 @@ describe.runIf(sandboxWorks)("the sandbox config option", () => {
             },
           },
         ],
+        rawOutput: { outcome: "failed (exit code 1)" },
       },
     ]);
     expect(existsSync(join(harness.cwd, "made.txt"))).toBe(false);

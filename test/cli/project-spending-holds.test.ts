@@ -115,7 +115,7 @@ describe("an untrusted project's model and spending limits", () => {
       // Its row, the spaces that align the columns taken as one.
       const rows = shown.stdout.split("\n").map((line) => line.replace(/ +/g, " "));
       expect(rows.filter((line) => line.startsWith(`${key} held:`))).toEqual([
-        `${key} held: ${JSON.stringify(held)} (project not trusted; see turnloop mcp trust) from ${path}`,
+        `${key} held: ${JSON.stringify(held)} (this project is not trusted; see turnloop mcp trust) from ${path}`,
       ]);
 
       let stderr = "";

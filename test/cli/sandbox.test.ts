@@ -284,6 +284,7 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
         policy: { value: "workspace-write", source: "default in permission mode auto" },
         network: { value: false, source: "default", applies: true },
         unixSockets: { value: false, source: "default", applies: true },
+        tmpfsSizeMiB: { value: 1024, source: "default", applies: true },
         hidden: [],
         availability: { available: true },
       },

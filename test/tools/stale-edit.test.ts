@@ -139,8 +139,8 @@ describe("an edit of a file that changed since the model viewed it", () => {
       "✓ edit a.txt +1 −1",
       "✓ edit a.txt +1 −1",
       "✓ create a.txt +3",
-      `✗ edit a.txt: File ${path} changed since it was last viewed (by the user, a formatter or another program): the edit was not made`,
-      `✗ create a.txt: File ${path} changed since it was last viewed (by the user, a formatter or another program): it was not overwritten`,
+      `✗ edit a.txt failed: File ${path} changed since it was last viewed (by the user, a formatter or another program): the edit was not made`,
+      `✗ create a.txt failed: File ${path} changed since it was last viewed (by the user, a formatter or another program): it was not overwritten`,
       "✓ view a.txt",
       "✓ edit a.txt +1 −1",
     ]);

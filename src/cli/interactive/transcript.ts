@@ -9,17 +9,14 @@ import { abortNote, alwaysRuleNote, compactionNote } from "../event-notes.js";
 import { StreamedMarkdown } from "../markdown.js";
 import { drawnAsPlan, planChecklist } from "../plan-checklist.js";
 import { wrapText } from "../text-wrap.js";
-import { exportShowsAll, hiddenLinesNote, outputLines } from "../tool-line.js";
 import type { ShellRunView } from "./conversation-view.js";
+import { type ShellRowsTarget, shellHeading, shellOutput, shellRun } from "./shell-run-rows.js";
 import type { Theme } from "./theme.js";
-import { LiveOutputLines, ToolCallView } from "./tool-call-view.js";
+import { ToolCallView } from "./tool-call-view.js";
 import { promptRows, ReasoningView } from "./transcript-rows.js";
 
 /** Lines of a prompt shown (a paste or an attached file is counted beyond them). */
 const PROMPT_LINES = 8;
-
-/** Lines of a `!command`'s output the transcript shows: the user asked for it, so more than a tool's preview. */
-const SHELL_OUTPUT_LINES = 20;
 
 /**
  * The conversation on screen, built only from session events (the same ones every face sees):
@@ -58,45 +55,19 @@ export class Transcript extends Container {
     });
   }
 
-  /**
-   * A `!command` runs: a blank row and its `$ command` line, as a reopened session draws it
-   * ({@link userMessage}), then its output's last lines, redrawn as they come as a running call's
-   * are; once it ends, all of its output in their place.
-   */
+  /** A `!command` runs: its rows (shell-run-rows.ts), live. */
   shellRun(command: string): ShellRunView {
-    this.shellHeading(command);
-    const live = new LiveOutputLines(this.theme);
-    this.addChild(live);
+    return shellRun(this.shellRows, command);
+  }
+
+  /** Where the `!command`s' rows go (shell-run-rows.ts). */
+  private get shellRows(): ShellRowsTarget {
     return {
-      progress: (output) => live.show(output),
-      end: (output) => {
-        this.removeChild(live);
-        this.shellOutput(output);
-      },
+      container: this,
+      theme: this.theme,
+      note: (note, style) => this.note(note, style),
+      sessionId: () => this.fold.model.sessionId,
     };
-  }
-
-  /**
-   * A `!command`'s output once it ended, live or reopened: its last {@link SHELL_OUTPUT_LINES}
-   * lines, under the note saying how many earlier ones are left out and where all are (the saved
-   * file of a cut output), as a model's command's are (tool-line.ts `hiddenLinesNote`; trial
-   * r3s36 P3-4: 4,870 lines of `!seq 1 2000000` flooded the scrollback).
-   */
-  private shellOutput(output: string): void {
-    const lines = outputLines(output, { last: SHELL_OUTPUT_LINES });
-    const whole = exportShowsAll(this.fold.model.sessionId);
-    for (const row of hiddenLinesNote(lines, "earlier", whole)) {
-      this.note(row);
-    }
-    if (lines.last.length > 0) {
-      this.note(lines.last.join("\n"), "plain");
-    }
-  }
-
-  /** The first rows of a `!command`, live or reopened: a blank row, then `$ command`. */
-  private shellHeading(command: string): void {
-    this.addChild(new Spacer(1));
-    this.note(`$ ${command}`, "plain");
   }
 
   /**
@@ -123,15 +94,7 @@ export class Transcript extends Container {
         this.thought(event.data.messageId).append(event.data.deltaContent);
         return;
       case "assistant.message":
-        if (event.data.reasoning?.trim()) {
-          this.thought(event.data.messageId).set(event.data.reasoning);
-        }
-        this.finishMessage(event.data.messageId, event.data.content);
-        for (const toolCall of change.kind === "message" ? change.toolCalls : []) {
-          this.tool(toolCall);
-        }
-        // A reply cut by a failure (`error`) is followed by the prompt's `session.error`, whose
-        // line says why, once (as -p says it): the cut text stands above it.
+        this.assistantMessage(event.data, change.kind === "message" ? change.toolCalls : []);
         return;
       case "session.plan_updated":
         this.plan();
@@ -330,8 +293,8 @@ export class Transcript extends Container {
     }
     const { runs, text, attached } = givenPrompt(data);
     for (const run of replayed ? runs : []) {
-      this.shellHeading(run.command);
-      this.shellOutput(run.output);
+      shellHeading(this.shellRows, run.command);
+      shellOutput(this.shellRows, run.output);
       this.note(ranEnding(run));
     }
     this.addChild(new Spacer(1));
@@ -348,6 +311,24 @@ export class Transcript extends Container {
     const filesLine = attachedFilesLine(files);
     if (filesLine !== undefined) {
       this.note(filesLine);
+    }
+  }
+
+  /**
+   * A reply ends: its reasoning's row (set whole: a reopened session has no deltas), its text,
+   * then its calls' lines. A reply cut by a failure (`error`) is followed by the prompt's
+   * `session.error`, whose line says why, once (as -p says it): the cut text stands above it.
+   */
+  private assistantMessage(
+    data: SessionEventOf<"assistant.message">["data"],
+    toolCalls: readonly ToolCall[],
+  ): void {
+    if (data.reasoning?.trim()) {
+      this.thought(data.messageId).set(data.reasoning);
+    }
+    this.finishMessage(data.messageId, data.content);
+    for (const toolCall of toolCalls) {
+      this.tool(toolCall);
     }
   }
 
