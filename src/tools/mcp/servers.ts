@@ -211,9 +211,15 @@ export class McpServers {
    */
   async whenStarted(signal?: AbortSignal): Promise<void> {
     const remaining = this.deadline - Date.now();
+    // Whether the wait ran out: a timer may fire a millisecond before `Date.now()` reaches the
+    // deadline (timers keep the monotonic clock), and the servers still starting are said then too.
+    let waitedOut = false;
     if (remaining > 0 && this.connections.some((connection) => connection.state === "pending")) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, remaining);
+        const timer = setTimeout(() => {
+          waitedOut = true;
+          done();
+        }, remaining);
         function done() {
           clearTimeout(timer);
           signal?.removeEventListener("abort", done);
@@ -223,7 +229,7 @@ export class McpServers {
         Promise.all(this.connections.map((connection) => connection.ready)).then(done, done);
       });
     }
-    if (signal?.aborted !== true && Date.now() >= this.deadline) {
+    if (signal?.aborted !== true && (waitedOut || Date.now() >= this.deadline)) {
       this.reportStillStarting();
     }
   }
