@@ -52,9 +52,11 @@ const cases: UsageErrorCase[] = [
 describe("flags that take a number", () => {
   test("0, -1, 1.5, words and other spellings exit 64 naming the flag, its range and the value; nothing is sent", async ({
     cli,
+    environment,
     model,
+    repository,
   }) => {
-    const { actual, expected } = await usageErrorOutcomes(cli, cases);
+    const { actual, expected } = await usageErrorOutcomes({ cli, environment, repository }, cases);
     expect(actual).toEqual(expected);
     expect(model.requests).toHaveLength(0);
   });

@@ -64,9 +64,11 @@ const cases: Array<{ args: string[]; env: Record<string, string>; stderr: string
 describe("numeric environment variables", () => {
   test("a bad value exits 64 naming the variable, its range and the value; nothing is sent", async ({
     cli,
+    environment,
     model,
+    repository,
   }) => {
-    const { actual, expected } = await usageErrorOutcomes(cli, cases);
+    const { actual, expected } = await usageErrorOutcomes({ cli, environment, repository }, cases);
     expect(actual).toEqual(expected);
     expect(model.requests).toHaveLength(0);
   });

@@ -54,9 +54,11 @@ const cases: UsageErrorCase[] = [
 describe("-p with a subcommand", () => {
   test("is a usage error saying what was understood: exit 64, nothing sent", async ({
     cli,
+    environment,
     model,
+    repository,
   }) => {
-    const { actual, expected } = await usageErrorOutcomes(cli, cases);
+    const { actual, expected } = await usageErrorOutcomes({ cli, environment, repository }, cases);
     expect(actual).toEqual(expected);
     expect(model.requests).toHaveLength(0);
   });

@@ -140,17 +140,24 @@ const flagCases: UsageErrorCase[] = [
 describe("subcommand arguments", () => {
   test("an unknown flag, a flag without its value or an unknown action: exit 64 with the subcommand's usage", async ({
     cli,
+    environment,
     model,
+    repository,
   }) => {
-    const { actual, expected } = await usageErrorOutcomes(cli, flagCases);
+    const { actual, expected } = await usageErrorOutcomes(
+      { cli, environment, repository },
+      flagCases,
+    );
     expect(actual).toEqual(expected);
     expect(model.requests).toHaveLength(0);
   });
 
   test("a word too many or too few, or a flag the subcommand does not read: exit 64 with its usage", async ({
     cli,
+    environment,
+    repository,
   }) => {
-    const { actual, expected } = await usageErrorOutcomes(cli, cases);
+    const { actual, expected } = await usageErrorOutcomes({ cli, environment, repository }, cases);
     expect(actual).toEqual(expected);
   });
 
@@ -241,9 +248,14 @@ const unreadCases: UsageErrorCase[] = [
 describe("flags a command does not read", () => {
   test("exit 64 naming the flag and the command, with its usage; nothing is sent", async ({
     cli,
+    environment,
     model,
+    repository,
   }) => {
-    const { actual, expected } = await usageErrorOutcomes(cli, unreadCases);
+    const { actual, expected } = await usageErrorOutcomes(
+      { cli, environment, repository },
+      unreadCases,
+    );
     expect(actual).toEqual(expected);
     expect(model.requests).toHaveLength(0);
   });

@@ -1,3 +1,5 @@
+import { fileURLToPath } from "node:url";
+import { runCli } from "./cli.js";
 import type { CliFixtures } from "./fixtures.js";
 
 /** One command line that must be refused as a usage error, and its one stderr line. */
@@ -9,28 +11,62 @@ export interface UsageErrorCase {
   env?: NodeJS.ProcessEnv;
 }
 
+/** Runs many command lines through the built CLI's `runCommand` in one child process. */
+const RUNNER = fileURLToPath(new URL("./usage-error-runner.mjs", import.meta.url));
+
+/** What one command line showed: the runner's `{ code, stdout, stderr }` or `{ thrown }`. */
+type Outcome = Record<string, unknown>;
+
 /**
- * Runs every case through the built CLI at once and gives what each run showed beside what a
- * usage error shows (exit 64, no signal, nothing on stdout, `turnloop: <stderr>\n`), each with
- * its arguments (and variables), so that one `toEqual` names the case that differs.
+ * Runs every case through the built CLI and gives what each run showed beside what a usage error
+ * shows (exit 64, nothing on stdout, `turnloop: <stderr>\n`), each with its arguments (and
+ * variables), so that one `toEqual` names the case that differs. The first case runs as a CLI
+ * child process of its own (exit code, signal and streams as a user sees them); all of them,
+ * the first again, run one after another in one child process (test/support/usage-error-runner.mjs:
+ * the same `runCommand`, each case with its own environment and folder), so a table of refusals
+ * costs two Node starts instead of one each.
  */
 export async function usageErrorOutcomes(
-  cli: CliFixtures["cli"],
+  fixtures: Pick<CliFixtures, "cli" | "environment" | "repository">,
   cases: readonly UsageErrorCase[],
 ): Promise<{ actual: unknown[]; expected: unknown[] }> {
+  const { cli, environment, repository } = fixtures;
   const label = ({ args, env }: UsageErrorCase) => (env === undefined ? { args } : { args, env });
-  const actual = await Promise.all(
-    cases.map(async (entry) => ({
-      ...label(entry),
-      ...(await cli(entry.args, entry.env === undefined ? undefined : { env: entry.env })),
-    })),
-  );
-  const expected = cases.map((entry) => ({
+  const [first] = cases;
+  const [child, outcomes] = await Promise.all([
+    first === undefined
+      ? undefined
+      : cli(first.args, first.env === undefined ? undefined : { env: first.env }),
+    runInOneProcess(
+      cases.map((entry) => ({ args: entry.args, env: environment(entry.env), cwd: repository })),
+      { cwd: repository, env: environment() },
+    ),
+  ]);
+  const actual: unknown[] = cases.map((entry, index) => ({
+    ...label(entry),
+    ...outcomes[index],
+  }));
+  const expected: unknown[] = cases.map((entry) => ({
     ...label(entry),
     code: 64,
-    signal: null,
     stdout: "",
     stderr: `turnloop: ${entry.stderr}\n`,
   }));
+  if (first !== undefined && child !== undefined) {
+    actual.push({ ...label(first), childProcess: true, ...child });
+    expected.push({ ...label(first), childProcess: true, code: 64, signal: null, ...expected[0] });
+  }
   return { actual, expected };
+}
+
+/** The runner's outcome of each case, in order; throws with its output if it failed. */
+async function runInOneProcess(
+  cases: ReadonlyArray<{ args: string[]; env: NodeJS.ProcessEnv; cwd: string }>,
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<Outcome[]> {
+  const result = await runCli([], { ...options, file: RUNNER, stdin: JSON.stringify(cases) });
+  if (result.code !== 0) {
+    throw new Error(`the usage-error runner failed (${result.code}): ${result.stderr}`);
+  }
+  return JSON.parse(result.stdout) as Outcome[];
 }
