@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
+import { usageErrorOutcomes } from "../support/usage-errors.js";
 
 // Session 19's brief, #3: `turnloop -p hi --resume ''` said "no session  in …", or, with one
 // session stored, resumed that one: every id starts with "". A flag that names something (a
@@ -14,7 +15,12 @@ const GOLDEN_ID = "f01d5e55-0000-4000-8000-000000000021";
 const ID = "8a000000-0000-4000-8000-000000000001";
 
 describe("an empty or blank value where something must be named", () => {
-  test("flags: exit 64 saying what the flag needs, as typed", async ({ cli, model }) => {
+  test("flags: exit 64 saying what the flag needs, as typed", async ({
+    cli,
+    environment,
+    model,
+    repository,
+  }) => {
     const cases: [string[], string][] = [
       [
         ["-p", "hi", "--resume", ""],
@@ -47,19 +53,17 @@ describe("an empty or blank value where something must be named", () => {
       [["--headless", "--port", "0", "--host", ""], '--host needs an address to listen on, not ""'],
       [["sessions", "view", "x", "--out", ""], '--out needs a file, not ""'],
     ];
-    const runs = [];
-    for (const [args] of cases) {
-      const { code, stdout, stderr } = await cli(args);
-      runs.push({ args, code, stdout, stderr });
-    }
-    expect(runs).toEqual(
-      cases.map(([args, said]) => ({ args, code: 64, stdout: "", stderr: `turnloop: ${said}\n` })),
+    const { actual, expected } = await usageErrorOutcomes(
+      { cli, environment, repository },
+      cases.map(([args, stderr]) => ({ args, stderr })),
     );
+    expect(actual).toEqual(expected);
     expect(model.requests).toHaveLength(0);
   });
 
   test("a sessions command's id: exit 64, and the one stored session is untouched", async ({
     cli,
+    environment,
     home,
     repository,
     model,
@@ -83,22 +87,20 @@ describe("an empty or blank value where something must be named", () => {
         ["sessions", "show", ""],
         'sessions show needs a session id, not "" (usage: turnloop sessions show <id>)',
       ],
-      [["sessions", "compact", ""], 'sessions compact needs a session id, not ""'],
-      [["sessions", "import", ""], 'sessions import needs a file (or - for stdin), not ""'],
+      [
+        ["sessions", "compact", ""],
+        'sessions compact needs a session id, not "" (usage: turnloop sessions compact <id> [instructions] [session options])',
+      ],
+      [
+        ["sessions", "import", ""],
+        'sessions import needs a file (or - for stdin), not "" (usage: turnloop sessions import <file | ->)',
+      ],
     ];
-    const runs = [];
-    for (const [args] of cases) {
-      const { code, stdout, stderr } = await cli(args);
-      runs.push({
-        args,
-        code,
-        stdout,
-        stderr: stderr.replace(/ \(usage: turnloop sessions (compact|import) .*\)/, ""),
-      });
-    }
-    expect(runs).toEqual(
-      cases.map(([args, said]) => ({ args, code: 64, stdout: "", stderr: `turnloop: ${said}\n` })),
+    const { actual, expected } = await usageErrorOutcomes(
+      { cli, environment, repository },
+      cases.map(([args, stderr]) => ({ args, stderr })),
     );
+    expect(actual).toEqual(expected);
     expect(await readFile(file, "utf8")).toBe(log);
     expect(model.requests).toHaveLength(0);
   });

@@ -3,6 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
+import { usageErrorOutcomes } from "../support/usage-errors.js";
 
 // The usage errors of `turnloop -p` (a missing --cwd or --add-dir, an unknown flag or command), as
 // a child process: the exit code, the message naming what was wrong, and nothing created.
@@ -66,6 +67,8 @@ describe("usage errors", () => {
 
   test("an unknown command suggests the closest one; a command's extra word is named; a prompt split after -p is named", async ({
     cli,
+    environment,
+    repository,
   }) => {
     const cases: Array<[string[], string]> = [
       [
@@ -84,14 +87,10 @@ describe("usage errors", () => {
         'unknown command "this repository do?"; the prompt is -p\'s one argument: quote it whole (see turnloop --help)',
       ],
     ];
-    for (const [args, message] of cases) {
-      const result = await cli(args);
-      expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
-        args,
-        code: 64,
-        stdout: "",
-        stderr: `turnloop: ${message}\n`,
-      });
-    }
+    const { actual, expected } = await usageErrorOutcomes(
+      { cli, environment, repository },
+      cases.map(([args, stderr]) => ({ args, stderr })),
+    );
+    expect(actual).toEqual(expected);
   });
 });

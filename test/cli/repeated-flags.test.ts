@@ -1,11 +1,13 @@
 import { describe, expect } from "vitest";
 import { FLAGS } from "../../src/cli/argument-flags.js";
 import { test } from "../support/fixtures.js";
+import { usageErrorOutcomes } from "../support/usage-errors.js";
 
 // A fresh user's trial: `--model a --model b` or `--max-turns 3 --max-turns 5` silently took the
 // last value. A single-valued flag given twice with different values is now a usage error naming
-// both; the same value twice is fine. Every single-valued flag of the one flag table (FLAGS), each
-// through the built CLI as a child process.
+// both; the same value twice is fine. Every single-valued flag of the one flag table (FLAGS),
+// through the built CLI (test/support/usage-errors.ts: one child process for the table, one for
+// its first case, one for the short and long names).
 
 /** The flags that take one value (no `multiple`), as the table has them. */
 const singleValued = Object.entries(FLAGS).flatMap(([name, spec]) =>
@@ -15,24 +17,19 @@ const singleValued = Object.entries(FLAGS).flatMap(([name, spec]) =>
 describe("a single-valued flag given twice", () => {
   test("with different values: exit 64 naming the flag and both values, before anything runs", async ({
     cli,
+    environment,
     model,
+    repository,
   }) => {
     expect(singleValued.length).toBeGreaterThan(20);
-    const results = await Promise.all(
-      singleValued.map(async (name) => ({
-        name,
-        ...(await cli([`--${name}`, "first", `--${name}`, "second"])),
-      })),
-    );
-    expect(results).toEqual(
+    const { actual, expected } = await usageErrorOutcomes(
+      { cli, environment, repository },
       singleValued.map((name) => ({
-        name,
-        code: 64,
-        signal: null,
-        stdout: "",
-        stderr: `turnloop: --${name} given twice (first, second)\n`,
+        args: [`--${name}`, "first", `--${name}`, "second"],
+        stderr: `--${name} given twice (first, second)`,
       })),
     );
+    expect(actual).toEqual(expected);
     // Short and long names together, three times: named as first typed, every value listed.
     expect(await cli(["-m", "a:x", "--model", "b:y", "-m", "a:x", "-p", "hi"])).toEqual({
       code: 64,
