@@ -4,6 +4,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect } from "vitest";
 import { ChildFixture } from "../acp/child-process.js";
 import { test } from "../support/fixtures.js";
+import { usageErrorOutcomes } from "../support/usage-errors.js";
 
 // A fresh user's trial: an `--mcp-config` file that was not JSON, or an entry that was no server,
 // only warned and the run went on (exit 0). A bad MCP file is bad config, like an invalid
@@ -13,6 +14,7 @@ import { test } from "../support/fixtures.js";
 describe("bad MCP server files", () => {
   test("-p, the interactive start and turnloop config stop with exit 64, naming the file and the position or key", async ({
     cli,
+    environment,
     model,
     repository,
   }) => {
@@ -21,23 +23,27 @@ describe("bad MCP server files", () => {
     const cases = [
       {
         file: "broken.json",
-        stderr: `turnloop: ${join(repository, "broken.json")} is not valid JSON: line 2, column 1: Expected property name or '}'\n`,
+        stderr: `${join(repository, "broken.json")} is not valid JSON: line 2, column 1: Expected property name or '}'`,
       },
       {
         file: "entry.json",
-        stderr: `turnloop: ${join(repository, "entry.json")}: server "files": needs "command" (stdio) or "url" (http, sse); it has unknown key "cmd"\n`,
+        stderr: `${join(repository, "entry.json")}: server "files": needs "command" (stdio) or "url" (http, sse); it has unknown key "cmd"`,
       },
       {
         file: "missing.json",
-        stderr: `turnloop: ${join(repository, "missing.json")}: no such file\n`,
+        stderr: `${join(repository, "missing.json")}: no such file`,
       },
     ];
-    for (const { file, stderr } of cases) {
-      for (const args of [["-p", "hi"], [], ["config"]]) {
-        const result = await cli([...args, "--mcp-config", file]);
-        expect({ args, ...result }).toEqual({ args, code: 64, signal: null, stdout: "", stderr });
-      }
-    }
+    const { actual, expected } = await usageErrorOutcomes(
+      { cli, environment, repository },
+      cases.flatMap(({ file, stderr }) =>
+        [["-p", "hi"], [], ["config"]].map((args) => ({
+          args: [...args, "--mcp-config", file],
+          stderr,
+        })),
+      ),
+    );
+    expect(actual).toEqual(expected);
     expect(model.requests).toHaveLength(0);
   });
 
@@ -75,6 +81,7 @@ describe("bad MCP server files", () => {
 describe("bad MCP server files in turnloop mcp list", () => {
   test("exit 64 naming the file and the position or key, as the faces; --ignore-config-errors goes on", async ({
     cli,
+    environment,
     repository,
   }) => {
     await writeFile(join(repository, "broken.json"), '{"mcpServers": {"files": {\n');
@@ -84,35 +91,32 @@ describe("bad MCP server files in turnloop mcp list", () => {
       "entry.json": `${join(repository, "entry.json")}: server "files": needs "command" (stdio) or "url" (http, sse); it has unknown key "cmd"`,
       "missing.json": `${join(repository, "missing.json")}: no such file`,
     };
-    const results = [];
-    const expected = [];
-    for (const [file, problem] of Object.entries(problems)) {
-      for (const args of [
-        ["mcp", "list"],
-        ["mcp", "list", "--json"],
-      ]) {
-        results.push({ args, file, ...(await cli([...args, "--mcp-config", file])) });
-        expected.push({
-          args,
-          file,
-          code: 64,
-          signal: null,
-          stdout: "",
-          stderr: `turnloop: ${problem}\n`,
-        });
-      }
-      const ignored = ["mcp", "list", "--ignore-config-errors"];
-      results.push({ args: ignored, file, ...(await cli([...ignored, "--mcp-config", file])) });
-      expected.push({
-        args: ignored,
+    const refused = await usageErrorOutcomes(
+      { cli, environment, repository },
+      Object.entries(problems).flatMap(([file, problem]) =>
+        [
+          ["mcp", "list"],
+          ["mcp", "list", "--json"],
+        ].map((args) => ({
+          args: [...args, "--mcp-config", file],
+          stderr: problem,
+        })),
+      ),
+    );
+    expect(refused.actual).toEqual(refused.expected);
+    const ignored = ["mcp", "list", "--ignore-config-errors", "--mcp-config"];
+    const results = await Promise.all(
+      Object.keys(problems).map(async (file) => ({ file, ...(await cli([...ignored, file])) })),
+    );
+    expect(results).toEqual(
+      Object.entries(problems).map(([file, problem]) => ({
         file,
         code: 0,
         signal: null,
         stdout: `No MCP servers configured for ${repository}.\n`,
         stderr: `turnloop: warning: MCP config: ${problem}\n`,
-      });
-    }
-    expect(results).toEqual(expected);
+      })),
+    );
   });
 
   test("a program that is no MCP server: its row says it failed and why, exit 1", async ({
