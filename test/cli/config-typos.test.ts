@@ -2,7 +2,6 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { test as cliTest } from "../support/fixtures.js";
-import { usageErrorOutcomes } from "../support/usage-errors.js";
 
 // Issue 24 item 6: a typo in a config file is never silent, and one that would drop permission
 // rules stops the run. Through the built CLI as a child process against the fake model server.
@@ -20,21 +19,24 @@ test.override({ git: true });
 describe("config typos", () => {
   test("a misspelt permissions section stops -p, the interactive start and turnloop config with exit 64, naming the key meant", async ({
     cli,
-    environment,
     model,
     project,
-    repository,
   }) => {
     await writeFile(project, JSON.stringify({ permisions: { deny: ["bash(rm *)"] } }, null, 2));
     const stopped =
-      `${project}: unknown key "permisions" (did you mean "permissions"?): turnloop ` +
+      `turnloop: ${project}: unknown key "permisions" (did you mean "permissions"?): turnloop ` +
       "stops rather than ignore the permission rules there; fix the file, or run with " +
-      "--ignore-config-errors to go on without them";
-    const { actual, expected } = await usageErrorOutcomes(
-      { cli, environment, repository },
-      [["-p", "hi"], [], ["config"]].map((args) => ({ args, stderr: stopped })),
-    );
-    expect(actual).toEqual(expected);
+      "--ignore-config-errors to go on without them\n";
+    for (const args of [["-p", "hi"], [], ["config"]]) {
+      const result = await cli(args);
+      expect({ args, ...result }).toEqual({
+        args,
+        code: 64,
+        signal: null,
+        stdout: "",
+        stderr: stopped,
+      });
+    }
     expect(model.requests).toHaveLength(0);
   });
 

@@ -3,7 +3,6 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { printedSessionId, test } from "../support/fixtures.js";
-import { usageErrorOutcomes } from "../support/usage-errors.js";
 
 // A user trial: `turnloop acp --model a:b` (or `TURNLOOP_MODEL=a:b`) exited 0, and a config file's
 // `"model": "nope:x"` went unreported while `TURNLOOP_MODEL` overrode it. An unknown provider is a
@@ -15,57 +14,65 @@ const PROVIDERS = "openai, openai-chat, anthropic, ollama, openai-compatible";
 describe("an unknown provider in the model is a run-config error on every face", () => {
   test("-p and --headless: --model a:b or TURNLOOP_MODEL=a:b exits 64 naming it, nothing stored", async ({
     cli,
-    environment,
     model,
     home,
-    repository,
   }) => {
-    const { actual, expected } = await usageErrorOutcomes({ cli, environment, repository }, [
+    const runs = [
+      await cli(["-p", "hi", "--model", "a:b"]),
+      await cli(["-p", "hi"], { env: { TURNLOOP_MODEL: "a:b" } }),
+      await cli(["--headless", "--stdio"], { env: { TURNLOOP_MODEL: "a:b" } }),
+      await cli(["-p", "hi", "--model", "anthropic:"], { env: { ANTHROPIC_API_KEY: "k" } }),
+      await cli(["-p", "hi", "--model", "anthropc:foo"]),
+    ];
+    expect(runs.map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))).toEqual([
       {
-        args: ["-p", "hi", "--model", "a:b"],
-        stderr: `--model "a:b" is not <provider>:<model> with provider one of ${PROVIDERS}`,
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: --model "a:b" is not <provider>:<model> with provider one of ${PROVIDERS}\n`,
       },
       {
-        args: ["-p", "hi"],
-        env: { TURNLOOP_MODEL: "a:b" },
-        stderr: `TURNLOOP_MODEL "a:b" is not <provider>:<model> with provider one of ${PROVIDERS}`,
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: TURNLOOP_MODEL "a:b" is not <provider>:<model> with provider one of ${PROVIDERS}\n`,
       },
       {
-        args: ["--headless", "--stdio"],
-        env: { TURNLOOP_MODEL: "a:b" },
-        stderr: `TURNLOOP_MODEL "a:b" is not <provider>:<model> with provider one of ${PROVIDERS}`,
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: TURNLOOP_MODEL "a:b" is not <provider>:<model> with provider one of ${PROVIDERS}\n`,
       },
       {
-        args: ["-p", "hi", "--model", "anthropic:"],
-        env: { ANTHROPIC_API_KEY: "k" },
-        stderr: `--model "anthropic:" is not <provider>:<model> with provider one of ${PROVIDERS}`,
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: --model "anthropic:" is not <provider>:<model> with provider one of ${PROVIDERS}\n`,
       },
       {
-        args: ["-p", "hi", "--model", "anthropc:foo"],
-        stderr: `--model "anthropc:foo" is not <provider>:<model> with provider one of ${PROVIDERS} (did you mean "anthropic:foo"?)`,
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: --model "anthropc:foo" is not <provider>:<model> with provider one of ${PROVIDERS} (did you mean "anthropic:foo"?)\n`,
       },
     ]);
-    expect(actual).toEqual(expected);
     expect(model.requests).toEqual([]);
     expect(existsSync(join(home, "session-state"))).toBe(false);
   });
 
   test("a config file's unknown model is reported even while TURNLOOP_MODEL overrides it, by -p and config", async ({
     cli,
-    environment,
     model,
     home,
-    repository,
   }) => {
     const file = join(home, "config.json");
     await writeFile(file, '{"model": "nope:x"}\n');
-    const problem = `${file}: model: "nope:x" is not <provider>:<model> with provider one of ${PROVIDERS}`;
-    const { actual, expected } = await usageErrorOutcomes({ cli, environment, repository }, [
-      { args: ["-p", "hi"], stderr: problem },
-      { args: ["-p", "hi"], env: { TURNLOOP_MODEL: undefined }, stderr: problem },
-      { args: ["config"], stderr: problem },
+    const problem = `turnloop: ${file}: model: "nope:x" is not <provider>:<model> with provider one of ${PROVIDERS}\n`;
+    const runs = [
+      await cli(["-p", "hi"]),
+      await cli(["-p", "hi"], { env: { TURNLOOP_MODEL: undefined } }),
+      await cli(["config"]),
+    ];
+    expect(runs.map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))).toEqual([
+      { code: 64, stdout: "", stderr: problem },
+      { code: 64, stdout: "", stderr: problem },
+      { code: 64, stdout: "", stderr: problem },
     ]);
-    expect(actual).toEqual(expected);
     expect(model.requests).toEqual([]);
     expect(existsSync(join(home, "session-state"))).toBe(false);
   });
