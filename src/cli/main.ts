@@ -45,15 +45,20 @@ process.on("exit", letGoOfClosedTerminal);
  * `ResetStdio`). Each of these descriptors that is still a character device but no longer a
  * terminal (and not /dev/null) is pointed at /dev/null first: Node skips a descriptor that names
  * another file than at start. A live terminal is left alone (its settings are put back).
+ * `node:tty` is loaded only for a character device other than /dev/null: a run on pipes, files
+ * or /dev/null (an editor's, a script's, the tests') ends without loading it (issue 26).
  */
 function letGoOfClosedTerminal(): void {
   const { closeSync, fstatSync, openSync, statSync } = process.getBuiltinModule("node:fs");
-  const { isatty } = process.getBuiltinModule("node:tty");
   const nowhere = "/dev/null";
   for (const descriptor of [0, 1, 2]) {
     try {
       const file = fstatSync(descriptor);
-      if (!file.isCharacterDevice() || isatty(descriptor) || file.rdev === statSync(nowhere).rdev) {
+      if (
+        !file.isCharacterDevice() ||
+        file.rdev === statSync(nowhere).rdev ||
+        process.getBuiltinModule("node:tty").isatty(descriptor)
+      ) {
         continue;
       }
       closeSync(descriptor);

@@ -20,6 +20,8 @@ function lastUserMessage(model: FakeModelServer, index = 0): string {
 /**
  * Runs `-p explain` (`options`: its stdin) with a CommonJS preload that writes, at exit, the names
  * of Node's own modules loaded, and checks it answered the model's "ok". @returns those names.
+ * The preload writes once the `exit` event's listeners have all run, the CLI's own among them
+ * (src/cli/main.ts adds one): what they load is in the list too.
  */
 async function builtinsLoadedBy(
   cli: (args: readonly string[], options?: CliRunOptions) => Promise<CliResult>,
@@ -32,7 +34,14 @@ async function builtinsLoadedBy(
   const loaded = join(home, "builtins");
   await writeFile(
     preload,
-    `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join("\\n")));\n`,
+    [
+      "const emit = process.emit;",
+      "process.emit = function (name, ...rest) {",
+      "  const result = emit.call(this, name, ...rest);",
+      `  if (name === "exit") require("node:fs").writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join("\\n"));`,
+      "  return result;",
+      "};\n",
+    ].join("\n"),
   );
   const result = await cli(["-p", "explain"], {
     ...options,
