@@ -4,6 +4,7 @@ import { AiSdkProvider } from "./ai-sdk-provider.js";
 import {
   apiKeyVariable,
   type EndpointVariable,
+  endpointOptions,
   endpointVariable,
   meantModelHint,
   needsApiKey,
@@ -12,6 +13,7 @@ import {
   turnloopApiKey,
   vendorApiKey,
   vendorEndpoint,
+  withoutTrailingSlashes,
 } from "./api-keys.js";
 import { withoutOpenAiItemIds } from "./convert.js";
 import { prepareReleasedLockErrors } from "./first-response.js";
@@ -166,7 +168,7 @@ export function resolveModel(
       id,
       provider,
       modelName,
-      ...(baseUrl === undefined ? {} : { baseUrl: baseUrl.replace(/\/+$/, "") }),
+      ...(baseUrl === undefined ? {} : { baseUrl: withoutTrailingSlashes(baseUrl) }),
       ...(key.value === undefined ? {} : { apiKey: key.value }),
     },
   };
@@ -262,7 +264,7 @@ export function createProvider(
   configuration: ModelConfiguration,
   tuning: ProviderTuning = {},
 ): Provider {
-  const { provider, modelName, baseUrl, apiKey, headers } = configuration;
+  const { provider, modelName } = configuration;
   // Every wire's fetch below is wrapped by withHugeBodies, which fills in shared huge texts.
   const common = {
     id: configuration.id,
@@ -283,11 +285,8 @@ export function createProvider(
         createModel: async () => {
           const { createOpenAI } = await import("@ai-sdk/openai");
           prepareReleasedLockErrors();
-          const openai = createOpenAI({
-            ...urlAndKey(baseUrl, apiKey, headers),
-            fetch: withHugeBodies(openAiChatQuirksFetch),
-          });
-          return openai.chat(modelName);
+          const fetch = withHugeBodies(openAiChatQuirksFetch);
+          return createOpenAI(endpointOptions(configuration, fetch)).chat(modelName);
         },
       });
     case "anthropic":
@@ -299,10 +298,7 @@ export function createProvider(
         createModel: async () => {
           const { createAnthropic } = await import("@ai-sdk/anthropic");
           prepareReleasedLockErrors();
-          return createAnthropic({
-            ...urlAndKey(baseUrl, apiKey, headers),
-            fetch: withHugeBodies(),
-          })(modelName);
+          return createAnthropic(endpointOptions(configuration, withHugeBodies()))(modelName);
         },
       });
     case "ollama":
@@ -321,7 +317,7 @@ function openAiResponsesProvider(
   common: { id: string; typeId: string; sharesHugeTexts: boolean } & ProviderTuning,
   images: boolean,
 ): Provider {
-  const { modelName, baseUrl, apiKey, headers } = configuration;
+  const { modelName } = configuration;
   return new AiSdkProvider({
     ...common,
     providerOptions: { openai: { store: false } },
@@ -330,10 +326,7 @@ function openAiResponsesProvider(
     createModel: async () => {
       const { createOpenAI } = await import("@ai-sdk/openai");
       prepareReleasedLockErrors();
-      return createOpenAI({
-        ...urlAndKey(baseUrl, apiKey, headers),
-        fetch: withHugeBodies(),
-      }).responses(modelName);
+      return createOpenAI(endpointOptions(configuration, withHugeBodies())).responses(modelName);
     },
   });
 }
@@ -344,31 +337,19 @@ async function createCompatibleModel(
 ): Promise<LanguageModelV3> {
   const [{ createOpenAICompatible, VERSION }, { withKeptMessages, withSyncChunkValidation }] =
     await Promise.all([import("@ai-sdk/openai-compatible"), import("./sync-chunk-validation.js")]);
+  const endpoint = endpointOptions(configuration, withHugeBodies(openAiChatQuirksFetch));
   const model = createOpenAICompatible({
     name: configuration.provider,
-    baseURL: configuration.baseUrl ?? "",
+    ...endpoint,
+    baseURL: endpoint.baseURL ?? "",
     apiKey: configuration.apiKey ?? "unused",
     includeUsage,
-    ...(configuration.headers === undefined ? {} : { headers: configuration.headers }),
-    fetch: withHugeBodies(openAiChatQuirksFetch),
   }).chatModel(configuration.modelName);
   return withKeptMessages(withSyncChunkValidation(model, VERSION));
 }
 
 function isObjectOfType(value: unknown, type: string): boolean {
   return typeof value === "object" && value !== null && (value as { type?: unknown }).type === type;
-}
-
-function urlAndKey(
-  baseUrl: string | undefined,
-  apiKey: string | undefined,
-  headers: Record<string, string> | undefined,
-): { baseURL?: string; apiKey?: string; headers?: Record<string, string> } {
-  return {
-    ...(baseUrl === undefined ? {} : { baseURL: baseUrl }),
-    ...(apiKey === undefined ? {} : { apiKey }),
-    ...(headers === undefined ? {} : { headers }),
-  };
 }
 
 /**

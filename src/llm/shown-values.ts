@@ -8,8 +8,8 @@
  * password (or a user name with no password, often a token; but not a database URL's, which
  * names a role) and the value of a query parameter whose name looks secret (`token`, `key`,
  * `secret`, `password`, `auth`, `sig`, `credential` …) are shown as `***`; in other text, API
- * keys (`sk-…`), bearer tokens and key query parameters are cut ({@link redactSecrets}, as in
- * error messages). A database URL (`--store`, `TURNLOOP_DATABASE_URL`, a config file's `store`) is
+ * keys (`sk-…`), bearer tokens and the values of the same query parameters are cut
+ * ({@link redactSecrets}, as in error messages: a request URL with `?api-key=…` among them). A database URL (`--store`, `TURNLOOP_DATABASE_URL`, a config file's `store`) is
  * shown as any URL: `postgres://user:***@host/db` in every message, error and `turnloop config`
  * (issue 22: its password never appears in logs, errors or the config listing). No imports, and
  * one module: every layer from llm/ up may use it, and the argument parser's check of `--store`
@@ -22,8 +22,20 @@ export const REDACTED = "[redacted]";
 /** What a URL's password or secret query value is shown as. */
 const URL_SECRET = "***";
 
-/** Names of query parameters whose values are secrets (`?token=`, `?api_key=`, `?sig=`). */
-const SECRET_PARAMETER = /key|token|secret|passw|credential|auth|sig|session|code/i;
+/** Words in the names of query parameters whose values are secrets (`?token=`, `?api-key=`, `?sig=`). */
+const SECRET_WORDS = "key|token|secret|passw|credential|auth|sig|session|code";
+
+/** A name of a query parameter whose value is a secret. */
+const SECRET_PARAMETER = new RegExp(SECRET_WORDS, "i");
+
+/**
+ * Such a parameter in a text, its name (with `?` or `&` before it and `=` after it) and its value
+ * apart: the value ends at `&`, a space, a quote, `#` or `)` (a URL put in brackets).
+ */
+const SECRET_QUERY_IN_TEXT = new RegExp(
+  `([?&][\\w.~%-]*(?:${SECRET_WORDS})[\\w.~%-]*=)[^&\\s"'#)<>\`]+`,
+  "gi",
+);
 
 /** Keys of a config object whose every value is a secret: a server's `headers` and `env`. */
 const SECRET_MAPS = new Set(["headers", "env"]);
@@ -41,14 +53,15 @@ const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#\s]*)@/i;
 const ROLE_SCHEMES = /^postgres(ql)?:\/\/$/i;
 
 /**
- * Removes API keys, bearer tokens and credentials in query strings (`[redacted]`) and the
- * password of every URL (`user:***@`; a lone user name, often a token, as `***@`) from a text.
+ * Removes API keys, bearer tokens and the values of query parameters whose names look secret
+ * (`?api-key=[redacted]`: the names {@link redactedUrl} hides) and the password of every URL
+ * (`user:***@`; a lone user name, often a token, as `***@`) from a text.
  */
 export function redactSecrets(text: string): string {
   return text
     .replace(/\b(sk-(?:ant-)?[A-Za-z0-9_-]{6})[A-Za-z0-9_-]{8,}/g, "$1…[redacted]")
     .replace(/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, "$1[redacted]")
-    .replace(/([?&](?:key|api_key|apikey|token|access_token)=)[^&\s"']+/gi, "$1[redacted]")
+    .replace(SECRET_QUERY_IN_TEXT, "$1[redacted]")
     .replace(URL_IN_TEXT, (url) => withoutUserSecret(url));
 }
 

@@ -8,7 +8,7 @@ import { readdir, writeFile } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import { makeFolders } from "../events/errors.js";
 import type { PromptBlock, PromptImage } from "../events/events.js";
-import { readProjectFile } from "../tools/project-file.js";
+import { readProjectFileInBackground } from "../tools/project-file.js";
 import type { SendParams, SystemMessageParams } from "./params.js";
 
 /**
@@ -182,12 +182,10 @@ async function taggedLine(
   switch (attachment.type) {
     case "file": {
       const path = resolve(folders.cwd, attachment.path);
-      const text = attachedText(path);
-      if (text === undefined) {
-        return `* ${path} (unreadable)`;
-      }
-      const count = text === "" ? 0 : text.replace(/\n$/, "").split("\n").length;
-      return `* ${path} (${linesText(count, attachment.lineRange)})`;
+      const count = await attachedLineCount(path);
+      return count === undefined
+        ? `* ${path} (unreadable)`
+        : `* ${path} (${linesText(count, attachment.lineRange)})`;
     }
     case "directory": {
       const path = resolve(folders.cwd, attachment.path);
@@ -210,14 +208,28 @@ async function taggedLine(
 const ATTACHED_FILE_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
- * The text of the attached file at `path` (the app's to name: read where it leads), or
- * undefined when it cannot be read, is not a regular file (a FIFO is never waited on, `/dev/zero`
- * never read: tools/project-file.ts `readProjectFile`) or is longer than
- * {@link ATTACHED_FILE_MAX_BYTES}.
+ * The lines of the attached file at `path` (the app's to name: read where it leads; a last line
+ * without its newline counts), or undefined when it cannot be read, is not a regular file (a FIFO
+ * is never waited on, `/dev/zero` never read: tools/project-file.ts `readProjectFile`) or is
+ * longer than {@link ATTACHED_FILE_MAX_BYTES}. Read by the thread pool
+ * (`readProjectFileInBackground`): the server's one thread goes on serving every other session
+ * meanwhile. A newline is the byte 0x0A in UTF-8 whatever surrounds it, so the bytes are counted,
+ * not decoded.
  */
-function attachedText(path: string): string | undefined {
-  const file = readProjectFile(path, { maxBytes: ATTACHED_FILE_MAX_BYTES, overLimit: "refuse" });
-  return file.kind === "read" ? file.bytes.toString("utf8") : undefined;
+async function attachedLineCount(path: string): Promise<number | undefined> {
+  const file = await readProjectFileInBackground(path, {
+    maxBytes: ATTACHED_FILE_MAX_BYTES,
+    overLimit: "refuse",
+  });
+  if (file.kind !== "read") {
+    return undefined;
+  }
+  const { bytes } = file;
+  let count = 0;
+  for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) {
+    count += 1;
+  }
+  return bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a ? count + 1 : count;
 }
 
 /**

@@ -14,6 +14,7 @@
  *    (`--model` / `TURNLOOP_MODEL`).
  */
 
+import { withoutTrailingSlashes } from "../llm/api-keys.js";
 import { hasProviderPrefix, type ModelSettingNames, type ProviderName } from "../llm/models.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
 import type { ProviderParams } from "./params.js";
@@ -140,7 +141,7 @@ function byokModel(provider: ProviderParams, name: string): ModelResolution {
       id: `${providerName}:${name}`,
       provider: providerName,
       modelName: name,
-      baseUrl: provider.baseUrl.replace(/\/+$/, ""),
+      baseUrl: withoutTrailingSlashes(provider.baseUrl),
       // The AI SDK clients refuse to start without a key; local servers ignore it.
       apiKey: provider.bearerToken ?? provider.apiKey ?? "not-needed",
       ...(provider.headers === undefined ? {} : { headers: provider.headers }),

@@ -24,7 +24,7 @@
 
 import type { History } from "../agent/history.js";
 import type { EventInput, SessionEvent, SessionEventOf } from "../events/events.js";
-import { randomUUID } from "../events/random-id.js";
+import { derivedId } from "../events/random-id.js";
 import { hasProviderPrefix } from "../llm/models.js";
 import { givenPrompt } from "../session/prompt-attachments.js";
 import { commandEnding, readResult } from "../session/session-model/tool-call.js";
@@ -212,7 +212,9 @@ export function onCopilotWire(event: SessionEvent): boolean {
  * just before it, as the Copilot CLI does (the log keeps the reasoning in the message only). Its
  * `reasoningId` is the reply's `messageId`, the one every `assistant.reasoning_delta` of the reply
  * carries on the wire ({@link modelNamesOnWire}); its `parentId` and `timestamp` are the
- * message's. Undefined for any other event and a reply without reasoning.
+ * message's, its `id` derived from the message's (events/random-id.ts `derivedId`), so that live
+ * and every `session.getMessages` it is the same event. Undefined for any other event and a reply
+ * without reasoning.
  */
 export function reasoningBefore(event: SessionEvent): object | undefined {
   if (event.type !== "assistant.message" || event.ephemeral === true) {
@@ -225,7 +227,7 @@ export function reasoningBefore(event: SessionEvent): object | undefined {
   return {
     type: "assistant.reasoning",
     data: { content: reasoning, reasoningId: messageId },
-    id: randomUUID(),
+    id: derivedId(event.id, "assistant.reasoning"),
     timestamp: event.timestamp,
     parentId: event.parentId,
   };
@@ -247,7 +249,8 @@ export function copilotEventsBefore(event: SessionEvent): object[] {
  * processing loop goes idle", to send before `event` when `event` follows such a stop: before
  * every `session.idle` (Copilot sends `assistant.idle`, then `session.idle`), and before an
  * autopilot continuation's `user.message` (the loop stopped without `task_complete` and goes
- * on). Its `parentId` is `event`'s, the last stored event. Otherwise undefined.
+ * on). Its `parentId` is `event`'s, the last stored event, its `id` derived from `event`'s (the
+ * same for every app attached). Otherwise undefined.
  */
 export function assistantIdleBefore(event: SessionEvent): object | undefined {
   const continues = event.type === "user.message" && event.data.source === "autopilot";
@@ -258,7 +261,7 @@ export function assistantIdleBefore(event: SessionEvent): object | undefined {
   return {
     type: "assistant.idle",
     data: aborted ? { aborted: true } : {},
-    id: randomUUID(),
+    id: derivedId(event.id, "assistant.idle"),
     timestamp: event.timestamp,
     parentId: event.parentId,
     ephemeral: true,

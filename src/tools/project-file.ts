@@ -9,6 +9,7 @@ import {
   type Stats,
   statSync,
 } from "node:fs";
+import { type FileHandle, lstat, open, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { errorCode, errorMessage, isMissingFileError } from "../events/errors.js";
@@ -29,7 +30,9 @@ import { hiddenPlacePaths } from "./sandbox/real-paths.js";
  *   that a swapped link would race, so a FIFO, `/dev/zero`, a socket or a folder is refused
  *   without a blocking read on the main thread;
  * - at most `maxBytes` are read, never the whole file first: a longer file is refused (config
- *   files) or only its start is read (instruction files, cut to fit their budget anyway).
+ *   files) or only its start is read (instruction files, cut to fit their budget anyway);
+ * - {@link readProjectFile} reads on the calling thread, for small files; a file of a large bound
+ *   (an SDK prompt's attached file) is read by the thread pool ({@link readProjectFileInBackground}).
  *
  * A refusal's reason names the file's path and why, never its content.
  */
@@ -80,46 +83,31 @@ export function readProjectFile(path: string, rules: ProjectFileRules): ProjectF
     }
     real = realpathSync(path);
   } catch (error) {
-    const code = errorCode(error);
-    // A dangling link is no file; a parent that is a file (ENOTDIR) is the user's to fix.
-    return code === "ENOENT"
-      ? { kind: "missing" }
-      : { kind: "refused", reason: `cannot be read: ${errorMessage(error)}` };
+    return unresolved(error);
   }
   const place = rules.project === undefined ? undefined : placeRefusal(real, rules.project);
   if (place !== undefined) {
     return { kind: "refused", reason: place };
   }
-  let descriptor: number;
+  let descriptor: number | undefined;
   try {
     descriptor = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-  } catch (error) {
-    return { kind: "refused", reason: `cannot be read: ${errorMessage(error)}` };
-  }
-  try {
     return readOpened(descriptor, rules);
   } catch (error) {
     return { kind: "refused", reason: `cannot be read: ${errorMessage(error)}` };
   } finally {
-    closeSync(descriptor);
+    if (descriptor !== undefined) {
+      closeSync(descriptor);
+    }
   }
 }
 
 /** The bytes of the opened `descriptor` by `rules`, or why it is refused. */
 function readOpened(descriptor: number, rules: ProjectFileRules): ProjectFileRead {
   const stats = fstatSync(descriptor);
-  if (!stats.isFile()) {
-    return {
-      kind: "refused",
-      reason: `is not a regular file (${fileKind(stats)}); only a regular file is read`,
-    };
-  }
-  if (stats.size > rules.maxBytes && rules.overLimit === "refuse") {
-    const limit = rules.limitName ?? `${rules.maxBytes}-byte limit`;
-    return {
-      kind: "refused",
-      reason: `is ${stats.size} bytes, more than the ${limit}`,
-    };
+  const refusal = statsRefusal(stats, rules);
+  if (refusal !== undefined) {
+    return refusal;
   }
   // The size `fstat` gave may grow while the file is read: never more than the bound.
   const buffer = Buffer.alloc(Math.min(stats.size, rules.maxBytes));
@@ -131,12 +119,83 @@ function readOpened(descriptor: number, rules: ProjectFileRules): ProjectFileRea
     }
     filled += count;
   }
-  return {
-    kind: "read",
-    bytes: buffer.subarray(0, filled),
-    size: stats.size,
-    cut: stats.size > rules.maxBytes,
-  };
+  return readOf(buffer, filled, stats.size, rules.maxBytes);
+}
+
+/**
+ * {@link readProjectFile} off the main thread: the same rules, refusals and words, each step
+ * (resolving the path, the open, its `fstat`, the read) done by the thread pool, so that reading
+ * a file of up to `maxBytes` (an SDK prompt's attached file: 64 MiB) holds up nothing else the
+ * process serves meanwhile. Never rejects.
+ */
+export async function readProjectFileInBackground(
+  path: string,
+  rules: ProjectFileRules,
+): Promise<ProjectFileRead> {
+  let real: string;
+  try {
+    await lstat(path);
+    real = await realpath(path);
+  } catch (error) {
+    return unresolved(error);
+  }
+  const place = rules.project === undefined ? undefined : placeRefusal(real, rules.project);
+  if (place !== undefined) {
+    return { kind: "refused", reason: place };
+  }
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    const stats = await handle.stat();
+    const refusal = statsRefusal(stats, rules);
+    if (refusal !== undefined) {
+      return refusal;
+    }
+    const buffer = Buffer.alloc(Math.min(stats.size, rules.maxBytes));
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null);
+      if (bytesRead === 0) {
+        break;
+      }
+      filled += bytesRead;
+    }
+    return readOf(buffer, filled, stats.size, rules.maxBytes);
+  } catch (error) {
+    return { kind: "refused", reason: `cannot be read: ${errorMessage(error)}` };
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * A path that cannot be resolved: missing when nothing is there (ENOENT: a dangling link too),
+ * else refused (a parent that is a file, ENOTDIR, is the user's to fix).
+ */
+function unresolved(error: unknown): ProjectFileRead {
+  return errorCode(error) === "ENOENT"
+    ? { kind: "missing" }
+    : { kind: "refused", reason: `cannot be read: ${errorMessage(error)}` };
+}
+
+/** What was read: the first `filled` bytes of `buffer`, of a file `fstat` said holds `size`. */
+function readOf(buffer: Buffer, filled: number, size: number, maxBytes: number): ProjectFileRead {
+  return { kind: "read", bytes: buffer.subarray(0, filled), size, cut: size > maxBytes };
+}
+
+/** Why a file of `stats` is refused by `rules` (not a regular file, too long), or undefined. */
+function statsRefusal(stats: Stats, rules: ProjectFileRules): ProjectFileRead | undefined {
+  if (!stats.isFile()) {
+    return {
+      kind: "refused",
+      reason: `is not a regular file (${fileKind(stats)}); only a regular file is read`,
+    };
+  }
+  if (stats.size > rules.maxBytes && rules.overLimit === "refuse") {
+    const limit = rules.limitName ?? `${rules.maxBytes}-byte limit`;
+    return { kind: "refused", reason: `is ${stats.size} bytes, more than the ${limit}` };
+  }
+  return undefined;
 }
 
 /** Why a project's file at real path `real` is refused for where it lies; undefined: it may be read. */

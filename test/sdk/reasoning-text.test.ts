@@ -80,3 +80,49 @@ test("assistant.reasoning comes before assistant.message, its reasoningId the de
   ]);
   await session.disconnect();
 });
+
+// Lane fixa, round 3 session 37: the `assistant.reasoning` made for a stored reply got a new
+// random event `id` each time it was sent, so live and each `getMessages` it was another event
+// (an app keying its reasoning blocks by event id showed it twice). Its id is now derived from the
+// reply's.
+test("assistant.reasoning is the same event, id included, live and in every getMessages", async () => {
+  fixture.model.enqueue({ reasoning: ["Weighing ", "it."], text: "Decided." });
+  const client = await startCopilotClient(fixture);
+  const session = await client.createSession({ onPermissionRequest: approveAll, streaming: true });
+  const live: Array<{ type: string; id: string; data: object }> = [];
+  session.on((event) => {
+    if (event.type === "assistant.reasoning" || event.type === "assistant.reasoning_delta") {
+      live.push(event);
+    }
+  });
+  await session.sendAndWait({ prompt: "Weigh it." });
+  const reasoningOf = async () =>
+    (await session.getEvents()).filter((event) => event.type === "assistant.reasoning");
+  const first = await reasoningOf();
+  const second = await reasoningOf();
+  const [deltaOne, deltaTwo, reasoning] = live;
+  const reasoningId = (reasoning?.data as { reasoningId?: unknown } | undefined)?.reasoningId;
+  expect(typeof reasoningId).toBe("string");
+  expect(live).toEqual([
+    expect.objectContaining({
+      type: "assistant.reasoning_delta",
+      data: expect.objectContaining({ deltaContent: "Weighing ", reasoningId }),
+    }),
+    expect.objectContaining({
+      type: "assistant.reasoning_delta",
+      data: expect.objectContaining({ deltaContent: "it.", reasoningId }),
+    }),
+    {
+      type: "assistant.reasoning",
+      id: expect.stringMatching(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      ),
+      timestamp: expect.any(String),
+      parentId: expect.any(String),
+      data: { content: "Weighing it.", reasoningId },
+    },
+  ]);
+  expect(deltaOne?.id).not.toBe(deltaTwo?.id);
+  expect({ first, second }).toEqual({ first: [reasoning], second: [reasoning] });
+  await session.disconnect();
+});

@@ -87,6 +87,7 @@ describe.skipIf(directory === undefined)("transcript replay", () => {
     const request: RecordedRequest = {
       wire: "openai-chat",
       path: "/v1/chat/completions",
+      target: "/v1/chat/completions",
       headers: {},
       body: {
         messages: [

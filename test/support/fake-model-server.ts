@@ -122,6 +122,7 @@ class ScriptedModelServer implements FakeModelServer {
     const record: RecordedRequest = {
       wire,
       path,
+      target: request.url ?? "/",
       headers: { ...request.headers },
       body: body ?? text,
       receivedAt: Date.now(),

@@ -96,6 +96,8 @@ export type Reply = SemanticReply | RawReply | ErrorReply | ResetReply;
 export interface RecordedRequest {
   wire: Wire;
   path: string;
+  /** The request line's target as the client sent it: the path and any query (`/v1/x?a=1`). */
+  target: string;
   headers: Record<string, string | string[] | undefined>;
   body: JsonValue;
   /** Date.now() when the request body was complete */
