@@ -17,23 +17,35 @@ export type HeaderInit =
  */
 export class HeaderList {
   readonly #values = new Map<string, string>();
+  /**
+   * The names in the order they are iterated, kept until a name is added or deleted: the AI SDK
+   * iterates a request's and a response's headers several times each (`extractResponseHeaders`
+   * twice per response), and each sort made a work array (bench/notes/turn37.md).
+   */
+  #sortedNames: string[] | undefined;
 
   /** @throws TypeError for a pair that is not two strings. */
   constructor(init?: HeaderInit | null) {
     if (init === undefined || init === null) {
       return;
     }
-    if (Symbol.iterator in init) {
-      for (const pair of init as Iterable<readonly string[]>) {
-        const [name, value] = pair;
-        if (pair.length !== 2 || name === undefined || value === undefined) {
-          throw new TypeError("Headers: each header must be a [name, value] pair");
-        }
-        this.append(name, value);
+    if (Array.isArray(init)) {
+      // Indexed: what most callers pass is a record or an array, walked without an iterator.
+      for (let index = 0; index < init.length; index++) {
+        this.#appendPair(init[index] as readonly string[]);
       }
       return;
     }
-    for (const [name, value] of Object.entries(init)) {
+    if (Symbol.iterator in init) {
+      for (const pair of init as Iterable<readonly string[]>) {
+        this.#appendPair(pair);
+      }
+      return;
+    }
+    const names = Object.keys(init);
+    for (let index = 0; index < names.length; index++) {
+      const name = names[index] as string;
+      const value = init[name];
       if (typeof value === "string") {
         this.append(name, value);
       } else if (value !== undefined) {
@@ -44,15 +56,30 @@ export class HeaderList {
     }
   }
 
+  #appendPair(pair: readonly string[]): void {
+    const [name, value] = pair;
+    if (pair.length !== 2 || name === undefined || value === undefined) {
+      throw new TypeError("Headers: each header must be a [name, value] pair");
+    }
+    this.append(name, value);
+  }
+
   append(name: string, value: string): void {
     const key = name.toLowerCase();
     const current = this.#values.get(key);
     const trimmed = String(value).trim();
+    if (current === undefined) {
+      this.#sortedNames = undefined;
+    }
     this.#values.set(key, current === undefined ? trimmed : `${current}, ${trimmed}`);
   }
 
   set(name: string, value: string): void {
-    this.#values.set(name.toLowerCase(), String(value).trim());
+    const key = name.toLowerCase();
+    if (!this.#values.has(key)) {
+      this.#sortedNames = undefined;
+    }
+    this.#values.set(key, String(value).trim());
   }
 
   get(name: string): string | null {
@@ -64,7 +91,9 @@ export class HeaderList {
   }
 
   delete(name: string): void {
-    this.#values.delete(name.toLowerCase());
+    if (this.#values.delete(name.toLowerCase())) {
+      this.#sortedNames = undefined;
+    }
   }
 
   forEach(callback: (value: string, name: string, headers: HeaderList) => void): void {
@@ -74,8 +103,11 @@ export class HeaderList {
   }
 
   *entries(): IterableIterator<[string, string]> {
-    const names = [...this.#values.keys()].sort();
-    for (const name of names) {
+    // The names as they are at the first step (a change after it is not seen, as before).
+    this.#sortedNames ??= [...this.#values.keys()].sort();
+    const names = this.#sortedNames;
+    for (let index = 0; index < names.length; index++) {
+      const name = names[index] as string;
       yield [name, this.#values.get(name) ?? ""];
     }
   }

@@ -49,7 +49,8 @@ export class FollowedEvents {
     const wire = this.#questions.wireEvent(event, form);
     // An autopilot continuation: the owner's loop stopped and goes on (session.idle is never
     // stored); a reply's reasoning as Copilot's `assistant.reasoning` before it.
-    const sent = [...copilotEventsBefore(event), wire];
+    const before = copilotEventsBefore(event);
+    const sent = before.length === 0 ? [wire] : [...before, wire];
     this.#fold(event);
     if (event.type !== "assistant.usage") {
       return sent;

@@ -380,7 +380,11 @@ export class ServerSession {
       this.heldIdle = event;
       return;
     }
-    const named = modelNamesOnWire(event, this.currentModel());
+    // The current model is read for a resume only: an object per streamed delta otherwise.
+    const named =
+      event.type === "session.resume"
+        ? modelNamesOnWire(event, this.currentModel())
+        : modelNamesOnWire(event);
     const wire = this.permissions.wireEvent(event, this.session.cwd, named);
     if (event.type === "tool.execution_complete") {
       this.permissions.calls.delete(event.data.toolCallId);

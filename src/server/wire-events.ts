@@ -233,15 +233,22 @@ export function reasoningBefore(event: SessionEvent): object | undefined {
   };
 }
 
+/** What {@link copilotEventsBefore} answers for most events: one array, never changed. */
+const NOTHING_BEFORE: readonly object[] = Object.freeze([]);
+
 /**
  * What the SDK face sends before `event`, in order: Copilot's `assistant.idle` where the loop
  * stopped ({@link assistantIdleBefore}), Copilot's `assistant.reasoning` before a reply with
- * reasoning ({@link reasoningBefore}).
+ * reasoning ({@link reasoningBefore}). For every other event (each streamed delta among them)
+ * the same empty array, so that a delta allocates nothing here.
  */
-export function copilotEventsBefore(event: SessionEvent): object[] {
-  return [assistantIdleBefore(event), reasoningBefore(event)].filter(
-    (sent): sent is object => sent !== undefined,
-  );
+export function copilotEventsBefore(event: SessionEvent): readonly object[] {
+  const idle = assistantIdleBefore(event);
+  const reasoning = reasoningBefore(event);
+  if (idle === undefined) {
+    return reasoning === undefined ? NOTHING_BEFORE : [reasoning];
+  }
+  return reasoning === undefined ? [idle] : [idle, reasoning];
 }
 
 /**
