@@ -250,6 +250,13 @@ export interface SessionStore {
    */
   readonly inbox?: SessionInbox;
   /**
+   * Present where the store is a database shared by workers (PostgreSQL): checks from now on, at
+   * each heartbeat, that it is reachable, even while this process holds no session, and says so
+   * through the store's notice once when it is not and once when it is back (a server worker's
+   * stderr; postgres/lease.ts `LeaseKeeper`). Returns at once; the store's `close` stops it.
+   */
+  watch?(): void;
+  /**
    * Takes the lease of a new session `sessionId` for appending.
    * @throws SessionLockedError when someone holds it; Error when a session with that id exists.
    */
