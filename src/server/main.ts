@@ -53,15 +53,18 @@ export async function runServerCommand(
   try {
     // A second process may resume and use this server's sessions (issue 25).
     const home = turnloopHome(env);
+    // An operator sees the database's outages: one line when it is unreachable, one when back,
+    // whether or not this worker holds a session then (session-store.ts `watch`).
+    const store = openSessionStore(home, config.store?.value, log);
     host = new SessionHost({
       home,
       env,
       config,
-      // An operator sees the database's outages: one line when it is unreachable, one when back.
-      store: openSessionStore(home, config.store?.value, log),
+      store,
       releaseWhenIdle: true,
       settingNames: SERVER_SETTING_NAMES,
     });
+    store.watch?.();
     messageLimit = maxMessageBytes(env);
   } catch (error) {
     log(errorMessage(error));

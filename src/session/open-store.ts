@@ -166,6 +166,14 @@ class DeferredPostgresStore implements SessionStore {
     return sessionFilesFolder(this.#home, sessionId);
   }
 
+  /** Loads the store (the `pg` client) and watches the database (see `SessionStore.watch`). */
+  watch(): void {
+    this.#load().then(
+      (store) => store.watch(),
+      () => undefined,
+    );
+  }
+
   #load(): Promise<PostgresSessionStore> {
     this.#store ??= import("./postgres/store.js").then(
       ({ PostgresSessionStore }) =>

@@ -162,6 +162,17 @@ export interface SessionAppender {
    */
   hold?(): Promise<() => void>;
   /**
+   * True when appended events are in no log until the next {@link commit} settles (PostgreSQL:
+   * `append` holds them back); the session then hands them to its subscribers only once committed
+   * (session-writer.ts `HeldDelivery`). Absent or false: `append` writes at once (files).
+   */
+  readonly holdsBack?: boolean;
+  /**
+   * Where {@link holdsBack}: the id of the last event of this appender a commit stored (`null`
+   * before any), which tells, after a commit that failed, which events before it the log holds.
+   */
+  readonly lastStoredId?: string | null;
+  /**
    * Adds `event` (persisted types only) after every event appended before it. Returns at once.
    * @throws Error for an ephemeral event, a closed appender, or a write that failed (the file
    * store writes here; the event is then not in the log).
@@ -238,6 +249,13 @@ export interface SessionStore {
    * process serves every session (the file store).
    */
   readonly inbox?: SessionInbox;
+  /**
+   * Present where the store is a database shared by workers (PostgreSQL): checks from now on, at
+   * each heartbeat, that it is reachable, even while this process holds no session, and says so
+   * through the store's notice once when it is not and once when it is back (a server worker's
+   * stderr; postgres/lease.ts `LeaseKeeper`). Returns at once; the store's `close` stops it.
+   */
+  watch?(): void;
   /**
    * Takes the lease of a new session `sessionId` for appending.
    * @throws SessionLockedError when someone holds it; Error when a session with that id exists.

@@ -53,14 +53,7 @@ const refusal = (workspacePath: string, sessionId: string) =>
 describeWorkers("a prompt whose owner fails before storing it", (workers) => {
   test("an SDK follower's sendAndWait rejects with the owner's error; nothing stored; the next prompt runs", async () => {
     const { fixture } = workers;
-    const held = await workers.worker().createSession({ onPermissionRequest: approveAll });
-    const follower = await workers
-      .worker()
-      .resumeSession(held.sessionId, { onPermissionRequest: approveAll });
-    const seen: Array<{ type: string; data: unknown }> = [];
-    follower.on((event) => {
-      seen.push({ type: event.type, data: event.data });
-    });
+    const { held, follower, seen } = await workers.heldAndFollowed();
     const requests = fixture.model.requests.length;
     await withFilesBlocked(held.workspacePath, async () => {
       const failure = await follower.sendAndWait(withBlob).catch((error: unknown) => error);

@@ -8,7 +8,6 @@
  */
 
 import { expect, test } from "vitest";
-import { approveAll } from "../../src/sdk/index.js";
 import { PROMPT_BEYOND_WINDOW } from "../support/context-limit.js";
 import { describeWorkers } from "./workers-support.js";
 
@@ -16,14 +15,7 @@ describeWorkers("an SDK follower's prompt beyond the window", (workers) => {
   test("is refused as a local one: session.error with the owner's message, then idle; nothing stored", async () => {
     const { fixture, env } = workers;
     env.TURNLOOP_CONTEXT_WINDOW = "8000";
-    const held = await workers.worker().createSession({ onPermissionRequest: approveAll });
-    const follower = await workers
-      .worker()
-      .resumeSession(held.sessionId, { onPermissionRequest: approveAll });
-    const seen: Array<{ type: string; data: unknown }> = [];
-    follower.on((event) => {
-      seen.push({ type: event.type, data: event.data });
-    });
+    const { held, follower, seen } = await workers.heldAndFollowed();
 
     const failure = await follower
       .sendAndWait({ prompt: PROMPT_BEYOND_WINDOW })

@@ -6,7 +6,7 @@
  * `session/prompt`) waited for ever. The owner now tells the follower through the inbox, as it
  * tells a prompt it refused unstored (workers-owner-fails.test.ts): an SDK app gets the
  * `session.error` then `session.idle` the owner's own app would get, an editor the `-32603` a
- * local prompt gets. The refusal is real: a PostgreSQL trigger refuses the `events` row of a
+ * local prompt gets (its prompt's `user.message` refused, or its answer). The refusal is real: a PostgreSQL trigger refuses the `events` row of a
  * prompt's `user.message` or of an answer, by its text.
  */
 
@@ -42,21 +42,32 @@ function storageMessage(url: string, sessionId: string, types: string): string {
   return `${database} (session ${sessionId}) could not be written (the database refuses ${types} of this session for good (`;
 }
 
+/**
+ * Sends `text` as `editor`'s session/prompt on `sessionId`, expecting it to fail as a local
+ * prompt's storage failure is answered (acp/errors.ts `promptFailure`): -32603, errorType
+ * `storage`. @returns the error's message.
+ */
+async function storageFailure(
+  editor: ReturnType<typeof startAcpAgent>,
+  sessionId: string,
+  text: string,
+): Promise<string> {
+  const failure = await editor.agent
+    .request("session/prompt", { sessionId, prompt: [{ type: "text", text }] })
+    .catch((error: unknown) => error);
+  const { code, message, data } = failure as { code: number; message: string; data: unknown };
+  expect({ code, data }).toEqual({ code: -32603, data: { errorType: "storage" } });
+  return message;
+}
+
 describeWorkers(
   "the owner's store refuses a follower's prompt",
   (workers) => {
     test("its user.message refused: an SDK follower's sendAndWait rejects with the storage error, session.error then idle", async () => {
       const { fixture, env } = workers;
       const url = env.TURNLOOP_DATABASE_URL ?? "";
-      const held = await workers.worker().createSession({ onPermissionRequest: approveAll });
+      const { held, follower, seen } = await workers.heldAndFollowed();
       await refuseRowsWith(url, "refuse this prompt");
-      const follower = await workers
-        .worker()
-        .resumeSession(held.sessionId, { onPermissionRequest: approveAll });
-      const seen: Array<{ type: string; data: unknown }> = [];
-      follower.on((event) => {
-        seen.push({ type: event.type, data: event.data });
-      });
       const requests = fixture.model.requests.length;
       const failure = await follower
         .sendAndWait({ prompt: "refuse this prompt" })
@@ -76,6 +87,32 @@ describeWorkers(
       expect((await held.getMessages()).map((event) => event.type)).toEqual(["session.start"]);
     });
 
+    test("its user.message refused: an ACP follower's session/prompt fails with -32603 naming storage; nothing stored", async () => {
+      const { fixture, env } = workers;
+      const url = env.TURNLOOP_DATABASE_URL ?? "";
+      const held = await workers.worker().createSession({ onPermissionRequest: approveAll });
+      await refuseRowsWith(url, "a prompt from the editor refused");
+      const editor = startAcpAgent(env, fixture.cwd);
+      try {
+        await editor.load(held.sessionId);
+        const requests = fixture.model.requests.length;
+        const message = await storageFailure(
+          editor,
+          held.sessionId,
+          "a prompt from the editor refused",
+        );
+        expect(message).toContain(
+          `The session could not be stored: ${storageMessage(url, held.sessionId, "1 event")}user.message: a test trigger refuses this row)`,
+        );
+        // Nothing of the prompt was stored or sent to the model, so the editor was told nothing.
+        expect(editor.updates).toEqual([]);
+        expect(fixture.model.requests).toHaveLength(requests);
+        expect((await held.getMessages()).map((event) => event.type)).toEqual(["session.start"]);
+      } finally {
+        await editor.stop();
+      }
+    });
+
     test("its answer refused after the prompt was stored: an ACP follower's session/prompt fails with -32603 naming storage", async () => {
       const { fixture, env } = workers;
       const url = env.TURNLOOP_DATABASE_URL ?? "";
@@ -85,15 +122,7 @@ describeWorkers(
       try {
         await editor.load(held.sessionId);
         fixture.model.enqueue({ text: "an answer the store refuses" });
-        const failure = await editor.agent
-          .request("session/prompt", {
-            sessionId: held.sessionId,
-            prompt: [{ type: "text", text: "hello" }],
-          })
-          .catch((error: unknown) => error);
-        const { code, message, data } = failure as { code: number; message: string; data: unknown };
-        // As a local prompt's storage failure is answered (acp/errors.ts `promptFailure`).
-        expect({ code, data }).toEqual({ code: -32603, data: { errorType: "storage" } });
+        const message = await storageFailure(editor, held.sessionId, "hello");
         expect(message).toContain(
           `The session could not be stored: ${storageMessage(url, held.sessionId, "3 events")}`,
         );

@@ -32,6 +32,15 @@ export interface Workers {
   /** A follower: a `tcpWorker()` and `sessionId` resumed by its own client, approving all. */
   followerSession(sessionId: string): Promise<{ worker: TcpServer; session: TurnloopSession }>;
   /**
+   * A session `held` by one `worker()` (created by its client) and resumed by another's client,
+   * the `follower`, both approving all; `seen`: every event the follower gets, as `{type, data}`.
+   */
+  heldAndFollowed(): Promise<{
+    held: TurnloopSession;
+    follower: TurnloopSession;
+    seen: Array<{ type: string; data: unknown }>;
+  }>;
+  /**
    * Worker B's own client claims `sessionId` (a new epoch) and runs the prompt "sent by B",
    * answered "answered for B" (asserted). @returns B's session.
    */
@@ -96,6 +105,17 @@ export function useWorkers(extraEnv: Record<string, string> = {}): Workers {
       const client = new TurnloopClient({ port: worker.port, cwd: ready().fixture.cwd });
       const session = await client.resumeSession(sessionId, { onPermissionRequest: approveAll });
       return { worker, session };
+    },
+    async heldAndFollowed() {
+      const held = await this.worker().createSession({ onPermissionRequest: approveAll });
+      const follower = await this.worker().resumeSession(held.sessionId, {
+        onPermissionRequest: approveAll,
+      });
+      const seen: Array<{ type: string; data: unknown }> = [];
+      follower.on((event) => {
+        seen.push({ type: event.type, data: event.data });
+      });
+      return { held, follower, seen };
     },
     async claimAndRun(sessionId) {
       const onB = await this.worker().resumeSession(sessionId, { onPermissionRequest: approveAll });

@@ -248,7 +248,9 @@ export async function releaseLease(database: Database, lease: Lease, worker: Wor
  * is reported lost once. A failed renewal (connection trouble) is retried at the next beat; the
  * fencing keeps the log safe meanwhile. `notice` gets one line at the first failed beat (the
  * database unreachable, with the reason) and one at the first good beat after it (trial 36,
- * P4-1: an operator had no trace of a 22 s outage), not one per retry.
+ * P4-1: an operator had no trace of a 22 s outage), not one per retry. A worker that serves
+ * clients ({@link watch}) beats while it holds no lease too, so that it says the same of an
+ * outage while idle (lane pg, session 37: only the worker holding a session said anything).
  */
 export class LeaseKeeper {
   readonly #database: Database;
@@ -261,6 +263,8 @@ export class LeaseKeeper {
   readonly #notice: (line: string) => void;
   /** Whether the last beat failed (the database unreachable), said once by {@link #notice}. */
   #unreachable = false;
+  /** Beats while no lease is held too ({@link watch}). */
+  #watching = false;
 
   constructor(
     database: Database,
@@ -277,19 +281,29 @@ export class LeaseKeeper {
   /** Keeps `lease` alive until {@link drop}; `onLost` is called if it is found lost. */
   keep(lease: Lease, onLost: () => void): void {
     this.#held.set(lease.sessionId, { lease, onLost });
-    this.#timer ??= setInterval(() => {
-      this.#beating = this.#beating.then(() => this.#beat());
-    }, this.#heartbeatMs);
-    // Open sessions keep the process alive; the heartbeat alone must not.
-    this.#timer.unref();
+    this.#start();
   }
 
-  /** Stops renewing the session's lease; ends the heartbeat when none is left. */
+  /**
+   * Beats from now on, with no lease held too (a server worker: its outage lines, see the class),
+   * until {@link stop}.
+   */
+  watch(): void {
+    this.#watching = true;
+    this.#start();
+  }
+
+  /** Stops renewing the session's lease; ends the heartbeat when none is left (unless watching). */
   async drop(sessionId: string): Promise<void> {
     this.#held.delete(sessionId);
-    if (this.#held.size > 0) {
-      return;
+    if (this.#held.size === 0 && !this.#watching) {
+      await this.stop();
     }
+  }
+
+  /** Ends the heartbeat and its connection. */
+  async stop(): Promise<void> {
+    this.#watching = false;
     clearInterval(this.#timer);
     this.#timer = undefined;
     await this.#beating;
@@ -298,14 +312,23 @@ export class LeaseKeeper {
     await (await client?.catch(() => undefined))?.end().catch(() => undefined);
   }
 
+  #start(): void {
+    this.#timer ??= setInterval(() => {
+      this.#beating = this.#beating.then(() => this.#beat());
+    }, this.#heartbeatMs);
+    // Open sessions (a server's connections) keep the process alive; the heartbeat alone must not.
+    this.#timer.unref();
+  }
+
   async #beat(): Promise<void> {
     const held = [...this.#held.values()];
-    if (held.length === 0) {
+    if (held.length === 0 && !this.#watching) {
       return;
     }
     try {
       this.#client ??= this.#database.ownClient();
       const client = await this.#client;
+      // With no lease held, the renewal below renews nothing: it only finds the database there.
       const { rows } = await client.query<{ id: string }>(
         `UPDATE sessions AS s SET lease_until = now() + $3::double precision * interval '1 millisecond'
          FROM unnest($1::text[], $2::bigint[]) AS h(id, epoch)
@@ -319,7 +342,8 @@ export class LeaseKeeper {
       );
       if (this.#unreachable) {
         this.#unreachable = false;
-        this.#notice(`${this.#database.displayUrl} is reachable again: leases renewed`);
+        const renewed = held.length === 0 ? "" : ": leases renewed";
+        this.#notice(`${this.#database.displayUrl} is reachable again${renewed}`);
       }
       const renewed = new Set(rows.map((row) => row.id));
       for (const { lease, onLost } of held) {
@@ -333,7 +357,7 @@ export class LeaseKeeper {
         this.#unreachable = true;
         const reason = this.#database.redact(error).message;
         this.#notice(
-          `${this.#database.displayUrl} is unreachable (${reason}): the leases of this worker's ${held.length === 1 ? "session" : `${held.length} sessions`} are not renewed; retrying every ${this.#heartbeatMs} ms`,
+          `${this.#database.displayUrl} is unreachable (${reason}): ${unreachableWhat(held.length)}; retrying every ${this.#heartbeatMs} ms`,
         );
       }
       const client = this.#client;
@@ -341,4 +365,12 @@ export class LeaseKeeper {
       await (await client?.catch(() => undefined))?.end().catch(() => undefined);
     }
   }
+}
+
+/** What a worker holding `held` leases cannot do while the database is unreachable. */
+function unreachableWhat(held: number): string {
+  if (held === 0) {
+    return "this worker can open no session";
+  }
+  return `the leases of this worker's ${held === 1 ? "session" : `${held} sessions`} are not renewed`;
 }

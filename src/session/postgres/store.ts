@@ -267,8 +267,14 @@ export class PostgresSessionStore implements SessionStore {
     return sessionFilesFolder(this.#home, sessionId);
   }
 
+  /** See `SessionStore.watch`: the heartbeat beats with no lease held too. */
+  watch(): void {
+    this.#keeper.watch();
+  }
+
   /** Ends the heartbeat and closes the connections (open appenders should be closed first). */
   async close(): Promise<void> {
+    await this.#keeper.stop();
     await this.#notifier.flush();
     await this.#listener.stop();
     await this.#inbox.close();
