@@ -8,6 +8,7 @@ import {
   type PermissionRequest,
   shownConfinement,
 } from "../permissions/permission-decision.js";
+import { changeDiff } from "./tool-call-content.js";
 
 /** What an ACP permission question needs besides the gate's request. */
 export interface PermissionAsker {
@@ -63,6 +64,8 @@ export function acpPermissionAsker(asker: PermissionAsker): AskPermission {
         status: "pending",
         ...described,
         ...confinedTitle(request, confinement),
+        // ACP lets the question carry the call's content: the change an edit or create would make.
+        ...(request.change === undefined ? {} : { content: [changeDiff(request.change)] }),
       },
       options: offersAlwaysAnswers(confinement)
         ? options

@@ -24,6 +24,8 @@ export interface PromptContent {
   text: string;
   images: PromptImage[];
   contentBlocks?: PromptBlock[];
+  /** The blocks the model gets only a note of, as the user is told (agent/loop-types.ts `UserPrompt.notSent`). */
+  notSent?: string[];
 }
 
 /**
@@ -50,12 +52,13 @@ export function refuseEmptyPrompt(blocks: readonly acp.ContentBlock[]): void {
  * model can `view` it); embedded `resource`s as context blocks with their text; `image` blocks,
  * and embedded blobs of an image type, as images (the provider layer passes them to APIs that
  * take images and notes them for the others); audio and other binaries as a short note so the
- * model knows something was attached.
+ * model knows something was attached, and the user is told of them (`notSent`).
  */
 export function promptContent(blocks: readonly acp.ContentBlock[]): PromptContent {
   const images: PromptImage[] = [];
   const parts: string[] = [];
   const sent: PromptBlock[] = [];
+  const notSent: string[] = [];
   // Where the next part starts in the text: after the parts before it and their blank lines.
   let offset = 0;
   for (const block of blocks) {
@@ -65,6 +68,10 @@ export function promptContent(blocks: readonly acp.ContentBlock[]): PromptConten
       continue;
     }
     const part = blockText(block);
+    const missed = notSentItem(block);
+    if (missed !== undefined) {
+      notSent.push(missed);
+    }
     sent.push(storedBlock(block, part === "" ? undefined : offset));
     if (part !== "") {
       parts.push(part);
@@ -73,9 +80,30 @@ export function promptContent(blocks: readonly acp.ContentBlock[]): PromptConten
   }
   // One block is the common case; `join` would copy it (a 50 MB prompt, issue 27).
   const text = parts.length === 1 ? (parts[0] ?? "") : parts.join("\n\n");
-  return sent.every((block) => block.type === "text")
+  const given = sent.every((block) => block.type === "text")
     ? { text, images }
     : { text, images, contentBlocks: sent };
+  return notSent.length === 0 ? given : { ...given, notSent };
+}
+
+/**
+ * How the user is told of a block the model gets only a note of (README "Images": whenever an
+ * attachment is not sent, you are told so): an image of a type models do not take, audio, an
+ * embedded binary resource. Undefined for the others.
+ */
+function notSentItem(block: acp.ContentBlock): string | undefined {
+  switch (block.type) {
+    case "image":
+      return `an image of type ${block.mimeType} (models take PNG, JPEG, GIF and WebP)`;
+    case "audio":
+      return `an audio clip (${block.mimeType})`;
+    case "resource":
+      return "blob" in block.resource
+        ? `the binary content of ${displayUri(block.resource.uri)}`
+        : undefined;
+    default:
+      return undefined;
+  }
 }
 
 /**

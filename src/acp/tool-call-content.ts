@@ -1,15 +1,15 @@
 /** The content of a finished call's `tool_call_update` (ACP v1 tool-calls). */
 
-import { resolve } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
-import type { SessionEventData } from "../events/events.js";
+import type { FileChange, SessionEventData } from "../events/events.js";
 import { commandEnding, type ToolCall } from "../session/session-model/session-model.js";
 import { stateWords } from "../session/session-model/tool-call.js";
 
 type ToolCallContent = acp.ToolCallContent;
 
 /**
- * The terminal, else an edit's diff, else the output as the session model reads it (a command's
+ * The terminal, else an edit's or a create's whole-file diff (when recorded: not for a file over
+ * tools/tool-support.ts `MAX_FILE_CHANGE_CHARACTERS`, nor in logs written before), else the output as the session model reads it (a command's
  * output without the `<exited …>` line the model reads, then `exit code N` or `killed by SIGNAL`
  * when it did not exit 0); then the images the tool returned.
  */
@@ -17,11 +17,10 @@ export function resultContent(
   data: SessionEventData["tool.execution_complete"],
   call: ToolCall | undefined,
   terminalId: string | undefined,
-  cwd: string,
 ): ToolCallContent[] {
   const text = call === undefined ? data.result.content : shownOutput(call);
-  const diff =
-    call?.status === "completed" && call.messageId !== undefined ? editDiff(call, cwd) : undefined;
+  const change = call?.status === "completed" ? call.fileChange : undefined;
+  const diff = change === undefined ? undefined : changeDiff(change);
   const content: ToolCallContent[] =
     terminalId !== undefined
       ? [{ type: "terminal", terminalId }]
@@ -106,20 +105,10 @@ export function textContent(text: string): ToolCallContent {
 }
 
 /**
- * The diff of an `edit {path, old_str, new_str}` or `create {path, file_text}` call, from its
- * arguments (ACP `diff` content: a new file has no `oldText`).
+ * ACP `diff` content of a whole-file change (reference/acp.md, ToolCallContent: whole-file text,
+ * `oldText` null for a new file): of a finished call (its recorded `fileChange`) or of one a
+ * permission question asks about.
  */
-function editDiff(call: ToolCall, cwd: string): ToolCallContent | undefined {
-  const { path, old_str: oldText, new_str: newText, file_text: fileText } = call.arguments;
-  if (typeof path !== "string") {
-    return undefined;
-  }
-  const absolute = resolve(cwd, path);
-  if (call.toolName === "edit" && typeof oldText === "string" && typeof newText === "string") {
-    return { type: "diff", path: absolute, oldText, newText };
-  }
-  if (call.toolName === "create" && typeof fileText === "string") {
-    return { type: "diff", path: absolute, oldText: null, newText: fileText };
-  }
-  return undefined;
+export function changeDiff(change: FileChange): ToolCallContent {
+  return { type: "diff", path: change.path, oldText: change.oldText, newText: change.newText };
 }

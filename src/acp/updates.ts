@@ -368,7 +368,7 @@ export class UpdateMapper {
       sessionUpdate: "tool_call_update",
       toolCallId: data.toolCallId,
       status: call?.status === "completed" ? "completed" : "failed",
-      content: resultContent(data, call, terminalId, this.options.cwd),
+      content: resultContent(data, call, terminalId),
       ...(rawOutput === undefined ? {} : { rawOutput }),
     });
     this.terminals.delete(data.toolCallId);

@@ -4,8 +4,10 @@ import type { ToolCallOutcome } from "./tool-calls.js";
 
 /**
  * What the user is told when images they gave or a tool produced are not sent to the model
- * (issue 27 item 5: never dropped silently): one `session.warning` (`warningType: "images"`),
- * which every face shows. The model itself gets a note in their place (llm/convert.ts).
+ * (issue 27 item 5: never dropped silently), or other attachments of a prompt (an image of a type
+ * models do not take, audio, a binary file): one `session.warning` (`warningType: "images"`),
+ * which every face shows. The model itself gets a note in their place (llm/convert.ts, and the
+ * face's own for other attachments: acp/prompt-content.ts).
  */
 
 /** The warning for a prompt's images the model does not take; `undefined` when it takes them. */
@@ -46,6 +48,18 @@ export function toolImagesNotice(
   return warning(
     `${provider.id} takes no images in tool results: ${counted} not sent to it; the result tells it so.`,
   );
+}
+
+/**
+ * The warning for attachments of a prompt the model got only a note of (`items`: each as the face
+ * words it, e.g. `an audio clip (audio/wav)`); `undefined` when there are none.
+ */
+export function notSentNotice(items: readonly string[] | undefined): EventInput | undefined {
+  if (items === undefined || items.length === 0) {
+    return undefined;
+  }
+  const told = items.length === 1 ? "it was told of it" : "it was told of them";
+  return warning(`Not sent to the model: ${items.join("; ")}; ${told} instead.`);
 }
 
 function types(images: ReadonlyArray<{ mimeType: string }>): string {

@@ -147,4 +147,10 @@ export interface UserPrompt {
   agentMode?: string;
   /** The id of a prompt sent from another worker (issue 22), recorded on its `user.message`. */
   promptId?: string;
+  /**
+   * What the face gave the model only a note of, as the user is told it (`an audio clip
+   * (audio/wav)`): one `session.warning` after the prompt (image-notices.ts `notSentNotice`). Not
+   * recorded on `user.message`.
+   */
+  notSent?: string[];
 }

@@ -1,4 +1,10 @@
-import type { EventInput, KnownFile, ToolErrorCode, ToolRequest } from "../events/events.js";
+import type {
+  EventInput,
+  FileChange,
+  KnownFile,
+  ToolErrorCode,
+  ToolRequest,
+} from "../events/events.js";
 import type { SecretValue } from "../events/secrets.js";
 import type { Authorize } from "../permissions/permission-gate.js";
 import type { CommandSetup } from "../tools/command-runner.js";
@@ -73,6 +79,8 @@ export interface ToolCallOutcome {
   effects?: ToolEffect[];
   /** The file the call viewed, edited or created ({@link ToolResult.knownFile}). */
   knownFile?: KnownFile;
+  /** The whole-file change of a successful `edit` or `create` ({@link ToolResult.fileChange}). */
+  fileChange?: FileChange;
 }
 
 export interface ExecuteOptions {

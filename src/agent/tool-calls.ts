@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { abortFinished, abortReason, errorMessage, whenAborted } from "../events/errors.js";
 import type { JsonObject, ToolErrorCode, ToolRequest } from "../events/events.js";
-import type { AnyTool, ToolEffect, ToolResult } from "../tools/define-tool.js";
+import type {
+  AnyTool,
+  ToolCheck,
+  ToolContext,
+  ToolEffect,
+  ToolResult,
+} from "../tools/define-tool.js";
 import type {
   ExecuteOptions,
   ToolCallContext,
@@ -88,6 +94,7 @@ async function runCall(
         : { error: { message: outcome.errorMessage ?? outcome.content, code: outcome.errorCode } }),
       ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
       ...(outcome.knownFile === undefined ? {} : { knownFile: outcome.knownFile }),
+      ...(outcome.fileChange === undefined ? {} : { fileChange: outcome.fileChange }),
     },
   });
   return outcome;
@@ -147,12 +154,14 @@ async function settle(
     start(toolCall.arguments);
     return notStarted(toolCall);
   }
+  const { tool, input } = call;
   const answer = await context.authorize({
-    tool: call.tool,
-    input: call.input,
+    tool,
+    input,
     toolCall,
     signal: context.signal,
     start,
+    check: (checkedInput, hidden) => checkCall(context, tool, checkedInput, toolCall, hidden),
   });
   start(answer.allowed ? answer.arguments : toolCall.arguments);
   if (context.signal.aborted) {
@@ -160,6 +169,9 @@ async function settle(
     return notStarted(toolCall);
   }
   if (!answer.allowed) {
+    if (answer.failed === true) {
+      return { toolCall, content: answer.reason, isError: true, errorCode: "failed" };
+    }
     const content = answer.content ?? `Permission denied for '${toolCall.name}': ${answer.reason}`;
     return { toolCall, content, isError: true, errorCode: answer.rejected ? "rejected" : "denied" };
   }
@@ -182,6 +194,7 @@ async function settle(
     ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
     ...effectsOf(result),
     ...known,
+    ...(result.isError || result.fileChange === undefined ? {} : { fileChange: result.fileChange }),
   };
 }
 
@@ -263,22 +276,7 @@ async function runTool(
   try {
     await context.checkpoint?.();
     context.emit({ type: "tool.execution_running", data: { toolCallId: toolCall.toolCallId } });
-    return await tool.execute(input, {
-      cwd: context.cwd,
-      sessionDirectory: context.sessionDirectory,
-      toolCallId: toolCall.toolCallId,
-      signal,
-      ...(context.client === undefined ? {} : { client: context.client }),
-      ...(hidden === undefined ? {} : { hidden }),
-      commands: context.commands,
-      secrets: context.secrets,
-      knownFiles: context.knownFiles,
-      onPartialResult: (partialOutput) =>
-        context.emit({
-          type: "tool.execution_partial_result",
-          data: { toolCallId: toolCall.toolCallId, partialOutput },
-        }),
-    });
+    return await tool.execute(input, toolContext(context, toolCall, signal, hidden));
   } catch (error) {
     const message = errorMessage(error);
     return { content: `Tool '${tool.name}' failed: ${message}`, isError: true };
@@ -286,6 +284,53 @@ async function runTool(
     stopFollowing();
     abortFinished(controller);
   }
+}
+
+/**
+ * {@link AnyTool.check} of a call at its permission question, with the signal of the prompt:
+ * `ready` (nothing checked) for a tool without one, and when the check throws (the tool's own
+ * run then reports the failure).
+ */
+async function checkCall(
+  context: ToolCallContext,
+  tool: AnyTool,
+  input: unknown,
+  toolCall: ToolRequest,
+  hidden: ((path: string) => boolean) | undefined,
+): Promise<ToolCheck> {
+  if (tool.check === undefined) {
+    return { kind: "ready" };
+  }
+  try {
+    return await tool.check(input, toolContext(context, toolCall, context.signal, hidden));
+  } catch {
+    return { kind: "ready" };
+  }
+}
+
+/** What a tool gets for `toolCall` besides its arguments. */
+function toolContext(
+  context: ToolCallContext,
+  toolCall: ToolRequest,
+  signal: AbortSignal,
+  hidden: ((path: string) => boolean) | undefined,
+): ToolContext {
+  return {
+    cwd: context.cwd,
+    sessionDirectory: context.sessionDirectory,
+    toolCallId: toolCall.toolCallId,
+    signal,
+    ...(context.client === undefined ? {} : { client: context.client }),
+    ...(hidden === undefined ? {} : { hidden }),
+    commands: context.commands,
+    secrets: context.secrets,
+    knownFiles: context.knownFiles,
+    onPartialResult: (partialOutput) =>
+      context.emit({
+        type: "tool.execution_partial_result",
+        data: { toolCallId: toolCall.toolCallId, partialOutput },
+      }),
+  };
 }
 
 /** The result of a call that never ran to completion because the prompt was cancelled or the process died. */

@@ -11,6 +11,7 @@
 import type {
   CompactionTrigger,
   ErrorType,
+  FileChange,
   FinishReason,
   HookType,
   JsonObject,
@@ -154,6 +155,8 @@ export interface SessionEventData {
     exitCode?: number;
     /** The file the call viewed, edited or created, as the model now knows its text. */
     knownFile?: KnownFile;
+    /** The whole text of the file a successful `edit` or `create` changed, before and after. */
+    fileChange?: FileChange;
   };
   /** A tool call waits for the user's decision. Answered by `permission.completed`. */
   "permission.requested": {

@@ -1,7 +1,7 @@
 import { errorMessage, whenAborted } from "../events/errors.js";
 import type { EventInput, JsonObject, ToolRequest } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
-import type { AnyTool } from "../tools/define-tool.js";
+import type { AnyTool, ToolCheck } from "../tools/define-tool.js";
 import {
   type AskPermission,
   type CommandConfinement,
@@ -20,12 +20,13 @@ import { MCP_RULE } from "./permission-rules.js";
  * `arguments` (its JSON): the request's own, or what a hook rewrote them to (SDK `preToolUse`
  * `modifiedArgs`), so `tool.execution_start` shows what ran. A refusal may be `rejected` (the
  * user said no, rather than a rule, a hook or nobody to ask) and carry the face's own `content`
- * for the model. `hidden` names the files an allowed search must leave out of its result
+ * for the model; a call `failed` before the question (its tool's check refused it: `reason` is the
+ * tool's error result) was not asked about. `hidden` names the files an allowed search must leave out of its result
  * (tools/define-tool.ts `ToolContext.hidden`).
  */
 export type PermissionAnswer =
   | { allowed: true; input: unknown; arguments: JsonObject; hidden?: (path: string) => boolean }
-  | { allowed: false; reason: string; rejected?: boolean; content?: string };
+  | { allowed: false; reason: string; rejected?: boolean; content?: string; failed?: boolean };
 
 /**
  * Asks whether a validated call may run (the permission gate). `start` records
@@ -39,6 +40,13 @@ export type Authorize = (request: {
   toolCall: ToolRequest;
   signal: AbortSignal;
   start: (toolArguments: JsonObject) => void;
+  /**
+   * The tool's check of the call (tools/define-tool.ts `Tool.check`), run only when the user is
+   * about to be asked, after the rules (a path they deny is never read), with the input that would
+   * run (a hook may have rewritten it): a refused call fails
+   * without a question; a ready one's change is shown in it.
+   */
+  check?: (input: unknown, hidden: ((path: string) => boolean) | undefined) => Promise<ToolCheck>;
 }) => Promise<PermissionAnswer>;
 
 export interface PermissionGateOptions {
@@ -76,7 +84,7 @@ export interface NoAskSituation {
  */
 export function createPermissionGate(options: PermissionGateOptions): Authorize {
   const decide = permissionDecider(options.cwd, options.policy);
-  return async ({ tool, input, toolCall, signal, start }): Promise<PermissionAnswer> => {
+  return async ({ tool, input, toolCall, signal, start, check }): Promise<PermissionAnswer> => {
     start(toolCall.arguments);
     const decision = await decide({ tool, input, toolCall });
     const { hidden } = decision.kind === "deny" ? {} : decision;
@@ -100,7 +108,15 @@ export function createPermissionGate(options: PermissionGateOptions): Authorize 
             reason: unclear === undefined ? noAsk : `${unclear}, so it needs asking; ${noAsk}`,
           };
         }
-        const request: PermissionRequest = { requestId: randomUUID(), ...decision.question };
+        const checked = (await check?.(input, hidden)) ?? { kind: "ready" };
+        if (checked.kind === "refused") {
+          return { allowed: false, failed: true, reason: checked.result.content };
+        }
+        const request: PermissionRequest = {
+          requestId: randomUUID(),
+          ...decision.question,
+          ...(checked.change === undefined ? {} : { change: checked.change }),
+        };
         return askAndRecord(options, request, signal, allowed);
       }
       default: {

@@ -4,7 +4,7 @@
  * decide. permission-decision.ts decides and re-exports them.
  */
 
-import type { JsonObject, PermissionScope, ToolRequest } from "../events/events.js";
+import type { FileChange, JsonObject, PermissionScope, ToolRequest } from "../events/events.js";
 import type { AnyTool, McpToolOrigin, ToolKind } from "../tools/define-tool.js";
 import type { GitUser } from "../tools/sandbox/configured-places.js";
 import type { ServerConfigView } from "../tools/sandbox/server-programs.js";
@@ -43,6 +43,11 @@ export interface PermissionRequest {
   mcp?: McpToolOrigin;
   /** Where the call's command would run; set for commands (see {@link CommandConfinement}). */
   sandbox?: CommandConfinement;
+  /**
+   * The whole-file change an `edit` or `create` would make, read when the question is asked
+   * (tools/define-tool.ts `Tool.check`); absent for other tools and for a file too large.
+   */
+  change?: FileChange;
 }
 
 /** A {@link PermissionRequest} before it is given its id (the gate names each question it asks). */

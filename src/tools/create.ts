@@ -2,7 +2,8 @@ import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { z } from "zod";
 import { makeFolders } from "../events/errors.js";
-import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
+import type { FileChange } from "../events/events.js";
+import { defineTool, type ToolCheck, type ToolContext, type ToolResult } from "./define-tool.js";
 import { writeFileAtomically } from "./file-writing.js";
 import { decodeFileBytes } from "./text-decoding.js";
 import { describeCharacter, encodeFileText } from "./text-encoding.js";
@@ -10,7 +11,9 @@ import {
   changedFileMessage,
   changedSinceKnown,
   errorResult,
+  fileChange,
   knownFile,
+  MAX_FILE_CHANGE_CHARACTERS,
   resolveLinks,
   resolveToolPath,
   runGuarded,
@@ -50,57 +53,123 @@ export const createTool = defineTool<CreateInput>({
   mutates: true,
   execute: (input, context) =>
     runGuarded("create", context.signal, () => createFile(input, context)),
+  check: checkCreate,
   scope: (input, cwd) => ({
     title: `Create ${input.path}`,
     paths: [resolveToolPath(cwd, input.path)],
   }),
 });
 
+/** A create checked and ready to write: whether the file existed, its text before, the bytes. */
+interface PlannedCreate {
+  kind: "ready";
+  absolutePath: string;
+  existed: boolean;
+  /** The file's text before (null: no file), undefined when unknown (binary, or too large). */
+  oldText: string | null | undefined;
+  bytes: Uint8Array;
+}
+
 async function createFile(input: CreateInput, context: ToolContext): Promise<ToolResult> {
-  const absolutePath = resolveToolPath(context.cwd, input.path);
-  const existing = await statIfExists(absolutePath);
-  if (existing?.isDirectory()) {
-    return errorResult(`Path ${absolutePath} is a directory; give the path of a file to create.`);
+  const plan = await planCreate(input, context);
+  if (plan.kind === "refused") {
+    return plan.result;
   }
-  if (existing !== undefined && !existing.isFile()) {
-    return errorResult(`Path ${absolutePath} exists and is not a regular file.`);
-  }
-  if (existing !== undefined && input.overwrite !== true) {
-    return errorResult(
-      `File ${absolutePath} already exists; it was not changed. To replace all of it, call ` +
-        "create again with overwrite: true; to change part of it, use edit.",
-    );
-  }
-  if (
-    existing !== undefined &&
-    (await changedSinceKnown(context.knownFiles, await resolveLinks(absolutePath), () =>
-      existing.size > MAX_VIEW_FILE_BYTES ? undefined : currentText(absolutePath, context),
-    ))
-  ) {
-    return errorResult(changedFileMessage(absolutePath, "it was not overwritten"));
-  }
-  const encoded = encodeFileText(input.file_text, "utf-8", false);
-  if (!encoded.ok) {
-    return errorResult(
-      `file_text cannot be written as UTF-8: it contains ${describeCharacter(encoded.character)} ` +
-        `on line ${encoded.line}. Nothing was written.`,
-    );
-  }
+  const { absolutePath } = plan;
   await makeFolders(dirname(absolutePath));
   const writeTextFile = context.client?.writeTextFile;
   if (writeTextFile !== undefined) {
     await writeTextFile.call(context.client, absolutePath, input.file_text, context.signal);
   } else {
-    await writeFileAtomically(absolutePath, encoded.bytes, context.signal);
+    await writeFileAtomically(absolutePath, plan.bytes, context.signal);
   }
-  const verb = existing === undefined ? "Created" : "Overwrote";
+  const verb = plan.existed ? "Overwrote" : "Created";
   const characters = input.file_text.length;
-  const bytes = encoded.bytes.length;
+  const bytes = plan.bytes.length;
   const size = bytes === characters ? "" : ` (${bytes} bytes)`;
+  const change = changeOf(plan, input);
   return {
     ...textResult(`${verb} file ${absolutePath} with ${characters} characters${size}`),
     knownFile: knownFile(await resolveLinks(absolutePath), input.file_text),
+    ...(change === undefined ? {} : { fileChange: change }),
   };
+}
+
+/** {@link Tool.check} of `create`: whatever would refuse it, else the change it would make. */
+async function checkCreate(input: CreateInput, context: ToolContext): Promise<ToolCheck> {
+  const plan = await planCreate(input, context);
+  if (plan.kind === "refused") {
+    return plan;
+  }
+  const change = changeOf(plan, input);
+  return change === undefined ? { kind: "ready" } : { kind: "ready", change };
+}
+
+function changeOf(plan: PlannedCreate, input: CreateInput): FileChange | undefined {
+  return plan.oldText === undefined
+    ? undefined
+    : fileChange(plan.absolutePath, plan.oldText, input.file_text);
+}
+
+/** Checks the path and the text: the create ready to write, or why it is refused. */
+async function planCreate(
+  input: CreateInput,
+  context: ToolContext,
+): Promise<PlannedCreate | { kind: "refused"; result: ToolResult }> {
+  const refuse = (message: string) => ({ kind: "refused" as const, result: errorResult(message) });
+  const absolutePath = resolveToolPath(context.cwd, input.path);
+  const existing = await statIfExists(absolutePath);
+  if (existing?.isDirectory()) {
+    return refuse(`Path ${absolutePath} is a directory; give the path of a file to create.`);
+  }
+  if (existing !== undefined && !existing.isFile()) {
+    return refuse(`Path ${absolutePath} exists and is not a regular file.`);
+  }
+  if (existing !== undefined && input.overwrite !== true) {
+    return refuse(
+      `File ${absolutePath} already exists; it was not changed. To replace all of it, call ` +
+        "create again with overwrite: true; to change part of it, use edit.",
+    );
+  }
+  const path = existing === undefined ? absolutePath : await resolveLinks(absolutePath);
+  const oldText =
+    existing === undefined ? null : await oldTextFor(absolutePath, existing.size, path, context);
+  if (
+    existing !== undefined &&
+    (await changedSinceKnown(context.knownFiles, path, () => oldText ?? undefined))
+  ) {
+    return refuse(changedFileMessage(absolutePath, "it was not overwritten"));
+  }
+  const encoded = encodeFileText(input.file_text, "utf-8", false);
+  if (!encoded.ok) {
+    return refuse(
+      `file_text cannot be written as UTF-8: it contains ${describeCharacter(encoded.character)} ` +
+        `on line ${encoded.line}. Nothing was written.`,
+    );
+  }
+  return {
+    kind: "ready",
+    absolutePath,
+    existed: existing !== undefined,
+    oldText,
+    bytes: encoded.bytes,
+  };
+}
+
+/**
+ * The text of the existing file (`path`: links resolved) when the known-text check or the change
+ * needs it: read when the model knows the file, or when it is small enough for a recorded change
+ * (at most 3 bytes of UTF-8 a UTF-16 unit); undefined otherwise, or when it is binary.
+ */
+async function oldTextFor(
+  absolutePath: string,
+  size: number,
+  path: string,
+  context: ToolContext,
+): Promise<string | undefined> {
+  const known = context.knownFiles.hashOf(path) !== undefined;
+  const wanted = known || size <= 3 * MAX_FILE_CHANGE_CHARACTERS;
+  return wanted && size <= MAX_VIEW_FILE_BYTES ? currentText(absolutePath, context) : undefined;
 }
 
 /** The text of a file as `view` reads it (through the client when it can); undefined if binary. */

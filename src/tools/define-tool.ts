@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { KnownFile, PlanEntry } from "../events/events.js";
+import type { FileChange, KnownFile, PlanEntry } from "../events/events.js";
 import type { SecretValue } from "../events/secrets.js";
 import type { CommandSetup } from "./command-runner.js";
 import type { KnownFileHashes } from "./tool-support.js";
@@ -91,6 +91,11 @@ export interface ToolResult {
    */
   knownFile?: KnownFile;
   /**
+   * The whole text of the file a successful `edit` or `create` changed, before and after (within
+   * tools/tool-support.ts `MAX_FILE_CHANGE_CHARACTERS`), recorded on `tool.execution_complete`.
+   */
+  fileChange?: FileChange;
+  /**
    * What the user or app reads as the failure (`tool.execution_complete` `error.message`) when it
    * differs from `content`, the model's text (a Copilot SDK app's handler error: the model reads
    * Copilot's "Tool execution failed"). Error results only.
@@ -149,6 +154,13 @@ export interface Tool<Input = unknown> {
    */
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
   /**
+   * Checks a validated call before its permission question, reading what `execute` would read
+   * (an `edit` whose `old_str` does not match exactly once): `refused` answers the call with
+   * `result` and nobody is asked; `ready` may carry the change the call would make, which the
+   * question shows. Absent: nothing is checked before asking. Must not change anything.
+   */
+  check?(input: Input, context: ToolContext): Promise<ToolCheck>;
+  /**
    * Describes what a validated call touches. Absent: the call is treated as touching nothing
    * but the tool itself (the gate then judges by `mutates` alone).
    */
@@ -159,6 +171,11 @@ export interface Tool<Input = unknown> {
    */
   mcp?: McpToolOrigin;
 }
+
+/** What {@link Tool.check} found. */
+export type ToolCheck =
+  | { kind: "refused"; result: ToolResult }
+  | { kind: "ready"; change?: FileChange };
 
 /** Where an MCP tool comes from. */
 export interface McpToolOrigin {

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
+import { defineTool, type ToolCheck, type ToolContext, type ToolResult } from "./define-tool.js";
 import { writeFileAtomically } from "./file-writing.js";
 import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
 import { describeCharacter, encodeFileText } from "./text-encoding.js";
@@ -9,6 +9,7 @@ import {
   changedFileMessage,
   changedSinceKnown,
   errorResult,
+  fileChange,
   knownFile,
   missingPathMessage,
   resolveLinks,
@@ -56,38 +57,85 @@ export const editTool = defineTool<EditInput>({
   kind: "edit",
   mutates: true,
   execute: (input, context) => runGuarded("edit", context.signal, () => editFile(input, context)),
+  check: checkEdit,
   scope: (input, cwd) => ({
     title: `Edit ${input.path}`,
     paths: [resolveToolPath(cwd, input.path)],
   }),
 });
 
+/** An edit checked and ready to write: the file as read, its new text and bytes, the change. */
+interface PlannedEdit {
+  kind: "ready";
+  absolutePath: string;
+  /** The path with its links resolved, the key of {@link ToolContext.knownFiles}. */
+  path: string;
+  file: Extract<ReadOutcome, { kind: "text" }>;
+  replacement: Extract<Replacement, { kind: "replaced" }>;
+  bytes: Uint8Array;
+}
+
 async function editFile(input: EditInput, context: ToolContext): Promise<ToolResult> {
+  const plan = await planEdit(input, context);
+  if (plan.kind === "refused") {
+    return plan.result;
+  }
+  const { absolutePath, file, replacement } = plan;
+  const writeThroughClient = file.clientCompatible ? context.client?.writeTextFile : undefined;
+  if (writeThroughClient !== undefined) {
+    await writeThroughClient.call(context.client, absolutePath, replacement.text, context.signal);
+  } else {
+    await writeFileAtomically(absolutePath, plan.bytes, context.signal);
+  }
+  const change = fileChange(absolutePath, file.text, replacement.text);
+  return {
+    ...textResult(`File ${absolutePath} updated with changes.\n\n${replacement.diff}`),
+    knownFile: knownFile(plan.path, replacement.text),
+    ...(change === undefined ? {} : { fileChange: change }),
+  };
+}
+
+/** {@link Tool.check} of `edit`: whatever would refuse the edit, else the change it would make. */
+async function checkEdit(input: EditInput, context: ToolContext): Promise<ToolCheck> {
+  const plan = await planEdit(input, context);
+  if (plan.kind === "refused") {
+    return plan;
+  }
+  const change = fileChange(plan.absolutePath, plan.file.text, plan.replacement.text);
+  return change === undefined ? { kind: "ready" } : { kind: "ready", change };
+}
+
+/** Reads the file and makes the edit in memory: the edit ready to write, or why it is refused. */
+async function planEdit(
+  input: EditInput,
+  context: ToolContext,
+): Promise<PlannedEdit | { kind: "refused"; result: ToolResult }> {
+  const refuse = (message: string) => ({ kind: "refused" as const, result: errorResult(message) });
   const absolutePath = resolveToolPath(context.cwd, input.path);
   if (input.old_str === "") {
-    return errorResult(
+    return refuse(
       "old_str is empty; give the exact text to replace. To write a whole file, use create " +
         "with overwrite: true.",
     );
   }
   if (input.old_str === input.new_str) {
-    return errorResult("old_str and new_str are the same; there is nothing to change.");
+    return refuse("old_str and new_str are the same; there is nothing to change.");
   }
   const file = await readTextFile(absolutePath, input.path, context);
   if (file.kind === "refused") {
-    return errorResult(file.message);
+    return refuse(file.message);
   }
   const path = await resolveLinks(absolutePath);
   if (await changedSinceKnown(context.knownFiles, path, () => file.text)) {
-    return errorResult(changedFileMessage(absolutePath, "the edit was not made"));
+    return refuse(changedFileMessage(absolutePath, "the edit was not made"));
   }
   const replacement = replaceOnce(file.text, input.old_str, input.new_str);
   if (replacement.kind !== "replaced") {
-    return errorResult(describeMiss(replacement, absolutePath));
+    return refuse(describeMiss(replacement, absolutePath));
   }
   // U+FFFD is one UTF-16 unit: the new text has more exactly when new_str has more than old_str.
   if (countReplacementCharacters(input.new_str) > countReplacementCharacters(input.old_str)) {
-    return errorResult(
+    return refuse(
       "new_str contains U+FFFD (the replacement character for undecodable bytes), which " +
         `would corrupt ${absolutePath}; the file was not changed. Copy the text from view again.`,
     );
@@ -98,22 +146,13 @@ async function editFile(input: EditInput, context: ToolContext): Promise<ToolRes
     file.decoded.byteOrderMark,
   );
   if (!encoded.ok) {
-    return errorResult(
+    return refuse(
       `File ${absolutePath} is ${file.decoded.encoding}, which cannot hold ` +
         `${describeCharacter(encoded.character)} (line ${encoded.line} after the edit); the file ` +
         "was not changed. Use characters that encoding has.",
     );
   }
-  const writeThroughClient = file.clientCompatible ? context.client?.writeTextFile : undefined;
-  if (writeThroughClient !== undefined) {
-    await writeThroughClient.call(context.client, absolutePath, replacement.text, context.signal);
-  } else {
-    await writeFileAtomically(absolutePath, encoded.bytes, context.signal);
-  }
-  return {
-    ...textResult(`File ${absolutePath} updated with changes.\n\n${replacement.diff}`),
-    knownFile: knownFile(path, replacement.text),
-  };
+  return { kind: "ready", absolutePath, path, file, replacement, bytes: encoded.bytes };
 }
 
 type ReadOutcome =

@@ -81,7 +81,8 @@ describe("a client that offers fs and terminals", () => {
       sessionUpdate: "tool_call_update",
       toolCallId: "call_E",
       status: "completed",
-      content: [{ type: "diff", path, oldText: "in the editor", newText: "edited" }],
+      // The whole file, as the editor's buffer held it (ACP diff content: whole-file text).
+      content: [{ type: "diff", path, oldText: "in the editor\n", newText: "edited\n" }],
     });
     expect(finalUpdate(harness, "call_C")).toMatchObject({
       content: [

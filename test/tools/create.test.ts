@@ -2,6 +2,7 @@ import { mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/prom
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createTool } from "../../src/tools/create.js";
+import { MAX_FILE_CHANGE_CHARACTERS } from "../../src/tools/tool-support.js";
 import { knownFile, runsInTemporaryDirectory } from "./tool-context.js";
 
 let directory = "";
@@ -16,8 +17,21 @@ describe("create", () => {
       content: `Created file ${path} with 15 characters`,
       isError: false,
       knownFile: knownFile(path, "Created by test"),
+      fileChange: { path, oldText: null, newText: "Created by test" },
     });
     expect(await readFile(path, "utf8")).toBe("Created by test");
+  });
+
+  it("records no whole-file change over MAX_FILE_CHANGE_CHARACTERS (faces show the output)", async () => {
+    const path = join(directory, "large.txt");
+    await writeFile(path, "small\n");
+    const large = "x".repeat(MAX_FILE_CHANGE_CHARACTERS + 1);
+    const result = await create({ path, file_text: large, overwrite: true });
+    expect(result).toEqual({
+      content: `Overwrote file ${path} with ${large.length} characters`,
+      isError: false,
+      knownFile: knownFile(path, large),
+    });
   });
 
   it("resolves a relative path against the cwd and makes missing folders", async () => {
@@ -26,6 +40,7 @@ describe("create", () => {
       content: `Created file ${join(directory, "notes/deep/x.md")} with 4 characters`,
       isError: false,
       knownFile: knownFile(join(directory, "notes/deep/x.md"), "# x\n"),
+      fileChange: { path: join(directory, "notes/deep/x.md"), oldText: null, newText: "# x\n" },
     });
     expect(await readFile(join(directory, "notes/deep/x.md"), "utf8")).toBe("# x\n");
   });
@@ -67,6 +82,8 @@ describe("create", () => {
       content: `Overwrote file ${path} with 19 characters`,
       isError: false,
       knownFile: knownFile(path, "#!/bin/sh\necho new\n"),
+      // The whole text before and after (ACP's diff content), the replaced file's too.
+      fileChange: { path, oldText: "#!/bin/sh\necho old\n", newText: "#!/bin/sh\necho new\n" },
     });
     expect(await readFile(path, "utf8")).toBe("#!/bin/sh\necho new\n");
     expect((await stat(path)).mode & 0o777).toBe(0o755);

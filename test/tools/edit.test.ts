@@ -24,6 +24,11 @@ describe("edit", () => {
         "@@ -1,2 +1,2 @@\n-Hello World\n+Hi Universe\n Goodbye World",
       isError: false,
       knownFile: knownFile(path, "Hi Universe\nGoodbye World\n"),
+      fileChange: {
+        path,
+        oldText: "Hello World\nGoodbye World\n",
+        newText: "Hi Universe\nGoodbye World\n",
+      },
     });
     expect(await readFile(path, "utf8")).toBe("Hi Universe\nGoodbye World\n");
   });

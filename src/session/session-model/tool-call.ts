@@ -9,7 +9,12 @@
  * (`running` → `awaiting_permission`, and back to `running` when allowed; issue 23).
  */
 
-import type { JsonObject, SessionEventData, ToolErrorCode } from "../../events/events.js";
+import type {
+  FileChange,
+  JsonObject,
+  SessionEventData,
+  ToolErrorCode,
+} from "../../events/events.js";
 import { commandStop } from "../../tools/bash.js";
 
 /** Where a tool call stands. The last four are final. */
@@ -85,6 +90,8 @@ export interface ToolCall {
   /** Output so far of a running call (live). */
   partialOutput?: string;
   imageCount?: number;
+  /** The whole-file change of a successful `edit` or `create`, when recorded (events.ts). */
+  fileChange?: FileChange;
   errorCode?: ToolErrorCode;
   errorMessage?: string;
 }

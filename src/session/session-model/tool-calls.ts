@@ -163,6 +163,7 @@ export class ToolCalls {
     setOptional(call, "note", reading.note);
     setOptional(call, "errorCode", data.error?.code);
     setOptional(call, "errorMessage", data.error?.message);
+    setOptional(call, "fileChange", data.fileChange);
     const images = data.result?.images?.length ?? 0;
     setOptional(call, "imageCount", images > 0 ? images : undefined);
     return call;
