@@ -10,7 +10,7 @@ import {
 import { viewTool } from "../../src/tools/index.js";
 import { useTemporaryDirectory } from "../tools/tool-context.js";
 
-// The hidden places' existence read by folder (src/permissions/place-listings.ts): a folder
+// The hidden places' existence read by folder (src/tools/sandbox/place-listings.ts): a folder
 // holding several places is listed once per call, and only the places its listing does not rule
 // out are `lstat`ed; the decisions are those of an `lstat` of every place, and a place made
 // between two calls counts, as does a place added to the list.
