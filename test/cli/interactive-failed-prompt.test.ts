@@ -1,7 +1,7 @@
 import { describe, expect } from "vitest";
 import { chatMessages } from "../support/fake-model-server.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import { exitWithCtrlD, interactiveTest } from "./interactive-support.js";
+import { exitWithCtrlD, interactiveTest, shownRows } from "./interactive-support.js";
 
 // The interactive terminal after a prompt that failed for good (the model's server answered 500
 // and no retry is left: the fixture sets TURNLOOP_MAX_RETRIES=0). The trial of round 3, session
@@ -19,12 +19,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a prompt that failed for
       const terminal = await fixture.openReady([], { columns: 100 });
       terminal.type("fix the build");
       const failed = await terminal.waitFor(/to try again/);
-      const rows = failed
-        .replace(/session [0-9a-f-]{36}/, "session <id>")
-        .replace(fixture.repository, "<repository>")
-        .split("\n")
-        .map((row) => row.trimEnd().replace(/─{20,}/, "───"));
-      expect(rows.filter((row) => row !== "")).toEqual([
+      expect(shownRows(failed, fixture)).toEqual([
         "turnloop in <repository>",
         "model openai-compatible:fake-model · session <id> · /help lists the",
         "commands",
