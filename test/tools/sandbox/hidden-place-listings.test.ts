@@ -1,10 +1,9 @@
-import fs from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bubblewrapArguments } from "../../../src/tools/sandbox/bubblewrap-arguments.js";
 import { hiddenPlacePaths } from "../../../src/tools/sandbox/real-paths.js";
+import { lstatsDuring } from "../../support/counted-lstats.js";
 import { removeTree } from "../../support/remove-tree.js";
 
 // Which hidden places exist, read for each sandboxed command (src/tools/sandbox/
@@ -21,25 +20,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await removeTree(base);
 });
-
-/** The paths `fs.lstatSync` (Node's own function, counted) was given while `run` ran. */
-function lstatsDuring<T>(run: () => T): { result: T; seen: string[] } {
-  const seen: string[] = [];
-  // @types/node declares lstatSync a constant; Node's module object takes the assignment.
-  const nodeFs = fs as { lstatSync: typeof fs.lstatSync };
-  const lstatSync = nodeFs.lstatSync;
-  nodeFs.lstatSync = ((path: fs.PathLike, ...rest: unknown[]) => {
-    seen.push(String(path));
-    return (lstatSync as (path: fs.PathLike, ...rest: unknown[]) => unknown)(path, ...rest);
-  }) as typeof fs.lstatSync;
-  syncBuiltinESMExports();
-  try {
-    return { result: run(), seen };
-  } finally {
-    nodeFs.lstatSync = lstatSync;
-    syncBuiltinESMExports();
-  }
-}
 
 /** The hidden places' mounts of an argv: `--tmpfs <folder>` and `/dev/null <file>`, in `home`. */
 function hiddenMounts(args: readonly string[], home: string): string[] {
@@ -64,7 +44,7 @@ describe("the sandbox's hidden places, read by folder", () => {
     const build = () =>
       lstatsDuring(() => bubblewrapArguments("workspace-write", settings, "true"));
 
-    const first = build();
+    const first = await build();
     expect(hiddenMounts(first.result, home)).toEqual([
       "--tmpfs ~/.ssh",
       "/dev/null ~/.npmrc",
@@ -83,7 +63,7 @@ describe("the sandbox's hidden places, read by folder", () => {
     // Made and removed between two commands: the next command's mounts follow.
     await mkdir(join(home, ".aws"));
     await rm(join(home, ".ssh"), { recursive: true });
-    const second = build();
+    const second = await build();
     expect(hiddenMounts(second.result, home)).toEqual([
       "--tmpfs ~/.aws",
       "/dev/null ~/.npmrc",
