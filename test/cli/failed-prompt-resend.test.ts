@@ -1,5 +1,6 @@
 import { describe, expect } from "vitest";
 import { chatMessages } from "../support/fake-model-server.js";
+import type { FakeModelServer } from "../support/fake-model-types.js";
 import { type CliFixtures, test } from "../support/fixtures.js";
 
 // A prompt that fails for good (the model's server keeps answering 500 after the retries, or the
@@ -18,6 +19,13 @@ function run(cli: CliFixtures["cli"], args: readonly string[]) {
 function commandOf(hint: string | undefined): string[] {
   const command = /to try again, turnloop (-p --resume [0-9a-f-]{36}) "continue"$/.exec(hint ?? "");
   return command?.[1] === undefined ? [] : [...command[1].split(" "), "continue"];
+}
+
+/** The `index`th request's messages but the system prompt: role and content. */
+function conversationOf(model: FakeModelServer, index: number) {
+  return chatMessages(model, index)
+    .filter((message) => message.role !== "system")
+    .map(({ role, content }) => ({ role, content }));
 }
 
 function sessionIdOf(text: string): string {
@@ -54,11 +62,7 @@ describe("-p after a prompt that failed for good", () => {
     const hint = failed.stderr.split("\n").find((line) => line.includes("to try again"));
     const again = await run(cli, commandOf(hint));
     expect({ code: again.code, stdout: again.stdout }).toEqual({ code: 0, stdout: "Fixed.\n" });
-    expect(
-      chatMessages(model, 2)
-        .filter((message) => message.role !== "system")
-        .map(({ role, content }) => ({ role, content })),
-    ).toEqual([
+    expect(conversationOf(model, 2)).toEqual([
       { role: "user", content: "fix the build" },
       { role: "user", content: "continue" },
     ]);
@@ -135,11 +139,7 @@ test("the interactive session on plain lines (no terminal): the line after the e
     'the message is kept: send "continue" to try again',
   ]);
   expect(lines.some((line) => line.endsWith("Fixed."))).toBe(true);
-  expect(
-    chatMessages(model, 1)
-      .filter((message) => message.role !== "system")
-      .map(({ role, content }) => ({ role, content })),
-  ).toEqual([
+  expect(conversationOf(model, 1)).toEqual([
     { role: "user", content: "fix the build" },
     { role: "user", content: "continue" },
   ]);
