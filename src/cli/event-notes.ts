@@ -1,6 +1,6 @@
 import type { PromptOutcome } from "../agent/loop.js";
 import { abortNote, stoppedNote } from "../events/errors.js";
-import type { SessionEventOf, StopReason } from "../events/events.js";
+import type { ErrorType, SessionEventOf, StopReason } from "../events/events.js";
 
 export { abortNote };
 
@@ -52,6 +52,52 @@ export function outcomeNote(
   return "stopReason" in outcome
     ? stopNote(outcome.stopReason, outcome.repetition, maxTurns, goOn)
     : undefined;
+}
+
+/**
+ * Whether `outcome` is a prompt that failed for good once it was stored, for a reason a later try
+ * may not meet: the model's server kept answering 429, 5xx or overloaded after the retries, the
+ * network failed (a stream broken after text was shown, nothing listening, no answer in time).
+ * Its message stays in the session's conversation without an answer, so the next prompt of the
+ * session goes on from it. Not a refused key, a bad request or setting, nor a prompt refused
+ * before it was stored (too large for the window: the face keeps it) or one the store could not
+ * take: trying again changes nothing there.
+ */
+export function failedForNow(outcome: PromptOutcome): boolean {
+  return (
+    "error" in outcome &&
+    outcome.promptTooLarge === undefined &&
+    PASSING_FAILURES.has(outcome.error.errorType)
+  );
+}
+
+/** The failures {@link failedForNow} counts (llm/errors.ts classifies them as retryable). */
+const PASSING_FAILURES: ReadonlySet<ErrorType> = new Set<ErrorType>([
+  "rate_limit",
+  "overloaded",
+  "server",
+  "network",
+  "stalled",
+]);
+
+/**
+ * How to try a {@link failedForNow} prompt again where the note is read: `-p` with the session's id
+ * (as a cancel's `resume with --resume <id>`), the full screen's status row (its input box's ↑
+ * brings back what was sent, as in Claude Code and Codex; short enough for the row), or plain
+ * lines. Sending "continue" goes on from the kept message; sending the message again repeats it
+ * in the conversation.
+ */
+export function failedPromptNote(
+  face: { kind: "prompt"; sessionId: string } | { kind: "box" | "lines" },
+): string {
+  switch (face.kind) {
+    case "prompt":
+      return `the prompt is kept in the session: to try again, turnloop -p --resume ${face.sessionId} "continue"`;
+    case "box":
+      return 'press ↑ to edit and resend, or send "continue" to try again';
+    case "lines":
+      return 'the message is kept: send "continue" to try again';
+  }
 }
 
 /** `always allowed in this session: <rule>` for an "always" answer (README), else undefined. */

@@ -4,7 +4,7 @@ import type { SessionEvent, StopReason } from "../events/events.js";
 import type { Session } from "../session/session.js";
 import { UsageTotals } from "../session/usage-totals.js";
 import type { PromptOptions } from "./arguments.js";
-import { abortNote } from "./event-notes.js";
+import { abortNote, failedForNow, failedPromptNote } from "./event-notes.js";
 import type { PromptIo } from "./prompt-command.js";
 import { type RendererOptions, TerminalRenderer } from "./terminal-renderer.js";
 
@@ -291,7 +291,7 @@ export function promptOutput(
     show(event);
   });
   const endingLine = (outcome: PromptOutcome) =>
-    writeEndingLine(io, outcome, session.id, collector.cancelReason);
+    writeEndingLine(io, outcome, session, collector.cancelReason);
   const finish = (outcome: PromptOutcome, elapsedMs: number) => {
     const saved = session.unsavedLog() === undefined;
     const result = collector.result(outcome, saved ? session.id : null, elapsedMs);
@@ -316,6 +316,9 @@ export function promptOutput(
         io.stderr.write(`turnloop: ${outcome.error.message}\n`);
       }
       const sessionId = saved ? session.id : undefined;
+      if (sessionId !== undefined && failedForNow(outcome)) {
+        io.stderr.write(`turnloop: ${failedPromptNote({ kind: "prompt", sessionId })}\n`);
+      }
       io.stderr.write(`${renderer.summary(collector.totals, elapsedMs, sessionId)}\n`);
     }
   };
@@ -339,16 +342,21 @@ function promptRenderer(
   });
 }
 
-/** --quiet, json and stream-json: how the prompt ended, when it did not answer, on stderr.
+/** --quiet, json and stream-json: how the prompt ended, when it did not answer, on stderr (a
+ * failed prompt kept in the saved session: how to try it again).
  * @returns true when it failed. */
 function writeEndingLine(
   io: PromptIo,
   outcome: PromptOutcome,
-  sessionId: string,
+  session: Pick<Session, "id" | "unsavedLog">,
   cancelReason: string | undefined,
 ): boolean {
+  const sessionId = session.id;
   if ("error" in outcome) {
     io.stderr.write(`turnloop: ${outcome.error.message}\n`);
+    if (session.unsavedLog() === undefined && failedForNow(outcome)) {
+      io.stderr.write(`turnloop: ${failedPromptNote({ kind: "prompt", sessionId })}\n`);
+    }
     return true;
   }
   if (outcome.stopReason === "cancelled") {

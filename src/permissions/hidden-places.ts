@@ -18,10 +18,14 @@ import { lstatSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import picomatch from "picomatch";
+import {
+  type ExistencePlan,
+  existencePlan,
+  existingPlaces,
+} from "../tools/sandbox/place-listings.js";
 import { normalAbsolutePath } from "../tools/sandbox/policy.js";
 import { isInside } from "../tools/sandbox/real-paths.js";
 import type { PermissionRule } from "./permission-mode.js";
-import { type ExistencePlan, existencePlan, existingPlaces } from "./place-listings.js";
 
 /** The places a session's file tools keep out of; every path absolute. */
 export interface HiddenPlaces {
@@ -154,7 +158,7 @@ interface PlaceSpelling {
  * elsewhere, as its real path right after it; `home` the user's home folder, spelled normally too.
  * Read at every call (a link made later counts). A place that does not exist (most of them, on most
  * machines) is ruled out by a listing of a folder holding several places, or seen by one `lstat`
- * that makes no error (place-listings.ts), not by a `realpath` that throws (about a third of a
+ * that makes no error (tools/sandbox/place-listings.ts), not by a `realpath` that throws (about a third of a
  * tool turn's allocations, bench/notes/turn32.md). A place that exists is resolved on the calling
  * thread (`realpathSync.native`, the same `realpath(3)` as `fs/promises`' `realpath`): handing each
  * to the thread pool cost the main thread about three times as much (bench/notes/turn34.md).

@@ -59,11 +59,17 @@ describe.skipIf(tmuxMissing())("a model stream that breaks off", () => {
       fixture.server.enqueue({ text: ["Hel", "lo"], breakAfterEvents: 2, breakBy: "end" });
       const ended = await run();
       const errors = (stderr: string) =>
-        stderr.split("\n").filter((line) => line.startsWith("turnloop: "));
+        stderr
+          .split("\n")
+          .filter((line) => line.startsWith("turnloop: "))
+          .map((line) => line.replace(/--resume [0-9a-f-]{36}/, "--resume <id>"));
+      // Then how to try again (failed-prompt-resend.test.ts).
+      const again =
+        'turnloop: the prompt is kept in the session: to try again, turnloop -p --resume <id> "continue"';
       expect([reset, early, ended].map((result) => [result.code, errors(result.stderr)])).toEqual([
-        [1, [`turnloop: ${CLOSED}`]],
-        [1, [`turnloop: ${CLOSED}`]],
-        [1, [`turnloop: ${ENDED}`]],
+        [1, [`turnloop: ${CLOSED}`, again]],
+        [1, [`turnloop: ${CLOSED}`, again]],
+        [1, [`turnloop: ${ENDED}`, again]],
       ]);
     },
   );

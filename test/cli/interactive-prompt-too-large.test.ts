@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { ANSWER_TURN } from "../support/event-sequences.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
-import { exitWithCtrlD, interactiveTest } from "./interactive-support.js";
+import { exitWithCtrlD, interactiveTest, shownRows } from "./interactive-support.js";
 
 // The interactive terminal with a prompt beyond the model's known context window (an attached
 // 100 KB log, about 25,000 tokens, against 8,000): the refusal is shown above the input box, the
@@ -27,13 +27,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a prompt too large for t
       );
       // The whole screen: the refusal above the box, the prompt in it as typed, no line of a prompt
       // that ran (no `› explain …`), nothing sent.
-      const rows = screen
-        .replace(/about \d+ tokens/, "about N tokens")
-        .replace(/session [0-9a-f-]{36}/, "session <id>")
-        .replace(fixture.repository, "<repository>")
-        .split("\n")
-        .map((row) => row.trimEnd().replace(/─{20,}/, "───"));
-      expect(rows.filter((row) => row !== "")).toEqual([
+      const rows = shownRows(screen.replace(/about \d+ tokens/, "about N tokens"), fixture);
+      expect(rows).toEqual([
         "turnloop in <repository>",
         "model openai-compatible:fake-model · session <id> · /help lists the commands",
         "error: the prompt is about N tokens with the system prompt and tools (99048 characters), more than the context window of openai-compatible:fake-model, 8000 tokens; nothing was sent. Send a smaller",

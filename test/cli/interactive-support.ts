@@ -167,6 +167,22 @@ export async function exitWithCtrlD(terminal: InteractiveTerminal): Promise<stri
   return printedSessionId(terminal.screen(500));
 }
 
+/**
+ * The rows of `screen` that hold something, as a test compares them: the session id and the
+ * fixture's repository named as `<id>` and `<repository>`, each rule of the input box as `───`.
+ */
+export function shownRows(
+  screen: string,
+  fixture: Pick<InteractiveFixture, "repository">,
+): string[] {
+  return screen
+    .replace(/session [0-9a-f-]{36}/, "session <id>")
+    .replace(fixture.repository, "<repository>")
+    .split("\n")
+    .map((row) => row.trimEnd().replace(/─{20,}/, "───"))
+    .filter((row) => row !== "");
+}
+
 /** The input box is drawn: its two rules and the status line under them. */
 export const INPUT_BOX = /─{20,}\n[^\n]*\n─{20,}\n.*fake-model/;
 

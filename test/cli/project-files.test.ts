@@ -1,10 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { closeSync, constants, openSync } from "node:fs";
 import { mkdir, mkdtemp, open, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { chatMessages } from "../support/fake-model-server.js";
+import { fifoMaker } from "../support/fifos.js";
 import { printedSessionId, test } from "../support/fixtures.js";
 
 // Trial 34, HIGH 1, 2, 5 and 6: turnloop's own process read the files a repository names as if
@@ -21,23 +20,8 @@ test.override({ git: true });
 const KEY = "PRIVATE-KEY-SSH-XYZ\n";
 const OUTSIDE = "OUTSIDE-SECRET\n";
 
-/** FIFOs made by a test: opened for writing afterwards, so that a reader blocked on one ends. */
-const fifos: string[] = [];
-
-afterEach(() => {
-  for (const fifo of fifos.splice(0)) {
-    try {
-      closeSync(openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK));
-    } catch {
-      // Gone with its folder: nothing waits on it.
-    }
-  }
-});
-
-function makeFifo(path: string): void {
-  execFileSync("mkfifo", [path]);
-  fifos.push(path);
-}
+/** FIFOs made by a test, released after it (a reader blocked on one ends). */
+const makeFifo = fifoMaker();
 
 async function plantKey(home: string): Promise<string> {
   await mkdir(join(home, ".ssh"), { recursive: true });

@@ -173,10 +173,14 @@ describe("errors that cannot succeed on retry", () => {
     const result = await run(cli, "openai-compatible:local", `http://127.0.0.1:${port}/v1`);
     expect(result.code).toBe(1);
     const message = `nothing is listening at http://127.0.0.1:${port} — is the server running?`;
-    const lines = errorLines(result.stderr).map((line) => line.replace(/\d+\.\d s/, "N s"));
+    const lines = errorLines(result.stderr).map((line) =>
+      line.replace(/\d+\.\d s/, "N s").replace(/--resume [0-9a-f-]{36}/, "--resume <id>"),
+    );
     expect(lines).toEqual([
       `turnloop: warning: retrying in N s (attempt 1): ${message}`,
       `turnloop: ${message}`,
+      // Once the server runs (failed-prompt-resend.test.ts).
+      'turnloop: the prompt is kept in the session: to try again, turnloop -p --resume <id> "continue"',
     ]);
   });
 });

@@ -1,6 +1,4 @@
-import fs from "node:fs";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
-import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -8,9 +6,10 @@ import {
   permissionDecider,
 } from "../../src/permissions/permission-decision.js";
 import { viewTool } from "../../src/tools/index.js";
+import { lstatsDuring } from "../support/counted-lstats.js";
 import { useTemporaryDirectory } from "../tools/tool-context.js";
 
-// The hidden places' existence read by folder (src/permissions/place-listings.ts): a folder
+// The hidden places' existence read by folder (src/tools/sandbox/place-listings.ts): a folder
 // holding several places is listed once per call, and only the places its listing does not rule
 // out are `lstat`ed; the decisions are those of an `lstat` of every place, and a place made
 // between two calls counts, as does a place added to the list.
@@ -19,26 +18,6 @@ let directory = "";
 useTemporaryDirectory((each) => {
   directory = each;
 });
-
-/** The paths `fs.lstatSync` (Node's own function, counted) was given while `run` ran. */
-async function lstatsDuring(run: () => Promise<void>): Promise<string[]> {
-  const seen: string[] = [];
-  // @types/node declares lstatSync a constant; Node's module object takes the assignment.
-  const nodeFs = fs as { lstatSync: typeof fs.lstatSync };
-  const lstatSync = nodeFs.lstatSync;
-  nodeFs.lstatSync = ((path: fs.PathLike, ...rest: unknown[]) => {
-    seen.push(String(path));
-    return (lstatSync as (path: fs.PathLike, ...rest: unknown[]) => unknown)(path, ...rest);
-  }) as typeof fs.lstatSync;
-  syncBuiltinESMExports();
-  try {
-    await run();
-  } finally {
-    nodeFs.lstatSync = lstatSync;
-    syncBuiltinESMExports();
-  }
-  return seen;
-}
 
 describe("the hidden places' existence, read by folder", () => {
   it("lstats only the places a listing does not rule out, and decides as before", async () => {
@@ -77,7 +56,7 @@ describe("the hidden places' existence, read by folder", () => {
       });
       kinds.push(decision.kind === "deny" ? (decision.reason.split(":")[0] ?? "") : decision.kind);
     };
-    const lstatted = await lstatsDuring(async () => {
+    const { seen: lstatted } = await lstatsDuring(async () => {
       await view(join(directory, "notes.md"));
     });
     await view(join(vault, "token"));

@@ -236,10 +236,11 @@ export class InteractiveTerminal {
 
   /**
    * Waits until the status line shows the keys again (no prompt, command or shell run in
-   * progress): the gate before typing the next prompt, whose Enter a busy session ignores.
+   * progress), or, after a prompt that failed for good, how to try it again in their place (until
+   * the next key): the gate before typing the next prompt, whose Enter a busy session ignores.
    */
   idle(timeoutMs = 15_000): Promise<string> {
-    return this.waitFor(/Enter send · /, timeoutMs);
+    return this.waitFor(/Enter send · |or send "continue" to try again/, timeoutMs);
   }
 
   /** Waits for the CLI to exit; returns its exit code and the `stty -a` line printed after. */

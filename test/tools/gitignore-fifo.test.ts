@@ -1,9 +1,8 @@
-import { execFileSync } from "node:child_process";
-import { closeSync, constants, openSync } from "node:fs";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { globTool } from "../../src/tools/glob.js";
+import { fifoMaker } from "../support/fifos.js";
 import { makeContext, runTool, useTemporaryDirectory } from "./tool-context.js";
 
 /*
@@ -18,24 +17,13 @@ useTemporaryDirectory((path) => {
   directory = path;
 });
 
-/** FIFOs made by a test: opened for writing afterwards, so that a reader blocked on one ends. */
-const fifos: string[] = [];
-
-afterEach(() => {
-  for (const fifo of fifos.splice(0)) {
-    try {
-      closeSync(openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK));
-    } catch {
-      // Gone with its folder: nothing waits on it.
-    }
-  }
-});
+/** FIFOs made by a test, released after it (a reader blocked on one ends). */
+const makeFifo = fifoMaker();
 
 it("a FIFO or a link to /dev/zero as .gitignore: the search ends, with the other folders' rules", async () => {
   await mkdir(join(directory, "src", "nested"), { recursive: true });
   await mkdir(join(directory, "lib"));
-  execFileSync("mkfifo", [join(directory, ".gitignore")]);
-  fifos.push(join(directory, ".gitignore"));
+  makeFifo(join(directory, ".gitignore"));
   await symlink("/dev/zero", join(directory, "lib", ".gitignore"));
   await writeFile(join(directory, "src", "nested", ".gitignore"), "generated.ts\n");
   for (const path of ["src/kept.ts", "src/nested/generated.ts", "lib/index.ts"]) {

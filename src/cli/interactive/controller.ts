@@ -16,7 +16,7 @@ import { UsageTotals } from "../../session/usage-totals.js";
 import type { SandboxPolicy } from "../../tools/sandbox/policy.js";
 import { abortNote, INTERACTIVE_GO_ON, outcomeNote } from "../event-notes.js";
 import { commandBody } from "./command-output.js";
-import type { ConversationView } from "./conversation-view.js";
+import { type ConversationView, failedPromptEnding } from "./conversation-view.js";
 import { openingBanner, ServersStart, screenTrustQuestion, WAITING_CANCELLED } from "./open.js";
 import { attachFiles, INTERACTIVE_SETTINGS, runTypedCommand, saveInput } from "./prompt-input.js";
 
@@ -193,7 +193,9 @@ export class Controller {
       const full = [...context, content].join("\n\n");
       this.view?.statusChanged();
       const outcome = await this.session.prompt(settings, full);
-      this.ending = outcomeNote(outcome, settings.maxTurns, INTERACTIVE_GO_ON);
+      this.ending =
+        outcomeNote(outcome, settings.maxTurns, INTERACTIVE_GO_ON) ??
+        failedPromptEnding(this.view, outcome);
       if ("error" in outcome && outcome.promptTooLarge !== undefined) {
         // Nothing was sent or stored: back in the box as typed; `!command` output waits again.
         this.context.unshift(...context);

@@ -1,6 +1,8 @@
+import type { PromptOutcome } from "../../agent/loop.js";
 import type { SessionEvent } from "../../events/events.js";
 import type { AskPermission } from "../../permissions/permission-decision.js";
 import type { SessionSummary } from "../../session/session-store.js";
+import { failedForNow, failedPromptNote } from "../event-notes.js";
 
 /** How the conversation is drawn: the full-screen TUI or plain lines (TERM=dumb). */
 export interface ConversationView {
@@ -37,4 +39,21 @@ export interface ShellRunView {
   progress(output: string): void;
   /** The command ended; `output` is all of it that is shown (without its last line break). */
   end(output: string): void;
+}
+
+/**
+ * What ends a prompt that failed once stored (event-notes.ts `failedForNow`: the model's
+ * errors after the retries, a broken stream): how to try it again, for the controller's ending
+ * (the full screen's status row until the next key, a line of its own on plain lines); a face with
+ * an input box ({@link ConversationView.restoreInput}) also has ↑ to bring the message back.
+ * Undefined for any other outcome.
+ */
+export function failedPromptEnding(
+  view: ConversationView | undefined,
+  outcome: PromptOutcome,
+): string | undefined {
+  if (!failedForNow(outcome)) {
+    return undefined;
+  }
+  return failedPromptNote({ kind: view?.restoreInput === undefined ? "lines" : "box" });
 }

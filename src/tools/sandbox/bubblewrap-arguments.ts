@@ -3,7 +3,13 @@ import { API_KEY_VARIABLES } from "../../llm/models.js";
 import { configurationMounts, configuredPlacesIn } from "./configuration-chain.js";
 import { gitUserOf } from "./configured-places.js";
 import { gitFolderBinds, gitProtection, gitReadOnlyMounts } from "./git-folders.js";
-import { DEFAULT_TMPFS_SIZE_MIB, type SandboxPolicy, type SandboxSettings } from "./policy.js";
+import { type ExistencePlan, existencePlan, ruledOutPlaces } from "./place-listings.js";
+import {
+  DEFAULT_TMPFS_SIZE_MIB,
+  normalAbsolutePath,
+  type SandboxPolicy,
+  type SandboxSettings,
+} from "./policy.js";
 import { hiddenPlacePaths, isInside, RealPaths } from "./real-paths.js";
 import { serverProgramsIn } from "./server-programs.js";
 import { unixSocketFilter } from "./unix-socket-filter.js";
@@ -89,8 +95,8 @@ function cacheEnvironment(home: string, writableRoots: readonly string[]): strin
  * config names (configured-places.ts: `core.hooksPath`, e.g. husky's `.husky`, and `include.path`;
  * one that leads through a symbolic link in a root has its chain fixed as `.turnloop`'s); the hidden places last, so that a secret inside a workspace stays hidden. Paths are resolved through symbolic links first (a mount
  * follows them anyway); places that do not exist are left out. Reads the file system at each
- * call (an `lstat` per place; `paths` remembers what each resolved to), so a `.git` or a hidden
- * place made since the last command is covered too.
+ * call (an `lstat` per place or a listing of its folder; `paths` remembers what each resolved
+ * to), so a `.git` or a hidden place made since the last command is covered too.
  */
 export function bubblewrapArguments(
   policy: Exclude<SandboxPolicy, "danger-full-access">,
@@ -213,10 +219,11 @@ export interface HiddenPlace {
 /**
  * The places to hide: real-paths.ts `hiddenPlacePaths` (the configured list or the default,
  * `TURNLOOP_HOME`, the runtime folder and Docker's socket: the list the file tools keep out of
- * too), resolved, existing, outside the host's `/tmp` (replaced anyway) unless in a
- * root mounted again over the private `/tmp` (writable, or read-only under `read-only`), and
- * without one that lies inside another (hiding the outer one hides it, and its mount point would
- * not exist).
+ * too), existing (a listing of each folder that holds several of them rules out most, the rest
+ * are `lstat`ed as they are resolved: place-listings.ts `ruledOutPlaces`), resolved, outside the
+ * host's `/tmp` (replaced anyway) unless in a root mounted again over the private `/tmp`
+ * (writable, or read-only under `read-only`), and without one that lies inside another (hiding the
+ * outer one hides it, and its mount point would not exist).
  */
 function hiddenPlaces(
   settings: SandboxSettings,
@@ -224,7 +231,13 @@ function hiddenPlaces(
   paths: RealPaths,
 ): HiddenPlace[] {
   const places: HiddenPlace[] = [];
-  for (const entry of hiddenPlacePaths(settings)) {
+  const entries = hiddenPlacePaths(settings);
+  const ruledOut = ruledOutPlaces(planOf(entries));
+  for (const [index, entry] of entries.entries()) {
+    if (ruledOut[index] === true) {
+      paths.forget(entry);
+      continue;
+    }
     const resolved = paths.resolve(entry);
     const path = resolved?.real;
     const visible =
@@ -243,6 +256,28 @@ function hiddenPlaces(
       ),
   );
 }
+
+/**
+ * The {@link ExistencePlan} of the hidden places `entries` (absolute), made from their text and
+ * kept while the next command's list is the same, string by string (a runner's settings keep one
+ * list; another list is planned again).
+ */
+function planOf(entries: readonly string[]): ExistencePlan {
+  const kept = lastPlan;
+  if (
+    kept !== undefined &&
+    kept.entries.length === entries.length &&
+    kept.entries.every((entry, index) => entry === entries[index])
+  ) {
+    return kept.plan;
+  }
+  const plan = existencePlan(entries.map(normalAbsolutePath));
+  lastPlan = { entries, plan };
+  return plan;
+}
+
+/** {@link planOf}'s last plan and the list it was made for. */
+let lastPlan: { entries: readonly string[]; plan: ExistencePlan } | undefined;
 
 /**
  * A folder becomes an empty read-only memory file system; anything else becomes `/dev/null` on a

@@ -40,6 +40,11 @@ export class RealPaths {
     }
     return resolved;
   }
+
+  /** Forgets what `path` resolved to: something else than an `lstat` found nothing there. */
+  forget(path: string): void {
+    this.known.delete(path);
+  }
 }
 
 function resolveNow(path: string): ResolvedPath | undefined {

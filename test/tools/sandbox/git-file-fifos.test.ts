@@ -1,9 +1,8 @@
-import { execFileSync } from "node:child_process";
-import { closeSync, constants, openSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { chatMessages } from "../../support/fake-model-server.js";
+import { fifoMaker } from "../../support/fifos.js";
 import { test } from "../../support/fixtures.js";
 import { requireSandbox } from "../../support/sandbox.js";
 
@@ -23,23 +22,8 @@ const sandboxWorks = await requireSandbox();
 
 test.override({ git: true });
 
-/** FIFOs made by a test: opened for writing afterwards, so that a reader blocked on one ends. */
-const fifos: string[] = [];
-
-afterEach(() => {
-  for (const fifo of fifos.splice(0)) {
-    try {
-      closeSync(openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK));
-    } catch {
-      // Gone with its folder: nothing waits on it.
-    }
-  }
-});
-
-function makeFifo(path: string): void {
-  execFileSync("mkfifo", [path]);
-  fifos.push(path);
-}
+/** FIFOs made by a test, released after it (a reader blocked on one ends). */
+const makeFifo = fifoMaker();
 
 /**
  * Where each case puts its FIFO, given the repository and the home folder (`HOME`); the folder

@@ -1,5 +1,7 @@
 /**
- * Which hidden places exist, read for one call of a file tool (hidden-places.ts `spellings`).
+ * Which hidden places exist, read for one call of a file tool (permissions/hidden-places.ts
+ * `spellings`) and for each sandboxed command (bubblewrap-arguments.ts `hiddenPlaces`,
+ * bench/notes/sandbox37.md).
  * Most of the default places do not exist on a given machine, and most lie in a few folders (the
  * home folder holds about half of them, `~/.config` a fifth): one listing of such a folder answers
  * for every place in it, and for every place below a folder it lacks (`~/.pip/pip.conf` when the
@@ -76,24 +78,34 @@ interface Listing {
 
 /**
  * Whether each of `plan`'s places exists now (as an `lstat` sees it, links not followed), in
- * their order. A place is ruled out when the nearest listed folder above it lacks the entry on the
- * way to it; a name found there in another case only (a case-folding file system) is `lstat`ed,
- * as is a place no listing answers for.
+ * their order: those {@link ruledOutPlaces} leaves are `lstat`ed.
  */
 export function existingPlaces(plan: ExistencePlan): boolean[] {
+  return ruledOutPlaces(plan).map(
+    (ruledOut, index) =>
+      !ruledOut && lstatSync(plan.places[index] ?? "", { throwIfNoEntry: false }) !== undefined,
+  );
+}
+
+/**
+ * Whether a listing made now shows that each of `plan`'s places is not there, in their order: the
+ * nearest listed folder above it lacks the entry on the way to it. A name found there in another
+ * case only (a case-folding file system) rules nothing out, nor does a folder that could not be
+ * listed or that no listing answers for: such a place may exist, for an `lstat` to tell.
+ */
+export function ruledOutPlaces(plan: ExistencePlan): boolean[] {
   const listings = new Map<string, Listing | undefined>();
   for (const [folder, count] of plan.folders) {
     listings.set(folder, tooLongToList.has(folder) ? undefined : listingOf(folder, count));
   }
-  return plan.places.map((place, index) => {
-    const lookup = plan.lookups[index];
+  return plan.lookups.map((lookup) => {
     const listing = lookup === undefined ? undefined : listings.get(lookup.folder);
-    const ruledOut =
+    return (
       lookup !== undefined &&
       listing !== undefined &&
       !listing.names.has(lookup.name) &&
-      !listing.lowerCaseNames.has(lookup.lowerCaseName);
-    return !ruledOut && lstatSync(place, { throwIfNoEntry: false }) !== undefined;
+      !listing.lowerCaseNames.has(lookup.lowerCaseName)
+    );
   });
 }
 
