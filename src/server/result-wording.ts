@@ -54,8 +54,9 @@ export function inCopilotWords(result: ToolResultMessage, appTools: ReadonlySet<
  * Logs written when the log kept Copilot's words (before round 3, session 35) send the same.
  */
 export function resultOnCopilotWire(
-  event: SessionEventOf<"tool.execution_complete">,
+  stored: SessionEventOf<"tool.execution_complete">,
 ): SessionEventOf<"tool.execution_complete"> | object {
+  const event = withoutFileChange(stored);
   const { result, error, toolName, success } = event.data;
   if (stoppedByCancel(error?.code)) {
     // `error.message` already holds turnloop's text (agent/tool-calls.ts, session/open-work.ts).
@@ -70,4 +71,20 @@ export function resultOnCopilotWire(
     return { ...event, data: { ...event.data, result: { ...result, content: VIEWED_IMAGE_TEXT } } };
   }
   return event;
+}
+
+/**
+ * The event without turnloop's `fileChange` (the whole file before and after an `edit` or
+ * `create`, up to 256 Ki characters each, for ACP's diff content): Copilot's
+ * `ToolExecutionCompleteData` has no such field, and an app would receive two copies of the file
+ * per edit. The app's own diff is in `detailedContent`.
+ */
+function withoutFileChange(
+  event: SessionEventOf<"tool.execution_complete">,
+): SessionEventOf<"tool.execution_complete"> {
+  if (event.data.fileChange === undefined) {
+    return event;
+  }
+  const { fileChange: _whole, ...data } = event.data;
+  return { ...event, data };
 }

@@ -32,10 +32,12 @@ test("a command cancelled and an edit made through the SDK: the log keeps the ou
   const client = await startCopilotClient(fixture);
   const session = await client.createSession({ onPermissionRequest: approveAll });
   const completed: Array<{ toolCallId: string; result?: unknown; error?: unknown }> = [];
+  const fieldNames: string[][] = [];
   session.on((event) => {
     if (event.type === "tool.execution_complete") {
       const { toolCallId, result, error } = event.data;
       completed.push({ toolCallId, result, ...(error === undefined ? {} : { error }) });
+      fieldNames.push(Object.keys(event.data).sort());
     }
   });
   await session.sendAndWait({ prompt: "Edit it." });
@@ -64,6 +66,11 @@ test("a command cancelled and an edit made through the SDK: the log keeps the ou
       result: { content: INTERRUPTED },
       error: { message: cancelled, code: "cancelled" },
     },
+  ]);
+  // Copilot's fields only: not the whole file before and after that the log keeps for ACP's diff.
+  expect(fieldNames).toEqual([
+    ["knownFile", "result", "success", "toolCallId", "toolName"],
+    ["error", "result", "success", "toolCallId", "toolName"],
   ]);
   // The SDK face's model: Copilot's words.
   const toolMessages = (index: number) =>
