@@ -48,28 +48,11 @@ export async function runServerCommand(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   const log = (message: string) => process.stderr.write(`turnloop: ${message}\n`);
-  let host: SessionHost;
-  let messageLimit: number;
-  try {
-    // A second process may resume and use this server's sessions (issue 25).
-    const home = turnloopHome(env);
-    // An operator sees the database's outages: one line when it is unreachable, one when back,
-    // whether or not this worker holds a session then (session-store.ts `watch`).
-    const store = openSessionStore(home, config.store?.value, log);
-    host = new SessionHost({
-      home,
-      env,
-      config,
-      store,
-      releaseWhenIdle: true,
-      settingNames: SERVER_SETTING_NAMES,
-    });
-    store.watch?.();
-    messageLimit = maxMessageBytes(env);
-  } catch (error) {
-    log(errorMessage(error));
+  const opened = openHost(config, env, log);
+  if (opened === undefined) {
     return 64;
   }
+  const { host, messageLimit } = opened;
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => {
     stop = () => {
@@ -102,6 +85,37 @@ export async function runServerCommand(
   // Provider connections may linger (keep-alive); nothing of ours is left to wait for.
   setTimeout(() => process.exit(code), 200).unref();
   return code;
+}
+
+/**
+ * The server's session host on the configured store, and its message size limit.
+ * @returns undefined, after logging why, when the store or a setting is refused (exit 64).
+ */
+function openHost(
+  config: RunConfig,
+  env: NodeJS.ProcessEnv,
+  log: (message: string) => void,
+): { host: SessionHost; messageLimit: number } | undefined {
+  try {
+    // A second process may resume and use this server's sessions (issue 25).
+    const home = turnloopHome(env);
+    // An operator sees the database's outages: one line when it is unreachable, one when back,
+    // whether or not this worker holds a session then (session-store.ts `watch`).
+    const store = openSessionStore(home, config.store?.value, log);
+    const host = new SessionHost({
+      home,
+      env,
+      config,
+      store,
+      releaseWhenIdle: true,
+      settingNames: SERVER_SETTING_NAMES,
+    });
+    store.watch?.();
+    return { host, messageLimit: maxMessageBytes(env) };
+  } catch (error) {
+    log(errorMessage(error));
+    return undefined;
+  }
 }
 
 async function serveStdio(context: ServerContext, stopped: Promise<void>): Promise<number> {
