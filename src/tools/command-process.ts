@@ -227,8 +227,7 @@ export class CommandProcess {
    */
   private abandonPipes(): void {
     const leader = this.child.pid;
-    const holders =
-      leader === undefined || this.pipes.size === 0 ? undefined : pipeHolders(leader, this.pipes);
+    const holders = leader === undefined ? undefined : pipeHolders(leader, this.pipes);
     this.child.stdout.destroy();
     this.child.stderr.destroy();
     if (holders === undefined) {
@@ -304,23 +303,20 @@ export class CommandProcess {
   }
 }
 
-/** Sends `signal` to each of `pids`; one already gone is fine. */
+/** Sends `signal` to each of `pids`; one already gone (ESRCH) is fine. */
 function signalEach(pids: readonly number[], signal: NodeJS.Signals): void {
   for (const pid of pids) {
     try {
       process.kill(pid, signal);
-    } catch {
-      // ESRCH: it has exited.
-    }
+    } catch {}
   }
 }
 
 /**
  * The command's ends of its output pipes as `/proc` names them (`socket:[inode]`: Node's stdio
- * pipes are socket pairs, whose two ends have inodes of their own; `pipe:[inode]` otherwise):
- * the leader's descriptors 1 and 2, read as soon as it is spawned (Node returns from `spawn`
- * once the child has started its program, before `bash` has run any of the command, so they are
- * still the ones it was given); none off Linux or once the leader has gone.
+ * pipes are socket pairs, each end an inode of its own): the leader's descriptors 1 and 2, read
+ * as soon as it is spawned, before `bash` has run much of the command; none off Linux or once
+ * the leader has gone.
  */
 function outputEnds(leader: number | undefined): Set<string> {
   const names = new Set<string>();
@@ -344,7 +340,10 @@ function linkOf(path: string): string | undefined {
 /**
  * The processes of the group led by `leader` that hold one of `pipes` open (any descriptor), by
  * `/proc` (proc(5): `stat`'s fifth field is the process group); `undefined` when `/proc` cannot be
- * read. A process whose descriptors cannot be read (another user's) is not counted.
+ * read. When the leader was gone before its ends were read (`pipes` empty: a short command on a
+ * loaded machine), the ends are those of the group's processes' descriptors 1 and 2 that are
+ * sockets, as Node's pipes are (a shell's own pipes are `pipe:`, a redirect a file). A process
+ * whose descriptors cannot be read (another user's) is not counted.
  */
 function pipeHolders(leader: number, pipes: ReadonlySet<string>): StoppedProcess[] | undefined {
   let entries: string[];
@@ -353,10 +352,17 @@ function pipeHolders(leader: number, pipes: ReadonlySet<string>): StoppedProcess
   } catch {
     return undefined;
   }
-  return entries.flatMap((entry) =>
-    /^\d+$/.test(entry) && groupOf(entry) === leader && holdsPipe(entry, pipes)
-      ? [{ pid: Number(entry), command: commandLine(entry) }]
-      : [],
+  const group = entries.filter((entry) => /^\d+$/.test(entry) && groupOf(entry) === leader);
+  const ends =
+    pipes.size > 0
+      ? pipes
+      : new Set(
+          group
+            .flatMap((pid) => [1, 2].flatMap((fd) => linkOf(`/proc/${pid}/fd/${fd}`) ?? []))
+            .filter((link) => link.startsWith("socket:")),
+        );
+  return group.flatMap((pid) =>
+    holdsPipe(pid, ends) ? [{ pid: Number(pid), command: commandLine(pid) }] : [],
   );
 }
 
