@@ -128,6 +128,26 @@ describe("bash", () => {
     await expect.poll(() => existsSync(marker), { timeout: 10_000 }).toBe(true);
   });
 
+  it("cuts a huge output on line boundaries, and the marker counts the lines cut (trial 37 F5)", async () => {
+    const result = await bash({ command: 'seq -f "line-%g-of-output" 1 20000; echo end' });
+    const match =
+      /^([^]*)\n\[… ([\d,]+) lines \((\d+) bytes\) omitted; [^\n]*\]\n([^]*)\n<exited with exit code 0>$/.exec(
+        result.content,
+      );
+    const [, head = "", lines = "", , tail = ""] = match ?? [];
+    const headLines = head.replace(/\n$/, "").split("\n");
+    const tailLines = tail.split("\n");
+    expect(tailLines.at(-1)).toBe("end");
+    for (const line of [...headLines, ...tailLines.slice(0, -1)]) {
+      expect(line).toMatch(/^line-\d+-of-output$/);
+    }
+    const number = (line: string | undefined) => Number(/\d+/.exec(line ?? "")?.[0]);
+    expect(number(headLines[0])).toBe(1);
+    expect(Number(lines.replaceAll(",", ""))).toBe(
+      number(tailLines[0]) - number(headLines.at(-1)) - 1,
+    );
+  });
+
   it("keeps the head and tail of huge output and saves all of it to a file", async () => {
     const result = await bash({ command: "seq 1 200000" });
     const expected = `${Array.from({ length: 200_000 }, (_, index) => index + 1).join("\n")}\n`;
