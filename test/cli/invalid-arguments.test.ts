@@ -55,10 +55,12 @@ describe("-p with a file tool given a blank path (trial 37 F4)", () => {
     );
     const result = await cli(["-p", "make it", "--allow-all-tools"]);
     expect(result.code, result.stderr).toBe(0);
-    const results = (model.requests[1]?.body as { messages: Array<{ role: string; content: string }> })
-      .messages.filter((message) => message.role === "tool")
+    const body = model.requests[1]?.body as { messages: Array<{ role: string; content: string }> };
+    const results = body.messages
+      .filter((message) => message.role === "tool")
       .map((message) => message.content);
-    const file = "path is empty: give the path of a file (absolute, or relative to the working directory)";
+    const file =
+      "path is empty: give the path of a file (absolute, or relative to the working directory)";
     const folder =
       "path is empty: give a file or folder, or leave path out to search the working directory";
     expect(results).toEqual(

@@ -131,7 +131,7 @@ describe("bash", () => {
   it("cuts a huge output on line boundaries, and the marker counts the lines cut (trial 37 F5)", async () => {
     const result = await bash({ command: 'seq -f "line-%g-of-output" 1 20000; echo end' });
     const match =
-      /^([^]*)\n\[… ([\d,]+) lines \((\d+) bytes\) omitted; [^\n]*\]\n([^]*)\n<exited with exit code 0>$/.exec(
+      /^([\s\S]*)\n\[… ([\d,]+) lines \((\d+) bytes\) omitted; [^\n]*\]\n([\s\S]*)\n<exited with exit code 0>$/.exec(
         result.content,
       );
     const [, head = "", lines = "", , tail = ""] = match ?? [];
