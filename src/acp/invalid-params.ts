@@ -177,8 +177,8 @@ function startsWith(path: FieldPath, prefix: FieldPath): boolean {
  * The fields of one object worth saying. Outside a union each field has one complaint, and all
  * are kept. In a union zod merges every alternative's complaints, and which one was meant is
  * unknown, so:
- * - when a discriminator (a field whose complaints all read `expected "<value>"`) was given a
- *   string none of them names, and problems deeper down exist, that alternative was picked and
+ * - when a discriminator (a field whose complaints all read `expected "<value>"`) was left out
+ *   or given a string none of them names, and problems deeper down exist, that alternative was picked and
  *   those deeper problems (its nested object's) are the ones said;
  * - otherwise the fields the most alternatives complain about are kept: an `mcpServers` entry
  *   without `name` (every alternative wants a `name`, only some a `url`), a content block of an
@@ -190,10 +190,13 @@ function reduceUnion(group: Leaf[], deeper: boolean): Leaf[] {
   }
   const picked = group.some((leaf) => {
     const values = literals(leaf.messages);
+    // Also a discriminator left out, when problems deeper down show which alternative was meant:
+    // an `mcpServers` entry with `command` and a bad `env` value is a stdio server, which has no
+    // `type` (trial 37 F9: the HTTP shape's `url`, `headers` and `type` were said first).
     return (
       values !== undefined &&
-      typeof leaf.given === "string" &&
-      !values.includes(JSON.stringify(leaf.given))
+      (leaf.given === undefined ||
+        (typeof leaf.given === "string" && !values.includes(JSON.stringify(leaf.given))))
     );
   });
   if (picked && deeper) {

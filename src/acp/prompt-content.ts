@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { PromptBlock, PromptImage, UserMessageData } from "../events/events.js";
 import { base64Bytes } from "../llm/convert.js";
+import { imageDataProblem } from "../llm/image-data.js";
 import { givenPrompt, isEmptyPrompt } from "../session/prompt-attachments.js";
 import { promptTitle } from "../session/session-metadata.js";
 import { invalidParams } from "./errors.js";
@@ -43,6 +44,24 @@ export function refuseEmptyPrompt(blocks: readonly acp.ContentBlock[]): void {
       ["prompt"],
       "expected at least one content block with text or an attachment; it is empty",
     );
+  }
+}
+
+/**
+ * Refuses an ACP v1 `session/prompt` with an image whose data is not base64 (an `image` block's
+ * `data`, an embedded image resource's `blob`; llm/image-data.ts `imageDataProblem`): the
+ * provider would refuse every later request of the session, which keeps its images. Nothing is
+ * stored.
+ * @throws RequestError -32602 naming the block's field, e.g. `prompt[1].data: is not base64: …`.
+ */
+export function refuseUndecodableImages(blocks: readonly acp.ContentBlock[]): void {
+  for (const [index, block] of blocks.entries()) {
+    const image = imageOf(block);
+    const problem = image === undefined ? undefined : imageDataProblem(image.data);
+    if (problem !== undefined) {
+      const field = block.type === "image" ? ["data"] : ["resource", "blob"];
+      throw invalidParams(["prompt", index, ...field], problem);
+    }
   }
 }
 

@@ -5,7 +5,7 @@ import { AcpSession } from "./acp-session.js";
 import { invalidRequest, sessionNotFound } from "./errors.js";
 import { defaultMode } from "./modes.js";
 import { applyConfigOption, applyMode, applyModel } from "./option-requests.js";
-import { refuseEmptyPrompt } from "./prompt-content.js";
+import { refuseEmptyPrompt, refuseUndecodableImages } from "./prompt-content.js";
 import {
   type AcpRemoteSession,
   type FollowAnswer,
@@ -79,6 +79,7 @@ export class AcpSessionRequests {
     signal: AbortSignal,
   ): Promise<acp.PromptResponse> {
     refuseEmptyPrompt(prompt);
+    refuseUndecodableImages(prompt);
     return this.afterOpening(sessionId, () => this.promptOpen(sessionId, prompt, signal));
   }
 

@@ -1,5 +1,6 @@
 import { USER_CANCEL_REASON } from "../events/errors.js";
 import type { SessionEvent, SessionEventData, ToolRequest } from "../events/events.js";
+import { imageDataProblem } from "../llm/image-data.js";
 import type { HistoryMessage } from "../llm/provider.js";
 import { KnownFiles } from "../tools/tool-support.js";
 import { ContextMeter } from "./token-estimate.js";
@@ -11,6 +12,9 @@ import { ContextMeter } from "./token-estimate.js";
 export function summaryMessageText(summary: string): string {
   return `The earlier part of this conversation was compacted to fit the context window. This summary of it was written by you; the messages after it are verbatim.\n\n<summary>\n${summary.trim()}\n</summary>`;
 }
+
+/** The `session.warning` type that tells the user of {@link History.undecodableImages}. */
+export const UNDECODABLE_IMAGES_WARNING = "image_data";
 
 /**
  * The conversation as the model sees it, folded from session events one at a time.
@@ -36,6 +40,12 @@ export class History {
    * prompt (`session.warning` `prompt_truncated`): the warning is said once per session and model.
    */
   readonly truncationWarned = new Set<string>();
+  /**
+   * Images of prompts in the view whose data does not decode (a log an earlier version wrote,
+   * which took them unchecked: llm/image-data.ts), each replaced by a note for the model; and
+   * whether the user was told (`session.warning` `image_data`, folded from the log: once).
+   */
+  readonly undecodableImages = { count: 0, warned: false };
   /** Summary messages of compactions (user-side, not the user's words). */
   private readonly summaries = new WeakSet<HistoryMessage>();
   /** Turns that were compaction requests: their usage is not the view's. */
@@ -109,6 +119,9 @@ export class History {
         if (event.data.warningType === "prompt_truncated") {
           this.truncationWarned.add(this.lastModel ?? "");
         }
+        if (event.data.warningType === UNDECODABLE_IMAGES_WARNING) {
+          this.undecodableImages.warned = true;
+        }
         return;
       default:
         return;
@@ -132,6 +145,8 @@ export class History {
     this.brokenReply = undefined;
     this.knownFiles.clear();
     this.truncationWarned.clear();
+    this.undecodableImages.count = 0;
+    this.undecodableImages.warned = false;
   }
 
   /**
@@ -192,11 +207,21 @@ export class History {
   private addUserMessage(data: SessionEventData["user.message"]): void {
     const note = this.interruption;
     this.interruption = undefined;
-    this.push({
-      role: "user",
-      content: note === undefined ? data.content : `${note}\n\n${data.content}`,
-      ...(data.images === undefined ? {} : { images: data.images }),
-    });
+    const images = data.images?.filter((image) => imageDataProblem(image.data) === undefined);
+    const dropped = (data.images ?? []).filter((image) => !images?.includes(image));
+    this.undecodableImages.count += dropped.length;
+    const parts = [
+      ...(note === undefined ? [] : [note]),
+      data.content,
+      ...dropped.map(
+        (image) =>
+          `[An image (${image.mimeType}) was attached, but its data is not valid base64, so it is not shown.]`,
+      ),
+    ];
+    // The common case keeps the prompt's own string (a 50 MB prompt is not copied).
+    const content =
+      parts.length === 1 ? data.content : parts.filter((part) => part !== "").join("\n\n");
+    this.push({ role: "user", content, ...(images === undefined ? {} : { images }) });
   }
 
   private addAssistantMessage(data: SessionEventData["assistant.message"]): void {

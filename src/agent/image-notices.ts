@@ -1,5 +1,6 @@
 import type { EventInput } from "../events/events.js";
 import type { Provider } from "../llm/provider.js";
+import { type History, UNDECODABLE_IMAGES_WARNING } from "./history.js";
 import type { ToolCallOutcome } from "./tool-calls.js";
 
 /**
@@ -60,6 +61,28 @@ export function notSentNotice(items: readonly string[] | undefined): EventInput 
   }
   const told = items.length === 1 ? "it was told of it" : "it was told of them";
   return warning(`Not sent to the model: ${items.join("; ")}; ${told} instead.`);
+}
+
+/**
+ * The warning, said once per session (History `undecodableImages`, folded from the log), for
+ * images of earlier prompts whose data does not decode (a log an earlier version wrote): the model
+ * gets a note in their place, so the session goes on; `undefined` when there are none or the user
+ * was told.
+ */
+export function undecodableImagesNotice(history: History): EventInput | undefined {
+  const { count, warned } = history.undecodableImages;
+  if (count === 0 || warned) {
+    return undefined;
+  }
+  const images =
+    count === 1 ? "An image of an earlier prompt is" : `${count} images of earlier prompts are`;
+  return {
+    type: "session.warning",
+    data: {
+      warningType: UNDECODABLE_IMAGES_WARNING,
+      message: `${images} not valid base64, which the model's API refuses: not sent; the model is told of ${count === 1 ? "it" : "them"} instead.`,
+    },
+  };
 }
 
 function types(images: ReadonlyArray<{ mimeType: string }>): string {

@@ -15,7 +15,12 @@ import { CompactionGuard, promptBeyondWindow } from "./compaction-guard.js";
 import type { NextStep } from "./decide-next.js";
 import { decideNext, recordStop, requestAsking, requestIfAllowed } from "./decide-next.js";
 import type { History } from "./history.js";
-import { notSentNotice, promptImagesNotice, toolImagesNotice } from "./image-notices.js";
+import {
+  notSentNotice,
+  promptImagesNotice,
+  toolImagesNotice,
+  undecodableImagesNotice,
+} from "./image-notices.js";
 import type {
   AgentSettings,
   Conversation,
@@ -134,19 +139,20 @@ async function runTurns(
 }
 
 /**
- * Records the prompt (and a notice when the model cannot see its images or was not given some of
- * its attachments) and makes it durable
+ * Records the prompt (and a notice when the model cannot see its images, was not given some of
+ * its attachments, or the session's history holds images that do not decode) and makes it durable
  * before the model is asked (DESIGN.md, SessionStore). `false` when the store refused it (a full
  * disk, a database that is down): the prompt stops there, with no request.
  */
 async function storePrompt(
   settings: AgentSettings,
-  { emit, checkpoint }: Conversation,
+  { emit, checkpoint, history }: Conversation,
   prompt: UserPrompt,
 ): Promise<boolean> {
   emit({ type: "user.message", data: userMessageData(prompt) });
   emitNotice(emit, promptImagesNotice(settings.provider, prompt.images));
   emitNotice(emit, notSentNotice(prompt.notSent));
+  emitNotice(emit, undecodableImagesNotice(history));
   return (
     (await checkpoint?.().then(
       () => true,

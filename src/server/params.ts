@@ -11,6 +11,7 @@
 
 import { ResponseError } from "vscode-jsonrpc";
 import { z } from "zod";
+import { imageDataProblem } from "../llm/image-data.js";
 import { ErrorCode } from "../protocol/copilot.js";
 import { checkValue } from "../protocol/plain-problems.js";
 import { modeSchema, sessionIdSchema } from "../protocol/session-settings.js";
@@ -50,8 +51,14 @@ const attachmentSchema = z.discriminatedUnion(
     }),
     z.looseObject({
       type: z.literal("blob"),
-      /** Base64. */
-      data: z.string(),
+      /**
+       * Base64 (RFC 4648 section 4), checked here: an image the provider cannot decode would fail
+       * every later request of the session, which keeps it (llm/image-data.ts).
+       */
+      data: z.string().refine((data) => imageDataProblem(data) === undefined, {
+        error:
+          'base64 (the letters A-Z a-z 0-9 + / in groups of four, "=" padding at the end only)',
+      }),
       mimeType: z.string().min(1),
       displayName: z.string().optional(),
     }),

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { plainText } from "../events/errors.js";
+import type { BackgroundStop } from "./command-process.js";
 import type { CommandRequest, CommandResult } from "./command-runner.js";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { errorResult, runGuarded, textResult } from "./tool-support.js";
@@ -156,11 +157,22 @@ export function commandStop(content: string): { reason: string; output: string }
 
 /**
  * Said after the exit line when background processes still held the command's output open when it
- * exited: they were stopped with it (tools/command-process.ts), and the model is told how to keep
- * one running (README, "Commands the model runs").
+ * exited (tools/command-process.ts `BackgroundStop`): which were stopped, by pid and command line,
+ * and how to keep one running (README, "Commands the model runs"); where they could not be told
+ * apart, that the command's whole process group was stopped, a `nohup` one with it.
  */
-export const BACKGROUND_STOPPED =
-  "Background processes that still held this command's output when it exited were stopped. To keep one running, send its output elsewhere: `nohup server > server.log 2>&1 &`.";
+export function backgroundStoppedNote(stop: BackgroundStop): string {
+  const { processes } = stop;
+  if (processes === undefined) {
+    return "Background processes still held this command's output when it exited, so its whole process group was stopped, those started with `nohup` included. To keep one running, start it in a session of its own with its output sent elsewhere: `setsid nohup server > server.log 2>&1 &`.";
+  }
+  if (processes.length === 0) {
+    return "Processes outside this command's process group still held its output when it exited: they were left running, and what they print is not read.";
+  }
+  const named = processes.map(({ pid, command }) => `${pid} \`${command}\``).join(", ");
+  const which = processes.length === 1 ? "process" : "processes";
+  return `The background ${which} that still held this command's output when it exited ${processes.length === 1 ? "was" : "were"} stopped: ${named}. Those whose output goes elsewhere run on: to keep one running, start it so: \`nohup server > server.log 2>&1 &\`.`;
+}
 
 /**
  * Said after the exit line when a sandboxed command left processes running (tools/sandbox/
@@ -173,12 +185,14 @@ export function sandboxStoppedNote(count: number): string {
   return `The sandbox stopped ${processes} this command left running: in the sandbox every process a command starts ends with it, \`nohup\` and \`&\` included. Run what needs it in the same command (\`server & sleep 2; curl localhost:8080; kill %1\`), or ask the user to start it outside the sandbox.`;
 }
 
-/** The note on processes stopped with the command: the sandbox's count, else {@link BACKGROUND_STOPPED}. */
+/** The note on processes stopped with the command: the sandbox's count, else {@link backgroundStoppedNote}. */
 function stoppedNote(result: CommandResult): string | undefined {
   if (result.sandboxStopped !== undefined && result.sandboxStopped > 0) {
     return sandboxStoppedNote(result.sandboxStopped);
   }
-  return result.backgroundStopped ? BACKGROUND_STOPPED : undefined;
+  return result.backgroundStopped === undefined
+    ? undefined
+    : backgroundStoppedNote(result.backgroundStopped);
 }
 
 function describeExit(code: number | null, signal: string | null): string {

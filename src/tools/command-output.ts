@@ -182,7 +182,7 @@ export class CommandOutput {
       }
       return;
     }
-    this.tail = (this.tail + safeText).slice(-this.tailLimit);
+    this.tail = (this.tail + safeText).slice(-this.tailLimit - 1);
     this.writeToFile(raw);
   }
 
@@ -199,8 +199,9 @@ export class CommandOutput {
     if (!this.truncated) {
       return this.whole;
     }
-    const cut = this.totalLineBreaks - this.headLineBreaks - lineBreaksIn(this.tail);
-    return `${this.head}\n${cutMarker(cut)}\n${this.tail}`;
+    const tail = this.shownTail();
+    const cut = this.totalLineBreaks - this.headLineBreaks - lineBreaksIn(tail);
+    return `${this.head}\n${cutMarker(cut)}\n${tail}`;
   }
 
   /**
@@ -218,7 +219,8 @@ export class CommandOutput {
       // the log matters more than the copy, so the copy goes.
       await unlink(this.savePath).catch(() => undefined);
     }
-    const keptBytes = Buffer.byteLength(this.head) + Buffer.byteLength(this.tail);
+    const tail = this.shownTail();
+    const keptBytes = Buffer.byteLength(this.head) + Buffer.byteLength(tail);
     const omitted = Math.max(this.totalBytes - keptBytes, 0);
     let where = `full output saved to ${this.savePath}`;
     const capped = this.saveLimit < MAX_SAVED_BYTES;
@@ -233,15 +235,32 @@ export class CommandOutput {
     } else if (this.savedBytes < this.totalBytes) {
       where = `the first ${this.savedBytes} bytes of the output saved to ${this.savePath}${capped ? ` (${cap})` : ""}`;
     }
-    const lineBreaks = this.totalLineBreaks - this.headLineBreaks - lineBreaksIn(this.tail);
-    return `${this.head}\n${omittedMarker(lineBreaks, omitted, where)}\n${this.tail}`;
+    const lineBreaks = this.totalLineBreaks - this.headLineBreaks - lineBreaksIn(tail);
+    return `${this.head}\n${omittedMarker(lineBreaks, omitted, where)}\n${tail}`;
+  }
+
+  /**
+   * The tail as shown: from the start of a line (trial 37 F5: it began with a line's last
+   * letters, though the marker counts whole lines). The kept window holds one character more
+   * than is shown, so a line break just before it is seen; a tail with no line break at all (one
+   * long last line) is shown as kept.
+   */
+  private shownTail(): string {
+    const lineStart = this.tail.indexOf("\n") + 1;
+    if (lineStart > 0) {
+      return this.tail.slice(lineStart);
+    }
+    return this.tail.length > this.tailLimit ? this.tail.slice(1) : this.tail;
   }
 
   private startTruncating(): void {
     this.truncated = true;
-    this.head = this.whole.slice(0, this.headLimit);
+    // The head ends at a line's end when it holds one, as the tail starts at a line's start.
+    const head = this.whole.slice(0, this.headLimit);
+    const headEnd = head.lastIndexOf("\n") + 1;
+    this.head = headEnd > 0 ? head.slice(0, headEnd) : head;
     this.headLineBreaks = lineBreaksIn(this.head);
-    this.tail = this.whole.slice(-this.tailLimit);
+    this.tail = this.whole.slice(-this.tailLimit - 1);
     this.whole = "";
     const folder = dirname(this.savePath);
     this.saveLimit = Math.min(MAX_SAVED_BYTES, MAX_SESSION_SAVED_BYTES - folderBytes(folder));

@@ -1,4 +1,5 @@
 import type { ChildProcessByStdio } from "node:child_process";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { errorMessage } from "../events/errors.js";
@@ -19,12 +20,27 @@ export type ProcessOutcome =
       kind: "exited";
       code: number | null;
       signal: NodeJS.Signals | null;
-      /** Background children still holding the output after the grace were stopped. */
-      backgroundStopped: boolean;
+      /** Background processes still holding the output after the grace, which were stopped. */
+      backgroundStopped: BackgroundStop | undefined;
     }
   | { kind: "timed-out" }
   | { kind: "cancelled" }
   | { kind: "spawn-failed"; message: string };
+
+/** A process stopped because it held a command's output: its pid and command line (cut to 80 characters). */
+export interface StoppedProcess {
+  pid: number;
+  command: string;
+}
+
+/**
+ * What was stopped when background processes held a command's output after it exited: the
+ * processes of its group that held the output pipes (Linux, by `/proc`), or, where `/proc` does
+ * not tell (`processes` absent), the command's whole process group.
+ */
+export interface BackgroundStop {
+  processes?: StoppedProcess[];
+}
 
 /** What {@link CommandProcess} watches besides the child: the caller's signal and output listener. */
 export interface WatchOptions {
@@ -77,8 +93,10 @@ export class CommandProcess {
     stderr: new StringDecoder("utf8"),
   };
   private paused = false;
-  /** Whether {@link abandonPipes} ended background children that held the output open. */
-  private backgroundStopped = false;
+  /** What {@link abandonPipes} stopped of the background processes that held the output open. */
+  private backgroundStopped: BackgroundStop | undefined;
+  /** The command's ends of the output pipes ({@link outputEnds}), read at its start; empty off Linux. */
+  private pipes = new Set<string>();
   private lastPartialAt = 0;
   private partialTimer: NodeJS.Timeout | undefined;
   /** Whether the output was reported while the command ran, and has grown since. */
@@ -98,6 +116,7 @@ export class CommandProcess {
     return new Promise((resolve) => {
       this.settle = resolve;
       const { child, options } = this;
+      this.pipes = outputEnds(child.pid);
       child.stdout.on("data", (chunk: Buffer) => this.onChunk(chunk, this.decoders.stdout));
       child.stderr.on("data", (chunk: Buffer) => this.onChunk(chunk, this.decoders.stderr));
       child.on("error", (error) => {
@@ -145,7 +164,6 @@ export class CommandProcess {
       if (this.paused) {
         this.startGraceTimer();
       } else {
-        this.backgroundStopped = true;
         this.abandonPipes();
       }
     });
@@ -201,13 +219,27 @@ export class CommandProcess {
     });
   }
 
-  /** Stops reading pipes that stay open after the command exited, and ends the group holding them. */
+  /**
+   * Stops reading pipes that stay open after the command exited, and stops the processes of its
+   * group that hold them (SIGTERM, then SIGKILL): one started with its output sent elsewhere
+   * (`nohup server > server.log 2>&1 &`) runs on, as README's "Commands the model runs" promises.
+   * Where `/proc` cannot tell the holders, the whole group is stopped.
+   */
   private abandonPipes(): void {
+    const leader = this.child.pid;
+    const holders = leader === undefined ? undefined : pipeHolders(leader, this.pipes);
     this.child.stdout.destroy();
     this.child.stderr.destroy();
-    signalGroup(this.child.pid, "SIGTERM");
-    const pid = this.child.pid;
-    setTimeout(() => signalGroup(pid, "SIGKILL"), KILL_ESCALATION_MS).unref();
+    if (holders === undefined) {
+      this.backgroundStopped = {};
+      signalGroup(leader, "SIGTERM");
+      setTimeout(() => signalGroup(leader, "SIGKILL"), KILL_ESCALATION_MS).unref();
+    } else {
+      this.backgroundStopped = { processes: holders };
+      const pids = holders.map((holder) => holder.pid);
+      signalEach(pids, "SIGTERM");
+      setTimeout(() => signalEach(pids, "SIGKILL"), KILL_ESCALATION_MS).unref();
+    }
     this.finish(undefined);
   }
 
@@ -269,4 +301,99 @@ export class CommandProcess {
       backgroundStopped: this.backgroundStopped,
     };
   }
+}
+
+/** Sends `signal` to each of `pids`; one already gone (ESRCH) is fine. */
+function signalEach(pids: readonly number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {}
+  }
+}
+
+/**
+ * The command's ends of its output pipes as `/proc` names them (`socket:[inode]`: Node's stdio
+ * pipes are socket pairs, each end an inode of its own): the leader's descriptors 1 and 2, read
+ * as soon as it is spawned, before `bash` has run much of the command; none off Linux or once
+ * the leader has gone.
+ */
+function outputEnds(leader: number | undefined): Set<string> {
+  const names = new Set<string>();
+  for (const fd of leader === undefined ? [] : [1, 2]) {
+    const link = linkOf(`/proc/${leader}/fd/${fd}`);
+    if (link?.startsWith("socket:") || link?.startsWith("pipe:")) {
+      names.add(link);
+    }
+  }
+  return names;
+}
+
+function linkOf(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The processes of the group led by `leader` that hold one of `pipes` open (any descriptor), by
+ * `/proc` (proc(5): `stat`'s fifth field is the process group); `undefined` when `/proc` cannot be
+ * read. When the leader was gone before its ends were read (`pipes` empty: a short command on a
+ * loaded machine), the ends are those of the group's processes' descriptors 1 and 2 that are
+ * sockets, as Node's pipes are (a shell's own pipes are `pipe:`, a redirect a file). A process
+ * whose descriptors cannot be read (another user's) is not counted.
+ */
+function pipeHolders(leader: number, pipes: ReadonlySet<string>): StoppedProcess[] | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return undefined;
+  }
+  const group = entries.filter((entry) => /^\d+$/.test(entry) && groupOf(entry) === leader);
+  const ends =
+    pipes.size > 0
+      ? pipes
+      : new Set(
+          group
+            .flatMap((pid) => [1, 2].flatMap((fd) => linkOf(`/proc/${pid}/fd/${fd}`) ?? []))
+            .filter((link) => link.startsWith("socket:")),
+        );
+  return group.flatMap((pid) =>
+    holdsPipe(pid, ends) ? [{ pid: Number(pid), command: commandLine(pid) }] : [],
+  );
+}
+
+function groupOf(pid: string): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // After the command name in parentheses: state, parent, group.
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+  } catch {
+    return undefined;
+  }
+}
+
+function holdsPipe(pid: string, pipes: ReadonlySet<string>): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      const link = linkOf(`/proc/${pid}/fd/${fd}`);
+      return link !== undefined && pipes.has(link);
+    });
+  } catch {
+    return false;
+  }
+}
+
+/** The command line of `pid`, its arguments space-separated, cut to 80 characters. */
+function commandLine(pid: string): string {
+  let words: string;
+  try {
+    words = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0+$/, "").replaceAll("\0", " ");
+  } catch {
+    words = "";
+  }
+  return words.length > 80 ? `${words.slice(0, 79)}…` : words;
 }

@@ -8,6 +8,7 @@
  */
 
 import type { SecretValue } from "../events/secrets.js";
+import type { BackgroundStop } from "./command-process.js";
 
 /** What a runner needs to run one command. */
 export interface CommandRequest {
@@ -77,9 +78,10 @@ export interface CommandResult {
   note?: string;
   /**
    * Set when background processes the command started (`server &`) still held its output open
-   * after it exited: they were stopped with its process group (tools/command-process.ts).
+   * after it exited: those of its process group that held it were stopped, or the whole group
+   * where they could not be told (tools/command-process.ts).
    */
-  backgroundStopped?: true;
+  backgroundStopped?: BackgroundStop;
   /**
    * Set by a sandboxed runner when the command left processes running (`(server &)`, `nohup
    * server &`, a daemon): how many, all ended with it, since a sandboxed command's processes end

@@ -8,10 +8,12 @@ import { writeFileAtomically } from "./file-writing.js";
 import { decodeFileBytes } from "./text-decoding.js";
 import { describeCharacter, encodeFileText } from "./text-encoding.js";
 import {
+  BLANK_PATH,
   changedFileMessage,
   changedSinceKnown,
   errorResult,
   fileChange,
+  isGivenPath,
   knownFile,
   MAX_FILE_CHANGE_CHARACTERS,
   resolveLinks,
@@ -25,7 +27,7 @@ import { MAX_VIEW_FILE_BYTES } from "./view.js";
 // Built on first parse (z.lazy): a run's first request needs only its JSON Schema (input-json-schemas.ts).
 const createInput = z.lazy(() =>
   z.object({
-    path: z.string(),
+    path: z.string().refine(isGivenPath, BLANK_PATH.file),
     file_text: z.string(),
     overwrite: z.boolean().optional().describe("Replace an existing file"),
   }),

@@ -6,10 +6,12 @@ import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
 import { describeCharacter, encodeFileText } from "./text-encoding.js";
 import { type Replacement, replaceOnce } from "./text-replacement.js";
 import {
+  BLANK_PATH,
   changedFileMessage,
   changedSinceKnown,
   errorResult,
   fileChange,
+  isGivenPath,
   knownFile,
   missingPathMessage,
   resolveLinks,
@@ -26,7 +28,7 @@ const MAX_LISTED_LINES = 20;
 // Built on first parse (z.lazy): a run's first request needs only its JSON Schema (input-json-schemas.ts).
 const editInput = z.lazy(() =>
   z.object({
-    path: z.string(),
+    path: z.string().refine(isGivenPath, BLANK_PATH.file),
     old_str: z.string(),
     new_str: z.string(),
   }),

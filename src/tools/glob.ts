@@ -4,8 +4,10 @@ import { z } from "zod";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { findFiles, loadSearchPackages, type SearchPackages } from "./gitignore.js";
 import {
+  BLANK_PATH,
   errorResult,
   hiddenBelow,
+  isGivenPath,
   missingPathMessage,
   resolveToolPath,
   runGuarded,
@@ -22,7 +24,7 @@ const STAT_BATCH_SIZE = 64;
 const globInput = z.lazy(() =>
   z.object({
     pattern: z.string(),
-    path: z.string().optional(),
+    path: z.string().refine(isGivenPath, BLANK_PATH.folder).optional(),
   }),
 );
 

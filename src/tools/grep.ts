@@ -6,8 +6,10 @@ import { namesHiddenEntry } from "./gitignore.js";
 import { searchWithJavaScript } from "./grep-fallback.js";
 import type { GrepOptions } from "./grep-options.js";
 import {
+  BLANK_PATH,
   errorResult,
   hiddenBelow,
+  isGivenPath,
   missingPathMessage,
   resolveToolPath,
   runGuarded,
@@ -29,7 +31,11 @@ const grepInput = z.lazy(() => {
   return z
     .object({
       pattern: z.string().describe("Regular expression (Rust regex syntax)"),
-      path: z.string().optional().describe("File or folder (default: working directory)"),
+      path: z
+        .string()
+        .refine(isGivenPath, BLANK_PATH.folder)
+        .optional()
+        .describe("File or folder (default: working directory)"),
       glob: z.string().optional().describe('e.g. "*.ts", "src/**/*.{js,jsx}"'),
       type: z.string().optional().describe('File type, e.g. "js", "py", "rust"'),
       output_mode: z.enum(["content", "files_with_matches", "count"]).optional(),

@@ -161,7 +161,9 @@ function resultOf(
         signal: outcome.signal,
         output,
         truncated,
-        ...(outcome.backgroundStopped ? { backgroundStopped: true } : {}),
+        ...(outcome.backgroundStopped === undefined
+          ? {}
+          : { backgroundStopped: outcome.backgroundStopped }),
       };
     case "timed-out":
       return { exitCode: null, signal: null, output, truncated, stopped: "timeout" };

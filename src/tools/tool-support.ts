@@ -16,6 +16,22 @@ export function errorResult(message: string): ToolResult {
   return { content: message, isError: true };
 }
 
+/**
+ * Whether a path the model gave names something: not empty or only spaces (trial 37 F4: an empty
+ * `path` resolved to the working directory, and `create` said the workspace "is a directory").
+ * The file tools' schemas refuse a blank one with {@link BLANK_PATH}, before any permission
+ * question.
+ */
+export function isGivenPath(path: string): boolean {
+  return path.trim() !== "";
+}
+
+/** What the model reads for a blank `path` ({@link isGivenPath}). */
+export const BLANK_PATH = {
+  file: "path is empty: give the path of a file (absolute, or relative to the working directory)",
+  folder: "path is empty: give a file or folder, or leave path out to search the working directory",
+} as const;
+
 /** Resolves a path the model gave: `~/…` from the home folder, else relative to `cwd` unless absolute. */
 export function resolveToolPath(cwd: string, path: string): string {
   if (path === "~" || path.startsWith("~/")) {

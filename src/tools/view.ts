@@ -7,8 +7,10 @@ import { fileLines } from "./file-lines.js";
 import { readImage } from "./image-file.js";
 import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
 import {
+  BLANK_PATH,
   errorResult,
   hiddenBelow,
+  isGivenPath,
   knownFile,
   missingPathMessage,
   resolveToolPath,
@@ -40,7 +42,7 @@ const READ_AT_ONCE_BYTES = 256 * 1024;
 const READ_IN_PIECES_BYTES = 1024 * 1024;
 
 const viewInput = z.object({
-  path: z.string(),
+  path: z.string().refine(isGivenPath, BLANK_PATH.file),
   view_range: z
     .array(z.number())
     .min(1)

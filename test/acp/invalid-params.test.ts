@@ -130,3 +130,21 @@ test("every -32602 names the request, the field and what was expected, whoever f
   expect(fixture.server.requests).toHaveLength(1);
   expect(await agent.end()).toBe(0);
 });
+
+test("a stdio MCP server with a bad env value is told of that value only (trial 37 F9)", async () => {
+  const agent = await initializedAgent(fixture);
+  const answer = await agent.request(2, "session/new", {
+    cwd: fixture.cwd,
+    mcpServers: [{ name: "x", command: "node", args: [], env: [{ name: "SECRET", value: 5 }] }],
+  });
+  expect(answer.error).toEqual({
+    code: -32602,
+    message: "session/new: mcpServers[0].env[0].value: expected a string, not a number",
+    data: {
+      method: "session/new",
+      problems: [
+        { path: ["mcpServers", 0, "env", 0, "value"], message: "expected a string, not a number" },
+      ],
+    },
+  });
+});

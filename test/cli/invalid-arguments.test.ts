@@ -33,3 +33,41 @@ describe("-p with a tool call of invalid arguments", () => {
     expect(result.stdout).toBe("Done.\n");
   });
 });
+
+describe("-p with a file tool given a blank path (trial 37 F4)", () => {
+  test("each file tool says the path is empty, naming no folder", async ({ cli, model }) => {
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ["create", { path: "", file_text: "x" }],
+      ["edit", { path: " ", old_str: "a", new_str: "b" }],
+      ["view", { path: "" }],
+      ["glob", { pattern: "*", path: "" }],
+      ["grep", { pattern: "x", path: "  " }],
+    ];
+    model.enqueue(
+      {
+        toolCalls: calls.map(([name, args], index) => ({
+          id: `call_${index}`,
+          name,
+          arguments: JSON.stringify(args),
+        })),
+      },
+      { text: "Done." },
+    );
+    const result = await cli(["-p", "make it", "--allow-all-tools"]);
+    expect(result.code, result.stderr).toBe(0);
+    const body = model.requests[1]?.body as { messages: Array<{ role: string; content: string }> };
+    const results = body.messages
+      .filter((message) => message.role === "tool")
+      .map((message) => message.content);
+    const file =
+      "path is empty: give the path of a file (absolute, or relative to the working directory)";
+    const folder =
+      "path is empty: give a file or folder, or leave path out to search the working directory";
+    expect(results).toEqual(
+      calls.map(
+        ([name, args]) =>
+          `Invalid arguments for '${name}': ✖ ${name === "glob" || name === "grep" ? folder : file} → at path (received ${JSON.stringify(args)}).`,
+      ),
+    );
+  });
+});

@@ -100,9 +100,11 @@ const NOT_BEFORE_NEEDED =
  * cli/permission-flags.ts (35 lines) joined argument-flags.ts's other checks of the flags;
  * `HeaderList` left llm/http-response.ts for header-value.ts, renamed llm/http-headers.ts; the
  * loop's types (agent/loop-types.ts) and the shell analysis's (permissions/shell-analysis.ts)
- * are types only, which the bundle holds no code of.
+ * are types only, which the bundle holds no code of. 229 in session 37 with llm/image-data.ts
+ * (whether a prompt's image data is base64: the history checks each image it folds, and the ACP
+ * and SDK faces refuse one that is not); it joins an existing bundle chunk (the file bound holds).
  */
-const PROMPT_MODULE_BOUND = 228;
+const PROMPT_MODULE_BOUND = 229;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every

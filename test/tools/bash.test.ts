@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { afterAll, describe, expect, it } from "vitest";
-import { BACKGROUND_STOPPED, bashTool } from "../../src/tools/bash.js";
+import { bashTool } from "../../src/tools/bash.js";
 import type { ToolContext } from "../../src/tools/define-tool.js";
 import {
   isDeadSoon,
@@ -95,11 +95,28 @@ describe("bash", () => {
     // Without the grace, this would wait for the sleep (97 s) and the test would time out.
     const result = await bash({ command: `sleep ${LONG_SLEEP} & echo $!` });
     // A trial of session 18's build (round 3, session 19, item 3): the model was told nothing.
-    expect(result.content).toMatch(/^\d+\n<exited with exit code 0>\n(.*)$/);
-    expect(result.content.endsWith(`\n${BACKGROUND_STOPPED}`)).toBe(true);
+    const pid = Number.parseInt(result.content, 10);
+    expect(result.content).toBe(
+      `${pid}\n<exited with exit code 0>\nThe background process that still held this command's output when it exited was stopped: ${pid} \`sleep ${LONG_SLEEP}\`. Those whose output goes elsewhere run on: to keep one running, start it so: \`nohup server > server.log 2>&1 &\`.`,
+    );
     expect(result.isError).toBe(false);
     // The group is ended once its pipes are abandoned, so nothing outlives the call.
     expect(await isDeadSoon(Number.parseInt(result.content, 10))).toBe(true);
+  });
+
+  it("a background child that held the output is stopped, not one started with nohup (trial 37 F3)", async () => {
+    const log = `${directory}/server.log`;
+    const result = await bash({
+      command: `nohup sleep ${LONG_SLEEP} > ${log} 2>&1 & echo $!; sleep ${LONG_SLEEP} & echo $!`,
+    });
+    const [detached = "", held = ""] = result.content.split("\n");
+    expect(result.content).toBe(
+      `${detached}\n${held}\n<exited with exit code 0>\nThe background process that still held this command's output when it exited was stopped: ${held} \`sleep ${LONG_SLEEP}\`. Those whose output goes elsewhere run on: to keep one running, start it so: \`nohup server > server.log 2>&1 &\`.`,
+    );
+    expect(await isDeadSoon(Number(held))).toBe(true);
+    expect(await processesWithMarker(LONG_SLEEP)).toEqual([`${detached}: sleep ${LONG_SLEEP}`]);
+    process.kill(Number(detached), "SIGKILL");
+    expect(await isDeadSoon(Number(detached))).toBe(true);
   });
 
   it("a background child whose output goes elsewhere runs on, and no stop is said", async () => {
@@ -109,6 +126,26 @@ describe("bash", () => {
     });
     expect(result.content).toBe("started\n<exited with exit code 0>");
     await expect.poll(() => existsSync(marker), { timeout: 10_000 }).toBe(true);
+  });
+
+  it("cuts a huge output on line boundaries, and the marker counts the lines cut (trial 37 F5)", async () => {
+    const result = await bash({ command: 'seq -f "line-%g-of-output" 1 20000; echo end' });
+    const match =
+      /^([\s\S]*)\n\[… ([\d,]+) lines \((\d+) bytes\) omitted; [^\n]*\]\n([\s\S]*)\n<exited with exit code 0>$/.exec(
+        result.content,
+      );
+    const [, head = "", lines = "", , tail = ""] = match ?? [];
+    const headLines = head.replace(/\n$/, "").split("\n");
+    const tailLines = tail.split("\n");
+    expect(tailLines.at(-1)).toBe("end");
+    for (const line of [...headLines, ...tailLines.slice(0, -1)]) {
+      expect(line).toMatch(/^line-\d+-of-output$/);
+    }
+    const number = (line: string | undefined) => Number(/\d+/.exec(line ?? "")?.[0]);
+    expect(number(headLines[0])).toBe(1);
+    expect(Number(lines.replaceAll(",", ""))).toBe(
+      number(tailLines[0]) - number(headLines.at(-1)) - 1,
+    );
   });
 
   it("keeps the head and tail of huge output and saves all of it to a file", async () => {

@@ -135,12 +135,17 @@ describe("the process runner", () => {
     );
     const whole = `key ${secret}\n${Array.from({ length: 2_000 }, (_, index) => index + 1).join("\n")}\n`;
     const savePath = join(directory, "saved", "output.txt");
-    const omitted = Buffer.byteLength(whole) - 1_000;
-    const lines = whole.slice(400, -600).split("\n").length - 1;
+    // Head (400 characters) and tail (600) cut on line boundaries (trial 37 F5).
+    const firstPart = whole.slice(0, 400);
+    const head = firstPart.slice(0, firstPart.lastIndexOf("\n") + 1);
+    const lastPart = whole.slice(-601);
+    const tail = lastPart.slice(lastPart.indexOf("\n") + 1);
+    const omitted = Buffer.byteLength(whole) - head.length - tail.length;
+    const lines = whole.slice(head.length, -tail.length).split("\n").length - 1;
     expect(result).toEqual({
       exitCode: 0,
       signal: null,
-      output: `${whole.slice(0, 400)}\n[… ${lines.toLocaleString("en-US")} lines (${omitted} bytes) omitted; full output saved to ${savePath}]\n${whole.slice(-600)}`,
+      output: `${head}\n[… ${lines.toLocaleString("en-US")} lines (${omitted} bytes) omitted; full output saved to ${savePath}]\n${tail}`,
       truncated: true,
     });
     expect(await readFile(savePath, "utf8")).toBe(whole.replace(secret, "[redacted:TEST_TOKEN]"));

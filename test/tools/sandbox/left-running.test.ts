@@ -87,7 +87,9 @@ describe.skipIf(!sandboxReady)("the processes a sandboxed command left running",
     });
     // The same command outside the sandbox: the runner's own stop, after its grace.
     const outside = await new ProcessRunner().run("sleep 600 & echo started", request());
-    expect(outside.backgroundStopped).toBe(true);
+    expect(outside.backgroundStopped).toEqual({
+      processes: [{ pid: expect.any(Number), command: "sleep 600" }],
+    });
   });
 
   it("nothing left running, nothing said: background processes that ended before it", async () => {
