@@ -44,19 +44,21 @@ export class OutputFollower {
     const head = cut.head.split("\n");
     // The head's last piece runs on into the cut: only its whole lines count.
     const given = this.take(head, 0);
-    // The tail's first piece may start inside its line: lines up to it are not in this report.
+    // The tail's first piece is line `tailStart`, from its start (command-output.ts cuts on line
+    // boundaries), unless the tail is the end of one unfinished line whose start was cut.
     const tailStart = head.length - 1 + cut.cutLineBreaks;
-    if (this.next <= tailStart) {
-      given.push(notShownLine(tailStart + 1 - this.next));
-      this.next = tailStart + 1;
-    }
     const tail = cut.tail.split("\n");
+    const firstWhole = tail.length === 1 ? tailStart + 1 : tailStart;
+    if (this.next < firstWhole) {
+      given.push(notShownLine(firstWhole - this.next));
+      this.next = firstWhole;
+    }
     if (tail.length === 1) {
-      // The whole tail is the end of one unfinished line, its start cut: nothing to give.
+      // Nothing to give: the line has no start here, and its end may come in a later report.
       this.unfinished = undefined;
       return given;
     }
-    given.push(...this.take(tail.slice(1), tailStart + 1));
+    given.push(...this.take(tail, tailStart));
     return given;
   }
 

@@ -170,11 +170,17 @@ describe("a client that offers fs and terminals", () => {
     const whole = `${Array.from({ length: 300_000 }, (_, index) => index + 1).join("\n")}\n`;
     const kept = whole.slice(-1_000_000);
     const saved = join(harness.home, "session-state", sessionId, "tool-outputs", "call_L.txt");
-    const lines = kept.slice(12_000, -18_000).split("\n").length - 1;
+    // Head (12,000 characters) and tail (18,000) cut on line boundaries (trial 37 F5).
+    const firstPart = kept.slice(0, 12_000);
+    const head = firstPart.slice(0, firstPart.lastIndexOf("\n") + 1);
+    const lastPart = kept.slice(-18_001);
+    const tail = lastPart.slice(lastPart.indexOf("\n") + 1);
+    const lines = kept.slice(head.length, -tail.length).split("\n").length - 1;
+    const omitted = kept.length - head.length - tail.length;
     expect(requestMessages(harness.server, 1).at(-1)?.content).toBe(
       "[The terminal kept only the end of the output; earlier output was dropped.]\n" +
-        `${kept.slice(0, 12_000)}\n[… ${lines.toLocaleString("en-US")} lines (${kept.length - 30_000} bytes) omitted; full output saved to ${saved}]\n` +
-        `${kept.slice(-18_000)}<exited with exit code 0>`,
+        `${head}\n[… ${lines.toLocaleString("en-US")} lines (${omitted} bytes) omitted; full output saved to ${saved}]\n` +
+        `${tail}<exited with exit code 0>`,
     );
     expect(await readFile(saved, "utf8")).toBe(kept);
   });

@@ -36,7 +36,7 @@ describe("a running command's output followed through its reports", () => {
     append(`${lines(1, 4)}line-0`);
     expect(follower.follow(output.preview())).toEqual(["line-01", "line-02", "line-03", "line-04"]);
     append(`5\n${lines(6, 30)}`);
-    // The tail is the last 60 characters: `-23\n` then lines 24 to 30.
+    // The tail is lines 24 to 30: the last 60 characters from the first line that starts in them.
     expect(follower.follow(output.preview())).toEqual([
       "line-05",
       "[… 18 lines not shown …]",

@@ -144,6 +144,7 @@ describe("tools use the client's files, and the runner they are given for comman
       content: `Created file ${path} with 6 characters`,
       isError: false,
       knownFile: knownFile(path, "# New\n"),
+      fileChange: { path, oldText: null, newText: "# New\n" },
     });
     expect(editor.buffers.get(path)).toBe("# New\n");
     expect(await exists(join(directory, "docs"))).toBe(true);
