@@ -55,6 +55,16 @@ export class DeferredAppender implements SessionAppender {
     return this.lease.signal;
   }
 
+  /** The store's appender's, once the session is created (before, the events are kept here). */
+  get holdsBack(): boolean {
+    return this.inner?.holdsBack === true;
+  }
+
+  /** The store's appender's, once the session is created. */
+  get lastStoredId(): string | null | undefined {
+    return this.inner?.lastStoredId;
+  }
+
   /**
    * Whether the session is in the store: its first write (the kept events, committed) went
    * through. While it is being created, not yet.

@@ -194,6 +194,16 @@ export class IdleLeaseAppender implements SessionAppender {
     return this.#pending.at(-1)?.id ?? this.#storedLastId;
   }
 
+  /** The store's appender's while the lease is held (session-store.ts `holdsBack`). */
+  get holdsBack(): boolean {
+    return this.#inner?.holdsBack === true;
+  }
+
+  /** The store's appender's while the lease is held. */
+  get lastStoredId(): string | null | undefined {
+    return this.#inner?.lastStoredId;
+  }
+
   /** Whether this process holds the lease now. */
   get held(): boolean {
     return this.#inner !== undefined;

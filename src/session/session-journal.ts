@@ -7,7 +7,8 @@
  * history, so that a full disk loses no answer the model gave (a trial's finding: `-p` printed
  * the error and not the answer); unless the writer lease was lost: then the log is another
  * process's, which may hold its own version of the same (a takeover's interrupted result), and a
- * client is never told an event the log contradicts (trial 36, P4-2).
+ * client is never told an event the log contradicts (trial 36, P4-2). Events a store holds back
+ * until its commit reach the subscribers once committed (session-writer.ts `HeldDelivery`).
  */
 
 import {
@@ -24,7 +25,7 @@ import {
   type SessionAppender,
   type StoredLog,
 } from "./session-store.js";
-import { SessionWriter } from "./session-writer.js";
+import { HeldDelivery, SessionWriter } from "./session-writer.js";
 import { StorageError, storageProblem } from "./storage-error.js";
 
 /**
@@ -38,11 +39,14 @@ const RECEIVED: ReadonlySet<SessionEvent["type"]> = new Set([
 ]);
 
 /**
- * Hands a recorded event on (to the history and the subscribers: session.ts); `unstored`: the
- * event the store refused, one of {@link RECEIVED}, for the faces only (not in the log, so not
- * in the history a resume reads).
+ * Where a session's events go (session.ts): `fold` into its history, at once (what the store was
+ * given: the live history equals what a resume reads); `publish` to its subscribers, once the
+ * store holds the event (session-writer.ts `HeldDelivery`).
  */
-export type DeliverRecorded = (event: SessionEvent, unstored?: true) => void;
+export interface Recipients {
+  fold(event: SessionEvent): void;
+  publish(event: SessionEvent): void;
+}
 
 /** What an `abort` can carry besides its reason ({@link SessionJournal.addToAbort}). */
 export type AbortDetails = Required<Pick<SessionEventData["abort"], "droppedPromptIds">>;
@@ -51,6 +55,8 @@ export type AbortDetails = Required<Pick<SessionEventData["abort"], "droppedProm
 export class SessionJournal {
   readonly appender: SessionAppender;
   readonly #writer: SessionWriter;
+  readonly #recipients: Recipients;
+  readonly #delivery: HeldDelivery;
   /** Set when the store refused an event of the running prompt; reported when it ends. */
   #writeFailure: unknown;
   /** The error answer of the prompt whose write failed, once reported. */
@@ -58,10 +64,34 @@ export class SessionJournal {
   /** Added to the next `abort` recorded ({@link addToAbort}). */
   #abortDetails: AbortDetails | undefined;
 
-  /** `lastPersistedId` and `storedCount`: see {@link SessionWriter}'s constructor. */
-  constructor(appender: SessionAppender, lastPersistedId: string | null, storedCount = 0) {
+  /** `stored.lastId` and `stored.count`: see {@link SessionWriter}'s constructor. */
+  constructor(
+    appender: SessionAppender,
+    stored: { lastId: string | null; count: number },
+    recipients: Recipients,
+  ) {
     this.appender = appender;
-    this.#writer = new SessionWriter(appender, lastPersistedId, storedCount);
+    this.#writer = new SessionWriter(appender, stored.lastId, stored.count);
+    this.#recipients = recipients;
+    this.#delivery = new HeldDelivery(appender);
+  }
+
+  /**
+   * Folds `event` into the history unless `unstored` (an event the log does not hold), and
+   * publishes it after every event recorded before it, once the store holds it when it was just
+   * appended (session-writer.ts `HeldDelivery`).
+   */
+  handOn(event: SessionEvent, unstored?: true): void {
+    if (unstored === undefined) {
+      this.#recipients.fold(event);
+    }
+    const appended = unstored === undefined && event.id === this.#writer.lastPersistedId;
+    this.#delivery.pass(event, this.#recipients.publish, appended);
+  }
+
+  /** Resolves once every event handed on before the call has reached the subscribers (or not). */
+  delivered(): Promise<void> {
+    return this.#delivery.delivered();
   }
 
   /** `input` enveloped for the subscribers alone, never stored (its parent: the last stored). */
@@ -88,26 +118,22 @@ export class SessionJournal {
   }
 
   /**
-   * Envelopes `input`, appends it unless ephemeral, and hands it to `deliver` (after the append,
-   * outside it: a throw of `deliver` is not the store's). Inside a prompt (`running`), a refused
-   * append stops the prompt and the event is returned, delivered `unstored` when it is one of
-   * {@link RECEIVED}, else not delivered; outside a prompt it throws. A `session.idle` after a
+   * Envelopes `input`, appends it unless ephemeral, and hands it on ({@link handOn}, after the
+   * append, outside it: a throw of a recipient is not the store's). Inside a prompt (`running`), a
+   * refused append stops the prompt and the event is returned, published `unstored` when it is one
+   * of {@link RECEIVED}, else not handed on; outside a prompt it throws. A `session.idle` after a
    * refusal is preceded by the `session.error` that reports it. No object is made per event
    * besides its envelope: one is recorded per streamed delta.
    * @returns the event (enveloped).
    * @throws the appender's error when no prompt is running.
    */
-  record(
-    given: EventInput,
-    running: AbortController | undefined,
-    deliver: DeliverRecorded,
-  ): SessionEvent {
+  record(given: EventInput, running: AbortController | undefined): SessionEvent {
     const input = this.#withAbortDetails(given);
     if (input.type === "session.idle" && this.#writeFailure !== undefined) {
       const error = this.#reportWriteFailure();
       const idle = this.#writeIfPossible({ type: "session.idle", data: {} });
-      deliver(error);
-      deliver(idle);
+      this.handOn(error);
+      this.handOn(idle);
       return idle;
     }
     let event: SessionEvent;
@@ -125,11 +151,11 @@ export class SessionJournal {
       // A lease lost: the log is another process's now, which may store its own version (a
       // takeover's interrupted result for the same tool call): a client must not be told this one.
       if (RECEIVED.has(refused.type) && !(error instanceof LeaseLostError)) {
-        deliver(refused, true);
+        this.handOn(refused, true);
       }
       return refused;
     }
-    deliver(event);
+    this.handOn(event);
     return event;
   }
 
@@ -196,11 +222,14 @@ export class SessionJournal {
   async #commit(running: AbortController | undefined, options: CommitOptions): Promise<void> {
     try {
       await this.appender.commit(options);
+      this.#delivery.stored();
     } catch (error) {
       if (running !== undefined) {
         this.#fail(error, running);
       }
       throw error;
+    } finally {
+      await this.#delivery.delivered();
     }
   }
 
@@ -209,27 +238,29 @@ export class SessionJournal {
    * a failure came after the prompt's `session.idle` (the checkpoint of its last turn's end failing
    * late), and this commit has since sent again what it kept back, or failed with a newer error;
    * kept, it would stop the next prompt with an error that is no longer true. This commit's
-   * failure, when no `session.error` came before the prompt's `session.idle`, is handed to
-   * `report` as a `session.error` (type `storage`) the store does not hold: every face says it,
-   * the SDK server to the app too (it never learnt of it from the outcome).
+   * failure, when no `session.error` came before the prompt's `session.idle`, is published as a
+   * `session.error` (type `storage`) the store does not hold: every face says it, the SDK server
+   * to the app too (it never learnt of it from the outcome). Resolves once every event of the
+   * prompt reached the subscribers (or was dropped: session-writer.ts `HeldDelivery`).
    * @returns the storage error the prompt ends with: this commit's, else the one reported at its
    * `session.idle`; `undefined` when its writes all went through.
    */
-  async endPrompt(
-    report: (error: SessionEvent) => void,
-  ): Promise<{ errorType: "storage"; message: string } | undefined> {
+  async endPrompt(): Promise<{ errorType: "storage"; message: string } | undefined> {
     const failed = this.#failedPrompt;
     this.#failedPrompt = undefined;
     try {
       await this.appender.commit({ endOfPrompt: true });
+      this.#delivery.stored();
     } catch (error) {
       const late = { errorType: "storage" as const, message: this.storageMessage(error) };
       if (failed === undefined) {
-        report(createEnvelope({ type: "session.error", data: late }, this.#writer.lastPersistedId));
+        const error = { type: "session.error" as const, data: late };
+        this.handOn(createEnvelope(error, this.#writer.lastPersistedId), true);
       }
       return late;
     } finally {
       this.#writeFailure = undefined;
+      await this.#delivery.delivered();
     }
     return failed;
   }

@@ -162,6 +162,17 @@ export interface SessionAppender {
    */
   hold?(): Promise<() => void>;
   /**
+   * True when appended events are in no log until the next {@link commit} settles (PostgreSQL:
+   * `append` holds them back); the session then hands them to its subscribers only once committed
+   * (session-writer.ts `HeldDelivery`). Absent or false: `append` writes at once (files).
+   */
+  readonly holdsBack?: boolean;
+  /**
+   * Where {@link holdsBack}: the id of the last event of this appender a commit stored (`null`
+   * before any), which tells, after a commit that failed, which events before it the log holds.
+   */
+  readonly lastStoredId?: string | null;
+  /**
    * Adds `event` (persisted types only) after every event appended before it. Returns at once.
    * @throws Error for an ephemeral event, a closed appender, or a write that failed (the file
    * store writes here; the event is then not in the log).

@@ -27,6 +27,7 @@ import { EventRedaction, type RedactionOptions } from "./secrets.js";
 import { SessionGrants } from "./session-grants.js";
 import { SessionJournal } from "./session-journal.js";
 import type { SessionAppender, SessionStore, StoredLog } from "./session-store.js";
+import { publishTo } from "./session-writer.js";
 import { SessionMetrics } from "./usage-totals.js";
 
 /** Agent settings a session fills in itself. */
@@ -41,7 +42,8 @@ export { PromptInProgressError };
 /**
  * One session: its events in a {@link SessionStore}, the history folded from them, its subscribers.
  * Every event goes through {@link Session.emit}: persisted events are appended to the store before
- * any subscriber sees them, and committed (durable) after a prompt's `user.message` and before a
+ * any subscriber sees them (committed first when the store holds appends back: session-writer.ts `HeldDelivery`),
+ * and committed (durable) after a prompt's `user.message` and before a
  * tool starts running (the loop's checkpoints), at each `assistant.turn_end`, at each
  * `permission.requested` (the question waits for an answer that may come from a face on another
  * worker, which reads it from the store) and before a prompt's outcome is returned.
@@ -112,10 +114,10 @@ export class Session {
     this.changedModel = folded?.changedModel;
     this.openWork = folded?.openWork ?? new OpenWork();
     this.metrics = folded?.metrics ?? new SessionMetrics();
-    this.journal = new SessionJournal(appender, stored.lastId, stored.count);
-    followOthers(appender, this.journal, (event) => this.deliver(event));
+    this.journal = new SessionJournal(appender, stored, { fold: this.fold, publish: this.publish });
+    followOthers(appender, this.journal, (event) => this.journal.handOn(event));
     this.redaction = new EventRedaction(redaction, {
-      record: (input) => this.journal.record(input, this.running, this.deliver),
+      record: (input) => this.journal.record(input, this.running),
       envelope: (input) => this.journal.envelope(input),
     });
     this.start = start;
@@ -238,21 +240,16 @@ export class Session {
     return this.redaction.record(input);
   }
 
-  /** Folds `event` into the history (not an `unstored` one) and hands it to every subscriber. */
-  private readonly deliver = (event: SessionEvent, unstored?: true): void => {
-    if (unstored === undefined) {
-      foldStored(this, event);
-    }
+  /** Folds a recorded `event` into the history (session-journal.ts `Recipients`). */
+  private readonly fold = (event: SessionEvent): void => {
+    foldStored(this, event);
     if (event.type === "assistant.turn_end" || event.type === "permission.requested") {
       this.journal.checkpoint(this.running).catch(() => undefined);
     }
-    // A face's bug must not break the session; the face reports its own errors.
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch {}
-    }
   };
+
+  /** Hands `event` to every subscriber (once the store holds it: session-journal.ts). */
+  private readonly publish = (event: SessionEvent): void => publishTo(this.listeners, event);
 
   /**
    * Runs one prompt through the loop, with `images` given alongside its text; `signal` (optional)
@@ -280,7 +277,7 @@ export class Session {
       const prompt = { ...given, content, source: options.source ?? "user" };
       return runPrompt(agentSettings, this.conversation(controller), prompt, controller.signal);
     });
-    const failed = await this.journal.endPrompt((error) => this.deliver(error, true));
+    const failed = await this.journal.endPrompt();
     return failed === undefined ? outcome : { error: failed };
   }
 
@@ -324,6 +321,7 @@ export class Session {
       await this.mcpServers?.close();
     } finally {
       await this.journal.appender.close();
+      await this.journal.delivered();
     }
   }
 
@@ -368,7 +366,7 @@ export class Session {
       history: this.history,
       emit: (event: EventInput) => void this.emit(event),
       report: (event: EventInput) =>
-        this.deliver(this.journal.envelope(this.redaction.redact(event)), true),
+        this.journal.handOn(this.journal.envelope(this.redaction.redact(event)), true),
       checkpoint: () => this.journal.checkpoint(controller),
       recorded: () => this.journal.recorded(controller),
     };

@@ -5,6 +5,7 @@ import { Session } from "../../src/session/session.js";
 import { SessionLockedError } from "../../src/session/session-store.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { ANSWER_TURN, UNTIL_TOOL_START } from "../support/event-sequences.js";
+import { gate } from "../support/gate.js";
 import { type Harness, shape, startHarness } from "../support/harness.js";
 import {
   createTestDatabase,
@@ -32,6 +33,9 @@ afterEach(async () => {
   await database?.drop();
   database = undefined;
 });
+
+/** The stored events of a prompt up to its model request. */
+const UNTIL_REPLY = ["user.message", "assistant.turn_start"];
 
 /** A tool that runs until `release()` or until its call is aborted; says when it started. */
 function holdingTool() {
@@ -173,5 +177,38 @@ describe.skipIf(postgresUnavailable !== undefined)("a session taken over by anot
       "tool.execution_complete",
       "assistant.turn_end",
     ]);
+  });
+
+  test("a reply whose commit finds the lease lost never reaches the subscribers: they see what the log holds", async () => {
+    database = await createTestDatabase();
+    // Its heartbeat never beats: the lease's loss is found by the commit after the reply.
+    const first = worker({ heartbeatMs: 3_600_000 });
+    const started = await startHarness({ store: () => first });
+    harness = started;
+    const requested = gate();
+    const release = gate();
+    started.server.setResponder(() => {
+      requested.open();
+      return { text: ["lost ", "answer"], pause: { afterEvents: 1, until: release.opened } };
+    });
+    const running = started.prompt("answer me");
+    await requested.opened;
+    // Another worker claims the session while the model answers, as after a pause of the first
+    // past its lease; the reply, its usage and the turn's end are appended after that.
+    await database.pool.query(
+      `UPDATE sessions SET owner_id = 'another-worker', epoch = epoch + 1 WHERE id = $1`,
+      [started.session.id],
+    );
+    release.open();
+    expect(await running).toEqual({
+      error: { errorType: "storage", message: expect.stringMatching(/lease .* was lost/) },
+    });
+
+    const stored = await started.persisted();
+    expect(stored.map(({ type }) => type)).toEqual(["session.start", ...UNTIL_REPLY]);
+    const told = started.events.filter((event) => event.ephemeral !== true);
+    // Every stored event the subscriber was told is the log's, and nothing else but the error.
+    expect(told.map(({ type }) => type)).toEqual([...UNTIL_REPLY, "session.error"]);
+    expect(told.slice(0, -1)).toEqual(stored.slice(1));
   });
 });

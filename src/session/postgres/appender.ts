@@ -70,6 +70,8 @@ function listedTypes(types: readonly string[]): string {
 
 /** One queued row of `events`. */
 export interface PendingRow {
+  /** The event's id (not stored apart: it is in `data`). */
+  id: string;
   seq: number;
   type: string;
   /** ISO-8601, or `null` when the line has none that parses. */
@@ -190,6 +192,7 @@ export class PostgresAppender implements SessionAppender {
   readonly #lostController = new AbortController();
   readonly #commits = new CommitQueue();
   #closed = false;
+  #lastStoredId: string | null = null;
 
   /**
    * @param onClose called once when closed (the store stops renewing the lease).
@@ -220,6 +223,14 @@ export class PostgresAppender implements SessionAppender {
     return this.#lostController.signal;
   }
 
+  /** Appended events wait for {@link commit} (see the file comment). */
+  readonly holdsBack = true;
+
+  /** The id of the last event a commit stored (`null` before any). */
+  get lastStoredId(): string | null {
+    return this.#lastStoredId;
+  }
+
   /**
    * Marks the lease lost (the heartbeat found another owner, or an append was refused): every
    * later call throws, and {@link lost} is aborted.
@@ -243,6 +254,7 @@ export class PostgresAppender implements SessionAppender {
     }
     const data = serializeEvent(event);
     this.#pending.push({
+      id: event.id,
       seq: this.#nextSeq,
       type: event.type,
       timestamp: storableTimestamp(event.timestamp),
@@ -339,5 +351,6 @@ export class PostgresAppender implements SessionAppender {
       this.leaseLost();
       throw this.#lost;
     }
+    this.#lastStoredId = batch.at(-1)?.id ?? this.#lastStoredId;
   }
 }
