@@ -134,11 +134,15 @@ describe.skipIf(postgresUnavailable !== undefined)(
         // The cancelled prompt cannot commit its end (so the abort waits) until this lock goes.
         const lock = await lockSessionRow(workers.env.TURNLOOP_DATABASE_URL ?? "", owner.sessionId);
         const aborted = owner.abort();
-        // The abort dropped the owner's own queued prompt (sent before it).
-        await queueChanged[1]?.opened;
+        // The abort dropped the owner's own queued prompt (sent before it) and recorded its
+        // `abort`, whose commit waits for the lock. Its client hears of neither before that commit
+        // (a client sees only what the log holds: session-writer.ts HeldDelivery), so the gate is
+        // the owner's connection waiting for the lock.
+        await lock.waitedFor();
+        const lastMessage = await lock.lastInboxId();
         const settled = editor.promptSettled(owner.sessionId, "sent during the abort");
-        // The owner took the editor's prompt from the inbox and queued it.
-        await queueChanged[2]?.opened;
+        // The owner took the editor's prompt from the inbox (a row is deleted as it is taken).
+        await lock.takenAfter(lastMessage);
         const editorRequested = gate();
         const finish = gate();
         model.setResponder(() => {
@@ -178,18 +182,42 @@ describe.skipIf(postgresUnavailable !== undefined)(
 
 /**
  * Takes the row of `sessionId` in the sessions table of `url`'s database (`FOR NO KEY UPDATE`:
- * the owner's appends wait, the inbox's inserts do not) until `release`.
+ * the owner's appends wait, the inbox's inserts do not) until `release`. `waitedFor` resolves once
+ * another connection waits for the lock; `takenAfter(id)` once a message was posted to the inbox
+ * after its row `id` (`lastInboxId`) and every such message of the session was taken.
  */
 async function lockSessionRow(
   url: string,
   sessionId: string,
-): Promise<{ release(): Promise<void> }> {
+): Promise<{
+  waitedFor(): Promise<void>;
+  lastInboxId(): Promise<number>;
+  takenAfter(id: number): Promise<void>;
+  release(): Promise<void>;
+}> {
   const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await client.query("BEGIN");
   await client.query("SELECT 1 FROM sessions WHERE id = $1 FOR NO KEY UPDATE", [sessionId]);
+  const holder = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+  const number = async (sql: string, values: unknown[]) =>
+    Number((await client.query<{ n: string }>(sql, values)).rows[0]?.n ?? 0);
+  const lastInboxId = () =>
+    number("SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM inbox_id_seq", []);
   return {
+    async waitedFor() {
+      const waiting =
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))";
+      await expect.poll(() => number(waiting, [holder.rows[0]?.pid])).toBeGreaterThan(0);
+    },
+    lastInboxId,
+    async takenAfter(id: number) {
+      const left = "SELECT count(*) AS n FROM inbox WHERE session_id = $1 AND id > $2";
+      await expect
+        .poll(async () => (await lastInboxId()) > id && (await number(left, [sessionId, id])) === 0)
+        .toBe(true);
+    },
     async release() {
       await client.query("COMMIT");
       await client.end();
