@@ -11,7 +11,9 @@
  * - its reader of a response's body keeps its lock ({@link bodyReaderKept});
  * - an event stream's body is read by the parser itself, not through a stream of its own
  *   ({@link bodyReadOnce});
- * - a zod 4 schema validates synchronously where zod can ({@link zodParsedAtOnce}).
+ * - a zod 4 schema validates synchronously where zod can ({@link zodParsedAtOnce});
+ * - its JSON parse searches for prototype keys only where the text can hold one
+ *   ({@link suspectKeysSoughtWherePossible}).
  * A provider-utils that reads otherwise fails (the build, or the benchmark's load).
  */
 
@@ -32,9 +34,12 @@ export function providerUtilsAsBundled(source, path, modules) {
   ) {
     throw new Error(`${path}: provider-utils no longer uses the global Headers as expected`);
   }
-  const events = zodParsedAtOnce(
-    bodyReadOnce(
-      bodyReaderKept(oneStageJsonEvents(source, path, modules.sseEventTransform), path),
+  const events = suspectKeysSoughtWherePossible(
+    zodParsedAtOnce(
+      bodyReadOnce(
+        bodyReaderKept(oneStageJsonEvents(source, path, modules.sseEventTransform), path),
+        path,
+      ),
       path,
     ),
     path,
@@ -187,5 +192,40 @@ export function zodParsedAtOnce(source, path) {
         }
         return result.success ? { success: true, value: result.data } : { success: false, error: result.error };
       }`,
+  );
+}
+
+/** provider-utils' `secureJsonParse`: two regular expressions searched in every text parsed. */
+const SUSPECT_KEYS_SEARCH = `  if (suspectProtoRx.test(text) === false && suspectConstructorRx.test(text) === false) {
+    return obj;
+  }`;
+
+/**
+ * provider-utils' `secureJsonParse` (every streamed chunk's JSON, `safeParseJSON`) parses the
+ * text, then searches it with `suspectProtoRx` and `suspectConstructorRx` (a `"__proto__"` or
+ * `"constructor"` key, each letter written as itself or as a `\u00XX` escape) before it walks
+ * the value for such keys. Both expressions are long; V8 compiles each on its first search and
+ * again to machine code on its second, in every process: about 2.3 M instructions of a `-p` run
+ * (bench/notes/start38.md). Here a text without `\u` and without `"__proto__"` and
+ * `"constructor"` is returned at once: without an escape, those quoted names are the only texts
+ * either expression can match, so it answers as the search would have; any other text is searched
+ * as before. A provider-utils whose parse reads otherwise fails.
+ * @param {string} source
+ * @param {string} path
+ */
+export function suspectKeysSoughtWherePossible(source, path) {
+  if (source.split(SUSPECT_KEYS_SEARCH).length !== 2) {
+    throw new Error(`${path}: provider-utils' secureJsonParse no longer searches as expected`);
+  }
+  return source.replace(
+    SUSPECT_KEYS_SEARCH,
+    `  if (
+    !text.includes("\\\\u") &&
+    !text.includes('"__proto__"') &&
+    !text.includes('"constructor"')
+  ) {
+    return obj;
+  }
+${SUSPECT_KEYS_SEARCH}`,
   );
 }
