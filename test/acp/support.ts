@@ -352,6 +352,25 @@ export function thoughtTexts(updates: readonly acp.SessionUpdate[]): string[] {
   );
 }
 
+/**
+ * What the editor shows of `updates`, in order: the text of each thought and message chunk, and
+ * the kind (`sessionUpdate`) of each other update that `named` keeps (every one by default).
+ */
+export function chunkTextsAndKinds(
+  updates: readonly acp.SessionUpdate[],
+  named: (kind: acp.SessionUpdate["sessionUpdate"]) => boolean = () => true,
+): string[] {
+  return updates.flatMap((update) =>
+    (update.sessionUpdate === "agent_thought_chunk" ||
+      update.sessionUpdate === "agent_message_chunk") &&
+    update.content.type === "text"
+      ? [update.content.text]
+      : named(update.sessionUpdate)
+        ? [update.sessionUpdate]
+        : [],
+  );
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
