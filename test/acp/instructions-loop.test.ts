@@ -1,7 +1,8 @@
 import { rm, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { AcpHarness, chunkTextsAndKinds } from "./support.js";
+import { AcpHarness } from "./support.js";
+import { chunkTextsAndKinds } from "./update-texts.js";
 
 /*
  * Round 3 session 36: a project's `AGENTS.md` that links to itself made every prompt of an

@@ -5,7 +5,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { expect, onTestFinished, test } from "vitest";
 import { trustProject } from "../../src/session/config-paths.js";
 import { ChildFixture } from "./child-process.js";
-import { chunkTextsAndKinds } from "./support.js";
+import { chunkTextsAndKinds } from "./update-texts.js";
 
 // A fresh user's check: `turnloop acp` said an untrusted project's held config keys (and its
 // MCP servers left waiting) only on stderr, which editors hide. Each is now a `session.warning`

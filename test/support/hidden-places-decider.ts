@@ -1,3 +1,4 @@
+import type { JsonObject } from "../../src/events/events.js";
 import {
   type PermissionPolicy,
   permissionDecider,
@@ -23,7 +24,7 @@ export function hiddenPlacesDecider(
     hiddenPlaces,
   };
   const decide = permissionDecider(cwd, () => policy);
-  return (input: Record<string, unknown>) =>
+  return (input: JsonObject) =>
     decide({
       tool,
       input: tool.input.parse(input),
