@@ -9,7 +9,7 @@ type ToolCallContent = acp.ToolCallContent;
 
 /**
  * The terminal, else an edit's or a create's whole-file diff (when recorded: not for a file over
- * tools/tool-support.ts `MAX_FILE_CHANGE_CHARACTERS`, nor in logs written before), else the output as the session model reads it (a command's
+ * tools/file-change.ts `MAX_FILE_CHANGE_CHARACTERS`, nor in logs written before), else the output as the session model reads it (a command's
  * output without the `<exited …>` line the model reads, then `exit code N` or `killed by SIGNAL`
  * when it did not exit 0); then the images the tool returned.
  */

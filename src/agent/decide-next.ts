@@ -192,8 +192,6 @@ export function recordStop(
  * compaction's replay), asked before the loop records the failure as the prompt's end: the SDK
  * server asks the app's `errorOccurred` hook (src/server/error-hook.ts). The loop calls
  * {@link requestAsking} for each of its requests; with nobody to ask, a failure stands at once.
- * (Here, not in a module of its own: the modules loaded before `-p`'s first request are bounded,
- * test/cli/modules-loaded.test.ts.)
  */
 
 /** What to do about a model request that failed. */

@@ -2,9 +2,8 @@
  * Helpers for values that were thrown, and for how a problem is said. Every layer imports these
  * from here (the lowest layer), so a thrown value, a cancel's reason and a warning line are
  * described the same way on every face; and so is text from elsewhere on a terminal
- * ({@link terminalText}: here rather than in a module of its own, which would raise the modules
- * loaded before `-p`'s first request, test/cli/modules-loaded*). {@link makeFolders} is here for
- * the same reason: every layer makes folders, and Node's own recursive `mkdir` can spin forever.
+ * ({@link terminalText}). {@link makeFolders} is here too: every layer makes folders, and Node's
+ * own recursive `mkdir` can spin forever.
  */
 
 import type { StopReason } from "./event-parts.js";

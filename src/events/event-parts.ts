@@ -209,7 +209,7 @@ export interface KnownFile {
  * A file's whole text before and after a successful `edit` or `create` (`tool.execution_complete`
  * `fileChange`), what ACP's `diff` tool-call content carries (reference/acp.md, ToolCallContent:
  * whole-file text, not a patch): `path` absolute, `oldText` null for a file that did not exist.
- * Recorded only when both texts are at most tools/tool-support.ts `MAX_FILE_CHANGE_CHARACTERS`
+ * Recorded only when both texts are at most tools/file-change.ts `MAX_FILE_CHANGE_CHARACTERS`
  * UTF-16 units; absent otherwise, and in logs written before the field.
  */
 export interface FileChange {

@@ -4,7 +4,6 @@ import { AiSdkProvider } from "./ai-sdk-provider.js";
 import {
   apiKeyVariable,
   type EndpointVariable,
-  endpointOptions,
   endpointVariable,
   meantModelHint,
   needsApiKey,
@@ -13,8 +12,8 @@ import {
   turnloopApiKey,
   vendorApiKey,
   vendorEndpoint,
-  withoutTrailingSlashes,
 } from "./api-keys.js";
+import { endpointOptions, withoutTrailingSlashes } from "./base-url.js";
 import { withoutOpenAiItemIds } from "./convert.js";
 import { prepareReleasedLockErrors } from "./first-response.js";
 import { unsendableHeaderCharacter } from "./http-headers.js";

@@ -190,8 +190,7 @@ function writtenEvent(name: string | undefined, id: string | undefined, data: st
  * promise hop per chunk and per event: about a fifth of the server's main-thread time per model
  * request went to web streams (bench/notes/server.md, session 14). scripts/bundle.mjs gives the
  * bundled provider-utils this function in place of its own; what comes out is the same, value by
- * value (test/llm/json-event-stream.test.ts compares both on the same bytes). It lives in this
- * file (not one of its own) to add no module to the CLI's start (test/cli/modules-loaded.test.ts).
+ * value (test/llm/json-event-stream.test.ts compares both on the same bytes).
  *
  * As the SDK's stages: a byte order mark at the start is dropped and bad UTF-8 becomes U+FFFD
  * (`TextDecoderStream`'s defaults); events are read by `eventsource-parser` (the SDK's parser)

@@ -14,7 +14,7 @@ export type AssistantMessage = SessionEventOf<"assistant.message">;
  * runtime records that id on the prompt's `user.message` (`promptId`). The answer is the last
  * `assistant.message` between that `user.message` and the next prompt's; the wait ends at the
  * first `session.idle` that comes after the send was answered. The runtime holds `session.idle`
- * until its queue is drained (src/server/server-session.ts), so that idle ends this prompt, run
+ * until its queue is drained (src/server/send-queue.ts), so that idle ends this prompt, run
  * or dropped by an abort; an earlier one (another client's prompt ending while this send was on
  * its way) is not its end. Events seen before the send is answered are kept and read then.
  *

@@ -14,7 +14,7 @@
  *    (`--model` / `TURNLOOP_MODEL`).
  */
 
-import { withoutTrailingSlashes } from "../llm/api-keys.js";
+import { withoutTrailingSlashes } from "../llm/base-url.js";
 import { hasProviderPrefix, type ModelSettingNames, type ProviderName } from "../llm/models.js";
 import type { ModelResolution, SessionHost } from "../session/host.js";
 import type { ProviderParams } from "./params.js";

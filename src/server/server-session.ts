@@ -1,14 +1,14 @@
 /**
  * One session served over JSON-RPC: a {@link Session} plus what its app registered (custom tools,
- * permission handler, hooks), the queue of `session.send` prompts, and the forwarding of its
- * events as `session.event` notifications to the connections attached to it.
+ * permission handler, hooks), the queue of `session.send` prompts (send-queue.ts), and the
+ * forwarding of its events as `session.event` notifications to the connections attached to it.
  *
  * Wire rules kept here (Copilot protocol v3):
  * - every event goes out to every attached app (see session-clients.ts), ephemeral ones
  *   included, in emission order; deltas only to apps that asked for streaming;
- * - `session.idle` goes out once the session has nothing in flight (queue drained), so one idle
- *   answers however many queued sends, as with Copilot; hooks run before it (another process's
- *   prompt's idle, idle-lease.ts, at once).
+ * - `session.idle` goes out once the session has nothing in flight (queue drained, send-queue.ts),
+ *   so one idle answers however many queued sends, as with Copilot; hooks run before it (another
+ *   process's prompt's idle, idle-lease.ts, at once).
  */
 
 import type { CompactionResult } from "../agent/compaction.js";
@@ -35,7 +35,8 @@ import { HookRunner } from "./hooks.js";
 import { invalidParams, type SendParams } from "./params.js";
 import { holdForResume } from "./pending-work.js";
 import { PendingPermissions, permissionPath, sandboxCallbacks } from "./permissions.js";
-import { type Job, jobOf, type RemotePrompt, runSendJob, type SendJobContext } from "./send-job.js";
+import { type Job, jobOf, type RemotePrompt, type SendJobContext } from "./send-job.js";
+import { SendQueue } from "./send-queue.js";
 import { SessionChoices } from "./session-choices.js";
 import { SessionClients } from "./session-clients.js";
 import { promptSettings, requestProvider, type SessionConfig } from "./session-settings.js";
@@ -56,16 +57,10 @@ export class ServerSession {
   private readonly hooks: HookRunner;
   private externalTools: AnyTool[] = [];
   private authorize: Authorize;
-  private readonly queue: Job[] = [];
-  private draining: Promise<void> | undefined;
-  private controller: AbortController | undefined;
-  private heldIdle: SessionEvent | undefined;
-  /** The job {@link drain} is running: what an abort waits for. */
-  private runningJob: Promise<void> | undefined;
+  private readonly sends: SendQueue;
   /** `sessionStart` runs before the first prompt after create (`new`) or resume (`resume`). */
   private startSource: "new" | "resume" | undefined;
   private readonly unsubscribe: () => void;
-  private readonly sendContext: SendJobContext;
   private closed: Promise<void> | undefined;
   /** Prompts refused: the last app detached (one queued after its abort would run). */
   private ending = false;
@@ -93,7 +88,7 @@ export class ServerSession {
         this.clients.invokeHook(this.id, hookType, input, signal, hookTimeout),
     });
     this.authorize = this.buildAuthorize();
-    this.sendContext = {
+    const context: SendJobContext = {
       session,
       hooks: this.hooks,
       settingsFor: (job, signal) => this.settingsFor(job, signal),
@@ -105,6 +100,11 @@ export class ServerSession {
         return source;
       },
     };
+    this.sends = new SendQueue({
+      context,
+      queueChanged: () => this.queueChanged(),
+      sendIdle: (idle) => this.clients.sendIdle(this.id, session.start.startTime, idle),
+    });
     this.unsubscribe = session.subscribe((event) => this.forward(event));
   }
 
@@ -150,7 +150,7 @@ export class ServerSession {
    * @throws PromptInProgressError when a prompt is running or queued.
    */
   async compact(instructions: string): Promise<CompactionResult> {
-    if (this.draining !== undefined) {
+    if (this.sends.running) {
       throw new PromptInProgressError(this.id);
     }
     // The prompt's own settings (model, tools, system prompt) but no send's text or headers.
@@ -190,25 +190,16 @@ export class ServerSession {
     }
     const messageId = remote?.promptId ?? randomUUID();
     const job = { ...jobOf(params, this.choices.mode, remote), messageId };
-    this.queue.splice(params.mode === "immediate" ? 0 : this.queue.length, 0, job);
-    if (this.draining === undefined) {
-      this.draining = this.drain();
-    } else {
-      this.queueChanged();
-    }
+    this.sends.add(job, params.mode === "immediate");
     return messageId;
   }
 
   /** Cancels the running prompt (`by`: the `abort` event's "cancelled by <by>"; absent: the user's),
    * drops queued ones (dropped-prompts.ts); resolves once it ended. One sent after runs next. */
   async abort(by?: string): Promise<void> {
-    const dropped = this.queue.splice(0);
-    if (dropped.length > 0) {
-      this.queueChanged();
-    }
+    const dropped = this.sends.takeWaiting();
     const unrecorded = addDroppedToAbort(this.session, this.closing || this.ending ? [] : dropped);
-    this.controller?.abort(cancelReason(by));
-    await this.runningJob;
+    await this.sends.cancelRunning(cancelReason(by));
     if (!this.closing && !this.ending) {
       await recordDroppedPrompts(this.session, unrecorded(), this.log);
     }
@@ -255,7 +246,7 @@ export class ServerSession {
 
   /** Whether a prompt runs (or waits for an app) or is queued. */
   get running(): boolean {
-    return this.draining !== undefined;
+    return this.sends.running;
   }
 
   /** Whether {@link close} has begun (detach, delete, shutdown, a lost connection). */
@@ -267,7 +258,7 @@ export class ServerSession {
   close(cause: ShutdownCause = { shutdownType: "routine" }): Promise<void> {
     this.closed ??= (async () => {
       await this.abort("the session closing (its app went away, or the server stopped)");
-      await this.draining; // sends are refused now: it ends with the cancelled prompt
+      await this.sends.drained(); // sends are refused now: it ends with the cancelled prompt
       await recordShutdown(this.session, cause, this.modelId);
       this.unsubscribe();
       this.clients.clear();
@@ -275,38 +266,6 @@ export class ServerSession {
       this.onClosed(this);
     })();
     return this.closed;
-  }
-
-  private async drain(): Promise<void> {
-    try {
-      // `await` always yields, so `finally` runs after `this.draining` is set.
-      for (let job = this.queue.shift(); job !== undefined; job = this.queue.shift()) {
-        if (this.heldIdle !== undefined || this.controller !== undefined) {
-          this.queueChanged();
-        }
-        this.runningJob = this.runJob(job);
-        await this.runningJob;
-        this.runningJob = undefined;
-      }
-    } finally {
-      this.draining = undefined;
-      const idle = this.heldIdle;
-      this.heldIdle = undefined;
-      if (idle !== undefined) {
-        this.clients.sendIdle(this.id, this.session.start.startTime, idle);
-      }
-    }
-  }
-
-  /** One send: prompt hooks, the prompt, and `agentStop` follow-ups. Never throws. */
-  private async runJob(job: Job): Promise<void> {
-    const controller = new AbortController();
-    this.controller = controller;
-    try {
-      await runSendJob(this.sendContext, job, controller.signal);
-    } finally {
-      this.controller = undefined;
-    }
   }
 
   /** Emits `event` (if any) unless the log cannot take it any more (then nobody is told). */
@@ -371,13 +330,8 @@ export class ServerSession {
 
   /** Sends one event to the app, held or filtered by the wire rules above. */
   private forward(event: SessionEvent): void {
-    if (event.type === "session.idle" && this.draining === undefined) {
-      // Another process's prompt ended (idle-lease.ts): no send here waits for this idle.
-      this.clients.sendIdle(this.id, this.session.start.startTime, event);
-      return;
-    }
     if (event.type === "session.idle") {
-      this.heldIdle = event;
+      this.sends.idle(event);
       return;
     }
     // The current model is read for a resume only: an object per streamed delta otherwise.

@@ -23,8 +23,8 @@
  */
 
 import type { History } from "../agent/history.js";
+import { derivedId } from "../events/derived-id.js";
 import type { EventInput, SessionEvent, SessionEventOf } from "../events/events.js";
-import { derivedId } from "../events/random-id.js";
 import { hasProviderPrefix } from "../llm/models.js";
 import { givenPrompt } from "../session/prompt-attachments.js";
 import { commandEnding, readResult } from "../session/session-model/tool-call.js";
@@ -212,7 +212,7 @@ export function onCopilotWire(event: SessionEvent): boolean {
  * just before it, as the Copilot CLI does (the log keeps the reasoning in the message only). Its
  * `reasoningId` is the reply's `messageId`, the one every `assistant.reasoning_delta` of the reply
  * carries on the wire ({@link modelNamesOnWire}); its `parentId` and `timestamp` are the
- * message's, its `id` derived from the message's (events/random-id.ts `derivedId`), so that live
+ * message's, its `id` derived from the message's (events/derived-id.ts), so that live
  * and every `session.getMessages` it is the same event. Undefined for any other event and a reply
  * without reasoning.
  */

@@ -23,6 +23,7 @@ import {
   openForResume,
 } from "./resume-fold.js";
 import { conversationEvents, rewindCut } from "./rewind.js";
+import { RunningPrompt } from "./running-prompt.js";
 import { EventRedaction, type RedactionOptions } from "./secrets.js";
 import { SessionGrants } from "./session-grants.js";
 import { SessionJournal } from "./session-journal.js";
@@ -70,7 +71,7 @@ export class Session {
   private readonly listeners = new Set<SessionListener>();
   /** Secrets of the host's environment out of every event, before it is written, folded or sent. */
   private readonly redaction: EventRedaction;
-  private running: AbortController | undefined;
+  private readonly running: RunningPrompt;
   private mcpServers: McpServers | undefined;
   /** Events of opening, before any subscriber (`session.start`, or `session.resume` and repairs). */
   openingEvents: SessionEvent[] = [];
@@ -115,9 +116,10 @@ export class Session {
     this.openWork = folded?.openWork ?? new OpenWork();
     this.metrics = folded?.metrics ?? new SessionMetrics();
     this.journal = new SessionJournal(appender, stored, { fold: this.fold, publish: this.publish });
+    this.running = new RunningPrompt(start.sessionId, appender);
     followOthers(appender, this.journal, (event) => this.journal.handOn(event));
     this.redaction = new EventRedaction(redaction, {
-      record: (input) => this.journal.record(input, this.running),
+      record: (input) => this.journal.record(input, this.running.controller),
       envelope: (input) => this.journal.envelope(input),
     });
     this.start = start;
@@ -225,7 +227,7 @@ export class Session {
 
   /** Whether a prompt is running. */
   get busy(): boolean {
-    return this.running !== undefined;
+    return this.running.controller !== undefined;
   }
 
   /**
@@ -244,7 +246,7 @@ export class Session {
   private readonly fold = (event: SessionEvent): void => {
     foldStored(this, event);
     if (event.type === "assistant.turn_end" || event.type === "permission.requested") {
-      this.journal.checkpoint(this.running).catch(() => undefined);
+      this.journal.checkpoint(this.running.controller).catch(() => undefined);
     }
   };
 
@@ -261,7 +263,7 @@ export class Session {
     content: string,
     options: Omit<UserPrompt, "content"> & { signal?: AbortSignal } = {},
   ): Promise<PromptOutcome> {
-    const outcome = await this.whileRunning(options.signal, async (controller) => {
+    const outcome = await this.running.run(options.signal, async (controller) => {
       // Calls and turns a failed write left open are closed as interrupted before anything else.
       this.closeOpenWork();
       const mcp = this.mcpServers;
@@ -293,7 +295,7 @@ export class Session {
     options: { signal?: AbortSignal } = {},
   ): Promise<compaction.CompactionResult> {
     try {
-      return await this.whileRunning(options.signal, async (controller) => {
+      return await this.running.run(options.signal, async (controller) => {
         const nothing = compaction.nothingToCompact(this.history, compaction.windowOf(settings));
         return nothing !== undefined
           ? { ok: false, cancelled: false, message: nothing }
@@ -311,7 +313,7 @@ export class Session {
 
   /** Cancels the running prompt, if any (ACP: cancelled); `by` is recorded (events/errors.ts). */
   cancel(by?: string): void {
-    this.running?.abort(cancelReason(by));
+    this.running.cancel(cancelReason(by));
   }
 
   /** Closes the MCP servers, then commits and closes the appender, releasing the lease. */
@@ -322,40 +324,6 @@ export class Session {
     } finally {
       await this.journal.appender.close();
       await this.journal.delivered();
-    }
-  }
-
-  /**
-   * Runs `work` as the session's one running prompt, cancelled by `signal` or {@link cancel}.
-   * @throws PromptInProgressError when a prompt is already running.
-   */
-  private async whileRunning<T>(
-    signal: AbortSignal | undefined,
-    work: (controller: AbortController) => Promise<T>,
-  ): Promise<T> {
-    if (this.running !== undefined) {
-      throw new PromptInProgressError(this.id);
-    }
-    const controller = new AbortController();
-    this.running = controller;
-    // A cancel, or a lost writer lease (session-store.ts: `lost`), stops the prompt.
-    const stop = AbortSignal.any(
-      [signal, this.journal.appender.lost].filter((s) => s !== undefined),
-    );
-    const onStop = () => controller.abort(stop.reason);
-    stop.addEventListener("abort", onStop, { once: true });
-    if (stop.aborted) {
-      controller.abort(stop.reason);
-    }
-    let letGo: (() => void) | undefined;
-    try {
-      // A lease let go while idle is taken back first (idle-lease.ts).
-      letGo = await this.journal.appender.hold?.();
-      return await work(controller);
-    } finally {
-      stop.removeEventListener("abort", onStop);
-      this.running = undefined;
-      letGo?.();
     }
   }
 
@@ -378,9 +346,7 @@ export class Session {
    * @throws PromptInProgressError while a prompt runs; RewindTargetError (see `rewindCut`).
    */
   async rewind(log: readonly SessionEvent[], eventId: string): Promise<SessionEvent> {
-    if (this.running !== undefined) {
-      throw new PromptInProgressError(this.id);
-    }
+    this.running.refuseWhileRunning();
     const conversation = conversationEvents(log);
     const { index, eventsRemoved } = rewindCut(conversation, eventId);
     foldConversationAgain(this, conversation.slice(0, index));

@@ -265,9 +265,7 @@ export function formatCost(dollars: number): string {
  * folded as the session's stored events arrive: read by the resume (resume-fold.ts), then each
  * event the session records or reads from another process (session.ts). The server's shutdown
  * then reads nothing: a session with a reply of many MB decoded that line twice more at exit,
- * and held the whole log (issue 26, bench/notes/memory31.md). Kept in this module, which every
- * session loads anyway, rather than a module of its own on the start-up path
- * (test/cli/modules-loaded.test.ts).
+ * and held the whole log (issue 26, bench/notes/memory31.md).
  */
 /** The lines an `edit` or `create` call changes, known from its `tool.execution_start`. */
 interface PendingChange {

@@ -1,9 +1,9 @@
 import type { ChildProcessByStdio } from "node:child_process";
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { errorMessage } from "../events/errors.js";
 import type { CommandOutput } from "./command-output.js";
+import { outputEnds, pipeHolders, type StoppedProcess } from "./pipe-holders.js";
 
 /** Time between SIGTERM and SIGKILL for a process group being stopped, in ms. */
 const KILL_ESCALATION_MS = 2_000;
@@ -26,12 +26,6 @@ export type ProcessOutcome =
   | { kind: "timed-out" }
   | { kind: "cancelled" }
   | { kind: "spawn-failed"; message: string };
-
-/** A process stopped because it held a command's output: its pid and command line (cut to 80 characters). */
-export interface StoppedProcess {
-  pid: number;
-  command: string;
-}
 
 /**
  * What was stopped when background processes held a command's output after it exited: the
@@ -310,90 +304,4 @@ function signalEach(pids: readonly number[], signal: NodeJS.Signals): void {
       process.kill(pid, signal);
     } catch {}
   }
-}
-
-/**
- * The command's ends of its output pipes as `/proc` names them (`socket:[inode]`: Node's stdio
- * pipes are socket pairs, each end an inode of its own): the leader's descriptors 1 and 2, read
- * as soon as it is spawned, before `bash` has run much of the command; none off Linux or once
- * the leader has gone.
- */
-function outputEnds(leader: number | undefined): Set<string> {
-  const names = new Set<string>();
-  for (const fd of leader === undefined ? [] : [1, 2]) {
-    const link = linkOf(`/proc/${leader}/fd/${fd}`);
-    if (link?.startsWith("socket:") || link?.startsWith("pipe:")) {
-      names.add(link);
-    }
-  }
-  return names;
-}
-
-function linkOf(path: string): string | undefined {
-  try {
-    return readlinkSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The processes of the group led by `leader` that hold one of `pipes` open (any descriptor), by
- * `/proc` (proc(5): `stat`'s fifth field is the process group); `undefined` when `/proc` cannot be
- * read. When the leader was gone before its ends were read (`pipes` empty: a short command on a
- * loaded machine), the ends are those of the group's processes' descriptors 1 and 2 that are
- * sockets, as Node's pipes are (a shell's own pipes are `pipe:`, a redirect a file). A process
- * whose descriptors cannot be read (another user's) is not counted.
- */
-function pipeHolders(leader: number, pipes: ReadonlySet<string>): StoppedProcess[] | undefined {
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return undefined;
-  }
-  const group = entries.filter((entry) => /^\d+$/.test(entry) && groupOf(entry) === leader);
-  const ends =
-    pipes.size > 0
-      ? pipes
-      : new Set(
-          group
-            .flatMap((pid) => [1, 2].flatMap((fd) => linkOf(`/proc/${pid}/fd/${fd}`) ?? []))
-            .filter((link) => link.startsWith("socket:")),
-        );
-  return group.flatMap((pid) =>
-    holdsPipe(pid, ends) ? [{ pid: Number(pid), command: commandLine(pid) }] : [],
-  );
-}
-
-function groupOf(pid: string): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // After the command name in parentheses: state, parent, group.
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-  } catch {
-    return undefined;
-  }
-}
-
-function holdsPipe(pid: string, pipes: ReadonlySet<string>): boolean {
-  try {
-    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
-      const link = linkOf(`/proc/${pid}/fd/${fd}`);
-      return link !== undefined && pipes.has(link);
-    });
-  } catch {
-    return false;
-  }
-}
-
-/** The command line of `pid`, its arguments space-separated, cut to 80 characters. */
-function commandLine(pid: string): string {
-  let words: string;
-  try {
-    words = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0+$/, "").replaceAll("\0", " ");
-  } catch {
-    words = "";
-  }
-  return words.length > 80 ? `${words.slice(0, 79)}…` : words;
 }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { makeFolders } from "../events/errors.js";
 import type { FileChange } from "../events/events.js";
 import { defineTool, type ToolCheck, type ToolContext, type ToolResult } from "./define-tool.js";
+import { fileChange, MAX_FILE_CHANGE_CHARACTERS } from "./file-change.js";
 import { writeFileAtomically } from "./file-writing.js";
 import { decodeFileBytes } from "./text-decoding.js";
 import { describeCharacter, encodeFileText } from "./text-encoding.js";
@@ -12,10 +13,8 @@ import {
   changedFileMessage,
   changedSinceKnown,
   errorResult,
-  fileChange,
   isGivenPath,
   knownFile,
-  MAX_FILE_CHANGE_CHARACTERS,
   resolveLinks,
   resolveToolPath,
   runGuarded,

@@ -92,7 +92,7 @@ export interface ToolResult {
   knownFile?: KnownFile;
   /**
    * The whole text of the file a successful `edit` or `create` changed, before and after (within
-   * tools/tool-support.ts `MAX_FILE_CHANGE_CHARACTERS`), recorded on `tool.execution_complete`.
+   * tools/file-change.ts `MAX_FILE_CHANGE_CHARACTERS`), recorded on `tool.execution_complete`.
    */
   fileChange?: FileChange;
   /**

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool, type ToolCheck, type ToolContext, type ToolResult } from "./define-tool.js";
+import { fileChange } from "./file-change.js";
 import { writeFileAtomically } from "./file-writing.js";
 import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
 import { describeCharacter, encodeFileText } from "./text-encoding.js";
@@ -10,7 +11,6 @@ import {
   changedFileMessage,
   changedSinceKnown,
   errorResult,
-  fileChange,
   isGivenPath,
   knownFile,
   missingPathMessage,

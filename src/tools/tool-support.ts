@@ -3,7 +3,7 @@ import { realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
-import type { FileChange, KnownFile, SessionEvent } from "../events/events.js";
+import type { KnownFile, SessionEvent } from "../events/events.js";
 import type { ToolContext, ToolResult } from "./define-tool.js";
 
 /** A successful result whose `content` is `text`. */
@@ -224,27 +224,4 @@ export function changedFileMessage(path: string, outcome: string): string {
     `program): ${outcome} and the file keeps its new text. View it again, then make the ` +
     "change against what it holds now."
   );
-}
-
-/**
- * The most UTF-16 units of either side of a recorded change (256 Ki): a change of a larger file is
- * not recorded, so a log (and the session model that folds it) does not grow by two copies of a
- * large file at every edit. Faces then show the tool's own output (its hunk) instead of a diff.
- */
-export const MAX_FILE_CHANGE_CHARACTERS = 256 * 1024;
-
-/**
- * The change of the file at `path` (absolute) from `oldText` (null: the file did not exist) to
- * `newText`; undefined when either side is over {@link MAX_FILE_CHANGE_CHARACTERS}.
- */
-export function fileChange(
-  path: string,
-  oldText: string | null,
-  newText: string,
-): FileChange | undefined {
-  const oldLength = oldText?.length ?? 0;
-  if (oldLength > MAX_FILE_CHANGE_CHARACTERS || newText.length > MAX_FILE_CHANGE_CHARACTERS) {
-    return undefined;
-  }
-  return { path, oldText, newText };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import type { SemanticReply } from "../support/fake-model-types.js";
-import { AcpHarness, agentTexts } from "./support.js";
+import { AcpHarness } from "./support.js";
+import { agentTexts } from "./update-texts.js";
 
 // Issue 11 through the ACP face: a reply that breaks after text was shown answers the prompt
 // with an error and keeps the text (replayed on load); tool-call ids reused by the provider

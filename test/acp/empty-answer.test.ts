@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { AcpHarness, agentTexts, thoughtTexts } from "./support.js";
+import { AcpHarness } from "./support.js";
+import { agentTexts, thoughtTexts } from "./update-texts.js";
 
 // Trial of round 3, session 25, item 1: an empty reply ended `end_turn` with no message at all;
 // the editor is told the warning, as a thought: never the reply's text (src/acp/notices.ts).

@@ -4,7 +4,7 @@ import { describe, expect, test } from "vitest";
 import { PEAK_RECORDER, peakMiB, prose, streamedInWrites } from "../support/huge-answer.js";
 import { coldCodeCache } from "../support/test-home.js";
 import { ChildFixture } from "./child-process.js";
-import { agentTexts } from "./support.js";
+import { agentTexts } from "./update-texts.js";
 
 // memory30 (bench/notes/memory30.md): `turnloop acp` given 5 MB of Markdown streamed in
 // 100-character deltas in writes of a mebibyte (the CLI reads 64 KiB at a time) peaked here at

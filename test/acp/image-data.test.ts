@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
-import { agentTexts, thoughtTexts } from "./support.js";
+import { agentTexts, thoughtTexts } from "./update-texts.js";
 
 // Trial 37 F6: an image whose data is not base64 was taken, stored and sent with every later
 // request of the session, which the provider then refused (HTTP 400): the session was lost. Now

@@ -1,7 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
-import { agentTexts, thoughtTexts } from "./support.js";
+import { agentTexts, thoughtTexts } from "./update-texts.js";
 
 // Issue 17: image blocks (and images inside embedded resources) reach the model as image input on
 // the wires that take images, and as a note on those that do not; over the built CLI.

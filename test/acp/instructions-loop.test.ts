@@ -2,6 +2,7 @@ import { rm, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { AcpHarness } from "./support.js";
+import { chunkTextsAndKinds } from "./update-texts.js";
 
 /*
  * Round 3 session 36: a project's `AGENTS.md` that links to itself made every prompt of an
@@ -25,17 +26,7 @@ test("an AGENTS.md that links to itself is left out with a warning; the prompt r
   }
   const warning = `${agents} cannot be read: ELOOP: too many symbolic links encountered, stat '${agents}'; it was left out of the instructions (README, "Project files")`;
   // Told once, before the first answer; the second prompt says nothing of it again.
-  expect(
-    harness
-      .updates(sessionId)
-      .flatMap((update) =>
-        (update.sessionUpdate === "agent_thought_chunk" ||
-          update.sessionUpdate === "agent_message_chunk") &&
-        update.content.type === "text"
-          ? [update.content.text]
-          : [update.sessionUpdate],
-      ),
-  ).toEqual([
+  expect(chunkTextsAndKinds(harness.updates(sessionId))).toEqual([
     "available_commands_update",
     `⚠ ${warning}\n`,
     "session_info_update",

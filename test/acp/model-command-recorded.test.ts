@@ -10,7 +10,8 @@ import { describe, expect, test } from "vitest";
 import { eventsPath } from "../../src/session/paths.js";
 import { runCli } from "../support/cli.js";
 import { fakeModelEnvironment } from "../support/fixtures.js";
-import { AcpHarness, agentTexts } from "./support.js";
+import { AcpHarness } from "./support.js";
+import { agentTexts } from "./update-texts.js";
 
 describe("ACP /model", () => {
   test("is recorded as session.model_change, and the next -p -r runs that model", async () => {

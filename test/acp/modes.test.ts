@@ -1,6 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
-import { AcpHarness, agentTexts, requestMessages, thoughtTexts } from "./support.js";
+import { AcpHarness, requestMessages } from "./support.js";
+import { agentTexts, thoughtTexts } from "./update-texts.js";
 
 const OTHER = "openai-compatible:other-model";
 

@@ -1,7 +1,8 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { ChildFixture } from "./child-process.js";
-import { agentTexts, requestMessages, thoughtTexts } from "./support.js";
+import { requestMessages } from "./support.js";
+import { agentTexts, thoughtTexts } from "./update-texts.js";
 
 // Trial 37 F7: an image of a type models do not take, an audio block and an embedded binary
 // resource reached the model as a note, and the editor's user was told nothing (README "Images":

@@ -5,6 +5,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { expect, onTestFinished, test } from "vitest";
 import { trustProject } from "../../src/session/config-paths.js";
 import { ChildFixture } from "./child-process.js";
+import { chunkTextsAndKinds } from "./update-texts.js";
 
 // A fresh user's check: `turnloop acp` said an untrusted project's held config keys (and its
 // MCP servers left waiting) only on stderr, which editors hide. Each is now a `session.warning`
@@ -30,17 +31,10 @@ test("an untrusted project's held key and waiting MCP servers reach the editor o
   const waiting =
     `not starting the MCP servers of ${mcp} (tracker): this project is not trusted; run` +
     " `turnloop mcp trust` in it to allow them";
-  const messages = agent
-    .updates(sessionId)
-    .flatMap((update) =>
-      (update.sessionUpdate === "agent_thought_chunk" ||
-        update.sessionUpdate === "agent_message_chunk") &&
-      update.content.type === "text"
-        ? [update.content.text]
-        : update.sessionUpdate === "available_commands_update"
-          ? [update.sessionUpdate]
-          : [],
-    );
+  const messages = chunkTextsAndKinds(
+    agent.updates(sessionId),
+    (kind) => kind === "available_commands_update",
+  );
   expect(messages).toEqual([
     "available_commands_update",
     `⚠ ${held}\n`,

@@ -4,7 +4,8 @@ import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { gate } from "../support/gate.js";
 import { announced, completedWithText, inProgress, viewOf } from "./expected-updates.js";
-import { AcpHarness, normalise, requestMessages, thoughtTexts } from "./support.js";
+import { AcpHarness, normalise, requestMessages } from "./support.js";
+import { thoughtTexts } from "./update-texts.js";
 
 const COMMANDS = {
   sessionUpdate: "available_commands_update",

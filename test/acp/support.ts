@@ -334,24 +334,6 @@ export function promptBlocks(prompt: string | acp.ContentBlock[]): acp.ContentBl
   return typeof prompt === "string" ? [{ type: "text", text: prompt }] : prompt;
 }
 
-/** The texts of the `agent_message_chunk` updates among `updates`, in order. */
-export function agentTexts(updates: readonly acp.SessionUpdate[]): string[] {
-  return updates.flatMap((update) =>
-    update.sessionUpdate === "agent_message_chunk" && update.content.type === "text"
-      ? [update.content.text]
-      : [],
-  );
-}
-
-/** The text of every `agent_thought_chunk`: the model's reasoning and turnloop's notices. */
-export function thoughtTexts(updates: readonly acp.SessionUpdate[]): string[] {
-  return updates.flatMap((update) =>
-    update.sessionUpdate === "agent_thought_chunk" && update.content.type === "text"
-      ? [update.content.text]
-      : [],
-  );
-}
-
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
+import { type ToolCallSpec, toolResultsThroughCli } from "../support/one-command.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 /**
@@ -42,7 +42,7 @@ describe.runIf(sandboxWorks)("auto and a link above a place of two parts", () =>
     await writeFile(join(repository, "elsewhere", "cfg", "git", "config"), "[core]\n");
     await symlink(join("elsewhere", "cfg"), join(repository, ".config"));
     await symlink(join("tools", "local"), join(repository, ".local"));
-    const calls = [
+    const calls: ToolCallSpec[] = [
       ["edit", { path: ".config/git/config", old_str: "[core]", new_str: "[alias]" }],
       ["edit", { path: "elsewhere/cfg/git/config", old_str: "[core]", new_str: "[alias]" }],
       ["create", { path: ".config/git/ignore", file_text: "x\n" }],
@@ -50,24 +50,13 @@ describe.runIf(sandboxWorks)("auto and a link above a place of two parts", () =>
       ["create", { path: "tools/local/bin/git", file_text: "x\n" }],
       ["create", { path: ".config/other.txt", file_text: "x\n" }],
       ["create", { path: "tools/local/notes.txt", file_text: "x\n" }],
-    ] as const;
-    model.enqueue(
-      {
-        toolCalls: calls.map(([name, input], index) => ({
-          id: `call_${index}`,
-          name,
-          arguments: JSON.stringify(input),
-        })),
-      },
-      { text: "Done." },
-    );
-    const result = await cli(["-p", "go", "--permission-mode", "auto"]);
-    const messages = chatMessages(model, -1);
-    const results = calls.map((_, index) =>
-      String(messages.find((message) => message.tool_call_id === `call_${index}`)?.content),
-    );
-    expect({ code: result.code, stdout: result.stdout, results }).toEqual({
-      code: 0,
+    ];
+    // Through -p, which exits 0 (else this throws).
+    const { stdout, results } = await toolResultsThroughCli({ cli, model }, calls, [
+      "--permission-mode",
+      "auto",
+    ]);
+    expect({ stdout, results }).toEqual({
       stdout: "Done.\n",
       results: [
         // The rule names the real path, as for every edit through a link.

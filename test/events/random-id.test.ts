@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { derivedId, randomBytes, randomUUID } from "../../src/events/random-id.js";
+import { derivedId } from "../../src/events/derived-id.js";
+import { randomBytes, randomUUID } from "../../src/events/random-id.js";
 
 // Ids are drawn from the kernel's generator without loading node:crypto (issue 26); they must
 // still be what `crypto.randomUUID` gives: version 4, variant 10, never repeated.

@@ -9,7 +9,7 @@ import type { FakeModelServer } from "../support/fake-model-types.js";
  * (`…/openai/deployments/d?api-version=2024-10-01`): the AI SDK's providers append the wire's
  * path to the base as text, so the request went to `/v1?api-version=2024-10-01/chat/completions`
  * (the fake server saw the path `/v1`). Every wire now keeps the query after the path it adds
- * (llm/api-keys.ts `endpointOptions`); the fake model server records the request line's target as received.
+ * (llm/base-url.ts `endpointOptions`); the fake model server records the request line's target as received.
  */
 
 const QUERY = "api-version=2024-10-01";

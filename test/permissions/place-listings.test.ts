@@ -1,12 +1,9 @@
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  type PermissionPolicy,
-  permissionDecider,
-} from "../../src/permissions/permission-decision.js";
 import { viewTool } from "../../src/tools/index.js";
 import { lstatsDuring } from "../support/counted-lstats.js";
+import { hiddenPlacesDecider } from "../support/hidden-places-decider.js";
 import { useTemporaryDirectory } from "../tools/tool-context.js";
 
 // The hidden places' existence read by folder (src/tools/sandbox/place-listings.ts): a folder
@@ -37,23 +34,11 @@ describe("the hidden places' existence, read by folder", () => {
     const places = [...inHome, ...below].map((name) => join(home, name));
     const own = join(directory, "logs", "s1");
     await mkdir(own, { recursive: true });
-    const policy: PermissionPolicy = {
-      allowAllTools: true,
-      allow: [],
-      deny: [],
-      folders: [],
-      hiddenPlaces: { places, open: own },
-    };
-    const decide = permissionDecider(directory, () => policy);
+    const decide = hiddenPlacesDecider(directory, { places, open: own }, viewTool);
     await writeFile(join(directory, "notes.md"), "notes");
     const kinds: string[] = [];
     const view = async (path: string) => {
-      const input = { path };
-      const decision = await decide({
-        tool: viewTool,
-        input,
-        toolCall: { toolCallId: "c", name: "view", arguments: input },
-      });
+      const decision = await decide({ path });
       kinds.push(decision.kind === "deny" ? (decision.reason.split(":")[0] ?? "") : decision.kind);
     };
     const { seen: lstatted } = await lstatsDuring(async () => {

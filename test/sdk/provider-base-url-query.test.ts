@@ -4,7 +4,7 @@ import { fixtureForEachTest, startCopilotClient } from "./support.js";
 
 // A Copilot SDK app's BYOK provider whose base URL carries a query (Azure OpenAI's
 // `?api-version=…`): the request went to `/v1?api-version=…/chat/completions`. Each wire now asks
-// at its path with the query after it (llm/api-keys.ts `endpointOptions`), a trailing slash before the query
+// at its path with the query after it (llm/base-url.ts `endpointOptions`), a trailing slash before the query
 // dropped as it is without one (server/server-model.ts).
 
 const fixture = fixtureForEachTest();

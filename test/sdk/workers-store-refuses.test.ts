@@ -11,9 +11,9 @@
  */
 
 import { expect, test } from "vitest";
-import { approveAll } from "../../src/sdk/index.js";
+import { approveAll, type TurnloopSession } from "../../src/sdk/index.js";
 import { startAcpAgent, withoutIds } from "./workers-acp-support.js";
-import { describeWorkers, QUICK_OWNER_CHECK } from "./workers-support.js";
+import { describeWorkers, QUICK_OWNER_CHECK, type Workers } from "./workers-support.js";
 
 /** Makes `url`'s database refuse every `events` row whose line holds `marker`. */
 async function refuseRowsWith(url: string, marker: string): Promise<void> {
@@ -60,6 +60,32 @@ async function storageFailure(
   return message;
 }
 
+/**
+ * A session created on a worker of `workers`, loaded by an editor's ACP agent on another process
+ * once the database refuses every `events` row holding `marker` ({@link refuseRowsWith}): runs
+ * `check` with them (and the database's `url`), then stops the agent.
+ */
+async function withRefusingEditor(
+  workers: Workers,
+  marker: string,
+  check: (setup: {
+    url: string;
+    held: TurnloopSession;
+    editor: ReturnType<typeof startAcpAgent>;
+  }) => Promise<void>,
+): Promise<void> {
+  const url = workers.env.TURNLOOP_DATABASE_URL ?? "";
+  const held = await workers.worker().createSession({ onPermissionRequest: approveAll });
+  await refuseRowsWith(url, marker);
+  const editor = startAcpAgent(workers.env, workers.fixture.cwd);
+  try {
+    await editor.load(held.sessionId);
+    await check({ url, held, editor });
+  } finally {
+    await editor.stop();
+  }
+}
+
 describeWorkers(
   "the owner's store refuses a follower's prompt",
   (workers) => {
@@ -88,40 +114,24 @@ describeWorkers(
     });
 
     test("its user.message refused: an ACP follower's session/prompt fails with -32603 naming storage; nothing stored", async () => {
-      const { fixture, env } = workers;
-      const url = env.TURNLOOP_DATABASE_URL ?? "";
-      const held = await workers.worker().createSession({ onPermissionRequest: approveAll });
-      await refuseRowsWith(url, "a prompt from the editor refused");
-      const editor = startAcpAgent(env, fixture.cwd);
-      try {
-        await editor.load(held.sessionId);
-        const requests = fixture.model.requests.length;
-        const message = await storageFailure(
-          editor,
-          held.sessionId,
-          "a prompt from the editor refused",
-        );
+      const marker = "a prompt from the editor refused";
+      await withRefusingEditor(workers, marker, async ({ url, held, editor }) => {
+        const requests = workers.fixture.model.requests.length;
+        const message = await storageFailure(editor, held.sessionId, marker);
         expect(message).toContain(
           `The session could not be stored: ${storageMessage(url, held.sessionId, "1 event")}user.message: a test trigger refuses this row)`,
         );
         // Nothing of the prompt was stored or sent to the model, so the editor was told nothing.
         expect(editor.updates).toEqual([]);
-        expect(fixture.model.requests).toHaveLength(requests);
+        expect(workers.fixture.model.requests).toHaveLength(requests);
         expect((await held.getMessages()).map((event) => event.type)).toEqual(["session.start"]);
-      } finally {
-        await editor.stop();
-      }
+      });
     });
 
     test("its answer refused after the prompt was stored: an ACP follower's session/prompt fails with -32603 naming storage", async () => {
-      const { fixture, env } = workers;
-      const url = env.TURNLOOP_DATABASE_URL ?? "";
-      const held = await workers.worker().createSession({ onPermissionRequest: approveAll });
-      await refuseRowsWith(url, "an answer the store refuses");
-      const editor = startAcpAgent(env, fixture.cwd);
-      try {
-        await editor.load(held.sessionId);
-        fixture.model.enqueue({ text: "an answer the store refuses" });
+      const marker = "an answer the store refuses";
+      await withRefusingEditor(workers, marker, async ({ url, held, editor }) => {
+        workers.fixture.model.enqueue({ text: marker });
         const message = await storageFailure(editor, held.sessionId, "hello");
         expect(message).toContain(
           `The session could not be stored: ${storageMessage(url, held.sessionId, "3 events")}`,
@@ -135,9 +145,7 @@ describeWorkers(
           "user.message",
           "assistant.turn_start",
         ]);
-      } finally {
-        await editor.stop();
-      }
+      });
     });
   },
   QUICK_OWNER_CHECK,

@@ -122,6 +122,22 @@ async function configReadsDuring(run: () => Promise<unknown>): Promise<string[]>
   return opened;
 }
 
+/**
+ * Writes the project's `bin/a.js` and `bin/b.js`, its `.mcp.json` naming `bin/a.js` as server
+ * `docs`, and the user's `mcp.json` with no server. @returns the `.mcp.json`'s path, and how to
+ * add server `tools`, which runs `bin/b.js`, to it.
+ */
+async function projectServers(): Promise<{ mcp: string; addServer: () => Promise<void> }> {
+  await writeFile(join(project, "bin", "a.js"), "// own\n");
+  await writeFile(join(project, "bin", "b.js"), "// own\n");
+  const servers = { docs: { command: "node", args: ["bin/a.js"] } };
+  const mcp = join(project, ".mcp.json");
+  await writeFile(mcp, JSON.stringify({ mcpServers: servers }));
+  await writeFile(join(home, "mcp.json"), JSON.stringify({ mcpServers: {} }));
+  const more = { ...servers, tools: { command: "node", args: ["bin/b.js"] } };
+  return { mcp, addServer: () => writeFile(mcp, JSON.stringify({ mcpServers: more })) };
+}
+
 describe.runIf(sandboxWorks)("auto and the files MCP servers run", () => {
   test("the user's mcp.json is read in the host's home, not in this process's TURNLOOP_HOME", async () => {
     const server = join(project, "bin", "server.js");
@@ -146,12 +162,7 @@ describe.runIf(sandboxWorks)("auto and the files MCP servers run", () => {
   });
 
   test("a config file is read once per session while it stays the same, and again once it changes", async () => {
-    await writeFile(join(project, "bin", "a.js"), "// own\n");
-    await writeFile(join(project, "bin", "b.js"), "// own\n");
-    const servers = { docs: { command: "node", args: ["bin/a.js"] } };
-    const mcp = join(project, ".mcp.json");
-    await writeFile(mcp, JSON.stringify({ mcpServers: servers }));
-    await writeFile(join(home, "mcp.json"), JSON.stringify({ mcpServers: {} }));
+    const { mcp, addServer } = await projectServers();
     const answers: PermissionAnswer[] = [];
     const first = await configReadsDuring(async () => {
       answers.push(await editOf(gateOf(), "bin/a.js"));
@@ -165,8 +176,7 @@ describe.runIf(sandboxWorks)("auto and the files MCP servers run", () => {
     });
     expect(again).toEqual([]);
     // A server added to .mcp.json counts at the next decision: that file alone is read again.
-    const more = { ...servers, tools: { command: "node", args: ["bin/b.js"] } };
-    await writeFile(mcp, JSON.stringify({ mcpServers: more }));
+    await addServer();
     const changed = await configReadsDuring(async () => {
       answers.push(await editOf(gateOf(), "bin/b.js"));
     });
@@ -181,12 +191,7 @@ describe.runIf(sandboxWorks)("auto and the files MCP servers run", () => {
   });
 
   test("the session's sandboxed commands read them through the same view as its decisions", async () => {
-    await writeFile(join(project, "bin", "a.js"), "// own\n");
-    await writeFile(join(project, "bin", "b.js"), "// own\n");
-    const servers = { docs: { command: "node", args: ["bin/a.js"] } };
-    const mcp = join(project, ".mcp.json");
-    await writeFile(mcp, JSON.stringify({ mcpServers: servers }));
-    await writeFile(join(home, "mcp.json"), JSON.stringify({ mcpServers: {} }));
+    const { mcp, addServer } = await projectServers();
     const outputs: string[] = [];
     const run = async (command: string) => {
       // Each prompt's settings, as a face makes them: the session's view lasts across them.
@@ -204,8 +209,7 @@ describe.runIf(sandboxWorks)("auto and the files MCP servers run", () => {
     });
     expect(again).toEqual([]);
     // A server added to .mcp.json: that file alone is read again, and its program is kept.
-    const more = { ...servers, tools: { command: "node", args: ["bin/b.js"] } };
-    await writeFile(mcp, JSON.stringify({ mcpServers: more }));
+    await addServer();
     const changed = await configReadsDuring(() => run("echo evil >> bin/b.js"));
     expect(changed).toEqual([mcp]);
     const program = join(project, "bin", "b.js");

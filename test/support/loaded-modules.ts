@@ -5,9 +5,9 @@
  * `dist/cli/scripts/` (scripts/code-cache-scripts.mjs) for those of the file it was made from.
  */
 
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { CLI_PATH } from "./cli.js";
 
 /** What each file of the bundled CLI holds: its path under `dist/cli/` → source modules. */
@@ -33,4 +33,23 @@ export function sourceModules(urls: readonly string[]): string[] {
       }),
     ),
   ];
+}
+
+/** Whether `url` (a recorder's line) is a file of the bundled CLI (`dist/cli/`). */
+export function inBundle(url: string): boolean {
+  return url.startsWith(`${pathToFileURL(dirname(CLI_PATH)).href}/`);
+}
+
+/**
+ * The modules named by `urls` (the recorder's lines) that were loaded from outside the bundle,
+ * each once: Node's own (`node:fs`), and any file outside `dist/cli/`. Each is loaded apart, where
+ * a source module inside a bundle file costs its bytes alone (test/cli/modules-loaded.test.ts).
+ */
+export function modulesOutsideBundle(urls: readonly string[]): string[] {
+  return [...new Set(urls.filter((url) => !url.startsWith("--") && !inBundle(url)))];
+}
+
+/** The bytes of the files at `urls` (`file:` URLs, each counted as given), together. */
+export function bytesOf(urls: readonly string[]): number {
+  return urls.reduce((total, url) => total + statSync(fileURLToPath(url)).size, 0);
 }

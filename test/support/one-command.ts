@@ -108,7 +108,7 @@ export type ToolCallSpec = [name: string, input: Record<string, unknown>];
 /**
  * Has the fake model make `calls` in one reply through the fixture's `cli` (`turnloop -p "look
  * around" …flags`), then answer "Done.": each call's result (the tool message the model got back),
- * in call order, and what `-p` wrote to stdout.
+ * in call order, and what `-p` wrote to stdout and stderr.
  * @throws when `-p` does not exit 0 (its stderr in the message).
  */
 export async function toolResultsThroughCli(
@@ -118,7 +118,7 @@ export async function toolResultsThroughCli(
   },
   calls: readonly ToolCallSpec[],
   flags: readonly string[] = [],
-): Promise<{ results: string[]; stdout: string }> {
+): Promise<{ results: string[]; stdout: string; stderr: string }> {
   fixtures.model.enqueue(
     {
       toolCalls: calls.map(([name, input], index) => ({
@@ -137,7 +137,7 @@ export async function toolResultsThroughCli(
   const results = calls.map((_, index) =>
     String(messages.find((message) => message.tool_call_id === `call_${index}`)?.content),
   );
-  return { results, stdout: result.stdout };
+  return { results, stdout: result.stdout, stderr: result.stderr };
 }
 
 /**

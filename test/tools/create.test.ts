@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, stat, symlink, writeFile } from "node:fs/prom
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createTool } from "../../src/tools/create.js";
-import { MAX_FILE_CHANGE_CHARACTERS } from "../../src/tools/tool-support.js";
+import { MAX_FILE_CHANGE_CHARACTERS } from "../../src/tools/file-change.js";
 import { knownFile, runsInTemporaryDirectory } from "./tool-context.js";
 
 let directory = "";

@@ -1,14 +1,11 @@
 import { mkdir, realpath, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  type PermissionPolicy,
-  permissionDecider,
-} from "../../src/permissions/permission-decision.js";
 import { hiddenPaths, parseRule } from "../../src/permissions/permission-rules.js";
 import type { ToolContext } from "../../src/tools/define-tool.js";
 import { runGrep } from "../../src/tools/grep.js";
 import { globTool, grepTool, viewTool } from "../../src/tools/index.js";
+import { hiddenPlacesDecider } from "../support/hidden-places-decider.js";
 import { makeContext, runTool, useTemporaryDirectory } from "./tool-context.js";
 
 let directory = "";
@@ -108,7 +105,10 @@ describe("a search judges each file once against what is hidden, not each line (
 // the folder searched stays out of every output mode, each file judged once.
 describe("grep and the hidden places, through the permission decision", () => {
   /** `project` (cwd) with `a.txt`, `sub/b.txt` and the hidden place `vault`; `outside/.ssh` hidden. */
-  async function layout(): Promise<{ project: string; decide: ReturnType<typeof decider> }> {
+  async function layout(): Promise<{
+    project: string;
+    decide: ReturnType<typeof hiddenPlacesDecider>;
+  }> {
     const project = join(directory, "project");
     await mkdir(join(project, "sub"), { recursive: true });
     await mkdir(join(project, "vault"));
@@ -120,24 +120,7 @@ describe("grep and the hidden places, through the permission decision", () => {
     await writeFile(join(directory, "outside", ".ssh", "id"), "token key\n");
     await writeFile(join(directory, "outside", "notes.txt"), "token outside\n");
     const places = [join(project, "vault"), join(directory, "outside", ".ssh")];
-    return { project, decide: decider(project, places) };
-  }
-
-  function decider(cwd: string, places: readonly string[]) {
-    const policy: PermissionPolicy = {
-      allowAllTools: true,
-      allow: [],
-      deny: [],
-      folders: [],
-      hiddenPlaces: { places },
-    };
-    const decide = permissionDecider(cwd, () => policy);
-    return (input: Record<string, string>) =>
-      decide({
-        tool: grepTool,
-        input: grepTool.input.parse(input),
-        toolCall: { toolCallId: "c", name: "grep", arguments: input },
-      });
+    return { project, decide: hiddenPlacesDecider(project, { places }, grepTool) };
   }
 
   it("gives a grep of a folder without a hidden place no test to run", async () => {

@@ -1,9 +1,9 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { chatMessages } from "../../support/fake-model-server.js";
 import { fifoMaker } from "../../support/fifos.js";
 import { test } from "../../support/fixtures.js";
+import { type ToolCallSpec, toolResultsThroughCli } from "../../support/one-command.js";
 import { requireSandbox } from "../../support/sandbox.js";
 
 /*
@@ -79,29 +79,18 @@ describe.runIf(sandboxWorks)("a FIFO where git's files are", () => {
     "%s: the command runs and the edit is made, at once",
     async ([, plant, folder], { cli, model, repository, home }) => {
       await plant(repository, home);
-      const calls = [
+      const calls: ToolCallSpec[] = [
         ["bash", { command: `cd ${folder} && echo ran` }],
         ["create", { path: join(folder, "notes.txt"), file_text: "x\n" }],
-      ] as const;
-      model.enqueue(
-        {
-          toolCalls: calls.map(([name, input], index) => ({
-            id: `call_${index}`,
-            name,
-            arguments: JSON.stringify(input),
-          })),
-        },
-        { text: "Done." },
-      );
-      const result = await cli(["-p", "go", "--permission-mode", "auto"]);
-      const messages = chatMessages(model, -1);
-      const results = calls.map((_, index) =>
-        String(messages.find((message) => message.tool_call_id === `call_${index}`)?.content),
-      );
+      ];
+      // Through -p, which exits 0 (else this throws).
+      const { stdout, stderr, results } = await toolResultsThroughCli({ cli, model }, calls, [
+        "--permission-mode",
+        "auto",
+      ]);
       // No warning either (stderr's other lines are the progress, with times).
-      const warnings = result.stderr.split("\n").filter((line) => line.startsWith("turnloop:"));
-      expect({ code: result.code, stdout: result.stdout, warnings, results }).toEqual({
-        code: 0,
+      const warnings = stderr.split("\n").filter((line) => line.startsWith("turnloop:"));
+      expect({ stdout, warnings, results }).toEqual({
         stdout: "Done.\n",
         warnings: [],
         results: [
