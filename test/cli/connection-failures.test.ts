@@ -1,6 +1,6 @@
-import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { lookup } from "node:dns/promises";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer as createPlainServer, type Server as HttpServer } from "node:http";
 import { createServer as createSecureServer } from "node:https";
 import { type AddressInfo, createServer, type Server } from "node:net";
@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { selfSignedCertificate } from "../support/self-signed.js";
 
 // Session 37's closing note: `--base-url http://no-such-host.invalid/v1` was told as a setting to
 // fix, not a network failure (no retry, no line saying how to try again), and a TLS server with
@@ -97,18 +98,10 @@ afterAll(async () => {
 
 /** A TLS server for 127.0.0.1 with a self-signed certificate made now. */
 async function selfSignedServer(): Promise<number> {
-  const [certificate, key] = [join(folder, "certificate.pem"), join(folder, "key.pem")];
-  execFileSync(
-    "openssl",
-    [
-      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
-      ["-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1"],
-      ["-addext", "subjectAltName=IP:127.0.0.1"],
-    ].flat(),
-    { stdio: "ignore" },
+  const { certificate, key } = selfSignedCertificate(folder);
+  return listening(
+    createSecureServer({ cert: certificate, key }, (_request, response) => response.end("never")),
   );
-  const options = { cert: await readFile(certificate), key: await readFile(key) };
-  return listening(createSecureServer(options, (_request, response) => response.end("never")));
 }
 
 describe("a connection to the model's server that fails: what each face is told", () => {
