@@ -5,6 +5,7 @@
  */
 
 import { APICallError, JSONParseError, TypeValidationError } from "@ai-sdk/provider";
+import { errorCode } from "../events/errors.js";
 import type { ClassifiedFailure } from "./errors.js";
 import { redactSecrets } from "./shown-values.js";
 
@@ -33,17 +34,20 @@ export function brokenStreamFailure(reason: string): ClassifiedFailure {
 /**
  * A connection the model server closed or reset after the request was sent and before any byte
  * of its answer (the HTTP layer's ECONNRESET: "socket hang up", "read ECONNRESET"; undici's
- * "other side closed"; EPIPE while the request was written): said as that, not as a failure to
+ * "other side closed"; EPIPE while the request was written), or while connecting ("connect
+ * ECONNRESET"): said as that, not as a failure to
  * connect (the AI SDK's "Cannot connect to API: …"), with the HTTP layer's word as `detail`. A
  * network failure, retried as any: nothing of a reply has been shown, and a model request
  * changes nothing on the server but its bill (errors.ts `closedBeforeAnswer` says why retried).
  */
 export function closedBeforeAnswerFailure(detail: string): ClassifiedFailure {
+  // A reset while connecting ("connect ECONNRESET …"): no request was sent yet.
+  const when = /^connect /.test(detail)
+    ? "reset the connection while it was being made"
+    : "closed the connection after the request was sent, before answering";
   return {
     errorType: "network",
-    message: boundedMessage(
-      `the model server closed the connection after the request was sent, before answering (${detail})`,
-    ),
+    message: boundedMessage(`the model server ${when} (${detail})`),
     retryable: true,
   };
 }
@@ -272,7 +276,8 @@ const CONNECTION_CODES = [
  */
 export function connectionFailure(error: unknown): ClassifiedFailure | undefined {
   const chain = causeChain(error);
-  const codes = chain.map((item) => (item as NodeJS.ErrnoException).code ?? "");
+  // Node's codes are strings; a DOMException's (an abort's) is a number: left out.
+  const codes = chain.map((item) => errorCode(item) ?? "");
   const url = chain
     .map((item) => (item as { url?: unknown }).url)
     .find((value) => typeof value === "string");
