@@ -35,8 +35,9 @@ export interface PromptResult {
    */
   session_id: string | null;
   /**
-   * Model requests of the prompt (its `assistant.turn_start` events, failed, cancelled and
-   * compaction requests included): the count of the summary line and `/usage` (usage-totals.ts).
+   * Turns of the prompt: the model requests it kept (failed, cancelled and compaction ones
+   * included; a failed attempt sent again is a retry, not a turn), the count of the summary line
+   * and `/usage` (usage-totals.ts).
    */
   num_turns: number;
   /** Wall time of the prompt, ms. */
@@ -125,7 +126,7 @@ export class PromptResultCollector {
       result: failed && !this.answeredDespite(outcome) ? "" : this.lastText,
       stop_reason: stopReason,
       session_id: sessionId,
-      num_turns: totals.requests,
+      num_turns: totals.turns,
       duration_ms: Math.round(durationMs),
       usage: resultUsage(totals),
       ...(totals.costComplete ? { total_cost_usd: totals.cost } : {}),

@@ -11,6 +11,7 @@ import {
   brokenStreamReason,
   causeChain,
   closedBeforeAnswerFailure,
+  connectionFailure,
   ENDED_EARLY,
   malformedEvent,
   malformedReply,
@@ -41,7 +42,11 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
   if (unsendable !== undefined) {
     return unsendable;
   }
-  const broken = malformedReply(error) ?? brokenStream(error) ?? closedBeforeAnswer(error);
+  const broken =
+    malformedReply(error) ??
+    brokenStream(error) ??
+    closedBeforeAnswer(error) ??
+    connectionFailure(error);
   if (broken !== undefined) {
     return broken;
   }
@@ -152,16 +157,15 @@ function statusOfKind(kind: string): number {
 }
 
 /**
- * Failures no retry can fix, found anywhere in the error's cause chain: a key that is not a valid
- * header value (e.g. the `…` of a copied placeholder), a URL fetch cannot use (invalid, unknown
- * scheme, a port fetch blocks), a host name that does not resolve (unless it is a local one). And
- * a refused connection to a local server: retried once, then said plainly (it is usually a server
- * that is not started).
+ * Failures no retry can fix, found anywhere in the error's cause chain: a web page for an answer,
+ * a key that is not a valid header value (e.g. the `…` of a copied placeholder), a URL fetch
+ * cannot use (invalid, unknown scheme, a port fetch blocks). A connection that could not be made
+ * (a name DNS does not know, nothing listening, TLS refusing the server) is
+ * failure-words.ts `connectionFailure`'s.
  */
 function requestThatCannotSucceed(error: unknown): ClassifiedFailure | undefined {
   const chain = causeChain(error);
   const text = chain.map((item) => item.message).join(" ");
-  const codes = chain.map((item) => (item as NodeJS.ErrnoException).code);
   const url = chain
     .map((item) => (item as { url?: unknown }).url)
     .find((value) => typeof value === "string");
@@ -184,21 +188,6 @@ function requestThatCannotSucceed(error: unknown): ClassifiedFailure | undefined
     return configuration(
       `the base URL cannot be used${url === undefined ? "" : ` (${url})`}: ${reason}`,
     );
-  }
-  const host = hostOf(url);
-  const unresolved = codes.includes("ENOTFOUND") || codes.includes("EAI_AGAIN");
-  if (unresolved && host !== undefined && !isLocalHost(host)) {
-    return configuration(
-      `the host ${host} was not found (DNS); check the model's base URL or the network`,
-    );
-  }
-  if (codes.includes("ECONNREFUSED") && host !== undefined && isLocalHost(host)) {
-    return {
-      errorType: "network",
-      message: boundedMessage(`nothing is listening at ${baseOf(url)} — is the server running?`),
-      retryable: true,
-      maxRetries: 1,
-    };
   }
   return undefined;
 }
@@ -248,35 +237,6 @@ function closedBeforeAnswer(error: unknown): ClassifiedFailure | undefined {
   return closed ? closedBeforeAnswerFailure(chain.at(-1)?.message ?? "ECONNRESET") : undefined;
 }
 
-function hostOf(url: string | undefined): string | undefined {
-  try {
-    return url === undefined ? undefined : new URL(url).hostname;
-  } catch {
-    return undefined;
-  }
-}
-
-/** scheme://host:port of a request URL. */
-function baseOf(url: string | undefined): string {
-  try {
-    return url === undefined ? "the base URL" : new URL(url).origin;
-  } catch {
-    return url ?? "the base URL";
-  }
-}
-
-function isLocalHost(host: string): boolean {
-  return (
-    host === "localhost" ||
-    host.endsWith(".localhost") ||
-    host === "[::1]" ||
-    host === "::1" ||
-    /^127\./.test(host) ||
-    host === "0.0.0.0" ||
-    host === "host.docker.internal"
-  );
-}
-
 function isSuccessStatus(statusCode: number | undefined): boolean {
   return statusCode !== undefined && statusCode >= 200 && statusCode < 300;
 }
@@ -319,7 +279,8 @@ function categoryOfStatus(statusCode: number | undefined, text: string): ErrorTy
   if (statusCode === 529 || /overloaded/i.test(text)) {
     return "overloaded";
   }
-  if (statusCode === 401 || statusCode === 403) {
+  // 407: a proxy (a gateway at the base URL) asking for its own credentials.
+  if (statusCode === 401 || statusCode === 403 || statusCode === 407) {
     return "authentication";
   }
   if (statusCode === 429) {

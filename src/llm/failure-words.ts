@@ -1,10 +1,11 @@
 /**
  * How a model request's failure is said to a user (every face, the log's `session.error`): bounded
- * and redacted text, a broken stream's one wording, a malformed stream event quoted. errors.ts
- * decides what a failure is; this says it.
+ * and redacted text, a broken stream's one wording, a malformed stream event quoted, a connection
+ * that could not be made. errors.ts decides what a failure is; this says it.
  */
 
 import { APICallError, JSONParseError, TypeValidationError } from "@ai-sdk/provider";
+import { errorCode } from "../events/errors.js";
 import type { ClassifiedFailure } from "./errors.js";
 import { redactSecrets } from "./shown-values.js";
 
@@ -33,17 +34,20 @@ export function brokenStreamFailure(reason: string): ClassifiedFailure {
 /**
  * A connection the model server closed or reset after the request was sent and before any byte
  * of its answer (the HTTP layer's ECONNRESET: "socket hang up", "read ECONNRESET"; undici's
- * "other side closed"; EPIPE while the request was written): said as that, not as a failure to
+ * "other side closed"; EPIPE while the request was written), or while connecting ("connect
+ * ECONNRESET"): said as that, not as a failure to
  * connect (the AI SDK's "Cannot connect to API: …"), with the HTTP layer's word as `detail`. A
  * network failure, retried as any: nothing of a reply has been shown, and a model request
  * changes nothing on the server but its bill (errors.ts `closedBeforeAnswer` says why retried).
  */
 export function closedBeforeAnswerFailure(detail: string): ClassifiedFailure {
+  // A reset while connecting ("connect ECONNRESET …"): no request was sent yet.
+  const when = /^connect /.test(detail)
+    ? "reset the connection while it was being made"
+    : "closed the connection after the request was sent, before answering";
   return {
     errorType: "network",
-    message: boundedMessage(
-      `the model server closed the connection after the request was sent, before answering (${detail})`,
-    ),
+    message: boundedMessage(`the model server ${when} (${detail})`),
     retryable: true,
   };
 }
@@ -220,4 +224,168 @@ export function plainStreamError(error: unknown): string | undefined {
   return typeof message === "string"
     ? streamErrorWords(kind === undefined ? undefined : String(kind), message)
     : undefined;
+}
+
+/** Certificate checks a server's chain failed that trusting its authority would pass. */
+const UNTRUSTED_AUTHORITY_CODES = [
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_UNTRUSTED",
+];
+
+/** Other certificate checks: trusting an authority does not pass them. */
+const BAD_CERTIFICATE_CODES = [
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_REVOKED",
+  "CERT_REJECTED",
+  "CERT_SIGNATURE_FAILURE",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+];
+
+/** A server that answered a TLS hello with something else (OpenSSL's and Node's codes). */
+const NOT_TLS = /wrong version number|packet length too long|http request/i;
+
+/** The first of Node's codes in the chain that says why no connection was made. */
+const CONNECTION_CODES = [
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ECONNREFUSED",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ETIMEDOUT",
+];
+
+/**
+ * A request no connection could be made for, from Node's codes in its cause chain
+ * (http-fetch.ts fails as undici does: `TypeError("fetch failed")` caused by the socket's error;
+ * the AI SDK wraps it as "Cannot connect to API: …"), said as what it is with the server's origin
+ * and what to check. Sent again (case 18) as a later attempt may meet something else:
+ * - `ENOTFOUND` (DNS answered that the name does not exist; some systems say it when offline):
+ *   a network failure, sent again once;
+ * - `EAI_AGAIN` (DNS did not answer), `EHOSTUNREACH`, `ENETUNREACH`, `ETIMEDOUT`, `ECONNREFUSED`
+ *   from another machine (a server restarting): network failures, sent again as any;
+ * - `ECONNREFUSED` from this machine: nothing is listening (a server not started), sent again once;
+ * - a certificate TLS refuses (self-signed, unknown authority, expired, another host's) or no TLS
+ *   at an `https:` URL: a configuration failure, not sent again (the same server answers alike).
+ * A connection accepted, then closed or reset, is {@link closedBeforeAnswerFailure}'s. Undefined
+ * when the chain names none of these.
+ */
+export function connectionFailure(error: unknown): ClassifiedFailure | undefined {
+  const chain = causeChain(error);
+  // Node's codes are strings; a DOMException's (an abort's) is a number: left out.
+  const codes = chain.map((item) => errorCode(item) ?? "");
+  const url = chain
+    .map((item) => (item as { url?: unknown }).url)
+    .find((value) => typeof value === "string");
+  const deepest = chain.at(-1)?.message ?? "";
+  const tls = tlsFailure(codes, deepest, originOf(url));
+  if (tls !== undefined) {
+    return tls;
+  }
+  const code = CONNECTION_CODES.find((known) => codes.includes(known));
+  return code === undefined ? undefined : unconnected(code, url, deepest);
+}
+
+function tlsFailure(
+  codes: readonly string[],
+  deepest: string,
+  origin: string,
+): ClassifiedFailure | undefined {
+  const configuration = (message: string): ClassifiedFailure => ({
+    errorType: "configuration",
+    message: boundedMessage(message),
+    retryable: false,
+  });
+  const untrusted = UNTRUSTED_AUTHORITY_CODES.find((code) => codes.includes(code));
+  if (untrusted !== undefined) {
+    return configuration(
+      `the TLS certificate of ${origin} is not trusted: ${deepest} (${untrusted}); if the server is yours, give its certificate authority's file in NODE_EXTRA_CA_CERTS`,
+    );
+  }
+  const bad = BAD_CERTIFICATE_CODES.find((code) => codes.includes(code));
+  if (bad !== undefined) {
+    return configuration(
+      `the TLS certificate of ${origin} was refused: ${deepest} (${bad}); check the base URL's host, or the server's certificate`,
+    );
+  }
+  const protocol = codes.find((code) => code === "EPROTO" || code.startsWith("ERR_SSL_"));
+  const notTls = NOT_TLS.exec(deepest)?.[0];
+  if (protocol !== undefined && notTls !== undefined) {
+    return configuration(
+      `${origin} did not answer in TLS (${protocol}: ${notTls}); is it an http:// server? check the base URL's scheme`,
+    );
+  }
+  return undefined;
+}
+
+/** The failure of a connection not made for `code`, to `url`; `deepest`: the socket's words. */
+function unconnected(code: string, url: string | undefined, deepest: string): ClassifiedFailure {
+  const origin = originOf(url);
+  const host = hostOf(url) ?? origin;
+  const network = (message: string, maxRetries?: number): ClassifiedFailure => ({
+    errorType: "network",
+    message: boundedMessage(message),
+    retryable: true,
+    ...(maxRetries === undefined ? {} : { maxRetries }),
+  });
+  switch (code) {
+    case "ENOTFOUND":
+      return network(
+        `the host ${host} was not found: DNS knows no such name (ENOTFOUND); check the model's base URL (${origin}), or the network`,
+        1,
+      );
+    case "EAI_AGAIN":
+      return network(
+        `the host ${host} could not be looked up: DNS did not answer (EAI_AGAIN); check the network`,
+      );
+    case "ECONNREFUSED":
+      return isLocalHost(host)
+        ? network(`nothing is listening at ${origin} — is the server running?`, 1)
+        : network(
+            `${origin} refused the connection (ECONNREFUSED): the server is down, or the base URL's port is wrong`,
+          );
+    case "EHOSTUNREACH":
+      return network(
+        `the host ${host} cannot be reached (EHOSTUNREACH): check the network, a VPN or a firewall`,
+      );
+    case "ENETUNREACH":
+      return network(`no network route to ${origin} (ENETUNREACH): check the network connection`);
+    default:
+      return network(`${origin} did not answer: ${deepest || "timed out"} (${code})`);
+  }
+}
+
+/** The host name of a request URL (IPv6 in brackets), or undefined. */
+function hostOf(url: string | undefined): string | undefined {
+  try {
+    return url === undefined ? undefined : new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** scheme://host:port of a request URL; "the base URL" when there is none. */
+function originOf(url: string | undefined): string {
+  try {
+    return url === undefined ? "the base URL" : new URL(url).origin;
+  } catch {
+    return url ?? "the base URL";
+  }
+}
+
+/** Whether `host` names this machine (loopback, `localhost`, a container's host alias). */
+function isLocalHost(host: string): boolean {
+  return (
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    host === "[::1]" ||
+    host === "::1" ||
+    /^127\./.test(host) ||
+    host === "0.0.0.0" ||
+    host === "host.docker.internal"
+  );
 }

@@ -208,7 +208,10 @@ export interface SessionListEntry {
   /** The first prompt, on one line. */
   summary?: string;
   context?: { cwd: string };
-  /** turnloop: model id from `session.start`, model requests so far, damage when unreadable. */
+  /**
+   * turnloop: model id from `session.start`, turns so far (a failed attempt sent again is not
+   * one: session-metadata.ts `LogScan`), damage when unreadable.
+   */
   model?: string;
   turns: number;
   problem?: string;

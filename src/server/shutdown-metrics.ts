@@ -57,7 +57,7 @@ export interface ShutdownState {
 /**
  * `session.shutdown` for the session whose stored events folded into `metrics`: per model its
  * requests, failed and cancelled ones included, and the usage they reported (usage-totals.ts
- * `usageByModel`); API time from each conversation turn's `assistant.turn_start` to its
+ * `ModelUsageFold`); API time from each conversation turn's `assistant.turn_start` to its
  * `assistant.message` (or its `assistant.turn_end` when no reply came); code changes from the
  * successful `edit` and `create` calls (lines of `old_str` removed and `new_str` added; a
  * created file's lines added), with paths resolved against `state.cwd`.

@@ -108,7 +108,7 @@ export function toolsListMethod() {
  * `session.usage.getMetrics` → the session's token totals and its number of model requests, by
  * the rule every face counts them (usage-totals.ts: every `assistant.turn_start`, failed and
  * cancelled ones included), and per model by the same rule its requests and their tokens
- * (usage-totals.ts `usageByModel`). Answered from the open session's own fold of its stored
+ * (usage-totals.ts `ModelUsageFold`). Answered from the open session's own fold of its stored
  * events (session.ts `metrics`, the one `session.shutdown` reports): the log is not read.
  */
 export function usageMethod(connection: ClientConnection, raw: unknown) {

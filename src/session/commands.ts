@@ -15,7 +15,7 @@ import { PERMISSIONS_COMMAND } from "./permissions-command.js";
 import { describeAutoMode } from "./sandbox-setup.js";
 import type { Session } from "./session.js";
 import { SessionLockedError, type SessionSummary, summaryLine } from "./session-store.js";
-import { compactCount, costText, requestDetails, UsageTotals } from "./usage-totals.js";
+import { compactCount, costText, turnDetails, UsageTotals } from "./usage-totals.js";
 
 /**
  * How tool calls are allowed (the same three modes ACP offers, see `acp/modes.ts`): `ask` asks
@@ -317,8 +317,8 @@ async function resumeCommand(
 }
 
 /**
- * `/usage`: the session's requests, tokens and cost by the rule `-p`'s summary and JSON result
- * count a prompt's by (usage-totals.ts).
+ * `/usage`: the session's turns (and retries), tokens and cost by the rule `-p`'s summary and
+ * JSON result count a prompt's by (usage-totals.ts).
  */
 function usageText(totals: UsageTotals): string {
   // No request yet: nothing to report; requests made and none reported a count: said so.
@@ -329,7 +329,7 @@ function usageText(totals: UsageTotals): string {
       ? ` (${compactCount(totals.cacheReadTokens ?? 0)} read from cache)`
       : "";
   return [
-    `model requests: ${totals.requests}${requestDetails(totals)}`,
+    `turns:          ${totals.turns}${turnDetails(totals)}`,
     `input tokens:   ${tokens(totals.inputTokens)}${cached}`,
     `output tokens:  ${tokens(totals.outputTokens)}`,
     `cost:           ${costText(totals) ?? "unknown (no price for this model)"}`,

@@ -32,8 +32,14 @@ export interface LogScan {
   size: number;
   /** Events of the log's chain (what a read of the log gives). */
   eventCount: number;
-  /** `assistant.turn_start` events. */
+  /**
+   * Turns: `assistant.turn_start` events but the failed attempts sent again (an
+   * `assistant.retry` naming the turn that just ended `failed`), the count `-p`'s summary and
+   * `/usage` give (usage-totals.ts).
+   */
   turns: number;
+  /** The last turn that ended, when it ended `failed`: an `assistant.retry` may still name it. */
+  failedTurn: string | null;
   start: { cwd: string; model: string; startTime: string } | null;
   /** The `newModel` of the last `session.model_change`: the model a resume uses, when set. */
   model: string | null;
@@ -51,11 +57,12 @@ export interface LogScan {
 }
 
 /**
- * 3: `lastTimestamp` without opening and closing events (2 counted them: stored scans of 2 are
+ * 4: `turns` without the failed attempts sent again (3 counted them: stored scans of 3 are made
+ * again once); 3: `lastTimestamp` without opening and closing events (2 counted them: stored scans of 2 are
  * made again once); 2: counts of the log's chain, with `lastId` (1 counted lines that looked
  * like events).
  */
-const METADATA_VERSION = 3;
+const METADATA_VERSION = 4;
 const FIRST_PROMPT_LENGTH = 80;
 /** Characters of a prompt looked at for its title. */
 const PROMPT_SCAN_LIMIT = 65_536;
@@ -70,6 +77,7 @@ export function emptyScan(): LogScan {
     size: 0,
     eventCount: 0,
     turns: 0,
+    failedTurn: null,
     start: null,
     model: null,
     firstPrompt: null,
@@ -91,6 +99,11 @@ export function scanEvent(scan: LogScan, event: SessionEvent, byteLength: number
   scan.lastId = event.id;
   if (event.type === "assistant.turn_start") {
     scan.turns += 1;
+  } else if (event.type === "assistant.turn_end") {
+    scan.failedTurn = ["failed", "error"].includes(event.data.status) ? event.data.turnId : null;
+  } else if (event.type === "assistant.retry" && event.data.turnId === scan.failedTurn) {
+    scan.turns -= 1;
+    scan.failedTurn = null;
   } else if (event.type === "session.start" && scan.start === null) {
     scan.start = startOf(event.data);
   } else if (event.type === "user.message" && scan.firstPrompt === null) {
@@ -173,6 +186,7 @@ export function readMetadata(directory: string): LogScan | undefined {
     firstPrompt: typeof scan.firstPrompt === "string" ? scan.firstPrompt : null,
     lastTimestamp: typeof scan.lastTimestamp === "string" ? scan.lastTimestamp : null,
     lastId: typeof scan.lastId === "string" ? scan.lastId : null,
+    failedTurn: typeof scan.failedTurn === "string" ? scan.failedTurn : null,
   };
 }
 

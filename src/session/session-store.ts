@@ -215,7 +215,10 @@ export interface SessionSummary {
    * modification time.
    */
   lastActivity: string;
-  /** Number of model requests (`assistant.turn_start` events). */
+  /**
+   * Turns: model requests (`assistant.turn_start` events) but the failed attempts sent again
+   * (session-metadata.ts `LogScan`).
+   */
   turns: number;
   /** Number of stored events (the file store: lines that look like one, without parsing). */
   eventCount: number;

@@ -1,29 +1,32 @@
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 
 /**
- * The one rule every face counts a session's (or a prompt's) model requests, tokens and cost by,
- * folded from its events: `-p`'s summary line and JSON result (over the prompt's events), `/usage`
- * and the interactive status line, ACP's `usage_update`, the server's `session.usage.getMetrics`
- * (over the session's). A request is an `assistant.turn_start` (DESIGN.md: every model API
- * request is a turn, failed and cancelled attempts and the loop's own compaction and title
- * requests included), so `grep -c assistant.turn_start events.jsonl` gives the same number;
- * tokens and cost are the sums of what the `assistant.usage` events reported.
+ * The one rule every face counts a session's (or a prompt's) turns, requests, tokens and cost by,
+ * folded from its events: `-p`'s summary and JSON result (the prompt's events), `/usage` and the
+ * status line, ACP's `usage_update`, the server's `session.usage.getMetrics` (the session's). A
+ * model request is an `assistant.turn_start` (DESIGN.md: failed and cancelled attempts and
+ * compactions included; `grep -c assistant.turn_start events.jsonl`). A turn is a request the
+ * session kept: not a failed attempt sent again (its `assistant.turn_end` `failed`, then an
+ * `assistant.retry` naming it), which is a retry, as in Copilot (`assistant.turn_retry`: "an
+ * additional model inference attempt within an existing assistant turn") and `--max-turns`
+ * (agent/loop.ts). Tokens and cost: sums of `assistant.usage`, a retried attempt's included.
  */
 export class UsageTotals {
   /** Model API requests: `assistant.turn_start` events. */
   requests = 0;
-  /** Requests that ended `failed` (each then retried, or the prompt's error). */
-  failedRequests = 0;
-  /** Requests that ended `cancelled`, or `interrupted` (their process ended first). */
-  cancelledRequests = 0;
-  /** Requests the loop made to compact the conversation (`purpose: "compaction"`). */
-  compactionRequests = 0;
+  /** `assistant.retry` events: requests sent again after a failed attempt. */
+  retries = 0;
+  /** Failed attempts that were sent again: requests that are not turns ({@link turns}). */
+  retriedRequests = 0;
+  /** Turns that ended `failed` and were not sent again (the prompt's error, or a skip). */
+  failedTurns = 0;
+  /** Turns that ended `cancelled`, or `interrupted` (their process ended first). */
+  cancelledTurns = 0;
+  /** Turns the loop made to compact the conversation (`purpose: "compaction"`). */
+  compactionTurns = 0;
   /** Requests that reported usage: `assistant.usage` events. */
   reportedRequests = 0;
-  /**
-   * Tokens summed over the requests that reported them; `undefined` while no request reported
-   * that count (a count no provider reported is left out, not 0).
-   */
+  /** Tokens summed over the requests that reported them; `undefined` (not 0) while none did. */
   inputTokens: number | undefined;
   outputTokens: number | undefined;
   cacheReadTokens: number | undefined;
@@ -33,12 +36,21 @@ export class UsageTotals {
   /** Requests that reported a cost (the model's price was known). */
   pricedRequests = 0;
   /**
-   * Tokens the last request sent (input plus cached input): how full the context is now; after a
-   * compaction that succeeded, its estimate of the next request (`postCompactionTokens`, which the
-   * compaction's line shows), not the summary request's own input. `undefined` before the first
-   * reported usage.
+   * Tokens the last request sent (input plus cached): how full the context is; after a compaction,
+   * its estimate of the next request (`postCompactionTokens`). `undefined` before any usage.
    */
   contextTokens: number | undefined;
+  /**
+   * The last turn that ended, when it failed: a retry names it right after (model-turn.ts); one
+   * naming another (older logs wrote it before the next attempt's start) takes back no turn.
+   */
+  private lastFailed: { turnId: string; compaction: boolean } | undefined;
+  /** The turns started and not ended, by id: whether each is a compaction's. */
+  private readonly open = new Map<string, boolean>();
+  /** Turns: the {@link requests} the session kept (every one but a retried attempt). */
+  get turns(): number {
+    return this.requests - this.retriedRequests;
+  }
 
   /** Whether any request reported a cost (an unknown price is not $0). */
   get costKnown(): boolean {
@@ -51,21 +63,24 @@ export class UsageTotals {
   }
 
   /**
-   * Folds one event; any but `assistant.turn_start`, `assistant.turn_end`, `assistant.usage` and
-   * `session.compaction_complete` is ignored.
+   * Folds one event; any but `assistant.turn_start`, `assistant.turn_end`, `assistant.retry`,
+   * `assistant.usage` and `session.compaction_complete` is ignored.
    */
   apply(event: SessionEvent): void {
     switch (event.type) {
-      case "assistant.turn_start":
+      case "assistant.turn_start": {
+        const compaction = event.data.purpose === "compaction";
         this.requests++;
-        this.compactionRequests += event.data.purpose === "compaction" ? 1 : 0;
-        return;
-      case "assistant.turn_end": {
-        const { status } = event.data;
-        this.failedRequests += status === "failed" || status === "error" ? 1 : 0;
-        this.cancelledRequests += status === "cancelled" || status === "interrupted" ? 1 : 0;
+        this.compactionTurns += compaction ? 1 : 0;
+        this.open.set(event.data.turnId, compaction);
         return;
       }
+      case "assistant.turn_end":
+        this.turnEnd(event.data);
+        return;
+      case "assistant.retry":
+        this.retry(event.data.turnId);
+        return;
       case "assistant.usage":
         this.usage(event.data);
         return;
@@ -76,6 +91,26 @@ export class UsageTotals {
         return;
       default:
         return;
+    }
+  }
+
+  private turnEnd({ turnId, status }: SessionEventOf<"assistant.turn_end">["data"]): void {
+    const failed = status === "failed" || status === "error";
+    this.failedTurns += failed ? 1 : 0;
+    this.cancelledTurns += status === "cancelled" || status === "interrupted" ? 1 : 0;
+    this.lastFailed = failed ? { turnId, compaction: this.open.get(turnId) ?? false } : undefined;
+    this.open.delete(turnId);
+  }
+
+  /** A retry of the attempt `turnId`: that attempt was no turn of its own (see the class). */
+  private retry(turnId: string): void {
+    this.retries++;
+    const failed = this.lastFailed;
+    if (failed?.turnId === turnId) {
+      this.lastFailed = undefined;
+      this.retriedRequests++;
+      this.failedTurns--;
+      this.compactionTurns -= failed.compaction ? 1 : 0;
     }
   }
 
@@ -118,38 +153,24 @@ export interface ModelUsage {
 }
 
 /**
- * {@link UsageTotals}' rule per model, for the server's `session.usage.getMetrics` and
+ * {@link UsageTotals}' requests per model, for the server's `session.usage.getMetrics` and
  * `session.shutdown` (`modelMetrics`; the Copilot SDK's `requests.count`: "Total number of API
- * requests made to this model"): every `assistant.turn_start` is a request of the model that
- * answered it (its `assistant.usage`'s `model`) or, when it reported no usage (failed, cancelled,
- * a provider that reports none), of the model the session ran when it started (`session.start`'s,
- * then each `session.model_change`'s). Tokens and cost are summed per `assistant.usage` model.
- * Keyed by the log's model ids, in the order the models first appear in its requests; a turn of a
- * log that names no model (no `session.start`) and reported no usage is counted under none.
- */
-export function usageByModel(events: Iterable<SessionEvent>): Map<string, ModelUsage> {
-  const fold = new ModelUsageFold();
-  for (const event of events) {
-    fold.apply(event);
-  }
-  return fold.byModel;
-}
-
-/**
- * {@link usageByModel} folded one event at a time, so a session can keep it as its events arrive
- * ({@link SessionMetrics}) instead of reading its log again. A turn's request moves to the model of
- * its `assistant.usage`; the turn is forgotten at its `assistant.turn_end` (the loop records
- * the usage before it, model-turn.ts), so the fold holds only the turns still open.
+ * requests made to this model", a retried attempt included): every `assistant.turn_start` is a
+ * request of the model that answered it (its `assistant.usage`'s `model`) or, when it reported no
+ * usage, of the model the session ran when it started (`session.start`'s, then each
+ * `session.model_change`'s). Tokens and cost are summed per `assistant.usage` model. Keyed by
+ * model id, in order of first request; a request under no known model is counted under none.
+ * Folded an event at a time ({@link SessionMetrics}); only open turns are held.
  */
 export class ModelUsageFold {
-  /** Per model, in the order the models first appear (see {@link usageByModel}). */
+  /** Per model, in the order the models first appear. */
   readonly byModel = new Map<string, ModelUsage>();
   /** The model the session runs now: `session.start`'s, then each `session.model_change`'s. */
   private current: string | undefined;
   /** The open turns, each with the model its request counts for (none: no model known). */
   private readonly turnModels = new Map<string, string | undefined>();
 
-  /** Folds one event; any but the five types {@link usageByModel} reads is ignored. */
+  /** Folds one event; any but the five types read here is ignored. */
   apply(event: SessionEvent): void {
     switch (event.type) {
       case "session.start":
@@ -217,22 +238,23 @@ function sum(total: number | undefined, value: number | undefined): number | und
 }
 
 /**
- * What of the requests was not a plain answer, as `/usage` and `-p`'s summary say it after their
- * count: ` (1 failed, 1 cancelled, 1 compaction)`; empty when all were.
+ * What of the turns was no plain answer, and the retries, after the count of turns in `/usage`
+ * and `-p`'s summary: ` (1 failed, 1 cancelled, 1 compaction) · 1 retry`; empty when none.
  */
-export function requestDetails(totals: UsageTotals): string {
-  const { failedRequests, cancelledRequests, compactionRequests } = totals;
+export function turnDetails(totals: UsageTotals): string {
+  const { failedTurns, cancelledTurns, compactionTurns, retries } = totals;
   const details = [
-    ...(failedRequests > 0 ? [`${failedRequests} failed`] : []),
-    ...(cancelledRequests > 0 ? [`${cancelledRequests} cancelled`] : []),
-    ...(compactionRequests > 0 ? [`${compactionRequests} compaction`] : []),
+    ...(failedTurns > 0 ? [`${failedTurns} failed`] : []),
+    ...(cancelledTurns > 0 ? [`${cancelledTurns} cancelled`] : []),
+    ...(compactionTurns > 0 ? [`${compactionTurns} compaction`] : []),
   ];
-  return details.length === 0 ? "" : ` (${details.join(", ")})`;
+  const retried = retries > 0 ? ` · ${retries} ${retries === 1 ? "retry" : "retries"}` : "";
+  return `${details.length === 0 ? "" : ` (${details.join(", ")})`}${retried}`;
 }
 
 /**
- * The cost as `/usage` and `-p`'s summary say it: `$0.0042` when every request that reported
- * usage had a price, `$0.0042 for 2 of 3 requests` when only some had, `undefined` when none had.
+ * The cost in `/usage` and `-p`'s summary: `$0.0042` when every request that reported usage had
+ * a price, `$0.0042 for 2 of 3 requests` when some had, `undefined` when none had.
  */
 export function costText(totals: UsageTotals): string | undefined {
   if (!totals.costKnown) {
@@ -260,13 +282,6 @@ export function formatCost(dollars: number): string {
   return `$${dollars < 1 ? dollars.toFixed(4) : dollars.toFixed(2)}`;
 }
 
-/**
- * What a session's `session.shutdown` reports of its whole log (server/shutdown-metrics.ts),
- * folded as the session's stored events arrive: read by the resume (resume-fold.ts), then each
- * event the session records or reads from another process (session.ts). The server's shutdown
- * then reads nothing: a session with a reply of many MB decoded that line twice more at exit,
- * and held the whole log (issue 26, bench/notes/memory31.md).
- */
 /** The lines an `edit` or `create` call changes, known from its `tool.execution_start`. */
 interface PendingChange {
   path: string;
@@ -275,10 +290,11 @@ interface PendingChange {
 }
 
 /**
- * The session's metrics so far, over every stored event (a rewind drops none of them): its first
- * `session.start`'s time, the model API time, the requests and usage per model
- * (usage-totals.ts `ModelUsageFold`), and the code the successful `edit` and `create` calls
- * changed. Holds only what is still open (turns, calls) besides the totals.
+ * The session's metrics over every stored event (a rewind drops none): first start time, model
+ * API time, requests and usage per model, code changed by successful `edit` and `create` calls;
+ * what `session.shutdown` reports (server/shutdown-metrics.ts), folded as events arrive
+ * (resume-fold.ts, session.ts), so no log is read then (issue 26, bench/notes/memory31.md). Here,
+ * not a module of its own on the start-up path (test/cli/modules-loaded.test.ts).
  */
 export class SessionMetrics {
   /** `startTime` of the first `session.start` (ISO 8601), if one was folded. */
@@ -288,7 +304,7 @@ export class SessionMetrics {
    * `assistant.message`, or to its `assistant.turn_end` when no reply came.
    */
   apiDurationMs = 0;
-  /** Requests and usage per model (usage-totals.ts `usageByModel`'s rule). */
+  /** Requests and usage per model ({@link ModelUsageFold}). */
   readonly usage = new ModelUsageFold();
   /** Lines added and removed by the successful `edit` and `create` calls. */
   linesAdded = 0;

@@ -95,7 +95,7 @@ describe("ACP slash commands", () => {
       ),
       said(
         [
-          "model requests: 0",
+          "turns:          0",
           "input tokens:   0",
           "output tokens:  0",
           "cost:           unknown (no price for this model)",

@@ -54,7 +54,7 @@ describe("-p after a prompt that failed for good", () => {
         "turnloop: warning: retrying in N s (attempt 1): HTTP 500: the server is down",
         "turnloop: HTTP 500: the server is down",
         'turnloop: the prompt is kept in the session: to try again, turnloop -p --resume <id> "continue"',
-        "2 turns (2 failed) · tokens not reported · N s · session <id>",
+        "1 turn (1 failed) · 1 retry · tokens not reported · N s · session <id>",
       ],
     });
 

@@ -6,8 +6,7 @@ import { tmuxMissing } from "../support/interactive-terminal.js";
 import { interactiveTest } from "./interactive-support.js";
 
 /** What `/usage` prints in a session with no model request yet. */
-const USAGE =
-  /\/usage\s*\n {2}model requests: 0\s*\n {2}input tokens: +0\s*\n {2}output tokens: +0/;
+const USAGE = /\/usage\s*\n {2}turns: +0\s*\n {2}input tokens: +0\s*\n {2}output tokens: +0/;
 
 /** The slash menu is open under the input box, offering `name`. */
 function menuOffers(name: string): RegExp {

@@ -1,3 +1,4 @@
+import { lookup } from "node:dns/promises";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -67,15 +68,62 @@ describe("errors that cannot succeed on retry", () => {
   });
 
   // An invalid URL (a port past 65535) is a usage error before any session: base-url-check.test.ts.
-  test("a blocked port and an unknown host are not retried", async ({ cli }) => {
+  test("a blocked port is not retried", async ({ cli }) => {
     const badPort = await run(cli, "openai-chat:gpt-4.1", "http://127.0.0.1:6000/v1");
     expect(errorLines(badPort.stderr)).toEqual([
       "turnloop: the base URL cannot be used (http://127.0.0.1:6000/v1/chat/completions): bad port",
     ]);
+  });
+
+  // Session 37's closing note: an unknown host was a setting to fix, not retried and with no line
+  // saying how to try again; DNS failures are network failures (llm/failure-words.ts
+  // `connectionFailure`; every other way a connection fails: connection-failures.test.ts).
+  test("an unknown host: sent again once, said as DNS said it, how to try again; the JSON result's error", async ({
+    cli,
+  }) => {
+    // What this machine's resolver says of a name that cannot exist (RFC 2606's `.invalid`).
+    const code = await lookup("no-such-host.invalid").then(
+      () => "resolved",
+      (error: NodeJS.ErrnoException) => error.code,
+    );
+    expect(code).not.toBe("resolved");
+    const message =
+      code === "EAI_AGAIN"
+        ? "the host no-such-host.invalid could not be looked up: DNS did not answer (EAI_AGAIN); check the network"
+        : "the host no-such-host.invalid was not found: DNS knows no such name (ENOTFOUND); check the model's base URL (http://no-such-host.invalid), or the network";
+    const retries = code === "EAI_AGAIN" ? [1, 2, 3, 4, 5] : [1];
     const unknownHost = await run(cli, "openai-chat:gpt-4.1", "http://no-such-host.invalid/v1");
-    expect(errorLines(unknownHost.stderr)).toEqual([
-      "turnloop: the host no-such-host.invalid was not found (DNS); check the model's base URL or the network",
-    ]);
+    const lines = errorLines(unknownHost.stderr).map((line) =>
+      line.replace(/\d+\.\d s/, "N s").replace(/--resume [0-9a-f-]{36}/, "--resume <id>"),
+    );
+    expect({ code: unknownHost.code, lines }).toEqual({
+      code: 1,
+      lines: [
+        ...retries.map(
+          (attempt) => `turnloop: warning: retrying in N s (attempt ${attempt}): ${message}`,
+        ),
+        `turnloop: ${message}`,
+        'turnloop: the prompt is kept in the session: to try again, turnloop -p --resume <id> "continue"',
+      ],
+    });
+    const json = await cli(
+      ["--model", "openai-chat:gpt-4.1", "--base-url", "http://no-such-host.invalid/v1"].concat([
+        "-p",
+        "hi",
+        "--output-format",
+        "json",
+      ]),
+      { env: { OPENAI_API_KEY: "sk-test-key", TURNLOOP_RETRY_BASE_DELAY_MS: "5" } },
+    );
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      type: "result",
+      subtype: "error_during_execution",
+      is_error: true,
+      stop_reason: null,
+      num_turns: 1,
+      error: { type: "network", message },
+    });
   });
 
   test("401, 403 and 404 (model not found) are answered after one request", async ({

@@ -88,6 +88,69 @@ describe("classifyFailure (case 17 categories, case 18 retryability)", () => {
     },
   );
 
+  // The connection failures a test's sockets cannot make here at will (a resolver that does not
+  // answer, no route, an expired certificate), in the shape the AI SDK gives them: its "Cannot
+  // connect to API" error with the request's URL, caused by the fetch's, caused by the socket's.
+  // The rest go through real sockets: test/cli/connection-failures.test.ts.
+  const origin = "https://models.example.test";
+  test.each([
+    [
+      "EAI_AGAIN",
+      "getaddrinfo EAI_AGAIN models.example.test",
+      "network",
+      true,
+      "the host models.example.test could not be looked up: DNS did not answer (EAI_AGAIN); check the network",
+    ],
+    [
+      "EHOSTUNREACH",
+      "connect EHOSTUNREACH 10.0.0.9:443",
+      "network",
+      true,
+      "the host models.example.test cannot be reached (EHOSTUNREACH): check the network, a VPN or a firewall",
+    ],
+    [
+      "ENETUNREACH",
+      "connect ENETUNREACH 10.0.0.9:443",
+      "network",
+      true,
+      `no network route to ${origin} (ENETUNREACH): check the network connection`,
+    ],
+    [
+      "ETIMEDOUT",
+      "connect ETIMEDOUT 10.0.0.9:443",
+      "network",
+      true,
+      `${origin} did not answer: connect ETIMEDOUT 10.0.0.9:443 (ETIMEDOUT)`,
+    ],
+    [
+      "CERT_HAS_EXPIRED",
+      "certificate has expired",
+      "configuration",
+      false,
+      `the TLS certificate of ${origin} was refused: certificate has expired (CERT_HAS_EXPIRED); check the base URL's host, or the server's certificate`,
+    ],
+    [
+      "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+      "unable to get local issuer certificate",
+      "configuration",
+      false,
+      `the TLS certificate of ${origin} is not trusted: unable to get local issuer certificate (UNABLE_TO_GET_ISSUER_CERT_LOCALLY); if the server is yours, give its certificate authority's file in NODE_EXTRA_CA_CERTS`,
+    ],
+  ] as const)(
+    "a connection not made (%s) is said as what it is",
+    (code, socketMessage, errorType, retryable, message) => {
+      const socket = Object.assign(new Error(socketMessage), { code });
+      const error = new APICallError({
+        message: `Cannot connect to API: ${socketMessage}`,
+        url: `${origin}/v1/chat/completions`,
+        requestBodyValues: {},
+        cause: new TypeError("fetch failed", { cause: socket }),
+        isRetryable: true,
+      });
+      expect(classifyFailure(error)).toEqual({ errorType, message, retryable });
+    },
+  );
+
   test("a body cut off mid-stream (undici 'terminated') is a network error", () => {
     expect(classifyFailure(new Error("terminated"))).toMatchObject({
       errorType: "network",

@@ -1,5 +1,5 @@
-import { execFile, execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFile, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import {
   createServer as createPlainServer,
   type IncomingMessage,
@@ -16,6 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { classifyFailure } from "../../src/llm/errors.js";
 import { createHttpFetch, httpFetch } from "../../src/llm/http-fetch.js";
 import { type Gate, gate } from "../support/gate.js";
+import { selfSignedCertificate } from "../support/self-signed.js";
 
 // Issue 26: httpFetch (src/llm/http-fetch.ts) against a real TLS server with a certificate made
 // at test time, and its idle timeout (300 s by default, 200 ms here through `idleTimeoutMs`).
@@ -45,19 +46,7 @@ beforeAll(() => {
   if (missing !== undefined) {
     return;
   }
-  const [certificatePath, keyPath] = [join(folder, "certificate.pem"), join(folder, "key.pem")];
-  execFileSync(
-    "openssl",
-    [
-      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
-      ["-keyout", keyPath, "-out", certificatePath, "-days", "1", "-subj", "/CN=127.0.0.1"],
-      ["-addext", "subjectAltName=IP:127.0.0.1"],
-    ].flat(),
-    { stdio: "ignore" },
-  );
-  credentials.certificate = readFileSync(certificatePath, "utf8");
-  credentials.key = readFileSync(keyPath, "utf8");
-  credentials.certificatePath = certificatePath;
+  Object.assign(credentials, selfSignedCertificate(folder));
 });
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 

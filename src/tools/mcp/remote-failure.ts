@@ -96,9 +96,10 @@ function httpStatus(error: unknown): { status: number; statusText: string } | un
 }
 
 /**
- * Why a remote server at `url` failed, in words: nothing listening, its host not found, cannot be
- * reached (with the system's reason), did not answer as an MCP server (its HTTP status), or the
- * client's own message when it is none of these (a timeout, a JSON-RPC error).
+ * Why a remote server at `url` failed, in words: nothing listening, its host not found or not
+ * looked up (DNS did not answer), cannot be reached (with the system's reason), did not answer
+ * as an MCP server (its HTTP status), or the client's own message when it is none of these (a
+ * timeout, a JSON-RPC error).
  */
 export function remoteFailure(error: unknown, url: string): string {
   // A URL's password and token are never shown (llm/shown-values.ts), here nor in the event.
@@ -110,8 +111,12 @@ function failureWords(error: unknown, url: string): string {
   if (code === "ECONNREFUSED") {
     return `nothing is listening at ${url}`;
   }
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
+  if (code === "ENOTFOUND") {
     return `the host ${new URL(url).host} was not found (DNS), for ${url}`;
+  }
+  if (code === "EAI_AGAIN") {
+    // DNS did not answer: the name may well exist (llm/failure-words.ts `connectionFailure`).
+    return `the host ${new URL(url).host} could not be looked up (DNS did not answer), for ${url}`;
   }
   if (code !== undefined) {
     return `could not reach ${url}: ${deepestMessage(error)}`;
