@@ -115,7 +115,7 @@ export class Session {
     this.openWork = folded?.openWork ?? new OpenWork();
     this.metrics = folded?.metrics ?? new SessionMetrics();
     this.journal = new SessionJournal(appender, stored, { fold: this.fold, publish: this.publish });
-    followOthers(appender, this.journal, (event) => this.journal.handOn(event));
+    followOthers(appender, this.journal, (event) => this.journal.handOnStored(event));
     this.redaction = new EventRedaction(redaction, {
       record: (input) => this.journal.record(input, this.running),
       envelope: (input) => this.journal.envelope(input),
