@@ -264,6 +264,12 @@ export interface SessionStore {
    */
   watch?(): void;
   /**
+   * Present where the store keeps connections of its own (PostgreSQL: the query pool, the
+   * heartbeat's, the `LISTEN`s): ends them, once every appender and subscription is closed (the
+   * host's `closeAll`). Closing twice is a no-op; a later call connects again.
+   */
+  close?(): Promise<void>;
+  /**
    * Takes the lease of a new session `sessionId` for appending.
    * @throws SessionLockedError when someone holds it; Error when a session with that id exists.
    */
