@@ -240,7 +240,9 @@ export class IdleLeaseAppender implements SessionAppender {
   }
 
   async commit(options?: CommitOptions): Promise<void> {
-    if (this.#pending.length > 0) {
+    // Once closing, the close writes what is pending: a take queued after it would take the
+    // lease again, and keep it, after the close.
+    if (this.#pending.length > 0 && !this.#closed) {
       await this.#run(() => this.#take());
     }
     await this.#tail.catch(() => undefined);
