@@ -174,6 +174,13 @@ class DeferredPostgresStore implements SessionStore {
     );
   }
 
+  /** Closes the store's connections, if it was loaded (see `SessionStore.close`). */
+  async close(): Promise<void> {
+    const store = this.#store;
+    this.#store = undefined;
+    await (await store?.catch(() => undefined))?.close();
+  }
+
   #load(): Promise<PostgresSessionStore> {
     this.#store ??= import("./postgres/store.js").then(
       ({ PostgresSessionStore }) =>

@@ -1,13 +1,18 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { SessionHost } from "../../src/session/host.js";
+import { openSessionStore } from "../../src/session/open-store.js";
 import { MIGRATION_LOCK, SCHEMA_VERSION } from "../../src/session/postgres/schema.js";
 import { PostgresSessionStore } from "../../src/session/postgres/store.js";
+import { resolveRunConfig } from "../../src/session/run-config.js";
+import { defaultFaceOptions } from "../support/face-options.js";
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
 import { buildEvents, makeTemporaryDirectory, sessionStart } from "./support.js";
 
 /**
  * Issue 22, the PostgreSQL store's connections: versioned migrations run at start (each once,
  * even by workers starting together), and the heartbeat renews leases on a connection of its own,
- * so a worker whose query pool is busy keeps its leases.
+ * so a worker whose query pool is busy keeps its leases; a server's host closes them all as it
+ * stops, the heartbeat an idle server keeps to say when the database is down too.
  */
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -145,5 +150,34 @@ describe.skipIf(postgresUnavailable !== undefined)("the PostgreSQL store's conne
     await Promise.all([started, waiting]);
     expect(first).toEqual({ sessions: [] });
     expect(await versions(tested)).toEqual(EVERY_VERSION);
+  });
+
+  it("a server's host, stopping, closes the store's connections: the heartbeat it keeps while idle too", async () => {
+    const tested = await database();
+    const name = "turnloop-idle-server";
+    const home = await makeTemporaryDirectory();
+    // As the server opens its store (server/main.ts `openHost`), its connections named apart.
+    const store = openSessionStore(home, `${tested.url}?application_name=${name}`);
+    const config = resolveRunConfig(defaultFaceOptions(home), {});
+    const host = new SessionHost({ home, env: {}, config, store, releaseWhenIdle: true });
+    store.watch?.();
+    const connections = async () => {
+      const { rows } = await tested.pool.query<{ count: number }>(
+        "SELECT count(*)::int AS count FROM pg_stat_activity WHERE application_name = $1",
+        [name],
+      );
+      return rows[0]?.count;
+    };
+    // Holding no session, the worker beats on a connection of its own.
+    await vi.waitFor(async () => expect(await connections()).toBeGreaterThan(0), {
+      timeout: 20_000,
+      interval: 50,
+    });
+
+    await host.closeAll();
+    await vi.waitFor(async () => expect(await connections()).toBe(0), {
+      timeout: 10_000,
+      interval: 50,
+    });
   });
 });
