@@ -59,13 +59,16 @@ export default defineConfig({
         test: {
           name: "processes",
           include: PROCESS_SUITES,
-          // Each file its own modules, for now. A file's fixture options no longer reach the next
-          // file when they are shared (reset in test/support/each-file.ts, proven by
-          // test/support-tests/shared-worker.test.ts), and sharing saves about 8% of these files'
-          // CPU (29 of them, under load: 114.8, 115.8, 107.8 s shared; 116.0, 123.0, 130.6 s
-          // isolated), but two of the three shared runs had a failure the isolated ones did not (a
-          // timeout in workers-unserved-holder; a third model request in project-trust), and the
-          // whole project has not yet passed shared.
+          // The files of a worker share their modules here too: an isolated worker loaded vitest,
+          // the support modules and what a file imports (the SDK, the ACP SDK, PostgreSQL's
+          // client) again for every file, about 0.67 s of CPU a file (bench/notes/suite37.md: 42
+          // files, 129.8 s of CPU isolated, 101.5 s shared). A file's fixture options do not reach
+          // the next file (reset in test/support/each-file.ts, proven by
+          // test/support-tests/shared-worker.test.ts); the whole project passed shared
+          // (bench/notes/suite38.md), and no file left a child process or an active resource behind
+          // but the bash tool's process-group reaper, one per worker by design
+          // (src/tools/group-reaper.ts).
+          isolate: false,
           testTimeout: 40_000,
           hookTimeout: 40_000,
         },
