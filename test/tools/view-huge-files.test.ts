@@ -1,10 +1,9 @@
-import { execFileSync } from "node:child_process";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_VIEW_FILE_BYTES, viewTool } from "../../src/tools/view.js";
-import { makeContext, runTool, useTemporaryDirectory } from "./tool-context.js";
+import { makeContext, runInMemoryChild, runTool, useTemporaryDirectory } from "./tool-context.js";
 
 // Round 3 session 37's F8: a `view_range` of a file over 50 MiB was refused by the file's size,
 // though a range needs only its lines. A range is now read a piece at a time up to its last
@@ -16,7 +15,6 @@ useTemporaryDirectory((each) => {
   directory = each;
 });
 
-const CHILD = new URL("./file-tool-memory-child.ts", import.meta.url).pathname;
 /** Lines of the huge file: 61 MiB of 32-byte lines. */
 const LINES = (61 * 1024 * 1024) / 32;
 
@@ -46,7 +44,9 @@ function numbered(first: number, last: number): string[] {
 }
 
 describe("view of a file over 50 MiB", () => {
-  it("shows a view_range of it, refuses a whole view with a word on ranges", async () => {
+  it("shows a view_range of it, refuses a whole view with a word on ranges", {
+    timeout: 120_000,
+  }, async () => {
     const path = join(directory, "huge.log");
     writeHugeFile(path);
     const context = makeContext(directory);
@@ -108,21 +108,13 @@ describe("view of a file over 50 MiB", () => {
     });
   });
 
-  it("holds far less than the file: two 5-line views of it at once", () => {
+  it("holds far less than the file: two 5-line views of it at once", { timeout: 120_000 }, () => {
     writeHugeFile(join(directory, "huge.log"));
     const calls = [1, LINES - 4].map((start) => ({
       path: "huge.log",
       view_range: [start, start + 4],
     }));
-    const output = execFileSync(
-      process.execPath,
-      ["--import", "tsx", CHILD, directory, JSON.stringify(calls)],
-      { encoding: "utf8", maxBuffer: 1024 * 1024 },
-    );
-    const { grownKiB, results } = JSON.parse(output) as {
-      grownKiB: number;
-      results: { isError: boolean; content: string }[];
-    };
+    const { grownKiB, results } = runInMemoryChild(directory, calls);
     expect(results.map((result) => result.content)).toEqual([
       numbered(1, 5).join("\n"),
       numbered(LINES - 4, LINES).join("\n"),
