@@ -103,8 +103,11 @@ const NOT_BEFORE_NEEDED =
  * are types only, which the bundle holds no code of. 229 in session 37 with llm/image-data.ts
  * (whether a prompt's image data is base64: the history checks each image it folds, and the ACP
  * and SDK faces refuse one that is not); it joins an existing bundle chunk (the file bound holds).
+ * 230 in session 38 with tools/config-file-text.ts: tools/project-file.ts, at its 400 lines once
+ * its two readers shared one sequence, split on its seam (the reader; config files' text and
+ * JSON syntax messages), in the same bundle chunk (the file bound holds).
  */
-const PROMPT_MODULE_BOUND = 229;
+const PROMPT_MODULE_BOUND = 230;
 /**
  * Unique modules when `acp` answers `initialize`: 152 on 2026-12-01 once the session stack loaded
  * on the first session request (about 110 of them zod's and the ACP SDK's, which parses every
