@@ -199,7 +199,7 @@ export class AcpRemoteSession {
         `Session ${this.id} is already running a prompt; wait for its answer or send session/cancel first.`,
       );
     }
-    const { text, images, contentBlocks } = promptContent(blocks);
+    const { text, images, contentBlocks, notSent } = promptContent(blocks);
     if (images.length > 0) {
       throw invalidParams(
         ["prompt"],
@@ -217,8 +217,12 @@ export class AcpRemoteSession {
     const id = this.#sent.add();
     this.#prompt = { id, started: false, settle };
     try {
-      // The blocks as given go with the text, so the owner records the prompt as a local one.
-      const given = contentBlocks === undefined ? {} : { contentBlocks };
+      // The blocks as given go with the text, so the owner records the prompt as a local one,
+      // and what the model gets only a note of, which the owner warns of as of a local one's.
+      const given = {
+        ...(contentBlocks === undefined ? {} : { contentBlocks }),
+        ...(notSent === undefined ? {} : { notSent }),
+      };
       const payload = { sessionId: this.id, prompt: text, promptId: id, ...given };
       const epoch = await this.#context.host.store.inbox
         ?.post(this.id, { kind: "prompt", payload })

@@ -1,7 +1,7 @@
 import { terminalText } from "../events/errors.js";
 import { type PermissionRequest, shownConfinement } from "../permissions/permission-decision.js";
 import { unclearParts } from "../permissions/permission-rules.js";
-import { editDiffRows } from "../tools/line-diff.js";
+import { editDiffRows, fileDiff } from "../tools/line-diff.js";
 
 /** Lines of a diff or a new file shown before asking; the rest are counted. */
 const PREVIEW_LINES = 12;
@@ -41,7 +41,7 @@ function escapeRegExp(text: string): string {
  * change for `edit` as a minimal line diff (tools/line-diff.ts `editDiffRows`, which the finished call
  * shows too: unchanged lines at either end are context, never removed and re-added; removed lines
  * red, added green), the start of the file for
- * `create`, the arguments (as JSON) of an MCP call, the paths for anything else that touches
+ * `create`, or for one that overwrites a file the change its check found (`Tool.check`), the arguments (as JSON) of an MCP call, the paths for anything else that touches
  * files. Indented, at most {@link PREVIEW_LINES} per side; the call's text without terminal control
  * sequences (events/errors.ts terminalText).
  */
@@ -87,6 +87,23 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
           return marker === " " ? `    ${line}` : paint(color[marker], `    ${line}`);
         },
       ),
+    ];
+  }
+  const replaced = request.change?.oldText;
+  if (
+    request.toolName === "create" &&
+    request.change !== undefined &&
+    typeof replaced === "string"
+  ) {
+    // An overwrite, as the tool's check found the file (Tool.check): the change, not new content.
+    const hunk = fileDiff(replaced, request.change.newText).split("\n").slice(1);
+    return [
+      `    ${path ?? text("path") ?? ""} (replaced)`,
+      ...capped(hunk.map(terminalText), (line) => {
+        const marker = line.charAt(0);
+        const shown = `    ${marker === "\\" ? "  " : `${marker} `}${line.slice(1)}`;
+        return marker === "-" ? paint("31", shown) : marker === "+" ? paint("32", shown) : shown;
+      }),
     ];
   }
   if (request.toolName === "create" && text("file_text") !== undefined) {

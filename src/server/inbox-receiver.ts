@@ -41,11 +41,13 @@ export function receiveInbox(server: ServerContext): void {
 /**
  * A prompt in the inbox: `session.send`'s params, the id its sender gave it, and the prompt's
  * blocks as its user gave them when `prompt` is more (an ACP follower's `resource_link`s and
- * `resource`s: acp/remote-session.ts), recorded as a local prompt's (`user.message.contentBlocks`).
+ * `resource`s: acp/remote-session.ts), recorded as a local prompt's (`user.message.contentBlocks`),
+ * and what the model got only a note of (`notSent`: an audio clip), warned of as a local prompt's.
  */
 const inboxPrompt = sendParams.extend({
   promptId: z.string().min(1).optional(),
   contentBlocks: z.array(z.custom<PromptBlock>(isPromptBlock)).optional(),
+  notSent: z.array(z.string().min(1)).optional(),
 });
 
 function applyMessage(server: ServerContext, sessionId: string, message: InboxMessage): void {
@@ -110,14 +112,14 @@ function applyPrompt(server: ServerContext, session: ServerSession, payload: unk
     refuseUnread(server, session.id, payload, reason);
     return;
   }
-  const { promptId, contentBlocks, ...params } = parsed.data;
+  const { promptId, contentBlocks, notSent, ...params } = parsed.data;
   const refuse = (refusal: PromptRefusal) => {
     if (promptId !== undefined) {
       tellRefusal(server, session.id, promptId, refusal);
     }
   };
   try {
-    session.send(params, { promptId, contentBlocks, refuse });
+    session.send(params, { promptId, contentBlocks, notSent, refuse });
   } catch (error) {
     server.log(`a prompt for session ${session.id} was refused: ${errorMessage(error)}`);
     const reason = `the worker that holds session ${session.id} refused the prompt: ${errorMessage(error)}; nothing of it was stored`;

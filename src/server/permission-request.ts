@@ -5,7 +5,7 @@
  */
 
 import { resolve } from "node:path";
-import type { JsonObject, SessionEventOf } from "../events/events.js";
+import type { FileChange, JsonObject, SessionEventOf } from "../events/events.js";
 import type { CommandConfinement } from "../permissions/permission-mode.js";
 import type { PermissionKind, WirePermissionRequest } from "../protocol/copilot.js";
 import type { AnyTool } from "../tools/define-tool.js";
@@ -23,6 +23,12 @@ export interface CallDetails {
   arguments: JsonObject;
   /** Whether it is an app's custom tool. */
   external: boolean;
+  /**
+   * The whole-file change the tool's check found before the question (tools/define-tool.ts
+   * `Tool.check`: an `edit`'s or a `create`'s); absent when it found none to show (a file too
+   * large) or made none (a call on another worker, remote-questions.ts).
+   */
+  change?: FileChange | undefined;
 }
 
 /**
@@ -59,7 +65,12 @@ export function wirePermissionRequest(
     }
     case "write": {
       const fileName = paths[0] ?? "";
-      const write = writeRequestFields(details?.tool?.name, details?.input, fileName);
+      const write = writeRequestFields(
+        details?.tool?.name,
+        details?.input,
+        fileName,
+        details?.change,
+      );
       return { ...common, kind, fileName, canOfferSessionApproval: true, ...write };
     }
     case "read":

@@ -218,13 +218,26 @@ export class PendingPermissions {
    */
   recording(gate: Authorize, isExternal: (tool: AnyTool) => boolean): Authorize {
     return (request) => {
-      this.calls.set(request.toolCall.toolCallId, {
+      const details: CallDetails = {
         tool: request.tool,
         input: request.input,
         arguments: request.toolCall.arguments,
         external: isExternal(request.tool),
+      };
+      this.calls.set(request.toolCall.toolCallId, details);
+      const { check } = request;
+      if (check === undefined) {
+        return gate(request);
+      }
+      // The change the tool's check found is the one the question shows (write-request.ts).
+      return gate({
+        ...request,
+        check: async (input, hidden) => {
+          const checked = await check(input, hidden);
+          details.change = checked.kind === "ready" ? checked.change : undefined;
+          return checked;
+        },
       });
-      return gate(request);
     };
   }
 

@@ -9,12 +9,16 @@
  *
  * What the owner alone knows is left out of a follower's `permissionRequest`: where a command
  * would run (`sandbox`), and the scope of a tool that is not built in (an app's custom tool, an
- * MCP tool: no paths).
+ * MCP tool: no paths). The change a `create` or `edit` would make, which the owner's question
+ * takes from the tool's check, the follower reads from the file itself (`followerChange`).
  */
 
-import type { JsonObject, SessionEvent } from "../events/events.js";
+import { resolve } from "node:path";
+import type { FileChange, JsonObject, SessionEvent } from "../events/events.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
+import { readProjectFile } from "../tools/project-file.js";
+import { replaceOnce } from "../tools/text-replacement.js";
 import { type CallDetails, wirePermissionRequest } from "./permission-request.js";
 import { completedKind } from "./permissions.js";
 
@@ -74,11 +78,50 @@ export class RemoteQuestions {
     }
     const tool = builtInTool(call.name);
     const parsed = tool?.input.safeParse(call.arguments);
+    const input = parsed?.success === true ? parsed.data : call.arguments;
+    const path = tool?.scope?.(input, this.#cwd).paths[0];
     return {
       tool: parsed?.success === true ? tool : undefined,
-      input: parsed?.success === true ? parsed.data : call.arguments,
+      input,
       arguments: call.arguments,
       external: false,
+      change:
+        path === undefined ? undefined : followerChange(call.name, input, resolve(this.#cwd, path)),
     };
   }
+}
+
+/** Bytes of a file read to show the diff of a change to it; the follower waits on this read. */
+const MAX_READ_BYTES = 1024 * 1024;
+
+/**
+ * The change a `create` or `edit` of `fileName` would make, as a follower sees it: the owner's
+ * check found it (server/permissions.ts), but the log does not hold it, so the file is read here,
+ * as UTF-8, up to {@link MAX_READ_BYTES}, by tools/project-file.ts `readProjectFile` (a FIFO is
+ * refused, never read). Undefined when the file cannot be read so, or `old_str` does not match
+ * exactly once.
+ */
+function followerChange(
+  toolName: string,
+  input: unknown,
+  fileName: string,
+): FileChange | undefined {
+  const text = (key: string): string | undefined => {
+    const value = (input as Record<string, unknown> | null)?.[key];
+    return typeof value === "string" ? value : undefined;
+  };
+  const file = readProjectFile(fileName, { maxBytes: MAX_READ_BYTES, overLimit: "refuse" });
+  const existing = file.kind === "read" ? file.bytes.toString("utf8") : undefined;
+  const fileText = text("file_text");
+  if (toolName === "create" && fileText !== undefined) {
+    return { path: fileName, oldText: existing ?? null, newText: fileText };
+  }
+  const [oldText, newText] = [text("old_str"), text("new_str")];
+  if (toolName !== "edit" || existing === undefined || !oldText || newText === undefined) {
+    return undefined;
+  }
+  const replacement = replaceOnce(existing, oldText, newText);
+  return replacement.kind === "replaced"
+    ? { path: fileName, oldText: existing, newText: replacement.text }
+    : undefined;
 }

@@ -26,6 +26,11 @@ export type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> 
    */
   contentBlocks?: PromptBlock[];
   /**
+   * What that face gave the model only a note of, as its user is told it (agent/loop-types.ts
+   * `UserPrompt.notSent`): the loop warns of it after the prompt, as for that face's own prompts.
+   */
+  notSent?: string[];
+  /**
    * The id `session.send` answered (`messageId`), recorded on the prompt's `user.message` as its
    * `promptId` when it has none of its own: how an app's `sendAndWait` finds its prompt.
    */
@@ -41,9 +46,10 @@ export type Job = Pick<SendParams, "prompt" | "attachments" | "requestHeaders"> 
 
 /**
  * A prompt a face on another worker sent through the inbox (issue 22, inbox-receiver.ts): its
- * id, its blocks and how to tell its follower of a refusal, as {@link Job}'s.
+ * id, its blocks, what the model got only a note of and how to tell its follower of a refusal,
+ * as {@link Job}'s.
  */
-export type RemotePrompt = Pick<Job, "promptId" | "contentBlocks" | "refuse">;
+export type RemotePrompt = Pick<Job, "promptId" | "contentBlocks" | "notSent" | "refuse">;
 
 /**
  * The job of `session.send` `params`, in the agent mode it names, else its send mode when that is
@@ -95,6 +101,7 @@ function promptDetails(
         : { contentBlocks: givenPromptBlocks(job.prompt, text) }),
     agentMode: job.mode,
     ...(images.length === 0 ? {} : { images }),
+    ...(job.notSent === undefined ? {} : { notSent: job.notSent }),
     ...(job.promptId === undefined && job.messageId === undefined
       ? {}
       : { promptId: job.promptId ?? job.messageId }),

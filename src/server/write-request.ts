@@ -5,19 +5,17 @@
  * it: runs of more than 20 changed lines and lines over 300 characters are cut with a note), and
  * for `create`, `newFileContents`, the whole text it would write.
  *
- * The diff is of the file as it is when the question is asked (read here, UTF-8, up to
- * {@link MAX_READ_BYTES}). When the file cannot be read or is larger, or `old_str` does not match
- * exactly once (the edit will then fail), `edit`'s diff is of `old_str` against `new_str` alone,
- * its line numbers counted from `old_str`'s first line. A tool that writes no text turnloop can
- * show (another tool of the `edit`, `delete` or `move` kind) gets an empty `diff`.
+ * The diff is of the change the tool's own check found before the question (tools/define-tool.ts
+ * `Tool.check`: the file read and decoded as the tool reads it, the edit made in memory), so the
+ * question and the call agree, and the server reads no file for it. Without that change (a file
+ * too large to show one, or a call on another worker: remote-questions.ts), `edit`'s diff is of
+ * `old_str` against `new_str` alone, its line numbers counted from `old_str`'s first line, and
+ * `create`'s is empty. A tool that writes no text turnloop can show (another tool of the `edit`,
+ * `delete` or `move` kind) gets an empty `diff`.
  */
 
+import type { FileChange } from "../events/events.js";
 import { fileDiff, lineDiff } from "../tools/line-diff.js";
-import { readProjectFile } from "../tools/project-file.js";
-import { replaceOnce } from "../tools/text-replacement.js";
-
-/** Bytes of a file read to show the diff of a change to it; the server waits on this read. */
-const MAX_READ_BYTES = 1024 * 1024;
 
 /** Copilot's `write` fields besides `fileName` and the common ones. */
 export interface WriteRequestFields {
@@ -26,13 +24,14 @@ export interface WriteRequestFields {
 }
 
 /**
- * The `write` fields for a call of `toolName` with the validated `input` on `fileName` (absolute).
- * Never throws.
+ * The `write` fields for a call of `toolName` with the validated `input` on `fileName` (absolute),
+ * `change` the one its tool's check found, if any. Never throws; reads nothing.
  */
 export function writeRequestFields(
   toolName: string | undefined,
   input: unknown,
   fileName: string,
+  change: FileChange | undefined,
 ): WriteRequestFields {
   const text = (key: string): string | undefined => {
     const value = (input as Record<string, unknown> | null)?.[key];
@@ -40,39 +39,31 @@ export function writeRequestFields(
   };
   const fileText = text("file_text");
   if (toolName === "create" && fileText !== undefined) {
-    const existing = readSmallFile(fileName);
-    const from = existing === undefined ? "/dev/null" : fileName;
     return {
-      diff: unified(from, fileName, fileDiff(existing ?? "", fileText)),
+      diff: change === undefined ? "" : changeDiff(fileName, change),
       newFileContents: fileText,
     };
   }
   const oldText = text("old_str");
   const newText = text("new_str");
   if (toolName === "edit" && oldText !== undefined && newText !== undefined) {
-    const existing = readSmallFile(fileName);
-    const replacement =
-      existing === undefined || oldText === ""
-        ? undefined
-        : replaceOnce(existing, oldText, newText);
-    const hunk = replacement?.kind === "replaced" ? replacement.diff : lineDiff(oldText, newText);
-    return { diff: unified(fileName, fileName, hunk) };
+    return {
+      diff:
+        change === undefined
+          ? unified(fileName, fileName, lineDiff(oldText, newText))
+          : changeDiff(fileName, change),
+    };
   }
   return { diff: "" };
+}
+
+/** The diff of `change` to `fileName`: from `/dev/null` for a file it creates. */
+function changeDiff(fileName: string, change: FileChange): string {
+  const from = change.oldText === null ? "/dev/null" : fileName;
+  return unified(from, fileName, fileDiff(change.oldText ?? "", change.newText));
 }
 
 /** The diff's two header lines, then its hunk: none when nothing changes (an empty file created). */
 function unified(from: string, to: string, hunk: string): string {
   return `--- ${from}\n+++ ${to}\n${hunk === "" ? "" : `${hunk}\n`}`;
-}
-
-/**
- * The file's text, or undefined when it is missing, unreadable, not a regular file or too large.
- * Read by the reader of files a repository names (tools/project-file.ts `readProjectFile`:
- * `O_NONBLOCK`, judged by `fstat` on the open descriptor), not a `stat` then a read: a FIFO put
- * there after the `stat` blocked the server's main thread, every session's, for good.
- */
-function readSmallFile(path: string): string | undefined {
-  const file = readProjectFile(path, { maxBytes: MAX_READ_BYTES, overLimit: "refuse" });
-  return file.kind === "read" ? file.bytes.toString("utf8") : undefined;
 }

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { describeIssue } from "../events/setting-words.js";
 import { PERMISSION_MODES } from "../permissions/permission-mode.js";
+import { jsonSyntaxMessage, readConfigFileText } from "../tools/config-file-text.js";
 import { mcpServerSchema, parseServerEntry } from "../tools/mcp/config.js";
-import { jsonSyntaxMessage, readConfigFileText } from "../tools/project-file.js";
 import { SANDBOX_POLICIES } from "../tools/sandbox/policy.js";
 import { ConfigError, configPaths, projectFolder } from "./config-paths.js";
 import { type GuardingSection, unknownKeys } from "./config-problems.js";

@@ -33,12 +33,55 @@ export async function readFileLineRange(
   signal: AbortSignal,
 ): Promise<FileLineRange | undefined> {
   const { createHash } = process.getBuiltinModule("node:crypto");
+  const hash = createHash("sha256");
+  const read = await readLines(path, new LineCollector(first, last), signal, (text) => {
+    hash.update(text, "utf16le");
+    return false;
+  });
+  return read?.total === undefined
+    ? undefined
+    : { total: read.total, lines: read.lines, sha256: hash.digest("hex") };
+}
+
+/** Lines of a UTF-8 text file read no further than a range's last line. */
+export interface FileLineStart {
+  /** The lines numbered `first` to `last` (1-based) that the file holds, without their `\n`. */
+  lines: string[];
+  /** Lines in the file when it ends by line `last`; undefined: the file goes on after it. */
+  total: number | undefined;
+}
+
+/**
+ * {@link readFileLineRange} that stops once the file is known to go on after line `last`
+ * (finite) and hashes nothing: for a file too large to read whole (view.ts
+ * `MAX_VIEW_FILE_BYTES`), time follows the lines up to `last` and memory the lines kept.
+ * Undefined, throws: as {@link readFileLineRange}.
+ */
+export function readFileLinesUpTo(
+  path: string,
+  first: number,
+  last: number,
+  signal: AbortSignal,
+): Promise<FileLineStart | undefined> {
+  const lines = new LineCollector(first, last);
+  return readLines(path, lines, signal, () => lines.isPast(last));
+}
+
+/**
+ * Reads the file at `path` a piece at a time into `lines`, until its end or until `stop` (given
+ * each piece's text once taken) says enough: then `total` is undefined. Undefined when the file
+ * is not plain UTF-8 (see {@link readFileLineRange}).
+ */
+async function readLines(
+  path: string,
+  lines: LineCollector,
+  signal: AbortSignal,
+  stop: (text: string) => boolean,
+): Promise<FileLineStart | undefined> {
   const file = await open(path, "r");
   try {
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-    const hash = createHash("sha256");
-    const lines = new LineCollector(first, last);
     for (let position = 0; ; ) {
       signal.throwIfAborted();
       const { bytesRead } = await file.read(buffer, 0, CHUNK_BYTES, position);
@@ -50,10 +93,13 @@ export async function readFileLineRange(
       if (text === undefined) {
         return undefined;
       }
-      hash.update(text, "utf16le");
       lines.take(text);
+      const enough = stop(text);
       if (bytesRead === 0) {
-        return { total: lines.end(), lines: lines.kept, sha256: hash.digest("hex") };
+        return { total: lines.end(), lines: lines.kept };
+      }
+      if (enough) {
+        return { total: undefined, lines: lines.kept };
       }
       position += bytesRead;
     }
@@ -83,6 +129,8 @@ class LineCollector {
   /** What came so far of that line, when it is kept. */
   private current = "";
   private endsWithNewline = true;
+  /** Whether the line numbered `lineNumber` has begun: a character of it was taken. */
+  private lineBegun = false;
 
   constructor(
     private readonly first: number,
@@ -101,6 +149,7 @@ class LineCollector {
         if (wanted) {
           this.current += text.slice(position);
         }
+        this.lineBegun ||= position < text.length;
         return;
       }
       if (wanted) {
@@ -108,8 +157,14 @@ class LineCollector {
         this.current = "";
       }
       this.lineNumber += 1;
+      this.lineBegun = false;
       position = newline + 1;
     }
+  }
+
+  /** Whether a character after line `last` was taken: the text goes on after that line. */
+  isPast(last: number): boolean {
+    return this.lineNumber > last + 1 || (this.lineNumber === last + 1 && this.lineBegun);
   }
 
   /** Ends the text, keeping a wanted final line that has no `\n`: the count of all lines. */

@@ -1,18 +1,22 @@
 import {
+  close,
   closeSync,
   constants,
+  fstat,
   fstatSync,
   lstatSync,
+  open,
   openSync,
+  read as readDescriptor,
   readSync,
   realpathSync,
   type Stats,
-  statSync,
 } from "node:fs";
-import { type FileHandle, lstat, open, realpath } from "node:fs/promises";
+import { lstat, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { errorCode, errorMessage, isMissingFileError } from "../events/errors.js";
+import { promisify } from "node:util";
+import { errorCode, errorMessage } from "../events/errors.js";
 import { normalAbsolutePath } from "./sandbox/policy.js";
 import { hiddenPlacePaths } from "./sandbox/real-paths.js";
 
@@ -33,7 +37,10 @@ import { hiddenPlacePaths } from "./sandbox/real-paths.js";
  *   files) or only its start is read (instruction files, cut to fit their budget anyway);
  * - {@link readProjectFile} reads on the calling thread, for small files; a file of a large bound
  *   (an SDK prompt's attached file) is read by the thread pool ({@link readProjectFileInBackground}).
+ *   Both make the one sequence of steps (`readingSteps`), a generator that names each file-system
+ *   call it needs: the one makes each call at once, the other through the thread pool.
  *
+ * Config files as text, and JSON's syntax errors in words, are config-file-text.ts's.
  * A refusal's reason names the file's path and why, never its content.
  */
 
@@ -70,18 +77,146 @@ export interface ProjectFileRules {
 }
 
 /**
- * Reads `path` by `rules` (see the module comment). Never throws, never blocks on a special
- * file. @returns `missing` when nothing is there (a dangling link included); `refused` with a
- * sentence naming why (outside the project, in a hidden place, not a regular file, too long,
- * unreadable: the system's error code and message, which quote no content).
+ * Reads `path` by `rules` (see the module comment) on the calling thread. Never throws, never
+ * blocks on a special file. @returns `missing` when nothing is there (a dangling link included);
+ * `refused` with a sentence naming why (outside the project, in a hidden place, not a regular
+ * file, too long, unreadable: the system's error code and message, which quote no content).
  */
 export function readProjectFile(path: string, rules: ProjectFileRules): ProjectFileRead {
+  const steps = readingSteps(path, rules);
+  let step = steps.next();
+  while (!step.done) {
+    let answer: unknown;
+    try {
+      answer = callNow(step.value);
+    } catch (error) {
+      step = steps.throw(error);
+      continue;
+    }
+    step = steps.next(answer);
+  }
+  return step.value;
+}
+
+/**
+ * {@link readProjectFile} off the main thread: the same steps, refusals and words, each call
+ * (resolving the path, the open, its `fstat`, the reads, the close) made by the thread pool, so
+ * that reading a file of up to `maxBytes` (an SDK prompt's attached file: 64 MiB) holds up nothing
+ * else the process serves meanwhile. Never rejects.
+ */
+export async function readProjectFileInBackground(
+  path: string,
+  rules: ProjectFileRules,
+): Promise<ProjectFileRead> {
+  const steps = readingSteps(path, rules);
+  let step = steps.next();
+  while (!step.done) {
+    let answer: unknown;
+    try {
+      answer = await callInBackground(step.value);
+    } catch (error) {
+      step = steps.throw(error);
+      continue;
+    }
+    step = steps.next(answer);
+  }
+  return step.value;
+}
+
+/** A file-system call {@link readingSteps} asks for, by the name of its answer in {@link Answers}. */
+type FileCall =
+  | { name: "exists"; path: string }
+  | { name: "realpath"; path: string }
+  | { name: "open"; path: string }
+  | { name: "fstat"; descriptor: number }
+  | { name: "read"; descriptor: number; buffer: Buffer; offset: number }
+  | { name: "close"; descriptor: number };
+
+/** What each {@link FileCall} answers: a `read` the bytes it read (0 at the end of the file). */
+interface Answers {
+  exists: boolean;
+  realpath: string;
+  open: number;
+  fstat: Stats;
+  read: number;
+  close: undefined;
+}
+
+/** How a file is opened: without waiting (a FIFO), never as a controlling terminal. */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+
+/** `call` made on the calling thread; throws what the system call throws. */
+function callNow(call: FileCall): unknown {
+  switch (call.name) {
+    case "exists":
+      return lstatSync(call.path, { throwIfNoEntry: false }) !== undefined;
+    case "realpath":
+      return realpathSync(call.path);
+    case "open":
+      return openSync(call.path, OPEN_FLAGS);
+    case "fstat":
+      return fstatSync(call.descriptor);
+    case "read":
+      return readSync(
+        call.descriptor,
+        call.buffer,
+        call.offset,
+        call.buffer.length - call.offset,
+        null,
+      );
+    case "close":
+      return closeSync(call.descriptor);
+  }
+}
+
+/** `call` made by the thread pool; rejects with what the system call fails with. */
+async function callInBackground(call: FileCall): Promise<unknown> {
+  switch (call.name) {
+    case "exists":
+      return lstat(call.path).then(
+        () => true,
+        (error: unknown) => (errorCode(error) === "ENOENT" ? false : Promise.reject(error)),
+      );
+    case "realpath":
+      return realpath(call.path);
+    case "open":
+      return promisify(open)(call.path, OPEN_FLAGS);
+    case "fstat":
+      return promisify(fstat)(call.descriptor);
+    case "read": {
+      const { buffer, offset } = call;
+      const read = promisify(readDescriptor);
+      return (await read(call.descriptor, buffer, offset, buffer.length - offset, null)).bytesRead;
+    }
+    case "close":
+      return promisify(close)(call.descriptor);
+  }
+}
+
+/**
+ * Asks for `request` and gives back its answer: the drivers ({@link readProjectFile},
+ * {@link readProjectFileInBackground}) answer each call with what the call of that name returns.
+ */
+function* ask<Name extends FileCall["name"]>(
+  request: Extract<FileCall, { name: Name }>,
+): Generator<FileCall, Answers[Name], unknown> {
+  return (yield request) as Answers[Name];
+}
+
+/**
+ * The one sequence of a read, its file-system calls made by a driver: resolve the path, judge
+ * where it leads, open it, judge the opened file by its `fstat`, read at most `maxBytes`, close.
+ */
+function* readingSteps(
+  path: string,
+  rules: ProjectFileRules,
+): Generator<FileCall, ProjectFileRead, unknown> {
   let real: string;
   try {
-    if (lstatSync(path, { throwIfNoEntry: false }) === undefined) {
+    if (!(yield* ask({ name: "exists", path }))) {
       return { kind: "missing" };
     }
-    real = realpathSync(path);
+    real = yield* ask({ name: "realpath", path });
   } catch (error) {
     return unresolved(error);
   }
@@ -91,80 +226,43 @@ export function readProjectFile(path: string, rules: ProjectFileRules): ProjectF
   }
   let descriptor: number | undefined;
   try {
-    descriptor = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-    return readOpened(descriptor, rules);
-  } catch (error) {
-    return { kind: "refused", reason: `cannot be read: ${errorMessage(error)}` };
-  } finally {
-    if (descriptor !== undefined) {
-      closeSync(descriptor);
-    }
-  }
-}
-
-/** The bytes of the opened `descriptor` by `rules`, or why it is refused. */
-function readOpened(descriptor: number, rules: ProjectFileRules): ProjectFileRead {
-  const stats = fstatSync(descriptor);
-  const refusal = statsRefusal(stats, rules);
-  if (refusal !== undefined) {
-    return refusal;
-  }
-  // The size `fstat` gave may grow while the file is read: never more than the bound.
-  const buffer = Buffer.alloc(Math.min(stats.size, rules.maxBytes));
-  let filled = 0;
-  while (filled < buffer.length) {
-    const count = readSync(descriptor, buffer, filled, buffer.length - filled, null);
-    if (count === 0) {
-      break;
-    }
-    filled += count;
-  }
-  return readOf(buffer, filled, stats.size, rules.maxBytes);
-}
-
-/**
- * {@link readProjectFile} off the main thread: the same rules, refusals and words, each step
- * (resolving the path, the open, its `fstat`, the read) done by the thread pool, so that reading
- * a file of up to `maxBytes` (an SDK prompt's attached file: 64 MiB) holds up nothing else the
- * process serves meanwhile. Never rejects.
- */
-export async function readProjectFileInBackground(
-  path: string,
-  rules: ProjectFileRules,
-): Promise<ProjectFileRead> {
-  let real: string;
-  try {
-    await lstat(path);
-    real = await realpath(path);
-  } catch (error) {
-    return unresolved(error);
-  }
-  const place = rules.project === undefined ? undefined : placeRefusal(real, rules.project);
-  if (place !== undefined) {
-    return { kind: "refused", reason: place };
-  }
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
-    const stats = await handle.stat();
+    descriptor = yield* ask({ name: "open", path: real });
+    const stats = yield* ask({ name: "fstat", descriptor });
     const refusal = statsRefusal(stats, rules);
     if (refusal !== undefined) {
       return refusal;
     }
+    // The size `fstat` gave may grow while the file is read: never more than the bound.
     const buffer = Buffer.alloc(Math.min(stats.size, rules.maxBytes));
     let filled = 0;
     while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null);
-      if (bytesRead === 0) {
+      const count = yield* ask({ name: "read", descriptor, buffer, offset: filled });
+      if (count === 0) {
         break;
       }
-      filled += bytesRead;
+      filled += count;
     }
-    return readOf(buffer, filled, stats.size, rules.maxBytes);
+    return {
+      kind: "read",
+      bytes: buffer.subarray(0, filled),
+      size: stats.size,
+      cut: stats.size > rules.maxBytes,
+    };
   } catch (error) {
     return { kind: "refused", reason: `cannot be read: ${errorMessage(error)}` };
   } finally {
-    await handle?.close().catch(() => undefined);
+    if (descriptor !== undefined) {
+      yield* closeQuietly(descriptor);
+    }
+  }
+}
+
+/** Closes `descriptor`; a failed close loses nothing read, so its error is dropped. */
+function* closeQuietly(descriptor: number): Generator<FileCall, void, unknown> {
+  try {
+    yield* ask({ name: "close", descriptor });
+  } catch {
+    // The bytes were read or the read was refused already.
   }
 }
 
@@ -176,11 +274,6 @@ function unresolved(error: unknown): ProjectFileRead {
   return errorCode(error) === "ENOENT"
     ? { kind: "missing" }
     : { kind: "refused", reason: `cannot be read: ${errorMessage(error)}` };
-}
-
-/** What was read: the first `filled` bytes of `buffer`, of a file `fstat` said holds `size`. */
-function readOf(buffer: Buffer, filled: number, size: number, maxBytes: number): ProjectFileRead {
-  return { kind: "read", bytes: buffer.subarray(0, filled), size, cut: size > maxBytes };
 }
 
 /** Why a file of `stats` is refused by `rules` (not a regular file, too long), or undefined. */
@@ -276,125 +369,4 @@ export function wholeUtf8Prefix(bytes: Buffer): Buffer {
   }
   const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
   return bytes.length - start < length ? bytes.subarray(0, start) : bytes;
-}
-
-/** A config file's text, or the problem that names it (its path first). */
-export type FileText = { text: string; problem?: undefined } | { problem: string };
-
-/**
- * A config file (`.turnloop/config.json`, `.mcp.json`, the user's) as UTF-8 text, by
- * {@link readProjectFile}: a regular file of at most {@link CONFIG_FILE_MAX_BYTES}; with
- * `projectFolder` (a project's file) lying in it and out of the hidden places, `turnloopHome`
- * hidden too. Undefined: nothing there.
- */
-export function readConfigFileText(
-  path: string,
-  projectFolder: string | undefined,
-  turnloopHome?: string,
-): FileText | undefined {
-  const file = readProjectFile(path, {
-    maxBytes: CONFIG_FILE_MAX_BYTES,
-    overLimit: "refuse",
-    limitName: "1 MiB a config file may hold",
-    ...(projectFolder === undefined
-      ? {}
-      : {
-          project: {
-            folder: projectFolder,
-            ...(turnloopHome === undefined ? {} : { turnloopHome }),
-          },
-        }),
-  });
-  switch (file.kind) {
-    case "missing":
-      return undefined;
-    case "refused":
-      return { problem: `${path} ${file.reason}` };
-    case "read":
-      return { text: file.bytes.toString("utf8") };
-  }
-}
-
-/**
- * A file the user named (`--mcp-config`) as UTF-8 text: read as given (a pipe of `<(…)` too),
- * off the main thread; a missing one found by a `stat` that builds no error (`throwIfNoEntry`;
- * Node's `ENOENT` error of a failed `readFile` cost about 1 % of a `-p` run's instructions,
- * bench/notes/targets.md, round 3 session 18). Undefined: nothing there.
- */
-export async function readNamedFileText(path: string): Promise<FileText | undefined> {
-  try {
-    if (statSync(path, { throwIfNoEntry: false }) === undefined) {
-      return undefined;
-    }
-    const { readFile } = await import("node:fs/promises");
-    return { text: await readFile(path, "utf8") };
-  } catch (error) {
-    return isMissingFileError(error) ? undefined : { problem: `${path}: ${errorMessage(error)}` };
-  }
-}
-
-/**
- * `JSON.parse`'s complaint about `text` with the line and column (1-based) it points at, instead
- * of a byte position: `line 5, column 3: Expected ',' or '}' after property value`. Never a
- * word of `text` itself: V8 quotes the start of the text when it names no position (`Unexpected
- * token 'P', "PRIVATE-KE"... is not valid JSON`), and the text may be a secret a link led to
- * (a trial's finding), so that complaint becomes `line 1, column 1: Unexpected character`, the
- * place found as the longest start of `text` that is still the start of some JSON value.
- */
-export function jsonSyntaxMessage(text: string, error: unknown): string {
-  const message = errorMessage(error);
-  const position = /at position (\d+)/.exec(message)?.[1];
-  const quoting = /^Unexpected token\b/.test(message) && position === undefined;
-  const offset =
-    position !== undefined
-      ? Number(position)
-      : quoting
-        ? validJsonPrefixLength(text)
-        : /end of (JSON )?(data|input)/i.test(message)
-          ? text.length
-          : undefined;
-  const reason = quoting
-    ? "Unexpected character"
-    : message
-        .replace(/ (?:in JSON )?at position \d+(?: \(line \d+ column \d+\))?/, "")
-        .replace(/^JSON\.parse: /, "")
-        // Any other quoted piece of the text V8 may add: left out, never shown.
-        .replace(/,? ?"(?:[^"\\]|\\.)*"(?:\.\.\.)? is not valid JSON$/, "");
-  if (offset === undefined) {
-    return reason;
-  }
-  const before = text.slice(0, offset);
-  const line = before.split("\n").length;
-  const column = offset - (before.lastIndexOf("\n") + 1) + 1;
-  return `line ${line}, column ${column}: ${reason}`;
-}
-
-/**
- * How much of `text` is the start of some JSON value: the longest prefix `JSON.parse` takes, or
- * fails on only for ending early (a binary search: the starts of a valid start are valid). A
- * literal cut short (`tru`) counts as invalid, so the place found may be up to 4 characters early.
- */
-function validJsonPrefixLength(text: string): number {
-  const endsEarly = (length: number): boolean => {
-    try {
-      JSON.parse(text.slice(0, length));
-      return true;
-    } catch (error) {
-      // At the end V8 says so, or names the end as the place (`Expected ',' or '}' … at position 7`).
-      const message = errorMessage(error);
-      const at = /at position (\d+)/.exec(message)?.[1];
-      return at === undefined ? /end of (JSON )?(data|input)/i.test(message) : Number(at) >= length;
-    }
-  };
-  let valid = 0;
-  let invalid = text.length;
-  while (invalid - valid > 1) {
-    const middle = Math.floor((valid + invalid) / 2);
-    if (endsEarly(middle)) {
-      valid = middle;
-    } else {
-      invalid = middle;
-    }
-  }
-  return valid;
 }

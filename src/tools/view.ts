@@ -26,8 +26,9 @@ const MAX_VIEW_CHARACTERS = 100_000;
 /** Characters kept of a single line (minified code, data); the rest is replaced by a note. */
 const MAX_LINE_CHARACTERS = 2_000;
 /**
- * Files larger than this (bytes) are refused rather than read into memory; `edit` refuses them
- * too, and `create` does not read them to compare (neither could have been viewed).
+ * Files larger than this (bytes) are not viewed whole: only a `view_range` of such a file is
+ * shown, read from disk up to its last line (file-line-range.ts `readFileLinesUpTo`). `edit`
+ * refuses them, and `create` does not read them to compare (neither could have been viewed whole).
  */
 export const MAX_VIEW_FILE_BYTES = 50 * 1024 * 1024;
 /**
@@ -91,10 +92,12 @@ async function view(input: ViewInput, context: ToolContext): Promise<ToolResult>
     return errorResult(`Path ${input.path} is not a regular file or directory.`);
   }
   if (stats.size > MAX_VIEW_FILE_BYTES) {
-    return errorResult(
-      `File is too large to view (${stats.size} bytes; the limit is ${MAX_VIEW_FILE_BYTES} bytes). ` +
-        `Use grep to find lines, or bash (e.g. sed -n '100,200p') to print a part.`,
-    );
+    return input.view_range === undefined
+      ? errorResult(
+          `${tooLargeToViewWhole(stats.size)}. Use view_range [start, end] to read up to ` +
+            `${MAX_VIEW_LINES} of its lines, ${READ_OTHERWISE}.`,
+        )
+      : viewRangeOfHugeFile(absolutePath, input.view_range, stats.size, context.signal);
   }
   const readThroughClient = context.client?.readTextFile;
   if (stats.size > READ_IN_PIECES_BYTES && readThroughClient === undefined) {
@@ -212,8 +215,7 @@ async function viewInPieces(
   signal: AbortSignal,
 ): Promise<ToolResult | undefined> {
   const { readFileLineRange } = await import("./file-line-range.js");
-  const { start, end } = requestedRange(range);
-  const last = end === -1 ? start + MAX_VIEW_LINES - 1 : Math.min(end, start + MAX_VIEW_LINES - 1);
+  const { start, last } = linesToRead(range);
   const read = await readFileLineRange(path, start, last, signal);
   if (read === undefined) {
     return undefined;
@@ -222,6 +224,46 @@ async function viewInPieces(
   const shown = showNumberedLines(read.total, lineAt, range, undefined);
   const known = { path: resolveLinksAtOnce(path), sha256: read.sha256 };
   return shown.isError ? shown : { ...shown, knownFile: known };
+}
+
+/** How a refusal of a file over {@link MAX_VIEW_FILE_BYTES} begins: its size and the limit. */
+function tooLargeToViewWhole(size: number): string {
+  return `File is too large to view whole (${size} bytes; the limit is ${MAX_VIEW_FILE_BYTES} bytes)`;
+}
+
+/** How a refusal ends: the other tools that read part of a file. */
+const READ_OTHERWISE = "grep to find lines, or bash (e.g. sed -n '100,200p') to print a part";
+
+/**
+ * A `view_range` of a file over {@link MAX_VIEW_FILE_BYTES}: its UTF-8 text read from disk only up
+ * to the last line shown (file-line-range.ts `readFileLinesUpTo`), keeping only the lines shown,
+ * so time follows the range's end and memory the range, never the file. Read from disk even when
+ * the client reads files (it would read the whole file); no `knownFile`, since `edit` refuses
+ * such a file. A file that is not plain UTF-8 text is refused.
+ */
+async function viewRangeOfHugeFile(
+  path: string,
+  range: readonly number[],
+  size: number,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  const { readFileLinesUpTo } = await import("./file-line-range.js");
+  const { start, last } = linesToRead(range);
+  const read = await readFileLinesUpTo(path, start, last, signal);
+  if (read === undefined) {
+    return errorResult(
+      `${tooLargeToViewWhole(size)}, and a view_range reads only UTF-8 text: this file is binary ` +
+        `or in another encoding. Use ${READ_OTHERWISE}.`,
+    );
+  }
+  return showNumberedLines(read.total, (lineNumber) => read.lines[lineNumber - start] ?? "", range);
+}
+
+/** The first and last line a `view` of `range` may show: at most {@link MAX_VIEW_LINES}. */
+function linesToRead(range: readonly number[] | undefined): { start: number; last: number } {
+  const { start, end } = requestedRange(range);
+  const most = start + MAX_VIEW_LINES - 1;
+  return { start, last: end === -1 ? most : Math.min(end, most) };
 }
 
 /** The first and last line a `view_range` asks for (1-based; last -1: to the end of the file). */
@@ -234,19 +276,20 @@ function requestedRange(range: readonly number[] | undefined): { start: number; 
 
 /**
  * {@link showLines} of a file of `total` lines whose line numbered `n` (1-based) is `lineAt(n)`,
- * asked only for the lines it shows.
+ * asked only for the lines it shows. `total` undefined: a file that goes on after the last line
+ * {@link linesToRead} gives, whose lines were not all counted.
  */
 function showNumberedLines(
-  total: number,
+  total: number | undefined,
   lineAt: (lineNumber: number) => string,
   range: readonly number[] | undefined,
-  note: string | undefined,
+  note?: string,
 ): ToolResult {
   if (total === 0) {
     return textResult("(empty file)");
   }
   const { start: requestedStart, end: requestedEnd } = requestedRange(range);
-  if (requestedStart > total) {
+  if (total !== undefined && requestedStart > total) {
     return errorResult(
       `Invalid view_range: line ${requestedStart} is past the end of the file (${total} lines).`,
     );
@@ -256,7 +299,7 @@ function showNumberedLines(
       `Invalid view_range [${requestedStart}, ${requestedEnd}]: end must be at least start, or -1.`,
     );
   }
-  const end = requestedEnd === -1 ? total : Math.min(requestedEnd, total);
+  const end = Math.min(requestedEnd === -1 ? Infinity : requestedEnd, total ?? Infinity);
   const output: string[] = [];
   let characters = 0;
   let lineNumber = requestedStart;
@@ -271,8 +314,10 @@ function showNumberedLines(
   const lastShown = lineNumber - 1;
   if (lastShown < end) {
     const nextEnd = Math.min(end, lastShown + MAX_VIEW_LINES);
+    const of =
+      total === undefined ? "; the file goes on (too large to count its lines)" : ` of ${total}`;
     output.push(
-      `[Output cut: showing lines ${requestedStart}-${lastShown} of ${total}. ` +
+      `[Output cut: showing lines ${requestedStart}-${lastShown}${of}. ` +
         `Use view_range [${lastShown + 1}, ${nextEnd}] to read more.]`,
     );
   }

@@ -160,6 +160,46 @@ describe.skipIf(skip)("permission questions in a terminal", () => {
     );
   });
 
+  // An overwrite was previewed as new content, as if no file were there: it now shows the change
+  // the tool's check found (Tool.check), the lines it replaces included.
+  test("a create that overwrites a file shows what it replaces", async ({
+    model,
+    repository,
+    start,
+  }) => {
+    model.enqueue(
+      {
+        toolCalls: [
+          {
+            id: "call_1",
+            name: "create",
+            arguments: JSON.stringify({
+              path: "notes.txt",
+              file_text: "alpha\nBETA\ngamma\n",
+              overwrite: true,
+            }),
+          },
+        ],
+      },
+      { text: "Left as it was." },
+    );
+    const session = start(["-p", "shout beta"]);
+    const screen = await session.waitFor(/no, and tell the model why\n>$/);
+    expect(screen).toContain(
+      [
+        `    ${join(repository, "notes.txt")} (replaced)`,
+        "      alpha",
+        "    - beta",
+        "    + BETA",
+        "      gamma",
+        "  [y] yes, once",
+      ].join("\n"),
+    );
+    session.type("n");
+    await session.waitFor(/\[exit 0\]/);
+    expect(await readFile(join(repository, "notes.txt"), "utf8")).toBe("alpha\nbeta\ngamma\n");
+  });
+
   test("Ctrl-D at the question is no answer: the prompt is cancelled (exit 130), the model not asked again", async ({
     model,
     start,

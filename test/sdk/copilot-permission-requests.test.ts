@@ -255,6 +255,30 @@ describe("the write request shows the change", () => {
   });
 });
 
+describe("the write request shows the change the tool would make", () => {
+  // The question's diff came from the server's own UTF-8 read of the file: a windows-1252 or
+  // UTF-16 file the tool decodes showed as replacement characters, and an edit of it as a diff of
+  // old_str and new_str alone, as if it did not match. It now comes from the tool's check.
+  test("an edit and an overwrite of files in windows-1252 and UTF-16, as the tool decodes them", async () => {
+    const latin = join(fixture.cwd, "latin.txt");
+    const wide = join(fixture.cwd, "wide.txt");
+    await writeFile(latin, Buffer.from("one\ncaf\xe9\nthree\n", "latin1"));
+    await writeFile(
+      wide,
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("été\n", "utf16le")]),
+    );
+    const asked = await askedFor([
+      ["call_l", "edit", { path: "latin.txt", old_str: "café", new_str: "cafe" }],
+      ["call_w", "create", { path: "wide.txt", file_text: "hiver\n", overwrite: true }],
+    ]);
+    const diffs = asked.map((request) => (request.kind === "write" ? request.diff : request.kind));
+    expect(diffs).toEqual([
+      `--- ${latin}\n+++ ${latin}\n@@ -1,3 +1,3 @@\n one\n-café\n+cafe\n three\n`,
+      `--- ${wide}\n+++ ${wide}\n@@ -1,1 +1,1 @@\n-été\n+hiver\n`,
+    ]);
+  });
+});
+
 describe("the write request's diff applies with GNU patch", () => {
   test("create, edit, and an edit that leaves the file with no line: patch --dry-run accepts each", async () => {
     await writeFile(join(fixture.cwd, "kept.txt"), "one\ntwo\nthree\n");

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { readFile, realpath, stat, writeFile } from "node:fs/promises";
@@ -10,7 +9,9 @@ import { replaceOnce } from "../../src/tools/text-replacement.js";
 import { MAX_VIEW_FILE_BYTES } from "../../src/tools/view.js";
 import {
   knownFile,
+  type MemoryChildOutput,
   makeContext,
+  runInMemoryChild,
   runTool,
   useTemporaryDirectory,
   writeLoremFile,
@@ -28,22 +29,9 @@ useTemporaryDirectory((each) => {
   directory = each;
 });
 
-const CHILD = new URL("./file-tool-memory-child.ts", import.meta.url).pathname;
-
-/** What the memory child prints ({@link CHILD}). */
-interface ChildOutput {
-  grownKiB: number;
-  results: { isError: boolean; content: string; knownFile?: { path: string; sha256: string } }[];
-}
-
 /** Runs `edit` with `calls` at once in a child process, the model knowing the files of `hashes`. */
-function editInChild(calls: readonly object[], hashes: Record<string, string>): ChildOutput {
-  const output = execFileSync(
-    process.execPath,
-    ["--import", "tsx", CHILD, directory, JSON.stringify(calls), "edit", JSON.stringify(hashes)],
-    { encoding: "utf8", maxBuffer: 1024 * 1024 },
-  );
-  return JSON.parse(output) as ChildOutput;
+function editInChild(calls: readonly object[], hashes: Record<string, string>): MemoryChildOutput {
+  return runInMemoryChild(directory, calls, "edit", hashes);
 }
 
 /** tool-support.ts `textHash` of a UTF-8 file's text, read a piece at a time. */

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -105,4 +106,31 @@ export function writeLoremFile(path: string, bytes: number): void {
   } finally {
     closeSync(file);
   }
+}
+
+/** What test/tools/file-tool-memory-child.ts prints. */
+export interface MemoryChildOutput {
+  /** How far the child's peak resident memory rose during the calls, in KiB. */
+  grownKiB: number;
+  results: { isError: boolean; content: string; knownFile?: { path: string; sha256: string } }[];
+}
+
+/**
+ * Runs `tool` with each of `calls` (argument objects) at once in a child process
+ * (file-tool-memory-child.ts) in `directory`, the model knowing the files of `hashes` (absolute
+ * path to text hash): the results and how far the child's memory grew.
+ */
+export function runInMemoryChild(
+  directory: string,
+  calls: readonly object[],
+  tool: "view" | "edit" = "view",
+  hashes: Record<string, string> = {},
+): MemoryChildOutput {
+  const child = new URL("./file-tool-memory-child.ts", import.meta.url).pathname;
+  const output = execFileSync(
+    process.execPath,
+    ["--import", "tsx", child, directory, JSON.stringify(calls), tool, JSON.stringify(hashes)],
+    { encoding: "utf8", maxBuffer: 1024 * 1024 },
+  );
+  return JSON.parse(output) as MemoryChildOutput;
 }

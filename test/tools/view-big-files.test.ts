@@ -1,10 +1,15 @@
-import { execFileSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ToolContext } from "../../src/tools/define-tool.js";
 import { MAX_VIEW_FILE_BYTES, viewTool } from "../../src/tools/view.js";
-import { makeContext, runTool, useTemporaryDirectory, writeLoremFile } from "./tool-context.js";
+import {
+  makeContext,
+  runInMemoryChild,
+  runTool,
+  useTemporaryDirectory,
+  writeLoremFile,
+} from "./tool-context.js";
 
 // Trial 32, F2: a `view_range` of a 50 MiB file read it whole, decoded it and split it into
 // 2.7 million strings (385 MB peak for 21 lines; six such calls at once 615 MB). A file over
@@ -14,8 +19,6 @@ let directory = "";
 useTemporaryDirectory((each) => {
   directory = each;
 });
-
-const CHILD = new URL("./file-tool-memory-child.ts", import.meta.url).pathname;
 
 /** The same context with a client that reads the file from disk: `view` then reads it whole. */
 function throughClient(context: ToolContext): ToolContext {
@@ -72,15 +75,7 @@ describe("view of a file over 1 MiB", () => {
       path: "big50.txt",
       view_range: [start, start + 4],
     }));
-    const output = execFileSync(
-      process.execPath,
-      ["--import", "tsx", CHILD, directory, JSON.stringify(calls)],
-      { encoding: "utf8", maxBuffer: 1024 * 1024 },
-    );
-    const { grownKiB, results } = JSON.parse(output) as {
-      grownKiB: number;
-      results: { isError: boolean; content: string }[];
-    };
+    const { grownKiB, results } = runInMemoryChild(directory, calls);
     expect(results.map((result) => result.content.split("\n")[0])).toEqual([
       "1. 1 lorem ipsum",
       "6. 6 lorem ipsum",

@@ -104,7 +104,7 @@ describe("view reads", () => {
     const result = await view({ path: "sparse.bin" });
     expect(result).toEqual({
       content:
-        "File is too large to view (52428801 bytes; the limit is 52428800 bytes). Use grep to find lines, or bash (e.g. sed -n '100,200p') to print a part.",
+        "File is too large to view whole (52428801 bytes; the limit is 52428800 bytes). Use view_range [start, end] to read up to 2000 of its lines, grep to find lines, or bash (e.g. sed -n '100,200p') to print a part.",
       isError: true,
     });
   });

@@ -9,7 +9,7 @@
 import { basename, dirname } from "node:path";
 import { z } from "zod";
 import { closestName, describeIssue, kindOf } from "../../events/setting-words.js";
-import { jsonSyntaxMessage, readConfigFileText, readNamedFileText } from "../project-file.js";
+import { jsonSyntaxMessage, readConfigFileText, readNamedFileText } from "../config-file-text.js";
 
 /** The project's own MCP servers file, in its project folder (Claude Code's name). */
 const PROJECT_SERVERS_FILE = ".mcp.json";
