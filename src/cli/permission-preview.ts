@@ -51,20 +51,7 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
   const text = (key: string) =>
     typeof input[key] === "string" ? terminalText(input[key] as string) : undefined;
   if (request.command !== undefined) {
-    const confinement = shownConfinement(request.sandbox);
-    const shown = confinement === undefined ? [] : [`    [${confinement}]`];
-    // What the rules could not read of it (a computed command name, `eval` …): an "always" then
-    // records only this exact command, never its prefix (permissions/command-prefix.ts).
-    const unclear = unclearParts(request.command);
-    return [
-      ...terminalText(request.command)
-        .split("\n")
-        .map((line, index) => `    ${index === 0 ? "$" : ">"} ${line}`),
-      ...shown,
-      ...(unclear.length === 0
-        ? []
-        : [paint("33", `    cannot be fully read: ${terminalText(unclear.join("; "))}`)]),
-    ];
+    return commandPreview(request.command, request.sandbox, paint);
   }
   if (request.mcp !== undefined) {
     const json = JSON.stringify(input, null, 2);
@@ -96,14 +83,9 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
     typeof replaced === "string"
   ) {
     // An overwrite, as the tool's check found the file (Tool.check): the change, not new content.
-    const hunk = fileDiff(replaced, request.change.newText).split("\n").slice(1);
     return [
       `    ${path ?? text("path") ?? ""} (replaced)`,
-      ...capped(hunk.map(terminalText), (line) => {
-        const marker = line.charAt(0);
-        const shown = `    ${marker === "\\" ? "  " : `${marker} `}${line.slice(1)}`;
-        return marker === "-" ? paint("31", shown) : marker === "+" ? paint("32", shown) : shown;
-      }),
+      ...replacedLines(replaced, request.change.newText, paint),
     ];
   }
   if (request.toolName === "create" && text("file_text") !== undefined) {
@@ -113,6 +95,40 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
     ];
   }
   return paths.map((item) => `    ${item}`);
+}
+
+type Paint = (code: string, text: string) => string;
+
+/** A shell command's lines (`$` then `>`), its confinement, and what the rules cannot read of it. */
+function commandPreview(
+  command: string,
+  sandbox: PermissionRequest["sandbox"],
+  paint: Paint,
+): string[] {
+  const confinement = shownConfinement(sandbox);
+  const shown = confinement === undefined ? [] : [`    [${confinement}]`];
+  // What the rules could not read of it (a computed command name, `eval` …): an "always" then
+  // records only this exact command, never its prefix (permissions/command-prefix.ts).
+  const unclear = unclearParts(command);
+  return [
+    ...terminalText(command)
+      .split("\n")
+      .map((line, index) => `    ${index === 0 ? "$" : ">"} ${line}`),
+    ...shown,
+    ...(unclear.length === 0
+      ? []
+      : [paint("33", `    cannot be fully read: ${terminalText(unclear.join("; "))}`)]),
+  ];
+}
+
+/** The hunk lines of a file's text replaced by another, removed red and added green. */
+function replacedLines(oldText: string, newText: string, paint: Paint): string[] {
+  const hunk = fileDiff(oldText, newText).split("\n").slice(1);
+  return capped(hunk.map(terminalText), (line) => {
+    const marker = line.charAt(0);
+    const shown = `    ${marker === "\\" ? "  " : `${marker} `}${line.slice(1)}`;
+    return marker === "-" ? paint("31", shown) : marker === "+" ? paint("32", shown) : shown;
+  });
 }
 
 function lines(text: string): string[] {

@@ -51,22 +51,7 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
     return broken;
   }
   if (APICallError.isInstance(error)) {
-    const statusCode = error.statusCode;
-    const body = error.responseBody ?? "";
-    const providerMessage = error.message || body;
-    const errorType = categoryOfStatus(statusCode, `${providerMessage} ${body}`);
-    const retryAfterMs = parseRetryAfter(error.responseHeaders);
-    const inStream = inStreamError(error);
-    return {
-      errorType,
-      ...(inStream === undefined ? { statusCode } : {}),
-      message: boundedMessage(
-        inStream ??
-          (statusCode === undefined ? providerMessage : `HTTP ${statusCode}: ${providerMessage}`),
-      ),
-      retryable: isRetryableType(errorType) || error.isRetryable,
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
-    };
+    return apiCallFailure(error);
   }
   const malformed = malformedEvent(error);
   if (malformed !== undefined) {
@@ -100,6 +85,26 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
     return { errorType: "network", message: boundedMessage(text), retryable: true };
   }
   return { errorType: "malformed_response", message: boundedMessage(text), retryable: false };
+}
+
+/** An HTTP answer's failure (or an in-stream `error` event the AI SDK reports as one). */
+function apiCallFailure(error: APICallError): ClassifiedFailure {
+  const statusCode = error.statusCode;
+  const body = error.responseBody ?? "";
+  const providerMessage = error.message || body;
+  const errorType = categoryOfStatus(statusCode, `${providerMessage} ${body}`);
+  const retryAfterMs = parseRetryAfter(error.responseHeaders);
+  const inStream = inStreamError(error);
+  return {
+    errorType,
+    ...(inStream === undefined ? { statusCode } : {}),
+    message: boundedMessage(
+      inStream ??
+        (statusCode === undefined ? providerMessage : `HTTP ${statusCode}: ${providerMessage}`),
+    ),
+    retryable: isRetryableType(errorType) || error.isRetryable,
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  };
 }
 
 /**

@@ -46,16 +46,7 @@ export function wirePermissionRequest(
     details === undefined ? undefined : (details.tool?.scope?.(details.input, cwd) ?? undefined);
   const paths = (scope?.paths ?? []).map((path) => resolve(cwd, path));
   const args = details?.arguments ?? {};
-  const common = {
-    toolCallId: event.toolCallId,
-    toolName: event.toolName,
-    intention: event.title,
-    toolKind: event.kind,
-    arguments: args,
-    paths,
-    ...(scope?.command === undefined ? {} : { command: scope.command }),
-    ...(scope?.command === undefined || confinement === undefined ? {} : { sandbox: confinement }),
-  };
+  const common = commonFields(event, args, paths, scope?.command, confinement);
   const kind = permissionKind(event.kind, details?.external === true);
   switch (kind) {
     case "shell": {
@@ -97,6 +88,26 @@ export function wirePermissionRequest(
         args,
       };
   }
+}
+
+/** The fields every kind of Copilot `permissionRequest` carries (the call, its paths, its command). */
+function commonFields(
+  event: SessionEventOf<"permission.requested">["data"],
+  args: JsonObject,
+  paths: string[],
+  command: string | undefined,
+  confinement: CommandConfinement | undefined,
+) {
+  return {
+    toolCallId: event.toolCallId,
+    toolName: event.toolName,
+    intention: event.title,
+    toolKind: event.kind,
+    arguments: args,
+    paths,
+    ...(command === undefined ? {} : { command }),
+    ...(command === undefined || confinement === undefined ? {} : { sandbox: confinement }),
+  };
 }
 
 /**

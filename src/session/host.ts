@@ -333,14 +333,10 @@ export class SessionHost extends ModelHost {
     }
   }
 
-  /**
-   * Closes every session this host still has open, then the store's own connections
-   * (session-store.ts `SessionStore.close`): shutdown. Never throws.
-   */
+  /** Shutdown: closes every open session, then the store's connections. Never throws. */
   async closeAll(): Promise<void> {
     const sessions = [...this.sessions.values()];
     await Promise.all(sessions.map((session) => this.close(session).catch(() => undefined)));
-    // A server's PostgreSQL store beats while idle on a connection of its own (its `watch`).
     await this.store.close?.().catch(() => undefined);
   }
 
