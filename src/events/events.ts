@@ -139,6 +139,12 @@ export interface SessionEventData {
   "tool.execution_running": { toolCallId: string };
   /** Output so far of a running tool (ephemeral). */
   "tool.execution_partial_result": { toolCallId: string; partialOutput: string };
+  /**
+   * What a handled call waits on before its tool can run (Copilot's event, ephemeral), e.g.
+   * `waiting for MCP server fs to start (at most 60 s)`: said when the wait begins; the call's
+   * `tool.execution_running` or `tool.execution_complete` ends it.
+   */
+  "tool.execution_progress": { toolCallId: string; progressMessage: string };
   /** The one result of a tool call, whatever happened (success, error, denial, cancel, crash). */
   "tool.execution_complete": {
     toolCallId: string;
@@ -352,6 +358,7 @@ const EPHEMERAL_TYPES = [
   "assistant.tool_call_start",
   "tool.execution_running",
   "tool.execution_partial_result",
+  "tool.execution_progress",
   "session.idle",
   "session.mcp_server_status_changed",
   "session.usage_info",

@@ -14,7 +14,7 @@ import type {
   Tool as McpTool,
   Transport,
 } from "@modelcontextprotocol/client";
-import { errorMessage } from "../../events/errors.js";
+import { errorCode, errorMessage } from "../../events/errors.js";
 import { DEFAULT_TOOL_TIMEOUT_MS, type McpServerConfig, toolSelected } from "./config.js";
 import type { ProcessGroupStdioTransport } from "./stdio-transport.js";
 
@@ -95,6 +95,11 @@ export class McpConnection {
     private readonly options: McpConnectionOptions,
   ) {
     this.ready = this.connect();
+  }
+
+  /** How long connecting may take before the server fails (ms): the option, or 60 s. */
+  get connectTimeoutMs(): number {
+    return this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   }
 
   /**
@@ -214,7 +219,7 @@ export class McpConnection {
   }
 
   private async connect(): Promise<void> {
-    const timeout = this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+    const timeout = this.connectTimeoutMs;
     try {
       const modules = await loadClientModules();
       this.modules = modules;
@@ -243,10 +248,24 @@ export class McpConnection {
       this.setTools(tools);
     } catch (error) {
       if (this.state === "pending") {
-        this.fail(error);
+        this.fail(this.connectTimedOut(error) ?? error);
         await this.transport?.close().catch(() => undefined);
       }
     }
+  }
+
+  /**
+   * The MCP client's bare `Request timed out` while connecting, in README's words naming the
+   * request and the wait: `initialize got no answer within 60 s (the connect timeout)`; undefined
+   * for any other error.
+   */
+  private connectTimedOut(error: unknown): Error | undefined {
+    if (errorCode(error) !== "REQUEST_TIMEOUT") {
+      return undefined;
+    }
+    const request = this.initialized ? "tools/list" : "initialize";
+    const words = `${request} got no answer within ${this.connectTimeoutMs / 1000} s (the connect timeout)`;
+    return new Error(words, { cause: error });
   }
 
   private async open(client: Client, modules: ClientModules, timeout: number): Promise<void> {
