@@ -49,6 +49,32 @@ describe("a call of an MCP server's tool the model is not offered (-p)", () => {
     ]);
   });
 
+  test("a crash with stderr lines: one line on every face, the quote's breaks shown as ⏎ (trial 38 F3)", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const config = join(repository, "servers.json");
+    await writeFile(config, JSON.stringify({ mcpServers: { st: stdioEntry("--crash-stderr") } }));
+    model.enqueue(call("call_1", "st__crash"), { text: "Done." });
+    const result = await cli(["-p", "go", "--allow-all-tools", "--mcp-config", config]);
+    expect(result.code).toBe(0);
+    const why = "the server exited with exit code 3 (stderr: test server ready ⏎ about to crash)";
+    const stopped = `MCP server st stopped: ${why}; its tools are unavailable for the rest of this session unless it is restarted`;
+    expect(toolResults(model.requests, 1)).toEqual([["call_1", stopped]]);
+    // The tool line's reason is cut at 160 characters; the rest is under it, not lost.
+    const lines = result.stderr.split("\n").map((line) => line.replace(/\(\d+ ms\)/, "(N ms)"));
+    const at = lines.findIndex((line) => line.startsWith("✗ st__crash"));
+    expect([
+      ...lines.filter((line) => line.startsWith("turnloop: MCP")),
+      ...lines.slice(at, at + 2),
+    ]).toEqual([
+      `turnloop: MCP server st failed: ${why}; its tools are not available`,
+      `✗ st__crash failed (N ms): ${stopped.replace(/ unless it is restarted$/, "…")}`,
+      "    …unless it is restarted",
+    ]);
+  });
+
   test("while the server is still starting: the call waits for it, then runs", async ({
     cli,
     model,

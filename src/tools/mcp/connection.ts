@@ -358,7 +358,10 @@ export class McpConnection {
         : remote.remoteFailure(error, config.url);
     const why = (this.initialized ? undefined : this.stdio?.notAnMcpServer(failure)) ?? failure;
     this.state = "failed";
-    this.error = `${why}${stderr === "" ? "" : ` (stderr: ${stderr.slice(-500)})`}`;
+    // One line: the message is a sentence every face shows on a line (trial 38 F3); the
+    // stderr's line breaks are shown as U+23CE (return symbol).
+    const quoted = stderr.slice(-500).split(/\r?\n/).join(" \u23ce ");
+    this.error = `${why}${stderr === "" ? "" : ` (stderr: ${quoted})`}`;
     this.tools = [];
     this.options.onChange(this);
   }
