@@ -286,7 +286,9 @@ export interface SessionEventData {
   /**
    * An MCP server of the session changed state (Copilot's event, ephemeral): `pending` while it
    * starts (with `error` past a prompt's start-up wait), `connected`, `failed` (with `error`; the
-   * session goes on without it), `stopped` when the session closes.
+   * session goes on without it), `stopped` when the session closes. Not stored (Copilot's is
+   * ephemeral; a server's state belongs to the running process): a crash is logged in the result
+   * of each call it failed (README "MCP servers").
    */
   "session.mcp_server_status_changed": {
     serverName: string;

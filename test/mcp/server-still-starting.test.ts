@@ -82,7 +82,7 @@ describe("a call of a tool of an MCP server still starting", () => {
         { serverName: "mute", message: "waiting for MCP server mute to start (at most 0.3 s)" },
       ]);
       expect(answer).toBe(
-        "MCP server mute failed to start: initialize got no answer within 0.3 s (the connect timeout); its tools are unavailable for the rest of this session unless it is restarted",
+        "MCP server mute failed to start: initialize got no answer within 0.3 s (the connect timeout); its tools are unavailable until it is started again (resuming the session starts it anew)",
       );
     } finally {
       await servers.close();

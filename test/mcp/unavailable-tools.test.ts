@@ -22,7 +22,7 @@ function toolResults(requests: ReadonlyArray<{ body: unknown }>, index: number) 
 }
 
 const STOPPED =
-  "MCP server st stopped: the server exited with exit code 3; its tools are unavailable for the rest of this session unless it is restarted";
+  "MCP server st stopped: the server exited with exit code 3; its tools are unavailable until it is started again (resuming the session starts it anew)";
 
 describe("a call of an MCP server's tool the model is not offered (-p)", () => {
   test("after the server crashed: the model and the tool line read that it stopped, and why", async ({
@@ -60,7 +60,7 @@ describe("a call of an MCP server's tool the model is not offered (-p)", () => {
     const result = await cli(["-p", "go", "--allow-all-tools", "--mcp-config", config]);
     expect(result.code).toBe(0);
     const why = "the server exited with exit code 3 (stderr: test server ready ⏎ about to crash)";
-    const stopped = `MCP server st stopped: ${why}; its tools are unavailable for the rest of this session unless it is restarted`;
+    const stopped = `MCP server st stopped: ${why}; its tools are unavailable until it is started again (resuming the session starts it anew)`;
     expect(toolResults(model.requests, 1)).toEqual([["call_1", stopped]]);
     // The tool line's reason is cut at 160 characters; the rest is under it, not lost.
     const lines = result.stderr.split("\n").map((line) => line.replace(/\(\d+ ms\)/, "(N ms)"));
@@ -70,8 +70,8 @@ describe("a call of an MCP server's tool the model is not offered (-p)", () => {
       ...lines.slice(at, at + 2),
     ]).toEqual([
       `turnloop: MCP server st failed: ${why}; its tools are not available`,
-      `✗ st__crash failed (N ms): ${stopped.replace(/ unless it is restarted$/, "…")}`,
-      "    …unless it is restarted",
+      `✗ st__crash failed (N ms): ${stopped.replace(/ \(resuming the session starts it anew\)$/, "…")}`,
+      "    …(resuming the session starts it anew)",
     ]);
   });
 

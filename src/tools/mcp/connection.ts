@@ -171,12 +171,15 @@ export class McpConnection {
   /**
    * What a call of one of this server's tools is told while the server is not connected
    * (README "MCP servers"): `MCP server fs stopped: the server exited with exit code 3; its tools are
-   * unavailable for the rest of this session unless it is restarted` for a server lost after it
-   * had connected, `MCP server fs failed to start: …` for one that never did, `MCP server fs is
+   * unavailable until it is started again (resuming the session starts it anew)` for a server lost
+   * after it had connected, `MCP server fs failed to start: …` for one that never did, `MCP server fs is
    * stopped …` once closed, `MCP server fs is still starting` while it starts.
    */
   unavailable(): string {
-    const rest = "its tools are unavailable for the rest of this session unless it is restarted";
+    // What every face offers: a resumed session (`turnloop --continue`, ACP `session/load`, SDK
+    // `resumeSession`) starts its servers anew; an SDK app may also `session.mcp.restartServer`.
+    const rest =
+      "its tools are unavailable until it is started again (resuming the session starts it anew)";
     switch (this.state) {
       case "failed":
         return `MCP server ${this.name} ${this.hadConnected ? "stopped" : "failed to start"}: ${this.error ?? "unknown error"}; ${rest}`;
