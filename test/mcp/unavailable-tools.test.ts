@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
@@ -75,10 +75,12 @@ describe("a call of an MCP server's tool the model is not offered (-p)", () => {
     ]);
   });
 
-  test("while the server is still starting: the call waits for it, then runs", async ({
+  test("while the server is still starting: the call starts at once, says it waits for the server, then runs", async ({
     cli,
     model,
     repository,
+    home,
+    loggedEvents,
   }) => {
     const gate = join(repository, "gate");
     const config = join(repository, "servers.json");
@@ -87,17 +89,43 @@ describe("a call of an MCP server's tool the model is not offered (-p)", () => {
       JSON.stringify({ mcpServers: { slow: stdioEntry("--start-gate", gate) } }),
     );
     model.enqueue(call("call_1", "slow__echo", { text: "y" }), { text: "Done." });
+    let stderr = "";
     const running = cli(["-p", "go", "--allow-all-tools", "--mcp-config", config], {
       env: { TURNLOOP_MCP_STARTUP_WAIT_MS: "0" },
+      onStart: (child) => {
+        child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+          stderr += chunk;
+        });
+      },
     });
     // The first request went without the server's tools; only then may it start.
     await expect.poll(() => model.requests.length).toBe(1);
     const body = model.requests[0]?.body as { tools?: Array<{ function: { name: string } }> };
     expect(body.tools?.map((tool) => tool.function.name)).not.toContain("slow__echo");
+    // Trial 38 F2: the wait is said (on -p's stderr, at once) while the server is held back.
+    const waitLine = "slow__echo: waiting for MCP server slow to start (at most 60 s)";
+    await expect.poll(() => stderr, { timeout: 30_000 }).toContain(waitLine);
     await writeFile(gate, "");
     const result = await running;
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("Done.\n");
     expect(toolResults(model.requests, 1)).toEqual([["call_1", "echo: y"]]);
+    // The start is logged when the call starts, with its server; its duration counts the wait.
+    const [sessionId] = await readdir(join(home, "session-state"));
+    const events = await loggedEvents(sessionId ?? "");
+    expect(
+      events
+        .filter((event) => event.type.startsWith("tool."))
+        .map((event) => (event.type === "tool.execution_start" ? event.data : event.type)),
+    ).toEqual([
+      {
+        toolCallId: "call_1",
+        toolName: "slow__echo",
+        arguments: { text: "y" },
+        mcpServerName: "slow",
+      },
+      "tool.execution_complete",
+    ]);
+    expect(result.stderr).not.toMatch(/✓ slow__echo .*\(0 ms\)/);
   });
 });
