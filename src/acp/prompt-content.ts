@@ -255,3 +255,12 @@ export function replayedPrompt(data: UserMessageData, eventId: string): acp.Sess
 export function titleFrom(prompt: Pick<UserMessageData, "content" | "contentBlocks">): string {
   return promptTitle(prompt, TITLE_LENGTH);
 }
+
+/** A message's text as one ACP v1 chunk update of `kind`, with the message's id. */
+export function chunk(
+  kind: "user_message_chunk" | "agent_message_chunk" | "agent_thought_chunk",
+  text: string,
+  messageId: string,
+): acp.SessionUpdate {
+  return { sessionUpdate: kind, content: { type: "text", text }, messageId };
+}

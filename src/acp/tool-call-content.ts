@@ -4,6 +4,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { FileChange, SessionEventData } from "../events/events.js";
 import { commandEnding, type ToolCall } from "../session/session-model/session-model.js";
 import { stateWords } from "../session/session-model/tool-call.js";
+import type { AnyTool } from "../tools/define-tool.js";
 
 type ToolCallContent = acp.ToolCallContent;
 
@@ -111,4 +112,13 @@ export function textContent(text: string): ToolCallContent {
  */
 export function changeDiff(change: FileChange): ToolCallContent {
   return { type: "diff", path: change.path, oldText: change.oldText, newText: change.newText };
+}
+
+/**
+ * The title of a call's first `tool_call`, sent before its arguments are complete: an MCP tool's
+ * (`server: tool`, tools/mcp/tools.ts) needs no arguments, so the call keeps one title from its
+ * first update on (trial 38 F5); any other tool's name, until its arguments give its title.
+ */
+export function announcedTitle(toolName: string, tool: AnyTool | undefined, cwd: string): string {
+  return tool?.mcp === undefined ? toolName : (tool.scope?.({}, cwd).title ?? toolName);
 }

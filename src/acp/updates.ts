@@ -11,8 +11,8 @@ import {
 import type { AnyTool } from "../tools/define-tool.js";
 import { CompactionUpdates } from "./compaction-updates.js";
 import { noticeUpdate, promptEndNotice, recordedNotice } from "./notices.js";
-import { replayedPrompt, titleFrom } from "./prompt-content.js";
-import { rawOutputOf, resultContent, textContent } from "./tool-call-content.js";
+import { chunk, replayedPrompt, titleFrom } from "./prompt-content.js";
+import { announcedTitle, rawOutputOf, resultContent, textContent } from "./tool-call-content.js";
 
 /** How a session's events are being turned into updates. */
 export type MappingMode =
@@ -133,6 +133,8 @@ export class UpdateMapper {
         return this.inProgress(event.data.toolCallId);
       case "tool.execution_partial_result":
         return this.partialResult(event.data);
+      case "tool.execution_progress":
+        return this.progress(event.data);
       case "tool.execution_complete":
         return this.toolComplete(event.data);
       case "assistant.turn_start":
@@ -275,8 +277,10 @@ export class UpdateMapper {
       return [];
     }
     this.sent.add(toolCallId);
-    const kind = this.options.toolNamed(toolName)?.kind ?? "other";
-    return [{ sessionUpdate: "tool_call", toolCallId, title: toolName, kind, status: "pending" }];
+    const tool = this.options.toolNamed(toolName);
+    const title = announcedTitle(toolName, tool, this.options.cwd);
+    const kind = tool?.kind ?? "other";
+    return [{ sessionUpdate: "tool_call", toolCallId, title, kind, status: "pending" }];
   }
 
   private describeCall(call: ToolCall): Omit<acp.ToolCall, "toolCallId"> {
@@ -323,6 +327,19 @@ export class UpdateMapper {
       return [];
     }
     return [{ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" }];
+  }
+
+  /** What a live call waits on before it runs (`waiting for MCP server fs to start`): its content. */
+  private progress({
+    toolCallId,
+    progressMessage,
+  }: {
+    toolCallId: string;
+    progressMessage: string;
+  }) {
+    const shown = this.options.mode === "live" && this.sent.has(toolCallId);
+    const content = [textContent(progressMessage)];
+    return shown ? [{ sessionUpdate: "tool_call_update" as const, toolCallId, content }] : [];
   }
 
   private partialResult(
@@ -379,12 +396,4 @@ export class UpdateMapper {
 /** ACP v1 agent-plan: the whole plan, each time it changes. */
 function planUpdate(entries: readonly acp.PlanEntry[]): acp.SessionUpdate {
   return { sessionUpdate: "plan", entries: entries.map((entry) => ({ ...entry })) };
-}
-
-function chunk(
-  kind: "user_message_chunk" | "agent_message_chunk" | "agent_thought_chunk",
-  text: string,
-  messageId: string,
-): acp.SessionUpdate {
-  return { sessionUpdate: kind, content: { type: "text", text }, messageId };
 }

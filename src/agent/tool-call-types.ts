@@ -38,11 +38,14 @@ export type UnknownToolCallback = (request: {
 /**
  * Asked about a call of a tool not offered: the tool when it is there now (an MCP server that was
  * still starting has connected), or what the call is answered with instead of "does not exist"
- * (its MCP server stopped, and why); undefined when it is unknown. Never rejects.
+ * (its MCP server stopped, and why); undefined when it is unknown. Before it waits (for a server
+ * still starting) it calls `waiting` once, with the server and what the call waits on (`waiting
+ * for MCP server fs to start (at most 60 s)`). Never rejects.
  */
 export type UnavailableToolLookup = (
   toolName: string,
   signal: AbortSignal,
+  waiting?: (wait: { serverName: string; message: string }) => void,
 ) => Promise<AnyTool | string | undefined>;
 
 /** What executing a batch needs from the loop. */

@@ -61,7 +61,7 @@ async function runCall(
 ): Promise<ToolCallOutcome> {
   // Once per call, with the arguments it runs with (a hook may rewrite them at the gate).
   let started = false;
-  const start = (toolArguments: JsonObject) => {
+  const start: StartCall = (toolArguments, mcp = call.tool?.mcp) => {
     if (started) {
       return;
     }
@@ -72,9 +72,12 @@ async function runCall(
         toolCallId: call.toolCall.toolCallId,
         toolName: call.toolCall.name,
         arguments: toolArguments,
-        ...(call.tool?.mcp === undefined
+        ...(mcp === undefined
           ? {}
-          : { mcpServerName: call.tool.mcp.serverName, mcpToolName: call.tool.mcp.toolName }),
+          : {
+              mcpServerName: mcp.serverName,
+              ...(mcp.toolName === undefined ? {} : { mcpToolName: mcp.toolName }),
+            }),
       },
     });
   };
@@ -99,6 +102,15 @@ async function runCall(
   });
   return outcome;
 }
+
+/**
+ * Emits the call's `tool.execution_start` (once; later calls do nothing), with the arguments it
+ * runs with and, for an MCP server's tool, the server (and the tool's name there, when known).
+ */
+type StartCall = (
+  toolArguments: JsonObject,
+  mcp?: { serverName: string; toolName?: string },
+) => void;
 
 type PreparedCall =
   | { toolCall: ToolRequest; tool: AnyTool; input: unknown; failure?: undefined }
@@ -140,7 +152,7 @@ function prepare(context: ToolCallContext, toolCall: ToolRequest): PreparedCall 
 async function settle(
   context: ToolCallContext,
   call: PreparedCall,
-  start: (toolArguments: JsonObject) => void,
+  start: StartCall,
 ): Promise<ToolCallOutcome> {
   const { toolCall } = call;
   if (call.failure?.code === "unknown_tool" && context.unavailableTool !== undefined) {
@@ -207,11 +219,19 @@ async function settle(
 async function settleUnknown(
   context: ToolCallContext,
   call: PreparedCall,
-  start: (toolArguments: JsonObject) => void,
+  start: StartCall,
   lookup: UnavailableToolLookup,
 ): Promise<ToolCallOutcome> {
   const { toolCall } = call;
-  const found = await lookup(toolCall.name, context.signal);
+  // A call that waits (for an MCP server still starting) starts now, and says what it waits on.
+  const found = await lookup(toolCall.name, context.signal, ({ serverName, message }) => {
+    start(toolCall.arguments, { serverName });
+    const { toolCallId } = toolCall;
+    context.emit({
+      type: "tool.execution_progress",
+      data: { toolCallId, progressMessage: message },
+    });
+  });
   if (context.signal.aborted) {
     start(toolCall.arguments);
     return notStarted(toolCall);
@@ -238,7 +258,7 @@ async function failedCall(
   context: ToolCallContext,
   toolCall: ToolRequest,
   { code, message }: { code: ToolErrorCode; message: string },
-  start: (toolArguments: JsonObject) => void,
+  start: StartCall,
   unknown: boolean,
 ): Promise<ToolCallOutcome> {
   const effects =

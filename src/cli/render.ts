@@ -165,6 +165,7 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
     case "assistant.tool_call_start":
     case "tool.execution_running":
     case "tool.execution_partial_result":
+    case "tool.execution_progress":
     case "permission.requested":
     case "permission.completed":
     case "session.compaction_start":

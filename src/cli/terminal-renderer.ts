@@ -85,6 +85,13 @@ export class TerminalRenderer {
       case "tool.execution_partial_result":
         this.liveOutput(event.data.toolCallId);
         return;
+      case "tool.execution_progress":
+        // Said at once: the call's line comes only at its end (a server may take a minute).
+        this.note(
+          `${this.fold.toolCall(event.data.toolCallId)?.toolName ?? "tool"}: ${event.data.progressMessage}`,
+        );
+        this.options.spinner?.start(event.data.progressMessage);
+        return;
       case "session.plan_updated":
         this.plan();
         return;

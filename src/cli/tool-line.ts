@@ -228,7 +228,24 @@ function unsuccessfulOutcome(toolCall: ToolCall): ToolOutcome {
   }
   const whole = toolCall.status === "denied";
   const reason = whole ? (text.split("\n", 1)[0] ?? "") : firstLine(text);
-  return { failed: true, detail, ...(reason === "" ? {} : { reason }), output: "" };
+  return { failed: true, detail, ...(reason === "" ? {} : { reason }), output: rest(text, whole) };
+}
+
+/**
+ * What a failure's text has past the reason on its call's line ({@link firstLine}), shown under
+ * that line as output (its last lines; `--verbose` all), so a long or multi-line message is not
+ * lost at the line's end (trial 38 F3): the first line's end after `…`, then the other lines.
+ * Nothing for a refusal (`whole`: its first line is shown whole).
+ */
+function rest(text: string, whole: boolean): string {
+  if (whole) {
+    return "";
+  }
+  const [first = "", ...others] = text.split("\n");
+  const shown = firstLine(first);
+  const cut = shown.endsWith("…") ? shown.length - 1 : first.length;
+  const end = first.slice(cut).trimStart();
+  return [...(end === "" ? [] : [`…${end}`]), ...others].join("\n");
 }
 
 /**

@@ -139,6 +139,12 @@ export interface SessionEventData {
   "tool.execution_running": { toolCallId: string };
   /** Output so far of a running tool (ephemeral). */
   "tool.execution_partial_result": { toolCallId: string; partialOutput: string };
+  /**
+   * What a handled call waits on before its tool can run (Copilot's event, ephemeral), e.g.
+   * `waiting for MCP server fs to start (at most 60 s)`: said when the wait begins; the call's
+   * `tool.execution_running` or `tool.execution_complete` ends it.
+   */
+  "tool.execution_progress": { toolCallId: string; progressMessage: string };
   /** The one result of a tool call, whatever happened (success, error, denial, cancel, crash). */
   "tool.execution_complete": {
     toolCallId: string;
@@ -280,7 +286,9 @@ export interface SessionEventData {
   /**
    * An MCP server of the session changed state (Copilot's event, ephemeral): `pending` while it
    * starts (with `error` past a prompt's start-up wait), `connected`, `failed` (with `error`; the
-   * session goes on without it), `stopped` when the session closes.
+   * session goes on without it), `stopped` when the session closes. Not stored (Copilot's is
+   * ephemeral; a server's state belongs to the running process): a crash is logged in the result
+   * of each call it failed (README "MCP servers").
    */
   "session.mcp_server_status_changed": {
     serverName: string;
@@ -352,6 +360,7 @@ const EPHEMERAL_TYPES = [
   "assistant.tool_call_start",
   "tool.execution_running",
   "tool.execution_partial_result",
+  "tool.execution_progress",
   "session.idle",
   "session.mcp_server_status_changed",
   "session.usage_info",

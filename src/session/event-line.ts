@@ -140,6 +140,7 @@ const KNOWN_EVENT_TYPES = {
   "session.usage_info": true,
   "pending_messages.modified": true,
   "session.info": true,
+  "tool.execution_progress": true,
   "session.warning": true,
   "session.snapshot_rewind": true,
   "session.title_changed": true,

@@ -344,8 +344,8 @@ function loopTools(
   };
   return {
     ...started,
-    unavailableTool: async (toolName, signal) =>
-      (await started?.unavailableTool(toolName, signal)) ?? words(toolName),
+    unavailableTool: async (toolName, signal, waiting) =>
+      (await started?.unavailableTool(toolName, signal, waiting)) ?? words(toolName),
   };
 }
 

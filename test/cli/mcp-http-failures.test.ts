@@ -135,7 +135,7 @@ describe("an HTTP MCP server that stops during a session", () => {
     };
     expect(second.messages.at(-1)).toMatchObject({
       role: "tool",
-      content: `MCP server web stopped: ${reason}; its tools are unavailable for the rest of this session unless it is restarted`,
+      content: `MCP server web stopped: ${reason}; its tools are unavailable until it is started again (resuming the session starts it anew)`,
     });
     expect((second.tools ?? []).map((tool) => tool.function.name)).not.toContain("web__echo");
   });

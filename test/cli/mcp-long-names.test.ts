@@ -37,12 +37,12 @@ test("-p: a call of a cut tool name of a server that stopped says the server sto
     {
       role: "tool",
       tool_call_id: "call_1",
-      content: `MCP server ${SERVER} stopped: the server exited with exit code 3; its tools are unavailable for the rest of this session unless it is restarted`,
+      content: `MCP server ${SERVER} stopped: the server exited with exit code 3; its tools are unavailable until it is started again (resuming the session starts it anew)`,
     },
     {
       role: "tool",
       tool_call_id: "call_2",
-      content: `MCP server ${SERVER} stopped: the server exited with exit code 3; its tools are unavailable for the rest of this session unless it is restarted`,
+      content: `MCP server ${SERVER} stopped: the server exited with exit code 3; its tools are unavailable until it is started again (resuming the session starts it anew)`,
     },
   ]);
 });

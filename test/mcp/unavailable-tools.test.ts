@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
@@ -22,7 +22,7 @@ function toolResults(requests: ReadonlyArray<{ body: unknown }>, index: number) 
 }
 
 const STOPPED =
-  "MCP server st stopped: the server exited with exit code 3; its tools are unavailable for the rest of this session unless it is restarted";
+  "MCP server st stopped: the server exited with exit code 3; its tools are unavailable until it is started again (resuming the session starts it anew)";
 
 describe("a call of an MCP server's tool the model is not offered (-p)", () => {
   test("after the server crashed: the model and the tool line read that it stopped, and why", async ({
@@ -49,10 +49,38 @@ describe("a call of an MCP server's tool the model is not offered (-p)", () => {
     ]);
   });
 
-  test("while the server is still starting: the call waits for it, then runs", async ({
+  test("a crash with stderr lines: one line on every face, the quote's breaks shown as ⏎ (trial 38 F3)", async ({
     cli,
     model,
     repository,
+  }) => {
+    const config = join(repository, "servers.json");
+    await writeFile(config, JSON.stringify({ mcpServers: { st: stdioEntry("--crash-stderr") } }));
+    model.enqueue(call("call_1", "st__crash"), { text: "Done." });
+    const result = await cli(["-p", "go", "--allow-all-tools", "--mcp-config", config]);
+    expect(result.code).toBe(0);
+    const why = "the server exited with exit code 3 (stderr: test server ready ⏎ about to crash)";
+    const stopped = `MCP server st stopped: ${why}; its tools are unavailable until it is started again (resuming the session starts it anew)`;
+    expect(toolResults(model.requests, 1)).toEqual([["call_1", stopped]]);
+    // The tool line's reason is cut at 160 characters; the rest is under it, not lost.
+    const lines = result.stderr.split("\n").map((line) => line.replace(/\(\d+ ms\)/, "(N ms)"));
+    const at = lines.findIndex((line) => line.startsWith("✗ st__crash"));
+    expect([
+      ...lines.filter((line) => line.startsWith("turnloop: MCP")),
+      ...lines.slice(at, at + 2),
+    ]).toEqual([
+      `turnloop: MCP server st failed: ${why}; its tools are not available`,
+      `✗ st__crash failed (N ms): ${stopped.replace(/ \(resuming the session starts it anew\)$/, "…")}`,
+      "    …(resuming the session starts it anew)",
+    ]);
+  });
+
+  test("while the server is still starting: the call starts at once, says it waits for the server, then runs", async ({
+    cli,
+    model,
+    repository,
+    home,
+    loggedEvents,
   }) => {
     const gate = join(repository, "gate");
     const config = join(repository, "servers.json");
@@ -61,17 +89,43 @@ describe("a call of an MCP server's tool the model is not offered (-p)", () => {
       JSON.stringify({ mcpServers: { slow: stdioEntry("--start-gate", gate) } }),
     );
     model.enqueue(call("call_1", "slow__echo", { text: "y" }), { text: "Done." });
+    let stderr = "";
     const running = cli(["-p", "go", "--allow-all-tools", "--mcp-config", config], {
       env: { TURNLOOP_MCP_STARTUP_WAIT_MS: "0" },
+      onStart: (child) => {
+        child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+          stderr += chunk;
+        });
+      },
     });
     // The first request went without the server's tools; only then may it start.
     await expect.poll(() => model.requests.length).toBe(1);
     const body = model.requests[0]?.body as { tools?: Array<{ function: { name: string } }> };
     expect(body.tools?.map((tool) => tool.function.name)).not.toContain("slow__echo");
+    // Trial 38 F2: the wait is said (on -p's stderr, at once) while the server is held back.
+    const waitLine = "slow__echo: waiting for MCP server slow to start (at most 60 s)";
+    await expect.poll(() => stderr, { timeout: 30_000 }).toContain(waitLine);
     await writeFile(gate, "");
     const result = await running;
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("Done.\n");
     expect(toolResults(model.requests, 1)).toEqual([["call_1", "echo: y"]]);
+    // The start is logged when the call starts, with its server; its duration counts the wait.
+    const [sessionId] = await readdir(join(home, "session-state"));
+    const events = await loggedEvents(sessionId ?? "");
+    expect(
+      events
+        .filter((event) => event.type.startsWith("tool."))
+        .map((event) => (event.type === "tool.execution_start" ? event.data : event.type)),
+    ).toEqual([
+      {
+        toolCallId: "call_1",
+        toolName: "slow__echo",
+        arguments: { text: "y" },
+        mcpServerName: "slow",
+      },
+      "tool.execution_complete",
+    ]);
+    expect(result.stderr).not.toMatch(/✓ slow__echo .*\(0 ms\)/);
   });
 });

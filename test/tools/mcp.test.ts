@@ -193,7 +193,7 @@ describe("MCP tools in the loop", () => {
       error: { code: "failed" },
     });
     expect(complete[0]?.data.result.content).toBe(
-      "MCP server t stopped: the server exited with exit code 3; its tools are unavailable for the rest of this session unless it is restarted",
+      "MCP server t stopped: the server exited with exit code 3; its tools are unavailable until it is started again (resuming the session starts it anew)",
     );
     expect(complete[1]?.data).toMatchObject({
       toolCallId: "call_2",

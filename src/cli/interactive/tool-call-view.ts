@@ -179,8 +179,17 @@ export class ToolCallView implements Component {
   private detail(): string[] {
     const { theme, toolCall } = this;
     switch (toolCall.status) {
-      case "pending":
-        return [theme.dim("…")];
+      case "pending": {
+        // What it waits on before it can run (an MCP server still starting), with the seconds.
+        const { progress } = toolCall;
+        return [
+          theme.dim(
+            progress === undefined
+              ? "…"
+              : `${progress.message} · ${seconds(Date.now() - progress.since)}`,
+          ),
+        ];
+      }
       case "awaiting_permission":
         return [theme.warning("waiting for your answer")];
       case "running": {

@@ -121,6 +121,7 @@ export class Transcript extends Container {
       case "tool.execution_start":
       case "permission.requested":
       case "tool.execution_running":
+      case "tool.execution_progress":
       case "session.start":
       case "assistant.turn_start":
       case "assistant.usage":

@@ -36,6 +36,7 @@ export function applyEvent(state: FoldState, event: SessionEvent, at: number): C
     case "permission.completed":
     case "tool.execution_running":
     case "tool.execution_partial_result":
+    case "tool.execution_progress":
     case "tool.execution_complete":
       return applyToolEvent(state, event, at);
     case "assistant.retry":
@@ -81,6 +82,7 @@ type ToolEvent = Extract<
       | "permission.completed"
       | "tool.execution_running"
       | "tool.execution_partial_result"
+      | "tool.execution_progress"
       | "tool.execution_complete";
   }
 >;
@@ -102,6 +104,10 @@ function applyToolEvent(state: FoldState, event: ToolEvent, at: number): Change 
     }
     case "tool.execution_partial_result": {
       const call = calls.partialResult(event.data);
+      return call === undefined ? NONE : toolCall(call);
+    }
+    case "tool.execution_progress": {
+      const call = calls.progress(event.data, at);
       return call === undefined ? NONE : toolCall(call);
     }
     case "tool.execution_complete":

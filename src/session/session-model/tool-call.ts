@@ -89,6 +89,11 @@ export interface ToolCall {
   note?: string;
   /** Output so far of a running call (live). */
   partialOutput?: string;
+  /**
+   * What the call waits on before its tool runs (`tool.execution_progress`, live: e.g. `waiting
+   * for MCP server fs to start (at most 60 s)`) and since when (ms since the epoch); gone at its end.
+   */
+  progress?: { message: string; since: number };
   imageCount?: number;
   /** The whole-file change of a successful `edit` or `create`, when recorded (events.ts). */
   fileChange?: FileChange;

@@ -147,6 +147,15 @@ export class ToolCalls {
     return call;
   }
 
+  /** What a call not yet running waits on (`tool.execution_progress`), and since when. */
+  progress(data: SessionEventData["tool.execution_progress"], at: number): ToolCall | undefined {
+    const call = this.byId.get(data.toolCallId);
+    if (call !== undefined && !isFinished(call.status)) {
+      call.progress = { message: data.progressMessage, since: at };
+    }
+    return call;
+  }
+
   complete(data: SessionEventData["tool.execution_complete"], at: number): ToolCall {
     const call = this.call(data.toolCallId, data.toolName);
     this.announced.delete(data.toolCallId);
@@ -155,6 +164,7 @@ export class ToolCalls {
     call.endedAt = at;
     call.output = reading.output;
     delete call.partialOutput;
+    delete call.progress;
     if (call.startedAt !== undefined) {
       call.durationMs = Math.max(0, at - call.startedAt - call.permissionWaitMs);
     }

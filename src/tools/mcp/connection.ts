@@ -14,7 +14,7 @@ import type {
   Tool as McpTool,
   Transport,
 } from "@modelcontextprotocol/client";
-import { errorMessage } from "../../events/errors.js";
+import { errorCode, errorMessage } from "../../events/errors.js";
 import { DEFAULT_TOOL_TIMEOUT_MS, type McpServerConfig, toolSelected } from "./config.js";
 import type { ProcessGroupStdioTransport } from "./stdio-transport.js";
 
@@ -97,6 +97,11 @@ export class McpConnection {
     this.ready = this.connect();
   }
 
+  /** How long connecting may take before the server fails (ms): the option, or 60 s. */
+  get connectTimeoutMs(): number {
+    return this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+  }
+
   /**
    * Calls a tool (its name on the server). `signal` aborting sends `notifications/cancelled`
    * and rejects at once (the SDK's request cancellation).
@@ -166,12 +171,15 @@ export class McpConnection {
   /**
    * What a call of one of this server's tools is told while the server is not connected
    * (README "MCP servers"): `MCP server fs stopped: the server exited with exit code 3; its tools are
-   * unavailable for the rest of this session unless it is restarted` for a server lost after it
-   * had connected, `MCP server fs failed to start: …` for one that never did, `MCP server fs is
+   * unavailable until it is started again (resuming the session starts it anew)` for a server lost
+   * after it had connected, `MCP server fs failed to start: …` for one that never did, `MCP server fs is
    * stopped …` once closed, `MCP server fs is still starting` while it starts.
    */
   unavailable(): string {
-    const rest = "its tools are unavailable for the rest of this session unless it is restarted";
+    // What every face offers: a resumed session (`turnloop --continue`, ACP `session/load`, SDK
+    // `resumeSession`) starts its servers anew; an SDK app may also `session.mcp.restartServer`.
+    const rest =
+      "its tools are unavailable until it is started again (resuming the session starts it anew)";
     switch (this.state) {
       case "failed":
         return `MCP server ${this.name} ${this.hadConnected ? "stopped" : "failed to start"}: ${this.error ?? "unknown error"}; ${rest}`;
@@ -214,7 +222,7 @@ export class McpConnection {
   }
 
   private async connect(): Promise<void> {
-    const timeout = this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+    const timeout = this.connectTimeoutMs;
     try {
       const modules = await loadClientModules();
       this.modules = modules;
@@ -243,10 +251,24 @@ export class McpConnection {
       this.setTools(tools);
     } catch (error) {
       if (this.state === "pending") {
-        this.fail(error);
+        this.fail(this.connectTimedOut(error) ?? error);
         await this.transport?.close().catch(() => undefined);
       }
     }
+  }
+
+  /**
+   * The MCP client's bare `Request timed out` while connecting, in README's words naming the
+   * request and the wait: `initialize got no answer within 60 s (the connect timeout)`; undefined
+   * for any other error.
+   */
+  private connectTimedOut(error: unknown): Error | undefined {
+    if (errorCode(error) !== "REQUEST_TIMEOUT") {
+      return undefined;
+    }
+    const request = this.initialized ? "tools/list" : "initialize";
+    const words = `${request} got no answer within ${this.connectTimeoutMs / 1000} s (the connect timeout)`;
+    return new Error(words, { cause: error });
   }
 
   private async open(client: Client, modules: ClientModules, timeout: number): Promise<void> {
@@ -339,7 +361,10 @@ export class McpConnection {
         : remote.remoteFailure(error, config.url);
     const why = (this.initialized ? undefined : this.stdio?.notAnMcpServer(failure)) ?? failure;
     this.state = "failed";
-    this.error = `${why}${stderr === "" ? "" : ` (stderr: ${stderr.slice(-500)})`}`;
+    // One line: the message is a sentence every face shows on a line (trial 38 F3); the
+    // stderr's line breaks are shown as U+23CE (return symbol).
+    const quoted = stderr.slice(-500).split(/\r?\n/).join(" \u23ce ");
+    this.error = `${why}${stderr === "" ? "" : ` (stderr: ${quoted})`}`;
     this.tools = [];
     this.options.onChange(this);
   }

@@ -35,6 +35,12 @@ export function mcpStatusNotice(change: {
     : undefined;
 }
 
+/**
+ * Told once, before a call of a server's tool waits for the server to start: the server, and the
+ * words of the wait (`waiting for MCP server fs to start (at most 60 s)`).
+ */
+export type WaitingForServer = (wait: { serverName: string; message: string }) => void;
+
 /** One server's state, for `turnloop mcp list` and status events. */
 export interface McpServerSummary {
   name: string;
@@ -274,11 +280,13 @@ export class McpServers {
     unavailableTool: (
       toolName: string,
       signal: AbortSignal,
+      waiting?: WaitingForServer,
     ) => Promise<AnyTool | string | undefined>;
   } {
     return {
       changingTools: () => this.tools(taken),
-      unavailableTool: (toolName, signal) => this.unavailableTool(toolName, signal, taken),
+      unavailableTool: (toolName, signal, waiting) =>
+        this.unavailableTool(toolName, signal, taken, waiting),
     };
   }
 
@@ -286,7 +294,8 @@ export class McpServers {
    * What a call of `toolName`, a tool not offered to the model, is about, when it names a tool of
    * one of these servers (`<server>__<tool>` or `<server>-<tool>`, by the session's naming): a
    * server still starting is waited for, until it connects or fails (at most its connect
-   * timeout) or `signal` aborts; the tool, when it is now offered; otherwise the words the call
+   * timeout) or `signal` aborts, said first through `waiting` (`waiting for MCP server fs to
+   * start (at most 60 s)`); the tool, when it is now offered; otherwise the words the call
    * is answered with ({@link McpConnection.unavailable}: the server stopped or failed to start,
    * and why; or that it is turned off). Undefined when no server's name prefixes `toolName`, or
    * its server is connected (then the tool does not exist).
@@ -295,6 +304,7 @@ export class McpServers {
     toolName: string,
     signal: AbortSignal,
     taken: readonly string[] = [],
+    waiting?: WaitingForServer,
   ): Promise<AnyTool | string | undefined> {
     const connection = this.serverOf(toolName);
     if (connection === undefined) {
@@ -304,6 +314,9 @@ export class McpServers {
       return `MCP server ${connection.name} is turned off; its tools are unavailable until it is turned on again`;
     }
     if (connection.state === "pending") {
+      const limit = connection.connectTimeoutMs / 1000;
+      const message = `waiting for MCP server ${connection.name} to start (at most ${limit} s)`;
+      waiting?.({ serverName: connection.name, message });
       await new Promise<void>((resolve) => {
         const done = () => {
           signal.removeEventListener("abort", done);

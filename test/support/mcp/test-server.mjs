@@ -11,7 +11,8 @@
  * `--grandchild` starts a `sleep` child in the same process group (to test group kills).
  * `--log FILE` appends one JSON line per notable thing (`started`, `called`, `cancelled`).
  * `--start-delay MS` waits that long before serving stdio (a slow server); `--start-gate FILE`
- * waits until FILE exists.
+ * waits until FILE exists. `--crash-stderr` writes two lines to stderr before `crash` exits
+ * (`test server ready`, `about to crash`).
  *
  * Tools: echo {text}, image {}, fail {}, crash {}, hang {}, grow {}, big {chars, start?},
  * env {name}, resource {}.
@@ -59,6 +60,9 @@ function buildServer() {
   }));
   server.registerTool("crash", { description: "Exits mid-call" }, async () => {
     log({ called: "crash" });
+    if (args.includes("--crash-stderr")) {
+      process.stderr.write("test server ready\nabout to crash\n");
+    }
     setTimeout(() => process.exit(3), 20);
     return new Promise(() => {});
   });
