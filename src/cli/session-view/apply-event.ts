@@ -2,6 +2,7 @@
 
 import { type DrawnEvent, isSdkAppEvent } from "../../events/event-categories.js";
 import { isEphemeralEvent, type RepairNote, type SessionEvent } from "../../events/events.js";
+import { compactionComplete, compactionStart } from "./compaction.js";
 import { assignDefined, count, type Fields, text } from "./fields.js";
 import type { Folder } from "./folder.js";
 import type { ViewMark } from "./view-model.js";
@@ -74,10 +75,10 @@ export function applyEvent(folder: Folder, event: SessionEvent, at: number): voi
       folder.permissionCompleted(at, data);
       return;
     case "session.compaction_start":
-      folder.compactionStart(at, data);
+      compactionStart(folder, at, data);
       return;
     case "session.compaction_complete":
-      folder.compactionComplete(at, data);
+      compactionComplete(folder, at, data);
       return;
     case "session.info":
       // An SDK app's log line.
@@ -105,7 +106,7 @@ function placeMark(folder: Folder, event: MarkEvent, data: Fields, at: number): 
           : "";
       const mark: ViewMark = { kind: "resume", at, text: `session resumed${repairs}` };
       assignDefined(mark, { detail: text(data.notice) });
-      folder.mark(mark);
+      folder.reopen(mark);
       return;
     }
     case "assistant.retry": {
