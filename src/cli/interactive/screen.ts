@@ -16,6 +16,7 @@ import { gatherPastes, PromptCompletion, PromptEditor } from "./completion.js";
 import { renderRowsInto, ScrolledRows } from "./scrolled-rows.js";
 import { StatusLine, type StatusState } from "./status-line.js";
 import type { Theme } from "./theme.js";
+import { countTypedAhead } from "./typed-ahead.js";
 
 /** Columns of space left and right of the text in the input box. */
 const EDITOR_PADDING = 1;
@@ -57,6 +58,8 @@ export class Screen {
     // A row wider than the terminal is cut there and recorded under `home` (GuardedTUI below).
     const terminal = new ProcessTerminal();
     gatherPastes(terminal);
+    // Keys typed before the screen took the terminal, Enter included (typed-ahead.ts).
+    countTypedAhead(terminal);
     this.tui = new GuardedTUI(terminal, home);
     this.editor = new PromptEditor(
       this.tui,
