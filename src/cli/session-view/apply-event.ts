@@ -1,7 +1,12 @@
 /** How each event type changes the fold's state (see fold.ts). */
 
 import { type DrawnEvent, isSdkAppEvent } from "../../events/event-categories.js";
-import { isEphemeralEvent, type RepairNote, type SessionEvent } from "../../events/events.js";
+import {
+  isEphemeralEvent,
+  type RepairNote,
+  type SessionEvent,
+  type SessionEventOf,
+} from "../../events/events.js";
 import { compactionComplete, compactionStart } from "./compaction.js";
 import { assignDefined, count, type Fields, text } from "./fields.js";
 import type { Folder } from "./folder.js";
@@ -35,6 +40,10 @@ function isMarkEvent(event: SessionEvent): event is MarkEvent {
  * are never in a log, and the SDK app's own events are not drawn: see `isSdkAppEvent`).
  */
 export function applyEvent(folder: Folder, event: SessionEvent, at: number): void {
+  if (event.type === "session.model_change") {
+    folder.markForNext(modelChangeMark(event, at));
+    return;
+  }
   if (isEphemeralEvent(event) || isSdkAppEvent(event)) {
     return;
   }
@@ -91,6 +100,18 @@ export function applyEvent(folder: Folder, event: SessionEvent, at: number): voi
   }
 }
 
+/**
+ * Where the model changed: an SDK app's event that `sessions show` draws too (render.ts), with
+ * the same words.
+ */
+function modelChangeMark(event: SessionEventOf<"session.model_change">, at: number): ViewMark {
+  return {
+    kind: "model",
+    at,
+    text: `model: ${event.data.previousModel ?? "?"} → ${event.data.newModel}`,
+  };
+}
+
 /** Places the timeline mark of `event` (a retry goes to its turn). Exhaustive over {@link MarkEvent}. */
 function placeMark(folder: Folder, event: MarkEvent, data: Fields, at: number): void {
   switch (event.type) {
@@ -106,7 +127,7 @@ function placeMark(folder: Folder, event: MarkEvent, data: Fields, at: number): 
           : "";
       const mark: ViewMark = { kind: "resume", at, text: `session resumed${repairs}` };
       assignDefined(mark, { detail: text(data.notice) });
-      folder.reopen(mark);
+      folder.markForNext(mark);
       return;
     }
     case "assistant.retry": {

@@ -35,8 +35,9 @@ export class Folder {
   /** Marks of the moment between turns, given to the next turn of the prompt. */
   pendingMarks: ViewMark[] = [];
   /**
-   * Marks from a drawn `session.resume` on, until the next prompt or turn: they belong to what the
-   * reopen led to (the next prompt's header, as `sessions show` draws `— resumed` before it).
+   * Marks from a drawn `session.resume` or a model switch on, until the next prompt or turn: they
+   * belong to what they led to (the next prompt's header, as `sessions show` draws `— resumed`
+   * and `model: a → b` before it).
    */
   reopenMarks: ViewMark[] | undefined;
   /** Turns whose `turn_end` came before their tools: the older order. */
@@ -116,10 +117,10 @@ export class Folder {
   }
 
   /**
-   * A drawn `session.resume`: its mark and the marks after it, up to the next prompt or turn, go
-   * to that prompt or turn (the prompt before the reopen keeps what came before it).
+   * A drawn `session.resume` or a `session.model_change`: its mark and the marks after it, up to
+   * the next prompt or turn, go to that prompt or turn (the prompt before keeps what came before).
    */
-  reopen(mark: ViewMark): void {
+  markForNext(mark: ViewMark): void {
     this.reopenMarks = [...(this.reopenMarks ?? []), mark];
   }
 
