@@ -121,18 +121,33 @@ type ListedServer =
   | McpServerSummary
   | { name: string; state: "untrusted"; type: string; toolCount: 0 };
 
-/** `mcp list`'s text: one line per server (name, type, state, tools, why it failed), or none. */
+/**
+ * `mcp list`'s text: one line per server (name, type, state, tools, why it failed), the columns
+ * aligned (each as wide as its widest entry, two spaces between), or a line saying there is none.
+ */
 function listing(rows: readonly ListedServer[], cwd: string): string {
   if (rows.length === 0) {
     return `No MCP servers configured for ${cwd}.\n`;
   }
+  const cells = rows.map((row) => [
+    row.name,
+    row.type,
+    row.state,
+    `${row.toolCount} tool${row.toolCount === 1 ? "" : "s"}`,
+    "error" in row && row.error !== undefined ? row.error : "",
+  ]);
+  const widths = [0, 1, 2, 3].map((column) =>
+    Math.max(...cells.map((cell) => (cell[column] ?? "").length)),
+  );
   return rows
-    .map((row) => {
-      const detail = "error" in row && row.error !== undefined ? `  ${row.error}` : "";
-      const tools = `${row.toolCount} tool${row.toolCount === 1 ? "" : "s"}`;
+    .map((row, index) => {
+      const line = (cells[index] ?? [])
+        // The last column (why it failed) is not padded.
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join("  ")
+        .trimEnd();
       const renamed = "renamedTools" in row ? (row.renamedTools ?? []) : [];
-      const notes = renamed.map((sentence) => `  ${sentence}\n`).join("");
-      return `${row.name}  ${row.type}  ${row.state}  ${tools}${detail}\n${notes}`;
+      return `${line}\n${renamed.map((sentence) => `  ${sentence}\n`).join("")}`;
     })
     .join("");
 }

@@ -26,6 +26,9 @@ export type ProviderMetadata = Record<string, JsonObject>;
 /** ACP v1 stop reasons (prompt-turn). Every prompt ends with exactly one of them, or an error. */
 export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
 
+/** The Copilot SDK's `IdleData.mode` (CLI 1.0.85): the agent mode of the prompt that ran. */
+export type IdleMode = "interactive" | "plan" | "autopilot";
+
 /** Why a model stopped generating, normalised across providers (AI SDK finish reasons). */
 export type FinishReason = "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other";
 

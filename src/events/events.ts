@@ -14,6 +14,7 @@ import type {
   FileChange,
   FinishReason,
   HookType,
+  IdleMode,
   JsonObject,
   JsonValue,
   KnownFile,
@@ -254,11 +255,10 @@ export interface SessionEventData {
    */
   "session.warning": { warningType: string; message: string; url?: string };
   /**
-   * The loop ended, whatever the reason (ephemeral). `stopReason` is absent after an error.
-   * `aborted` is set (true) by the SDK server after a cancelled prompt: the Copilot SDK's
-   * `IdleData.aborted`.
+   * The loop ended, whatever the reason (ephemeral). `stopReason` is absent after an error. The
+   * SDK server adds the Copilot SDK's `IdleData.aborted` (after a cancelled prompt) and `mode`.
    */
-  "session.idle": { stopReason?: StopReason; aborted?: boolean };
+  "session.idle": { stopReason?: StopReason; aborted?: boolean; mode?: IdleMode };
   /**
    * A custom tool of an SDK app was called: the app runs it and answers with
    * `session.tools.handlePendingToolCall {requestId}` (Copilot SDK protocol v3, broadcast-event

@@ -21,21 +21,24 @@ export interface ClientLink {
 
 /**
  * Tells the app that the session is idle: Copilot's ephemeral `assistant.idle` (wire-events.ts),
- * the held `session.idle` (as the Copilot SDK reads it), then `session.lifecycle`
- * `session.updated` with the session's start and modified times. One place for the sessions run
- * here and those followed on another worker (remote-prompt-end.ts).
+ * the held `session.idle` (as the Copilot SDK reads it, with the `mode` of `promptMode`), then
+ * `session.lifecycle` `session.updated` with the session's start and modified times. One place
+ * for the sessions run here and those followed on another worker (remote-prompt-end.ts).
+ * `promptMode`: the `agentMode` of the last prompt's `user.message` (session/send-job.ts records
+ * it), if any.
  */
 export function sendIdle(
   link: ClientLink,
   sessionId: string,
   startTime: string,
   idle: SessionEvent,
+  promptMode: string | undefined,
 ): void {
   const assistantIdle = assistantIdleBefore(idle);
   if (assistantIdle !== undefined) {
     link.notify(ServerToClient.sessionEvent, { sessionId, event: assistantIdle });
   }
-  link.notify(ServerToClient.sessionEvent, { sessionId, event: idleOnWire(idle) });
+  link.notify(ServerToClient.sessionEvent, { sessionId, event: idleOnWire(idle, promptMode) });
   link.notify(ServerToClient.sessionLifecycle, {
     type: "session.updated",
     sessionId,
@@ -44,12 +47,23 @@ export function sendIdle(
 }
 
 /**
- * `session.idle` as the Copilot SDK reads it: its `IdleData` is `{aborted?: boolean}`, "true when
- * the preceding agentic loop was cancelled via abort signal"; our `stopReason` stays beside it.
+ * `session.idle` as the Copilot SDK reads it: its `IdleData` is `{aborted?: boolean, mode?:
+ * "interactive" | "plan" | "autopilot"}` ("true when the preceding agentic loop was cancelled via
+ * abort signal"; `mode` since CLI 1.0.85, the agent mode of the prompt that ran, `interactive`
+ * when none: copilot-protocol.md §2.1, §2.4); our `stopReason` stays beside them.
  */
-function idleOnWire(event: SessionEvent): SessionEvent {
-  if (event.type === "session.idle" && event.data.stopReason === "cancelled") {
-    return { ...event, data: { ...event.data, aborted: true } };
+function idleOnWire(event: SessionEvent, promptMode: string | undefined): SessionEvent {
+  if (event.type !== "session.idle") {
+    return event;
   }
-  return event;
+  const mode = promptMode === "plan" || promptMode === "autopilot" ? promptMode : "interactive";
+  const aborted = event.data.stopReason === "cancelled" ? { aborted: true } : {};
+  return { ...event, data: { ...event.data, ...aborted, mode } };
+}
+
+/** The prompt mode (see {@link sendIdle}) once `event` is told: a prompt's `user.message` sets it. */
+export function promptModeAfter(event: SessionEvent, promptMode: string | undefined) {
+  return event.type === "user.message" && event.data.source !== "autopilot"
+    ? event.data.agentMode
+    : promptMode;
 }

@@ -15,6 +15,16 @@ import { sendIdle } from "./client-link.js";
 import type { ClientConnection } from "./connection.js";
 
 /**
+ * A session followed here (remote-sessions.ts): its id, start time and the mode of its last
+ * prompt, for `session.idle`'s `mode` (client-link.ts `sendIdle`).
+ */
+export interface FollowedSession {
+  sessionId: string;
+  startTime: string;
+  promptMode?: string | undefined;
+}
+
+/**
  * Sends `session.idle` where a prompt's stored events end, unless a prompt this client sent waits
  * on the owner (one idle answers every send, as for a local session); a prompt the owner dropped
  * (it closed the session, or its own client aborted, before running or finishing it) ends with a
@@ -22,7 +32,7 @@ import type { ClientConnection } from "./connection.js";
  */
 export function endPrompts(
   connection: ClientConnection,
-  session: { sessionId: string; startTime: string },
+  session: FollowedSession,
   news: SentPromptNews | undefined,
   parentId: string | null,
 ): void {
@@ -32,6 +42,7 @@ export function endPrompts(
       session.sessionId,
       session.startTime,
       createEnvelope({ type: "session.idle", data }, parentId),
+      session.promptMode,
     );
   if (news?.kind === "dropped") {
     const message = droppedMessage(session.sessionId, news);
@@ -55,7 +66,7 @@ export function endPrompts(
  */
 export function endRefused(
   connection: ClientConnection,
-  session: { sessionId: string; startTime: string },
+  session: FollowedSession,
   refused: readonly RefusedPrompt[],
   prompts: Pick<SentPrompts, "waiting">,
 ): void {
@@ -65,7 +76,7 @@ export function endRefused(
   }
   if (refused.length > 0 && !prompts.waiting) {
     const idle = createEnvelope({ type: "session.idle", data: {} }, null);
-    sendIdle(connection, session.sessionId, session.startTime, idle);
+    sendIdle(connection, session.sessionId, session.startTime, idle, session.promptMode);
   }
 }
 

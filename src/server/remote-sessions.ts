@@ -19,12 +19,13 @@ import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
 import { SentPrompts } from "../session/prompt-end.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import type { StoredLog } from "../session/session-store.js";
+import { promptModeAfter } from "./client-link.js";
 import type { ClientConnection, ServerContext } from "./connection.js";
 import { ignoredSettingsWarning } from "./ignored-settings.js";
 import { invalidParams, type PermissionAnswerParams, type SendParams } from "./params.js";
 import { replyFor } from "./permissions.js";
 import { FollowedEvents } from "./remote-events.js";
-import { endPrompts, endRefused } from "./remote-prompt-end.js";
+import { endPrompts, endRefused, type FollowedSession } from "./remote-prompt-end.js";
 import { RemoteQuestions } from "./remote-questions.js";
 import { FollowerWarning } from "./remote-warning.js";
 import { bareModelId } from "./wire-events.js";
@@ -129,13 +130,14 @@ async function startFollowing(
   warning: FollowerWarning,
 ): Promise<Omit<RemoteSession, "resumeParams" | "unregister">> {
   const { store } = connection.server.host;
-  const session = { sessionId: start.sessionId, startTime: start.startTime };
+  const session: FollowedSession = { sessionId: start.sessionId, startTime: start.startTime };
   const questions = new RemoteQuestions(start.cwd);
   const events = new FollowedEvents(start, questions, (model) =>
     connection.server.host.contextWindowOf(model),
   );
   for (const event of log.events) {
     events.past(event);
+    session.promptMode = promptModeAfter(event, session.promptMode);
   }
   const prompts = new SentPrompts();
   let ownerWatch: OwnerWatch | undefined;
@@ -144,6 +146,7 @@ async function startFollowing(
       connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: wire });
     }
     warning.seen(event);
+    session.promptMode = promptModeAfter(event, session.promptMode);
     endPrompts(connection, session, prompts.stored(event), event.id);
     ownerWatch?.stored(event);
   });

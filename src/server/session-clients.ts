@@ -26,7 +26,7 @@ import type {
 import { ServerToClient } from "../protocol/copilot.js";
 import type { HooksInvokeParams, HooksInvokeResult } from "../protocol/hooks.js";
 import { createEnvelope } from "../session/envelope.js";
-import { type ClientLink, sendIdle } from "./client-link.js";
+import { type ClientLink, promptModeAfter, sendIdle } from "./client-link.js";
 import type { ToolDeclarationParams } from "./params.js";
 import { OpenRequests } from "./pending-work.js";
 import type { SessionConfig } from "./session-settings.js";
@@ -45,6 +45,8 @@ export class SessionClients {
    * each registration expires unless renewed, and its timer.
    */
   private readonly followers = new Map<string, NodeJS.Timeout>();
+  /** The `agentMode` of the last prompt's `user.message`: `session.idle`'s `mode` (client-link.ts). */
+  private promptMode: string | undefined;
 
   /**
    * @param lastPersistedId the id of the session's last stored event, as it is opened.
@@ -166,6 +168,7 @@ export class SessionClients {
     if (event.ephemeral !== true) {
       this.lastPersistedId = event.id;
     }
+    this.promptMode = promptModeAfter(event, this.promptMode);
     this.openRequests.see(event, wire);
     if (!onCopilotWire(event)) {
       return;
@@ -201,7 +204,7 @@ export class SessionClients {
   /** Tells every attached app that the session is idle (see {@link sendIdle}). */
   sendIdle(sessionId: string, startTime: string, idle: SessionEvent): void {
     for (const link of this.attached.keys()) {
-      sendIdle(link, sessionId, startTime, idle);
+      sendIdle(link, sessionId, startTime, idle, this.promptMode);
     }
   }
 

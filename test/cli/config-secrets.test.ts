@@ -80,7 +80,7 @@ test("mcp list says where a server could not be reached without its password or 
   expect(listed.stdout).toBe(
     [
       `url  http  failed  0 tools  nothing is listening at ${shownServers.url.url}`,
-      `gh  http  failed  0 tools  nothing is listening at ${shownServers.gh.url}`,
+      `gh   http  failed  0 tools  nothing is listening at ${shownServers.gh.url}`,
       "",
     ].join("\n"),
   );

@@ -177,7 +177,7 @@ describe("programs that are no MCP server in turnloop mcp list", () => {
         `${request.slice(0, 120 - "2025-11-25".length + "VERSION".length)}…\n` +
         `errors  stdio  failed  0 tools  ${notServer}: initialize failed (Method not found); what it printed first: ` +
         '{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found"}}\n' +
-        `talks  stdio  failed  0 tools  ${notServer}: initialize failed (the server exited with exit code 0); ` +
+        `talks   stdio  failed  0 tools  ${notServer}: initialize failed (the server exited with exit code 0); ` +
         "what it printed first: Listening on port 3000\n",
       stderr: "",
     });

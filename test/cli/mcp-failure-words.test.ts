@@ -35,7 +35,7 @@ describe("MCP failures in turnloop's words", () => {
       signal: null,
       stdout:
         "missing  stdio  failed  0 tools  command not found: no-such-program-xyz\n" +
-        `old  sse  failed  0 tools  did not answer as an MCP server (HTTP 404 at ${url})\n`,
+        `old      sse    failed  0 tools  did not answer as an MCP server (HTTP 404 at ${url})\n`,
       stderr: "",
     });
   });

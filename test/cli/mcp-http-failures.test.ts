@@ -74,9 +74,9 @@ describe("remote MCP servers that fail, in turnloop mcp list", () => {
       code: 1,
       signal: null,
       stdout:
-        `down  sse  failed  0 tools  nothing is listening at http://127.0.0.1:${port}/sse\n` +
-        `downHttp  http  failed  0 tools  nothing is listening at http://127.0.0.1:${port}/mcp\n` +
-        "nowhere  sse  failed  0 tools  the host no-such-host.invalid was not found (DNS), for http://no-such-host.invalid/sse\n" +
+        `down         sse   failed  0 tools  nothing is listening at http://127.0.0.1:${port}/sse\n` +
+        `downHttp     http  failed  0 tools  nothing is listening at http://127.0.0.1:${port}/mcp\n` +
+        "nowhere      sse   failed  0 tools  the host no-such-host.invalid was not found (DNS), for http://no-such-host.invalid/sse\n" +
         "nowhereHttp  http  failed  0 tools  the host no-such-host.invalid was not found (DNS), for http://no-such-host.invalid/mcp\n",
       stderr: "",
     });

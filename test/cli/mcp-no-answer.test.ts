@@ -70,7 +70,7 @@ describe("the start-up wait of a server that never answers initialize", () => {
     expect(result).toEqual({
       code: 1,
       signal: null,
-      stdout: `quiet  stdio  failed  0 tools  ${noAnswer}\nremote  http  failed  0 tools  ${noAnswer}\n`,
+      stdout: `quiet   stdio  failed  0 tools  ${noAnswer}\nremote  http   failed  0 tools  ${noAnswer}\n`,
       stderr: "",
     });
   });

@@ -1,6 +1,7 @@
 import { ProcessTerminal } from "@mariozechner/pi-tui";
 import { describe, expect, test } from "vitest";
-import { gatherPastes, pasteGate } from "../../src/cli/interactive/completion.js";
+import { pasteGate } from "../../src/cli/interactive/completion.js";
+import { gateStdinReads } from "../../src/cli/interactive/screen.js";
 
 // pi-tui's StdinBuffer searched the whole paste so far at every read of it (a 5 MB paste read in
 // pieces: 16–20 s of CPU, bench/notes/memory29.md); the gate hands it each paste whole, once.
@@ -52,7 +53,7 @@ describe("a bracketed paste read in pieces", () => {
     const terminal = new ProcessTerminal() as unknown as { setupStdinBuffer: unknown };
     const before = terminal.setupStdinBuffer;
     expect(typeof before).toBe("function");
-    gatherPastes(terminal);
+    gateStdinReads(terminal, pasteGate);
     expect(terminal.setupStdinBuffer).not.toBe(before);
   });
 });

@@ -60,9 +60,10 @@ test("the Markdown export lists marks between turns in log order", async ({
     "#### `view` · success",
     "### Turn 9 · completed",
     "finished",
-    // The -p --resume: after Prompt 1's answer, before Prompt 2.
-    "- **resume**: session resumed",
+    // The -p --resume: the prompt it led to, as `sessions show` draws `— resumed` before it (trial
+    // 38 F7: the HTML view pinned it on Prompt 1, as if Prompt 1 had been interrupted).
     "## Prompt 2 · end_turn",
+    "- **resume**: session resumed",
     "### Turn 10 · completed",
     "finished",
     // sessions compact: its compaction comes after Prompt 2's answer; its reopen is not drawn
@@ -70,5 +71,58 @@ test("the Markdown export lists marks between turns in log order", async ({
     "### Turn 11 · compaction · completed",
     "- **compaction**: compaction started (N of N tokens)",
     "- **compaction**: compacted: N → N tokens",
+  ]);
+  // `sessions show` reads the same order: Prompt 1's stop, the resume, then Prompt 2.
+  const shown = await cli(["sessions", "show", sessionId]);
+  const landmarks = shown.stdout
+    .split("\n")
+    .filter((line) => /^\[stop|^— resumed|^> |^compacted/.test(line))
+    .map((line) => line.replace(/^(— resumed|compacted:) .*/, "$1"));
+  expect(landmarks).toEqual([
+    "> read all files",
+    "compacted:",
+    "compacted:",
+    "[stop: end_turn]",
+    "— resumed",
+    "> and now?",
+    "[stop: end_turn]",
+    "compacted:",
+  ]);
+});
+
+// Lane tfa, round 3 session 38: `sessions show` drew a model switch (`model: a → b`) where it
+// happened; the view and its exports left it out. Both now read it before the prompt it led to.
+test("a model switch is drawn before the prompt it led to, in the view as in sessions show", async ({
+  cli,
+  model,
+}) => {
+  model.enqueue({ text: "one" }, { text: "two" });
+  const first = await cli(["-p", "first", "--model", "openai-compatible:alt-model"]);
+  const sessionId = printedSessionId(first.stderr);
+  const configured = ["--model", "openai-compatible:fake-model"];
+  const second = await cli(["-p", "second", "--resume", sessionId, "-q", ...configured]);
+  expect(second.code).toBe(0);
+  const switched = "model: openai-compatible:alt-model → openai-compatible:fake-model";
+  const exported = await cli(["sessions", "export", sessionId, "--format", "markdown"]);
+  expect(outline(exported.stdout)).toEqual([
+    "## Prompt 1 · end_turn",
+    "### Turn 1 · completed",
+    "## Prompt 2 · end_turn",
+    "- **resume**: session resumed",
+    `- **model**: ${switched}`,
+    "### Turn 2 · completed",
+  ]);
+  const shown = await cli(["sessions", "show", sessionId]);
+  const landmarks = shown.stdout
+    .split("\n")
+    .filter((line) => /^\[stop|^— resumed|^> |^model:/.test(line))
+    .map((line) => line.replace(/^— resumed .*/, "— resumed"));
+  expect(landmarks).toEqual([
+    "> first",
+    "[stop: end_turn]",
+    "— resumed",
+    switched,
+    "> second",
+    "[stop: end_turn]",
   ]);
 });

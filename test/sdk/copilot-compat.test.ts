@@ -160,7 +160,7 @@ describe("the official Copilot SDK drives turnloop --headless --stdio", () => {
       "session.idle",
     ]);
     // IdleData.aborted: "true when the preceding agentic loop was cancelled via abort signal".
-    expect(idles.at(-1)).toEqual({ stopReason: "cancelled", aborted: true });
+    expect(idles.at(-1)).toEqual({ stopReason: "cancelled", aborted: true, mode: "interactive" });
     expect(
       asked.map((request) => [
         request.kind,

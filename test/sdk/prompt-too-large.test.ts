@@ -41,7 +41,7 @@ test("sendAndWait with a prompt beyond the window rejects with the refusal; no r
   ).toEqual([
     { type: "session.error", data: { errorType: "context_length_exceeded", message } },
     { type: "assistant.idle", data: {} },
-    { type: "session.idle", data: {} },
+    { type: "session.idle", data: { mode: "interactive" } },
   ]);
   expect((await session.getEvents()).map((event) => event.type)).toEqual(["session.start"]);
 

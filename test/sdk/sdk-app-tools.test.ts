@@ -121,7 +121,10 @@ describe("the SDK against the built server (stdio)", () => {
     await session.sendAndWait({ prompt: "run two commands" });
     // The rejected call ends the prompt: two model requests, no third one after the rejection.
     expect(fixture.model.requests.length - requestsBefore).toBe(2);
-    expect(events.at(-1)).toMatchObject({ type: "session.idle", data: { stopReason: "end_turn" } });
+    expect(events.at(-1)).toMatchObject({
+      type: "session.idle",
+      data: { stopReason: "end_turn", mode: "interactive" },
+    });
     expect(
       asked.map((request) => [request.kind, request.fullCommandText, request.toolCallId]),
     ).toEqual([
@@ -172,7 +175,11 @@ describe("the SDK against the built server (stdio)", () => {
     // abort resolves once the session is idle: its idle has arrived already.
     // The Copilot SDK's IdleData: `aborted` is true after an abort.
     expect(events.at(-1)).toMatchObject({ type: "session.idle" });
-    expect(events.at(-1)?.data).toEqual({ stopReason: "cancelled", aborted: true });
+    expect(events.at(-1)?.data).toEqual({
+      stopReason: "cancelled",
+      aborted: true,
+      mode: "interactive",
+    });
     expect(events.map((event) => event.type).slice(-6)).toEqual([
       "tool.execution_partial_result",
       "tool.execution_complete",

@@ -97,7 +97,7 @@ describe("the SDK against the built server (stdio)", () => {
       turnEnd("turn-2", "stop", "end_turn"),
       // Copilot's: the loop stopped, then the session has nothing in flight.
       { type: "assistant.idle", data: {} },
-      { type: "session.idle", data: { stopReason: "end_turn" } },
+      { type: "session.idle", data: { stopReason: "end_turn", mode: "interactive" } },
     ]);
     // `assistant.usage` is marked ephemeral, as Copilot's type has it always, yet stored
     // (events.jsonl, getMessages): the counts of resume and rewind include it.
@@ -188,7 +188,8 @@ describe("the SDK against the built server (stdio)", () => {
       ["assistant.idle", undefined],
       ["session.idle", undefined],
     ]);
-    expect(events.at(-1)).toMatchObject({ data: { stopReason: "end_turn" } });
+    // Copilot's `IdleData.mode` (CLI 1.0.85; copilot-protocol.md §2.4): the prompt's agent mode.
+    expect(events.at(-1)?.data).toEqual({ stopReason: "end_turn", mode: "autopilot" });
     expect(events.find((event) => event.type === "session.task_complete")?.data).toEqual({
       summary: "All done.",
       success: true,

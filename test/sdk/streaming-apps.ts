@@ -80,6 +80,6 @@ export function firstTurnEnd(): Array<{ type: string; data: unknown }> {
       data: { turnId: "turn-1", status: "completed", finishReason: "stop", stopReason: "end_turn" },
     },
     { type: "assistant.idle", data: {} },
-    { type: "session.idle", data: { stopReason: "end_turn" } },
+    { type: "session.idle", data: { stopReason: "end_turn", mode: "interactive" } },
   ];
 }

@@ -63,7 +63,7 @@ describeWorkers(
       expect(seenOnB.slice(storedByA.length).map(({ type, data }) => ({ type, data }))).toEqual([
         { type: "session.error", data: { errorType: "server", message } },
         { type: "assistant.idle", data: {} },
-        { type: "session.idle", data: {} },
+        { type: "session.idle", data: { mode: "interactive" } },
       ]);
       expect(storedByA.map((event) => event.data)).not.toContainEqual(
         expect.objectContaining({ content: "queued behind A's" }),

@@ -34,7 +34,7 @@ describeWorkers(
       expect(seen.map(({ type, data }) => ({ type, data }))).toEqual([
         { type: "session.error", data: { errorType: "server", message } },
         { type: "assistant.idle", data: {} },
-        { type: "session.idle", data: {} },
+        { type: "session.idle", data: { mode: "interactive" } },
       ]);
 
       workers.fixture.model.enqueue({ text: "answered by worker B" });

@@ -76,7 +76,7 @@ describeWorkers(
       expect(seen.slice(0, 3).map(({ type, data }) => ({ type, data }))).toEqual([
         { type: "session.error", data: { errorType: "server", message } },
         { type: "assistant.idle", data: {} },
-        { type: "session.idle", data: {} },
+        { type: "session.idle", data: { mode: "interactive" } },
       ]);
     }, 90_000);
   },

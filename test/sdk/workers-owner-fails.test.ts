@@ -62,7 +62,7 @@ describeWorkers("a prompt whose owner fails before storing it", (workers) => {
       expect(seen).toEqual([
         { type: "session.error", data: { errorType: "internal", message } },
         { type: "assistant.idle", data: {} },
-        { type: "session.idle", data: {} },
+        { type: "session.idle", data: { mode: "interactive" } },
       ]);
     });
     expect(fixture.model.requests).toHaveLength(requests);
@@ -119,7 +119,7 @@ describeWorkers("a prompt whose owner fails before storing it", (workers) => {
       expect(seen).toEqual([
         { type: "session.error", data: { errorType: "internal", message } },
         { type: "assistant.idle", data: {} },
-        { type: "session.idle", data: {} },
+        { type: "session.idle", data: { mode: "interactive" } },
       ]);
     });
     expect((await session.getMessages()).map((event) => event.type)).toEqual([

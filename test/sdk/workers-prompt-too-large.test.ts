@@ -27,7 +27,7 @@ describeWorkers("an SDK follower's prompt beyond the window", (workers) => {
     expect(seen.filter((event) => event.type !== "session.usage_info")).toEqual([
       { type: "session.error", data: { errorType: "context_length_exceeded", message } },
       { type: "assistant.idle", data: {} },
-      { type: "session.idle", data: {} },
+      { type: "session.idle", data: { mode: "interactive" } },
     ]);
     expect(fixture.model.requests).toHaveLength(0);
     expect((await held.getMessages()).map((event) => event.type)).toEqual(["session.start"]);

@@ -107,7 +107,7 @@ describeWorkers(
       expect(seen).toEqual([
         { type: "session.error", data: { errorType: "storage", message } },
         { type: "assistant.idle", data: {} },
-        { type: "session.idle", data: {} },
+        { type: "session.idle", data: { mode: "interactive" } },
       ]);
       expect(fixture.model.requests).toHaveLength(requests);
       expect((await held.getMessages()).map((event) => event.type)).toEqual(["session.start"]);

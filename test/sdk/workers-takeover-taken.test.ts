@@ -77,7 +77,7 @@ describeWorkers("a follower's prompt taken by an owner that died before starting
     ).toEqual([
       { type: "session.error", data: { errorType: "server", message } },
       { type: "assistant.idle", data: {} },
-      { type: "session.idle", data: {} },
+      { type: "session.idle", data: { mode: "interactive" } },
     ]);
   }, 90_000);
 });

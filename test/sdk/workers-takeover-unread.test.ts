@@ -72,7 +72,7 @@ describeWorkers(
       ).toEqual([
         { type: "session.error", data: { errorType: "server", message } },
         { type: "assistant.idle", data: {} },
-        { type: "session.idle", data: {} },
+        { type: "session.idle", data: { mode: "interactive" } },
       ]);
     }, 90_000);
   },

@@ -334,33 +334,14 @@ function cutAtWord(text: string, room: number): string {
 }
 
 /**
- * Makes `terminal` (pi-tui's `ProcessTerminal`, 0.73.1 as pinned) hand its stdin buffer each
- * bracketed paste whole, in one piece. pi-tui's `StdinBuffer` adds each read of a paste to the
+ * `pass` given what it is given, except that each bracketed paste comes whole in one call. Put
+ * before pi-tui's `StdinBuffer` (screen.ts `gateStdinReads`), which adds each read of a paste to the
  * paste so far and searches all of it for the end marker, so a paste read in N pieces was copied
  * and searched N times: a 5 MB paste took 67 s of CPU and 366 MiB (bench/notes/memory29.md). Here
  * each read is searched once (with the end of the one before, for a marker split between two)
  * and the pieces are joined once. A start marker split between two reads is left to pi-tui
- * (slower, not wrong). Does nothing when the terminal's private fields are not pi-tui's.
+ * (slower, not wrong).
  */
-export function gatherPastes(terminal: object): void {
-  const fields = terminal as {
-    setupStdinBuffer?: unknown;
-    stdinDataHandler?: (data: string) => void;
-  };
-  const setup = fields.setupStdinBuffer;
-  if (typeof setup !== "function") {
-    return;
-  }
-  fields.setupStdinBuffer = () => {
-    setup.call(terminal);
-    const handler = fields.stdinDataHandler;
-    if (typeof handler === "function") {
-      fields.stdinDataHandler = pasteGate(handler);
-    }
-  };
-}
-
-/** `pass` given what it is given, except that each bracketed paste comes whole in one call. */
 export function pasteGate(pass: (data: string) => void): (data: string) => void {
   let pieces: string[] | undefined;
   /** The last characters of the paste so far, where an end marker split between reads starts. */

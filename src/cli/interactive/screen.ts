@@ -12,7 +12,7 @@ import {
 } from "@mariozechner/pi-tui";
 import type { CommandDefinition } from "../../session/commands.js";
 import type { SessionSummary } from "../../session/session-store.js";
-import { gatherPastes, PromptCompletion, PromptEditor } from "./completion.js";
+import { PromptCompletion, PromptEditor, pasteGate } from "./completion.js";
 import { renderRowsInto, ScrolledRows } from "./scrolled-rows.js";
 import { StatusLine, type StatusState } from "./status-line.js";
 import type { Theme } from "./theme.js";
@@ -56,7 +56,10 @@ export class Screen {
   ) {
     // A row wider than the terminal is cut there and recorded under `home` (GuardedTUI below).
     const terminal = new ProcessTerminal();
-    gatherPastes(terminal);
+    // Each bracketed paste whole in one piece (memory: bench/notes/memory29.md).
+    gateStdinReads(terminal, pasteGate);
+    // Keys typed before the screen took the terminal, Enter included.
+    gateStdinReads(terminal, typedAheadGate);
     this.tui = new GuardedTUI(terminal, home);
     this.editor = new PromptEditor(
       this.tui,
@@ -305,4 +308,53 @@ export function fitRows(
 /** An error's class, for the record: its message may quote the conversation. */
 function errorName(error: unknown): string {
   return error instanceof Error ? error.name : typeof error;
+}
+
+/**
+ * Keys typed while turnloop starts, before the input box exists (`turnloop` Enter, then the first
+ * prompt and Enter, as one types them), reach the terminal while it is still in cooked mode, whose
+ * ICRNL (termios(3)) turns each Enter's CR into LF as the key arrives; raw mode then hands that
+ * LF over as Ctrl-J, a new line in the input box: the prompt stayed unsent (trial 38 F1).
+ *
+ * `pass` given each read of the terminal's stdin, the first read after the screen took the
+ * terminal, which holds what was typed before, with each LF as the CR that Enter sends
+ * in raw mode: every key typed before the input box existed counts, in order, Enter included. A
+ * Ctrl-J typed before then was a line end too (cooked mode ends a line on it). Later reads are
+ * passed as they come.
+ */
+function typedAheadGate(pass: (data: string) => void): (data: string) => void {
+  let first = true;
+  return (data: string) => {
+    if (first) {
+      first = false;
+      pass(data.replaceAll("\n", "\r"));
+      return;
+    }
+    pass(data);
+  };
+}
+
+/**
+ * Puts `gate` between `terminal`'s stdin reads (pi-tui's `ProcessTerminal`, 0.73.1 as pinned) and
+ * its stdin buffer. Does nothing when the terminal's private fields are not pi-tui's.
+ */
+export function gateStdinReads(
+  terminal: object,
+  gate: (pass: (data: string) => void) => (data: string) => void,
+): void {
+  const fields = terminal as {
+    setupStdinBuffer?: unknown;
+    stdinDataHandler?: (data: string) => void;
+  };
+  const setup = fields.setupStdinBuffer;
+  if (typeof setup !== "function") {
+    return;
+  }
+  fields.setupStdinBuffer = () => {
+    setup.call(terminal);
+    const handler = fields.stdinDataHandler;
+    if (typeof handler === "function") {
+      fields.stdinDataHandler = gate(handler);
+    }
+  };
 }

@@ -1,7 +1,13 @@
 /** How each event type changes the fold's state (see fold.ts). */
 
 import { type DrawnEvent, isSdkAppEvent } from "../../events/event-categories.js";
-import { isEphemeralEvent, type RepairNote, type SessionEvent } from "../../events/events.js";
+import {
+  isEphemeralEvent,
+  type RepairNote,
+  type SessionEvent,
+  type SessionEventOf,
+} from "../../events/events.js";
+import { compactionComplete, compactionStart } from "./compaction.js";
 import { assignDefined, count, type Fields, text } from "./fields.js";
 import type { Folder } from "./folder.js";
 import type { ViewMark } from "./view-model.js";
@@ -34,6 +40,10 @@ function isMarkEvent(event: SessionEvent): event is MarkEvent {
  * are never in a log, and the SDK app's own events are not drawn: see `isSdkAppEvent`).
  */
 export function applyEvent(folder: Folder, event: SessionEvent, at: number): void {
+  if (event.type === "session.model_change") {
+    folder.markForNext(modelChangeMark(event, at));
+    return;
+  }
   if (isEphemeralEvent(event) || isSdkAppEvent(event)) {
     return;
   }
@@ -74,10 +84,10 @@ export function applyEvent(folder: Folder, event: SessionEvent, at: number): voi
       folder.permissionCompleted(at, data);
       return;
     case "session.compaction_start":
-      folder.compactionStart(at, data);
+      compactionStart(folder, at, data);
       return;
     case "session.compaction_complete":
-      folder.compactionComplete(at, data);
+      compactionComplete(folder, at, data);
       return;
     case "session.info":
       // An SDK app's log line.
@@ -88,6 +98,18 @@ export function applyEvent(folder: Folder, event: SessionEvent, at: number): voi
       void unhandled;
     }
   }
+}
+
+/**
+ * Where the model changed: an SDK app's event that `sessions show` draws too (render.ts), with
+ * the same words.
+ */
+function modelChangeMark(event: SessionEventOf<"session.model_change">, at: number): ViewMark {
+  return {
+    kind: "model",
+    at,
+    text: `model: ${event.data.previousModel ?? "?"} → ${event.data.newModel}`,
+  };
 }
 
 /** Places the timeline mark of `event` (a retry goes to its turn). Exhaustive over {@link MarkEvent}. */
@@ -105,7 +127,7 @@ function placeMark(folder: Folder, event: MarkEvent, data: Fields, at: number): 
           : "";
       const mark: ViewMark = { kind: "resume", at, text: `session resumed${repairs}` };
       assignDefined(mark, { detail: text(data.notice) });
-      folder.mark(mark);
+      folder.markForNext(mark);
       return;
     }
     case "assistant.retry": {

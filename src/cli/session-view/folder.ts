@@ -34,6 +34,12 @@ export class Folder {
   readonly waitingMarks = new Map<string, ViewMark[]>();
   /** Marks of the moment between turns, given to the next turn of the prompt. */
   pendingMarks: ViewMark[] = [];
+  /**
+   * Marks from a drawn `session.resume` or a model switch on, until the next prompt or turn: they
+   * belong to what they led to (the next prompt's header, as `sessions show` draws `— resumed`
+   * and `model: a → b` before it).
+   */
+  reopenMarks: ViewMark[] | undefined;
   /** Turns whose `turn_end` came before their tools: the older order. */
   endedBeforeTools = new Set<ViewTurn>();
   /** Per turn, the time of the event before its `turn_start`. */
@@ -106,8 +112,23 @@ export class Folder {
     } else if (turnId !== undefined) {
       this.waitingMarks.set(turnId, [...(this.waitingMarks.get(turnId) ?? []), mark]);
     } else {
-      this.pendingMarks.push(mark);
+      (this.reopenMarks ?? this.pendingMarks).push(mark);
     }
+  }
+
+  /**
+   * A drawn `session.resume` or a `session.model_change`: its mark and the marks after it, up to
+   * the next prompt or turn, go to that prompt or turn (the prompt before keeps what came before).
+   */
+  markForNext(mark: ViewMark): void {
+    this.reopenMarks = [...(this.reopenMarks ?? []), mark];
+  }
+
+  /** The marks held since a reopen, now given to what it led to. */
+  private takeReopenMarks(): ViewMark[] {
+    const marks = this.reopenMarks ?? [];
+    this.reopenMarks = undefined;
+    return marks;
   }
 
   /** `session.start`: the session's facts. */
@@ -131,9 +152,10 @@ export class Folder {
   }
 
   startPrompt(at: number, data: Fields): void {
+    const reopened = this.takeReopenMarks();
     this.closePrompt(false);
     // Marks before the first prompt (damage after session.start, say) are the first prompt's.
-    const marks = this.prompts.length === 0 ? this.pendingMarks.splice(0) : [];
+    const marks = [...(this.prompts.length === 0 ? this.pendingMarks.splice(0) : []), ...reopened];
     const prompt: ViewPrompt = {
       index: this.prompts.length + 1,
       at,
@@ -153,6 +175,8 @@ export class Folder {
   }
 
   closePrompt(isLast: boolean): void {
+    // A reopen that led to no prompt or turn (a call's result given after it): its marks stay here.
+    this.pendingMarks.push(...this.takeReopenMarks());
     const prompt = this.prompts.at(-1);
     if (prompt === undefined) {
       return;
@@ -181,7 +205,11 @@ export class Folder {
       spanEnd: at,
       status: "open",
       tools: [],
-      marks: [...this.pendingMarks, ...(this.waitingMarks.get(turnId) ?? [])],
+      marks: [
+        ...this.pendingMarks,
+        ...this.takeReopenMarks(),
+        ...(this.waitingMarks.get(turnId) ?? []),
+      ],
     };
     assignDefined(turn, { purpose: text(data.purpose) });
     // Where an older log wrote turn_start at the first token, the request left at the event before.
@@ -328,41 +356,6 @@ export class Folder {
       reason: text(data.reason),
     });
     this.mark({ kind: "permission", at, text: `permission ${permission.decision ?? "answered"}` });
-  }
-
-  compactionStart(at: number, data: Fields): void {
-    const compaction: ViewCompaction = { at, afterTurn: this.currentTurn?.index ?? 0 };
-    assignDefined(compaction, {
-      trigger: text(data.trigger),
-      tokensBefore: count(data.currentTokens) ?? count(data.tokensBefore),
-    });
-    this.compactions.push(compaction);
-    const limit = count(data.tokenLimit);
-    const tokens = compaction.tokensBefore ?? "?";
-    const detail = limit === undefined ? `${tokens} tokens` : `${tokens} of ${limit} tokens`;
-    this.mark({ kind: "compaction", at, text: `compaction started (${detail})` });
-  }
-
-  compactionComplete(at: number, data: Fields): void {
-    let compaction = this.compactions.at(-1);
-    if (compaction === undefined || compaction.success !== undefined) {
-      compaction = { at, afterTurn: this.currentTurn?.index ?? 0 };
-      this.compactions.push(compaction);
-    }
-    compaction.afterTurn = this.currentTurn?.index ?? 0;
-    compaction.success = data.success !== false;
-    const before = count(data.preCompactionTokens) ?? count(data.tokensBefore);
-    assignDefined(compaction, {
-      tokensBefore: compaction.tokensBefore ?? before,
-      tokensAfter: count(data.postCompactionTokens) ?? count(data.tokensAfter),
-      messagesRemoved: count(data.messagesRemoved),
-      summary: text(data.summaryContent) ?? text(data.summary),
-    });
-    const outcome = compaction.success ? "compacted" : "compaction failed";
-    const numbers = `${compaction.tokensBefore ?? "?"} → ${compaction.tokensAfter ?? "?"} tokens`;
-    const mark: ViewMark = { kind: "compaction", at, text: `${outcome}: ${numbers}` };
-    assignDefined(mark, { detail: compaction.summary });
-    this.mark(mark);
   }
 }
 

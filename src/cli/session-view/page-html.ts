@@ -66,7 +66,7 @@ h4 { font-size: 12px; margin: 6px 0 2px; color: var(--muted); }
 .mark.inline { position: relative; display: inline-block; height: 12px; margin: 0 4px; }
 .mark[data-kind=retry] { color: var(--denied); } .mark[data-kind=error], .mark[data-kind=abort] { color: var(--failed); }
 .mark[data-kind=compaction] { color: #d97706; } .mark[data-kind=repaired] { color: #be185d; }
-.mark[data-kind=permission] { color: #ca8a04; } .mark[data-kind=resume], .mark[data-kind=nudge], .mark[data-kind=hook], .mark[data-kind=instructions] { color: var(--muted); }
+.mark[data-kind=permission] { color: #ca8a04; } .mark[data-kind=resume], .mark[data-kind=model], .mark[data-kind=nudge], .mark[data-kind=hook], .mark[data-kind=instructions] { color: var(--muted); }
 .mark[data-kind=plan], .mark[data-kind=task_complete] { color: var(--success); }
 .mark[data-kind=autopilot_stopped] { color: #ca8a04; }
 #details { position: sticky; top: 0; align-self: start; max-height: 100vh; overflow-y: auto; border-left: 1px solid var(--line); padding: 0 0 0 12px; }

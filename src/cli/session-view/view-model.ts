@@ -73,6 +73,7 @@ export interface ViewMark {
     | "abort"
     | "repaired"
     | "resume"
+    | "model"
     | "plan"
     | "task_complete"
     | "autopilot_stopped"
