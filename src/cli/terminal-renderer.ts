@@ -20,8 +20,7 @@ export type { RendererOptions } from "./terminal-renderer-options.js";
  * permission question), a failed command's last output lines under it, the plan as a checklist
  * each time it changes (`update_plan` has no tool line of its own), the narration of earlier
  * replies, retries and errors. A call's outcome, exit code and duration and the plan are the
- * session model's (src/session/session-model/). Exhaustive over event types, so a new event type
- * must be placed here.
+ * session model's (src/session/session-model/). Exhaustive: a new event type is placed here.
  */
 export class TerminalRenderer {
   /** The session model the tool lines and the plan are read from. */
@@ -71,9 +70,7 @@ export class TerminalRenderer {
         this.reply(event.data);
         return;
       case "assistant.turn_start":
-        // Another turn: the reply held as the answer was not the last one.
-        this.releaseHeldAnswer();
-        this.options.spinner?.start("thinking");
+        this.turnStart();
         return;
       case "tool.execution_start":
         this.options.spinner?.start(`running ${event.data.toolName}`);
@@ -86,11 +83,7 @@ export class TerminalRenderer {
         this.liveOutput(event.data.toolCallId);
         return;
       case "tool.execution_progress":
-        // Said at once: the call's line comes only at its end (a server may take a minute).
-        this.note(
-          `${this.fold.toolCall(event.data.toolCallId)?.toolName ?? "tool"}: ${event.data.progressMessage}`,
-        );
-        this.options.spinner?.start(event.data.progressMessage);
+        this.progress(event.data.toolCallId, event.data.progressMessage);
         return;
       case "session.plan_updated":
         this.plan();
@@ -116,6 +109,18 @@ export class TerminalRenderer {
         this.notice(event);
     }
   };
+
+  /** Another turn: the reply held as the answer was not the last one. */
+  private turnStart(): void {
+    this.releaseHeldAnswer();
+    this.options.spinner?.start("thinking");
+  }
+
+  /** What a call waits on, said at once: its line comes only at its end (a server may take a minute). */
+  private progress(toolCallId: string, message: string): void {
+    this.note(`${this.fold.toolCall(toolCallId)?.toolName ?? "tool"}: ${message}`);
+    this.options.spinner?.start(message);
+  }
 
   /**
    * What `--quiet` still shows, as it shows it otherwise: warnings, an MCP server that failed, a

@@ -56,8 +56,8 @@ export interface SessionEventData {
   /** A prompt. Answered by the turns that follow and, finally, `session.idle`. */
   "user.message": UserMessageData;
   /**
-   * One model API request, written when the request is sent (failed and cancelled attempts are
-   * turns too). Ended by `assistant.turn_end` with the same `turnId`, after the tools of its reply.
+   * One model API request, written when the request is sent (a failed attempt sent again counts
+   * as a retry: session/usage-totals.ts). Ended by `assistant.turn_end` with the same `turnId`, after the tools of its reply.
    * `purpose` marks a request the loop makes for itself (absent: a turn of the conversation).
    */
   "assistant.turn_start": { turnId: string; purpose?: TurnPurpose };
@@ -141,9 +141,8 @@ export interface SessionEventData {
   /** Output so far of a running tool (ephemeral). */
   "tool.execution_partial_result": { toolCallId: string; partialOutput: string };
   /**
-   * What a handled call waits on before its tool can run (Copilot's event, ephemeral), e.g.
-   * `waiting for MCP server fs to start (at most 60 s)`: said when the wait begins; the call's
-   * `tool.execution_running` or `tool.execution_complete` ends it.
+   * What a call waits on before its tool runs (Copilot's, ephemeral), e.g. `waiting for MCP
+   * server fs to start (at most 60 s)`; ended by its `tool.execution_running` or `_complete`.
    */
   "tool.execution_progress": { toolCallId: string; progressMessage: string };
   /** The one result of a tool call, whatever happened (success, error, denial, cancel, crash). */
@@ -286,9 +285,8 @@ export interface SessionEventData {
   /**
    * An MCP server of the session changed state (Copilot's event, ephemeral): `pending` while it
    * starts (with `error` past a prompt's start-up wait), `connected`, `failed` (with `error`; the
-   * session goes on without it), `stopped` when the session closes. Not stored (Copilot's is
-   * ephemeral; a server's state belongs to the running process): a crash is logged in the result
-   * of each call it failed (README "MCP servers").
+   * session goes on without it), `stopped` when the session closes. Not stored, as Copilot's: a
+   * crash shows in the result of each call it failed (README "MCP servers").
    */
   "session.mcp_server_status_changed": {
     serverName: string;
@@ -332,15 +330,11 @@ export interface SessionEventData {
   "session.info": { infoType: string; message: string; url?: string; tip?: string };
   /**
    * The conversation was rewound (an SDK app's `session.history.truncate` or `.rewind`; Copilot's
-   * event and fields, which turnloop keeps on disk): the persisted events from `upToEventId`
-   * (included) up to this one are no longer part of the conversation, `eventsRemoved` of them.
-   * They stay in the log; every fold skips them (`src/session/rewind.ts`).
+   * event, kept on disk): the persisted events from `upToEventId` (included) up to this one,
+   * `eventsRemoved` of them, stay in the log and every fold skips them (src/session/rewind.ts).
    */
   "session.snapshot_rewind": { upToEventId: string; eventsRemoved: number };
-  /**
-   * The session's name was set (an SDK app's `session.name.set` or `sessions.fork {name}`;
-   * Copilot's event and field, which turnloop keeps on disk so that the name survives resume).
-   */
+  /** The session's name was set (SDK `session.name.set`, `sessions.fork {name}`); kept on disk. */
   "session.title_changed": { title: string };
   /**
    * Grants replaced (SDK `session.permissions.resetSessionApprovals`, `modifyRules`; `sessions

@@ -64,10 +64,8 @@ export function applyEvent(state: FoldState, event: SessionEvent, at: number): C
     case "session.grants_changed":
     case "session.shutdown":
       return NONE;
-    default: {
-      const unhandled: never = event;
-      return unhandled;
-    }
+    default:
+      return event satisfies never;
   }
 }
 
