@@ -286,6 +286,9 @@ export class AcpSession {
     }
     return this.session.prompt(this.agentSettings(), text, {
       signal: turn.controller.signal,
+      // Recorded on its `user.message`, as an SDK app's autopilot prompt is: `session.idle`'s
+      // `mode` for the apps following the session (server/client-link.ts).
+      ...(this.mode === "autopilot" ? { agentMode: "autopilot" } : {}),
       ...given,
     });
   }

@@ -74,19 +74,25 @@ describe("sessions show after a crash repair", () => {
       "",
     ]);
 
-    // The export agrees: the call under its turn, the resume after the prompt's turns.
+    // The export agrees: the call under its turn, the resume on the prompt the reopen led to
+    // (trial 38 F7), before that prompt's first turn.
     const exported = await cli(["sessions", "export", sessionId, "--format", "markdown"]);
     expect(exported.code).toBe(0);
     const headings = exported.stdout
       .split("\n")
       .filter((line) => /^#{2,4} |^- \*\*/.test(line))
-      .map((line) => line.replace(/ · [\d.]+ m?s.*$/, "").replace(/ at \+.*$/, ""));
+      .map((line) =>
+        line
+          .replace(/ · [\d.]+ m?s.*$/, "")
+          .replace(/ at \+.*$/, "")
+          .replace(/ [\d.]+ m?s before the prompt: session resumed$/, ""),
+      );
     expect(headings).toEqual([
       "## Prompt 1 · interrupted",
       "### Turn 1 · interrupted",
       "#### `bash` · interrupted",
-      "- **resume**",
       "## Prompt 2 · end_turn",
+      "- **resume**",
       "### Turn 2 · completed",
     ]);
 

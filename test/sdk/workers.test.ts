@@ -319,7 +319,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a session served by another 
     expect(seenOnB.events.slice(-3).map((event) => event.data)).toEqual([
       { errorType: "server", message },
       {},
-      {},
+      { mode: "interactive" },
     ]);
     // B's prompt never ran: only A's reached the model.
     expect(workers.fixture.model.requests.length - requestsBefore).toBe(1);

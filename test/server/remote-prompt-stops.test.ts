@@ -72,7 +72,7 @@ describeWorkers("prompt ends on another worker (PostgreSQL)", (workers) => {
   test("--max-turns: the follower that sent the prompt gets the owner's idle, max_turn_requests", async () => {
     const seen = await stoppedByMaxTurns(workers.fixture, workers.env, "B");
     expect(seen.map((event) => event.type)).toEqual(MAX_TURNS_SEEN);
-    expect(idles(seen)).toEqual([{ stopReason: "max_turn_requests" }]);
+    expect(idles(seen)).toEqual([{ stopReason: "max_turn_requests", mode: "interactive" }]);
   }, 120_000);
 });
 
@@ -122,7 +122,8 @@ describeWorkers(
           "assistant.idle",
           "session.idle",
         ]);
-        expect(idles(seen)).toEqual([{ stopReason: "end_turn" }]);
+        // The editor's autopilot prompt: its user.message records the mode (acp-session.ts).
+        expect(idles(seen)).toEqual([{ stopReason: "end_turn", mode: "autopilot" }]);
       } finally {
         await editor.stop();
       }
@@ -135,5 +136,5 @@ const fixture = fixtureForEachTest();
 test("two file-store servers: --max-turns stops B's prompt, and A's client gets the idle, max_turn_requests", async () => {
   const seen = await stoppedByMaxTurns(fixture, fixture.env, "A");
   expect(seen.map((event) => event.type)).toEqual(MAX_TURNS_SEEN);
-  expect(idles(seen)).toEqual([{ stopReason: "max_turn_requests" }]);
+  expect(idles(seen)).toEqual([{ stopReason: "max_turn_requests", mode: "interactive" }]);
 }, 120_000);
