@@ -52,6 +52,10 @@ describeWorkers("ACP: the end of the editor's own prompt on another worker", (wo
   test("a cancelled prompt is its `cancelled` answer alone; another client's failure is told as a notice", async () => {
     const { fixture, env } = workers;
     const held = await workers.worker().createSession({ onPermissionRequest: approveAll });
+    let idles = 0;
+    held.on((event) => {
+      idles += event.type === "session.idle" ? 1 : 0;
+    });
     const editor = startAcpAgent(env, fixture.cwd);
     try {
       await editor.load(held.sessionId);
@@ -61,6 +65,9 @@ describeWorkers("ACP: the end of the editor's own prompt on another worker", (wo
       await editor.agent.notify(acp.methods.agent.session.cancel, { sessionId: held.sessionId });
       expect(await answer).toEqual({ stopReason: "cancelled" });
       fixture.model.setResponder(undefined);
+      // The app is told the cancelled prompt's idle once its commit is through: sendAndWait
+      // resolves at the first idle after the send, so the next prompt waits for that one.
+      await expect.poll(() => idles).toBe(1);
 
       // The owner's own client's prompt fails: this editor has no answer for it, so a notice.
       fixture.model.enqueue({ status: 400, body: { error: { message: REFUSED } } });
