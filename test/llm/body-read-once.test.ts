@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { bodyReadOnce } from "../../scripts/provider-utils-as-bundled.mjs";
 // @ts-expect-error: a build script in JavaScript, without type declarations.
 import { oneStageJsonEvents } from "../../scripts/provider-utils-one-stage-events.mjs";
-import { bundledModule } from "../support/bundled-module.js";
+import { bundledModule, providerUtilsRewritten } from "../support/bundled-module.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer, RawPiece, Reply } from "../support/fake-model-types.js";
 
@@ -22,23 +22,10 @@ import type { FakeModelServer, RawPiece, Reply } from "../support/fake-model-typ
 
 /** esbuild's plugin giving provider-utils the one-stage parser, and with `readOnce` the change. */
 function providerUtils(readOnce: boolean) {
-  return {
-    name: readOnce ? "body-read-once" : "one-stage-events",
-    setup(build: {
-      onLoad(
-        options: { filter: RegExp },
-        load: (args: { path: string }) => Promise<{ contents: string; loader: "js" }>,
-      ): void;
-    }) {
-      build.onLoad(
-        { filter: /[\\/]node_modules[\\/]@ai-sdk[\\/]provider-utils[\\/]dist[\\/]index\.mjs$/ },
-        async ({ path }) => {
-          const oneStage = oneStageJsonEvents(await readFile(path, "utf8"), path);
-          return { contents: readOnce ? bodyReadOnce(oneStage, path) : oneStage, loader: "js" };
-        },
-      );
-    },
-  };
+  return providerUtilsRewritten(readOnce ? "body-read-once" : "one-stage-events", (text, path) => {
+    const oneStage = oneStageJsonEvents(text, path);
+    return readOnce ? bodyReadOnce(oneStage, path) : oneStage;
+  });
 }
 
 type Variant = "before" | "changed";

@@ -1,11 +1,11 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 // @ts-expect-error: a build script in JavaScript, without type declarations.
 import { suspectKeysSoughtWherePossible } from "../../scripts/provider-utils-as-bundled.mjs";
-import { bundledModule } from "../support/bundled-module.js";
+import { bundledModule, providerUtilsRewritten } from "../support/bundled-module.js";
 
 // Issue 26, round 3 session 38: the bundle's provider-utils searches a parsed text for prototype
 // keys only where the text can hold one (scripts/provider-utils-as-bundled.mjs,
@@ -13,23 +13,10 @@ import { bundledModule } from "../support/bundled-module.js";
 // the same value or throw the same error for every text; a chunk's usual text is not searched.
 
 /** esbuild's plugin applying the change alone to provider-utils. */
-const changedProviderUtils = {
-  name: "suspect-keys-sought-where-possible",
-  setup(build: {
-    onLoad(
-      options: { filter: RegExp },
-      load: (args: { path: string }) => Promise<{ contents: string; loader: "js" }>,
-    ): void;
-  }) {
-    build.onLoad(
-      { filter: /[\\/]node_modules[\\/]@ai-sdk[\\/]provider-utils[\\/]dist[\\/]index\.mjs$/ },
-      async ({ path }) => ({
-        contents: suspectKeysSoughtWherePossible(await readFile(path, "utf8"), path),
-        loader: "js",
-      }),
-    );
-  },
-};
+const changedProviderUtils = providerUtilsRewritten(
+  "suspect-keys-sought-where-possible",
+  suspectKeysSoughtWherePossible,
+);
 
 type Variant = "shipped" | "changed";
 type Parse = (text: string) => unknown;

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
 // @ts-expect-error: a build script in JavaScript, without type declarations.
 import { zodParsedAtOnce } from "../../scripts/provider-utils-as-bundled.mjs";
-import { bundledModule } from "../support/bundled-module.js";
+import { bundledModule, providerUtilsRewritten } from "../support/bundled-module.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer, RawPiece, Reply, Wire } from "../support/fake-model-types.js";
 
@@ -18,23 +18,7 @@ import type { FakeModelServer, RawPiece, Reply, Wire } from "../support/fake-mod
 // stream parts of the same replies, valid chunks or not.
 
 /** esbuild's plugin applying the change alone to provider-utils. */
-const changedProviderUtils = {
-  name: "zod-parsed-at-once",
-  setup(build: {
-    onLoad(
-      options: { filter: RegExp },
-      load: (args: { path: string }) => Promise<{ contents: string; loader: "js" }>,
-    ): void;
-  }) {
-    build.onLoad(
-      { filter: /[\\/]node_modules[\\/]@ai-sdk[\\/]provider-utils[\\/]dist[\\/]index\.mjs$/ },
-      async ({ path }) => ({
-        contents: zodParsedAtOnce(await readFile(path, "utf8"), path),
-        loader: "js",
-      }),
-    );
-  },
-};
+const changedProviderUtils = providerUtilsRewritten("zod-parsed-at-once", zodParsedAtOnce);
 
 type Variant = "shipped" | "changed";
 type Packages = {

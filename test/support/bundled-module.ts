@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { build } from "esbuild";
 
@@ -27,4 +27,32 @@ export async function bundledModule(
     logLevel: "error",
   });
   return output;
+}
+
+/**
+ * esbuild's plugin named `name` that loads `@ai-sdk/provider-utils`'s ES module through `rewrite`
+ * (its text and path → the text bundled): a build script's change to it, tested against the
+ * package as shipped (scripts/provider-utils-as-bundled.mjs).
+ */
+export function providerUtilsRewritten(
+  name: string,
+  rewrite: (text: string, path: string) => string,
+) {
+  return {
+    name,
+    setup(build: {
+      onLoad(
+        options: { filter: RegExp },
+        load: (args: { path: string }) => Promise<{ contents: string; loader: "js" }>,
+      ): void;
+    }) {
+      build.onLoad(
+        { filter: /[\\/]node_modules[\\/]@ai-sdk[\\/]provider-utils[\\/]dist[\\/]index\.mjs$/ },
+        async ({ path }) => ({
+          contents: rewrite(await readFile(path, "utf8"), path),
+          loader: "js",
+        }),
+      );
+    },
+  };
 }
