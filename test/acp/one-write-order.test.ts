@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -138,14 +139,20 @@ describe("turnloop acp: requests written in one write start in the order they we
     expect(await agent.end()).toBe(0);
   });
 
-  // The first change to autopilot probes bubblewrap (a child process); a `bwrap` that sleeps
-  // first keeps that probe going while the prompt written with it is read.
+  // The first change to autopilot probes bubblewrap (a child process); a `bwrap` held at a gate
+  // keeps that probe going until the request written after the two has been answered: every
+  // request before it has then reached its handler (acp/framing.ts), the prompt included.
   test.for(["set_mode first", "prompt first"] as const)(
     "session/set_mode autopilot and session/prompt, %s, with a slow bwrap: the prompt runs in the mode the order gives",
     async (order) => {
       const bin = join(fixture.home, "slow-bin");
+      const started = join(fixture.home, "bwrap-started");
+      const go = join(fixture.home, "bwrap-go");
       await mkdir(bin, { recursive: true });
-      await writeFile(join(bin, "bwrap"), '#!/bin/sh\nsleep 2\nexec /usr/bin/bwrap "$@"\n');
+      await writeFile(
+        join(bin, "bwrap"),
+        `#!/bin/sh\n: > '${started}'\nwhile [ ! -e '${go}' ]; do sleep 0.05; done\nexec /usr/bin/bwrap "$@"\n`,
+      );
       await chmod(join(bin, "bwrap"), 0o755);
       const env = fixture.environment({ PATH: `${bin}:${process.env.PATH ?? ""}` });
       const raw = new RawAcpAgent(env, fixture.cwd);
@@ -155,7 +162,16 @@ describe("turnloop acp: requests written in one write start in the order they we
       fixture.server.setResponder(() => ({ text: "done" }));
       const setMode = requestLine(3, "session/set_mode", { sessionId, modeId: "autopilot" });
       const prompt = requestLine(4, "session/prompt", { sessionId, prompt: textPrompt("go") });
-      agent.write(order === "set_mode first" ? setMode + prompt : prompt + setMode);
+      // A method no agent has: answered -32601 at once, once the two before it reached their handlers.
+      const after = requestLine(5, "_turnloop_test/unknown", {});
+      agent.write((order === "set_mode first" ? setMode + prompt : prompt + setMode) + after);
+      expect((await agent.answer(5)).error).toMatchObject({ code: -32601 });
+      await expect.poll(() => existsSync(started)).toBe(true);
+      if (order === "set_mode first") {
+        // The probe holds the mode's change, and the prompt waits for the mode.
+        expect(answerOrder(agent, [3, 4])).toEqual([]);
+      }
+      await writeFile(go, "");
       const answers = await Promise.all([3, 4].map((id) => agent.answer(id)));
       expect(answers.map((answer) => answer.error)).toEqual([undefined, undefined]);
       // Autopilot offers the model task_complete; ask does not.
