@@ -42,6 +42,8 @@ export interface TerminalOptions {
   rows?: number;
   /** Where the CLI's stderr and exit code are written (InteractiveTerminal's `recordIn`). */
   recordIn?: string;
+  /** A file whose making starts the CLI (InteractiveTerminal's `startWhen`). */
+  startWhen?: string;
 }
 
 /**
@@ -105,6 +107,7 @@ async function assembleFixture(
       ...(options.columns === undefined ? {} : { columns: options.columns }),
       ...(options.rows === undefined ? {} : { rows: options.rows }),
       ...(options.recordIn === undefined ? {} : { recordIn: options.recordIn }),
+      ...(options.startWhen === undefined ? {} : { startWhen: options.startWhen }),
     });
     terminals.push(terminal);
     return terminal;

@@ -51,6 +51,12 @@ export class InteractiveTerminal {
        * that closes the window ({@link closeWindow}); the pane then shows no `[exit N]` line.
        */
       recordIn?: string;
+      /**
+       * A file whose making starts the CLI: until then the pane's shell waits (checking every
+       * 50 ms), its terminal in cooked mode, as while a slow start-up loads; for keys typed before
+       * the CLI runs.
+       */
+      startWhen?: string;
     },
   ) {
     const env = { TERM: "xterm-256color", ...options.env };
@@ -85,7 +91,13 @@ export class InteractiveTerminal {
       String(options.rows ?? 24),
       "-c",
       options.cwd,
-      after === "" ? run : `${run}; ${after}`,
+      [
+        ...(options.startWhen === undefined
+          ? []
+          : [`until [ -e ${shellQuote(options.startWhen)} ]; do sleep 0.05; done`]),
+        run,
+        ...(after === "" ? [] : [after]),
+      ].join("; "),
     );
   }
 
