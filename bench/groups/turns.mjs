@@ -141,7 +141,7 @@ async function allocationRow(options) {
     value: percentile(perTurn, 0.5),
     spread: minToMax(perTurn),
     floor: { value: floor.kibPerTurn * 1024, label: "tiny fetch loop, same requests" },
-    runs: `2 sessions × ${options.turns} tool turns; V8's sampling heap profiler, a sample about every 512 bytes; largest: ${largest}`,
+    runs: `2 sessions × ${options.turns} tool turns; V8's sampling heap profiler, a sample about every 512 bytes, its own profile's building left out; largest: ${largest}`,
     command: `${inProcessCommand("turn-allocation", {
       ...allocationOptions,
       dist: "dist",

@@ -19,7 +19,9 @@ import { turnOverheadFloor } from "./turns.mjs";
  * `samplingInterval` bytes (default 512: over 100 turns of ≈ 0.7 MB, the total is within ≈ 1 %).
  * Reports KiB per turn in all and by where the allocating function lives: a package under
  * `node_modules`, a Node internal (`node:…`), turnloop's `dist/<file>`, or `(native)` for V8's
- * builtins (`JSON.stringify`, `Array.prototype.push`, …, attributed to no script).
+ * builtins (`JSON.stringify`, `Array.prototype.push`, …, attributed to no script). What the
+ * profiler's own `node:inspector` calls allocate is left out of both and reported alone as
+ * `profilerKibPerTurn` ({@link isProfilerOwn}).
  * With `functions: N`, also the N functions that allocate most (self), as `name place:line`;
  * with `saveProfile: <path>`, the sampled heap profile is written there (for DevTools or a script).
  * @param {{dist: string, cwd: string, home: string, turns: number, warmup?: number,
@@ -121,8 +123,13 @@ function perTurn(profile, turns) {
   /** @type {Map<string, number>} */
   const byPlace = new Map();
   let total = 0;
+  let profiler = 0;
   /** @param {HeapNode} node */
   const walk = (node) => {
+    if (isProfilerOwn(node)) {
+      profiler += bytesUnder(node);
+      return;
+    }
     total += node.selfSize;
     const place = placeOf(node.callFrame.url);
     byPlace.set(place, (byPlace.get(place) ?? 0) + node.selfSize);
@@ -134,6 +141,7 @@ function perTurn(profile, turns) {
   const kib = (/** @type {number} */ bytes) => Math.round((bytes / 1024 / turns) * 10) / 10;
   return {
     kibPerTurn: kib(total),
+    profilerKibPerTurn: kib(profiler),
     byPlace: Object.fromEntries(
       [...byPlace]
         .sort((a, b) => b[1] - a[1])
@@ -154,6 +162,9 @@ function byFunction(profile, turns, count) {
   const sizes = new Map();
   /** @param {HeapNode} node */
   const walk = (node) => {
+    if (isProfilerOwn(node)) {
+      return;
+    }
     const frame = /** @type {{functionName: string, url: string, lineNumber?: number}} */ (
       node.callFrame
     );
@@ -170,6 +181,27 @@ function byFunction(profile, turns, count) {
       .slice(0, count)
       .map(([name, bytes]) => [name, Math.round((bytes / 1024 / turns) * 10) / 10]),
   );
+}
+
+/**
+ * Whether a profile node is the measurement's own `node:inspector` call (turnloop never loads
+ * `node:inspector`): the `HeapProfiler.stopSampling` that ends the sampled turns builds its
+ * profile while sampling is still on, and the line ends it computes for each script that had none
+ * yet are heap arrays sampled under that call's `post`. In one of session 38's two 3d runs they
+ * came to 22 KiB per turn, and the median of the two read +13 KiB (bench/notes/turn39.md).
+ * @param {HeapNode} node
+ */
+function isProfilerOwn(node) {
+  return node.callFrame.url === "node:inspector";
+}
+
+/** @param {HeapNode} node @returns {number} bytes sampled in the node and under it */
+function bytesUnder(node) {
+  let bytes = node.selfSize;
+  for (const child of node.children) {
+    bytes += bytesUnder(child);
+  }
+  return bytes;
 }
 
 /** @param {string} url */

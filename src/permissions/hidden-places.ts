@@ -14,14 +14,14 @@
  * Loaded at the first call of a file tool, not at start-up.
  */
 
-import { lstatSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import picomatch from "picomatch";
 import {
   type ExistencePlan,
   existencePlan,
-  existingPlaces,
+  ruledOutPlaces,
 } from "../tools/sandbox/place-listings.js";
 import { normalAbsolutePath } from "../tools/sandbox/policy.js";
 import { isInside } from "../tools/sandbox/real-paths.js";
@@ -52,8 +52,8 @@ export interface HiddenPlaceJudgement {
  * Judges a call of `toolName` on `paths` (absolute, as given and with links resolved) against
  * `hiddenPlaces`, with the session's `allow` rules (patterns absolute or relative to `cwd`).
  * Undefined for a tool that is not one of the file tools. Synchronous: the places are read on the
- * calling thread, a listing of each folder holding several of them or an `lstat` each, and a
- * `realpath` each of those that exist.
+ * calling thread, a listing of each folder holding several of them or an `existsSync` each, and
+ * a `realpath` each of those that exist.
  */
 export function judgeHiddenPlaces(
   hiddenPlaces: HiddenPlaces,
@@ -71,17 +71,16 @@ export function judgeHiddenPlaces(
   // `isInside`), not through `path.relative`: two `resolve`s per place and path, a few hundred a
   // call, made V8 optimise Node's path code (bench/notes/rss33.md).
   const home = normalAbsolutePath(homedir());
-  const plan = planOf(hiddenPlaces.places, home);
-  const places = spellings(plan.places, home, existingPlaces(plan));
+  const planned = planOf(hiddenPlaces.places, home);
+  const places = spellings(planned, ruledOutPlaces(planned.plan));
   const open = READING_TOOLS.includes(toolName) ? hiddenPlaces.open : undefined;
-  const openPlace = open === undefined ? [] : [normalAbsolutePath(open)];
-  const openSpellings = spellings(openPlace, home, openPlace.map(isPresent));
+  const openSpellings = open === undefined ? [] : withRealPath(normalAbsolutePath(open));
   const patterns = allow.flatMap((rule) =>
     rule.tool === toolName && rule.pattern !== undefined ? [resolve(cwd, rule.pattern)] : [],
   );
   const placeOf = (given: string): string | undefined => {
     const path = normalAbsolutePath(given);
-    if (openSpellings.some((folder) => isInside(path, folder.path))) {
+    if (openSpellings.some((folder) => isInside(path, folder))) {
       return undefined;
     }
     const place = places.find((each) => isInside(path, each.path)) ?? processFolder(path);
@@ -155,47 +154,66 @@ interface PlaceSpelling {
 
 /**
  * Each place (absolute, spelled as `path.resolve` spells it) as configured and, when a link leads
- * elsewhere, as its real path right after it; `home` the user's home folder, spelled normally too.
- * Read at every call (a link made later counts). A place that does not exist (most of them, on most
- * machines) is ruled out by a listing of a folder holding several places, or seen by one `lstat`
- * that makes no error (tools/sandbox/place-listings.ts), not by a `realpath` that throws (about a third of a
- * tool turn's allocations, bench/notes/turn32.md). A place that exists is resolved on the calling
- * thread (`realpathSync.native`, the same `realpath(3)` as `fs/promises`' `realpath`): handing each
- * to the thread pool cost the main thread about three times as much (bench/notes/turn34.md).
+ * elsewhere, as its real path right after it. Read at every call (a link made later counts). A
+ * place that does not exist (most of them, on most machines) is ruled out by a listing of a folder
+ * holding several places (tools/sandbox/place-listings.ts); one that may exist is resolved when
+ * `existsSync` finds what it leads to (no `Stats` object, unlike `lstat`: about 9 KiB of a tool
+ * turn's allocations, bench/notes/turn39.md; a link that leads nowhere keeps its configured
+ * spelling, as a `realpath` of it fails), not by a `realpath` that throws (about a third of a tool
+ * turn's allocations, bench/notes/turn32.md). It is resolved on the calling thread
+ * (`realpathSync.native`, the same `realpath(3)` as `fs/promises`' `realpath`): handing each to the
+ * thread pool cost the main thread about three times as much (bench/notes/turn34.md). The
+ * spellings as configured are made once per plan ({@link planOf}); a call whose places resolve to
+ * themselves answers that array, unchanged.
  */
-function spellings(
-  places: readonly string[],
-  home: string,
-  existing: readonly boolean[],
-): PlaceSpelling[] {
-  const shown = (place: string) =>
-    home !== "/" && place !== home && isInside(place, home) && isAbsolute(place)
-      ? `~/${place.slice(home.length + 1)}`
-      : place;
-  const spelled: PlaceSpelling[] = [];
-  for (let index = 0; index < places.length; index++) {
-    const place = places[index] ?? "";
-    spelled.push({ path: place, shown: shown(place) });
-    const real = existing[index] === true ? realPathOr(place) : place;
-    if (real !== place) {
-      spelled.push({ path: real, shown: shown(place) });
+function spellings(planned: PlannedPlaces, ruledOut: readonly boolean[]): readonly PlaceSpelling[] {
+  const configured = planned.spelled;
+  let spelled: PlaceSpelling[] | undefined;
+  for (let index = 0; index < configured.length; index++) {
+    const place = configured[index];
+    if (place === undefined) {
+      continue;
+    }
+    const real =
+      ruledOut[index] !== true && existsSync(place.path) ? realPathOr(place.path) : place.path;
+    if (real !== place.path) {
+      spelled ??= configured.slice(0, index + 1);
+      spelled.push({ path: real, shown: place.shown });
+    } else {
+      spelled?.push(place);
     }
   }
-  return spelled;
+  return spelled ?? configured;
 }
 
-/** Whether something is at `place` (an `lstat`, links not followed). */
-function isPresent(place: string): boolean {
-  return lstatSync(place, { throwIfNoEntry: false }) !== undefined;
+/** `place` (absolute, spelled normally) and, when a link leads elsewhere, its real path. */
+function withRealPath(place: string): string[] {
+  const real = existsSync(place) ? realPathOr(place) : place;
+  return real === place ? [place] : [place, real];
+}
+
+/** How a refusal names `place` (absolute, spelled normally): `~/…` inside the home folder. */
+function shownPlace(place: string, home: string): string {
+  return home !== "/" && place !== home && isInside(place, home) && isAbsolute(place)
+    ? `~/${place.slice(home.length + 1)}`
+    : place;
+}
+
+/** A session's places as {@link planOf} keeps them: how to read them, and how each is spelled. */
+interface PlannedPlaces {
+  plan: ExistencePlan;
+  /** {@link ExistencePlan.places}' spellings as configured, in their order. */
+  spelled: readonly PlaceSpelling[];
 }
 
 /**
  * The {@link ExistencePlan} of a session's places (`configured`, as the sandbox lists them:
  * session/sandbox-setup.ts keeps one array per run), spelled normally, without any that is the
- * home folder or holds it; made from their text once and kept while the list and the home stay
- * the same (compared string by string, so a list changed in place is planned again).
+ * home folder or holds it, with their spellings; made from their text once and kept while the list
+ * and the home stay the same (compared string by string, so a list changed in place is planned
+ * again).
  */
-function planOf(configured: readonly string[], home: string): ExistencePlan {
+function planOf(configured: readonly string[], home: string): PlannedPlaces {
   const kept = plans.get(configured);
   if (
     kept !== undefined &&
@@ -203,18 +221,20 @@ function planOf(configured: readonly string[], home: string): ExistencePlan {
     kept.configured.length === configured.length &&
     kept.configured.every((place, index) => place === configured[index])
   ) {
-    return kept.plan;
+    return kept.planned;
   }
   const places = configured.map(normalAbsolutePath).filter((place) => !isInside(home, place));
   const plan = existencePlan(places);
-  plans.set(configured, { home, configured: [...configured], plan });
-  return plan;
+  const spelled = places.map((place) => ({ path: place, shown: shownPlace(place, home) }));
+  const planned = { plan, spelled };
+  plans.set(configured, { home, configured: [...configured], planned });
+  return planned;
 }
 
 /** {@link planOf}'s plans, by the list of places they were made for. */
 const plans = new WeakMap<
   readonly string[],
-  { home: string; configured: readonly string[]; plan: ExistencePlan }
+  { home: string; configured: readonly string[]; planned: PlannedPlaces }
 >();
 
 /** The real path of `place`, or `place` itself when it cannot be resolved. */

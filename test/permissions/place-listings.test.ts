@@ -2,14 +2,14 @@ import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { viewTool } from "../../src/tools/index.js";
-import { lstatsDuring } from "../support/counted-lstats.js";
+import { existenceChecksDuring } from "../support/counted-lstats.js";
 import { hiddenPlacesDecider } from "../support/hidden-places-decider.js";
 import { useTemporaryDirectory } from "../tools/tool-context.js";
 
 // The hidden places' existence read by folder (src/tools/sandbox/place-listings.ts): a folder
 // holding several places is listed once per call, and only the places its listing does not rule
-// out are `lstat`ed; the decisions are those of an `lstat` of every place, and a place made
-// between two calls counts, as does a place added to the list.
+// out are looked at (`existsSync`: no `Stats` object made); the decisions are those of a look at
+// every place, and a place made between two calls counts, as does a place added to the list.
 
 let directory = "";
 useTemporaryDirectory((each) => {
@@ -17,7 +17,7 @@ useTemporaryDirectory((each) => {
 });
 
 describe("the hidden places' existence, read by folder", () => {
-  it("lstats only the places a listing does not rule out, and decides as before", async () => {
+  it("looks at only the places a listing does not rule out, and decides as before", async () => {
     // A home of seven places (two exist: a folder and a link to the vault; `.SSH` exists only in
     // another case, which a case-folding file system would find), two places below a folder the
     // home lacks, one below a folder it has, and the session's own folder elsewhere.
@@ -41,7 +41,7 @@ describe("the hidden places' existence, read by folder", () => {
       const decision = await decide({ path });
       kinds.push(decision.kind === "deny" ? (decision.reason.split(":")[0] ?? "") : decision.kind);
     };
-    const { seen: lstatted } = await lstatsDuring(async () => {
+    const { seen: looked } = await existenceChecksDuring(async () => {
       await view(join(directory, "notes.md"));
     });
     await view(join(vault, "token"));
@@ -54,8 +54,8 @@ describe("the hidden places' existence, read by folder", () => {
     await mkdir(join(home, ".later"));
     await writeFile(join(home, ".later", "notes"), "later");
     await view(join(home, ".later", "notes"));
-    expect({ lstatted, kinds }).toEqual({
-      lstatted: [".ssh", ".aws", ".SSH", ".config/gh"].map((name) => join(home, name)).concat(own),
+    expect({ looked, kinds }).toEqual({
+      looked: [".ssh", ".aws", ".SSH", ".config/gh"].map((name) => join(home, name)).concat(own),
       kinds: [
         "allow",
         `${home}/.aws is hidden from the agent`,

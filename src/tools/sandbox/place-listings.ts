@@ -6,12 +6,13 @@
  * home folder holds about half of them, `~/.config` a fifth): one listing of such a folder answers
  * for every place in it, and for every place below a folder it lacks (`~/.pip/pip.conf` when the
  * home has no `.pip`), where an `lstat` each asked the kernel some seventy times a call
- * (bench/notes/perf36.md). A place the listings do not rule out is `lstat`ed, as before. Read at
+ * (bench/notes/perf36.md). A place the listings do not rule out is looked at by the caller, as
+ * before (the sandbox `lstat`s it as it resolves it; the file tools ask `existsSync`). Read at
  * every call, so a place made between two calls counts; what is worked out once per list of
  * places ({@link existencePlan}) is text only.
  */
 
-import { lstatSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { dirname } from "node:path";
 
 /**
@@ -30,14 +31,16 @@ const MOST_ENTRIES_PER_PLACE = 8;
 /** Folders found too long to list ({@link MOST_ENTRIES_PER_PLACE}). */
 const tooLongToList = new Set<string>();
 
-/** Where a place is looked up: the listed folder nearest above it, and the entry on the way. */
+/**
+ * Where a place is looked up: the listed folder nearest above it, and the entry on the way, in
+ * lower case.
+ */
 interface Lookup {
   folder: string;
-  name: string;
   lowerCaseName: string;
 }
 
-/** How {@link existingPlaces} reads a list of places; made from their text alone. */
+/** How {@link ruledOutPlaces} reads a list of places; made from their text alone. */
 export interface ExistencePlan {
   /** The places, absolute and spelled as `path.resolve` spells them. */
   readonly places: readonly string[];
@@ -64,27 +67,18 @@ function lookupOf(place: string, folders: ReadonlyMap<string, number>): Lookup |
   for (let folder = dirname(place); folder !== below; below = folder, folder = dirname(folder)) {
     if (folders.has(folder)) {
       const name = below.slice(folder === "/" ? 1 : folder.length + 1);
-      return { folder, name, lowerCaseName: name.toLowerCase() };
+      return { folder, lowerCaseName: name.toLowerCase() };
     }
   }
   return undefined;
 }
 
-/** A folder's entry names, as they are and in lower case. */
-interface Listing {
-  names: ReadonlySet<string>;
-  lowerCaseNames: ReadonlySet<string>;
-}
-
 /**
- * Whether each of `plan`'s places exists now (as an `lstat` sees it, links not followed), in
- * their order: those {@link ruledOutPlaces} leaves are `lstat`ed.
+ * A folder's entry names in lower case: a name found as it is is found in lower case too, so one
+ * set answers both questions of {@link ruledOutPlaces}.
  */
-export function existingPlaces(plan: ExistencePlan): boolean[] {
-  return ruledOutPlaces(plan).map(
-    (ruledOut, index) =>
-      !ruledOut && lstatSync(plan.places[index] ?? "", { throwIfNoEntry: false }) !== undefined,
-  );
+interface Listing {
+  lowerCaseNames: ReadonlySet<string>;
 }
 
 /**
@@ -103,7 +97,6 @@ export function ruledOutPlaces(plan: ExistencePlan): boolean[] {
     return (
       lookup !== undefined &&
       listing !== undefined &&
-      !listing.names.has(lookup.name) &&
       !listing.lowerCaseNames.has(lookup.lowerCaseName)
     );
   });
@@ -119,8 +112,5 @@ function listingOf(folder: string, places: number): Listing | undefined {
   if (names.length > places * MOST_ENTRIES_PER_PLACE) {
     tooLongToList.add(folder);
   }
-  return {
-    names: new Set(names),
-    lowerCaseNames: new Set(names.map((name) => name.toLowerCase())),
-  };
+  return { lowerCaseNames: new Set(names.map((name) => name.toLowerCase())) };
 }
