@@ -9,7 +9,9 @@ import type { AnyTool } from "../tools/define-tool.js";
 type ToolCallContent = acp.ToolCallContent;
 
 /**
- * The terminal, else an edit's or a create's whole-file diff (when recorded: not for a file over
+ * The terminal (then, for a command that did not exit 0, `exit code N` or `killed by SIGNAL` as
+ * text: the terminal shows the output, and ACP v1 lets a call's content hold both, while an
+ * editor that released the terminal shows no exit code of its own), else an edit's or a create's whole-file diff (when recorded: not for a file over
  * tools/file-change.ts `MAX_FILE_CHANGE_CHARACTERS`, nor in logs written before), else the output as the session model reads it (a command's
  * output without the `<exited …>` line the model reads, then `exit code N` or `killed by SIGNAL`
  * when it did not exit 0); then the images the tool returned.
@@ -24,7 +26,7 @@ export function resultContent(
   const diff = change === undefined ? undefined : changeDiff(change);
   const content: ToolCallContent[] =
     terminalId !== undefined
-      ? [{ type: "terminal", terminalId }]
+      ? terminalContent(terminalId, call)
       : diff !== undefined
         ? diffContent(diff)
         : text === ""
@@ -38,6 +40,13 @@ export function resultContent(
     });
   }
   return content;
+}
+
+/** A command run in the client's terminal: the terminal, then how it ended when not with 0. */
+function terminalContent(terminalId: string, call: ToolCall | undefined): ToolCallContent[] {
+  const ending = call === undefined ? undefined : commandEnding(call);
+  const terminal: ToolCallContent = { type: "terminal", terminalId };
+  return ending === undefined ? [terminal] : [terminal, textContent(ending)];
 }
 
 /**

@@ -1,17 +1,31 @@
 import { terminalText } from "../events/errors.js";
 import { type PermissionRequest, shownConfinement } from "../permissions/permission-decision.js";
 import { unclearParts } from "../permissions/permission-rules.js";
-import { editDiffRows, fileDiff } from "../tools/line-diff.js";
+import { fileLines } from "../tools/file-lines.js";
+import {
+  type DiffCut,
+  diffRows,
+  type EditDiffRow,
+  fileDiff,
+  lineDiff,
+} from "../tools/line-diff.js";
 
-/** Lines of a diff or a new file shown before asking; the rest are counted. */
+/** Lines of a new file, or of a call's arguments, shown before asking; the rest are counted. */
 const PREVIEW_LINES = 12;
+/**
+ * How much of a change is shown before asking: its removed and its added lines, up to 6 of each,
+ * the rest counted by the diff itself (`[… 2727 more lines removed]`), so what the file becomes
+ * shows however much it loses (trial 39 F5: a diff cut twice showed 12 removed lines of 2,733 and
+ * `… 10 more lines`, never the one line that replaced them).
+ */
+const PREVIEW_DIFF_CUT: DiffCut = { linesPerSide: 6 };
 /** Characters of one preview line (minified code). */
 const PREVIEW_LINE_LENGTH = 160;
 
 /**
  * The question's first line, the same on the interactive screen and in `-p`: `turnloop wants to`
  * and the call's title (`run git log --oneline`), with its command or paths when the title does
- * not show them; an MCP call names its server and tool (`run github's create_issue`) and the
+ * not show them (`overwrite` for a `create` that replaces a file); an MCP call names its server and tool (`run github's create_issue`) and the
  * tool's own title when it has one. Without terminal control sequences: the model, a server or a
  * file name wrote most of it (events/errors.ts terminalText).
  */
@@ -24,9 +38,16 @@ export function permissionHeadline(request: PermissionRequest): string {
     return terminalText(`turnloop wants to run ${serverName}'s ${toolName}${named}`);
   }
   const detail = request.command ?? request.paths.join(", ");
-  const action = request.title.charAt(0).toLowerCase() + request.title.slice(1);
+  const action = overwrites(request)
+    ? request.title.replace(/^Create\b/, "overwrite")
+    : request.title.charAt(0).toLowerCase() + request.title.slice(1);
   const shown = detail === "" || request.title.includes(detail) ? "" : ` (${detail})`;
   return terminalText(`turnloop wants to ${action}${shown}`);
+}
+
+/** Whether the call is a `create` that replaces a file its check found (`Tool.check`). */
+function overwrites(request: PermissionRequest): boolean {
+  return request.toolName === "create" && typeof request.change?.oldText === "string";
 }
 
 function escapeRegExp(text: string): string {
@@ -38,11 +59,13 @@ function escapeRegExp(text: string): string {
  * where it runs when a sandbox policy is in force (`[sandbox: workspace-write, no network]`, or
  * `[outside the sandbox: <reason>]` when asking to run a stopped command outside it), and for one
  * the rules cannot fully read, `cannot be fully read: <reasons>` (the shell parser's), the
- * change for `edit` as a minimal line diff (tools/line-diff.ts `editDiffRows`, which the finished call
+ * change for `edit` as a minimal line diff (tools/line-diff.ts `lineDiff`, which the finished call
  * shows too: unchanged lines at either end are context, never removed and re-added; removed lines
  * red, added green), the start of the file for
  * `create`, or for one that overwrites a file the change its check found (`Tool.check`), the arguments (as JSON) of an MCP call, the paths for anything else that touches
- * files. Indented, at most {@link PREVIEW_LINES} per side; the call's text without terminal control
+ * files. A change is headed by the sizes of both sides (`2,733 lines become 1`) and shows at
+ * most {@link PREVIEW_DIFF_CUT} lines per side, the diff's own note counting the rest; a new file
+ * or arguments at most {@link PREVIEW_LINES}. Indented; the call's text without terminal control
  * sequences (events/errors.ts terminalText).
  */
 export function permissionPreview(request: PermissionRequest, color: boolean): string[] {
@@ -60,20 +83,11 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
   const paths = request.paths.map(terminalText);
   const path = paths[0];
   if (request.toolName === "edit" && text("old_str") !== undefined) {
-    const rows = editDiffRows(text("old_str") ?? "", text("new_str") ?? "");
-    const color = { "-": "31", "+": "32" } as const;
+    const oldText = text("old_str") ?? "";
+    const newText = text("new_str") ?? "";
     return [
-      `    ${path ?? text("path") ?? ""}`,
-      ...capped(
-        rows.map(({ marker, text }) => (marker === undefined ? text : `${marker} ${text}`)),
-        (line, index) => {
-          const marker = rows[index]?.marker;
-          if (marker === undefined) {
-            return `      ${line}`;
-          }
-          return marker === " " ? `    ${line}` : paint(color[marker], `    ${line}`);
-        },
-      ),
+      `    ${path ?? text("path") ?? ""} (${replacedCounts(snippetLines(oldText), snippetLines(newText))})`,
+      ...diffPreview(lineDiff(oldText, newText, PREVIEW_DIFF_CUT), paint),
     ];
   }
   const replaced = request.change?.oldText;
@@ -83,9 +97,10 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
     typeof replaced === "string"
   ) {
     // An overwrite, as the tool's check found the file (Tool.check): the change, not new content.
+    const { newText } = request.change;
     return [
-      `    ${path ?? text("path") ?? ""} (replaced)`,
-      ...replacedLines(replaced, request.change.newText, paint),
+      `    ${path ?? text("path") ?? ""} (overwritten: ${replacedCounts(fileLines(replaced).length, fileLines(newText).length)})`,
+      ...diffPreview(fileDiff(replaced, newText, PREVIEW_DIFF_CUT), paint),
     ];
   }
   if (request.toolName === "create" && text("file_text") !== undefined) {
@@ -121,14 +136,34 @@ function commandPreview(
   ];
 }
 
-/** The hunk lines of a file's text replaced by another, removed red and added green. */
-function replacedLines(oldText: string, newText: string, paint: Paint): string[] {
-  const hunk = fileDiff(oldText, newText).split("\n").slice(1);
-  return capped(hunk.map(terminalText), (line) => {
-    const marker = line.charAt(0);
-    const shown = `    ${marker === "\\" ? "  " : `${marker} `}${line.slice(1)}`;
-    return marker === "-" ? paint("31", shown) : marker === "+" ? paint("32", shown) : shown;
+/**
+ * A diff's rows after its `@@` header: context indented, removed lines red, added green, the
+ * diff's notes (`[… 2727 more lines removed]`, `\ No newline at end of file`) indented under them.
+ */
+function diffPreview(hunk: string, paint: Paint): string[] {
+  const color = { "-": "31", "+": "32" } as const;
+  return diffRows(hunk).map(({ marker, text }: EditDiffRow) => {
+    const line = shortened(terminalText(text));
+    if (marker === undefined) {
+      return `      ${line}`;
+    }
+    return marker === " " ? `      ${line}` : paint(color[marker], `    ${marker} ${line}`);
   });
+}
+
+/** `2,733 lines become 1`: the sizes of both sides of a change. */
+function replacedCounts(before: number, after: number): string {
+  const lines = before === 1 ? "line becomes" : "lines become";
+  return `${before.toLocaleString("en-US")} ${lines} ${after.toLocaleString("en-US")}`;
+}
+
+/** Lines of an edit's `old_str` or `new_str`, as line-diff.ts `lineDiff` counts them. */
+function snippetLines(text: string): number {
+  return text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+}
+
+function shortened(line: string): string {
+  return line.length > PREVIEW_LINE_LENGTH ? `${line.slice(0, PREVIEW_LINE_LENGTH - 1)}…` : line;
 }
 
 function lines(text: string): string[] {
@@ -136,15 +171,8 @@ function lines(text: string): string[] {
   return text.endsWith("\n") ? split.slice(0, -1) : split;
 }
 
-function capped(all: string[], render: (line: string, index: number) => string): string[] {
-  const shown = all
-    .slice(0, PREVIEW_LINES)
-    .map((line, index) =>
-      render(
-        line.length > PREVIEW_LINE_LENGTH ? `${line.slice(0, PREVIEW_LINE_LENGTH - 1)}…` : line,
-        index,
-      ),
-    );
+function capped(all: string[], render: (line: string) => string): string[] {
+  const shown = all.slice(0, PREVIEW_LINES).map((line) => render(shortened(line)));
   const more = all.length - shown.length;
   return more > 0 ? [...shown, `      … ${more} more line${more === 1 ? "" : "s"}`] : shown;
 }

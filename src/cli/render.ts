@@ -52,6 +52,8 @@ interface RenderState {
   fold: SessionFold;
   /** Tool calls of the open prompt that have no result yet. */
   pendingCalls: Set<string>;
+  /** Error lines of a `session.error` that came while calls were pending: drawn after them. */
+  heldErrors: string[];
   prompt: PromptState;
   /**
    * The session model's prompt being answered before the event drawn now (a `user.message`
@@ -89,6 +91,7 @@ export function renderConversation(
     idleReopens: idleReopens(events, openNow),
     fold: new SessionFold(),
     pendingCalls: new Set(),
+    heldErrors: [],
     prompt: closedPrompt(),
     answered: undefined,
     currentModel: events.findLast((event) => event.type === "session.model_change")?.data.newModel,
@@ -156,6 +159,7 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
       return;
     case "tool.execution_complete":
       renderToolResult(state, event.data);
+      releaseHeldErrors(state);
       return;
     case "assistant.turn_end":
     case "assistant.turn_start":
@@ -224,7 +228,8 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
     case "session.error": {
       const { errorType, statusCode, message } = event.data;
       const status = statusCode === undefined ? "" : `, ${statusCode}`;
-      lines.push(`error (${errorType}${status}): ${message}`);
+      const to = state.pendingCalls.size === 0 ? lines : state.heldErrors;
+      to.push(`error (${errorType}${status}): ${message}`);
       return;
     }
     case "abort":
@@ -360,6 +365,7 @@ function shownCall(toolCall: ToolCall): CallShown {
 function closePrompt(state: RenderState, late = false): void {
   const { prompt } = state;
   if (!prompt.open || prompt.stopped) {
+    releaseHeldErrors(state, true);
     if (late && !prompt.stopped && state.answered?.stop !== undefined) {
       state.lines.push(stopLine(state.answered));
       prompt.stopped = true;
@@ -373,8 +379,16 @@ function closePrompt(state: RenderState, late = false): void {
     }
   }
   state.pendingCalls.clear();
+  releaseHeldErrors(state);
   state.lines.push(stopLine(state.answered));
   prompt.stopped = true;
+}
+
+/** Draws the held error lines once no call is pending (or `now`), in log order after the calls. */
+function releaseHeldErrors(state: RenderState, now = false): void {
+  if (state.heldErrors.length > 0 && (now || state.pendingCalls.size === 0)) {
+    state.lines.push(...state.heldErrors.splice(0));
+  }
 }
 
 /** `name(key: value, …)` with JSON values, cut to {@link ARGUMENTS_LENGTH} characters. */

@@ -147,7 +147,11 @@ export class SessionJournal {
         throw error;
       }
       this.#fail(error, running);
-      const refused = createEnvelope(input, this.#writer.lastPersistedId);
+      // `ephemeral`: not in the log, as Copilot's envelope says of an event never persisted.
+      const refused: SessionEvent = {
+        ...createEnvelope(input, this.#writer.lastPersistedId),
+        ephemeral: true,
+      };
       // A lease lost: the log is another process's now, which may store its own version (a
       // takeover's interrupted result for the same tool call): a client must not be told this one.
       if (RECEIVED.has(refused.type) && !(error instanceof LeaseLostError)) {

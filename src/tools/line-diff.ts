@@ -2,6 +2,17 @@ import { fileLines } from "./file-lines.js";
 
 /** Lines of context shown around a change in a diff. */
 const DIFF_CONTEXT_LINES = 3;
+
+/**
+ * How much of a change a diff shows: lines of context either side of it (default 3) and changed
+ * lines per side before the rest are counted in a note (default 20: `[… 2713 more lines removed]`,
+ * the count being of every line that side loses or gains). A preview asks for fewer lines than
+ * the full diff rather than cutting the diff again, which would hide the note with the true count.
+ */
+export interface DiffCut {
+  contextLines?: number;
+  linesPerSide?: number;
+}
 /** Removed (or added) lines shown in a diff before the rest are counted instead. */
 const MAX_DIFF_LINES_PER_SIDE = 20;
 /** Characters shown of one diff line (minified code). */
@@ -24,8 +35,8 @@ interface DiffLine {
  * `\ No newline at end of file`, as diff prints it, so adding or removing that break shows.
  * Carriage returns are not shown; long runs of changed lines and long lines are cut with a note.
  */
-export function fileDiff(before: string, after: string): string {
-  return hunk(linesOfFile(before), linesOfFile(after), 0);
+export function fileDiff(before: string, after: string, cut: DiffCut = {}): string {
+  return hunk(linesOfFile(before), linesOfFile(after), 0, cut);
 }
 
 /**
@@ -81,7 +92,7 @@ function countLineBreaks(text: string, end: number): number {
  * after them, so a missing final line break is no news; a final line break on both ends the last
  * line rather than starting an empty one.
  */
-export function lineDiff(before: string, after: string): string {
+export function lineDiff(before: string, after: string, cut: DiffCut = {}): string {
   const oldLines = before.split("\n");
   const newLines = after.split("\n");
   if (before.endsWith("\n") && after.endsWith("\n")) {
@@ -89,7 +100,7 @@ export function lineDiff(before: string, after: string): string {
     newLines.pop();
   }
   const ended = (text: string): DiffLine => ({ text, ended: true });
-  return hunk(oldLines.map(ended), newLines.map(ended), 0);
+  return hunk(oldLines.map(ended), newLines.map(ended), 0, cut);
 }
 
 function linesOfFile(text: string): DiffLine[] {
@@ -106,6 +117,7 @@ function hunk(
   oldLines: readonly DiffLine[],
   newLines: readonly DiffLine[],
   firstLine: number,
+  { contextLines = DIFF_CONTEXT_LINES, linesPerSide = MAX_DIFF_LINES_PER_SIDE }: DiffCut = {},
 ): string {
   const same = (left: DiffLine | undefined, right: DiffLine | undefined) =>
     left?.text === right?.text && left?.ended === right?.ended;
@@ -125,18 +137,18 @@ function hunk(
     // Nothing differs (an empty file created, a text written as it was): no hunk at all.
     return "";
   }
-  const start = Math.max(prefix - DIFF_CONTEXT_LINES, 0);
+  const start = Math.max(prefix - contextLines, 0);
   const oldEnd = oldLines.length - suffix;
   const newEnd = newLines.length - suffix;
-  const contextEnd = Math.min(oldEnd + DIFF_CONTEXT_LINES, oldLines.length);
+  const contextEnd = Math.min(oldEnd + contextLines, oldLines.length);
   const trailing = contextEnd - oldEnd;
   const first = firstLine + start;
   const header = `@@ -${range(first, contextEnd - start)} +${range(first, newEnd + trailing - start)} @@`;
   return [
     header,
     ...oldLines.slice(start, prefix).flatMap((line) => diffLine(" ", line)),
-    ...changedLines("-", oldLines.slice(prefix, oldEnd), "removed"),
-    ...changedLines("+", newLines.slice(prefix, newEnd), "added"),
+    ...changedLines("-", oldLines.slice(prefix, oldEnd), "removed", linesPerSide),
+    ...changedLines("+", newLines.slice(prefix, newEnd), "added", linesPerSide),
     ...oldLines.slice(oldEnd, contextEnd).flatMap((line) => diffLine(" ", line)),
   ].join("\n");
 }
@@ -149,10 +161,17 @@ function range(start: number, count: number): string {
   return `${count === 0 ? start : start + 1},${count}`;
 }
 
-function changedLines(marker: string, lines: readonly DiffLine[], verb: string): string[] {
-  const shown = lines.slice(0, MAX_DIFF_LINES_PER_SIDE).flatMap((line) => diffLine(marker, line));
-  const hidden = lines.length - Math.min(lines.length, MAX_DIFF_LINES_PER_SIDE);
-  return hidden > 0 ? [...shown, `[… ${hidden} more lines ${verb}]`] : shown;
+function changedLines(
+  marker: string,
+  lines: readonly DiffLine[],
+  verb: string,
+  linesPerSide: number,
+): string[] {
+  const shown = lines.slice(0, linesPerSide).flatMap((line) => diffLine(marker, line));
+  const hidden = lines.length - Math.min(lines.length, linesPerSide);
+  return hidden > 0
+    ? [...shown, `[… ${hidden} more line${hidden === 1 ? "" : "s"} ${verb}]`]
+    : shown;
 }
 
 /** The line after its marker, and diff's note when no line break ends it. */
@@ -177,11 +196,16 @@ export interface EditDiffRow {
 /**
  * The change an `edit` call makes, as the terminal faces show it under the permission question
  * and under the finished call: the one minimal line diff of its `old_str` and `new_str`
- * ({@link lineDiff}, without its hunk header), so unchanged lines at either end are
- * context, never removed and re-added. Empty when the two are the same.
+ * ({@link lineDiff}, without its hunk header, cut as `cut` says), so unchanged lines at either
+ * end are context, never removed and re-added. Empty when the two are the same.
  */
-export function editDiffRows(oldText: string, newText: string): EditDiffRow[] {
-  return lineDiff(oldText, newText)
+export function editDiffRows(oldText: string, newText: string, cut: DiffCut = {}): EditDiffRow[] {
+  return diffRows(lineDiff(oldText, newText, cut));
+}
+
+/** The rows of a hunk ({@link fileDiff}'s, {@link lineDiff}'s) after its `@@` header. */
+export function diffRows(hunkText: string): EditDiffRow[] {
+  return hunkText
     .split("\n")
     .slice(1)
     .map((line) => {

@@ -127,9 +127,13 @@ describe("a client that offers fs and terminals", () => {
     expect(finalUpdate(harness, "call_B")).toEqual({
       sessionUpdate: "tool_call_update",
       toolCallId: "call_B",
-      // The command exited 3: failed, as on every face (the session model's one rule).
+      // The command exited 3: failed, as on every face (the session model's one rule); the
+      // terminal shows its output, and `exit code 3` follows it as text, as a local run's does.
       status: "failed",
-      content: terminalContent,
+      content: [
+        ...terminalContent,
+        { type: "content", content: { type: "text", text: "exit code 3" } },
+      ],
       rawOutput: { output: "out\nerr", exitCode: 3, outcome: "failed (exit code 3)" },
     });
     expect(requestMessages(harness.server, 4).at(-1)?.content).toMatch(

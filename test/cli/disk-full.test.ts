@@ -47,6 +47,27 @@ test("a log that cannot grow ends the prompt with session.error and an error exi
   // stays open: its turn_end would follow the tool's result, which could not be written.
   expect(log.repaired).toEqual([]);
   expect(log.events.map((event) => event.type)).toEqual([...UNTIL_TOOL_START, "session.error"]);
+  // Trial 39 F3: the call's result reached `-p` but not the log (which later records the call
+  // interrupted): its line says so, where it said ✓ alone; `sessions show` follows the log's
+  // order, the call (started, no result) before the error that stopped the prompt, where the
+  // error came first.
+  const toolLine = result.stderr.split("\n").find((line) => line.startsWith("✓ bash"));
+  expect(toolLine).toMatch(
+    /^✓ bash head -c 6000 .* \(\d+ ms\) — its result is not in the session log: the log could not be written$/,
+  );
+  const shown = await cli(["sessions", "show", String(sessionId)]);
+  const shownLines = shown.stdout.split("\n");
+  const prompt = shownLines.indexOf("> print a lot");
+  expect(shownLines.slice(prompt)).toEqual([
+    "> print a lot",
+    "Printing.",
+    `→ bash(command: "head -c 6000 /dev/zero | tr '\\\\0' a") … no result`,
+    expect.stringMatching(
+      /^error \(storage\): \S+events\.jsonl could not be written \(EFBIG: file too large, write\): the prompt was stopped; every event written before is kept$/,
+    ),
+    "[stop: error]",
+    "",
+  ]);
 
   // Resumed without the limit, the open call gets its interrupted result and the model a valid history.
   model.enqueue({ text: "Resumed." });

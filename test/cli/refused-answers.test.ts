@@ -147,14 +147,15 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk too full for the model's answer")
     expect(model.requests).toHaveLength(1);
     expect({
       ...result,
-      stderr: withoutTime(result.stderr).replace(/ \(\d+ ms\)\n/, " (<ms>)\n"),
+      stderr: withoutTime(result.stderr).replace(/ \(\d+ ms\) —/, " (<ms>) —"),
     }).toEqual({
       code: 1,
       signal: null,
       stdout: "",
       stderr: expect.stringMatching(
         new RegExp(
-          `^✓ bash head -c 40000 /dev/zero \\| tr '\\\\0' a; echo \\(<ms>\\)\\n` +
+          // The line says the result is not in the log (trial 39 F3: it said ✓ alone).
+          `^✓ bash head -c 40000 /dev/zero \\| tr '\\\\0' a; echo \\(<ms>\\) — its result is not in the session log: the log could not be written\\n` +
             `turnloop: ${refusedLog(home)}\\n` +
             `1 turn · 10 in / 5 out tokens · <time> · session ${sessionId}\\n$`,
         ),

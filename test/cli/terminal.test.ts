@@ -143,7 +143,7 @@ describe.skipIf(skip)("permission questions in a terminal", () => {
     const screen = await session.waitFor(/no, and tell the model why\n>$/);
     expect(screen).toContain(
       [
-        `    ${join(repository, "notes.txt")}`,
+        `    ${join(repository, "notes.txt")} (1 line becomes 2)`,
         "    - beta",
         "    + BETA",
         "    + beta two",
@@ -186,8 +186,11 @@ describe.skipIf(skip)("permission questions in a terminal", () => {
     const session = start(["-p", "shout beta"]);
     const screen = await session.waitFor(/no, and tell the model why\n>$/);
     expect(screen).toContain(
+      `turnloop wants to overwrite notes.txt (${join(repository, "notes.txt")})`,
+    );
+    expect(screen).toContain(
       [
-        `    ${join(repository, "notes.txt")} (replaced)`,
+        `    ${join(repository, "notes.txt")} (overwritten: 3 lines become 3)`,
         "      alpha",
         "    - beta",
         "    + BETA",

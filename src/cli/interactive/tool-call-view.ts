@@ -278,14 +278,21 @@ export class ToolCallView implements Component {
       : `${total.toLocaleString("en-US")} line${total === 1 ? "" : "s"}`;
   }
 
-  /** The edit's minimal diff, as its permission question showed it (tools/line-diff.ts), capped. */
+  /**
+   * The edit's minimal diff, as its permission question showed it (tools/line-diff.ts), with a
+   * line of context and {@link PREVIEW_LINES} / 2 lines per side: the diff's own notes count the
+   * rest of each side (`[… 38 more lines removed]`), so the added side shows however long the
+   * removed one is (trial 39 F5: 8 rows of a diff cut before were shown, then `… 33 more`).
+   */
   private diff(): string[] {
     const { theme } = this;
     const { arguments: input } = this.toolCall;
-    const rows = editDiffRows(String(input.old_str ?? ""), String(input.new_str ?? ""));
+    const rows = editDiffRows(String(input.old_str ?? ""), String(input.new_str ?? ""), {
+      contextLines: 1,
+      linesPerSide: PREVIEW_LINES / 2,
+    });
     // Context, and the diff's notes (`[… 3 more lines removed]`), dim.
-    const shown = rows
-      .slice(0, 2 * PREVIEW_LINES)
+    return rows
       .map(({ marker, text: row }) => ({ marker, text: terminalText(row) }))
       .map(({ marker, text }) =>
         marker === "-"
@@ -294,8 +301,6 @@ export class ToolCallView implements Component {
             ? theme.added(`+ ${text}`)
             : theme.dim(`  ${text}`),
       );
-    const more = rows.length - shown.length;
-    return more > 0 ? [...shown, theme.dim(`  … ${more} more`)] : shown;
   }
 }
 
