@@ -89,6 +89,16 @@ export class SessionJournal {
     this.#delivery.pass(event, this.#recipients.publish, appended);
   }
 
+  /**
+   * Folds and publishes at once `event`, which the log already holds or which follows one it holds
+   * (another process appended it; an idle where its prompt ended: idle-lease.ts), ahead of any
+   * event of this process waiting for its commit: such an event is written after it.
+   */
+  handOnStored(event: SessionEvent): void {
+    this.#recipients.fold(event);
+    this.#recipients.publish(event);
+  }
+
   /** Resolves once every event handed on before the call has reached the subscribers (or not). */
   delivered(): Promise<void> {
     return this.#delivery.delivered();

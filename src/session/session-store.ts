@@ -173,6 +173,13 @@ export interface SessionAppender {
    */
   readonly lastStoredId?: string | null;
   /**
+   * Where {@link holdsBack}: `event` (appended here) as the log holds it once a commit stored it.
+   * An appender that lets its lease go when idle chains an event appended meanwhile after the
+   * events another process appended meanwhile, with a new `parentId` (idle-lease.ts); absent or
+   * `event` itself: stored as appended.
+   */
+  storedVersion?(event: SessionEvent): SessionEvent;
+  /**
    * Adds `event` (persisted types only) after every event appended before it. Returns at once.
    * @throws Error for an ephemeral event, a closed appender, or a write that failed (the file
    * store writes here; the event is then not in the log).

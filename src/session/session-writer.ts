@@ -9,8 +9,13 @@
  * PostgreSQL store holds appended events back until its next commit (`SessionAppender.holdsBack`),
  * and a commit refused because the writer lease was lost leaves them in no log: the log is another
  * worker's, which may hold its own version of the same turn (lane pg, session 37; trial 36 P4-2
- * for a refused append). Such an event waits here until a commit settles, and every event after
- * it (ephemeral ones too) waits behind it, so a subscriber sees them in order.
+ * for a refused append). So does a session that lets its lease go when idle, for an event
+ * appended meanwhile, until it takes the lease back (idle-lease.ts; lane pg, session 38): it is
+ * then written after what another process appended meanwhile, and told as written
+ * (`SessionAppender.storedVersion`: chained to those). Such an event waits here until a commit
+ * settles, and every event of this process after it (ephemeral ones too) waits behind it, so a
+ * subscriber sees them in order; the events of another process are told at once
+ * (session-journal.ts `handOnStored`).
  */
 
 import { type EventInput, isEphemeral, type SessionEvent } from "../events/events.js";
@@ -168,8 +173,10 @@ export class HeldDelivery {
     try {
       settled.forEach(({ event, publish, held }, index) => {
         // What was never meant for the log (the storage error, an idle, a delta) is still told.
-        if (!held || index < stored) {
+        if (!held) {
           publish(event);
+        } else if (index < stored) {
+          publish(this.#appender.storedVersion?.(event) ?? event);
         }
       });
     } finally {

@@ -117,7 +117,7 @@ export class Session {
     this.metrics = folded?.metrics ?? new SessionMetrics();
     this.journal = new SessionJournal(appender, stored, { fold: this.fold, publish: this.publish });
     this.running = new RunningPrompt(start.sessionId, appender);
-    followOthers(appender, this.journal, (event) => this.journal.handOn(event));
+    followOthers(appender, this.journal, (event) => this.journal.handOnStored(event));
     this.redaction = new EventRedaction(redaction, {
       record: (input) => this.journal.record(input, this.running.controller),
       envelope: (input) => this.journal.envelope(input),
