@@ -32,10 +32,15 @@ async function recordedName(
   return last?.type === "session.title_changed" ? last.data.title : undefined;
 }
 
-/** Records `title` as the session's name: `session.title_changed`, which the app sees. */
-function rename(session: ServerSession, title: string): void {
+/**
+ * Records `title` as the session's name: `session.title_changed`, which the app sees; resolves
+ * once the app was told (once the log holds it: session-writer.ts `HeldDelivery`), so the answer
+ * comes after it.
+ */
+async function rename(session: ServerSession, title: string): Promise<void> {
   session.session.emit({ type: "session.title_changed", data: { title } });
   session.name = title;
+  await session.session.journal.delivered();
 }
 
 /**
@@ -58,9 +63,9 @@ export async function nameGetMethod(connection: ClientConnection, raw: unknown) 
  * `session.name.set {name}` (1–100 characters once trimmed): records the name
  * (`session.title_changed {title}`).
  */
-export function nameSetMethod(connection: ClientConnection, raw: unknown) {
+export async function nameSetMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId, name } = parseParams("session.name.set", nameParams, raw);
-  rename(openSession(connection.server, sessionId), name);
+  await rename(openSession(connection.server, sessionId), name);
   return { success: true };
 }
 
@@ -75,6 +80,6 @@ export async function nameSetAutoMethod(connection: ClientConnection, raw: unkno
   if (title === "" || (await recordedName(connection, session)) !== undefined) {
     return { applied: false };
   }
-  rename(session, title);
+  await rename(session, title);
   return { applied: true };
 }

@@ -195,8 +195,12 @@ describe("a second process resuming an open session", () => {
     // The first process has let the lease go: its name waits until the second's prompt ends.
     const firstSawName = nextEvent(session1, (event) => event.type === "session.title_changed");
     const firstSawEnd = nextEvent(session1, (event) => event.type === "session.idle");
-    await session1.rpc.name.set({ name: "renamed while the second ran" });
+    const name = "renamed while the second ran";
+    const named = session1.rpc.name.set({ name });
+    // Answered once the first client was told it, stored: the name is recorded meanwhile.
+    expect(await session1.rpc.name.get()).toEqual({ name });
     finish.open();
+    expect(await named).toEqual({ success: true });
     expect((await secondAnswer)?.data.content).toBe("second answer");
     await Promise.all([firstSawName, firstSawEnd]);
 
