@@ -33,24 +33,19 @@ function ruleText(rule: z.infer<typeof ruleSchema>): string {
   return rule.argument === null ? rule.kind : `${rule.kind}(${rule.argument})`;
 }
 
-/**
- * Records `allow` and `deny` as the session's grants from now on; resolves once the app was told
- * (`session.grants_changed`, once the log holds it: session-writer.ts `HeldDelivery`), so the
- * answer comes after it.
- */
-async function replaceGrants(session: ServerSession, allow: string[], deny: string[]) {
+/** Records `allow` and `deny` as the session's grants from now on. */
+function replaceGrants(session: ServerSession, allow: string[], deny: string[]): void {
   session.session.emit({ type: "session.grants_changed", data: { allow, deny } });
-  await session.session.journal.delivered();
 }
 
 /**
  * `session.permissions.resetSessionApprovals {includeLocation?}` → `{success: true}`: drops every
  * grant of the session; the next call that needs approval asks again.
  */
-export async function resetApprovalsMethod(connection: ClientConnection, raw: unknown) {
+export function resetApprovalsMethod(connection: ClientConnection, raw: unknown) {
   const method = "session.permissions.resetSessionApprovals";
   const { sessionId } = parseParams(method, resetParams, raw);
-  await replaceGrants(openSession(connection.server, sessionId), [], []);
+  replaceGrants(openSession(connection.server, sessionId), [], []);
   return { success: true };
 }
 
@@ -64,7 +59,7 @@ export async function resetApprovalsMethod(connection: ClientConnection, raw: un
  * @throws invalidParams for scope `location` or an added rule turnloop cannot read or refuses;
  *   then none of the batch is applied.
  */
-export async function modifyRulesMethod(connection: ClientConnection, raw: unknown) {
+export function modifyRulesMethod(connection: ClientConnection, raw: unknown) {
   const method = "session.permissions.modifyRules";
   const params = parseParams(method, modifyParams, raw);
   const session = openSession(connection.server, params.sessionId);
@@ -85,7 +80,7 @@ export async function modifyRulesMethod(connection: ClientConnection, raw: unkno
   const { grants } = session.session;
   const allow = [...new Set([...grants.allow.map((rule) => rule.text), ...added])];
   const kept = params.removeAll === true ? [] : allow.filter((text) => !removed.has(text));
-  await replaceGrants(
+  replaceGrants(
     session,
     kept,
     grants.deny.map((rule) => rule.text),

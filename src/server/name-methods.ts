@@ -32,15 +32,10 @@ async function recordedName(
   return last?.type === "session.title_changed" ? last.data.title : undefined;
 }
 
-/**
- * Records `title` as the session's name: `session.title_changed`, which the app sees; resolves
- * once the app was told (once the log holds it: session-writer.ts `HeldDelivery`), so the answer
- * comes after it.
- */
-async function rename(session: ServerSession, title: string): Promise<void> {
+/** Records `title` as the session's name: `session.title_changed`, which the app sees. */
+function rename(session: ServerSession, title: string): void {
   session.session.emit({ type: "session.title_changed", data: { title } });
   session.name = title;
-  await session.session.journal.delivered();
 }
 
 /**
@@ -63,9 +58,9 @@ export async function nameGetMethod(connection: ClientConnection, raw: unknown) 
  * `session.name.set {name}` (1–100 characters once trimmed): records the name
  * (`session.title_changed {title}`).
  */
-export async function nameSetMethod(connection: ClientConnection, raw: unknown) {
+export function nameSetMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId, name } = parseParams("session.name.set", nameParams, raw);
-  await rename(openSession(connection.server, sessionId), name);
+  rename(openSession(connection.server, sessionId), name);
   return { success: true };
 }
 
@@ -80,6 +75,6 @@ export async function nameSetAutoMethod(connection: ClientConnection, raw: unkno
   if (title === "" || (await recordedName(connection, session)) !== undefined) {
     return { applied: false };
   }
-  await rename(session, title);
+  rename(session, title);
   return { applied: true };
 }

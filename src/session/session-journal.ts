@@ -99,9 +99,29 @@ export class SessionJournal {
     this.#recipients.publish(event);
   }
 
-  /** Resolves once every event handed on before the call has reached the subscribers (or not). */
-  delivered(): Promise<void> {
-    return this.#delivery.delivered();
+  /**
+   * Hands `event`, which no subscriber is told and the log does not hold (the SDK server's
+   * `session.idle` for its queue of sends), to `tell` alone once every event handed on before it
+   * reached the subscribers, before any handed on after it (session-writer.ts `HeldDelivery`).
+   */
+  tellInOrder(event: SessionEvent, tell: (event: SessionEvent) => void): void {
+    this.#delivery.pass(event, tell, false);
+  }
+
+  /**
+   * How many events were handed on ({@link handOn}, {@link tellInOrder}) so far: a mark for
+   * {@link delivered}.
+   */
+  get handedOn(): number {
+    return this.#delivery.passed;
+  }
+
+  /**
+   * Resolves once the first `upTo` events handed on (by default every one before the call) have
+   * reached the subscribers, or were dropped (session-writer.ts `HeldDelivery`).
+   */
+  delivered(upTo?: number): Promise<void> {
+    return this.#delivery.delivered(upTo);
   }
 
   /** `input` enveloped for the subscribers alone, never stored (its parent: the last stored). */

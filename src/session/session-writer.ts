@@ -106,6 +106,11 @@ export class HeldDelivery {
   #open = false;
   /** Events are being handed on: one passed meanwhile (derived from one of them) goes at once. */
   #publishing = false;
+  /** How many events were passed, and how many of them were handed on or dropped since. */
+  #passed = 0;
+  #settled = 0;
+  /** Who waits until the `upTo`th event passed is settled ({@link delivered}), by `upTo`. */
+  #waiters: { upTo: number; resolve: () => void }[] = [];
 
   /** @param appender the session's appender: what it holds back waits for its commits. */
   constructor(appender: SessionAppender) {
@@ -120,7 +125,9 @@ export class HeldDelivery {
    */
   pass(event: SessionEvent, publish: (event: SessionEvent) => void, appended: boolean): void {
     const held = appended && !this.#open && this.#appender.holdsBack === true;
+    this.#passed += 1;
     if (!held && (this.#waiting.length === 0 || this.#publishing)) {
+      this.#settled += 1;
       publish(event);
       return;
     }
@@ -133,11 +140,20 @@ export class HeldDelivery {
     this.#open = false;
   }
 
-  /** Resolves once every event passed before the call is handed on (or dropped). */
-  async delivered(): Promise<void> {
-    while (this.#flushing !== undefined) {
-      await this.#flushing;
+  /** How many events were passed so far: a count for {@link delivered}. */
+  get passed(): number {
+    return this.#passed;
+  }
+
+  /**
+   * Resolves once the first `upTo` events passed (by default every event passed before the call)
+   * are handed on or dropped; not later events passed meanwhile.
+   */
+  delivered(upTo = this.#passed): Promise<void> {
+    if (this.#settled >= upTo) {
+      return Promise.resolve();
     }
+    return new Promise((resolve) => this.#waiters.push({ upTo, resolve }));
   }
 
   async #flush(): Promise<void> {
@@ -172,6 +188,7 @@ export class HeldDelivery {
     this.#publishing = true;
     try {
       settled.forEach(({ event, publish, held }, index) => {
+        this.#settled += 1;
         // What was never meant for the log (the storage error, an idle, a delta) is still told.
         if (!held) {
           publish(event);
@@ -181,6 +198,16 @@ export class HeldDelivery {
       });
     } finally {
       this.#publishing = false;
+      this.#wakeWaiters();
+    }
+  }
+
+  #wakeWaiters(): void {
+    const settled = this.#settled;
+    const waking = this.#waiters.filter(({ upTo }) => upTo <= settled);
+    this.#waiters = this.#waiters.filter(({ upTo }) => upTo > settled);
+    for (const { resolve } of waking) {
+      resolve();
     }
   }
 }
