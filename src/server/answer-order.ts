@@ -1,7 +1,7 @@
 /**
  * A request that records events in a session (a name, a `session.log` line, a mode, its grants)
  * is answered once its apps were told them, as Copilot answers after its events, also when the
- * session's store tells them only once a commit stored them (session/session-writer.ts
+ * session's store tells them only once a commit stored them (session/held-delivery.ts
  * `HeldDelivery`: an idle file-store session's lease let go, PostgreSQL's commits).
  */
 

@@ -102,7 +102,7 @@ export class ServerSession {
     this.sends = new SendQueue({
       context,
       queueChanged: () => this.queueChanged(),
-      // After the events recorded before it (hooks' too), once told (session-writer.ts).
+      // After the events recorded before it (hooks' too), once told (session/held-delivery.ts).
       sendIdle: (idle) =>
         session.journal.tellInOrder(idle, (event) =>
           this.clients.sendIdle(this.id, session.start.startTime, event),
@@ -121,7 +121,7 @@ export class ServerSession {
    * Sends `input` to the attached apps as an ephemeral event (`ephemeral: true`, `parentId` the
    * last stored event's), never stored: `session.log {ephemeral: true}` (the SDK's `LogRequest`:
    * "not persisted to the session event log on disk"); after the events recorded before it, once
-   * told (session/session-writer.ts `HeldDelivery`).
+   * told (session/held-delivery.ts).
    * @returns the event sent.
    */
   announce(input: EventInput): SessionEvent {

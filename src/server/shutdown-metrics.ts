@@ -38,7 +38,7 @@ export async function recordShutdown(
     session.emit(shutdownEvent(session.metrics, cause, state));
     // Stored and told before the caller lets the apps go: a store that holds it back until a
     // commit (an idle file-store session's lease let go, PostgreSQL) tells it only then
-    // (session/session-writer.ts `HeldDelivery`).
+    // (session/held-delivery.ts).
     await session.journal.commit();
   } catch {
     // Nobody is left to read it: the log is closed or gone.

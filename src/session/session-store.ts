@@ -164,7 +164,7 @@ export interface SessionAppender {
   /**
    * True when appended events are in no log until the next {@link commit} settles (PostgreSQL:
    * `append` holds them back); the session then hands them to its subscribers only once committed
-   * (session-writer.ts `HeldDelivery`). Absent or false: `append` writes at once (files).
+   * (held-delivery.ts). Absent or false: `append` writes at once (files).
    */
   readonly holdsBack?: boolean;
   /**
