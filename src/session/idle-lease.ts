@@ -15,7 +15,7 @@
  * after the other process's events, its `parentId` pointing at the last of them. Until then it is
  * in no log, so the appender holds it back (`holdsBack`): the session hands it to its clients once
  * a commit stored it, as stored (`storedVersion`), after the other process's events
- * (session-writer.ts `HeldDelivery`).
+ * (held-delivery.ts).
  */
 
 import { setTimeout as sleep } from "node:timers/promises";
@@ -329,16 +329,19 @@ export class IdleLeaseAppender implements SessionAppender {
       // The lease taken gives the session up when closed.
       this.#giveUp = undefined;
     }
-    const pending = this.#pending.splice(0);
-    for (const [index, event] of pending.entries()) {
-      const parentId = index === 0 ? this.#storedLastId : event.parentId;
+    // Each leaves the queue once written: one the store refuses (a full disk) waits with those
+    // after it for the next commit, which tries again, as a PostgreSQL batch does.
+    for (let first = true, event = this.#pending[0]; event !== undefined; first = false) {
+      const parentId = first ? this.#storedLastId : event.parentId;
       const stored = parentId === event.parentId ? event : { ...event, parentId };
       this.#inner.append(stored);
       if (stored !== event) {
         this.#rechained.set(event.id, stored);
       }
+      this.#pending.shift();
       this.#nextSeq += 1;
       this.#storedLastId = event.id;
+      event = this.#pending[0];
     }
   }
 
