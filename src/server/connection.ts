@@ -25,6 +25,7 @@ import type { FramedMessageWriter } from "../protocol/framed-writer.js";
 import type { SessionHost } from "../session/host.js";
 import type { OpeningGate } from "../session/opening-gate.js";
 import { storeFailure } from "../session/storage-error.js";
+import { journalMark, sessionIdOf, toldSince } from "./answer-order.js";
 import type { ClientLink } from "./client-link.js";
 import type { FramingFault } from "./framing.js";
 import { refusingInvalidMessages } from "./invalid-messages.js";
@@ -290,8 +291,14 @@ export class ClientConnection implements ClientLink {
     if (opening !== undefined) {
       await opening;
     }
+    // The answer follows the events the request recorded (answer-order.ts); a send's names the
+    // prompt, whose events follow as it runs, as Copilot's do.
+    const sessionId = method === "session.send" ? undefined : sessionIdOf(params);
     try {
-      return await handler(this, params);
+      const mark = journalMark(this.server.sessions, sessionId);
+      const answer = await handler(this, params);
+      await toldSince(this.server.sessions, sessionId, mark);
+      return answer;
     } catch (error) {
       if (error instanceof ResponseError) {
         throw error;
@@ -308,11 +315,8 @@ export class ClientConnection implements ClientLink {
    * itself a resume (resumes of one session run in turn inside `session.resume`).
    */
   private opening(method: string, params: unknown): Promise<void> | undefined {
-    const sessionId =
-      typeof params === "object" && params !== null && "sessionId" in params
-        ? params.sessionId
-        : undefined;
-    return typeof sessionId === "string" && method !== "session.resume"
+    const sessionId = sessionIdOf(params);
+    return sessionId !== undefined && method !== "session.resume"
       ? this.server.openings.settled(sessionId)
       : undefined;
   }

@@ -74,8 +74,7 @@ export class ServerSession {
     private readonly log: (message: string) => void,
   ) {
     this.id = session.id;
-    const stored = session.openingEvents.filter((event) => event.ephemeral !== true);
-    this.clients = new SessionClients(stored.at(-1)?.id ?? null, () => this.registrationsChanged());
+    this.clients = new SessionClients(() => this.registrationsChanged());
     this.choices = new SessionChoices(host, start.model, start.mode);
     this.startSource = start.source;
     const owner = { sessionId: this.id, cwd: session.cwd, emit: session.emit.bind(session) };
@@ -103,7 +102,11 @@ export class ServerSession {
     this.sends = new SendQueue({
       context,
       queueChanged: () => this.queueChanged(),
-      sendIdle: (idle) => this.clients.sendIdle(this.id, session.start.startTime, idle),
+      // After the events recorded before it (hooks' too), once told (session/held-delivery.ts).
+      sendIdle: (idle) =>
+        session.journal.tellInOrder(idle, (event) =>
+          this.clients.sendIdle(this.id, session.start.startTime, event),
+        ),
     });
     this.unsubscribe = session.subscribe((event) => this.forward(event));
   }
@@ -114,9 +117,18 @@ export class ServerSession {
     this.registrationsChanged();
   }
 
-  /** Sends `input` to the attached apps as an ephemeral event, not stored (`session.log`). */
+  /**
+   * Sends `input` to the attached apps as an ephemeral event (`ephemeral: true`, `parentId` the
+   * last stored event's), never stored: `session.log {ephemeral: true}` (the SDK's `LogRequest`:
+   * "not persisted to the session event log on disk"); after the events recorded before it, once
+   * told (session/held-delivery.ts).
+   * @returns the event sent.
+   */
   announce(input: EventInput): SessionEvent {
-    return this.clients.announce(this.id, input);
+    const { journal } = this.session;
+    const event: SessionEvent = { ...journal.envelope(input), ephemeral: true };
+    journal.handOn(event, true);
+    return event;
   }
 
   /** Whether `link` is one of the connections this session reports to. */

@@ -16,16 +16,9 @@
  *   each time the agent loop stops.
  */
 
-import type {
-  EventInput,
-  HookType,
-  JsonObject,
-  JsonValue,
-  SessionEvent,
-} from "../events/events.js";
+import type { HookType, JsonObject, JsonValue, SessionEvent } from "../events/events.js";
 import { ServerToClient } from "../protocol/copilot.js";
 import type { HooksInvokeParams, HooksInvokeResult } from "../protocol/hooks.js";
-import { createEnvelope } from "../session/envelope.js";
 import { type ClientLink, promptModeAfter, sendIdle } from "./client-link.js";
 import type { ToolDeclarationParams } from "./params.js";
 import { OpenRequests } from "./pending-work.js";
@@ -48,14 +41,8 @@ export class SessionClients {
   /** The `agentMode` of the last prompt's `user.message`: `session.idle`'s `mode` (client-link.ts). */
   private promptMode: string | undefined;
 
-  /**
-   * @param lastPersistedId the id of the session's last stored event, as it is opened.
-   * @param followersChanged called when a follower's registration starts, ends or expires.
-   */
-  constructor(
-    private lastPersistedId: string | null,
-    private readonly followersChanged: () => void = () => undefined,
-  ) {}
+  /** @param followersChanged called when a follower's registration starts, ends or expires. */
+  constructor(private readonly followersChanged: () => void = () => undefined) {}
 
   /**
    * Registers (or renews) a follower with a permission handler on another worker for
@@ -165,9 +152,6 @@ export class SessionClients {
    * before a reply with reasoning (wire-events.ts `copilotEventsBefore`).
    */
   notify(sessionId: string, event: SessionEvent, wire: object): void {
-    if (event.ephemeral !== true) {
-      this.lastPersistedId = event.id;
-    }
     this.promptMode = promptModeAfter(event, this.promptMode);
     this.openRequests.see(event, wire);
     if (!onCopilotWire(event)) {
@@ -187,18 +171,6 @@ export class SessionClients {
         link.notify(ServerToClient.sessionEvent, { sessionId, event: wire });
       }
     }
-  }
-
-  /**
-   * Sends `input` to every attached app as an ephemeral event (`ephemeral: true`, `parentId` the
-   * last stored event's), never stored: `session.log {ephemeral: true}` (the SDK's `LogRequest`:
-   * "not persisted to the session event log on disk").
-   * @returns the event sent.
-   */
-  announce(sessionId: string, input: EventInput): SessionEvent {
-    const event: SessionEvent = { ...createEnvelope(input, this.lastPersistedId), ephemeral: true };
-    this.notify(sessionId, event, event);
-    return event;
   }
 
   /** Tells every attached app that the session is idle (see {@link sendIdle}). */

@@ -83,6 +83,9 @@ export async function createMethod(
   // Sent live below with `session.start` (project-warnings.ts).
   recordWarnings(server, session);
   warnIgnoredSettings(session, "session.create", raw);
+  // Once stored (an event recorded after the lease was let go is told then: held-delivery.ts
+  // `HeldDelivery`), before the app's subscription below: it gets them once, sent below.
+  await session.journal.delivered();
   const mode = params.mode ?? server.defaultMode;
   const start = { model: choice.configuration, mode, source: "new" as const };
   const serverSession = open(server, session, start);

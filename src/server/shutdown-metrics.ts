@@ -11,7 +11,8 @@ import type { Session } from "../session/session.js";
 import type { SessionMetrics } from "../session/usage-totals.js";
 
 /**
- * Records `session.shutdown` in `session` (before it closes: the apps still attached see it),
+ * Records `session.shutdown` in `session` and resolves once it is stored and told (before it
+ * closes: the apps still attached see it),
  * with `currentModel` the model of the next prompts. Its metrics are the session's own, folded as
  * its events arrived (session/usage-totals.ts `SessionMetrics`): the log is not read again. A log that can no
  * longer be written (the session is going away) records nothing; never throws.
@@ -35,6 +36,10 @@ export async function recordShutdown(
       ...(size === undefined ? {} : { eventsFileSizeBytes: size }),
     };
     session.emit(shutdownEvent(session.metrics, cause, state));
+    // Stored and told before the caller lets the apps go: a store that holds it back until a
+    // commit (an idle file-store session's lease let go, PostgreSQL) tells it only then
+    // (session/held-delivery.ts).
+    await session.journal.commit();
   } catch {
     // Nobody is left to read it: the log is closed or gone.
   }

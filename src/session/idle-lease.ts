@@ -12,7 +12,10 @@
  *
  * An event appended while the lease is let go waits in memory, in order, until the lease is
  * taken back (an idle mode change while another process runs a prompt): it is then written
- * after the other process's events, its `parentId` pointing at the last of them.
+ * after the other process's events, its `parentId` pointing at the last of them. Until then it is
+ * in no log, so the appender holds it back (`holdsBack`): the session hands it to its clients once
+ * a commit stored it, as stored (`storedVersion`), after the other process's events
+ * (held-delivery.ts).
  */
 
 import { setTimeout as sleep } from "node:timers/promises";
@@ -155,6 +158,8 @@ export class IdleLeaseAppender implements SessionAppender {
   #storedLastId: string | null;
   /** Appended while the lease was let go, in order. */
   #pending: SessionEvent[] = [];
+  /** Pending events written with another `parentId` than appended, by id, until asked for. */
+  readonly #rechained = new Map<string, SessionEvent>();
   #holds = 0;
   #following: SessionSubscription | undefined;
   /** Where the prompts of other processes end, read from each of their events. */
@@ -194,9 +199,19 @@ export class IdleLeaseAppender implements SessionAppender {
     return this.#pending.at(-1)?.id ?? this.#storedLastId;
   }
 
-  /** The store's appender's while the lease is held (session-store.ts `holdsBack`). */
+  /**
+   * True while events appended with the lease let go wait to be written (in no log yet), else the
+   * store's appender's (session-store.ts `holdsBack`).
+   */
   get holdsBack(): boolean {
-    return this.#inner?.holdsBack === true;
+    return this.#pending.length > 0 || this.#inner?.holdsBack === true;
+  }
+
+  /** `event` as written: with its new `parentId` when it waited while the lease was let go. */
+  storedVersion(event: SessionEvent): SessionEvent {
+    const stored = this.#rechained.get(event.id);
+    this.#rechained.delete(event.id);
+    return stored ?? this.#inner?.storedVersion?.(event) ?? event;
   }
 
   /** The store's appender's while the lease is held. */
@@ -314,12 +329,19 @@ export class IdleLeaseAppender implements SessionAppender {
       // The lease taken gives the session up when closed.
       this.#giveUp = undefined;
     }
-    const pending = this.#pending.splice(0);
-    for (const [index, event] of pending.entries()) {
-      const parentId = index === 0 ? this.#storedLastId : event.parentId;
-      this.#inner.append(parentId === event.parentId ? event : { ...event, parentId });
+    // Each leaves the queue once written: one the store refuses (a full disk) waits with those
+    // after it for the next commit, which tries again, as a PostgreSQL batch does.
+    for (let first = true, event = this.#pending[0]; event !== undefined; first = false) {
+      const parentId = first ? this.#storedLastId : event.parentId;
+      const stored = parentId === event.parentId ? event : { ...event, parentId };
+      this.#inner.append(stored);
+      if (stored !== event) {
+        this.#rechained.set(event.id, stored);
+      }
+      this.#pending.shift();
       this.#nextSeq += 1;
       this.#storedLastId = event.id;
+      event = this.#pending[0];
     }
   }
 

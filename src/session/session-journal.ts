@@ -8,7 +8,7 @@
  * the error and not the answer); unless the writer lease was lost: then the log is another
  * process's, which may hold its own version of the same (a takeover's interrupted result), and a
  * client is never told an event the log contradicts (trial 36, P4-2). Events a store holds back
- * until its commit reach the subscribers once committed (session-writer.ts `HeldDelivery`).
+ * until its commit reach the subscribers once committed (held-delivery.ts).
  */
 
 import {
@@ -19,13 +19,14 @@ import {
 } from "../events/events.js";
 import { unsavedLog, unsavedNote } from "./deferred-appender.js";
 import { createEnvelope } from "./envelope.js";
+import { HeldDelivery } from "./held-delivery.js";
 import {
   type CommitOptions,
   LeaseLostError,
   type SessionAppender,
   type StoredLog,
 } from "./session-store.js";
-import { HeldDelivery, SessionWriter } from "./session-writer.js";
+import { SessionWriter } from "./session-writer.js";
 import { StorageError, storageProblem } from "./storage-error.js";
 
 /**
@@ -41,7 +42,7 @@ const RECEIVED: ReadonlySet<SessionEvent["type"]> = new Set([
 /**
  * Where a session's events go (session.ts): `fold` into its history, at once (what the store was
  * given: the live history equals what a resume reads); `publish` to its subscribers, once the
- * store holds the event (session-writer.ts `HeldDelivery`).
+ * store holds the event (held-delivery.ts).
  */
 export interface Recipients {
   fold(event: SessionEvent): void;
@@ -79,7 +80,7 @@ export class SessionJournal {
   /**
    * Folds `event` into the history unless `unstored` (an event the log does not hold), and
    * publishes it after every event recorded before it, once the store holds it when it was just
-   * appended (session-writer.ts `HeldDelivery`).
+   * appended (held-delivery.ts).
    */
   handOn(event: SessionEvent, unstored?: true): void {
     if (unstored === undefined) {
@@ -89,9 +90,39 @@ export class SessionJournal {
     this.#delivery.pass(event, this.#recipients.publish, appended);
   }
 
-  /** Resolves once every event handed on before the call has reached the subscribers (or not). */
-  delivered(): Promise<void> {
-    return this.#delivery.delivered();
+  /**
+   * Folds and publishes at once `event`, which the log already holds or which follows one it holds
+   * (another process appended it; an idle where its prompt ended: idle-lease.ts), ahead of any
+   * event of this process waiting for its commit: such an event is written after it.
+   */
+  handOnStored(event: SessionEvent): void {
+    this.#recipients.fold(event);
+    this.#recipients.publish(event);
+  }
+
+  /**
+   * Hands `event`, which no subscriber is told and the log does not hold (the SDK server's
+   * `session.idle` for its queue of sends), to `tell` alone once every event handed on before it
+   * reached the subscribers, before any handed on after it (held-delivery.ts).
+   */
+  tellInOrder(event: SessionEvent, tell: (event: SessionEvent) => void): void {
+    this.#delivery.pass(event, tell, false);
+  }
+
+  /**
+   * How many events were handed on ({@link handOn}, {@link tellInOrder}) so far: a mark for
+   * {@link delivered}.
+   */
+  get handedOn(): number {
+    return this.#delivery.passed;
+  }
+
+  /**
+   * Resolves once the first `upTo` events handed on (by default every one before the call) have
+   * reached the subscribers, or were dropped (held-delivery.ts).
+   */
+  delivered(upTo?: number): Promise<void> {
+    return this.#delivery.delivered(upTo);
   }
 
   /** `input` enveloped for the subscribers alone, never stored (its parent: the last stored). */
@@ -245,7 +276,7 @@ export class SessionJournal {
    * failure, when no `session.error` came before the prompt's `session.idle`, is published as a
    * `session.error` (type `storage`) the store does not hold: every face says it, the SDK server
    * to the app too (it never learnt of it from the outcome). Resolves once every event of the
-   * prompt reached the subscribers (or was dropped: session-writer.ts `HeldDelivery`).
+   * prompt reached the subscribers (or was dropped: held-delivery.ts).
    * @returns the storage error the prompt ends with: this commit's, else the one reported at its
    * `session.idle`; `undefined` when its writes all went through.
    */

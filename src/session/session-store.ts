@@ -164,7 +164,7 @@ export interface SessionAppender {
   /**
    * True when appended events are in no log until the next {@link commit} settles (PostgreSQL:
    * `append` holds them back); the session then hands them to its subscribers only once committed
-   * (session-writer.ts `HeldDelivery`). Absent or false: `append` writes at once (files).
+   * (held-delivery.ts). Absent or false: `append` writes at once (files).
    */
   readonly holdsBack?: boolean;
   /**
@@ -172,6 +172,13 @@ export interface SessionAppender {
    * before any), which tells, after a commit that failed, which events before it the log holds.
    */
   readonly lastStoredId?: string | null;
+  /**
+   * Where {@link holdsBack}: `event` (appended here) as the log holds it once a commit stored it.
+   * An appender that lets its lease go when idle chains an event appended meanwhile after the
+   * events another process appended meanwhile, with a new `parentId` (idle-lease.ts); absent or
+   * `event` itself: stored as appended.
+   */
+  storedVersion?(event: SessionEvent): SessionEvent;
   /**
    * Adds `event` (persisted types only) after every event appended before it. Returns at once.
    * @throws Error for an ephemeral event, a closed appender, or a write that failed (the file

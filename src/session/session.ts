@@ -43,7 +43,7 @@ export { PromptInProgressError };
 /**
  * One session: its events in a {@link SessionStore}, the history folded from them, its subscribers.
  * Every event goes through {@link Session.emit}: persisted events are appended to the store before
- * any subscriber sees them (committed first when the store holds appends back: session-writer.ts `HeldDelivery`),
+ * any subscriber sees them (committed first when the store holds appends back: held-delivery.ts),
  * and committed (durable) after a prompt's `user.message` and before a
  * tool starts running (the loop's checkpoints), at each `assistant.turn_end`, at each
  * `permission.requested` (the question waits for an answer that may come from a face on another
@@ -117,7 +117,7 @@ export class Session {
     this.metrics = folded?.metrics ?? new SessionMetrics();
     this.journal = new SessionJournal(appender, stored, { fold: this.fold, publish: this.publish });
     this.running = new RunningPrompt(start.sessionId, appender);
-    followOthers(appender, this.journal, (event) => this.journal.handOn(event));
+    followOthers(appender, this.journal, (event) => this.journal.handOnStored(event));
     this.redaction = new EventRedaction(redaction, {
       record: (input) => this.journal.record(input, this.running.controller),
       envelope: (input) => this.journal.envelope(input),

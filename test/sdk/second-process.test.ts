@@ -167,6 +167,61 @@ describe("a second process resuming an open session", () => {
     ]);
   });
 
+  test("a name set while the other process runs a prompt reaches the first client as stored: after that prompt's events, chained to them", async () => {
+    const first = await newProcess();
+    const session1 = await first.createSession({ onPermissionRequest: approveAll });
+    fixture.model.enqueue({ text: "2" });
+    await session1.sendAndWait({ prompt: "What is 1+1?" });
+    const second = await newProcess();
+    const firstSawResume = nextEvent(session1, (event) => event.type === "session.resume");
+    // Streamed, so that the fake model's pause holds the second prompt (and the lease).
+    const session2 = await second.resumeSession(session1.sessionId, {
+      onPermissionRequest: approveAll,
+      streaming: true,
+    });
+    await firstSawResume;
+    const before = (await session2.getEvents()).length;
+    const seenByFirst: SessionEvent[] = [];
+    session1.on((event) => seenByFirst.push(event));
+
+    const finish = gate();
+    fixture.model.enqueue({
+      text: ["second ", "answer"],
+      pause: { afterEvents: 1, until: finish.opened },
+    });
+    const secondRunning = nextEvent(session2, (event) => event.type === "assistant.turn_start");
+    const secondAnswer = session2.sendAndWait({ prompt: "from the second" });
+    await secondRunning;
+    // The first process has let the lease go: its name waits until the second's prompt ends.
+    const firstSawName = nextEvent(session1, (event) => event.type === "session.title_changed");
+    const firstSawEnd = nextEvent(session1, (event) => event.type === "session.idle");
+    const name = "renamed while the second ran";
+    const named = session1.rpc.name.set({ name });
+    // Answered once the first client was told it, stored: the name is recorded meanwhile.
+    expect(await session1.rpc.name.get()).toEqual({ name });
+    finish.open();
+    expect(await named).toEqual({ success: true });
+    expect((await secondAnswer)?.data.content).toBe("second answer");
+    await Promise.all([firstSawName, firstSawEnd]);
+
+    // The first client saw the stored events, whole and in the log's order: the name last.
+    const log = await session1.getEvents();
+    const stored = log.slice(before);
+    expect(stored.map((event) => event.type)).toEqual([
+      "user.message",
+      "assistant.turn_start",
+      "assistant.message",
+      "assistant.usage",
+      "assistant.turn_end",
+      "session.title_changed",
+    ]);
+    expect(persisted(seenByFirst)).toEqual(stored);
+    expect(log.map((event) => event.parentId)).toEqual([
+      null,
+      ...log.slice(0, -1).map((event) => event.id),
+    ]);
+  });
+
   test("resumes it from a new client with an MCP OAuth handler configured", async () => {
     const first = await newProcess();
     const session1 = await first.createSession({

@@ -136,7 +136,7 @@ describe.skipIf(postgresUnavailable !== undefined)(
         const aborted = owner.abort();
         // The abort dropped the owner's own queued prompt (sent before it) and recorded its
         // `abort`, whose commit waits for the lock. Its client hears of neither before that commit
-        // (a client sees only what the log holds: session-writer.ts HeldDelivery), so the gate is
+        // (a client sees only what the log holds: held-delivery.ts), so the gate is
         // the owner's connection waiting for the lock.
         await lock.waitedFor();
         const lastMessage = await lock.lastInboxId();

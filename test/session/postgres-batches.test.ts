@@ -9,7 +9,7 @@ import { callingTools } from "../support/replies.js";
 /**
  * The statements a prompt costs on the PostgreSQL store (README: events are sent in one statement
  * per batch at the points the file store syncs, and before each model request). A worker tells
- * its clients an event once the database holds it (session-writer.ts `HeldDelivery`); the commit
+ * its clients an event once the database holds it (held-delivery.ts); the commit
  * it asks for must ride on the session's own commit points, not add statements of its own (lane
  * pg, session 38: a prompt of two turns took 9 statements instead of 6, bench/notes/pg38.md).
  * Each statement is one transaction, so the events it wrote share their `xmin`.
