@@ -151,6 +151,12 @@ export class ClientConnection implements ClientLink {
     }
   }
 
+  notifyFrame(frame: string): void {
+    if (!this.isClosed) {
+      this.writer.sendFrame(frame);
+    }
+  }
+
   request(
     method: string,
     params: object,
