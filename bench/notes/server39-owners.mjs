@@ -1,0 +1,129 @@
+// Session 39 (bench/notes/server39.md):
+//   node bench/notes/server39-owners.mjs <server.cpuprofile> [rows]
+// As server35-owners.mjs, with the nearest src/ frame's line and the sample's own (leaf)
+// function, so a native call (a write, a submission to the thread pool) names its caller's line.
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+
+const require = createRequire(new URL("../../package.json", import.meta.url));
+const { SourceMapConsumer } = require("source-map-js");
+const profile = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+const parent = new Map();
+for (const n of profile.nodes) {
+  for (const c of n.children ?? []) {
+    parent.set(c, n.id);
+  }
+}
+const maps = new Map();
+function mapOf(url) {
+  if (!maps.has(url)) {
+    const file = `${url.replace("file://", "")}.map`;
+    maps.set(
+      url,
+      existsSync(file) ? new SourceMapConsumer(JSON.parse(readFileSync(file, "utf8"))) : null,
+    );
+  }
+  return maps.get(url);
+}
+const srcCache = new Map();
+function srcOf(frame) {
+  const key = `${frame.url}:${frame.lineNumber}:${frame.columnNumber}`;
+  if (srcCache.has(key)) {
+    return srcCache.get(key);
+  }
+  let result = null;
+  if (frame.url.includes("/dist/")) {
+    const map = mapOf(frame.url);
+    if (map) {
+      const pos = map.originalPositionFor({
+        line: frame.lineNumber + 1,
+        column: frame.columnNumber,
+      });
+      if (pos.source?.includes("src/") && !pos.source.includes("node_modules")) {
+        result = `${pos.source.replace(/.*src\//, "")}:${pos.line} ${pos.name ?? frame.functionName}`;
+      } else if (pos.source) {
+        result =
+          "pkg:" +
+          pos.source
+            .replace(/.*node_modules\//, "")
+            .split("/")
+            .slice(0, 1)
+            .join("/");
+      }
+    }
+  }
+  srcCache.set(key, result);
+  return result;
+}
+let started = false;
+const self = new Map(),
+  nearest = new Map(),
+  layer = new Map(),
+  incl = new Map();
+let busy = 0;
+const add = (m, k) => m.set(k, (m.get(k) ?? 0) + 1);
+for (const id of profile.samples) {
+  const node = nodes.get(id);
+  const stack = [];
+  for (let at = id; at !== undefined; at = parent.get(at)) {
+    stack.push(nodes.get(at).callFrame);
+  }
+  if (!started) {
+    if (stack.some((f) => f.functionName === "runSendJob")) {
+      started = true;
+    } else {
+      continue;
+    }
+  }
+  const name = node.callFrame.functionName;
+  if (name === "(idle)" || name === "(root)") {
+    continue;
+  }
+  busy++;
+  add(self, `${name || "(anon)"} ${node.callFrame.url.replace(/.*\//, "")}`);
+  let near = null;
+  let pkg = null;
+  const seen = new Set();
+  for (const f of stack) {
+    const s = srcOf(f);
+    if (s && !s.startsWith("pkg:")) {
+      if (!near) {
+        near = s;
+      }
+      const file = s.split(" ")[0].split(":")[0];
+      if (!seen.has(file)) {
+        seen.add(file);
+        add(incl, file);
+      }
+    } else if (s && !pkg && !near) {
+      pkg = s;
+    }
+  }
+  if (name === "(garbage collector)") {
+    near = "(gc)";
+  } else if (name === "(program)") {
+    near = "(program)";
+  }
+  const leaf = ` <- ${name || "(anon)"}`;
+  add(
+    nearest,
+    near
+      ? `${near}${near.startsWith("(") ? "" : leaf}`
+      : pkg
+        ? `no src: ${pkg}`
+        : `no src: ${node.callFrame.url.replace(/.*\//, "") || name}`,
+  );
+  add(layer, near?.includes("/") ? `${near.split("/")[0]}/` : near ? near.split(" ")[0] : "no src");
+}
+const top = (m, n) =>
+  [...m]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => `${((100 * v) / busy).toFixed(1).padStart(5)}% ${v} ${k}`)
+    .join("\n");
+console.log("busy", busy);
+console.log(`== layer\n${top(layer, 25)}`);
+console.log(`== nearest src frame\n${top(nearest, Number(process.argv[3] ?? 45))}`);
+console.log(`== inclusive src file\n${top(incl, 40)}`);
+console.log(`== self\n${top(self, 25)}`);
