@@ -16,11 +16,11 @@
 // p99), the child's CPU (all threads) per request and the child's main thread's.
 import { spawn } from "node:child_process";
 import { openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { post, viewCallMessages } from "../headless-floor.mjs";
 
 const here = fileURLToPath(import.meta.url);
 const value = (name, fallback) => {
@@ -34,26 +34,6 @@ const VIEW_TOOL = {
     parameters: { type: "object", properties: { path: { type: "string" } } },
   },
 };
-
-function post(url, body) {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-    });
-    outgoing.on("error", reject);
-    outgoing.on("response", (incoming) => {
-      let text = "";
-      incoming.setEncoding("utf8");
-      incoming.on("data", (chunk) => {
-        text += chunk;
-      });
-      incoming.on("end", () => resolve(text));
-      incoming.on("error", reject);
-    });
-    outgoing.end(body);
-  });
-}
 
 function burn(milliseconds) {
   const until = process.hrtime.bigint() + BigInt(Math.round(milliseconds * 1e6));
@@ -95,20 +75,7 @@ async function session(options, index, relay) {
     if (callId === undefined) {
       return requests;
     }
-    messages.push(
-      {
-        role: "assistant",
-        content: null,
-        tool_calls: [
-          {
-            id: callId,
-            type: "function",
-            function: { name: "view", arguments: '{"path":"notes.md"}' },
-          },
-        ],
-      },
-      { role: "tool", tool_call_id: callId, content: "1. # Notes\n2." },
-    );
+    messages.push(...viewCallMessages(callId));
   }
 }
 
