@@ -45,7 +45,7 @@ function now() {
  * POSTs `body` and reads the answer to its end.
  * @param {URL} url @param {string} body @returns {Promise<string>}
  */
-function post(url, body) {
+export function post(url, body) {
   return new Promise((resolve, reject) => {
     const outgoing = request(url, {
       method: "POST",
@@ -63,6 +63,27 @@ function post(url, body) {
     });
     outgoing.end(body);
   });
+}
+
+/**
+ * The assistant's `view` call `callId` of `notes.md` and its fixed result, as the history holds them.
+ * @param {string} callId @returns {object[]}
+ */
+export function viewCallMessages(callId) {
+  return [
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        {
+          id: callId,
+          type: "function",
+          function: { name: "view", arguments: '{"path":"notes.md"}' },
+        },
+      ],
+    },
+    { role: "tool", tool_call_id: callId, content: "1. # Notes\n2." },
+  ];
 }
 
 /**
@@ -86,20 +107,7 @@ async function loop(url, first, gaps) {
     if (callId === undefined) {
       return requests;
     }
-    body.messages.push(
-      {
-        role: "assistant",
-        content: null,
-        tool_calls: [
-          {
-            id: callId,
-            type: "function",
-            function: { name: "view", arguments: '{"path":"notes.md"}' },
-          },
-        ],
-      },
-      { role: "tool", tool_call_id: callId, content: "1. # Notes\n2." },
-    );
+    body.messages.push(...viewCallMessages(callId));
   }
 }
 

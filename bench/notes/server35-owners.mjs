@@ -1,12 +1,17 @@
 // Session 35 (bench/notes/server35.md): node bench/notes/server35-owners.mjs <server.cpuprofile> [rows]
 // Count busy samples of a V8 cpuprofile from the first sample under runSendJob; give each
 // to its nearest src/ frame (source maps) and inclusive to named src files.
+// With --callers (session 39, bench/notes/server39.md): the nearest frame with its line and the
+// sample's own (leaf) function, so a native call (a write, a thread-pool submission) names its
+// caller's line.
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const require = createRequire(new URL("../../package.json", import.meta.url));
 const { SourceMapConsumer } = require("source-map-js");
-const profile = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const callers = process.argv.includes("--callers");
+const [profilePath, rows] = process.argv.slice(2).filter((one) => one !== "--callers");
+const profile = JSON.parse(readFileSync(profilePath, "utf8"));
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of profile.nodes) {
@@ -40,7 +45,8 @@ function srcOf(frame) {
         column: frame.columnNumber,
       });
       if (pos.source?.includes("src/") && !pos.source.includes("node_modules")) {
-        result = `${pos.source.replace(/.*src\//, "")} ${pos.name ?? frame.functionName}`;
+        const line = callers ? `:${pos.line}` : "";
+        result = `${pos.source.replace(/.*src\//, "")}${line} ${pos.name ?? frame.functionName}`;
       } else if (pos.source) {
         result =
           "pkg:" +
@@ -90,7 +96,7 @@ for (const id of profile.samples) {
       if (!near) {
         near = s;
       }
-      const file = s.split(" ")[0];
+      const file = s.split(" ")[0].split(":")[0];
       if (!seen.has(file)) {
         seen.add(file);
         add(incl, file);
@@ -104,10 +110,11 @@ for (const id of profile.samples) {
   } else if (name === "(program)") {
     near = "(program)";
   }
+  const leaf = callers && !near?.startsWith("(") ? ` <- ${name || "(anon)"}` : "";
   add(
     nearest,
     near
-      ? near
+      ? `${near}${leaf}`
       : pkg
         ? `no src: ${pkg}`
         : `no src: ${node.callFrame.url.replace(/.*\//, "") || name}`,
@@ -122,6 +129,6 @@ const top = (m, n) =>
     .join("\n");
 console.log("busy", busy);
 console.log(`== layer\n${top(layer, 25)}`);
-console.log(`== nearest src frame\n${top(nearest, Number(process.argv[3] ?? 45))}`);
+console.log(`== nearest src frame\n${top(nearest, Number(rows ?? 45))}`);
 console.log(`== inclusive src file\n${top(incl, 40)}`);
 console.log(`== self\n${top(self, 25)}`);

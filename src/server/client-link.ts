@@ -5,11 +5,17 @@
 
 import type { SessionEvent } from "../events/events.js";
 import { ServerToClient } from "../protocol/copilot.js";
+import { notificationFrame } from "./notification-text.js";
 import { assistantIdleBefore } from "./wire-events.js";
 
 /** The connection a session's notifications and hook calls go to. */
 export interface ClientLink {
   notify(method: string, params: object): void;
+  /**
+   * Sends a notification already framed for the wire (notification-text.ts `notificationFrame`):
+   * a session with several apps attached encodes each event once and hands every app the frame.
+   */
+  notifyFrame(frame: string): void;
   /** @throws when the connection closes, `signal` aborts or `timeoutMs` passes first. */
   request(
     method: string,
@@ -20,30 +26,40 @@ export interface ClientLink {
 }
 
 /**
- * Tells the app that the session is idle: Copilot's ephemeral `assistant.idle` (wire-events.ts),
- * the held `session.idle` (as the Copilot SDK reads it, with the `mode` of `promptMode`), then
- * `session.lifecycle` `session.updated` with the session's start and modified times. One place
- * for the sessions run here and those followed on another worker (remote-prompt-end.ts).
- * `promptMode`: the `agentMode` of the last prompt's `user.message` (session/send-job.ts records
- * it), if any.
+ * Tells the apps `links` that the session is idle: Copilot's ephemeral `assistant.idle`
+ * (wire-events.ts), the held `session.idle` (as the Copilot SDK reads it, with the `mode` of
+ * `promptMode`), then `session.lifecycle` `session.updated` with the session's start and modified
+ * times; each encoded once for all of them. One place for the sessions run here and those followed
+ * on another worker (remote-prompt-end.ts). `promptMode`: the `agentMode` of the last prompt's
+ * `user.message` (session/send-job.ts records it), if any.
  */
 export function sendIdle(
-  link: ClientLink,
+  links: Iterable<ClientLink>,
   sessionId: string,
   startTime: string,
   idle: SessionEvent,
   promptMode: string | undefined,
 ): void {
   const assistantIdle = assistantIdleBefore(idle);
-  if (assistantIdle !== undefined) {
-    link.notify(ServerToClient.sessionEvent, { sessionId, event: assistantIdle });
+  const frames = [
+    ...(assistantIdle === undefined
+      ? []
+      : [notificationFrame(ServerToClient.sessionEvent, { sessionId, event: assistantIdle })]),
+    notificationFrame(ServerToClient.sessionEvent, {
+      sessionId,
+      event: idleOnWire(idle, promptMode),
+    }),
+    notificationFrame(ServerToClient.sessionLifecycle, {
+      type: "session.updated",
+      sessionId,
+      metadata: { startTime, modifiedTime: idle.timestamp },
+    }),
+  ];
+  for (const link of links) {
+    for (const frame of frames) {
+      link.notifyFrame(frame);
+    }
   }
-  link.notify(ServerToClient.sessionEvent, { sessionId, event: idleOnWire(idle, promptMode) });
-  link.notify(ServerToClient.sessionLifecycle, {
-    type: "session.updated",
-    sessionId,
-    metadata: { startTime, modifiedTime: idle.timestamp },
-  });
 }
 
 /**

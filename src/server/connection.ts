@@ -152,6 +152,12 @@ export class ClientConnection implements ClientLink {
     }
   }
 
+  notifyFrame(frame: string): void {
+    if (!this.isClosed) {
+      this.writer.sendFrame(frame);
+    }
+  }
+
   request(
     method: string,
     params: object,

@@ -38,7 +38,7 @@ export function endPrompts(
 ): void {
   const idle = (data: SessionEventData["session.idle"]) =>
     sendIdle(
-      connection,
+      [connection],
       session.sessionId,
       session.startTime,
       createEnvelope({ type: "session.idle", data }, parentId),
@@ -76,7 +76,7 @@ export function endRefused(
   }
   if (refused.length > 0 && !prompts.waiting) {
     const idle = createEnvelope({ type: "session.idle", data: {} }, null);
-    sendIdle(connection, session.sessionId, session.startTime, idle, session.promptMode);
+    sendIdle([connection], session.sessionId, session.startTime, idle, session.promptMode);
   }
 }
 

@@ -20,6 +20,7 @@ import type { HookType, JsonObject, JsonValue, SessionEvent } from "../events/ev
 import { ServerToClient } from "../protocol/copilot.js";
 import type { HooksInvokeParams, HooksInvokeResult } from "../protocol/hooks.js";
 import { type ClientLink, promptModeAfter, sendIdle } from "./client-link.js";
+import { notificationFrame } from "./notification-text.js";
 import type { ToolDeclarationParams } from "./params.js";
 import { OpenRequests } from "./pending-work.js";
 import type { SessionConfig } from "./session-settings.js";
@@ -157,26 +158,34 @@ export class SessionClients {
     if (!onCopilotWire(event)) {
       return;
     }
+    if (this.attached.size === 0) {
+      return;
+    }
     const before = copilotEventsBefore(event);
     const delta =
       event.type === "assistant.message_delta" || event.type === "assistant.reasoning_delta";
-    // Per streamed delta: the keys and an indexed loop, not `[link, config]` entries and an
-    // iterator of `before` (which is empty for most events): 97 → 0 bytes a delta with one app
-    // attached whose `notify` keeps nothing (bench/notes/turn37.md).
+    // Each event encoded once however many apps are attached, when the first one needs it: every
+    // app gets the same bytes. Per streamed delta: the keys and an indexed loop, not `[link,
+    // config]` entries and an iterator of `before` (which is empty for most events): 97 → 0 bytes
+    // a delta with one app attached whose `notify` keeps nothing (bench/notes/turn37.md).
+    const beforeFrames =
+      before.length === 0 ? NO_FRAMES : before.map((one) => frameOf(sessionId, one));
+    let frame: string | undefined;
     for (const link of this.attached.keys()) {
-      for (let index = 0; index < before.length; index++) {
-        link.notify(ServerToClient.sessionEvent, { sessionId, event: before[index] });
+      for (let index = 0; index < beforeFrames.length; index++) {
+        link.notifyFrame(beforeFrames[index] ?? "");
       }
       if (!delta || this.attached.get(link)?.streaming !== false) {
-        link.notify(ServerToClient.sessionEvent, { sessionId, event: wire });
+        frame ??= frameOf(sessionId, wire);
+        link.notifyFrame(frame);
       }
     }
   }
 
   /** Tells every attached app that the session is idle (see {@link sendIdle}). */
   sendIdle(sessionId: string, startTime: string, idle: SessionEvent): void {
-    for (const link of this.attached.keys()) {
-      sendIdle(link, sessionId, startTime, idle, this.promptMode);
+    if (this.attached.size > 0) {
+      sendIdle(this.attached.keys(), sessionId, startTime, idle, this.promptMode);
     }
   }
 
@@ -200,4 +209,12 @@ export class SessionClients {
     const result = await link.request(ServerToClient.hooksInvoke, params, signal, timeoutMs);
     return (result as HooksInvokeResult | null)?.output;
   }
+}
+
+/** The frames of no events (most events have no Copilot event before them). */
+const NO_FRAMES: readonly string[] = [];
+
+/** The framed `session.event` notification of `event` (as it goes on the wire) in `sessionId`. */
+function frameOf(sessionId: string, event: object): string {
+  return notificationFrame(ServerToClient.sessionEvent, { sessionId, event });
 }
