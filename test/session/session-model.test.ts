@@ -73,6 +73,8 @@ describe("session model", () => {
     expect(model.turns).toEqual([
       {
         turnId: "turn-1",
+        number: 1,
+        attempt: 1,
         status: "completed",
         startedAt: at("01.100"),
         endedAt: at("07.560"),
@@ -81,6 +83,8 @@ describe("session model", () => {
       },
       {
         turnId: "turn-2",
+        number: 2,
+        attempt: 1,
         status: "completed",
         startedAt: at("07.600"),
         endedAt: at("08.010"),
