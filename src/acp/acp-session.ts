@@ -364,10 +364,8 @@ export class AcpSession {
   }
 
   private toolNamed(name: string): AnyTool | undefined {
-    const mcpTools = this.session.mcp?.tools() ?? [];
-    return [...builtinTools(), ...this.context.extraTools, taskCompleteTool, ...mcpTools].find(
-      (tool) => tool.name === name,
-    );
+    const tools = [...builtinTools(), ...this.context.extraTools, taskCompleteTool];
+    return tools.find((tool) => tool.name === name) ?? this.session.mcp?.toolNamed(name);
   }
 
   /**

@@ -216,12 +216,11 @@ async function viewInPieces(
 ): Promise<ToolResult | undefined> {
   const { readFileLineRange } = await import("./file-line-range.js");
   const { start, last } = linesToRead(range);
-  const read = await readFileLineRange(path, start, last, signal);
+  const read = await readFileLineRange(path, start, last, signal, MAX_LINE_CHARACTERS);
   if (read === undefined) {
     return undefined;
   }
-  const lineAt = (lineNumber: number) => read.lines[lineNumber - start] ?? "";
-  const shown = showNumberedLines(read.total, lineAt, range, undefined);
+  const shown = showNumberedLines(read.total, keptLineAt(read, start), range, undefined);
   const known = { path: resolveLinksAtOnce(path), sha256: read.sha256 };
   return shown.isError ? shown : { ...shown, knownFile: known };
 }
@@ -249,14 +248,29 @@ async function viewRangeOfHugeFile(
 ): Promise<ToolResult> {
   const { readFileLinesUpTo } = await import("./file-line-range.js");
   const { start, last } = linesToRead(range);
-  const read = await readFileLinesUpTo(path, start, last, signal);
+  const read = await readFileLinesUpTo(path, start, last, signal, MAX_LINE_CHARACTERS);
   if (read === undefined) {
     return errorResult(
       `${tooLargeToViewWhole(size)}, and a view_range reads only UTF-8 text: this file is binary ` +
         `or in another encoding. Use ${READ_OTHERWISE}.`,
     );
   }
-  return showNumberedLines(read.total, (lineNumber) => read.lines[lineNumber - start] ?? "", range);
+  return showNumberedLines(read.total, keptLineAt(read, start), range);
+}
+
+/**
+ * Line `n` of lines read from line `start` on, cut to {@link MAX_LINE_CHARACTERS} as they were
+ * read (file-line-range.ts), with the length of the whole line when it was cut.
+ */
+function keptLineAt(
+  read: { lines: readonly string[]; lengths: ReadonlyMap<number, number> },
+  start: number,
+): (lineNumber: number) => ShownLine {
+  return (lineNumber) => {
+    const text = read.lines[lineNumber - start] ?? "";
+    const length = read.lengths.get(lineNumber);
+    return length === undefined ? text : { text, length };
+  };
 }
 
 /** The first and last line a `view` of `range` may show: at most {@link MAX_VIEW_LINES}. */
@@ -281,7 +295,7 @@ function requestedRange(range: readonly number[] | undefined): { start: number; 
  */
 function showNumberedLines(
   total: number | undefined,
-  lineAt: (lineNumber: number) => string,
+  lineAt: (lineNumber: number) => ShownLine,
   range: readonly number[] | undefined,
   note?: string,
 ): ToolResult {
@@ -349,11 +363,20 @@ export function viewSummary(output: string, ranged: boolean): string {
   return `${count} line${count === 1 ? "" : "s"}`;
 }
 
+/**
+ * A line to show: its text, or the first {@link MAX_LINE_CHARACTERS} characters of a longer line
+ * with the whole line's length in characters (its final `\r` not counted).
+ */
+type ShownLine = string | { text: string; length: number };
+
 /** `N. text` as Copilot CLI shows it; an empty line is just `N.` (no trailing space). */
-function numberLine(lineNumber: number, rawLine: string): string {
-  let line = rawLine.endsWith("\r") ? rawLine.slice(0, -1) : rawLine;
-  if (line.length > MAX_LINE_CHARACTERS) {
-    const omitted = line.length - MAX_LINE_CHARACTERS;
+function numberLine(lineNumber: number, shown: ShownLine): string {
+  // A cut line's text ends where it was cut, not at its `\r`.
+  let line =
+    typeof shown !== "string" ? shown.text : shown.endsWith("\r") ? shown.slice(0, -1) : shown;
+  const length = typeof shown === "string" ? line.length : shown.length;
+  if (length > MAX_LINE_CHARACTERS) {
+    const omitted = length - MAX_LINE_CHARACTERS;
     line = `${line.slice(0, MAX_LINE_CHARACTERS)} [… line cut, ${omitted} more characters]`;
   }
   return line === "" ? `${lineNumber}.` : `${lineNumber}. ${line}`;

@@ -86,6 +86,34 @@ describe("MCP servers an editor passes over ACP", () => {
     expect(livePids(log)).toEqual([]);
   });
 
+  test("a call of a server that stopped is titled as a live server's call is: server: tool", async () => {
+    const fixture = await ChildFixture.start();
+    onTestFinished(() => fixture.close());
+    const agent = fixture.startAgent(WAIT_FOR_SERVERS);
+    await agent.initialize();
+    const { sessionId } = await agent.client.request(acp.methods.agent.session.new, {
+      cwd: fixture.cwd,
+      mcpServers: [stdio("st")],
+    });
+    // The first call runs and the server exits during it; the second names a tool of the
+    // stopped server, which is no longer offered (session 38: titled `st__echo`).
+    fixture.server.enqueue(
+      { toolCalls: [{ id: "call_1", name: "st__crash", arguments: "{}" }] },
+      { toolCalls: [{ id: "call_2", name: "st__echo", arguments: '{"text":"x"}' }] },
+      { text: "done" },
+    );
+    expect(await agent.prompt(sessionId, "crash, then echo")).toEqual({ stopReason: "end_turn" });
+    const titled = agent
+      .updates(sessionId)
+      .filter((update) => update.sessionUpdate.startsWith("tool_call") && "title" in update);
+    expect(titled).toEqual([
+      announced("call_1", "st: crash", "other"),
+      described("call_1", "st: crash", "other", {}),
+      announced("call_2", "st: echo", "other"),
+      described("call_2", "st: echo", "other", { text: "x" }),
+    ]);
+  });
+
   test("session/load restarts the editor's servers; an HTTP server gets its headers", async () => {
     let harness = await AcpHarness.start({ env: WAIT_FOR_SERVERS });
     // In the test's own folder: a log left by an earlier run cannot answer for this one.

@@ -30,7 +30,7 @@ describe("the Markdown export's cost row", () => {
     expect(result.code).toBe(0);
     // The golden log: 7 turns, 4 of them with a cost (test/cli/session-view-model.test.ts).
     expect(result.stdout.split("\n").filter((line) => line.startsWith("| cost |"))).toEqual([
-      "| cost | $0.5310 (4 of 7 turns report a cost; the rest have no price) |",
+      "| cost | $0.5310 (4 of 7 requests report a cost; the rest have no price) |",
     ]);
   });
 });

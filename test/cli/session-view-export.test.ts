@@ -29,16 +29,18 @@ describe("turnloop sessions export", () => {
     expect(markdown.stdout).toContain(
       "> This export contains what the session recorded: file contents, commands",
     );
-    // One turn per model request: the attempt that got a 500 is turn 1, failed, with its retry.
-    expect(markdown.stdout.match(/^### Turn \d+ · \w+( \(\w+\))?/gm)).toEqual([
-      "### Turn 1 · failed (overloaded)",
+    // A heading per model request, turns numbered as -p counts them (usage-totals.ts): the
+    // attempt that got a 500 is turn 1's first, failed, with its retry; the retry its second.
+    expect(markdown.stdout.match(/^### Turn \d+(, attempt \d)? · \w+( \(\w+\))?/gm)).toEqual([
+      "### Turn 1, attempt 1 · failed (overloaded)",
+      "### Turn 1, attempt 2 · completed",
       "### Turn 2 · completed",
       "### Turn 3 · completed",
       "### Turn 4 · completed",
       "### Turn 5 · completed",
-      "### Turn 6 · completed",
     ]);
-    const firstTurn = markdown.stdout.split("### Turn 2")[0]?.split("### Turn 1")[1] ?? "";
+    const firstTurn =
+      markdown.stdout.split("### Turn 1, attempt 2")[0]?.split("### Turn 1, attempt 1")[1] ?? "";
     expect(firstTurn).toMatch(/retry 1 after HTTP 500/);
     expect(markdown.stdout.match(/^#### `\w+` · \w+/gm)).toEqual([
       "#### `view` · success",
@@ -54,7 +56,7 @@ describe("turnloop sessions export", () => {
     expect(json).toMatchObject({ code: 0, stdout: "", stderr: `turnloop: wrote ${out}\n` });
     const exported = JSON.parse(await readFile(out, "utf8"));
     expect(exported.note).toMatch(/file contents, commands/);
-    expect(exported.summary).toMatchObject({ sessionId: session.sessionId, turns: 6, prompts: 2 });
+    expect(exported.summary).toMatchObject({ sessionId: session.sessionId, turns: 5, prompts: 2 });
     const html = await runCli(["sessions", "export", session.sessionId, "--format", "html"], {
       cwd: session.home,
       env: environment,

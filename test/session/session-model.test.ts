@@ -3,6 +3,7 @@ import { describe, expect, test } from "vitest";
 import type { EventInput } from "../../src/events/events.js";
 import { createEnvelope, parseEventLog } from "../../src/session/event-log.js";
 import { foldSession, SessionFold } from "../../src/session/session-model/session-model.js";
+import { UsageTotals } from "../../src/session/usage-totals.js";
 
 // The one fold every face renders from, over a recorded session whose first command exits 1.
 
@@ -17,6 +18,24 @@ async function goldenEvents() {
 const at = (time: string) => Date.parse(`2026-11-30T09:00:${time}Z`);
 
 describe("session model", () => {
+  test("turns are numbered by the rule -p counts them by: a retried attempt shares its turn's number", async () => {
+    const log = new URL("../cli/session-view-golden/new-order.jsonl", import.meta.url);
+    const { events } = parseEventLog(await readFile(log));
+    const model = foldSession(events);
+    // Session 38: the model's usage never saw `assistant.retry`, so it counted 7 turns.
+    expect(model.usage.turns).toBe(UsageTotals.of(events).turns);
+    expect(model.usage.turns).toBe(6);
+    expect(model.turns.map((turn) => [turn.number, turn.attempt, turn.status])).toEqual([
+      [1, 1, "failed"],
+      [1, 2, "completed"],
+      [2, 1, "completed"],
+      [3, 1, "completed"],
+      [4, 1, "completed"],
+      [5, 1, "cancelled"],
+      [6, 1, "running"],
+    ]);
+  });
+
   test("a command exiting 1 is failed with its exit code; duration leaves out the permission wait", async () => {
     const model = foldSession(await goldenEvents());
     expect(model.toolCalls).toEqual([
@@ -73,6 +92,8 @@ describe("session model", () => {
     expect(model.turns).toEqual([
       {
         turnId: "turn-1",
+        number: 1,
+        attempt: 1,
         status: "completed",
         startedAt: at("01.100"),
         endedAt: at("07.560"),
@@ -81,6 +102,8 @@ describe("session model", () => {
       },
       {
         turnId: "turn-2",
+        number: 2,
+        attempt: 1,
         status: "completed",
         startedAt: at("07.600"),
         endedAt: at("08.010"),

@@ -32,6 +32,9 @@ describe("view of a file over 1 MiB", () => {
       index % 7 === 0 ? `line ${index + 1} é€𝄞 text\r` : `line ${index + 1} plain text`,
     );
     lines[20_000] = "x".repeat(5_000);
+    // Long lines cut while read: one past the cut by its \r alone, one with a \r at the cut.
+    lines[20_001] = `${"y".repeat(2_000)}\r`;
+    lines[20_002] = `${"z".repeat(1_999)}\r${"z".repeat(3_000)}\r`;
     const text = lines.join("\n");
     expect(Buffer.byteLength(text)).toBeGreaterThan(1024 * 1024);
     await writeFile(join(directory, "big.txt"), text);

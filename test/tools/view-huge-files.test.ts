@@ -122,4 +122,29 @@ describe("view of a file over 50 MiB", () => {
     // Read whole, one such view would hold the 61 MiB file several times over.
     expect(grownKiB).toBeLessThan(MAX_VIEW_FILE_BYTES / 1024);
   });
+
+  it("holds a wanted 60 MiB line with no line break cut to what it shows, never whole", {
+    timeout: 120_000,
+  }, () => {
+    // Session 38: the 2,000-character cut came after the whole line was read into memory.
+    const length = 60 * 1024 * 1024;
+    const file = openSync(join(directory, "one-line.log"), "w");
+    try {
+      writeSync(file, "first\n");
+      const piece = "y".repeat(1024 * 1024);
+      for (let written = 0; written < length; written += piece.length) {
+        writeSync(file, piece);
+      }
+      writeSync(file, "\r\nlast\n");
+    } finally {
+      closeSync(file);
+    }
+    const { grownKiB, results } = runInMemoryChild(directory, [
+      { path: "one-line.log", view_range: [1, 3] },
+    ]);
+    const cut = `${"y".repeat(2_000)} [… line cut, ${length - 2_000} more characters]`;
+    expect(results.map((result) => result.content)).toEqual([`1. first\n2. ${cut}\n3. last`]);
+    // Held whole, the line alone is 60 MiB (twice that once it is cut from its pieces).
+    expect(grownKiB).toBeLessThan(24 * 1024);
+  });
 });

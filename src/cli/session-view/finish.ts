@@ -18,6 +18,11 @@ export function finishView(folder: Folder, repaired: readonly RepairNote[]): Ses
     }
     turn.spanEnd = spanEnd(turn, folder.lastAt);
   }
+  folder.turns.forEach((turn, at) => {
+    const retried = folder.turns[at + 1]?.number === turn.number;
+    const attempt = turn.attempt > 1 || retried ? `, attempt ${turn.attempt}` : "";
+    turn.title = `Turn ${turn.number}${attempt}`;
+  });
   return {
     summary: summarize(folder, repaired),
     prompts: folder.prompts,
@@ -43,7 +48,7 @@ function summarize(folder: Folder, repaired: readonly RepairNote[]): ViewSummary
   const models = new Set<string>(typeof session.model === "string" ? [session.model] : []);
   const toolCalls: ViewSummary["toolCalls"] = {};
   let cost = 0;
-  let costedTurns = 0;
+  let costedRequests = 0;
   for (const turn of folder.turns) {
     if (turn.model !== undefined) {
       models.add(turn.model);
@@ -53,7 +58,7 @@ function summarize(folder: Folder, repaired: readonly RepairNote[]): ViewSummary
     }
     if (turn.cost !== undefined) {
       cost += turn.cost;
-      costedTurns += 1;
+      costedRequests += 1;
     }
     for (const tool of turn.tools) {
       const outcomes = toolCalls[tool.name] ?? {};
@@ -72,10 +77,12 @@ function summarize(folder: Folder, repaired: readonly RepairNote[]): ViewSummary
   const summary: ViewSummary = {
     models: [...models],
     prompts: folder.prompts.filter((prompt) => prompt.source !== "none").length,
-    turns: folder.turns.length,
+    // Turns by the one rule (usage-totals.ts): a retried attempt is not one.
+    turns: folder.model.model.usage.turns + folder.implicitTurns,
+    requests: folder.turns.length,
     toolCalls,
     tokens,
-    costedTurns,
+    costedRequests,
     wallMs: folder.lastAt,
     repaired: [
       ...resumeRepairs.map((note) => ({ ...note, when: "on resume" as const })),
@@ -89,7 +96,7 @@ function summarize(folder: Folder, repaired: readonly RepairNote[]): ViewSummary
       summary[key] = value;
     }
   }
-  if (costedTurns > 0) {
+  if (costedRequests > 0) {
     summary.cost = cost;
   }
   return summary;

@@ -46,6 +46,8 @@ export class Folder {
   readonly previousAt = new Map<ViewTurn, number>();
   /** The session model's prompt of each view prompt (not an implicit one): its stop is the view's. */
   readonly foldPrompts = new Map<ViewPrompt, Prompt>();
+  /** Turns the session model has not (no `turn_start` in the log): later turns' numbers follow them. */
+  implicitTurns = 0;
   /** Index in `turns` of the current prompt's first turn. */
   promptTurnStart = 0;
   origin = Number.NaN;
@@ -197,8 +199,16 @@ export class Folder {
 
   startTurn(at: number, data: Fields): void {
     const turnId = text(data.turnId) ?? `turn-${this.turns.length + 1}`;
+    // The session model folded this `turn_start` first (fold.ts); an implicit turn it never saw.
+    const folded = this.model.turnsById.get(turnId);
+    if (folded === undefined) {
+      this.implicitTurns += 1;
+    }
     const turn: ViewTurn = {
       index: this.turns.length + 1,
+      number: (folded?.number ?? this.model.model.usage.turns) + this.implicitTurns,
+      attempt: folded?.attempt ?? 1,
+      title: "",
       turnId,
       prompt: this.currentPrompt.index,
       requestAt: at,

@@ -98,7 +98,7 @@ function tool(entry: ViewTool): string[] {
 function turn(entry: ViewTurn): string[] {
   const usage = entry.usage ?? {};
   const heading = [
-    `### Turn ${entry.index}`,
+    `### ${entry.title}`,
     entry.purpose,
     entry.errorType === undefined ? entry.status : `${entry.status} (${entry.errorType})`,
     duration(entry.spanEnd - entry.requestAt),
@@ -143,7 +143,7 @@ export function sessionViewMarkdown(view: SessionView): string {
     "|---|---|",
     `| models | ${summary.models.join(", ")} |`,
     `| prompts | ${summary.prompts} |`,
-    `| turns | ${summary.turns} |`,
+    `| turns | ${summary.turns}${summary.requests === summary.turns ? "" : ` (${summary.requests} requests)`} |`,
     `| tool calls | ${toolCount} |`,
     `| tokens in / out / cached | ${summary.tokens.input} / ${summary.tokens.output} / ${summary.tokens.cacheRead} |`,
     `| cost | ${costCell(summary)} |`,
@@ -177,17 +177,17 @@ export function sessionViewMarkdown(view: SessionView): string {
 }
 
 /**
- * The cost row: the sum of the turns that report a cost, in US dollars, saying how many turns
- * had none (a model without a price in the catalogue), as the HTML view's title does.
+ * The cost row: the sum of the requests that report a cost, in US dollars, saying how many
+ * requests had none (a model without a price in the catalogue), as the HTML view's title does.
  */
 function costCell(summary: ViewSummary): string {
   if (summary.cost === undefined) {
-    return summary.turns === 0 ? "not recorded" : "unknown (no turn reports a cost)";
+    return summary.requests === 0 ? "not recorded" : "unknown (no request reports a cost)";
   }
   const total = `$${summary.cost.toFixed(4)}`;
-  return summary.costedTurns === summary.turns
+  return summary.costedRequests === summary.requests
     ? total
-    : `${total} (${summary.costedTurns} of ${summary.turns} turns report a cost; the rest have no price)`;
+    : `${total} (${summary.costedRequests} of ${summary.requests} requests report a cost; the rest have no price)`;
 }
 
 /**

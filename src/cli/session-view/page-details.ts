@@ -123,7 +123,7 @@ function timesLine(turn) {
 function turnDetails(turn) {
   var usage = turn.usage || {};
   return [
-    element("h2", { text: "Turn " + turn.index + " (prompt " + turn.prompt + ")" + (turn.purpose ? " · " + turn.purpose : "") }),
+    element("h2", { text: turn.title + " (prompt " + turn.prompt + ")" + (turn.purpose ? " · " + turn.purpose : "") }),
     element("p", { class: "meta", text: [turn.status, turn.finishReason && "finish: " + turn.finishReason,
       turn.errorType && "error: " + turn.errorType, turn.model].filter(Boolean).join(" · ") }),
     element("p", { class: "meta", text: timesLine(turn) }),

@@ -84,8 +84,8 @@ function renderHeader(root, view) {
   var summary = view.summary;
   var tokens = summary.tokens;
   var counts = toolCallCounts(summary);
-  var costTitle = summary.cost === undefined ? "no turn reports a cost" :
-    summary.costedTurns + " of " + summary.turns + " turns report a cost";
+  var costTitle = summary.cost === undefined ? "no request reports a cost" :
+    summary.costedRequests + " of " + summary.requests + " requests report a cost";
   var status = summary.running ? "running (or stopped mid-turn)" : "idle";
   root.appendChild(element("header", { id: "summary" }, [
     element("h1", { text: "turnloop session " + (summary.sessionId || "(no session.start)") }),
@@ -97,7 +97,8 @@ function renderHeader(root, view) {
     element("dl", { class: "fields" }, [
       field("models", "Models", summary.models.join(", ") || "?"),
       field("prompts", "Prompts", formatNumber(summary.prompts)),
-      field("turns", "Turns", formatNumber(summary.turns)),
+      field("turns", "Turns", formatNumber(summary.turns) +
+        (summary.requests === summary.turns ? "" : " (" + formatNumber(summary.requests) + " requests)")),
       field("tool-calls", "Tool calls", formatNumber(counts.total)),
       field("tokens-in", "Tokens in", formatNumber(tokens.input)),
       field("tokens-out", "Tokens out", formatNumber(tokens.output)),

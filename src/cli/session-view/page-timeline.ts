@@ -116,7 +116,7 @@ function turnRow(turn, scale) {
     element("div", { class: "turn-bar", style: "width:" + percent(span, rowScale) }, modelSegments(turn, rowScale)),
   ].concat(turn.tools.map(function (tool) { return toolBar(turn, tool, rowScale, lanes); }),
     turn.marks.map(function (mark) { return markElement(turn.requestAt, mark, rowScale); })));
-  var label = "#" + turn.index + " " + formatDuration(span);
+  var label = "#" + turn.number + (turn.title.indexOf(", attempt") < 0 ? "" : "." + turn.attempt) + " " + formatDuration(span);
   return element("div", { class: "row turn-row", "data-turn": turn.index, "data-status": turn.status,
     "data-purpose": turn.purpose, "data-span-ms": Math.round(span),
     onclick: function () { select({ turn: turn }); } }, [

@@ -104,8 +104,18 @@ export interface ViewUsage {
  * `turn_start` when the request is sent; older logs folded it into the next turn's marks.
  */
 export interface ViewTurn {
-  /** 1-based, in log order. */
+  /** 1-based, in log order: which model request it is. */
   index: number;
+  /**
+   * The turn it is, as the session model numbers it (session-model/types.ts `Turn.number`, the
+   * rule of usage-totals.ts every face counts by): a retry has the number of the attempt it
+   * sends again. A turn without its `turn_start` in the log follows the one before.
+   */
+  number: number;
+  /** 1-based: which request of turn {@link number} it is. */
+  attempt: number;
+  /** How every view titles it: `Turn 3`, or `Turn 3, attempt 2` for a turn sent more than once. */
+  title: string;
   turnId: string;
   /** 1-based index of the prompt the turn belongs to. */
   prompt: number;
@@ -177,14 +187,17 @@ export interface ViewSummary {
   startTime?: string;
   models: string[];
   prompts: number;
+  /** Turns by the rule every face counts by (usage-totals.ts): a retried attempt is not one. */
   turns: number;
+  /** Model requests: every turn's, retried attempts included. */
+  requests: number;
   /** tool name → outcome (`success`, `failed`, `denied`, …) → count. */
   toolCalls: Record<string, Record<string, number>>;
   tokens: Required<ViewUsage>;
-  /** USD total of the turns that report a cost; absent when none does. */
+  /** USD total of the requests that report a cost; absent when none does. */
   cost?: number;
-  /** Turns that report a cost. */
-  costedTurns: number;
+  /** Requests that report a cost. */
+  costedRequests: number;
   /** First to last event (ms). */
   wallMs: number;
   /** Damage the reader skipped, plus repairs that earlier opens recorded in `session.resume`. */

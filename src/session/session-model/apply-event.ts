@@ -3,6 +3,7 @@
 import type { SessionEvent, SessionEventData } from "../../events/events.js";
 import { attachedFileNames } from "../prompt-attachments.js";
 import type { FoldState } from "./fold-state.js";
+import { turnEnd, turnStart, usage } from "./model-requests.js";
 import type { ToolCall } from "./tool-call.js";
 import type { Change, Compaction } from "./types.js";
 
@@ -207,6 +208,8 @@ type MarkEvent = Extract<
 function applyMark(state: FoldState, event: MarkEvent, at: number): Change {
   switch (event.type) {
     case "assistant.retry": {
+      // A retried attempt is no turn of its own (usage-totals.ts): the next request takes its number.
+      state.model.usage.apply(event);
       const { turnId, attempt, errorMessage: message, delayMs, statusCode } = event.data;
       const retry = { turnId, attempt, message, delayMs };
       return state.mark({ kind: "retry", at, ...retry, ...(statusCode ? { statusCode } : {}) });
@@ -261,54 +264,6 @@ function delta(
   return { kind: "message", message, toolCalls: [], abandoned: [] };
 }
 
-/** A model request begins; every request counts in the usage (usage-totals.ts). */
-function turnStart(
-  state: FoldState,
-  event: Extract<SessionEvent, { type: "assistant.turn_start" }>,
-  at: number,
-): Change {
-  state.model.usage.apply(event);
-  const data = event.data;
-  const turn = {
-    turnId: data.turnId,
-    status: "running" as const,
-    startedAt: at,
-    prompt: state.model.prompts.length - 1,
-    ...(data.purpose === undefined ? {} : { purpose: data.purpose }),
-  };
-  state.model.turns.push(turn);
-  state.turnsById.set(turn.turnId, turn);
-  return { kind: "turn", turn, abandoned: [] };
-}
-
-function turnEnd(
-  state: FoldState,
-  event: Extract<SessionEvent, { type: "assistant.turn_end" }>,
-  at: number,
-): Change {
-  state.model.usage.apply(event);
-  const data = event.data;
-  const abandoned = state.calls.abandonAnnounced(at);
-  const turn = state.turnsById.get(data.turnId);
-  if (turn === undefined) {
-    // Its `assistant.turn_start` was lost (a damaged line): the stop it records still stands.
-    if (data.stopReason !== undefined) {
-      state.recordStop(data.stopReason);
-    }
-    return { kind: "turn", turn, abandoned };
-  }
-  turn.status = data.status === "error" ? "failed" : data.status;
-  turn.endedAt = at;
-  if (data.finishReason !== undefined) {
-    turn.finishReason = data.finishReason;
-  }
-  if (data.errorType !== undefined) {
-    turn.errorType = data.errorType;
-  }
-  state.turnEnded(turn, data);
-  return { kind: "turn", turn, abandoned };
-}
-
 function assistantMessage(
   state: FoldState,
   data: SessionEventData["assistant.message"],
@@ -328,14 +283,6 @@ function assistantMessage(
   // The message is the whole reply: a call it does not list will never run.
   const abandoned = state.calls.abandonAnnounced(at);
   return { kind: "message", message, toolCalls, abandoned };
-}
-
-function usage(
-  state: FoldState,
-  event: Extract<SessionEvent, { type: "assistant.usage" }>,
-): Change {
-  state.model.usage.apply(event);
-  return { kind: "usage" };
 }
 
 function applyCompaction(

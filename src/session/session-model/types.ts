@@ -47,6 +47,14 @@ export type PromptStop = StopReason | "error" | "interrupted";
 /** One model request. `failed` stands for the `error` older logs wrote; `interrupted`: its process ended first. */
 export interface Turn {
   turnId: string;
+  /**
+   * The turn it is, 1-based in the session, by the rule every face counts turns by
+   * (usage-totals.ts): a failed attempt sent again is no turn of its own, so the request that
+   * retries it has its number.
+   */
+  number: number;
+  /** 1-based: which request of turn {@link number} it is (2 and on: a retry of the one before). */
+  attempt: number;
   purpose?: TurnPurpose;
   status: "running" | "completed" | "cancelled" | "failed" | "interrupted";
   startedAt: number;

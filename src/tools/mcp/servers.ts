@@ -8,32 +8,12 @@
 import type { AnyTool } from "../define-tool.js";
 import type { McpServerConfig, McpServerConfigs } from "./config.js";
 import { CONNECT_TIMEOUT_MS, McpConnection, type McpServerState } from "./connection.js";
-import { type McpToolNaming, namesToolOf, OfferedTools } from "./tools.js";
+import { type McpToolNaming, namesToolOf, OfferedTools, unavailableServerTool } from "./tools.js";
+
+export { mcpStatusNotice } from "./status-notice.js";
 
 /** How long a prompt waits for a server that is still starting, from the server's start (ms). */
 export const DEFAULT_STARTUP_WAIT_MS = 5_000;
-
-/**
- * The one line every face shows for a server's status change (`session.mcp_server_status_changed`)
- * that needs saying, in the same words on each (README "MCP servers"): a server that failed,
- * `MCP server fs failed: the server exited with exit code 3; its tools are not available`, or one
- * still starting when a prompt's start-up wait is over, `MCP server fs is still starting:
- * initialize got no answer within 5 s; …`. Undefined for any other change. Faces add their own
- * marks: `turnloop: ` on stderr, `⚠ ` in an editor's agent message.
- */
-export function mcpStatusNotice(change: {
-  serverName: string;
-  status: McpServerState;
-  error?: string;
-}): string | undefined {
-  const { serverName, status, error } = change;
-  if (status === "failed") {
-    return `MCP server ${serverName} failed: ${error ?? "unknown error"}; its tools are not available`;
-  }
-  return status === "pending" && error !== undefined
-    ? `MCP server ${serverName} is still starting: ${error}`
-    : undefined;
-}
 
 /**
  * Told once, before a call of a server's tool waits for the server to start: the server, and the
@@ -268,6 +248,19 @@ export class McpServers {
   tools(taken: Iterable<string> = []): AnyTool[] {
     const connected = this.connections.filter((connection) => connection.state === "connected");
     return this.offered.offer(connected, taken);
+  }
+
+  /**
+   * The tool a call of `toolName` names: the one offered, else, for a tool of a server that is not
+   * connected (failed, stopped, still starting), tools.ts {@link unavailableServerTool}, titled as
+   * a live server's tool is (`server: tool`). Undefined when no server's name prefixes it.
+   */
+  toolNamed(toolName: string): AnyTool | undefined {
+    const offered = this.tools().find((tool) => tool.name === toolName);
+    const connection = offered === undefined ? this.serverOf(toolName) : undefined;
+    return connection === undefined || connection.state === "connected"
+      ? offered
+      : unavailableServerTool(connection, toolName, this.options.toolNaming);
   }
 
   /**

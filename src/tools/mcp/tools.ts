@@ -100,6 +100,25 @@ export function namesToolOf(
 }
 
 /**
+ * The tool `toolName` names of `connection`, a server not connected ({@link namesToolOf} says the
+ * name is one of its): the tool it listed before it stopped, else one named by what follows the
+ * server's prefix, with no arguments of its own. Titled as {@link mcpTool} titles every call
+ * (`server: tool`); run, it answers why the server is unavailable.
+ */
+export function unavailableServerTool(
+  connection: McpConnection,
+  toolName: string,
+  naming: McpToolNaming = "turnloop",
+): AnyTool {
+  const listed = connection.tools.find(
+    (tool) => qualifiedToolName(connection.name, tool.name, naming) === toolName,
+  );
+  const prefix = qualifiedToolName(connection.name, "", naming);
+  const name = toolName.startsWith(prefix) ? toolName.slice(prefix.length) : toolName;
+  return mcpTool(connection, listed ?? { name, inputSchema: { type: "object" } }, naming, toolName);
+}
+
+/**
  * `name` made unique among `taken`: `<name>_2`, `<name>_3` … (cut to stay within 64 characters),
  * the first of them not taken. Still a name {@link namesToolOf} gives to the same server.
  */
