@@ -36,7 +36,7 @@ function app() {
 describe("SessionClients.notify with several apps attached", () => {
   it("encodes each event once and sends every app the same bytes", async () => {
     const apps = [app(), app(), app()];
-    const clients = new SessionClients(null);
+    const clients = new SessionClients();
     for (const one of apps) {
       clients.attach(one.connection, {} as SessionConfig);
     }
@@ -79,7 +79,7 @@ describe("SessionClients.notify with several apps attached", () => {
 
   it("sends a delta once encoded to the apps that stream it, none to an app that does not", async () => {
     const [streams, quiet, alsoStreams] = [app(), app(), app()];
-    const clients = new SessionClients(null);
+    const clients = new SessionClients();
     clients.attach(streams.connection, {} as SessionConfig);
     clients.attach(quiet.connection, { streaming: false } as SessionConfig);
     clients.attach(alsoStreams.connection, { streaming: true } as SessionConfig);
@@ -100,7 +100,7 @@ describe("SessionClients.notify with several apps attached", () => {
     /** `sendIdle` to `count` apps; @returns what each received and the reads of the idle's time. */
     const idleTo = async (count: number) => {
       const apps = Array.from({ length: count }, app);
-      const clients = new SessionClients(null);
+      const clients = new SessionClients();
       for (const one of apps) {
         clients.attach(one.connection, {} as SessionConfig);
       }
