@@ -13,7 +13,7 @@ import { stopNote } from "./event-notes.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
 import { promptText } from "./prompt-input.js";
-import { type PromptOutput, promptOutput } from "./prompt-result.js";
+import { type PromptOutput, promptOutput } from "./prompt-output.js";
 import { openPromptSession, sayNotOpened, unknownSession } from "./prompt-session.js";
 import { watchPromptStops } from "./prompt-stops.js";
 import { Spinner } from "./spinner.js";

@@ -240,6 +240,7 @@ describe("output", () => {
     });
     expect(existsSync(join(home, "session-state", String(parsed.session_id), "events.jsonl"))).toBe(
       true,
+      permission_denials: [],
     );
   });
 
