@@ -337,8 +337,8 @@ export class TerminalRenderer {
       case "session.mcp_server_status_changed":
         this.mcpStatus(event.data);
         return;
-      case "session.compaction_complete":
-        this.note(compactionNote(event.data).text);
+      case "session.compaction_complete": // One that compacted nothing: turnloop's own message.
+        this.note(`${event.data.success ? "" : "turnloop: "}${compactionNote(event.data).text}`);
         return;
       case "session.warning":
         this.endLine();

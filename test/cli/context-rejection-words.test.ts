@@ -33,4 +33,17 @@ describe("a server's context-length rejection", () => {
     );
     expect(logged.map((event) => event.data.message)).toEqual([printed.error.message]);
   });
+
+  test("-p text: every line on stderr but the summary is turnloop's own, prefixed, the compaction that found nothing to compact included", async ({
+    cli,
+    model,
+  }) => {
+    model.enqueue({ status: 400, body: { error: { message: SAID } } });
+    const result = await cli(["-p", "hi"]);
+    const lines = result.stderr.trimEnd().split("\n");
+    expect(result.code).toBe(1);
+    expect(lines.slice(0, -1).filter((line) => !line.startsWith("turnloop: "))).toEqual([]);
+    expect(lines[0]).toMatch(/^turnloop: nothing was compacted \(context_limit_retry\): /);
+    expect(lines.at(-1)).toMatch(/^1 turn \(1 failed\) · /);
+  });
 });
