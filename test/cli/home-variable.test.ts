@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect } from "vitest";
+import * as acp from "@agentclientprotocol/sdk";
+import { describe, expect, test as plainTest } from "vitest";
+import { ChildFixture } from "../acp/child-process.js";
 import { test } from "../support/fixtures.js";
 
 // Trial of round 3, session 39: a relative TURNLOOP_HOME was read against the current folder, so
@@ -70,4 +72,23 @@ describe("TURNLOOP_HOME that no store can be kept at", () => {
     expect([result.code, result.stdout]).toEqual([0, "Hello.\n"]);
     expect(existsSync(join(home, "session-state"))).toBe(true);
   });
+});
+
+describe("TURNLOOP_HOME in turnloop acp", () => {
+  const fixture = ChildFixture.forEachTest();
+
+  plainTest(
+    "relative: initialize is answered, session requests fail naming the variable, exit 64 at stdin's close",
+    async () => {
+      const agent = fixture.startAgent({ TURNLOOP_HOME: "relhome" });
+      const message = RELATIVE.replace(/^turnloop: /, "").trimEnd();
+      expect(await agent.sessionStartRefusal()).toEqual({
+        protocolVersion: acp.PROTOCOL_VERSION,
+        newSession: { code: -32603, message: `turnloop cannot start sessions: ${message}` },
+      });
+      expect(fixture.server.requests).toEqual([]);
+      expect(await agent.end()).toBe(64);
+      expect(agent.stderr).toBe(RELATIVE);
+    },
+  );
 });
