@@ -66,6 +66,8 @@ export class CompactionGuard {
   /** A compaction succeeded and no conversation request has been answered since. */
   private compactedSinceReply = false;
   private warned = false;
+  /** The server's words when it rejected this prompt's request for its length (trial 39, F9). */
+  private rejection: string | undefined;
 
   constructor(
     private readonly settings: NamedSettings,
@@ -118,8 +120,10 @@ export class CompactionGuard {
     const sentTokens = fixedTokens + history.meter.messageTokens;
     const result = await send();
     if (result.kind === "failed" && result.failure.errorType === "context_length_exceeded") {
+      this.rejection = result.failure.message;
       if (this.failure !== undefined) {
-        return exhausted(this.settings, Math.min(tokenLimit, sentTokens), this.failure);
+        const window = Math.min(tokenLimit, sentTokens);
+        return exhausted(this.settings, window, this.failure, this.rejection);
       }
       // A server that rejected the request has a smaller window than we believed: at most what we sent.
       const after = await this.compact("context_limit_retry", Math.min(tokenLimit, sentTokens));
@@ -160,7 +164,7 @@ export class CompactionGuard {
     { unanswered: Unanswered; kind: "cancelled" | "failed"; overflow: boolean } | undefined
   > {
     const overflow = (reason: string) => ({
-      unanswered: overflowFailure(this.settings, window, reason),
+      unanswered: overflowFailure(this.settings, window, reason, this.rejection),
       kind: "failed" as const,
       overflow: true,
     });
@@ -191,7 +195,7 @@ export class CompactionGuard {
     return result.ok
       ? undefined
       : {
-          unanswered: exhausted(this.settings, window, result.message),
+          unanswered: exhausted(this.settings, window, result.message, this.rejection),
           kind: "failed",
           overflow: false,
         };
@@ -236,23 +240,58 @@ function latestUserTokens(history: History): number {
 
 /**
  * The window a failure message names, `window` tokens: the configured one, or the smaller one a
- * server's rejection of a request of that size taught (both figures then, each for what it is).
+ * server's rejection of a request of that size taught (both figures then, each for what it is);
+ * the window the server's own words (`rejection`) name instead of that estimate, when they do.
  */
-function windowPhrase(settings: NamedSettings, window: number): string {
+function windowPhrase(settings: NamedSettings, window: number, rejection?: string): string {
   const configured = windowOf(settings);
   const setting = `${namesOf(settings).contextWindow} sets it`;
+  const named = rejection === undefined ? undefined : windowNamed(rejection);
+  if (named !== undefined) {
+    return `${named} tokens as the server says, though ${configured} are configured; ${setting}`;
+  }
   return window < configured
     ? `under about ${window} tokens: the server rejected a request that size, though ${configured} are configured; ${setting}`
     : `${configured} tokens; ${setting}`;
 }
 
+/**
+ * The context window a server's rejection names, in the words of OpenAI's and vLLM's ("maximum
+ * context length is 8192 tokens"), llama.cpp's ("the available context size (8192 tokens)") and
+ * Anthropic's ("209000 tokens > 200000 maximum"); undefined when it names none.
+ */
+function windowNamed(rejection: string): number | undefined {
+  const match =
+    /(?:maximum context length|context (?:window|size|length)) (?:is |of )?\(?(\d+) tokens/i.exec(
+      rejection,
+    ) ?? /tokens > (\d+) maximum/i.exec(rejection);
+  return match?.[1] === undefined ? undefined : Number.parseInt(match[1], 10);
+}
+
+/** `text` with the server's words after it, when a server rejected the request. */
+function withServerWords(text: string, rejection: string | undefined): string {
+  if (rejection === undefined) {
+    return text;
+  }
+  return `${text.endsWith(".") ? text : `${text}.`} The server said: ${rejection}`;
+}
+
 /** The failure of a prompt whose next request would not fit `window` (tokens). */
-function overflowFailure(settings: NamedSettings, window: number, reason: string): Unanswered {
+function overflowFailure(
+  settings: NamedSettings,
+  window: number,
+  reason: string,
+  rejection?: string,
+): Unanswered {
+  const phrase = windowPhrase(settings, window, rejection);
   return {
     kind: "failed",
     failure: {
       errorType: "context_length_exceeded",
-      message: `The context is exhausted: the next request does not fit the context window of ${settings.provider.id} (${windowPhrase(settings, window)}): ${reason}`,
+      message: withServerWords(
+        `The context is exhausted: the next request does not fit the context window of ${settings.provider.id} (${phrase}): ${reason}`,
+        rejection,
+      ),
     },
   };
 }
@@ -303,12 +342,21 @@ function describeView(history: History, fixedTokens: number): string {
   return `the next request would take about ${total} tokens: ${parts.join(", ")}.`;
 }
 
-function exhausted(settings: NamedSettings, window: number, reason: string): Unanswered {
+function exhausted(
+  settings: NamedSettings,
+  window: number,
+  reason: string,
+  rejection: string | undefined,
+): Unanswered {
+  const phrase = windowPhrase(settings, window, rejection);
   return {
     kind: "failed",
     failure: {
       errorType: "context_length_exceeded",
-      message: `The context is exhausted: the conversation no longer fits the context window of ${settings.provider.id} (${windowPhrase(settings, window)}) and compacting it failed: ${reason}`,
+      message: withServerWords(
+        `The context is exhausted: the conversation no longer fits the context window of ${settings.provider.id} (${phrase}) and compacting it failed: ${reason}`,
+        rejection,
+      ),
     },
   };
 }

@@ -63,7 +63,7 @@ const cacheRoot = codeCacheRoot(process.env);
 
 /**
  * `<home>/cache` (absolute; `$TURNLOOP_HOME` resolved as src/session/paths.ts resolves it), or
- * undefined when `TURNLOOP_NO_CODE_CACHE` is set and non-empty.
+ * undefined when `TURNLOOP_NO_CODE_CACHE` is set and non-empty or `TURNLOOP_HOME` is relative.
  */
 function codeCacheRoot(environment: NodeJS.ProcessEnv): string | undefined {
   const off = environment.TURNLOOP_NO_CODE_CACHE;
@@ -71,11 +71,12 @@ function codeCacheRoot(environment: NodeJS.ProcessEnv): string | undefined {
     return undefined;
   }
   const configured = environment.TURNLOOP_HOME;
-  const home =
-    configured !== undefined && configured !== ""
-      ? process.getBuiltinModule("node:path").resolve(configured)
-      : `${process.getBuiltinModule("node:os").homedir()}/.turnloop`;
-  return `${home}/cache`;
+  if (configured === undefined || configured === "") {
+    return `${process.getBuiltinModule("node:os").homedir()}/.turnloop/cache`;
+  }
+  // A relative one is refused (src/cli/home-variable.ts): nothing is written against the cwd.
+  const path = process.getBuiltinModule("node:path");
+  return path.isAbsolute(configured) ? `${path.resolve(configured)}/cache` : undefined;
 }
 
 /**

@@ -13,10 +13,11 @@ import { stopNote } from "./event-notes.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
 import { promptText } from "./prompt-input.js";
-import { type PromptOutput, promptOutput } from "./prompt-result.js";
+import { type PromptOutput, promptOutput } from "./prompt-output.js";
 import { openPromptSession, sayNotOpened, unknownSession } from "./prompt-session.js";
 import { watchPromptStops } from "./prompt-stops.js";
 import { Spinner } from "./spinner.js";
+import { stdinCutWarning } from "./stdin-attachment.js";
 import { terminalPermission } from "./terminal-permission.js";
 import type { RendererOptions } from "./terminal-renderer.js";
 
@@ -231,6 +232,9 @@ async function checkedPrompt(options: PromptOptions, io: PromptIo): Promise<stri
   if (!prompt.ok) {
     io.stderr.write(`turnloop: ${prompt.message}\n`);
     return EXIT.usage;
+  }
+  if (prompt.cut !== undefined) {
+    io.stderr.write(`${stdinCutWarning(prompt.cut)}\n`);
   }
   if (isEmptyPrompt(prompt.text, 0)) {
     // A blank prompt (`-p "$UNSET"`) would pay for a request and store a session for nothing.

@@ -1,9 +1,11 @@
 import { fstatSync, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
-import { ATTACHMENT_OPENINGS } from "../session/prompt-attachments.js";
-import { decodeFileBytes } from "../tools/text-decoding.js";
-
-/** Piped input longer than this is cut (bytes of UTF-8): the head and the tail are kept. */
-export const STDIN_MAX_BYTES = 100 * 1024;
+import {
+  type AttachedPrompt,
+  cutStdinAttachment,
+  STDIN_MAX_BYTES,
+  stdinText,
+  withStdinAttachment,
+} from "./stdin-attachment.js";
 
 /**
  * How long a stdin that a program started us with and left open may stay silent (ms) when the
@@ -223,118 +225,13 @@ function parentOf(pid: number): number {
 }
 
 /**
- * Piped bytes as text, decoded as the `view` tool and `@file` decode files (UTF-8, UTF-16 with a
- * byte order mark, else windows-1252), or a message refusing them when they are not text (NUL
- * bytes, a known binary signature, mostly control characters): binary data would reach the
- * model as mojibake.
- */
-export function stdinText(
-  bytes: Buffer,
-): { ok: true; text: string } | { ok: false; message: string } {
-  const decoded = decodeFileBytes(bytes);
-  if (decoded.kind === "text") {
-    return { ok: true, text: decoded.text };
-  }
-  const type = decoded.mediaType === undefined ? "" : ` (${decoded.mediaType})`;
-  return {
-    ok: false,
-    message: `stdin is binary data${type}, not text; nothing was sent. Pipe text, or name the file in the prompt for the model to view.`,
-  };
-}
-
-/**
- * The prompt with piped text after it as an attachment block. Text past {@link STDIN_MAX_BYTES}
- * keeps its first and last halves, with a note saying how much was cut.
- */
-export function withStdinAttachment(prompt: string, piped: string): string {
-  const bytes = Buffer.byteLength(piped);
-  if (bytes <= STDIN_MAX_BYTES) {
-    return attachmentBlock(prompt, piped, bytes);
-  }
-  const encoded = Buffer.from(piped, "utf8");
-  const half = STDIN_MAX_BYTES / 2;
-  const head = encoded.subarray(0, utf8End(encoded.subarray(0, half)));
-  const tail = encoded.subarray(bytes - half);
-  const kept = tail.subarray(utf8Start(tail));
-  const body = cutBody(
-    head.toString("utf8"),
-    kept.toString("utf8"),
-    bytes,
-    head.length + kept.length,
-  );
-  return attachmentBlock(prompt, body, bytes);
-}
-
-/** The attachment block after `prompt`; `bytes`: how many the piped input had. */
-function attachmentBlock(prompt: string, body: string, bytes: number): string {
-  const ended = body.endsWith("\n") ? body : `${body}\n`;
-  return `${prompt}\n\n${ATTACHMENT_OPENINGS.stdin} bytes="${bytes}">\n${ended}</attachment>`;
-}
-
-/** Head and tail of piped input of `total` bytes, `kept` of them, with the note of the cut. */
-function cutBody(head: string, tail: string, total: number, kept: number): string {
-  return `${head}\n[… ${total - kept} bytes of the piped input cut here; it had ${total} bytes …]\n${tail}`;
-}
-
-/** Where `bytes` end without cutting a UTF-8 sequence: before a last sequence that is cut. */
-function utf8End(bytes: Buffer): number {
-  let lead = bytes.length - 1;
-  while (lead > bytes.length - 4 && lead > 0 && ((bytes[lead] ?? 0) & 0xc0) === 0x80) {
-    lead -= 1;
-  }
-  const first = bytes[lead] ?? 0;
-  const length = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : first >= 0xc0 ? 2 : 1;
-  return lead >= 0 && lead + length > bytes.length ? lead : bytes.length;
-}
-
-/** Where the first whole UTF-8 sequence of `bytes` starts: after at most 3 continuation bytes. */
-function utf8Start(bytes: Buffer): number {
-  let start = 0;
-  while (start < 3 && ((bytes[start] ?? 0) & 0xc0) === 0x80) {
-    start += 1;
-  }
-  return start;
-}
-
-/**
- * The attachment of piped input that {@link readStdin} cut (`tail` not empty): its head and tail
- * decoded as {@link stdinText} decodes (the head tells the encoding; either end may be binary),
- * each cut at a whole character, with the note of how much was cut between them.
- */
-function cutStdinAttachment(
-  prompt: string,
-  { head, tail, total }: StdinBytes,
-): { ok: true; text: string } | { ok: false; message: string } {
-  const utf16 = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff);
-  const headBytes = utf16
-    ? head.subarray(0, head.length - (head.length % 2))
-    : head.subarray(0, utf8End(head));
-  const headText = stdinText(headBytes);
-  if (!headText.ok) {
-    return headText;
-  }
-  const tailBytes = tail.subarray(utf16 ? (total - tail.length) % 2 : utf8Start(tail));
-  const tailText = utf16
-    ? {
-        ok: true as const,
-        text: new TextDecoder(head[0] === 0xff ? "utf-16le" : "utf-16be").decode(tailBytes),
-      }
-    : stdinText(tailBytes);
-  if (!tailText.ok) {
-    return tailText;
-  }
-  const body = cutBody(headText.text, tailText.text, total, headBytes.length + tailBytes.length);
-  return { ok: true, text: attachmentBlock(prompt, body, total) };
-}
-
-/**
  * The prompt: `-p TEXT`, or stdin for `-p -` (and `-p` without text); piped stdin besides a text
  * prompt is attached to it. A terminal stdin is never read; `stdin` absent: not read.
  */
 export async function promptText(
   prompt: string,
   stdin: (() => NodeJS.ReadableStream) | undefined,
-): Promise<{ ok: true; text: string } | { ok: false; message: string }> {
+): Promise<AttachedPrompt> {
   const kind = stdin === undefined ? "terminal" : stdinKind();
   const fromStdin = prompt === "-";
   if (kind === "terminal" || stdin === undefined) {
@@ -365,10 +262,9 @@ export async function promptText(
       ? { ok: false, message: "-p - reads the prompt from stdin, but stdin was empty" }
       : { ok: true, text: piped.trimEnd() };
   }
-  return {
-    ok: true,
-    text: piped === undefined || piped.trim() === "" ? prompt : withStdinAttachment(prompt, piped),
-  };
+  return piped === undefined || piped.trim() === ""
+    ? { ok: true, text: prompt }
+    : withStdinAttachment(prompt, piped);
 }
 
 /**

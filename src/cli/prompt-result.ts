@@ -1,19 +1,15 @@
 import type { PromptOutcome } from "../agent/loop.js";
-import { terminalText, USER_CANCEL_REASON } from "../events/errors.js";
 import type { SessionEvent, StopReason } from "../events/events.js";
 import type { Session } from "../session/session.js";
 import { UsageTotals } from "../session/usage-totals.js";
-import type { PromptOptions } from "./arguments.js";
-import { abortNote, failedForNow, failedPromptNote } from "./event-notes.js";
-import type { PromptIo } from "./prompt-command.js";
-import { type RendererOptions, TerminalRenderer } from "./terminal-renderer.js";
+import { type PermissionDenial, PermissionDenials } from "./permission-denials.js";
 
 /**
  * The one object `--output-format json` prints, and the last line of `stream-json`: the shape
  * scripts written for `claude -p --output-format json` read (`type: "result"`, `subtype`,
  * `is_error`, `result`, `session_id`, `num_turns`, `duration_ms`, `usage` with Anthropic-style
- * token names, `total_cost_usd`), plus `stop_reason` (ACP's), on error `error`, and on a cancel
- * `cancel_reason`.
+ * token names, `total_cost_usd`, `permission_denials`), plus `stop_reason` (ACP's), on error
+ * `error`, and on a cancel `cancel_reason`.
  */
 export interface PromptResult {
   type: "result";
@@ -51,6 +47,12 @@ export interface PromptResult {
   };
   /** USD, present when every request that reported usage had a cost. */
   total_cost_usd?: number;
+  /**
+   * The prompt's refused tool calls, in order (Claude Code's field and entry shape): empty when
+   * none was. A refused call does not change `subtype` or the exit code (the model heard why and
+   * went on), so a job that must not pass with refused calls tests this list.
+   */
+  permission_denials: PermissionDenial[];
   error?: { type: string; message: string };
   /**
    * Who stopped a cancelled prompt, in the log's words (its `abort` event's reason): `cancelled
@@ -67,6 +69,8 @@ export interface PromptResult {
 export class PromptResultCollector {
   /** The prompt's requests, tokens and cost. */
   readonly totals = new UsageTotals();
+  /** The prompt's refused calls: the result's `permission_denials`, the summary line's count. */
+  readonly denials = new PermissionDenials();
   private lastText = "";
   /** Whether the last reply was a whole answer: no tool requests, not cut short. */
   private answered = false;
@@ -74,6 +78,7 @@ export class PromptResultCollector {
 
   readonly handle = (event: SessionEvent): void => {
     this.totals.apply(event);
+    this.denials.handle(event);
     switch (event.type) {
       case "assistant.message":
         this.lastText = event.data.content;
@@ -130,6 +135,7 @@ export class PromptResultCollector {
       duration_ms: Math.round(durationMs),
       usage: resultUsage(totals),
       ...(totals.costComplete ? { total_cost_usd: totals.cost } : {}),
+      permission_denials: this.denials.list,
       ...(failed
         ? { error: { type: outcome.error.errorType, message: outcome.error.message } }
         : {}),
@@ -255,115 +261,4 @@ export function streamJsonLines(
       held = undefined;
     },
   };
-}
-
-/**
- * Where the events of a `-p` prompt go, by `--output-format` and `--quiet`: text on stdout and
- * progress on stderr; json's one result object, or stream-json's event lines, on stdout, and on
- * stderr what `--quiet` leaves there (refused and failed calls, how a prompt that did not answer
- * ended).
- */
-export interface PromptOutput {
-  unsubscribe: () => void;
-  /** Called once with the outcome: summary line, result object, or the quiet answer. */
-  finish(outcome: PromptOutcome, elapsedMs: number): void;
-}
-
-export function promptOutput(
-  options: PromptOptions,
-  io: PromptIo,
-  session: Session,
-  terminal: Pick<RendererOptions, "markdown" | "spinner">,
-): PromptOutput {
-  const collector = new PromptResultCollector();
-  const renderer = promptRenderer(options, io, terminal);
-  const printJson = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
-  const format = options.outputFormat;
-  const lines = format === "stream-json" ? streamJsonLines(session, printJson) : undefined;
-  // stream-json's stderr says what --quiet's and json's say (README, "JSON output").
-  const show = (event: SessionEvent) => {
-    lines?.show(event);
-    renderer.handle(event);
-  };
-  let errorShown = false; // One the log could not take (its last write failed) is no event.
-  const unsubscribe = session.subscribe((event) => {
-    errorShown ||= event.type === "session.error";
-    collector.handle(event);
-    show(event);
-  });
-  const endingLine = (outcome: PromptOutcome) =>
-    writeEndingLine(io, outcome, session, collector.cancelReason);
-  const finish = (outcome: PromptOutcome, elapsedMs: number) => {
-    const saved = session.unsavedLog() === undefined;
-    const result = collector.result(outcome, saved ? session.id : null, elapsedMs);
-    lines?.end();
-    if (format === "json" || format === "stream-json") {
-      printJson(result);
-      endingLine(outcome);
-    } else if (options.quiet) {
-      if (endingLine(outcome) && !collector.answeredDespite(outcome)) {
-        return;
-      }
-      // On a terminal without its control sequences; to a pipe or a file as the model sent it.
-      const text =
-        io.stdoutIsTerminal === true ? terminalText(collector.finalText) : collector.finalText;
-      io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
-    } else {
-      if ("error" in outcome && !collector.answeredDespite(outcome)) {
-        renderer.unanswered(); // Also when the log could not take the error's event.
-      }
-      renderer.flush();
-      if ("error" in outcome && !errorShown) {
-        io.stderr.write(`turnloop: ${outcome.error.message}\n`);
-      }
-      const sessionId = saved ? session.id : undefined;
-      if (sessionId !== undefined && failedForNow(outcome)) {
-        io.stderr.write(`turnloop: ${failedPromptNote({ kind: "prompt", sessionId })}\n`);
-      }
-      io.stderr.write(`${renderer.summary(collector.totals, elapsedMs, sessionId)}\n`);
-    }
-  };
-  return { unsubscribe, finish };
-}
-
-/** Text: the answer on stdout, progress on stderr; --verbose: every reply on stdout; --quiet and
- * json (its one result object has no room for more): on stderr what the user must act on. */
-function promptRenderer(
-  options: PromptOptions,
-  io: PromptIo,
-  terminal: Pick<RendererOptions, "markdown" | "spinner">,
-): TerminalRenderer {
-  const color = io.interactive && io.env.NO_COLOR === undefined;
-  return new TerminalRenderer(io.stdout, io.stderr, color, {
-    ...terminal,
-    verbose: options.verbose,
-    allReplies: options.verbose,
-    stdoutIsTerminal: io.stdoutIsTerminal === true,
-    failuresOnly: options.quiet || options.outputFormat !== "text",
-  });
-}
-
-/** --quiet, json and stream-json: how the prompt ended, when it did not answer, on stderr (a
- * failed prompt kept in the saved session: how to try it again).
- * @returns true when it failed. */
-function writeEndingLine(
-  io: PromptIo,
-  outcome: PromptOutcome,
-  session: Pick<Session, "id" | "unsavedLog">,
-  cancelReason: string | undefined,
-): boolean {
-  const sessionId = session.id;
-  if ("error" in outcome) {
-    io.stderr.write(`turnloop: ${outcome.error.message}\n`);
-    if (session.unsavedLog() === undefined && failedForNow(outcome)) {
-      io.stderr.write(`turnloop: ${failedPromptNote({ kind: "prompt", sessionId })}\n`);
-    }
-    return true;
-  }
-  if (outcome.stopReason === "cancelled") {
-    // The session id is what the user needs to go on (the summary line names it otherwise).
-    const cancelled = abortNote(cancelReason ?? USER_CANCEL_REASON);
-    io.stderr.write(`turnloop: ${cancelled}; resume with --resume ${sessionId}\n`);
-  }
-  return false;
 }

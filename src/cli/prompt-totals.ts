@@ -1,17 +1,27 @@
 import { costText, turnDetails, type UsageTotals } from "../session/usage-totals.js";
 
+/** What `-p`'s closing summary line is made of. */
+export interface SummaryParts {
+  /** The prompt's turns, tokens and cost. */
+  totals: UsageTotals;
+  /** Wall time of the prompt, ms. */
+  elapsedMs: number;
+  /** The session to resume; undefined when its store refused it. */
+  sessionId: string | undefined;
+  /** Tool calls refused in the prompt (the JSON result's `permission_denials`). */
+  refusedCalls: number;
+}
+
 /**
  * `-p`'s closing summary line: the prompt's turns (the model requests it kept, with the retries
- * said apart, by the rule `/usage` and the JSON result count them: usage-totals.ts), tokens, cost
- * (when a price is known), time and session id, on one line: `2 turns (1 failed) · 1 retry · 30
- * in / 15 out tokens · $0.0028 · 1.2 s · session <id>`. `sessionId` undefined: "session not saved" (its store refused it, so no id to
+ * said apart, by the rule `/usage` and the JSON result count them: usage-totals.ts), the refused
+ * calls when there were any, tokens, cost (when a price is known), time and session id, on one
+ * line: `2 turns (1 failed) · 1 retry · 2 calls refused · 30 in / 15 out tokens · $0.0028 · 1.2 s
+ * · session <id>`. `sessionId` undefined: "session not saved" (its store refused it, so no id to
  * resume).
  */
-export function summaryLine(
-  totals: UsageTotals,
-  elapsedMs: number,
-  sessionId: string | undefined,
-): string {
+export function summaryLine(parts: SummaryParts): string {
+  const { totals, elapsedMs, sessionId, refusedCalls } = parts;
   const { turns: count, inputTokens, outputTokens } = totals;
   const tokens =
     inputTokens === undefined && outputTokens === undefined
@@ -21,6 +31,7 @@ export function summaryLine(
   const cost = costText(totals);
   return [
     turns,
+    ...(refusedCalls === 0 ? [] : [`${refusedCalls} call${refusedCalls === 1 ? "" : "s"} refused`]),
     tokens,
     ...(cost === undefined ? [] : [cost]),
     `${(elapsedMs / 1000).toFixed(1)} s`,

@@ -13,6 +13,7 @@ import {
   UsageError,
   usageOf,
 } from "./arguments.js";
+import { homeVariableProblem } from "./home-variable.js";
 import { numericVariableProblem } from "./numeric-settings.js";
 
 // The AI SDK prints warnings with console.warn; stdout and stderr belong to us.
@@ -39,6 +40,14 @@ export async function runCommand(argv: readonly string[], version: string): Prom
   const variable = numericVariableProblem(process.env, command.kind);
   if (variable !== undefined && command.kind !== "acp") {
     process.stderr.write(`turnloop: ${variable.message}\n`);
+    return 64;
+  }
+  // So is a TURNLOOP_HOME no store can be kept at (home-variable.ts), for every command that
+  // reads or writes one; `acp` reports it on every session request too.
+  const unread = command.kind === "help" || command.kind === "version" || command.kind === "acp";
+  const home = unread ? undefined : homeVariableProblem(process.env);
+  if (home !== undefined) {
+    process.stderr.write(`turnloop: ${home}\n`);
     return 64;
   }
   switch (command.kind) {
@@ -78,7 +87,16 @@ async function runFace(command: FaceCommand): Promise<number> {
       : command.kind === "interactive"
         ? process.stdout
         : undefined;
-  const configuring = configure(command.options, askOn, opensOtherFolders(command));
+  // acp's TURNLOOP_HOME is checked here (the other faces' in runCommand): before its config
+  // files are read, which a home that is a file fails too.
+  const home = command.kind === "acp" ? homeVariableProblem(process.env) : undefined;
+  if (home !== undefined) {
+    process.stderr.write(`turnloop: ${home}\n`);
+  }
+  const configuring =
+    home === undefined
+      ? configure(command.options, askOn, opensOtherFolders(command))
+      : Promise.resolve({ ok: false as const, message: home });
   // Handled below, after the module loads; a rejection meanwhile must not count as unhandled.
   configuring.catch(() => undefined);
   if (command.kind === "acp") {
@@ -91,8 +109,8 @@ async function runFace(command: FaceCommand): Promise<number> {
 
 /**
  * `turnloop acp`: stdin's first line is read beside the run config, and a valid `initialize` is
- * answered before the ACP SDK loads (src/acp/start.ts). A bad config, or a numeric variable out of
- * its range (NUMERIC_VARIABLES), still serves the protocol: an editor shows only "agent crashed"
+ * answered before the ACP SDK loads (src/acp/start.ts). A bad config, a numeric variable out of
+ * its range (NUMERIC_VARIABLES) or an unusable TURNLOOP_HOME still serves the protocol: an editor shows only "agent crashed"
  * for an agent that exits before `initialize`.
  */
 async function runAcpFace(configuring: ReturnType<typeof configure>): Promise<number> {

@@ -2,11 +2,10 @@ import { retryNote, terminalText, warningLine } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import { SessionFold } from "../session/session-model/session-model.js";
-import type { UsageTotals } from "../session/usage-totals.js";
 import { mcpStatusNotice } from "../tools/mcp/servers.js";
 import { abortNote, alwaysRuleNote, compactionNote } from "./event-notes.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
-import { summaryLine } from "./prompt-totals.js";
+import { type SummaryParts, summaryLine } from "./prompt-totals.js";
 import type { TextSink } from "./spinner.js";
 import type { NoticeEvent, RendererOptions } from "./terminal-renderer-options.js";
 import { toolLines } from "./tool-line.js";
@@ -150,8 +149,8 @@ export class TerminalRenderer {
   }
 
   /** The closing line on stderr (dim): {@link summaryLine} of the prompt's `totals`. */
-  summary(totals: UsageTotals, elapsedMs: number, sessionId: string | undefined): string {
-    return this.paint("2", summaryLine(totals, elapsedMs, sessionId));
+  summary(parts: SummaryParts): string {
+    return this.paint("2", summaryLine(parts));
   }
 
   /** Writes the answer held for the end of the prompt, if any, and ends the line. */
@@ -338,8 +337,8 @@ export class TerminalRenderer {
       case "session.mcp_server_status_changed":
         this.mcpStatus(event.data);
         return;
-      case "session.compaction_complete":
-        this.note(compactionNote(event.data).text);
+      case "session.compaction_complete": // One that compacted nothing: turnloop's own message.
+        this.note(`${event.data.success ? "" : "turnloop: "}${compactionNote(event.data).text}`);
         return;
       case "session.warning":
         this.endLine();

@@ -3,7 +3,7 @@
  * retried) and the retry policy that acts on it (case 18); failure-words.ts says it in words.
  */
 
-import { APICallError, LoadAPIKeyError } from "@ai-sdk/provider";
+import { APICallError, JSONParseError, LoadAPIKeyError } from "@ai-sdk/provider";
 import type { ErrorType } from "../events/events.js";
 import {
   boundedMessage,
@@ -55,10 +55,13 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
   }
   const malformed = malformedEvent(error);
   if (malformed !== undefined) {
+    // An event that is not JSON was torn or garbled on its way (a proxy): a network failure, as a
+    // stream that broke off is, sent again; JSON of another wire's shape would come again.
+    const torn = JSONParseError.isInstance(error);
     return {
-      errorType: "malformed_response",
+      errorType: torn ? "network" : "malformed_response",
       message: boundedMessage(malformed),
-      retryable: false,
+      retryable: torn,
     };
   }
   if (LoadAPIKeyError.isInstance(error)) {

@@ -48,7 +48,8 @@ export function validateSessionId(sessionId: string): string {
 
 /**
  * The turnloop home directory, absolute: `$TURNLOOP_HOME` when set and non-empty (resolved against
- * the current directory), else `~/.turnloop`.
+ * the current directory; the CLI refuses a relative one before a face runs: cli/home-variable.ts),
+ * else `~/.turnloop`.
  */
 export function turnloopHome(environment: NodeJS.ProcessEnv = process.env): string {
   const configured = environment.TURNLOOP_HOME;

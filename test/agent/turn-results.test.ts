@@ -100,7 +100,7 @@ describe("a turn whose tool results alone overflow the window (issue 27, item 1)
     const errors = ofType(events, "session.error");
     expect(errors.map((event) => event.data.errorType)).toEqual(["context_length_exceeded"]);
     expect(errors[0]?.data.message).toMatch(
-      /^The context is exhausted: .* the 40 tool results of the latest turn about \d+/,
+      /^The context is exhausted: .* the 40 tool results of the latest turn about \d+.* The server said: HTTP 400: This model's maximum context length is 32000 tokens\./,
     );
     expect(ofType(events, "assistant.turn_start")).toHaveLength(requests.length);
     const logBytes = (await stat(eventsPath(harness.home, harness.session.id))).size;
@@ -176,7 +176,7 @@ describe("a turn whose tool results alone overflow the window (issue 27, item 1)
     const errors = ofType(events, "session.error");
     expect(errors.map((event) => event.data.errorType)).toEqual(["context_length_exceeded"]);
     expect(errors[0]?.data.message).toMatch(
-      /^The context is exhausted: the next request does not fit the context window of openai-compatible:fake-model \(under about \d+ tokens: the server rejected a request that size, though 32000 are configured; --context-window or TURNLOOP_CONTEXT_WINDOW sets it\): it was compacted once in this prompt and the model has not answered since; the next request would take about \d+ tokens: .*the 40 tool results of the latest turn about \d+/,
+      /^The context is exhausted: the next request does not fit the context window of openai-compatible:fake-model \(8000 tokens as the server says, though 32000 are configured; --context-window or TURNLOOP_CONTEXT_WINDOW sets it\): it was compacted once in this prompt and the model has not answered since; the next request would take about \d+ tokens: .*the 40 tool results of the latest turn about \d+.* The server said: HTTP 400: This model's maximum context length is 8000 tokens\./,
     );
   });
 

@@ -184,6 +184,7 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
       num_turns: 0,
       duration_ms: 0,
       usage: {},
+      permission_denials: [],
       error: {
         type: "storage",
         message: expect.stringMatching(

@@ -64,6 +64,9 @@ describe("an untrusted project's permissions", () => {
         stop_reason: "end_turn",
         num_turns: 2,
         usage: { input_tokens: 20, output_tokens: 10, cache_read_input_tokens: 0 },
+        permission_denials: [
+          { tool_name: "bash", tool_use_id: "call_1", tool_input: { command: "touch pwned" } },
+        ],
       });
     },
   );

@@ -59,6 +59,7 @@ describe("a prompt beyond the model's context window", () => {
       num_turns: 0,
       duration_ms: 0,
       usage: {},
+      permission_denials: [],
       error: { type: "context_length_exceeded", message: "" },
     });
     expect(`turnloop: ${error.message}\n`).toMatch(REFUSAL);

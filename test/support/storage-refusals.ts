@@ -44,6 +44,7 @@ export function unsavedResult(message: unknown): Record<string, unknown> {
     num_turns: 0,
     duration_ms: 0,
     usage: {},
+    permission_denials: [],
     error: { type: "storage", message },
   };
 }

@@ -1,0 +1,162 @@
+import type { PromptOutcome } from "../agent/loop.js";
+import { terminalText, USER_CANCEL_REASON } from "../events/errors.js";
+import type { SessionEvent } from "../events/events.js";
+import type { Session } from "../session/session.js";
+import type { PromptOptions } from "./arguments.js";
+import { abortNote, failedForNow, failedPromptNote } from "./event-notes.js";
+import type { PromptIo } from "./prompt-command.js";
+import { PromptResultCollector, streamJsonLines } from "./prompt-result.js";
+import { type RendererOptions, TerminalRenderer } from "./terminal-renderer.js";
+
+/**
+ * Where the events of a `-p` prompt go, by `--output-format`, `--quiet` and `--verbose`: text on
+ * stdout and progress on stderr; json's one result object, or stream-json's event lines, on
+ * stdout, and on stderr what `--quiet` leaves there (refused and failed calls, how a prompt that
+ * did not answer ended), or with `--verbose` the text mode's stderr (README, "JSON output").
+ */
+export interface PromptOutput {
+  unsubscribe: () => void;
+  /** Called once with the outcome: summary line, result object, or the quiet answer. */
+  finish(outcome: PromptOutcome, elapsedMs: number): void;
+}
+
+export function promptOutput(
+  options: PromptOptions,
+  io: PromptIo,
+  session: Session,
+  terminal: Pick<RendererOptions, "markdown" | "spinner">,
+): PromptOutput {
+  const collector = new PromptResultCollector();
+  const renderer = promptRenderer(options, io, terminal);
+  const printJson = (value: unknown) => io.stdout.write(`${JSON.stringify(value)}\n`);
+  const format = options.outputFormat;
+  const lines = format === "stream-json" ? streamJsonLines(session, printJson) : undefined;
+  // stream-json's stderr says what --quiet's and json's say (README, "JSON output").
+  const show = (event: SessionEvent) => {
+    lines?.show(event);
+    renderer.handle(event);
+  };
+  let errorShown = false; // One the log could not take (its last write failed) is no event.
+  const unsubscribe = session.subscribe((event) => {
+    errorShown ||= event.type === "session.error";
+    collector.handle(event);
+    show(event);
+  });
+  const textEnding = (outcome: PromptOutcome, elapsedMs: number) =>
+    writeTextEnding({ io, outcome, elapsedMs, session, collector, renderer, errorShown });
+  const finish = (outcome: PromptOutcome, elapsedMs: number) => {
+    const saved = session.unsavedLog() === undefined;
+    const result = collector.result(outcome, saved ? session.id : null, elapsedMs);
+    lines?.end();
+    if (format === "json" || format === "stream-json") {
+      printJson(result);
+      if (options.verbose) {
+        textEnding(outcome, elapsedMs);
+      } else {
+        writeEndingLine(io, outcome, session, collector.cancelReason);
+      }
+    } else if (options.quiet) {
+      if (
+        writeEndingLine(io, outcome, session, collector.cancelReason) &&
+        !collector.answeredDespite(outcome)
+      ) {
+        return;
+      }
+      // On a terminal without its control sequences; to a pipe or a file as the model sent it.
+      const text =
+        io.stdoutIsTerminal === true ? terminalText(collector.finalText) : collector.finalText;
+      io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
+    } else {
+      textEnding(outcome, elapsedMs);
+    }
+  };
+  return { unsubscribe, finish };
+}
+
+/** What the text mode's ending writes: its answer (text mode only), error, hint and summary. */
+interface TextEnding {
+  io: PromptIo;
+  outcome: PromptOutcome;
+  elapsedMs: number;
+  session: Pick<Session, "id" | "unsavedLog">;
+  collector: PromptResultCollector;
+  renderer: TerminalRenderer;
+  /** Whether the renderer already showed the prompt's error (its `session.error` was logged). */
+  errorShown: boolean;
+}
+
+/**
+ * The text mode's ending: the answer on the renderer's stdout, then on stderr the error when
+ * no event showed it, how to try a failed prompt again, and the summary line.
+ */
+function writeTextEnding(ending: TextEnding): void {
+  const { io, outcome, session, collector, renderer } = ending;
+  if ("error" in outcome && !collector.answeredDespite(outcome)) {
+    renderer.unanswered(); // Also when the log could not take the error's event.
+  }
+  renderer.flush();
+  if ("error" in outcome && !ending.errorShown) {
+    io.stderr.write(`turnloop: ${outcome.error.message}\n`);
+  }
+  const sessionId = session.unsavedLog() === undefined ? session.id : undefined;
+  if (sessionId !== undefined && failedForNow(outcome)) {
+    io.stderr.write(`turnloop: ${failedPromptNote({ kind: "prompt", sessionId })}\n`);
+  }
+  const summary = renderer.summary({
+    totals: collector.totals,
+    elapsedMs: ending.elapsedMs,
+    sessionId,
+    refusedCalls: collector.denials.list.length,
+  });
+  io.stderr.write(`${summary}\n`);
+}
+
+/** Where json's and stream-json's renderer would print an answer: nowhere (stdout is theirs). */
+const NO_ANSWER_SINK = { write: () => true };
+
+/**
+ * Text: the answer on stdout, progress on stderr; --verbose: every reply on stdout; --quiet and
+ * json (its one result object has no room for more): on stderr what the user must act on; json
+ * and stream-json with --verbose: the text mode's stderr (tool lines, narration, summary), stdout
+ * left to the JSON.
+ */
+function promptRenderer(
+  options: PromptOptions,
+  io: PromptIo,
+  terminal: Pick<RendererOptions, "markdown" | "spinner">,
+): TerminalRenderer {
+  const color = io.interactive && io.env.NO_COLOR === undefined;
+  const text = options.outputFormat === "text";
+  return new TerminalRenderer(text ? io.stdout : NO_ANSWER_SINK, io.stderr, color, {
+    ...terminal,
+    verbose: options.verbose,
+    allReplies: options.verbose && text,
+    stdoutIsTerminal: text && io.stdoutIsTerminal === true,
+    failuresOnly: options.quiet || (!text && !options.verbose),
+  });
+}
+
+/** --quiet, json and stream-json: how the prompt ended, when it did not answer, on stderr (a
+ * failed prompt kept in the saved session: how to try it again).
+ * @returns true when it failed. */
+function writeEndingLine(
+  io: PromptIo,
+  outcome: PromptOutcome,
+  session: Pick<Session, "id" | "unsavedLog">,
+  cancelReason: string | undefined,
+): boolean {
+  const sessionId = session.id;
+  if ("error" in outcome) {
+    io.stderr.write(`turnloop: ${outcome.error.message}\n`);
+    if (session.unsavedLog() === undefined && failedForNow(outcome)) {
+      io.stderr.write(`turnloop: ${failedPromptNote({ kind: "prompt", sessionId })}\n`);
+    }
+    return true;
+  }
+  if (outcome.stopReason === "cancelled") {
+    // The session id is what the user needs to go on (the summary line names it otherwise).
+    const cancelled = abortNote(cancelReason ?? USER_CANCEL_REASON);
+    io.stderr.write(`turnloop: ${cancelled}; resume with --resume ${sessionId}\n`);
+  }
+  return false;
+}

@@ -1,0 +1,156 @@
+import { ATTACHMENT_OPENINGS } from "../session/prompt-attachments.js";
+import { decodeFileBytes } from "../tools/text-decoding.js";
+import type { StdinBytes } from "./prompt-input.js";
+
+/** Piped input longer than this is cut (bytes of UTF-8): the head and the tail are kept. */
+export const STDIN_MAX_BYTES = 100 * 1024;
+
+/** Piped input that was cut: how many bytes it had, and how many of them were sent. */
+export interface StdinCut {
+  total: number;
+  kept: number;
+}
+
+/** A prompt with its piped input attached (`cut` when only its ends were), or why not. */
+export type AttachedPrompt =
+  | { ok: true; text: string; cut?: StdinCut }
+  | { ok: false; message: string };
+
+/**
+ * Piped bytes as text, decoded as the `view` tool and `@file` decode files (UTF-8, UTF-16 with a
+ * byte order mark, else windows-1252), or a message refusing them when they are not text (NUL
+ * bytes, a known binary signature, mostly control characters): binary data would reach the
+ * model as mojibake.
+ */
+export function stdinText(
+  bytes: Buffer,
+): { ok: true; text: string } | { ok: false; message: string } {
+  const decoded = decodeFileBytes(bytes);
+  if (decoded.kind === "text") {
+    return { ok: true, text: decoded.text };
+  }
+  const type = decoded.mediaType === undefined ? "" : ` (${decoded.mediaType})`;
+  return {
+    ok: false,
+    message: `stdin is binary data${type}, not text; nothing was sent. Pipe text, or name the file in the prompt for the model to view.`,
+  };
+}
+
+/**
+ * The prompt with piped text after it as an attachment block. Text past {@link STDIN_MAX_BYTES}
+ * keeps its first and last halves, each cut at a line end ({@link headLines}, {@link tailLines}),
+ * with a note saying how much was cut.
+ */
+export function withStdinAttachment(prompt: string, piped: string): AttachedPrompt {
+  const bytes = Buffer.byteLength(piped);
+  if (bytes <= STDIN_MAX_BYTES) {
+    return { ok: true, text: attachmentBlock(prompt, piped, bytes) };
+  }
+  const encoded = Buffer.from(piped, "utf8");
+  const half = STDIN_MAX_BYTES / 2;
+  const head = headLines(encoded.subarray(0, half));
+  const tail = tailLines(encoded.subarray(bytes - half));
+  const kept = head.length + tail.length;
+  const body = cutBody(head.toString("utf8"), tail.toString("utf8"), bytes, kept);
+  return { ok: true, text: attachmentBlock(prompt, body, bytes), cut: { total: bytes, kept } };
+}
+
+/**
+ * The attachment of piped input that `readStdin` (prompt-input.ts) cut (`tail` not empty): its head and tail
+ * decoded as {@link stdinText} decodes (the head tells the encoding; either end may be binary),
+ * each cut at a line end (a whole character when it holds none), with the note of how much was
+ * cut between them.
+ */
+export function cutStdinAttachment(prompt: string, ends: StdinBytes): AttachedPrompt {
+  const { head, tail, total } = ends;
+  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) {
+    return cutUtf16Attachment(prompt, ends);
+  }
+  // UTF-8 and windows-1252 alike: a byte 0x0a is a line feed, never part of another character.
+  const headBytes = headLines(head);
+  const tailBytes = tailLines(tail);
+  const headText = stdinText(headBytes);
+  const tailText = stdinText(tailBytes);
+  if (!headText.ok || !tailText.ok) {
+    return headText.ok ? tailText : headText;
+  }
+  const kept = headBytes.length + tailBytes.length;
+  const body = cutBody(headText.text, tailText.text, total, kept);
+  return { ok: true, text: attachmentBlock(prompt, body, total), cut: { total, kept } };
+}
+
+/** {@link cutStdinAttachment} of UTF-16 (its byte order mark at the head): cut in code units. */
+function cutUtf16Attachment(prompt: string, { head, tail, total }: StdinBytes): AttachedPrompt {
+  const headBytes = head.subarray(0, head.length - (head.length % 2));
+  const decoded = stdinText(headBytes);
+  if (!decoded.ok) {
+    return decoded;
+  }
+  const tailBytes = tail.subarray((total - tail.length) % 2);
+  const tailText = new TextDecoder(head[0] === 0xff ? "utf-16le" : "utf-16be").decode(tailBytes);
+  const headEnd = decoded.text.lastIndexOf("\n") + 1;
+  const tailStart = tailText.indexOf("\n") + 1;
+  const headKept = headEnd > 0 ? decoded.text.slice(0, headEnd) : decoded.text;
+  const tailKept =
+    tailStart > 0 && tailStart < tailText.length ? tailText.slice(tailStart) : tailText;
+  // Two bytes a code unit: what the line ends left out of the bytes kept.
+  const dropped = 2 * (decoded.text.length - headKept.length + tailText.length - tailKept.length);
+  const kept = headBytes.length + tailBytes.length - dropped;
+  const body = cutBody(headKept, tailKept, total, kept);
+  return { ok: true, text: attachmentBlock(prompt, body, total), cut: { total, kept } };
+}
+
+/**
+ * `turnloop: warning: …` for piped input that was cut: the person who piped it is told, as the
+ * model is by the note in the attachment, that the answer rests on its ends only.
+ */
+export function stdinCutWarning({ total, kept }: StdinCut): string {
+  return `turnloop: warning: stdin had ${total} bytes; only its first and last lines, ${kept} bytes (${STDIN_MAX_BYTES / 2048} KiB at most at each end), were sent: the ${total - kept} bytes between them were cut`;
+}
+
+/** The attachment block after `prompt`; `bytes`: how many the piped input had. */
+function attachmentBlock(prompt: string, body: string, bytes: number): string {
+  const ended = body.endsWith("\n") ? body : `${body}\n`;
+  return `${prompt}\n\n${ATTACHMENT_OPENINGS.stdin} bytes="${bytes}">\n${ended}</attachment>`;
+}
+
+/** Head and tail of piped input of `total` bytes, `kept` of them, with the note of the cut. */
+function cutBody(head: string, tail: string, total: number, kept: number): string {
+  const ended = head.endsWith("\n") ? head : `${head}\n`;
+  return `${ended}[… ${total - kept} bytes of the piped input cut here; it had ${total} bytes …]\n${tail}`;
+}
+
+/** `head` up to its last line feed, so that its last line is whole; without one, a whole character. */
+function headLines(head: Buffer): Buffer {
+  const end = head.lastIndexOf(0x0a);
+  return head.subarray(0, end >= 0 ? end + 1 : utf8End(head));
+}
+
+/**
+ * `tail` after its first line feed, so that its first line is whole; without one before its
+ * last byte (its end is one long line), from its first whole character.
+ */
+function tailLines(tail: Buffer): Buffer {
+  const start = tail.indexOf(0x0a) + 1;
+  return tail.subarray(start > 0 && start < tail.length ? start : utf8Start(tail));
+}
+
+/** Where `bytes` end without cutting a UTF-8 sequence: before a last sequence that is cut. */
+function utf8End(bytes: Buffer): number {
+  let lead = bytes.length - 1;
+  while (lead > bytes.length - 4 && lead > 0 && ((bytes[lead] ?? 0) & 0xc0) === 0x80) {
+    lead -= 1;
+  }
+  const first = bytes[lead] ?? 0;
+  const length = first >= 0xf0 ? 4 : first >= 0xe0 ? 3 : first >= 0xc0 ? 2 : 1;
+  return lead >= 0 && lead + length > bytes.length ? lead : bytes.length;
+}
+
+/** Where the first whole UTF-8 sequence of `bytes` starts: after at most 3 continuation bytes. */
+function utf8Start(bytes: Buffer): number {
+  let start = 0;
+  while (start < 3 && ((bytes[start] ?? 0) & 0xc0) === 0x80) {
+    start += 1;
+  }
+  return start;
+}

@@ -1,0 +1,94 @@
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { describe, expect, test as plainTest } from "vitest";
+import { ChildFixture } from "../acp/child-process.js";
+import { test } from "../support/fixtures.js";
+
+// Trial of round 3, session 39: a relative TURNLOOP_HOME was read against the current folder, so
+// the session logs landed inside the repository (F10); one naming a file was reported as its
+// `config.json` that could not be read, not as the variable (F11). Both are usage errors now,
+// naming the variable, before anything is stored or sent (README, "Environment variables").
+
+test.override({ git: true });
+
+const RELATIVE =
+  'turnloop: TURNLOOP_HOME=relhome is a relative path; give an absolute one (TURNLOOP_HOME="$PWD/relhome" for this folder\'s): read against the current folder, each folder would have a store of its own, and one inside a project would put the session logs among its files\n';
+
+describe("TURNLOOP_HOME that no store can be kept at", () => {
+  test.for([["-p", "hi"], ["-p", "hi", "--output-format", "json"], ["sessions"]])(
+    "relative, %s: exit 64 naming the variable; nothing made in the current folder",
+    async (args, { cli, model, repository }) => {
+      model.enqueue({ text: "Hello." });
+      const result = await cli(args, { env: { TURNLOOP_HOME: "relhome" } });
+      expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        code: 64,
+        stdout: "",
+        stderr: RELATIVE,
+      });
+      expect(existsSync(join(repository, "relhome"))).toBe(false);
+      expect(model.requests).toHaveLength(0);
+    },
+  );
+
+  test("a file, or a path through one: exit 64 naming the variable, not its config.json", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const file = join(repository, "notes.txt");
+    await writeFile(file, "x\n");
+    const results = [];
+    for (const home of [file, join(file, "sub")]) {
+      const result = await cli(["-p", "hi", "--output-format", "json"], {
+        env: { TURNLOOP_HOME: home },
+      });
+      results.push({ code: result.code, stdout: result.stdout, stderr: result.stderr });
+    }
+    expect(results).toEqual([
+      {
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: TURNLOOP_HOME=${file} is not a folder; name a folder (one not there yet is made)\n`,
+      },
+      {
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: TURNLOOP_HOME=${file}/sub is not a folder: a part of its path is a file\n`,
+      },
+    ]);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  test("an absolute folder not there yet is made at the first write, as before", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    model.enqueue({ text: "Hello." });
+    const home = join(repository, "new", "home");
+    const result = await cli(["-p", "hi", "--quiet"], { env: { TURNLOOP_HOME: home } });
+    expect([result.code, result.stdout]).toEqual([0, "Hello.\n"]);
+    expect(existsSync(join(home, "session-state"))).toBe(true);
+  });
+});
+
+describe("TURNLOOP_HOME in turnloop acp", () => {
+  const fixture = ChildFixture.forEachTest();
+
+  plainTest(
+    "relative: initialize is answered, session requests fail naming the variable, exit 64 at stdin's close",
+    async () => {
+      const agent = fixture.startAgent({ TURNLOOP_HOME: "relhome" });
+      const message = RELATIVE.replace(/^turnloop: /, "").trimEnd();
+      expect(await agent.sessionStartRefusal()).toEqual({
+        protocolVersion: acp.PROTOCOL_VERSION,
+        newSession: { code: -32603, message: `turnloop cannot start sessions: ${message}` },
+      });
+      expect(fixture.server.requests).toEqual([]);
+      expect(await agent.end()).toBe(64);
+      expect(agent.stderr).toBe(RELATIVE);
+    },
+  );
+});
