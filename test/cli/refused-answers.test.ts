@@ -31,8 +31,14 @@ import { interactiveTest } from "./interactive-support.js";
 /** A reply too long for what the disk has left: its log line needs 15 blocks. */
 const ANSWER = `${"All good here. ".repeat(4000)}\nThe end of the answer.`;
 
-/** A command whose 40 KB of output the log cannot take in its result's line. */
-const LOUD_COMMAND = "head -c 40000 /dev/zero | tr '\\0' a; echo";
+/**
+ * A command whose 39 KB of output, 8,000 short lines, the log cannot take in its result's line:
+ * its head and tail (15,000 characters each, whole lines) need 8 blocks, all the disk has left
+ * before the session's own files take theirs. (A 40 KB line with one line break at its end was
+ * shown by 12,074 characters, its head alone: 3 blocks, which the log could take or not by how
+ * many blocks the session's other files then held; it failed 2 of about 40 runs.)
+ */
+const LOUD_COMMAND = "seq 1 8000";
 
 /** A reply asking for {@link LOUD_COMMAND}, then the answer after it (never asked for). */
 const LOUD_CALL = {
@@ -156,7 +162,7 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk too full for the model's answer")
       stderr: expect.stringMatching(
         new RegExp(
           // The line says the result is not in the log (trial 39 F3: it said ✓ alone).
-          `^✓ bash head -c 40000 /dev/zero \\| tr '\\\\0' a; echo \\(<ms>\\) — its result is not in the session log: the log could not be written\\n` +
+          `^✓ bash seq 1 8000 \\(<ms>\\) — its result is not in the session log: the log could not be written\\n` +
             `turnloop: ${refusedLog(home)}\\n` +
             `1 turn · 10 in / 5 out tokens · <time> · session ${sessionId}\\n$`,
         ),
