@@ -30,7 +30,7 @@ const PROCESS_SUITES = [
 ];
 
 /**
- * How many test files run at once: one more than the cores (`os.availableParallelism()` + 1), or
+ * How many test files run at once: one per core (`os.availableParallelism()`), or
  * `TURNLOOP_TEST_WORKERS` when set (a whole number ≥ 1), to measure another count on the same
  * machine: `TURNLOOP_TEST_WORKERS=3 npm test`. vitest's own `--maxWorkers` flag does not reach the
  * projects below, which inherit this file's value (vitest 4.1 prefers a project's own;
@@ -39,7 +39,7 @@ const PROCESS_SUITES = [
 function workerCount(): number {
   const asked = process.env.TURNLOOP_TEST_WORKERS;
   if (asked === undefined) {
-    return availableParallelism() + 1;
+    return availableParallelism();
   }
   const count = Number(asked);
   if (!Number.isInteger(count) || count < 1 || asked.trim() !== asked) {
@@ -52,9 +52,9 @@ function workerCount(): number {
 
 export default defineConfig({
   test: {
-    // One worker more than the cores: the files spend much of their time waiting on children,
-    // sockets and PostgreSQL, which a third worker on 2 cores fills (the whole suite on a quiet
-    // machine, 2 then 3 workers: 614 s then 562 s of vitest; bench/notes/suite39.md).
+    // One worker per core: on a clean clone (CI's case: no vitest cache, files run largest first)
+    // a third worker on 2 cores read 644.8 s of vitest against 607.6 s with two, though with the
+    // cache's order (longest first) it read 562 s against 614 (bench/notes/suite39.md).
     maxWorkers: workerCount(),
     // `expect.poll` waits for what a loaded machine may take a while to show (a server's start).
     expect: { poll: { timeout: 10_000 } },
