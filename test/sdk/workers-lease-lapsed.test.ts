@@ -2,7 +2,7 @@
  * A follower's prompt unread when its owner's lease lapses while its process lives on (issue 22):
  * worker A holds a session and is frozen (SIGSTOP), never killed, so that it neither takes what a
  * client of worker B sends nor renews its lease; B's prompt waits in the inbox. Once A's lease
- * lapses (10 s after its last heartbeat; 4 s here, the workers' lease set by the test-only
+ * lapses (10 s after its last heartbeat; 2 s here, the workers' lease set by the test-only
  * `TURNLOOP_TEST_LEASE_MS`, so the wait is shorter), B's owner watch withdraws the prompt and
  * tells its client that A let its lease lapse, not that A's process ended (B cannot know: A
  * lives, frozen); B's next prompt claims the session and runs on B.
@@ -43,5 +43,5 @@ describeWorkers(
       expect(seen.slice(3, 4).map(({ type }) => type)).toEqual(["session.resume"]);
     }, 90_000);
   },
-  { [TEST_LEASE_VARIABLE]: "4000", ...QUICK_OWNER_CHECK },
+  { [TEST_LEASE_VARIABLE]: "2000", ...QUICK_OWNER_CHECK },
 );

@@ -1,6 +1,6 @@
 /**
  * The session-36 trial (P4-2): worker A runs a command for its own client and is frozen (SIGSTOP)
- * past its lease (4 s here, the test-only `TURNLOOP_TEST_LEASE_MS`); worker B's client claims the
+ * past its lease (2 s here, the test-only `TURNLOOP_TEST_LEASE_MS`); worker B's client claims the
  * session, and B stores the open call's interrupted result. Once A wakes (SIGCONT) it finds its
  * lease lost and kills the command; the result it could not append must not reach A's client,
  * since the log holds B's result for the same call: A's client is told only that the lease was
@@ -80,5 +80,5 @@ describeWorkers(
       expect(before.filter((event) => !storedIds.has(event.id))).toEqual([]);
     }, 120_000);
   },
-  { [TEST_LEASE_VARIABLE]: "4000", ...QUICK_OWNER_CHECK },
+  { [TEST_LEASE_VARIABLE]: "2000", ...QUICK_OWNER_CHECK },
 );

@@ -96,7 +96,7 @@ describeWorkers(
       expect(lines()).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^turnloop: ${escapedForRegExp(database)} is unreachable \\(.+\\): the leases of this worker's session are not renewed; retrying every 1000 ms$`,
+            `^turnloop: ${escapedForRegExp(database)} is unreachable \\(.+\\): the leases of this worker's session are not renewed; retrying every 500 ms$`,
           ),
         ),
         `turnloop: ${database} is reachable again: leases renewed`,
@@ -115,7 +115,7 @@ describeWorkers(
       expect(lines()).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^turnloop: ${escapedForRegExp(database)} is unreachable \\(.+\\): this worker can open no session; retrying every 1000 ms$`,
+            `^turnloop: ${escapedForRegExp(database)} is unreachable \\(.+\\): this worker can open no session; retrying every 500 ms$`,
           ),
         ),
         `turnloop: ${database} is reachable again`,
@@ -123,7 +123,7 @@ describeWorkers(
       expect(stderr()).not.toContain("hunter2");
     }, 120_000);
   },
-  { [TEST_LEASE_VARIABLE]: "4000" },
+  { [TEST_LEASE_VARIABLE]: "2000" },
 );
 
 function escapedForRegExp(text: string): string {
