@@ -66,7 +66,9 @@ describe.skipIf(postgresUnavailable !== undefined)(
     });
 
     it("rows stored without a notification reach the subscriber by the poll", async () => {
-      const { database, owner, reader } = await twoWorkers();
+      // The reader polls every 250 ms, not every 2 s (DEFAULT_POLL_MS): what the poll brings is
+      // the same, and the test waits one poll for it.
+      const { database, owner, reader } = await twoWorkers(250);
       const appender = await owner.create("s1");
       const [start] = appendAfter(appender, [sessionStart("s1")], undefined);
       await appender.close();
