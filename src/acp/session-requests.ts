@@ -60,7 +60,7 @@ export class AcpSessionRequests {
     const sessions = [...this.sessions.values(), ...remotes];
     this.sessions.clear();
     this.remotes.clear();
-    // What a session could not store even then (postgres/appender.ts `HeldBackLostError`): stderr.
+    // What a session could not store even then (storage-error.ts `HeldBackLostError`): stderr.
     const sayLost = (error: unknown) => {
       process.stderr.write(`turnloop: ${error instanceof Error ? error.message : String(error)}\n`);
     };

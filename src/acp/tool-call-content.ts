@@ -3,7 +3,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { FileChange, SessionEventData } from "../events/events.js";
 import { commandEnding, type ToolCall } from "../session/session-model/session-model.js";
-import { stateWords } from "../session/session-model/tool-call.js";
+import { NOT_PERSISTED, stateWords } from "../session/session-model/tool-call.js";
 import type { AnyTool } from "../tools/define-tool.js";
 
 type ToolCallContent = acp.ToolCallContent;
@@ -14,9 +14,10 @@ type ToolCallContent = acp.ToolCallContent;
  * editor that released the terminal shows no exit code of its own), else an edit's or a create's whole-file diff (when recorded: not for a file over
  * tools/file-change.ts `MAX_FILE_CHANGE_CHARACTERS`, nor in logs written before), else the output as the session model reads it (a command's
  * output without the `<exited …>` line the model reads, then `exit code N` or `killed by SIGNAL`
- * when it did not exit 0); then the images the tool returned.
+ * when it did not exit 0); then the images the tool returned; last, for a result the session log
+ * refused (the session model's `resultNotPersisted`), a text saying so.
  */
-export function resultContent(
+function resultContent(
   data: SessionEventData["tool.execution_complete"],
   call: ToolCall | undefined,
   terminalId: string | undefined,
@@ -39,7 +40,33 @@ export function resultContent(
       content: { type: "image", data: image.data, mimeType: image.mimeType },
     });
   }
+  if (call?.resultNotPersisted === true) {
+    content.push(textContent(`${NOT_PERSISTED.charAt(0).toUpperCase()}${NOT_PERSISTED.slice(1)}.`));
+  }
   return content;
+}
+
+/**
+ * The `tool_call_update` that ends a call (`call`: the session model's, when known; `terminalId`:
+ * the client terminal its command ran in): {@link resultContent}, {@link rawOutputOf}, and
+ * ACP v1's status, `completed` when the session model says so and the log kept the result, else
+ * `failed` (v1 has no other final status): a result the log refused is lost to the session,
+ * whose resume records the call interrupted, so the client shows what a replay will.
+ */
+export function finishedUpdate(
+  data: SessionEventData["tool.execution_complete"],
+  call: ToolCall | undefined,
+  terminalId: string | undefined,
+): acp.SessionUpdate {
+  const kept = call?.status === "completed" && call.resultNotPersisted !== true;
+  const rawOutput = rawOutputOf(data, call, terminalId);
+  return {
+    sessionUpdate: "tool_call_update",
+    toolCallId: data.toolCallId,
+    status: kept ? "completed" : "failed",
+    content: resultContent(data, call, terminalId),
+    ...(rawOutput === undefined ? {} : { rawOutput }),
+  };
 }
 
 /** A command run in the client's terminal: the terminal, then how it ended when not with 0. */
@@ -91,9 +118,10 @@ function terminalOutput(
  * signal ({@link terminalOutput}), else the result's `error` code; and for a call that did not
  * complete, the session model's words as `outcome` (session-model/tool-call.ts `stateWords`:
  * `failed (exit code 1)`, `timed out after 2 s`, `invalid arguments` …), ACP's `status` being
- * only `completed` or `failed`. Undefined when there is nothing to say.
+ * only `completed` or `failed`; and for a result the log refused, that outcome and
+ * `resultNotPersisted: true`. Undefined when there is nothing to say.
  */
-export function rawOutputOf(
+function rawOutputOf(
   data: SessionEventData["tool.execution_complete"],
   call: ToolCall | undefined,
   terminalId: string | undefined,
@@ -104,6 +132,9 @@ export function rawOutputOf(
       : data.error === undefined
         ? undefined
         : { error: data.error.code };
+  if (call?.resultNotPersisted === true) {
+    return { ...fields, outcome: stateWords(call), resultNotPersisted: true };
+  }
   if (call === undefined || call.status === "completed") {
     return fields;
   }

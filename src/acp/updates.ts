@@ -12,7 +12,7 @@ import type { AnyTool } from "../tools/define-tool.js";
 import { CompactionUpdates } from "./compaction-updates.js";
 import { noticeUpdate, promptEndNotice, recordedNotice } from "./notices.js";
 import { chunk, replayedPrompt, titleFrom } from "./prompt-content.js";
-import { announcedTitle, rawOutputOf, resultContent, textContent } from "./tool-call-content.js";
+import { announcedTitle, finishedUpdate, textContent } from "./tool-call-content.js";
 
 /** How a session's events are being turned into updates. */
 export type MappingMode =
@@ -50,7 +50,8 @@ export interface UpdateMapperOptions {
  * content at `tool.execution_complete` (text; a diff for `edit` / `create`; the terminal when the
  * command ran in a client terminal; the images a tool returned). Whether a call `completed` or
  * `failed` is the session model's one rule (src/session/session-model/tool-call.ts): a command
- * that exited non-zero is `failed`. Message chunks carry the
+ * that exited non-zero is `failed`, and so is a result the log refused (tool-call-content.ts
+ * `finishedUpdate`). Message chunks carry the
  * `messageId` of our `assistant.message`, so live and replayed messages have the same ids.
  */
 export class UpdateMapper {
@@ -379,15 +380,7 @@ export class UpdateMapper {
         rawInput: {},
       });
     }
-    const terminalId = this.terminals.get(data.toolCallId);
-    const rawOutput = rawOutputOf(data, call, terminalId);
-    updates.push({
-      sessionUpdate: "tool_call_update",
-      toolCallId: data.toolCallId,
-      status: call?.status === "completed" ? "completed" : "failed",
-      content: resultContent(data, call, terminalId),
-      ...(rawOutput === undefined ? {} : { rawOutput }),
-    });
+    updates.push(finishedUpdate(data, call, this.terminals.get(data.toolCallId)));
     this.terminals.delete(data.toolCallId);
     return updates;
   }

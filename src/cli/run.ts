@@ -13,7 +13,7 @@ import {
   UsageError,
   usageOf,
 } from "./arguments.js";
-import { homeVariableProblem } from "./home-variable.js";
+import { homeInProjectWarning, homeVariableProblem } from "./home-variable.js";
 import { numericVariableProblem } from "./numeric-settings.js";
 
 // The AI SDK prints warnings with console.warn; stdout and stderr belong to us.
@@ -309,7 +309,13 @@ async function configure(
     process.stderr.write(`turnloop: ${sandbox.error}\n`);
     return { ok: false, message: sandbox.error };
   }
-  const warnings = [...configured.warnings, ...(sandbox === undefined ? [] : [sandbox.warning])];
+  // A TURNLOOP_HOME inside the project: warned of, not refused (home-variable.ts).
+  const home = await homeInProjectWarning(process.env, configured.config.cwd.value);
+  const warnings = [
+    ...configured.warnings,
+    ...(sandbox === undefined ? [] : [sandbox.warning]),
+    ...(home === undefined ? [] : [home]),
+  ];
   await writeWrapped(warnings.map(warningLine), process.stderr);
   return configured;
 }

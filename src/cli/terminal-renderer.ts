@@ -76,7 +76,7 @@ export class TerminalRenderer {
         return;
       case "tool.execution_complete":
         this.toolsSinceText = true;
-        this.toolLine(event.data.toolCallId, event.ephemeral);
+        this.toolLine(event.data.toolCallId);
         return;
       case "tool.execution_partial_result":
         this.liveOutput(event.data.toolCallId);
@@ -354,7 +354,7 @@ export class TerminalRenderer {
     }
   }
 
-  private toolLine(toolCallId: string, unrecorded?: true): void {
+  private toolLine(toolCallId: string): void {
     this.endLine();
     const toolCall = this.fold.toolCall(toolCallId);
     if (toolCall === undefined || drawnAsPlan(toolCall)) {
@@ -364,7 +364,7 @@ export class TerminalRenderer {
     const paint = (code: string, text: string) => this.paint(code, text);
     // Output shown as it came (the plain interactive face) is not shown again under the line.
     const live = this.options.liveOutput?.end(toolCall, paint);
-    const { line, output, note } = toolLines(toolCall, this.options.verbose, paint, unrecorded);
+    const { line, output, note } = toolLines(toolCall, this.options.verbose, paint);
     const rows = [...(live?.rows ?? []), ...(this.options.wrap?.(line) ?? [line])];
     // The note is no output: shown even after output shown as it came.
     const under = [...(live?.shown ? [] : output), ...note];

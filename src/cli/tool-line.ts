@@ -9,7 +9,7 @@
 import { terminalText } from "../events/errors.js";
 import type { JsonObject } from "../events/events.js";
 import type { ToolCall } from "../session/session-model/session-model.js";
-import { outcomeSymbol, stateWords } from "../session/session-model/tool-call.js";
+import { NOT_PERSISTED, outcomeSymbol, stateWords } from "../session/session-model/tool-call.js";
 import { commandStop } from "../tools/bash.js";
 
 /** Characters of a call's arguments a `-p` tool line shows. */
@@ -119,15 +119,14 @@ function cancelledCommand(text: string): { reason: string; output: string } | un
  * arguments, the outcome's detail, the duration without the time the user took to answer a
  * permission question, why it failed), and under it a failed command's output lines, the last
  * {@link FAILED_OUTPUT_LINES} unless `verbose`, each painted by `paint` (an SGR code, the text),
- * and apart, `note`, a completed command's note ({@link ToolOutcome.note}). `unrecorded`: the
- * result reached the face but not the log (its write failed: session-journal.ts), which the line
- * then says, yellow, after its reason.
+ * and apart, `note`, a completed command's note ({@link ToolOutcome.note}). A result that reached
+ * the face but not the log (the session model's `resultNotPersisted`) is said on the line, yellow,
+ * after its reason ({@link NOT_PERSISTED}).
  */
 export function toolLines(
   toolCall: ToolCall,
   verbose: boolean | undefined,
   paint: (code: string, text: string) => string,
-  unrecorded?: true,
 ): { line: string; output: string[]; note: string[] } {
   // Arguments as the call started with them (a call refused before it started has none).
   const callArguments = toolCall.startedAt === undefined ? {} : toolCall.arguments;
@@ -147,7 +146,7 @@ export function toolLines(
   const dim = (row: string) => paint("2", `    ${row}`);
   const notes = outcome.note === undefined ? [] : outcome.note.split("\n");
   return {
-    line: `${mark} ${paint("2", `${call}${detail}${duration}${reason}`)}${unrecorded === undefined ? "" : paint("33", ` ${UNRECORDED}`)}`,
+    line: `${mark} ${paint("2", `${call}${detail}${duration}${reason}`)}${toolCall.resultNotPersisted === true ? paint("33", ` — ${NOT_PERSISTED}`) : ""}`,
     output: [
       ...lines.first.map(dim),
       ...hiddenLinesNote(lines, "more", "--verbose shows all").map(dim),
@@ -157,9 +156,6 @@ export function toolLines(
     note: notes.map((row) => paint("33", `    ${row}`)),
   };
 }
-
-/** What a call's line says when its result could not be written to the session log. */
-const UNRECORDED = "— its result is not in the session log: the log could not be written";
 
 /** Lines added and removed by replacing `before` with `after`, common first and last lines aside. */
 export function changedLines(before: string, after: string): { added: number; removed: number } {

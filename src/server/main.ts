@@ -285,7 +285,7 @@ function watchStarter(context: ServerContext): () => void {
 
 /**
  * Cancels every prompt and closes every session, so every log ends consistently; what a session
- * could not store even then (postgres/appender.ts `HeldBackLostError`) is said on stderr.
+ * could not store even then (storage-error.ts `HeldBackLostError`) is said on stderr.
  */
 async function closeEverything(context: ServerContext): Promise<void> {
   const sayLost = (error: unknown) => process.stderr.write(`turnloop: ${errorMessage(error)}\n`);

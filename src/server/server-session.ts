@@ -362,5 +362,5 @@ export class ServerSession {
     }
   }
 }
-// A failure to close (postgres/appender.ts `HeldBackLostError`), said on stderr.
+// A failure to close (storage-error.ts `HeldBackLostError`), said on stderr.
 const sayOnStderr = (error: unknown) => process.stderr.write(`turnloop: ${errorMessage(error)}\n`);

@@ -15,7 +15,9 @@
  * after the other process's events, its `parentId` pointing at the last of them. Until then it is
  * in no log, so the appender holds it back (`holdsBack`): the session hands it to its clients once
  * a commit stored it, as stored (`storedVersion`), after the other process's events
- * (held-delivery.ts).
+ * (held-delivery.ts). One the store refuses (a full disk) waits for the next commit; a close
+ * that still cannot write it names what is lost (storage-error.ts `HeldBackLostError`), which the
+ * server says on stderr, and gives the lease up all the same.
  */
 
 import { setTimeout as sleep } from "node:timers/promises";
@@ -33,6 +35,7 @@ import {
   SessionLockedError,
   type SessionStore,
 } from "./session-store.js";
+import { HeldBackLostError } from "./storage-error.js";
 
 /**
  * Receives each event another process appended, in order, once each, and an ephemeral
@@ -273,14 +276,24 @@ export class IdleLeaseAppender implements SessionAppender {
     };
   }
 
+  /**
+   * Writes what waits (taking the lease back), stops following and gives the lease up.
+   * @throws HeldBackLostError when what waited could still not be written (a disk still full):
+   * those events are lost, named by type; the lease is given up all the same.
+   */
   async close(): Promise<void> {
     if (this.#closed) {
       return;
     }
     this.#closed = true;
+    let lost: HeldBackLostError | undefined;
     await this.#run(async () => {
       if (this.#pending.length > 0) {
-        await this.#take();
+        await this.#take().catch((error: unknown) => {
+          const types = this.#pending.map((event) => event.type);
+          lost = new HeldBackLostError(this.location, types, error);
+          this.#pending = [];
+        });
       }
       await this.#following?.close();
       this.#following = undefined;
@@ -289,6 +302,9 @@ export class IdleLeaseAppender implements SessionAppender {
       await this.#giveUp?.();
       this.#giveUp = undefined;
     });
+    if (lost !== undefined) {
+      throw lost;
+    }
   }
 
   #run(step: () => Promise<void>): Promise<void> {

@@ -61,6 +61,37 @@ export function rejectAs(location: string, error: unknown): Promise<never> {
 }
 
 /**
+ * Closing the session (its face exiting), the events held back since the store could not write
+ * them (the database unreachable: postgres/appender.ts, tried once more within the retry budget;
+ * a full disk while the idle lease was let go: idle-lease.ts) were tried once more and could
+ * still not be written: they are lost. The message names them and the last try's error; what
+ * was stored before is whole, and a resume goes on from there.
+ */
+export class HeldBackLostError extends Error {
+  override readonly name = "HeldBackLostError";
+
+  constructor(location: string, types: readonly string[], cause: unknown) {
+    const message = errorMessage(cause);
+    const place = `${location.replace(/ \(session [^)]*\)$/, "")}: `;
+    const reason = message.startsWith(place) ? message.slice(place.length) : message;
+    super(
+      `${location} could not be written at exit (${reason}): ${eventCount(types)} held back since then ${types.length === 1 ? "is" : "are"} lost (${listedTypes(types)}); a resume goes on after the last stored event`,
+    );
+  }
+}
+
+/** `1 event`, `3 events`. */
+export function eventCount(types: readonly string[]): string {
+  return types.length === 1 ? "1 event" : `${types.length} events`;
+}
+
+/** Event types in order, the first eight then how many more. */
+export function listedTypes(types: readonly string[]): string {
+  const listed = types.length > 8 ? [...types.slice(0, 8), `${types.length - 8} more`] : types;
+  return listed.join(", ");
+}
+
+/**
  * What a failed store operation says to a user: {@link storageProblem} for a
  * {@link StorageError} (the file or database and the cause), else the error's message.
  */

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test as plainTest } from "vitest";
@@ -71,6 +71,55 @@ describe("TURNLOOP_HOME that no store can be kept at", () => {
     const result = await cli(["-p", "hi", "--quiet"], { env: { TURNLOOP_HOME: home } });
     expect([result.code, result.stdout]).toEqual([0, "Hello.\n"]);
     expect(existsSync(join(home, "session-state"))).toBe(true);
+  });
+});
+
+describe("TURNLOOP_HOME inside the project folder", () => {
+  /** The warning for `home` inside the project `project` (README, "Environment variables"). */
+  const warning = (home: string, project: string) =>
+    `turnloop: warning: TURNLOOP_HOME=${home} is inside the project ${project}: its session logs (prompts, command output, whatever secrets they hold) land among the project's files, where git may commit them; keep it outside the project, or put a .gitignore holding * in it\n`;
+
+  test("-p warns once on stderr, then answers and stores the session there", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const home = join(repository, "sessions-home");
+    model.enqueue({ text: "Hello." });
+    const result = await cli(["-p", "hi", "--quiet"], { env: { TURNLOOP_HOME: home } });
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      code: 0,
+      stdout: "Hello.\n",
+      stderr: warning(home, repository),
+    });
+    expect(existsSync(join(home, "session-state"))).toBe(true);
+  });
+
+  test("from a folder below the project's root too; none once the home ignores itself", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const home = join(repository, ".turnloop-home");
+    const below = join(repository, "src");
+    await mkdir(below);
+    model.enqueue({ text: "One." }, { text: "Two." });
+    const warned = await cli(["-p", "hi", "--quiet"], { env: { TURNLOOP_HOME: home }, cwd: below });
+    await writeFile(join(home, ".gitignore"), "*\n");
+    const quiet = await cli(["-p", "hi", "--quiet"], { env: { TURNLOOP_HOME: home }, cwd: below });
+    expect([warned, quiet].map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))).toEqual([
+      { code: 0, stdout: "One.\n", stderr: warning(home, repository) },
+      { code: 0, stdout: "Two.\n", stderr: "" },
+    ]);
+  });
+
+  test("--version and --help say nothing of it", async ({ cli, repository }) => {
+    const env = { TURNLOOP_HOME: join(repository, "sessions-home") };
+    const results = [await cli(["--version"], { env }), await cli(["--help"], { env })];
+    expect(results.map(({ code, stderr }) => ({ code, stderr }))).toEqual([
+      { code: 0, stderr: "" },
+      { code: 0, stderr: "" },
+    ]);
   });
 });
 

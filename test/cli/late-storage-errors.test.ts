@@ -6,7 +6,7 @@
  */
 
 import { execFileSync } from "node:child_process";
-import { readdir } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { AcpChild } from "../acp/child-process.js";
@@ -122,6 +122,50 @@ describe.runIf(CAN_MOUNT)(needingMount("a session folder made unwritable after t
       if (folder !== "") {
         execFileSync("chattr", ["-i", folder]);
       }
+      child.kill("SIGKILL");
+    }
+  });
+});
+
+describe.runIf(CAN_MOUNT)(needingMount("a disk that fills while a served session is idle"), () => {
+  const disk = useFullDisk(512, false, { TURNLOOP_NO_CODE_CACHE: "1" });
+
+  // Idle, the server lets the session's lease go (session/idle-lease.ts); a change made then is
+  // written when the lease is taken back, and one a full disk refuses waits for the next write.
+  // Still refused when the server stops, it was lost without a word; the stop now names it.
+  test("--headless: a change the full disk refuses is answered; the shutdown says it is lost", async ({
+    environment,
+    repository,
+  }) => {
+    const { child, peer, stderr, exit, sessionId } = await serverSession(
+      environment(disk.env),
+      repository,
+    );
+    try {
+      const lock = join(disk.home, "session-state", sessionId, "lock");
+      const idle = async () => {
+        try {
+          return (JSON.parse(await readFile(lock, "utf8")) as { idle?: boolean }).idle === true;
+        } catch {
+          return false; // being rewritten
+        }
+      };
+      await expect.poll(idle).toBe(true);
+      await disk.fill();
+      const logged = await peer.request("session.log", { sessionId, message: "a note" });
+      expect(logged.error).toBeUndefined();
+      child.stdin.end();
+      const code = await exit;
+      expect({ code, garbage: peer.garbage, stderr: stderr() }).toEqual({
+        code: 0,
+        garbage: "",
+        stderr: expect.stringMatching(
+          new RegExp(
+            `^turnloop: ${disk.home}/session-state/${sessionId}/events\\.jsonl could not be written at exit \\(ENOSPC: no space left on device, write\\): 1 event held back since then is lost \\(session\\.info\\); a resume goes on after the last stored event\\n$`,
+          ),
+        ),
+      });
+    } finally {
       child.kill("SIGKILL");
     }
   });

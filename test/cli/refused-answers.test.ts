@@ -45,6 +45,12 @@ const LOUD_CALL = {
   toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command: LOUD_COMMAND }) }],
 };
 
+/** An ACP update about a tool call. */
+type CallUpdate = Extract<acp.SessionUpdate, { sessionUpdate: "tool_call" | "tool_call_update" }>;
+
+/** What every face says of a call whose result the log refused (trial 39 F3). */
+const UNRECORDED_WORDS = "result is not in the session log: the log could not be written";
+
 /** Blocks left free: the session's small files fit, {@link ANSWER}'s line does not. */
 const FREE_BLOCKS = 8;
 
@@ -188,16 +194,32 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk too full for the model's answer")
           /^The session could not be stored: \/\S+ could not be written \(ENOSPC: no space left on device, write\): the prompt was stopped; every event written before is kept$/,
         ),
       });
-      const statuses = agent
+      const calls = agent
         .updates(sessionId)
-        .flatMap((update: acp.SessionUpdate) =>
-          (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") &&
-          update.status !== undefined &&
-          update.status !== null
-            ? [update.status]
-            : [],
+        .filter(
+          (update: acp.SessionUpdate): update is CallUpdate =>
+            update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update",
         );
-      expect(statuses).toEqual(["pending", "in_progress", "completed"]);
+      const statuses = calls.flatMap((update) => update.status ?? []);
+      expect(statuses).toEqual(["pending", "in_progress", "failed"]);
+      // The result reached the editor, not the log (a resume records the call interrupted): the
+      // update says so, where it said `completed` alone (ACP v1 has no other status to say it).
+      expect(calls.at(-1)).toEqual({
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_1",
+        status: "failed",
+        content: [
+          {
+            type: "content",
+            content: { type: "text", text: expect.stringMatching(/^1\n2\n3\n[\s\S]+\n8000$/) },
+          },
+          {
+            type: "content",
+            content: { type: "text", text: `Its ${UNRECORDED_WORDS}.` },
+          },
+        ],
+        rawOutput: { outcome: "completed", resultNotPersisted: true },
+      });
     } finally {
       await agent.kill();
     }
@@ -278,6 +300,40 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk too full for the model's answer")
       await exit;
     }
   });
+
+  test("--headless: the result the log refused comes marked ephemeral, then session.error", async ({
+    environment,
+    repository,
+    model,
+  }) => {
+    const { child, peer, stderr, exit, prompt } = await serverSession(
+      environment(disk.env),
+      repository,
+      { allowAllTools: true },
+    );
+    try {
+      await disk.leave(FREE_BLOCKS);
+      model.enqueue(LOUD_CALL, { text: "Never asked for." });
+      const lasting = await prompt("go");
+      const complete = lasting.find((event) => event.type === "tool.execution_complete");
+      // Copilot's envelope field for an event not persisted to the session log: an app learns
+      // the result it was told is not kept (a resume records the call interrupted).
+      expect(complete).toMatchObject({
+        data: { toolCallId: "call_1", success: true },
+        ephemeral: true,
+      });
+      expect(lasting.map((event) => event.type).slice(-4)).toEqual([
+        "tool.execution_complete",
+        "session.error",
+        "assistant.idle",
+        "session.idle",
+      ]);
+      expect([peer.garbage, stderr()]).toEqual(["", ""]);
+    } finally {
+      child.stdin.end();
+      await exit;
+    }
+  });
 });
 
 describe.runIf(CAN_MOUNT)(needingMount("a session folder made unwritable mid-turn"), () => {
@@ -340,6 +396,30 @@ describe.runIf(CAN_MOUNT && !tmuxMissing())(
         terminal.type("Say it again");
         await terminal.waitFor(/Hello again\./);
         await terminal.idle();
+        terminal.key("C-d");
+        expect((await terminal.exited()).code).toBe(0);
+      },
+    );
+
+    interactiveTest(
+      "a command's result the log refused: its line says the result is not in the log",
+      async ({ fixture }) => {
+        const terminal = await fixture.openReady(["--allow-all-tools"], {
+          env: disk.env,
+          columns: 200,
+        });
+        await disk.leave(FREE_BLOCKS);
+        fixture.server.enqueue(LOUD_CALL, { text: "Never asked for." });
+        terminal.type("go");
+        await terminal.waitFor(/the prompt was stopped/);
+        await terminal.idle();
+        const rows = terminal.screen(200).split("\n");
+        const line = rows.findIndex((row) => /^\s*✓ bash seq 1 8000\s+\d+\.\ds$/.test(row));
+        // Trial 39 F3 on the screen: the call was drawn ✓ alone, as if its result were kept.
+        expect(rows.slice(line, line + 2).map((row) => row.trim())).toEqual([
+          expect.stringMatching(/^✓ bash seq 1 8000\s+\d+\.\ds$/),
+          `its ${UNRECORDED_WORDS}`,
+        ]);
         terminal.key("C-d");
         expect((await terminal.exited()).code).toBe(0);
       },

@@ -53,4 +53,37 @@ describe.skipIf(!CAN_MOUNT)(needingMount("an idle lease on a full disk"), () => 
       [big.id, start.id],
     ]);
   });
+
+  it("closed while the disk is still full: says which events are lost, and lets the session go", async () => {
+    const store = new FileSessionStore(disk.home);
+    const created = await store.create("shared");
+    const [start, big] = buildEvents([sessionStart("shared"), userMessage("x".repeat(64 * 1024))]);
+    if (start === undefined || big === undefined) {
+      throw new Error("buildEvents made fewer events than given");
+    }
+    created.append(start);
+    await created.close();
+    const { appender } = await openAppender(store, "shared", true);
+    if (!(appender instanceof IdleLeaseAppender)) {
+      throw new Error("openAppender(…, true) gave no IdleLeaseAppender");
+    }
+    await appender.commit();
+    while (appender.held) {
+      await nextTurn();
+    }
+    await disk.leave(4);
+    appender.append(big);
+    await expect(appender.commit()).rejects.toThrow(/ENOSPC/);
+    // The close tries once more, then names what is lost, where it said the bare ENOSPC of the
+    // write, or nothing once its caller went on, and kept the session's lock.
+    await expect(appender.close()).rejects.toThrow(
+      new RegExp(
+        `^${disk.home}/session-state/shared/events\\.jsonl could not be written at exit \\(ENOSPC: no space left on device, write\\): 1 event held back since then is lost \\(user\\.message\\); a resume goes on after the last stored event$`,
+      ),
+    );
+    await disk.free();
+    const reopened = await store.open("shared");
+    await reopened.appender.close();
+    expect(reopened.log.events.map((event) => event.id)).toEqual([start.id]);
+  });
 });

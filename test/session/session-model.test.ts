@@ -246,6 +246,27 @@ describe("session model", () => {
     expect(fold.model.turns.map((turn) => turn.status)).toEqual(["cancelled"]);
   });
 
+  test("a result the log refused (marked ephemeral) is the call's outcome, not persisted", () => {
+    const fold = new SessionFold();
+    const result = (toolCallId: string) => ({
+      type: "tool.execution_complete" as const,
+      data: { toolCallId, toolName: "view", success: true, result: { content: "x" } },
+    });
+    fold.apply(createEnvelope(result("kept"), null));
+    // As session-journal.ts hands on an event the store refused: its envelope, `ephemeral`.
+    fold.apply({ ...createEnvelope(result("refused"), null), ephemeral: true });
+    expect(
+      fold.model.toolCalls.map(({ toolCallId, status, resultNotPersisted }) => ({
+        toolCallId,
+        status,
+        resultNotPersisted,
+      })),
+    ).toEqual([
+      { toolCallId: "kept", status: "completed", resultNotPersisted: undefined },
+      { toolCallId: "refused", status: "completed", resultNotPersisted: true },
+    ]);
+  });
+
   test("odd data in a trusted envelope does not throw", () => {
     const fold = new SessionFold();
     const odd = { type: "assistant.message", data: { messageId: "m" } } as unknown as EventInput;

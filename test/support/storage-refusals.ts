@@ -89,16 +89,20 @@ export const REFUSED_AFTER_TURN = [
 
 /**
  * `turnloop --headless --stdio` spawned in `cwd` with `env`, connected, with one session made
- * (`session.create`; the server is killed when that fails); `prompt` sends a prompt there and resolves at its `session.idle` (within
+ * (`session.create` with `create`'s parameters; the server is killed when that fails); `prompt` sends a prompt there and resolves at its `session.idle` (within
  * `timeoutMs`) with every event the server sent since it started, deltas left out.
  */
-export async function serverSession(env: NodeJS.ProcessEnv, cwd: string) {
+export async function serverSession(
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  create: Record<string, unknown> = {},
+) {
   const server = spawnServer(["--stdio"], env, cwd);
   const { peer } = server;
   let sessionId: string;
   try {
     await peer.request("connect", {});
-    const created = await peer.request("session.create", {});
+    const created = await peer.request("session.create", create);
     ({ sessionId } = created.result as { sessionId: string });
   } catch (error) {
     server.child.kill("SIGKILL");

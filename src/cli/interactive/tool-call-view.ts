@@ -11,7 +11,7 @@ import {
   type ToolCall,
   type ToolCallStatus,
 } from "../../session/session-model/session-model.js";
-import { stateWords } from "../../session/session-model/tool-call.js";
+import { NOT_PERSISTED, stateWords } from "../../session/session-model/tool-call.js";
 import { commandStop } from "../../tools/bash.js";
 import { editDiffRows } from "../../tools/line-diff.js";
 import { viewSummary } from "../../tools/view.js";
@@ -38,7 +38,7 @@ const TAB_STOP = 8;
  * known, a live status (asking, running with the elapsed time, and under it the last lines of a
  * command's output so far), the rule an "always" answer made (under the line, above what the
  * tool did), then its outcome and a short preview: the change for edits, the last lines of
- * output for commands. A command that exited
+ * output for commands; a result the session log refused says so under the line. A command that exited
  * non-zero is failed, with its exit code, as on every face. Arguments, output and errors are
  * drawn without terminal control sequences (events/errors.ts terminalText).
  */
@@ -145,8 +145,11 @@ export class ToolCallView implements Component {
       note === undefined
         ? []
         : wrapTextWithAnsi(note, Math.max(1, width - 2)).map((row) => paint(`  ${row}`));
+    // A result the log refused (the session model's `resultNotPersisted`): said first under the line.
+    const notPersisted = this.toolCall.resultNotPersisted === true ? NOT_PERSISTED : undefined;
     return [
       truncateToWidth(line, width),
+      ...wrapped(notPersisted, theme.warning),
       ...wrapped(this.answerNote),
       ...(this.hiddenNote ?? []).flatMap((note) => wrapped(note)),
       ...preview.map((text) => truncateToWidth(`  ${text}`, width)),

@@ -16,7 +16,7 @@ import { isEphemeral, type SessionEvent } from "../../events/events.js";
 import { serializeEvent } from "../event-log.js";
 import { type LogScan, scanEvent } from "../session-metadata.js";
 import { type CommitOptions, LeaseLostError, type SessionAppender } from "../session-store.js";
-import { CommitQueue } from "../storage-error.js";
+import { CommitQueue, eventCount, HeldBackLostError, listedTypes } from "../storage-error.js";
 import { type Database, isRefusal } from "./database.js";
 import { type Lease, releaseLease, type Worker } from "./lease.js";
 import { COMMITS_CHANNEL, type CommitNotifier } from "./notify.js";
@@ -36,36 +36,6 @@ export class BatchRefusedError extends Error {
       `the database refuses ${eventCount(types)} of this session for good (${listedTypes(types)}: ${reason}); they are lost, and the session takes no more events here: resume it to go on after its last stored event`,
     );
   }
-}
-
-/**
- * Closing the session (its face exiting), the events held back since the database could not be
- * reached were tried once more, within the retry budget (database.ts), and could still not be
- * written: they are lost. The message names them and the last try's error; what was stored
- * before is whole, and a resume goes on from there.
- */
-export class HeldBackLostError extends Error {
-  override readonly name = "HeldBackLostError";
-
-  constructor(location: string, types: readonly string[], cause: unknown) {
-    const message = errorMessage(cause);
-    const place = `${location.replace(/ \(session [^)]*\)$/, "")}: `;
-    const reason = message.startsWith(place) ? message.slice(place.length) : message;
-    super(
-      `${location} could not be written at exit (${reason}): ${eventCount(types)} held back since then are lost (${listedTypes(types)}); a resume goes on after the last stored event`,
-    );
-  }
-}
-
-/** `1 event`, `3 events`. */
-function eventCount(types: readonly string[]): string {
-  return types.length === 1 ? "1 event" : `${types.length} events`;
-}
-
-/** Event types in order, the first eight then how many more. */
-function listedTypes(types: readonly string[]): string {
-  const listed = types.length > 8 ? [...types.slice(0, 8), `${types.length - 8} more`] : types;
-  return listed.join(", ");
 }
 
 /** One queued row of `events`. */

@@ -110,7 +110,8 @@ function applyToolEvent(state: FoldState, event: ToolEvent, at: number): Change 
       return call === undefined ? NONE : toolCall(call);
     }
     case "tool.execution_complete":
-      return toolCall(calls.complete(event.data, at));
+      // `ephemeral` on an event of a kept type: the log refused it (session-journal.ts).
+      return toolCall(calls.complete(event.data, at, event.ephemeral !== true));
     default: {
       const unhandled: never = event;
       return unhandled;

@@ -99,7 +99,21 @@ export interface ToolCall {
   fileChange?: FileChange;
   errorCode?: ToolErrorCode;
   errorMessage?: string;
+  /**
+   * The result reached the faces but not the session log: the store refused its
+   * `tool.execution_complete` (a full disk), which then came marked `ephemeral`, Copilot's
+   * envelope field for an event not persisted (session-journal.ts). The call's state is the
+   * result's; a resume records the call interrupted. Every face says it in {@link NOT_PERSISTED}'s
+   * words.
+   */
+  resultNotPersisted?: true;
 }
+
+/**
+ * What every face says of a call whose result the session log refused
+ * ({@link ToolCall.resultNotPersisted}): after `-p`'s line, under the screen's, in ACP's update.
+ */
+export const NOT_PERSISTED = "its result is not in the session log: the log could not be written";
 
 /** Whether a status is final. */
 export function isFinished(status: ToolCallStatus): status is ToolCallOutcome {

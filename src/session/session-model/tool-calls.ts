@@ -156,7 +156,12 @@ export class ToolCalls {
     return call;
   }
 
-  complete(data: SessionEventData["tool.execution_complete"], at: number): ToolCall {
+  /** `persisted`: false when the log refused the event ({@link ToolCall.resultNotPersisted}). */
+  complete(
+    data: SessionEventData["tool.execution_complete"],
+    at: number,
+    persisted = true,
+  ): ToolCall {
     const call = this.call(data.toolCallId, data.toolName);
     this.announced.delete(data.toolCallId);
     const reading = readResult(data);
@@ -176,6 +181,7 @@ export class ToolCalls {
     setOptional(call, "fileChange", data.fileChange);
     const images = data.result?.images?.length ?? 0;
     setOptional(call, "imageCount", images > 0 ? images : undefined);
+    setOptional(call, "resultNotPersisted", persisted ? undefined : true);
     return call;
   }
 }
