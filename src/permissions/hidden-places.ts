@@ -53,7 +53,8 @@ export interface HiddenPlaceJudgement {
  * `hiddenPlaces`, with the session's `allow` rules (patterns absolute or relative to `cwd`).
  * Undefined for a tool that is not one of the file tools. Synchronous: the places are read on the
  * calling thread, a listing of each folder holding several of them or an `existsSync` each, and
- * a `realpath` each of those that exist.
+ * a `realpath` each of those that exist, at the first call judged in a turn of the event loop,
+ * for every call of that turn ({@link readThisTurn}).
  */
 export function judgeHiddenPlaces(
   hiddenPlaces: HiddenPlaces,
@@ -71,10 +72,9 @@ export function judgeHiddenPlaces(
   // `isInside`), not through `path.relative`: two `resolve`s per place and path, a few hundred a
   // call, made V8 optimise Node's path code (bench/notes/rss33.md).
   const home = normalAbsolutePath(homedir());
-  const planned = planOf(hiddenPlaces.places, home);
-  const places = spellings(planned, ruledOutPlaces(planned.plan));
+  const places = placesThisTurn(planOf(hiddenPlaces.places, home));
   const open = READING_TOOLS.includes(toolName) ? hiddenPlaces.open : undefined;
-  const openSpellings = open === undefined ? [] : withRealPath(normalAbsolutePath(open));
+  const openSpellings = open === undefined ? [] : openThisTurn(normalAbsolutePath(open));
   const patterns = allow.flatMap((rule) =>
     rule.tool === toolName && rule.pattern !== undefined ? [resolve(cwd, rule.pattern)] : [],
   );
@@ -154,7 +154,8 @@ interface PlaceSpelling {
 
 /**
  * Each place (absolute, spelled as `path.resolve` spells it) as configured and, when a link leads
- * elsewhere, as its real path right after it. Read at every call (a link made later counts). A
+ * elsewhere, as its real path right after it. Read once a turn of the event loop
+ * ({@link readThisTurn}: a link made before the turn counts). A
  * place that does not exist (most of them, on most machines) is ruled out by a listing of a folder
  * holding several places (tools/sandbox/place-listings.ts); one that may exist is resolved when
  * `existsSync` finds what it leads to (no `Stats` object, unlike `lstat`: about 9 KiB of a tool
@@ -184,6 +185,56 @@ function spellings(planned: PlannedPlaces, ruledOut: readonly boolean[]): readon
     }
   }
   return spelled ?? configured;
+}
+
+/**
+ * What the file system said this turn of the event loop: each plan's {@link spellings} and each
+ * open folder's {@link withRealPath}, read at the first call judged in the turn and kept for the
+ * calls judged after it in the same turn (every session's: a busy server judges many calls a
+ * turn, each of which read the same home, bench/notes/server40.md), dropped in the loop's check
+ * phase (`setImmediate`). A call is judged on what the file system holds when its turn's first
+ * call is: a place made before then counts, one made later counts from the next turn on, as
+ * if the calls of one turn were judged at once. Undefined: nothing read since the last drop.
+ */
+let readThisTurn:
+  | {
+      places: Map<PlannedPlaces, readonly PlaceSpelling[]>;
+      open: Map<string, readonly string[]>;
+    }
+  | undefined;
+
+/** {@link readThisTurn}, made with its drop at the first reading of a turn. */
+function thisTurn(): NonNullable<typeof readThisTurn> {
+  if (readThisTurn === undefined) {
+    readThisTurn = { places: new Map(), open: new Map() };
+    // Unreferenced: a process with nothing else to do ends without waiting for the drop.
+    setImmediate(() => {
+      readThisTurn = undefined;
+    }).unref();
+  }
+  return readThisTurn;
+}
+
+/** The places of `planned` as they are this turn ({@link readThisTurn}). */
+function placesThisTurn(planned: PlannedPlaces): readonly PlaceSpelling[] {
+  const read = thisTurn().places;
+  let places = read.get(planned);
+  if (places === undefined) {
+    places = spellings(planned, ruledOutPlaces(planned.plan));
+    read.set(planned, places);
+  }
+  return places;
+}
+
+/** The open folder `open` (absolute, spelled normally) as it is this turn ({@link readThisTurn}). */
+function openThisTurn(open: string): readonly string[] {
+  const read = thisTurn().open;
+  let spellingsOfOpen = read.get(open);
+  if (spellingsOfOpen === undefined) {
+    spellingsOfOpen = withRealPath(open);
+    read.set(open, spellingsOfOpen);
+  }
+  return spellingsOfOpen;
 }
 
 /** `place` (absolute, spelled normally) and, when a link leads elsewhere, its real path. */

@@ -20,10 +20,14 @@ const promises = () => process.getBuiltinModule("node:fs").promises;
  * Where the user's and the project's config files are: the project's is in {@link projectFolder},
  * except at the home folder itself, which is never a project: there `project` is the user's file
  * (`~/.turnloop/config.json` is the user's own, read once, never as an untrusted project's).
+ * `folder` is `cwd`'s project when the caller found it already (one search a session's opening).
  */
-export function configPaths(home: string, cwd: string): { user: string; project: string } {
+export function configPaths(
+  home: string,
+  cwd: string,
+  folder = projectFolder(cwd),
+): { user: string; project: string } {
   const user = join(home, "config.json");
-  const folder = projectFolder(cwd);
   return {
     user,
     project: homeFolders().includes(folder) ? user : join(folder, ".turnloop", "config.json"),
@@ -230,10 +234,14 @@ export function untrustedPhrase(trust: ProjectTrust): string {
 /**
  * The project's trust as {@link isProjectTrusted} reads it, and when it is not in force because
  * files changed since it was given: which of {@link PROJECT_FILES} (`changed`) and when it was
- * given (`trustedAt`, ISO 8601, when recorded).
+ * given (`trustedAt`, ISO 8601, when recorded). `project` is `cwd`'s {@link projectFolder} when
+ * the caller found it already.
  */
-export async function projectTrust(home: string, cwd: string): Promise<ProjectTrust> {
-  const project = projectFolder(cwd);
+export async function projectTrust(
+  home: string,
+  cwd: string,
+  project = projectFolder(cwd),
+): Promise<ProjectTrust> {
   const entry = (await readTrusted(home))[project] as { files?: unknown; trustedAt?: unknown };
   if (entry === undefined || entry === null) {
     return { trusted: false };

@@ -139,6 +139,11 @@ export interface ConfigReading {
   ignoreErrors?: boolean;
   /** Only the user's file, not the project's (face-config.ts `configuredFace` without a project). */
   userOnly?: boolean;
+  /**
+   * The cwd's project (config-paths.ts `projectFolder`) when the caller found it already, for the
+   * same moment's reading (mcp-servers.ts `gatherMcpServers`); absent: looked for here.
+   */
+  project?: string;
 }
 
 /** What an unknown key of each guarding section (config-problems.ts) would lose, in words. */
@@ -158,7 +163,8 @@ const GUARDED: Record<GuardingSection, { lost: string; risk: string; ignored: st
  * `reading.ignoreErrors`.
  */
 export function loadConfig(home: string, cwd: string, reading: ConfigReading = {}): LoadedConfig {
-  const paths = configPaths(home, cwd);
+  const folder = reading.project ?? projectFolder(cwd);
+  const paths = configPaths(home, cwd, folder);
   const loaded: LoadedConfig = { files: [], warnings: [] };
   const places: Array<["user" | "project", string]> = [["user", paths.user]];
   // At the home folder the project's file is the user's (config-paths.ts): read once.
@@ -166,8 +172,7 @@ export function loadConfig(home: string, cwd: string, reading: ConfigReading = {
     places.push(["project", paths.project]);
   }
   for (const [scope, path] of places) {
-    const project =
-      scope === "project" ? { folder: projectFolder(cwd), turnloopHome: home } : undefined;
+    const project = scope === "project" ? { folder, turnloopHome: home } : undefined;
     const settings = readConfigFile(path, loaded.warnings, reading, project);
     if (settings !== undefined) {
       loaded.files.push({ path, scope, settings });

@@ -60,17 +60,19 @@ export interface GatheredServers extends ParsedServers {
 
 /** Gathers the servers of a session from every source (see the module comment). Never throws. */
 export async function gatherMcpServers(sources: McpSources): Promise<GatheredServers> {
-  const projectPath = join(projectFolder(sources.cwd), PROJECT_FILE);
+  // Looked for once: every file below is the same project's, even should a `.git` appear meanwhile.
+  const folder = projectFolder(sources.cwd);
+  const projectPath = join(folder, PROJECT_FILE);
   const userPath = join(sources.home, "mcp.json");
   const filePaths = (sources.configFiles ?? []).map((file) => resolve(sources.cwd, file));
   const [user, project, trust, ...files] = await Promise.all([
     readServersFile(userPath),
     readServersFile(projectPath),
-    sources.trusted === true ? { trusted: true } : projectTrust(sources.home, sources.cwd),
+    sources.trusted === true ? { trusted: true } : projectTrust(sources.home, sources.cwd, folder),
     ...filePaths.map((path) => readServersFile(path, { named: true })),
   ]);
   const trusted = trust.trusted;
-  const settings = configFileServers(sources.home, sources.cwd);
+  const settings = configFileServers(sources.home, sources.cwd, folder);
   const projectLayers = [
     { path: projectPath, ...project },
     ...settings.filter((file) => file.scope === "project"),
@@ -136,17 +138,18 @@ function hasServersOrProblems(layer: ParsedServers): boolean {
 }
 
 /**
- * The `mcpServers` of the config files (`$TURNLOOP_HOME/config.json`, the project's
- * `.turnloop/config.json`), read by the config module; a file it rejects is one problem.
+ * The `mcpServers` of the config files (`$TURNLOOP_HOME/config.json`, the `.turnloop/config.json`
+ * of `project`, `cwd`'s), read by the config module; a file it rejects is one problem.
  */
 function configFileServers(
   home: string,
   cwd: string,
+  project: string,
 ): Array<ParsedServers & { path: string; scope: "user" | "project" }> {
   let loaded: LoadedConfig;
   try {
     // The face has already read the files and stopped on what it must not ignore.
-    loaded = loadConfig(home, cwd, { ignoreErrors: true });
+    loaded = loadConfig(home, cwd, { ignoreErrors: true, project });
   } catch (error) {
     // Reported like any other problem (and before this, by the face that read the settings).
     return [{ path: "", scope: "user", servers: {}, problems: [errorMessage(error)] }];

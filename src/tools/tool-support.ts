@@ -1,4 +1,4 @@
-import type { Stats } from "node:fs";
+import { type Stats, statSync } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
@@ -87,6 +87,24 @@ export async function resolveLinks(path: string): Promise<string> {
 export async function statIfExists(path: string): Promise<Stats | undefined> {
   try {
     return await stat(path);
+  } catch (error) {
+    if (isMissingFileError(error)) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/**
+ * {@link statIfExists} on the calling thread, for a path the caller goes on to read there (view.ts
+ * `readSmallFile`) and whose links the permission decision resolved there just before
+ * (permissions/permission-decision.ts `resolveReal`): a thread-pool round trip cost the main
+ * thread more than the call (bench/notes/turn34.md), 2.9 % of a busy server's time
+ * (bench/notes/server40.md), and a path that would hang this thread hung it there already.
+ */
+export function statIfExistsNow(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
   } catch (error) {
     if (isMissingFileError(error)) {
       return undefined;

@@ -15,7 +15,7 @@ import {
   missingPathMessage,
   resolveToolPath,
   runGuarded,
-  statIfExists,
+  statIfExistsNow,
   textResult,
 } from "./tool-support.js";
 
@@ -79,7 +79,7 @@ export const viewTool = defineTool<ViewInput>({
 
 async function view(input: ViewInput, context: ToolContext): Promise<ToolResult> {
   const absolutePath = resolveToolPath(context.cwd, input.path);
-  const stats = await statIfExists(absolutePath);
+  const stats = statIfExistsNow(absolutePath);
   if (stats === undefined) {
     return errorResult(missingPathMessage(input.path));
   }

@@ -6,8 +6,8 @@ import { judgeHiddenPlaces } from "../../src/permissions/hidden-places.js";
 import { bytesAllocatedIn } from "../support/heap-sampling.js";
 import { useTemporaryDirectory } from "../tools/tool-context.js";
 
-// Issue 26, 3d: the hidden places are read at every call of a file tool (a place made between two
-// calls counts). What a place's text alone decides (its spelling, how a refusal names it) is made
+// Issue 26, 3d: the hidden places are read at the first call of a file tool in each turn of the
+// event loop (a place made before the turn counts). What a place's text alone decides (its spelling, how a refusal names it) is made
 // once per list of places, and whether a place is there is asked without a `Stats` object (an
 // `lstat`'s, with its four `Date`s): together about 19 KiB of a view turn's 398
 // (bench/notes/turn39.md). Its own file, so that no other test has made the judge's code hot first.

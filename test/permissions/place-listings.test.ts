@@ -66,3 +66,42 @@ describe("the hidden places' existence, read by folder", () => {
     });
   });
 });
+
+describe("the hidden places of one turn of the event loop", () => {
+  it("are read once for every session's calls judged in that turn; a link made after it counts at the next call", async () => {
+    // Two sessions of one server (one list of places per run: session/sandbox-setup.ts), each
+    // with its own folder; `~/.aws` is made a link to the vault between the two turns.
+    const home = join(directory, "home");
+    const vault = join(directory, "vault");
+    await mkdir(join(home, ".ssh"), { recursive: true });
+    await mkdir(vault);
+    await writeFile(join(vault, "token"), "t0ken");
+    await writeFile(join(directory, "notes.md"), "notes");
+    const places = [".ssh", ".aws", ".gnupg", ".netrc", ".kube"].map((name) => join(home, name));
+    const owns = ["s1", "s2"].map((name) => join(directory, "logs", name));
+    const sessions = owns.map((own) =>
+      hiddenPlacesDecider(directory, { places, open: own }, viewTool),
+    );
+    const turn = (path: string) =>
+      existenceChecksDuring(() =>
+        Promise.all(
+          sessions.map(async (decide) => {
+            const decision = await decide({ path });
+            return decision.kind === "deny" ? (decision.reason.split(":")[0] ?? "") : decision.kind;
+          }),
+        ),
+      );
+    // Each turn starts as a server's calls do: in the loop's I/O phase, after a file's answer.
+    await mkdir(owns[0] ?? "", { recursive: true });
+    const first = await turn(join(vault, "token"));
+    await symlink(vault, join(home, ".aws"));
+    const second = await turn(join(vault, "token"));
+    expect({ first, second }).toEqual({
+      first: { result: ["allow", "allow"], seen: [join(home, ".ssh"), ...owns] },
+      second: {
+        result: [`${home}/.aws is hidden from the agent`, `${home}/.aws is hidden from the agent`],
+        seen: [join(home, ".ssh"), join(home, ".aws"), ...owns],
+      },
+    });
+  });
+});

@@ -1,15 +1,15 @@
 /**
- * Which hidden places exist, read for one call of a file tool (permissions/hidden-places.ts
- * `spellings`) and for each sandboxed command (bubblewrap-arguments.ts `hiddenPlaces`,
- * bench/notes/sandbox37.md).
+ * Which hidden places exist, read for the calls of a file tool judged in one turn of the event
+ * loop (permissions/hidden-places.ts `readThisTurn`) and for each sandboxed command
+ * (bubblewrap-arguments.ts `hiddenPlaces`, bench/notes/sandbox37.md).
  * Most of the default places do not exist on a given machine, and most lie in a few folders (the
  * home folder holds about half of them, `~/.config` a fifth): one listing of such a folder answers
  * for every place in it, and for every place below a folder it lacks (`~/.pip/pip.conf` when the
  * home has no `.pip`), where an `lstat` each asked the kernel some seventy times a call
  * (bench/notes/perf36.md). A place the listings do not rule out is looked at by the caller, as
  * before (the sandbox `lstat`s it as it resolves it; the file tools ask `existsSync`). Read at
- * every call, so a place made between two calls counts; what is worked out once per list of
- * places ({@link existencePlan}) is text only.
+ * every call of {@link ruledOutPlaces}, so a place made between two calls counts; what is worked
+ * out once per list of places ({@link existencePlan}) is text only.
  */
 
 import { readdirSync } from "node:fs";
