@@ -106,49 +106,65 @@ export function transformedSource<I, O>(
   let started: unknown = transformer.start?.(values.controller);
   const transform =
     transformer.transform ?? ((value: I) => values.controller.enqueue(value as unknown as O));
-  const fill = async (): Promise<O | typeof DONE> => {
-    for (;;) {
-      const taken = values.take();
-      if (taken !== EMPTY) {
-        return taken;
-      }
-      if (started !== undefined) {
-        await started;
-        started = undefined;
-        continue;
-      }
-      let value: I | typeof DONE;
-      try {
-        value = await source.next();
-      } catch (error) {
-        // As `pipeTo` passes it on: the transform's writable side aborted, then the source cancelled.
-        values.fail(error);
-        cancelTransformer(transformer, error);
-        cancelSource(error);
-        continue;
-      }
-      values.reading = true;
-      try {
-        const result =
-          value === DONE
-            ? transformer.flush?.(values.controller)
-            : transform(value, values.controller);
-        // Awaited only when it is a promise: an await of `undefined` costs a promise a value.
-        if (isThenable(result)) {
-          await result;
-        }
-        if (value === DONE) {
-          values.end();
-        }
-      } catch (error) {
-        values.controller.error(error);
-      } finally {
-        values.reading = false;
-      }
+  // Plain functions and `then`, no async function: a suspended async function's frame, kept per
+  // value read, was most of what this allocated (bench/notes/turn40.md).
+  /** The next value: from the queue, else the source's next through the transformer. @throws its failure. */
+  const following = (): Pending<O> => {
+    const taken = values.take();
+    if (taken !== EMPTY) {
+      return taken;
     }
+    if (started !== undefined) {
+      const starting = started;
+      started = undefined;
+      return Promise.resolve(starting).then(following);
+    }
+    return source.next().then(transformed, sourceFailed);
+  };
+  const transformed = (value: I | typeof DONE): Pending<O> => {
+    values.reading = true;
+    let result: unknown;
+    try {
+      result =
+        value === DONE
+          ? transformer.flush?.(values.controller)
+          : transform(value, values.controller);
+    } catch (error) {
+      return settled(value, { error });
+    }
+    // Waited for only when it is a promise: a wait for `undefined` costs a promise a value.
+    return isThenable(result)
+      ? Promise.resolve(result).then(
+          () => settled(value, undefined),
+          (error: unknown) => settled(value, { error }),
+        )
+      : settled(value, undefined);
+  };
+  /** After the transformer's call for `value`: its failure (what it threw or rejected with), if any. */
+  const settled = (value: I | typeof DONE, failure: { error: unknown } | undefined): Pending<O> => {
+    values.reading = false;
+    if (failure !== undefined) {
+      values.controller.error(failure.error);
+    } else if (value === DONE) {
+      values.end();
+    }
+    return following();
+  };
+  // As `pipeTo` passes it on: the transform's writable side aborted, then the source cancelled.
+  const sourceFailed = (error: unknown): Pending<O> => {
+    values.fail(error);
+    cancelTransformer(transformer, error);
+    cancelSource(error);
+    return following();
   };
   return {
-    next: () => (values.waiting ? Promise.resolve(values.take() as O) : fill()),
+    next: () => {
+      try {
+        return Promise.resolve(following());
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
     cancel: (reason) => {
       values.cancel();
       cancelTransformer(transformer, reason);
@@ -156,6 +172,9 @@ export function transformedSource<I, O>(
     },
   };
 }
+
+/** A value, the end, or a promise of either. */
+type Pending<O> = O | typeof DONE | Promise<O | typeof DONE>;
 
 /** What {@link ValueQueue.take} answers when nothing is queued and the queue is still open. */
 const EMPTY: unique symbol = Symbol("empty");
@@ -204,11 +223,6 @@ class ValueQueue<O> {
         cancelSource(new TypeError("The transform stream was terminated"));
       },
     };
-  }
-
-  /** Whether a value waits (the result has not failed). */
-  get waiting(): boolean {
-    return this.#head < this.#values.length && this.#failure === undefined;
   }
 
   /** The next value; DONE once ended and taken; EMPTY while open with none. @throws its failure. */
