@@ -49,6 +49,20 @@ export class LockKeepingStream<T> extends ReadableStream<T> {
     return this.#source;
   }
 
+  /**
+   * Two streams of this stream's values, each a `LockKeepingStream` (so either can be piped
+   * through a {@link ValueTransform} directly), as `ReadableStream`'s `tee` gives them: a value
+   * read by one branch waits for the other; the source is read once per value; its end reaches
+   * both after what waits, its failure at once (what waited is dropped); it is cancelled once both
+   * branches were, with both reasons (an array), and a branch's cancel settles then (or at the
+   * source's end or failure). The AI SDK's OpenAI models tee the parsed events (to look for an error
+   * before any output), its Anthropic model the transformed parts (for the first part).
+   */
+  override tee(): [ReadableStream<T>, ReadableStream<T>] {
+    const [first, second] = teeSources(this.takeValues());
+    return [new LockKeepingStream(first), new LockKeepingStream(second)];
+  }
+
   override pipeThrough<U>(
     transform: { writable: WritableStream<T>; readable: ReadableStream<U> },
     options?: Parameters<ReadableStream<T>["pipeTo"]>[1],
@@ -87,6 +101,97 @@ export function valuesOf<T>(stream: ReadableStream<T>): ValueSource<T> {
     },
     cancel: (reason) => reader.cancel(reason),
   };
+}
+
+/** A branch of {@link teeSources}: the values read by the other branch and not yet by this one. */
+interface TeeBranch<T> {
+  waiting: T[];
+  cancelled: { reason: unknown } | undefined;
+}
+
+/** Two sources of `source`'s values: see {@link LockKeepingStream.tee}. */
+function teeSources<T>(source: ValueSource<T>): [ValueSource<T>, ValueSource<T>] {
+  const shared = new TeeReads(source);
+  const branch = (index: 0 | 1): ValueSource<T> => ({
+    next: () => shared.next(index),
+    cancel: (reason) => shared.cancel(index, reason),
+  });
+  return [branch(0), branch(1)];
+}
+
+/** The reads of a {@link teeSources}'s source, shared by its two branches. */
+class TeeReads<T> {
+  readonly #source: ValueSource<T>;
+  readonly #branches: [TeeBranch<T>, TeeBranch<T>] = [
+    { waiting: [], cancelled: undefined },
+    { waiting: [], cancelled: undefined },
+  ];
+  #reading: Promise<void> | undefined;
+  #ended = false;
+  #failure: { error: unknown } | undefined;
+  #settleCancels: ((cancelled: Promise<void>) => void) | undefined;
+  /** What a branch's cancel answers: settled once both were cancelled, or the source ended or failed. */
+  readonly #cancelsSettled = new Promise<void>((resolve) => {
+    this.#settleCancels = resolve;
+  });
+
+  constructor(source: ValueSource<T>) {
+    this.#source = source;
+  }
+
+  next(index: 0 | 1): Promise<T | typeof DONE> {
+    const branch = this.#branches[index];
+    // A failure drops what waited, as it empties an errored stream's queue.
+    if (this.#failure !== undefined) {
+      return Promise.reject(this.#failure.error);
+    }
+    if (branch.waiting.length > 0) {
+      return Promise.resolve(branch.waiting.shift() as T);
+    }
+    if (this.#ended || branch.cancelled !== undefined) {
+      return Promise.resolve(DONE);
+    }
+    return this.#read().then(() => this.next(index));
+  }
+
+  cancel(index: 0 | 1, reason: unknown): Promise<void> {
+    const branch = this.#branches[index];
+    branch.cancelled ??= { reason };
+    branch.waiting = [];
+    const [first, second] = this.#branches;
+    if (first.cancelled !== undefined && second.cancelled !== undefined) {
+      const over = this.#ended || this.#failure !== undefined;
+      const reasons = [first.cancelled.reason, second.cancelled.reason];
+      this.#settleCancels?.(over ? Promise.resolve() : this.#source.cancel(reasons));
+    }
+    return this.#cancelsSettled;
+  }
+
+  /** One read of the source for both branches (the one under way, if there is one). */
+  #read(): Promise<void> {
+    this.#reading ??= this.#source.next().then(
+      (value) => {
+        this.#reading = undefined;
+        if (value === DONE) {
+          this.#ended = true;
+          // As a tee's: a branch's cancel settles once the source ended or failed, too.
+          this.#settleCancels?.(Promise.resolve());
+          return;
+        }
+        for (const branch of this.#branches) {
+          if (branch.cancelled === undefined) {
+            branch.waiting.push(value);
+          }
+        }
+      },
+      (error: unknown) => {
+        this.#reading = undefined;
+        this.#failure = { error };
+        this.#settleCancels?.(Promise.resolve());
+      },
+    );
+    return this.#reading;
+  }
 }
 
 /**
