@@ -1,34 +1,13 @@
 import { describe, expect, test } from "vitest";
 import { LockKeepingStream, valuesOf } from "../../src/llm/lock-keeping-stream.js";
-import { DONE, type ValueSource } from "../../src/llm/value-transform.js";
+import { DONE } from "../../src/llm/value-transform.js";
+import { type Step, sourceOf } from "../support/value-sources.js";
 
 // Round 3, session 40 (issue 26, figure 3d): the AI SDK's OpenAI models tee a response's parsed
 // events and its Anthropic model tees the transformed parts; a `LockKeepingStream`'s own `tee`
 // gives two `LockKeepingStream`s (so a branch is piped through the provider's transformer without
 // a `TransformStream`). What each branch reads, and what the source is told, must be what
 // `ReadableStream`'s own `tee` gives on the same stream.
-
-type Step = number | { fail: string };
-
-function sourceOf(steps: Step[], cancelled: unknown[]): ValueSource<number> {
-  let next = 0;
-  return {
-    next: async () => {
-      const step = steps[next];
-      next += 1;
-      if (step === undefined) {
-        return DONE;
-      }
-      if (typeof step === "number") {
-        return step;
-      }
-      throw new Error(step.fail);
-    },
-    cancel: async (reason) => {
-      cancelled.push(reason);
-    },
-  };
-}
 
 /**
  * A reader of a branch: `read` reads one value (or the end, or the failure) into `log`; `cancel`

@@ -1,16 +1,14 @@
 import type { Transformer } from "node:stream/web";
 import { describe, expect, test } from "vitest";
 import { LockKeepingStream, valuesOf } from "../../src/llm/lock-keeping-stream.js";
-import { DONE, type ValueSource, ValueTransform } from "../../src/llm/value-transform.js";
+import { DONE, ValueTransform } from "../../src/llm/value-transform.js";
+import { type Step, sourceOf } from "../support/value-sources.js";
 
 // Round 3, session 40 (issue 26, figure 3d): the bundle's AI SDK providers make a `ValueTransform`
 // where they made a `TransformStream` (scripts/providers-as-bundled.mjs), and a parsed response
 // (a `LockKeepingStream`) piped through it runs the transformer itself. What a reader gets must be
 // what Node's `TransformStream` piped the same way gives: the values, the failure, what the
 // transformer's `cancel` and the source's `cancel` are told.
-
-/** One step of a source: a value, or a failure of its next read. */
-type Step = number | { fail: string };
 
 interface Run {
   /** What was read, in order, then `done` or the failure's message. */
@@ -22,26 +20,6 @@ interface Run {
 }
 
 const shape = (reason: unknown) => (reason instanceof Error ? reason.name : reason);
-
-function sourceOf(steps: Step[], cancelled: unknown[]): ValueSource<number> {
-  let next = 0;
-  return {
-    next: async () => {
-      const step = steps[next];
-      next += 1;
-      if (step === undefined) {
-        return DONE;
-      }
-      if (typeof step === "number") {
-        return step;
-      }
-      throw new Error(step.fail);
-    },
-    cancel: async (reason) => {
-      cancelled.push(shape(reason));
-    },
-  };
-}
 
 /** A transformer of these cases, logging its start, flush and cancel into `calls`. */
 type Case = (calls: unknown[]) => Transformer<number, unknown>;
@@ -211,7 +189,7 @@ async function run(
   const { steps, transformer, cancelAfter } = CASES[name] as (typeof CASES)[string];
   const sourceCancelled: unknown[] = [];
   const calls: unknown[] = [];
-  const parsed = new LockKeepingStream(sourceOf(steps, sourceCancelled));
+  const parsed = new LockKeepingStream(sourceOf(steps, sourceCancelled, shape));
   const read = await reading(parsed.pipeThrough(makeTransform(transformer(calls))), cancelAfter);
   // What a real pipe passes on after the last read (a cancel, an abort) takes a few turns.
   await new Promise((resolve) => setImmediate(resolve));
