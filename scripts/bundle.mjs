@@ -40,7 +40,10 @@ import { dirname, join, relative } from "node:path";
 import { build } from "esbuild";
 import { acpSchemasOnFirstUse } from "./acp-schemas-on-first-use.mjs";
 import { writeCodeCacheScripts } from "./code-cache-scripts.mjs";
-import { compatibleSchemasOnFirstUse } from "./compatible-schemas-on-first-use.mjs";
+import {
+  chunkSchemaOnFirstRead,
+  moduleSchemasOnFirstUse,
+} from "./compatible-schemas-on-first-use.mjs";
 import { mergeChunks } from "./merge-chunks.mjs";
 import { piTuiBorderOneSpan } from "./pi-tui-border-one-span.mjs";
 import { piTuiBuiltinsDirect } from "./pi-tui-builtins-direct.mjs";
@@ -48,6 +51,7 @@ import { piTuiFirstFrameAtOnce } from "./pi-tui-first-frame-at-once.mjs";
 import { piTuiMarkdownApart } from "./pi-tui-markdown-apart.mjs";
 import { piTuiUnicodeOnFirstUse } from "./pi-tui-unicode-on-first-use.mjs";
 import { providerUtilsAsBundled } from "./provider-utils-as-bundled.mjs";
+import { PROVIDER_PACKAGES, valueTransformAsTransformStream } from "./providers-as-bundled.mjs";
 import { keepRequireWhereUsed } from "./require-where-used.mjs";
 
 const OUTPUT = "dist/cli";
@@ -190,6 +194,29 @@ const providerUtilsHeaderList = {
 };
 
 /**
+ * The AI SDK's provider packages as scripts/providers-as-bundled.mjs makes them (their
+ * `TransformStream` turnloop's `ValueTransform`), the OpenAI-compatible one's schemas also made on
+ * first use (scripts/compatible-schemas-on-first-use.mjs: one plugin, since only the first
+ * `onLoad` that answers for a file counts).
+ */
+const providersAsBundled = {
+  name: "providers-as-bundled",
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: PROVIDER_PACKAGES }, async ({ path }) => {
+      let source = await readFile(path, "utf8");
+      if (/[\\/]openai-compatible[\\/]/.test(path)) {
+        source = moduleSchemasOnFirstUse(chunkSchemaOnFirstRead(source, path), path);
+      }
+      const valueTransform = join(process.cwd(), "src", "llm", "value-transform.ts");
+      return {
+        contents: valueTransformAsTransformStream(source, path, valueTransform),
+        loader: "js",
+      };
+    });
+  },
+};
+
+/**
  * What each kind of run imports up to the point its figure is measured (issue 26), as source entry
  * points: scripts/merge-chunks.mjs merges the chunks that the same phases load. Each list is what
  * that run loads by `import()` (src/cli/run.ts and the faces' own lazy imports); the providers are
@@ -261,7 +288,7 @@ const result = await build({
     zodEnglishOnly,
     zod3KindsOnly,
     acpSchemasOnFirstUse,
-    compatibleSchemasOnFirstUse,
+    providersAsBundled,
     fdirBundledPicomatch,
     providerUtilsHeaderList,
     piTuiMarkdownApart,

@@ -51,7 +51,7 @@ export function providerUtilsAsBundled(source, path, modules) {
  * provider-utils' `wrapResponseBodyStream` releases its reader of a response's body once the body
  * ended, failed or was cancelled. The first `releaseLock` of a process makes Node 20 build its
  * released-reader error in a `vm` context of its own (about 5 M instructions; the stages after it
- * release none: src/llm/sse-event-transform.ts, `LockKeepingStream`). Nothing reads a body after
+ * release none: src/llm/lock-keeping-stream.ts, `LockKeepingStream`). Nothing reads a body after
  * that, so the reader keeps its lock; errors, cancels and ends are passed on as before. A
  * provider-utils whose function reads otherwise fails. Since {@link bodyReadOnce}, this
  * provider-utils' one caller of the wrapper no longer calls it (the bundle leaves it out); the

@@ -10,7 +10,7 @@
  *
  * Node's released-reader and released-writer errors ({@link prepareReleasedLockErrors}) are
  * queued only by the wires whose AI SDK model releases a lock of its own: on the OpenAI-compatible
- * wire a response's stages release none (src/llm/sse-event-transform.ts, `LockKeepingStream`), and
+ * wire a response's stages release none (src/llm/lock-keeping-stream.ts, `LockKeepingStream`), and
  * building them was about 3 % of a `-p` run's instructions.
  */
 

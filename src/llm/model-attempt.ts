@@ -13,10 +13,12 @@ import {
   reclaimAfter,
   shareHugeTexts,
 } from "./huge-messages.js";
+import { valuesOf } from "./lock-keeping-stream.js";
 import type { LlmEvent, ModelRequest } from "./provider.js";
 import { ReplyAssembler } from "./reply-assembler.js";
 import { StallWatchdog } from "./stall-watchdog.js";
 import { ToolCallIdAssigner } from "./tool-call-ids.js";
+import { DONE, type ValueSource } from "./value-transform.js";
 
 /**
  * How one attempt ended: fine (its `done` was the last event), or with the failure the retry loop
@@ -63,7 +65,7 @@ export class ModelAttempt {
   readonly #watchdog: StallWatchdog;
   readonly #assembler = new ReplyAssembler();
   readonly #toolCallIds: ToolCallIdAssigner;
-  #reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
+  #parts: ValueSource<LanguageModelV3StreamPart> | undefined;
   #started = false;
   #ended = false;
   #shown = false;
@@ -95,13 +97,13 @@ export class ModelAttempt {
    * model's stream is read, the promise is {@link #nextEvent}'s own (one async call per event).
    */
   next(): Promise<LlmEvent | AttemptOutcome> {
-    const reader = this.#reader;
-    if (reader === undefined || this.#ended) {
+    const parts = this.#parts;
+    if (parts === undefined || this.#ended) {
       return this.#begin();
     }
     // The consumer took the last event: a sign of life too.
     this.#watchdog.progress();
-    return this.#nextEvent(reader);
+    return this.#nextEvent(parts);
   }
 
   /** {@link next} before the model's stream is open (`request_start`, the request), or after its end. */
@@ -119,11 +121,11 @@ export class ModelAttempt {
         return { type: "request_start" };
       }
       this.#watchdog.progress();
-      this.#reader = (await this.#open()).getReader();
+      this.#parts = valuesOf(await this.#open());
     } catch (error) {
       return this.#failure(error);
     }
-    return this.#nextEvent(this.#reader);
+    return this.#nextEvent(this.#parts);
   }
 
   /** Ends the attempt: stops its clock and closes the connection if it is still being read. */
@@ -157,12 +159,12 @@ export class ModelAttempt {
    * that fails included: never rejects).
    */
   async #nextEvent(
-    reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart>,
+    parts: ValueSource<LanguageModelV3StreamPart>,
   ): Promise<LlmEvent | AttemptOutcome> {
     try {
       for (;;) {
-        const { done, value } = await reader.read();
-        if (done) {
+        const value = await parts.next();
+        if (value === DONE) {
           if (!this.#assembler.finished || !this.#terminated) {
             return { ok: false, failure: cutOffFailure(), shown: this.#shown };
           }
@@ -172,7 +174,7 @@ export class ModelAttempt {
         const part = this.#toolCallIds.assign(value);
         this.#watchdog.progress();
         if (part.type === "error") {
-          await reader.cancel().catch(() => undefined);
+          await parts.cancel(undefined).catch(() => undefined);
           return { ok: false, failure: classifyFailure(part.error), shown: this.#shown };
         }
         if (part.type === "raw") {
@@ -220,7 +222,7 @@ export class ModelAttempt {
       const seconds = this.#settings.idleTimeoutMs / 1000;
       // No stream to stall before the response's headers came (trial r3s36 P3-3).
       const message =
-        this.#reader === undefined
+        this.#parts === undefined
           ? `the model server sent no response (not even its headers) within ${seconds} s`
           : `the model stream stalled: no data for ${seconds} s`;
       const failure: ClassifiedFailure = { errorType: "stalled", message, retryable: true };

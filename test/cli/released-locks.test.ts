@@ -8,7 +8,7 @@ import { useRecordedCli } from "../support/recorded-cli.js";
  * a writer in a process makes Node 20 build its released-lock error, reading its stack back in a
  * `vm` context of its own: about 3 % of a `-p` run's instructions. On the OpenAI-compatible wire
  * (and Ollama's, the same model) a response's stages release no lock in the built CLI
- * (src/llm/sse-event-transform.ts, `LockKeepingStream`; the bundled provider-utils keeps its
+ * (src/llm/lock-keeping-stream.ts, `LockKeepingStream`; the bundled provider-utils keeps its
  * body reader, scripts/bundle.mjs), so a run builds neither error and makes no context. The AI
  * SDK's OpenAI and Anthropic models release a reader of their own and pipe a `tee`'s branch: there
  * the errors are built once, with no stack frames, while the first request waits for its answer
