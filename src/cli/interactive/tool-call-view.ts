@@ -11,7 +11,7 @@ import {
   type ToolCall,
   type ToolCallStatus,
 } from "../../session/session-model/session-model.js";
-import { stateWords } from "../../session/session-model/tool-call.js";
+import { outsideSandboxWords, stateWords } from "../../session/session-model/tool-call.js";
 import { commandStop } from "../../tools/bash.js";
 import { editDiffRows } from "../../tools/line-diff.js";
 import { viewSummary } from "../../tools/view.js";
@@ -220,7 +220,8 @@ export class ToolCallView implements Component {
       toolCall.exitCode === undefined &&
       toolCall.signal === undefined;
     const stop = stopped ? commandStop(text) : undefined;
-    return [theme.failure(stateWords(toolCall)), ...this.lastOutputLines(stop?.output ?? text)];
+    const state = `${theme.failure(stateWords(toolCall))}${this.outside()}`;
+    return [state, ...this.lastOutputLines(stop?.output ?? text)];
   }
 
   /**
@@ -238,7 +239,7 @@ export class ToolCallView implements Component {
 
   private completed(): string[] {
     const { theme, toolCall } = this;
-    const timing = theme.dim(seconds(toolCall.durationMs ?? 0));
+    const timing = `${theme.dim(seconds(toolCall.durationMs ?? 0))}${this.outside()}`;
     if (toolCall.toolName === "edit") {
       return [timing, ...this.diff()];
     }
@@ -259,6 +260,15 @@ export class ToolCallView implements Component {
       return [timing, ...this.lastOutputLines(at === -1 ? output : output.slice(0, at))];
     }
     return [`${timing} ${theme.dim(`· ${this.resultSummary(output)}`)}`];
+  }
+
+  /**
+   * After the state of a command run outside the sandbox with the user's yes, that fact: on the
+   * call's line, which keeps its state whole, not in the output under it, cut at the edge.
+   */
+  private outside(): string {
+    const words = outsideSandboxWords(this.toolCall);
+    return words === undefined ? "" : this.theme.warning(` · ${words}`);
   }
 
   /**
