@@ -13,7 +13,12 @@ import {
 } from "../../session/session-model/session-model.js";
 import { outsideSandboxWords, stateWords } from "../../session/session-model/tool-call.js";
 import { commandStop } from "../../tools/bash.js";
-import { editDiffRows } from "../../tools/line-diff.js";
+import {
+  editDiffRows,
+  fileDiff,
+  type NumberedDiffRow,
+  numberedDiffRows,
+} from "../../tools/line-diff.js";
 import { viewSummary } from "../../tools/view.js";
 import { lastLinesOf } from "../text-lines.js";
 import { callSummary, exportShowsAll, hiddenLinesNote, outputLines } from "../tool-line.js";
@@ -289,28 +294,35 @@ export class ToolCallView implements Component {
   }
 
   /**
-   * The edit's minimal diff, as its permission question showed it (tools/line-diff.ts), with a
-   * line of context and {@link PREVIEW_LINES} / 2 lines per side: the diff's own notes count the
-   * rest of each side (`[… 38 more lines removed]`), so the added side shows however long the
-   * removed one is (trial 39 F5: 8 rows of a diff cut before were shown, then `… 33 more`).
+   * The edit's change, as its permission question showed it (cli/permission-preview.ts): where
+   * the log has the file's change (events/event-parts.ts `FileChange`, within
+   * tools/file-change.ts's cap), its hunk in the file with each line's number and a line of
+   * context (tools/line-diff.ts `numberedDiffRows`: where it landed, trial 40 F13); else the
+   * minimal diff of the call's own text. {@link PREVIEW_LINES} / 2 lines per side: the diff's own
+   * notes count the rest of each side (`[… 38 more lines removed]`), so the added side shows
+   * however long the removed one is (trial 39 F5).
    */
   private diff(): string[] {
     const { theme } = this;
-    const { arguments: input } = this.toolCall;
-    const rows = editDiffRows(String(input.old_str ?? ""), String(input.new_str ?? ""), {
-      contextLines: 1,
-      linesPerSide: PREVIEW_LINES / 2,
+    const { arguments: input, fileChange } = this.toolCall;
+    const cut = { contextLines: 1, linesPerSide: PREVIEW_LINES / 2 };
+    const rows: NumberedDiffRow[] =
+      fileChange === undefined
+        ? editDiffRows(String(input.old_str ?? ""), String(input.new_str ?? ""), cut).map(
+            (row) => ({ ...row, line: undefined }),
+          )
+        : numberedDiffRows(fileDiff(fileChange.oldText ?? "", fileChange.newText, cut));
+    const width = Math.max(0, ...rows.map(({ line }) => String(line ?? "").length));
+    // Context, the line numbers and the diff's notes (`[… 3 more lines removed]`), dim.
+    return rows.map(({ marker, text: row, line }) => {
+      const text = terminalText(row);
+      const number = width === 0 ? "" : theme.dim(`${String(line ?? "").padStart(width)} `);
+      return marker === "-"
+        ? `${number}${theme.removed(`- ${text}`)}`
+        : marker === "+"
+          ? `${number}${theme.added(`+ ${text}`)}`
+          : `${number}${theme.dim(`  ${text}`)}`;
     });
-    // Context, and the diff's notes (`[… 3 more lines removed]`), dim.
-    return rows
-      .map(({ marker, text: row }) => ({ marker, text: terminalText(row) }))
-      .map(({ marker, text }) =>
-        marker === "-"
-          ? theme.removed(`- ${text}`)
-          : marker === "+"
-            ? theme.added(`+ ${text}`)
-            : theme.dim(`  ${text}`),
-      );
   }
 }
 
