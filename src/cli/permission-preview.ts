@@ -5,9 +5,10 @@ import { fileLines } from "../tools/file-lines.js";
 import {
   type DiffCut,
   diffRows,
-  type EditDiffRow,
   fileDiff,
   lineDiff,
+  type NumberedDiffRow,
+  numberedDiffRows,
 } from "../tools/line-diff.js";
 
 /** Lines of a new file, or of a call's arguments, shown before asking; the rest are counted. */
@@ -59,9 +60,10 @@ function escapeRegExp(text: string): string {
  * where it runs when a sandbox policy is in force (`[sandbox: workspace-write, no network]`, or
  * `[outside the sandbox: <reason>]` when asking to run a stopped command outside it), and for one
  * the rules cannot fully read, `cannot be fully read: <reasons>` (the shell parser's), the
- * change for `edit` as a minimal line diff (tools/line-diff.ts `lineDiff`, which the finished call
- * shows too: unchanged lines at either end are context, never removed and re-added; removed lines
- * red, added green), the start of the file for
+ * change for `edit` as a minimal line diff, which the finished call shows too: unchanged lines at
+ * either end are context, never removed and re-added; removed lines red, added green; in its
+ * file, each row numbered, when the check read it (tools/line-diff.ts `fileDiff`), else within
+ * the call's text (`lineDiff`), the start of the file for
  * `create`, or for one that overwrites a file the change its check found (`Tool.check`), the arguments (as JSON) of an MCP call, the paths for anything else that touches
  * files. A change is headed by the sizes of both sides (`2,733 lines become 1`) and shows at
  * most {@link PREVIEW_DIFF_CUT} lines per side, the diff's own note counting the rest; a new file
@@ -85,9 +87,18 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
   if (request.toolName === "edit" && text("old_str") !== undefined) {
     const oldText = text("old_str") ?? "";
     const newText = text("new_str") ?? "";
+    const { change } = request;
     return [
       `    ${path ?? text("path") ?? ""} (${replacedCounts(snippetLines(oldText), snippetLines(newText))})`,
-      ...diffPreview(lineDiff(oldText, newText, PREVIEW_DIFF_CUT), paint),
+      // Where it lands, numbered, among its file's lines when the check read the file (within
+      // tools/file-change.ts's cap); else the change within the call's own text.
+      ...(change === undefined
+        ? diffPreview(lineDiff(oldText, newText, PREVIEW_DIFF_CUT), paint)
+        : diffPreview(
+            fileDiff(change.oldText ?? "", change.newText, PREVIEW_DIFF_CUT),
+            paint,
+            true,
+          )),
     ];
   }
   const replaced = request.change?.oldText;
@@ -100,7 +111,7 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
     const { newText } = request.change;
     return [
       `    ${path ?? text("path") ?? ""} (overwritten: ${replacedCounts(fileLines(replaced).length, fileLines(newText).length)})`,
-      ...diffPreview(fileDiff(replaced, newText, PREVIEW_DIFF_CUT), paint),
+      ...diffPreview(fileDiff(replaced, newText, PREVIEW_DIFF_CUT), paint, true),
     ];
   }
   if (request.toolName === "create" && text("file_text") !== undefined) {
@@ -139,15 +150,22 @@ function commandPreview(
 /**
  * A diff's rows after its `@@` header: context indented, removed lines red, added green, the
  * diff's notes (`[… 2727 more lines removed]`, `\ No newline at end of file`) indented under them.
+ * A file's hunk (`numbered`) has each line's number in the file before it (tools/line-diff.ts
+ * `numberedDiffRows`): where the change is, not only what it is (trial 40 F13).
  */
-function diffPreview(hunk: string, paint: Paint): string[] {
+function diffPreview(hunk: string, paint: Paint, numbered = false): string[] {
   const color = { "-": "31", "+": "32" } as const;
-  return diffRows(hunk).map(({ marker, text }: EditDiffRow) => {
-    const line = shortened(terminalText(text));
-    if (marker === undefined) {
-      return `      ${line}`;
+  const rows: NumberedDiffRow[] = numbered
+    ? numberedDiffRows(hunk)
+    : diffRows(hunk).map((row) => ({ ...row, line: undefined }));
+  const width = Math.max(0, ...rows.map(({ line }) => String(line ?? "").length));
+  return rows.map(({ marker, text, line }) => {
+    const shown = shortened(terminalText(text));
+    const gutter = width === 0 ? "" : `${String(line ?? "").padStart(width)} `;
+    if (marker === undefined || marker === " ") {
+      return `    ${gutter}  ${shown}`;
     }
-    return marker === " " ? `      ${line}` : paint(color[marker], `    ${marker} ${line}`);
+    return paint(color[marker], `    ${gutter}${marker} ${shown}`);
   });
 }
 

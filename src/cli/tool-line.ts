@@ -8,7 +8,7 @@
 
 import { terminalText } from "../events/errors.js";
 import type { JsonObject } from "../events/events.js";
-import type { ToolCall } from "../session/session-model/session-model.js";
+import { outsideSandboxWords, type ToolCall } from "../session/session-model/session-model.js";
 import { NOT_PERSISTED, outcomeSymbol, stateWords } from "../session/session-model/tool-call.js";
 import { commandStop } from "../tools/bash.js";
 
@@ -136,7 +136,8 @@ export function toolLines(
   const duration = toolCall.durationMs === undefined ? "" : ` (${toolCall.durationMs} ms)`;
   const symbol = outcomeSymbol(toolCall.status);
   const mark = paint(symbol === "✓" ? "32" : symbol === "⊘" ? "33" : "31", symbol);
-  const detail = outcome.detail === undefined ? "" : ` ${outcome.detail}`;
+  const details = [outcome.detail, outsideSandboxWords(toolCall)].filter(Boolean).join(" · ");
+  const detail = details === "" ? "" : ` ${details}`;
   const reason = outcome.reason === undefined ? "" : `: ${outcome.reason}`;
   // --verbose: every line the log holds, the note where the result was cut.
   const keep = verbose

@@ -72,6 +72,8 @@ export type CommandOutcome =
 export interface CommandDefinition {
   /** Without the slash. */
   name: string;
+  /** Other agents' names for it, taken as it and listed by `/help` (`/clear`, `/quit`). */
+  aliases?: readonly string[];
   description: string;
   /** ACP `input.hint`: what to type after the name; absent when the command takes nothing. */
   input?: { hint: string };
@@ -220,6 +222,7 @@ export const COMMANDS: readonly CommandDefinition[] = (
     PERMISSIONS_COMMAND,
     {
       name: "new",
+      aliases: ["clear"], // Claude Code's name; Codex's is /new
       description: "Start a new session in this folder",
       terminalOnly: true,
       run: async ({ host, session, model }) => newSession(host, session, model),
@@ -233,6 +236,7 @@ export const COMMANDS: readonly CommandDefinition[] = (
     },
     {
       name: "exit",
+      aliases: ["quit"], // Codex's name; Claude Code's is /exit
       description: "Close the session and quit",
       terminalOnly: true,
       run: async () => ({ kind: "exit" }),
@@ -257,7 +261,9 @@ export function parseCommandLine(
     return undefined;
   }
   const name = match[1].toLowerCase();
-  const definition = commands.find((command) => command.name === name);
+  const definition = commands.find(
+    (command) => command.name === name || command.aliases?.includes(name) === true,
+  );
   return { name, argument: (match[2] ?? "").trim(), definition };
 }
 
@@ -269,9 +275,10 @@ function helpText(): string {
 }
 
 function commandUsage(command: CommandDefinition): string {
+  const names = [command.name, ...(command.aliases ?? [])].map((name) => `/${name}`).join(", ");
   return command.input === undefined
-    ? `/${command.name}`
-    : `/${command.name} [${command.input.hint.replace(/ \(optional\)$/, "")}]`;
+    ? names
+    : `${names} [${command.input.hint.replace(/ \(optional\)$/, "")}]`;
 }
 
 async function resumeCommand(

@@ -4,6 +4,7 @@ import { plainText } from "../events/errors.js";
 import type { BackgroundStop } from "./command-process.js";
 import type { CommandRequest, CommandResult } from "./command-runner.js";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
+import type { StoppedProcess } from "./pipe-holders.js";
 import { errorResult, runGuarded, textResult } from "./tool-support.js";
 
 /** Timeout when the model gives none, in seconds. */
@@ -126,7 +127,8 @@ function toolResultOf(
     case undefined:
       break;
   }
-  const note = [stoppedNote(result), result.note]
+  const left = result.leftRunning === undefined ? undefined : leftRunningNote(result.leftRunning);
+  const note = [stoppedNote(result), left, result.note]
     .filter((line) => line !== undefined)
     .map((line) => `\n${line}`)
     .join("");
@@ -172,6 +174,16 @@ export function backgroundStoppedNote(stop: BackgroundStop): string {
   const named = processes.map(({ pid, command }) => `${pid} \`${command}\``).join(", ");
   const which = processes.length === 1 ? "process" : "processes";
   return `The background ${which} that still held this command's output when it exited ${processes.length === 1 ? "was" : "were"} stopped: ${named}. Those whose output goes elsewhere run on: to keep one running, start it so: \`nohup server > server.log 2>&1 &\`.`;
+}
+
+/**
+ * Said after the exit line when a command (not in the sandbox) left processes running: which,
+ * by pid and command line (tools/pipe-holders.ts `leftRunning`), for the model and every face's
+ * tool line, so that a server or watcher left behind is known (trial 40 F12).
+ */
+export function leftRunningNote(processes: readonly StoppedProcess[]): string {
+  const named = processes.map(({ pid, command }) => `${pid} \`${command}\``).join(", ");
+  return `Left running after the command exited: ${named}. They outlive this session: stop them (kill PID) when they are not needed.`;
 }
 
 /**

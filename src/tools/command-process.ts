@@ -3,7 +3,7 @@ import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { errorMessage } from "../events/errors.js";
 import type { CommandOutput } from "./command-output.js";
-import { outputEnds, pipeHolders, type StoppedProcess } from "./pipe-holders.js";
+import { leftRunning, outputEnds, pipeHolders, type StoppedProcess } from "./pipe-holders.js";
 
 /** Time between SIGTERM and SIGKILL for a process group being stopped, in ms. */
 const KILL_ESCALATION_MS = 2_000;
@@ -22,6 +22,8 @@ export type ProcessOutcome =
       signal: NodeJS.Signals | null;
       /** Background processes still holding the output after the grace, which were stopped. */
       backgroundStopped: BackgroundStop | undefined;
+      /** Processes the command left running, by pid and command line (pipe-holders.ts `leftRunning`). */
+      leftRunning: StoppedProcess[];
     }
   | { kind: "timed-out" }
   | { kind: "cancelled" }
@@ -91,6 +93,8 @@ export class CommandProcess {
   private backgroundStopped: BackgroundStop | undefined;
   /** The command's ends of the output pipes ({@link outputEnds}), read at its start; empty off Linux. */
   private pipes = new Set<string>();
+  /** Whether {@link abandonPipes} stopped reading pipes that stayed open after the command exited. */
+  private abandoned = false;
   private lastPartialAt = 0;
   private partialTimer: NodeJS.Timeout | undefined;
   /** Whether the output was reported while the command ran, and has grown since. */
@@ -222,6 +226,7 @@ export class CommandProcess {
   private abandonPipes(): void {
     const leader = this.child.pid;
     const holders = leader === undefined ? undefined : pipeHolders(leader, this.pipes);
+    this.abandoned = true;
     this.child.stdout.destroy();
     this.child.stderr.destroy();
     if (holders === undefined) {
@@ -288,11 +293,20 @@ export class CommandProcess {
     if (this.stopReason !== undefined) {
       return { kind: this.stopReason };
     }
+    const leader = this.child.pid;
+    // Those stopped above are not left running; pipes nobody held after the exit hold nobody.
+    const stopped = new Set(this.backgroundStopped?.processes?.map((holder) => holder.pid));
+    const pipes = this.abandoned ? this.pipes : new Set<string>();
+    const signal = this.exitStatus?.signal ?? null;
+    // A leader killed by SIGKILL was killed with its group (killCommandProcessGroups): the
+    // others got the same signal, and one not yet ended is no process left running.
+    const killed = signal === "SIGKILL" || leader === undefined;
     return {
       kind: "exited",
       code: this.exitStatus?.code ?? null,
-      signal: this.exitStatus?.signal ?? null,
+      signal,
       backgroundStopped: this.backgroundStopped,
+      leftRunning: killed ? [] : leftRunning(leader, pipes, stopped),
     };
   }
 }

@@ -9,6 +9,7 @@
 
 import type { SecretValue } from "../events/secrets.js";
 import type { BackgroundStop } from "./command-process.js";
+import type { StoppedProcess } from "./pipe-holders.js";
 
 /** What a runner needs to run one command. */
 export interface CommandRequest {
@@ -88,6 +89,12 @@ export interface CommandResult {
    * with it (tools/sandbox/left-running.ts).
    */
   sandboxStopped?: number;
+  /**
+   * Set when the command left processes running after it exited (by pid and command line:
+   * tools/pipe-holders.ts `leftRunning`): they outlive the session; a sandboxed runner's end with
+   * it instead.
+   */
+  leftRunning?: StoppedProcess[];
 }
 
 /** Runs shell commands. Implementations: plain `bash -c`, the ACP client's terminal, bubblewrap. */

@@ -215,3 +215,31 @@ export function diffRows(hunkText: string): EditDiffRow[] {
         : { marker: undefined, text: line };
     });
 }
+
+/** A row of a file's hunk with its line in the file: `undefined` for a note. */
+export interface NumberedDiffRow extends EditDiffRow {
+  line: number | undefined;
+}
+
+/**
+ * The rows of a file's hunk ({@link fileDiff}'s) with their lines in the file, counted from the
+ * hunk's `@@ -a,b +c,d @@` header as diff counts them: a removed line has its line before the
+ * change, an added line or a line of context its line after it (what the file holds there now).
+ * Where the change is, as Claude Code's and Codex's diffs say it (trial 40 F13).
+ */
+export function numberedDiffRows(hunkText: string): NumberedDiffRow[] {
+  const header = /^@@ -(\d+)(?:,\d+)? \+(\d+)/.exec(hunkText);
+  let oldLine = Number(header?.[1] ?? 1);
+  let newLine = Number(header?.[2] ?? 1);
+  return diffRows(hunkText).map((row): NumberedDiffRow => {
+    if (row.marker === undefined) {
+      return { ...row, line: undefined };
+    }
+    if (row.marker === "-") {
+      return { ...row, line: oldLine++ };
+    }
+    // A line of context is on both sides: the old side's count moves on too.
+    oldLine += row.marker === " " ? 1 : 0;
+    return { ...row, line: newLine++ };
+  });
+}

@@ -100,3 +100,54 @@ function commandLine(pid: string): string {
   }
   return words.length > 80 ? `${words.slice(0, 79)}…` : words;
 }
+
+/**
+ * What a command left running once it exited (trial 40 F12: a leftover server or watcher was
+ * invisible until something else failed on its port): the processes still in the group led by
+ * `leader` (`nohup server > log 2>&1 &`: its output goes elsewhere, so it runs on), and those
+ * outside it that hold one of `pipes` (`(setsid server &)`), `stopped` apart (their pids), in pid
+ * order. Costs one `kill(-leader, 0)` when the group has ended; `[]` off Linux.
+ */
+export function leftRunning(
+  leader: number,
+  pipes: ReadonlySet<string>,
+  stopped: ReadonlySet<number>,
+): StoppedProcess[] {
+  const groupLives = signalsReach(-leader);
+  if (!groupLives && pipes.size === 0) {
+    return [];
+  }
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((pid) => !stopped.has(Number(pid)) && Number(pid) !== process.pid && !ended(pid))
+    .filter((pid) =>
+      groupOf(pid) === leader ? groupLives : pipes.size > 0 && holdsPipe(pid, pipes),
+    )
+    .map((pid) => ({ pid: Number(pid), command: commandLine(pid) }))
+    .sort((left, right) => left.pid - right.pid);
+}
+
+/** Whether `pid` has ended and waits to be reaped (proc(5): `stat`'s third field, `Z` or `X`). */
+function ended(pid: string): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return /^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
+  } catch {
+    return true;
+  }
+}
+
+/** Whether a process (or, negative, a process group) of `pid` exists that signals reach. */
+function signalsReach(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

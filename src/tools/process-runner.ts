@@ -164,6 +164,7 @@ function resultOf(
         ...(outcome.backgroundStopped === undefined
           ? {}
           : { backgroundStopped: outcome.backgroundStopped }),
+        ...(outcome.leftRunning.length === 0 ? {} : { leftRunning: outcome.leftRunning }),
       };
     case "timed-out":
       return { exitCode: null, signal: null, output, truncated, stopped: "timeout" };

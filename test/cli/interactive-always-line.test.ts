@@ -63,8 +63,9 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): an 'always' answer's lin
       expect(callRows(screen, "edit")).toEqual([
         expect.stringMatching(/^✓ edit notes\.md {2}\d+\.\ds$/),
         "  always allowed in this session: edit(notes.md)",
-        "  - Tuesday",
-        "  + Friday",
+        "  1   # notes",
+        "  2 - The launch is on Tuesday.",
+        "  2 + The launch is on Friday.",
       ]);
       expect(callRows(screen, "t__echo")).toEqual([
         expect.stringMatching(/^✓ t__echo text=hi {2}\d+\.\ds · 1 line$/),

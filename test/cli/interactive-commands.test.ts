@@ -19,7 +19,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       fixture.server.enqueue({ text: "Hello there.", usage: { input: 1200, output: 34 } });
       const terminal = await fixture.openReady([], { rows: 40 });
       terminal.type("/help");
-      let screen = await terminal.waitFor(/\/exit\s+Close the session and quit/);
+      let screen = await terminal.waitFor(/\/exit, \/quit\s+Close the session and quit/);
       expect(screen).toMatch(/\/model \[provider:model\]\s+Show the model/);
       expect(screen).toMatch(/\/mode \[ask \| auto \| autopilot\]/);
 

@@ -1,4 +1,5 @@
 import { describe, expect } from "vitest";
+import { test } from "../support/fixtures.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { requireSandbox } from "../support/sandbox.js";
 import { exitWithCtrlD, interactiveTest } from "./interactive-support.js";
@@ -43,6 +44,12 @@ describe.runIf(sandboxWorks && !tmuxMissing())(
         ]);
         terminal.type("y");
         await terminal.waitFor(/reached it/);
+        // Trial 40 F8: that it ran outside the sandbox is on the call's line, after its time, not
+        // only in the result's first line, which the screen cuts at its edge.
+        const line = (await terminal.idle()).split("\n").find((row) => row.startsWith("✓ bash"));
+        expect(line?.trimEnd()).toMatch(
+          /^✓ bash curl -sS -o \/dev\/null http:\/\/127\.0\.0\.1:\d+\/ +\d+\.\ds · ran outside the sandbox \(your yes\)$/,
+        );
         const sessionId = await exitWithCtrlD(terminal);
         const answers = (await fixture.events(sessionId))
           .filter((event) => event.type.startsWith("permission."))
@@ -68,5 +75,33 @@ describe.runIf(sandboxWorks && !tmuxMissing())(
         ]);
       },
     );
+  },
+);
+
+describe.runIf(sandboxWorks)(
+  "turnloop (plain lines): a stopped command run outside the sandbox",
+  () => {
+    test("its ✓ line says it ran outside the sandbox, with the user's yes", async ({
+      cli,
+      model,
+    }) => {
+      const command = `curl -sS -o /dev/null ${model.url}/`;
+      model.enqueue(
+        { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+        { text: "reached it" },
+      );
+      const result = await cli(["--sandbox", "workspace-write", "--permission-mode", "auto"], {
+        stdin: "reach the server\ny\n",
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const lines = result.stdout.split("\n").filter((line) => line.includes("✓ bash"));
+      expect(lines, result.stdout).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `✓ bash ${command.replace(/[./]/g, "\\$&")} ran outside the sandbox \\(your yes\\) \\(\\d+ ms\\)$`,
+          ),
+        ),
+      ]);
+    });
   },
 );

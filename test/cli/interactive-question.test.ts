@@ -36,16 +36,19 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): what a permission questi
       terminal.type("change it");
       const screen = await terminal.waitFor(/\[t\] no, and tell the model why/);
       const rows = screen.split("\n").map((line) => line.trimEnd());
-      const diff = rows.slice(rows.indexOf("      first();"), rows.indexOf("      last();") + 1);
-      // The unchanged first and last lines are context, not removed and re-added; the changed
-      // line wraps under its marker.
+      const diff = rows.slice(
+        rows.indexOf("    1   first();"),
+        rows.indexOf("    3   last();") + 1,
+      );
+      // The unchanged first and last lines are context, not removed and re-added; each row has
+      // its line in the file (trial 40 F13); the changed line wraps under its marker.
       expect(diff).toEqual([
-        "      first();",
-        "    - const greeting = 'a line long enough to pass",
-        "      fifty columns on its own';",
-        "    + const greeting = 'the line long enough to",
+        "    1   first();",
+        "    2 - const greeting = 'a line long enough to",
         "      pass fifty columns on its own';",
-        "      last();",
+        "    2 + const greeting = 'the line long enough to",
+        "      pass fifty columns on its own';",
+        "    3   last();",
       ]);
       for (const line of screen.split("\n")) {
         expect(line).not.toMatch(/…$/);
@@ -85,8 +88,13 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): an edit that only adds l
       const question = (await terminal.waitFor(/\[t\] no, and tell the model why/))
         .split("\n")
         .map((line) => line.trimEnd());
-      const asked = question.indexOf("      first();");
-      expect(question.slice(asked, asked + 3)).toEqual(["      first();", "    + second();", ""]);
+      const asked = question.indexOf("    1   first();");
+      expect(question.slice(asked, asked + 4)).toEqual([
+        "    1   first();",
+        "    2 + second();",
+        "    3   last();",
+        "",
+      ]);
       terminal.type("y");
       await terminal.waitFor(/\bedited\b/);
       await terminal.idle();
@@ -95,7 +103,12 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): an edit that only adds l
         .split("\n")
         .map((line) => line.trimEnd());
       const call = rows.findIndex((line) => /✓ edit app\.js/.test(line));
-      expect(rows.slice(call + 1, call + 4)).toEqual(["    first();", "  + second();", ""]);
+      expect(rows.slice(call + 1, call + 5)).toEqual([
+        "  1   first();",
+        "  2 + second();",
+        "  3   last();",
+        "",
+      ]);
       expect(await readFile(join(fixture.repository, "app.js"), "utf8")).toBe(
         "first();\nsecond();\nlast();\n",
       );

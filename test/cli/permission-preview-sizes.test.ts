@@ -44,9 +44,9 @@ describe("a permission question about a large change", () => {
       expect(lines.slice(asked, asked + 11)).toEqual([
         `> turnloop wants to overwrite README.md (${path})`,
         `    ${path} (overwritten: 2,733 lines become 1)`,
-        ...[1, 2, 3, 4, 5, 6].map((line) => `    - old line ${line}`),
-        "      [… 2727 more lines removed]",
-        "    + replaced",
+        ...[1, 2, 3, 4, 5, 6].map((line) => `    ${line} - old line ${line}`),
+        "        [… 2727 more lines removed]",
+        "    1 + replaced",
         expect.stringMatching(/^\[y\] yes, once .* > ✗ create README\.md denied/),
       ]);
       expect(await readFile(path, "utf8")).toBe(numbered(2733, "old line"));
@@ -79,10 +79,10 @@ describe.skipIf(tmuxMissing())("a long edit's question and finished call", () =>
         expect(rows.slice(top - 1, top + 16)).toEqual([
           `turnloop wants to edit notes.txt (${path})`,
           `    ${path} (40 lines become 40)`,
-          ...[1, 2, 3, 4, 5, 6].map((line) => `    - turnloop ${line}`),
-          "      [… 34 more lines removed]",
-          ...[1, 2, 3, 4, 5, 6].map((line) => `    + TURNLOOP ${line}`),
-          "      [… 34 more lines added]",
+          ...[1, 2, 3, 4, 5, 6].map((line) => `    ${line} - turnloop ${line}`),
+          "        [… 34 more lines removed]",
+          ...[1, 2, 3, 4, 5, 6].map((line) => `    ${line} + TURNLOOP ${line}`),
+          "        [… 34 more lines added]",
           expect.stringMatching(/^ {2}\[y\] yes, once/),
         ]);
         asking.type("n");
@@ -103,12 +103,12 @@ describe.skipIf(tmuxMissing())("a long edit's question and finished call", () =>
         .map((line) => line.trimEnd());
       const call = shown.findIndex((line) => /✓ edit notes\.txt/.test(line));
       expect(shown.slice(call + 1, call + 8)).toEqual([
-        "  - turnloop 1",
-        "  - turnloop 2",
-        "    [… 38 more lines removed]",
-        "  + TURNLOOP 1",
-        "  + TURNLOOP 2",
-        "    [… 38 more lines added]",
+        "  1 - turnloop 1",
+        "  2 - turnloop 2",
+        "      [… 38 more lines removed]",
+        "  1 + TURNLOOP 1",
+        "  2 + TURNLOOP 2",
+        "      [… 38 more lines added]",
         "",
       ]);
       expect(await readFile(path, "utf8")).toBe(after);

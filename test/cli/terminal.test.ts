@@ -144,9 +144,11 @@ describe.skipIf(skip)("permission questions in a terminal", () => {
     expect(screen).toContain(
       [
         `    ${join(repository, "notes.txt")} (1 line becomes 2)`,
-        "    - beta",
-        "    + BETA",
-        "    + beta two",
+        "    1   alpha",
+        "    2 - beta",
+        "    2 + BETA",
+        "    3 + beta two",
+        "    4   gamma",
         "  [y] yes, once   [a] yes, always for edit(notes.txt) in this session   [n] no   [t] no, and tell the model why",
       ].join("\n"),
     );
@@ -191,10 +193,10 @@ describe.skipIf(skip)("permission questions in a terminal", () => {
     expect(screen).toContain(
       [
         `    ${join(repository, "notes.txt")} (overwritten: 3 lines become 3)`,
-        "      alpha",
-        "    - beta",
-        "    + BETA",
-        "      gamma",
+        "    1   alpha",
+        "    2 - beta",
+        "    2 + BETA",
+        "    3   gamma",
         "  [y] yes, once",
       ].join("\n"),
     );

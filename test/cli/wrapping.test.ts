@@ -21,7 +21,7 @@ describe.skipIf(tmuxMissing())("wrapping at 80 columns", () => {
   interactiveTest("/help and /mode: descriptions wrap under themselves", async ({ fixture }) => {
     const terminal = await fixture.openReady([], { rows: 50, columns: COLUMNS });
     terminal.type("/help");
-    await terminal.waitFor(/\/exit\s+Close the session and quit/);
+    await terminal.waitFor(/\/exit, \/quit\s+Close the session and quit/);
     terminal.type("/mode");
     await terminal.waitFor(/autopilot: works/);
     // Each list under its command, two columns in (interactive/command-output.ts); waited for
@@ -47,11 +47,11 @@ describe.skipIf(tmuxMissing())("wrapping at 80 columns", () => {
         "  /permissions [remove N | save]               The permission rules in force and",
         `${help}where each comes from; remove or`,
         `${help}save grants`,
-        "  /new                                         Start a new session in this",
+        "  /new, /clear                                 Start a new session in this",
         `${help}folder`,
         "  /resume [session id or prefix]               Reopen a session of this folder",
         `${help}(a picker without an id)`,
-        "  /exit                                        Close the session and quit",
+        "  /exit, /quit                                 Close the session and quit",
         "",
         "/mode",
         "  * ask: reads inside the workspace run freely; edits and commands ask first",

@@ -15,7 +15,7 @@ import type { Session, SessionAgentSettings } from "../../session/session.js";
 import { UsageTotals } from "../../session/usage-totals.js";
 import type { SandboxPolicy } from "../../tools/sandbox/policy.js";
 import { abortNote, INTERACTIVE_GO_ON, outcomeNote } from "../event-notes.js";
-import { commandBody } from "./command-output.js";
+import { commandBody, unknownCommandText } from "./command-output.js";
 import { type ConversationView, failedPromptEnding } from "./conversation-view.js";
 import { openingBanner, ServersStart, screenTrustQuestion, WAITING_CANCELLED } from "./open.js";
 import { attachFiles, INTERACTIVE_SETTINGS, runTypedCommand, saveInput } from "./prompt-input.js";
@@ -131,7 +131,7 @@ export class Controller {
     if (command !== undefined) {
       this.typedCommand = input;
       if (command.definition === undefined) {
-        this.commandNote(`unknown command /${command.name}; /help lists them`, "error");
+        this.commandNote(unknownCommandText(command.name), "error");
         return;
       }
       const outcome = await command.definition.run({

@@ -52,15 +52,12 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
   }
   const mode = openingMode(host, opened.session, settings.mode);
   const controller = new Controller(host, opened.session, opened.model, mode);
-  const renderer = new TerminalRenderer(stdout, stdout, false, {
-    allReplies: true,
-    liveOutput: new LiveCommandOutput(),
-  });
+  const drawing = new PlainDrawing(stdout);
   let exit = false;
   controller.onExit = () => {
     exit = true;
   };
-  const view = plainView(stdout, renderer, lines, pickByNumber, () => controller.cancel());
+  const view = plainView(stdout, drawing, lines, pickByNumber, () => controller.cancel());
   const storageFailed = watchStorageErrors(view);
   // Ctrl-C cancels a running prompt; on an idle line it exits.
   const onInterrupt = () => {
@@ -73,7 +70,7 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
   };
   process.on("SIGINT", onInterrupt);
   await controller.attach(view);
-  const submit = submitter(controller, renderer, stdout);
+  const submit = submitter(controller, drawing, stdout);
   if (settings.firstPrompt !== undefined) {
     await submit(settings.firstPrompt);
   }
@@ -92,6 +89,33 @@ export async function runPlainFace(settings: PlainFaceSettings): Promise<number>
   const { id } = controller.session;
   stdout.write(`${notSavedLine(controller.session) ?? `session ${id}`}\n`);
   return storageFailed() ? EXIT.error : EXIT.ok;
+}
+
+/**
+ * The renderer of the open session's events on plain lines: each session opened gets a new one
+ * ({@link renew}), with all it holds per session (its session model, the calls whose output was
+ * headed, the plan shown). Kept, a call of the next session whose id was headed before lost its
+ * `● bash …` heading (ids a server numbers per conversation come again: trial 40).
+ */
+class PlainDrawing {
+  renderer: TerminalRenderer;
+
+  constructor(private readonly stdout: NodeJS.WritableStream) {
+    this.renderer = this.newRenderer();
+  }
+
+  /** Another session is drawn: the line is ended, and its events go to a new renderer. */
+  renew(): void {
+    this.renderer.endLine();
+    this.renderer = this.newRenderer();
+  }
+
+  private newRenderer(): TerminalRenderer {
+    return new TerminalRenderer(this.stdout, this.stdout, false, {
+      allReplies: true,
+      liveOutput: new LiveCommandOutput(),
+    });
+  }
 }
 
 /** Lists `sessions` numbered on `stdout`; @returns the id of the one whose number is read. */
@@ -129,12 +153,12 @@ function watchStorageErrors(view: ConversationView): () => boolean {
  */
 function submitter(
   controller: Controller,
-  renderer: TerminalRenderer,
+  drawing: PlainDrawing,
   stdout: NodeJS.WritableStream,
 ): (text: string) => Promise<void> {
   return async (text) => {
     await controller.submit(text);
-    renderer.endLine();
+    drawing.renderer.endLine();
     const ending = controller.takeEnding();
     if (ending !== undefined) {
       stdout.write(`${ending}\n`);
@@ -148,13 +172,13 @@ function submitter(
  */
 function plainView(
   stdout: NodeJS.WritableStream,
-  renderer: TerminalRenderer,
+  drawing: PlainDrawing,
   lines: LineReader,
   pickSession: ConversationView["pickSession"],
   cancelPrompt: () => void,
 ): ConversationView {
   const note = (text: string) => {
-    renderer.endLine();
+    drawing.renderer.endLine();
     stdout.write(`${wrapText(text, (stdout as { columns?: number }).columns)}\n`);
   };
   return {
@@ -163,7 +187,7 @@ function plainView(
     history: (events) =>
       stdout.write(renderConversation(events, { startLine: false, openNow: true })),
     show: (event) => {
-      renderer.handle(event);
+      drawing.renderer.handle(event);
       // The `@file`s a prompt attached, named under the line it was typed on.
       const files =
         event.type === "user.message"
@@ -174,9 +198,10 @@ function plainView(
       }
     },
     note,
-    clear: () => undefined,
+    clear: () => drawing.renew(),
     statusChanged: () => undefined,
-    ask: (request, signal) => askOnLines(request, signal, lines, renderer, stdout, cancelPrompt),
+    ask: (request, signal) =>
+      askOnLines(request, signal, lines, drawing.renderer, stdout, cancelPrompt),
     confirm: async (question) =>
       /^(y|yes)$/i.test(((await lines.answer(`${question.join("\n")} [y/N] `)) ?? "").trim()),
     pickSession,

@@ -18,7 +18,8 @@ const BUSY_TICK_MS = 500;
  */
 export class ScreenView implements ConversationView {
   private ticker: NodeJS.Timeout | undefined;
-  private readonly transcript: Transcript;
+  /** The open session's transcript: each session opened gets a new one ({@link clear}). */
+  private transcript: Transcript;
 
   constructor(
     private readonly screen: Screen,
@@ -46,9 +47,19 @@ export class ScreenView implements ConversationView {
     this.screen.render();
   }
 
+  /**
+   * Another session is drawn in a new transcript: all the old one holds per session (its
+   * session model, its calls' views by tool call id, the answer streaming, the plan shown) is
+   * dropped with it. Kept, the next session's calls whose ids it had drawn were not drawn at all
+   * (ids a server numbers per conversation come again), nor a plan equal to the one shown
+   * (trial 40).
+   */
   clear(): void {
-    this.transcript.clear();
-    this.screen.tui.requestRender(true);
+    const { conversation, theme, tui } = this.screen;
+    conversation.removeChild(this.transcript);
+    this.transcript = new Transcript(theme);
+    conversation.addChild(this.transcript);
+    tui.requestRender(true);
   }
 
   restoreInput(text: string): void {

@@ -11,9 +11,18 @@ import {
   type ToolCall,
   type ToolCallStatus,
 } from "../../session/session-model/session-model.js";
-import { NOT_PERSISTED, stateWords } from "../../session/session-model/tool-call.js";
+import {
+  NOT_PERSISTED,
+  outsideSandboxWords,
+  stateWords,
+} from "../../session/session-model/tool-call.js";
 import { commandStop } from "../../tools/bash.js";
-import { editDiffRows } from "../../tools/line-diff.js";
+import {
+  editDiffRows,
+  fileDiff,
+  type NumberedDiffRow,
+  numberedDiffRows,
+} from "../../tools/line-diff.js";
 import { viewSummary } from "../../tools/view.js";
 import { lastLinesOf } from "../text-lines.js";
 import { callSummary, exportShowsAll, hiddenLinesNote, outputLines } from "../tool-line.js";
@@ -223,7 +232,8 @@ export class ToolCallView implements Component {
       toolCall.exitCode === undefined &&
       toolCall.signal === undefined;
     const stop = stopped ? commandStop(text) : undefined;
-    return [theme.failure(stateWords(toolCall)), ...this.lastOutputLines(stop?.output ?? text)];
+    const state = `${theme.failure(stateWords(toolCall))}${this.outside()}`;
+    return [state, ...this.lastOutputLines(stop?.output ?? text)];
   }
 
   /**
@@ -241,7 +251,7 @@ export class ToolCallView implements Component {
 
   private completed(): string[] {
     const { theme, toolCall } = this;
-    const timing = theme.dim(seconds(toolCall.durationMs ?? 0));
+    const timing = `${theme.dim(seconds(toolCall.durationMs ?? 0))}${this.outside()}`;
     if (toolCall.toolName === "edit") {
       return [timing, ...this.diff()];
     }
@@ -265,6 +275,15 @@ export class ToolCallView implements Component {
   }
 
   /**
+   * After the state of a command run outside the sandbox with the user's yes, that fact: on the
+   * call's line, which keeps its state whole, not in the output under it, cut at the edge.
+   */
+  private outside(): string {
+    const words = outsideSandboxWords(this.toolCall);
+    return words === undefined ? "" : this.theme.warning(` · ${words}`);
+  }
+
+  /**
    * What a finished call other than a command's or a file change's says after its time: how many
    * lines its result has (the tool's, when the log holds only the start and end: tool-line.ts
    * `outputLines`); a `view` says which lines of how many it showed (tools/view.ts).
@@ -282,28 +301,35 @@ export class ToolCallView implements Component {
   }
 
   /**
-   * The edit's minimal diff, as its permission question showed it (tools/line-diff.ts), with a
-   * line of context and {@link PREVIEW_LINES} / 2 lines per side: the diff's own notes count the
-   * rest of each side (`[… 38 more lines removed]`), so the added side shows however long the
-   * removed one is (trial 39 F5: 8 rows of a diff cut before were shown, then `… 33 more`).
+   * The edit's change, as its permission question showed it (cli/permission-preview.ts): where
+   * the log has the file's change (events/event-parts.ts `FileChange`, within
+   * tools/file-change.ts's cap), its hunk in the file with each line's number and a line of
+   * context (tools/line-diff.ts `numberedDiffRows`: where it landed, trial 40 F13); else the
+   * minimal diff of the call's own text. {@link PREVIEW_LINES} / 2 lines per side: the diff's own
+   * notes count the rest of each side (`[… 38 more lines removed]`), so the added side shows
+   * however long the removed one is (trial 39 F5).
    */
   private diff(): string[] {
     const { theme } = this;
-    const { arguments: input } = this.toolCall;
-    const rows = editDiffRows(String(input.old_str ?? ""), String(input.new_str ?? ""), {
-      contextLines: 1,
-      linesPerSide: PREVIEW_LINES / 2,
+    const { arguments: input, fileChange } = this.toolCall;
+    const cut = { contextLines: 1, linesPerSide: PREVIEW_LINES / 2 };
+    const rows: NumberedDiffRow[] =
+      fileChange === undefined
+        ? editDiffRows(String(input.old_str ?? ""), String(input.new_str ?? ""), cut).map(
+            (row) => ({ ...row, line: undefined }),
+          )
+        : numberedDiffRows(fileDiff(fileChange.oldText ?? "", fileChange.newText, cut));
+    const width = Math.max(0, ...rows.map(({ line }) => String(line ?? "").length));
+    // Context, the line numbers and the diff's notes (`[… 3 more lines removed]`), dim.
+    return rows.map(({ marker, text: row, line }) => {
+      const text = terminalText(row);
+      const number = width === 0 ? "" : theme.dim(`${String(line ?? "").padStart(width)} `);
+      return marker === "-"
+        ? `${number}${theme.removed(`- ${text}`)}`
+        : marker === "+"
+          ? `${number}${theme.added(`+ ${text}`)}`
+          : `${number}${theme.dim(`  ${text}`)}`;
     });
-    // Context, and the diff's notes (`[… 3 more lines removed]`), dim.
-    return rows
-      .map(({ marker, text: row }) => ({ marker, text: terminalText(row) }))
-      .map(({ marker, text }) =>
-        marker === "-"
-          ? theme.removed(`- ${text}`)
-          : marker === "+"
-            ? theme.added(`+ ${text}`)
-            : theme.dim(`  ${text}`),
-      );
   }
 }
 

@@ -13,7 +13,7 @@ import { FoldState } from "./fold-state.js";
 import type { Change, SessionModel } from "./types.js";
 
 export type { ToolCall, ToolCallOutcome, ToolCallStatus } from "./tool-call.js";
-export { commandEnding, isFinished, lastLines } from "./tool-call.js";
+export { commandEnding, isFinished, lastLines, outsideSandboxWords } from "./tool-call.js";
 export type * from "./types.js";
 
 /** Folds events one at a time, in log order; {@link FoldState.model} is the result so far. */

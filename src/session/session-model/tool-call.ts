@@ -41,6 +41,11 @@ export interface ToolCallPermission {
   scope?: SessionEventData["permission.completed"]["scope"];
   rule?: string;
   reason?: string;
+  /**
+   * A question to run outside the sandbox a command it stopped: why it stopped it (the
+   * `permission.requested` event's `outsideSandbox`).
+   */
+  outsideSandbox?: string;
 }
 
 /**
@@ -221,6 +226,20 @@ const FAILURE_WORDS: Partial<Record<ToolErrorCode, string>> = {
   truncated_arguments: "truncated arguments",
   limit_reached: "limit reached",
 };
+
+/**
+ * What a call's line says after its state when its command ran outside the sandbox, with a yes
+ * to the question to run it there once the sandbox stopped it (permission-gate.ts
+ * `createSandboxExitAsker`): `ran outside the sandbox (your yes)`; `undefined` for any other call.
+ * The terminal faces say it on the call's line, where the terminal's width does not cut it, not
+ * only in the result's first line (trial 40 F8).
+ */
+export function outsideSandboxWords(call: Pick<ToolCall, "permission">): string | undefined {
+  const { permission } = call;
+  return permission?.outsideSandbox !== undefined && permission.decision === "allowed"
+    ? "ran outside the sandbox (your yes)"
+    : undefined;
+}
 
 /**
  * A call's state in turnloop's words, the one every face writes (-p's and the terminal's tool

@@ -89,8 +89,14 @@ export class ToolCalls {
 
   permissionRequested(data: SessionEventData["permission.requested"], at: number): ToolCall {
     const call = this.call(data.toolCallId, data.toolName);
-    const { requestId, kind, title } = data;
-    call.permission = { requestId, kind, title, askedAt: at };
+    const { requestId, kind, title, outsideSandbox } = data;
+    call.permission = {
+      requestId,
+      kind,
+      title,
+      askedAt: at,
+      ...(outsideSandbox === undefined ? {} : { outsideSandbox }),
+    };
     if (call.status === "running") {
       // The one step back (tool-call.ts): a command the sandbox stopped asks before it runs again
       // outside it; the call waits for the answer, not the command.

@@ -254,10 +254,11 @@ function withReports(spawned: Spawned, file: string, userBashEnv: string | undef
 /**
  * `result` with how many processes the command left running, which the sandbox ended with it
  * ({@link CommandResult.sandboxStopped}, from `report`), in place of the runner's
- * `backgroundStopped`, whose advice (`nohup`) does not hold in the sandbox.
+ * `backgroundStopped` and `leftRunning`: the advice (`nohup`) does not hold in the sandbox, and
+ * nothing of it runs on.
  */
 function withLeftRunning(result: CommandResult, report: string): CommandResult {
-  const { backgroundStopped: _outside, ...rest } = result;
+  const { backgroundStopped: _outside, leftRunning: _ended, ...rest } = result;
   const count = leftRunningCount(report);
   return count === undefined || count === 0 ? rest : { ...rest, sandboxStopped: count };
 }

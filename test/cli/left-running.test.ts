@@ -1,0 +1,71 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect } from "vitest";
+import { test } from "../support/fixtures.js";
+
+// Trial 40 F12: without the sandbox, processes a command left running (`nohup … &` with its output
+// sent elsewhere, `(setsid … &)`) ran on after `-p` exited, and nothing named them: a leftover
+// server was invisible until something else failed on its port. The call's note now names them
+// by pid and command line, under its line and for the model.
+
+/** Pids of the processes whose command line is `words`, read from /proc (the test's own). */
+function pidsOf(words: string): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0+$/, "") === words;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Stops the test's sleeps, by the pids found for their own command lines. */
+function stopSleeps(commands: readonly string[]): void {
+  for (const pid of commands.flatMap((command) => pidsOf(command.replace(" ", "\0")))) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
+  }
+}
+
+describe.runIf(process.platform === "linux")(
+  "-p without the sandbox: processes left running",
+  () => {
+    test("are named by pid and command line under the call's line, and for the model", async ({
+      cli,
+      model,
+    }) => {
+      // Unique lengths: the test finds, and stops, only its own sleeps.
+      const sleeps = [`sleep 29.${process.pid}1`, `sleep 29.${process.pid}2`];
+      const command = `nohup ${sleeps[0]} > /dev/null 2>&1 & (setsid ${sleeps[1]} &); echo started`;
+      model.enqueue(
+        { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+        { text: "Started them." },
+      );
+      try {
+        const result = await cli(["--allow-all-tools", "-p", "start them"]);
+        expect(result.code, result.stderr).toBe(0);
+        const note = result.stderr.split("\n").find((line) => line.includes("Left running"));
+        const named = [...(note ?? "").matchAll(/(\d+) `([^`]+)`/g)].map(([, pid, words]) => ({
+          pid: Number(pid),
+          words,
+        }));
+        expect(named.map(({ words }) => words).sort(), result.stderr).toEqual(sleeps);
+        // Each pid named is the sleep still running.
+        for (const { pid, words } of named) {
+          expect(pidsOf(words?.replace(" ", "\0") ?? "")).toContain(pid);
+        }
+        expect(note).toMatch(
+          /^ {4}Left running after the command exited: .*They outlive this session/,
+        );
+        // The model is told the same, after the command's exit line.
+        const toolMessage = JSON.stringify(model.requests[1]?.body);
+        expect(toolMessage).toContain("Left running after the command exited: ");
+      } finally {
+        stopSleeps(sleeps);
+      }
+    });
+  },
+);
