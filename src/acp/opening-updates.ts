@@ -7,7 +7,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../events/events.js";
 import { logProjectWarnings, recordProjectWarnings } from "../session/project-warnings.js";
 import type { Session } from "../session/session.js";
-import { mcpStatusNotice } from "../tools/mcp/servers.js";
+import { mcpStatusNotice } from "../tools/mcp/status-notice.js";
 import { availableCommands } from "./commands.js";
 import { editorServerNotes } from "./editor-mcp-servers.js";
 import { noticeUpdate, offersNotices, recordedNotice } from "./notices.js";

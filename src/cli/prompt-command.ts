@@ -259,7 +259,7 @@ async function startMcp(session: Session, io: PromptIo): Promise<void> {
   );
   reportGathered(mcp, (line) => io.stderr.write(`${line}\n`));
   const startupWaitMs = startupWaitFrom(io.env);
-  startMcpServers(session, mcp.servers, {
+  await startMcpServers(session, mcp.servers, {
     env: io.env,
     ...(startupWaitMs === undefined ? {} : { startupWaitMs }),
     ...(mcp.untrustedProject === undefined ? {} : { untrusted: mcp.untrustedProject }),

@@ -2,7 +2,7 @@ import { retryNote, terminalText, warningLine } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf } from "../events/events.js";
 import { SessionFold } from "../session/session-model/session-model.js";
-import { mcpStatusNotice } from "../tools/mcp/servers.js";
+import { mcpStatusNotice } from "../tools/mcp/status-notice.js";
 import { abortNote, alwaysRuleNote, compactionNote } from "./event-notes.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
 import { type SummaryParts, summaryLine } from "./prompt-totals.js";

@@ -17,7 +17,8 @@ import {
   parseServers,
   readServersFile,
 } from "../tools/mcp/config.js";
-import { McpServers, mcpStatusNotice } from "../tools/mcp/servers.js";
+import type { McpServers } from "../tools/mcp/servers.js";
+import { mcpStatusNotice } from "../tools/mcp/status-notice.js";
 import type { McpToolNaming } from "../tools/mcp/tools.js";
 import { type LoadedConfig, loadConfig } from "./config.js";
 import {
@@ -197,18 +198,24 @@ export interface UntrustedProject {
 }
 
 /**
- * Starts `servers` for `session` (all at once, nothing awaited) and hands them to it: prompts
- * offer their tools, status changes become `session.mcp_server_status_changed` events, and
- * closing the session closes them. Does nothing when there are no servers, or when the session
- * is already closing (its servers were gathered after it ended: nothing would stop them).
+ * Starts `servers` for `session` (all at once, their start-up not awaited) and hands them to it:
+ * prompts offer their tools, status changes become `session.mcp_server_status_changed` events,
+ * and closing the session closes them. Resolves once they are handed over (the MCP client,
+ * tools/mcp/servers.ts, is loaded then, by `import()`: a run with no server never loads it).
+ * Does nothing when there are no servers, or when the session is already closing (its servers
+ * were gathered after it ended: nothing would stop them).
  */
-export function startMcpServers(
+export async function startMcpServers(
   session: Session,
   servers: McpServerConfigs,
   options: McpStartOptions,
-): McpServers | undefined {
+): Promise<McpServers | undefined> {
   session.mcpLoopTools = (taken) => loopTools(session, options.untrusted, taken);
   if (Object.keys(servers).length === 0 || session.closing) {
+    return undefined;
+  }
+  const { McpServers } = await import("../tools/mcp/servers.js");
+  if (session.closing) {
     return undefined;
   }
   const started = new McpServers(servers, {

@@ -33,7 +33,7 @@ async function gated(
     },
     emit: (event) => void session.emit(event),
   });
-  startMcpServers(session, { t: stdioServer() }, { env: process.env, startupWaitMs: 10_000 });
+  await startMcpServers(session, { t: stdioServer() }, { env: process.env, startupWaitMs: 10_000 });
   return { harness: target, asked };
 }
 

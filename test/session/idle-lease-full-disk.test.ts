@@ -9,7 +9,8 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { FileSessionStore } from "../../src/session/file-store.js";
-import { IdleLeaseAppender, openAppender } from "../../src/session/idle-lease.js";
+import { openAppender } from "../../src/session/idle-lease.js";
+import { IdleLeaseAppender } from "../../src/session/idle-lease-appender.js";
 import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
 import { buildEvents, sessionStart, userMessage } from "./support.js";
 

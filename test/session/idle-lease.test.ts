@@ -8,7 +8,7 @@ import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { FileSessionStore } from "../../src/session/file-store.js";
-import { openWhenReleased } from "../../src/session/idle-lease.js";
+import { openWhenReleased } from "../../src/session/idle-lease-appender.js";
 import { SessionLockedError } from "../../src/session/session-store.js";
 import { runScript } from "./other-process.js";
 import { buildEvents, makeTemporaryDirectory, sessionStart } from "./support.js";

@@ -11,7 +11,7 @@ describe("an MCP answer over the read limit (issue 27, item 2)", () => {
   }) => {
     const harness = await openHarness();
     // The default call timeout (10 minutes) stays: only the size check can end this call in time.
-    const servers = startMcpServers(
+    const servers = await startMcpServers(
       harness.session,
       { t: stdioServer() },
       { env: process.env, startupWaitMs: 30_000 },

@@ -28,7 +28,7 @@ async function withServers(
 ): Promise<{ harness: Harness; servers: McpServers; log: string }> {
   const harness = await openHarness(options.wire === undefined ? {} : { wire: options.wire });
   const log = join(harness.cwd, "server.log");
-  const started = startMcpServers(harness.session, configure(log), {
+  const started = await startMcpServers(harness.session, configure(log), {
     env: process.env,
     startupWaitMs: options.startupWaitMs ?? 10_000,
   });

@@ -4,7 +4,7 @@ import { isSdkAppEvent } from "../../events/event-categories.js";
 import type { SessionEvent, SessionEventOf, UserMessageData } from "../../events/events.js";
 import { attachedFilesLine, givenPrompt, ranEnding } from "../../session/prompt-attachments.js";
 import { SessionFold, type ToolCall } from "../../session/session-model/session-model.js";
-import { mcpStatusNotice } from "../../tools/mcp/servers.js";
+import { mcpStatusNotice } from "../../tools/mcp/status-notice.js";
 import { abortNote, alwaysRuleNote, compactionNote } from "../event-notes.js";
 import { StreamedMarkdown } from "../markdown.js";
 import { drawnAsPlan, planChecklist } from "../plan-checklist.js";
