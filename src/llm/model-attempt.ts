@@ -16,6 +16,7 @@ import {
 import type { LlmEvent, ModelRequest } from "./provider.js";
 import { ReplyAssembler } from "./reply-assembler.js";
 import { StallWatchdog } from "./stall-watchdog.js";
+import { generatedOrStreamed } from "./stored-replies.js";
 import { ToolCallIdAssigner } from "./tool-call-ids.js";
 
 /**
@@ -146,7 +147,9 @@ export class ModelAttempt {
       this.#releaseTexts = shared.release;
     }
     if (this.#request.streaming === false) {
-      return generatedParts(await model.doGenerate(call));
+      const reply = await generatedOrStreamed(model, call);
+      // The server may have streamed anyway (stored-replies.ts): then its stream is the reply.
+      return reply.type === "generated" ? generatedParts(reply.result) : reply.stream;
     }
     const { stream } = await model.doStream(call);
     return stream;
