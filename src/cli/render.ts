@@ -19,30 +19,17 @@
 
 import { terminalText } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
-import type {
-  JsonObject,
-  SessionEvent,
-  SessionEventOf,
-  UserMessageData,
-} from "../events/events.js";
+import type { SessionEvent, SessionEventOf, UserMessageData } from "../events/events.js";
 import { attachedFilesLine, givenPrompt, ranLines } from "../session/prompt-attachments.js";
-import { type Prompt, SessionFold, type ToolCall } from "../session/session-model/session-model.js";
+import { type Prompt, SessionFold } from "../session/session-model/session-model.js";
 import { idleReopens, repairsBeforeReopens } from "./idle-reopens.js";
-import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
+import { planChecklist } from "./plan-checklist.js";
 import { closedPrompt, type PromptState, stopLine } from "./prompt-stop.js";
+import { toolResultLines, unansweredCallLine } from "./render-tool-call.js";
 import { abbreviate, firstLine, foldedPrompt, plural, trimTrailingNewlines } from "./text-lines.js";
-import { exportShowsAll, hiddenLinesNote, outcomeMark, outputLines } from "./tool-line.js";
 
-const ARGUMENTS_LENGTH = 60;
 const REASONING_LENGTH = 100;
 const NUDGE_LENGTH = 100;
-const RESULT_LINES = 3;
-const RESULT_LINE_LENGTH = 120;
-
-interface CallShown {
-  name: string;
-  arguments: JsonObject;
-}
 
 interface RenderState {
   lines: string[];
@@ -319,42 +306,15 @@ function renderAssistantMessage(
   }
 }
 
+/** A call's result, under the call's line (render-tool-call.ts). */
 function renderToolResult(
   state: RenderState,
   result: SessionEventOf<"tool.execution_complete">["data"],
 ): void {
   const toolCall = state.fold.toolCall(result.toolCallId);
-  const known = state.pendingCalls.delete(result.toolCallId);
-  if (toolCall !== undefined && drawnAsPlan(toolCall)) {
-    // An update_plan shows as the plan's checklist (session.plan_updated), not as its result.
-    return;
-  }
-  const call =
-    known && toolCall !== undefined
-      ? shownCall(toolCall)
-      : { name: result.toolName, arguments: {} };
-  state.lines.push(`${describeCall(call)} ${outcomeMark(toolCall)}`);
-  // The session model's output: a command's without the `<exited …>` line the model reads.
-  const text = toolCall?.output ?? result.result.content;
-  const commandFailed = toolCall?.status === "failed" && toolCall.exitCode !== undefined;
-  // A failed command's last lines say why; its exit code is on the call's line.
-  const lines = outputLines(text, commandFailed ? { last: RESULT_LINES } : { first: RESULT_LINES });
-  const note = hiddenLinesNote(
-    lines,
-    commandFailed ? "earlier" : "more",
-    exportShowsAll(state.fold.model.sessionId),
-  );
-  const row = (line: string) => `    ${line}`.trimEnd();
-  state.lines.push(
-    ...lines.first.map((line) => row(abbreviate(line, RESULT_LINE_LENGTH))),
-    // The saved file's path whole, however long.
-    ...note.map(row),
-    ...lines.last.map((line) => row(abbreviate(line, RESULT_LINE_LENGTH))),
-  );
-}
-
-function shownCall(toolCall: ToolCall): CallShown {
-  return { name: toolCall.toolName, arguments: toolCall.arguments };
+  const requested = state.pendingCalls.delete(result.toolCallId);
+  const sessionId = state.fold.model.sessionId;
+  state.lines.push(...toolResultLines(toolCall, result, requested, sessionId));
 }
 
 /**
@@ -375,7 +335,7 @@ function closePrompt(state: RenderState, late = false): void {
   for (const toolCallId of state.pendingCalls) {
     const toolCall = state.fold.toolCall(toolCallId);
     if (toolCall !== undefined) {
-      state.lines.push(`${describeCall(shownCall(toolCall))} … no result`);
+      state.lines.push(unansweredCallLine(toolCall));
     }
   }
   state.pendingCalls.clear();
@@ -389,12 +349,4 @@ function releaseHeldErrors(state: RenderState, now = false): void {
   if (state.heldErrors.length > 0 && (now || state.pendingCalls.size === 0)) {
     state.lines.push(...state.heldErrors.splice(0));
   }
-}
-
-/** `name(key: value, …)` with JSON values, cut to {@link ARGUMENTS_LENGTH} characters. */
-function describeCall(call: CallShown): string {
-  const parts = Object.entries(call.arguments).map(
-    ([key, value]) => `${key}: ${JSON.stringify(value)}`,
-  );
-  return `→ ${call.name}(${abbreviate(parts.join(", "), ARGUMENTS_LENGTH)})`;
 }

@@ -5,6 +5,7 @@ import { SessionFold } from "../session/session-model/session-model.js";
 import { mcpStatusNotice } from "../tools/mcp/status-notice.js";
 import { abortNote, alwaysRuleNote, compactionNote } from "./event-notes.js";
 import { drawnAsPlan, planChecklist } from "./plan-checklist.js";
+import { PromptAnswer } from "./prompt-answer.js";
 import { type SummaryParts, summaryLine } from "./prompt-totals.js";
 import type { TextSink } from "./spinner.js";
 import type { NoticeEvent, RendererOptions } from "./terminal-renderer-options.js";
@@ -29,16 +30,8 @@ export class TerminalRenderer {
   private wroteText = false;
   /** Reply text received and not yet written. */
   private pending = "";
-  /** The last reply without tool calls: the final answer unless another turn follows. */
-  private heldAnswer: string | undefined;
-  /**
-   * Text of the last whole reply, with tool calls or without: the answer when the prompt stops on
-   * it, whatever stopped it (`end_turn`, `--max-turns`, `task_complete`, …), as `--quiet` and the
-   * JSON `result` give it (README, "Using it"); a failed or cancelled prompt has none.
-   */
-  private lastReply: string | undefined;
-  /** The summary of autopilot's `task_complete`, once called: the answer when its reply has no text. */
-  private taskSummary: string | undefined;
+  /** Which reply is the answer (prompt-answer.ts). */
+  private readonly promptAnswer = new PromptAnswer();
   /** The checklist last shown, to show the plan only when it changes. */
   private shownPlan = "";
 
@@ -111,7 +104,7 @@ export class TerminalRenderer {
 
   /** Another turn: the reply held as the answer was not the last one. */
   private turnStart(): void {
-    this.releaseHeldAnswer();
+    this.narrate(this.promptAnswer.release());
     this.options.spinner?.start("thinking");
   }
 
@@ -156,11 +149,8 @@ export class TerminalRenderer {
   /** Writes the answer held for the end of the prompt, if any, and ends the line. */
   flush(): void {
     // The summary of `task_complete` when its reply had no text (trial finding 6).
-    const answer = this.lastReply?.trim() ? this.lastReply : this.taskSummary;
-    this.heldAnswer = undefined;
-    this.lastReply = undefined;
-    this.taskSummary = undefined;
-    if (answer !== undefined && answer.trim() !== "") {
+    const answer = this.promptAnswer.take();
+    if (answer !== undefined) {
       this.answer(this.options.markdown?.(answer) ?? this.stdoutText(answer));
     }
     this.endLine();
@@ -206,36 +196,24 @@ export class TerminalRenderer {
       this.endLine();
       return;
     }
-    this.releaseHeldAnswer();
-    if (message.toolRequests.length > 0 || message.interrupted === true) {
-      // A reply cut short is no answer (README, "JSON output").
-      this.narrate(message.content);
-    } else {
-      this.heldAnswer = message.content;
-    }
-    this.lastReply = message.interrupted === true ? undefined : message.content;
+    const toolCalls = message.toolRequests.length > 0;
+    const interrupted = message.interrupted === true;
+    this.narrate(this.promptAnswer.reply(message.content, toolCalls, interrupted));
   }
 
   /** A failed or cancelled prompt has no answer (README): the reply it cut short goes to stderr. */
   unanswered(): void {
-    this.releaseHeldAnswer();
-    this.lastReply = undefined;
-    this.taskSummary = undefined;
+    this.narrate(this.promptAnswer.drop());
     this.endLine();
   }
 
-  /** The held reply was not the final answer: it is narration. */
-  private releaseHeldAnswer(): void {
-    if (this.heldAnswer !== undefined) {
-      this.narrate(this.heldAnswer);
-      this.heldAnswer = undefined;
-    }
-  }
-
-  private narrate(text: string): void {
-    const trimmed = text.trim();
-    if (trimmed !== "") {
-      this.note(trimmed);
+  /** Replies that were not the answer, on stderr. */
+  private narrate(texts: readonly string[]): void {
+    for (const text of texts) {
+      const trimmed = text.trim();
+      if (trimmed !== "") {
+        this.note(trimmed);
+      }
     }
   }
 
@@ -299,7 +277,7 @@ export class TerminalRenderer {
     switch (event.type) {
       case "user.message":
         // A nudge: the reply held as the answer was not the last one.
-        this.releaseHeldAnswer();
+        this.narrate(this.promptAnswer.release());
         if (event.data.source === "autopilot") {
           this.note("autopilot: continuing");
         }
@@ -326,7 +304,7 @@ export class TerminalRenderer {
         this.note(abortNote(event.data.reason));
         return;
       case "session.task_complete":
-        this.taskSummary = event.data.summary;
+        this.promptAnswer.taskComplete(event.data.summary);
         this.note(`task complete: ${event.data.summary}`);
         return;
       case "session.autopilot_stopped":

@@ -17,6 +17,7 @@ import { valuesOf } from "./lock-keeping-stream.js";
 import type { LlmEvent, ModelRequest } from "./provider.js";
 import { ReplyAssembler } from "./reply-assembler.js";
 import { StallWatchdog } from "./stall-watchdog.js";
+import { generatedOrStreamed } from "./stored-replies.js";
 import { ToolCallIdAssigner } from "./tool-call-ids.js";
 import { DONE, type ValueSource } from "./value-transform.js";
 
@@ -148,7 +149,9 @@ export class ModelAttempt {
       this.#releaseTexts = shared.release;
     }
     if (this.#request.streaming === false) {
-      return generatedParts(await model.doGenerate(call));
+      const reply = await generatedOrStreamed(model, call);
+      // The server may have streamed anyway (stored-replies.ts): then its stream is the reply.
+      return reply.type === "generated" ? generatedParts(reply.result) : reply.stream;
     }
     const { stream } = await model.doStream(call);
     return stream;

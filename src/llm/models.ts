@@ -20,6 +20,7 @@ import { unsendableHeaderCharacter } from "./http-headers.js";
 import { withHugeBodies } from "./huge-messages.js";
 import { openAiChatQuirksFetch } from "./openai-chat-quirks.js";
 import type { Provider } from "./provider.js";
+import { withStoredReplies } from "./stored-replies.js";
 
 export {
   apiKeyVariable,
@@ -264,7 +265,8 @@ export function createProvider(
   tuning: ProviderTuning = {},
 ): Provider {
   const { provider, modelName } = configuration;
-  // Every wire's fetch below is wrapped by withHugeBodies, which fills in shared huge texts.
+  // Every wire's fetch below is wrapped by withHugeBodies, which fills in shared huge texts, around
+  // withStoredReplies, which hands back a reply already read (stored-replies.ts).
   const common = {
     id: configuration.id,
     typeId: typeIdOf(configuration),
@@ -284,7 +286,7 @@ export function createProvider(
         createModel: async () => {
           const { createOpenAI } = await import("@ai-sdk/openai");
           prepareReleasedLockErrors();
-          const fetch = withHugeBodies(openAiChatQuirksFetch);
+          const fetch = withHugeBodies(withStoredReplies(openAiChatQuirksFetch));
           return createOpenAI(endpointOptions(configuration, fetch)).chat(modelName);
         },
       });
@@ -297,7 +299,9 @@ export function createProvider(
         createModel: async () => {
           const { createAnthropic } = await import("@ai-sdk/anthropic");
           prepareReleasedLockErrors();
-          return createAnthropic(endpointOptions(configuration, withHugeBodies()))(modelName);
+          return createAnthropic(
+            endpointOptions(configuration, withHugeBodies(withStoredReplies())),
+          )(modelName);
         },
       });
     case "ollama":
@@ -325,7 +329,9 @@ function openAiResponsesProvider(
     createModel: async () => {
       const { createOpenAI } = await import("@ai-sdk/openai");
       prepareReleasedLockErrors();
-      return createOpenAI(endpointOptions(configuration, withHugeBodies())).responses(modelName);
+      return createOpenAI(
+        endpointOptions(configuration, withHugeBodies(withStoredReplies())),
+      ).responses(modelName);
     },
   });
 }
@@ -336,7 +342,10 @@ async function createCompatibleModel(
 ): Promise<LanguageModelV3> {
   const [{ createOpenAICompatible, VERSION }, { withKeptMessages, withSyncChunkValidation }] =
     await Promise.all([import("@ai-sdk/openai-compatible"), import("./sync-chunk-validation.js")]);
-  const endpoint = endpointOptions(configuration, withHugeBodies(openAiChatQuirksFetch));
+  const endpoint = endpointOptions(
+    configuration,
+    withHugeBodies(withStoredReplies(openAiChatQuirksFetch)),
+  );
   const model = createOpenAICompatible({
     name: configuration.provider,
     ...endpoint,

@@ -171,7 +171,7 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
     expect(await texts(page, "#details .tool-details h3")).toEqual([]);
     expect(await texts(page, "#details .marks li")).toEqual([
       expect.stringMatching(
-        /^retry \+\d+ ms retry 1 after HTTP 500: HTTP 500: upstream overloadeddetailswaited \d+ ms$/,
+        /^retry \+\d+ ms retry 1: HTTP 500: upstream overloadeddetailswaited \d+ ms$/,
       ),
     ]);
 

@@ -41,7 +41,7 @@ describe("turnloop sessions export", () => {
     ]);
     const firstTurn =
       markdown.stdout.split("### Turn 1, attempt 2")[0]?.split("### Turn 1, attempt 1")[1] ?? "";
-    expect(firstTurn).toMatch(/retry 1 after HTTP 500/);
+    expect(firstTurn).toMatch(/retry 1: HTTP 500: /);
     expect(markdown.stdout.match(/^#### `\w+` · \w+/gm)).toEqual([
       "#### `view` · success",
       "#### `view` · failed",

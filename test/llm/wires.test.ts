@@ -2,11 +2,13 @@ import { afterEach, describe, expect, test } from "vitest";
 import { createProvider, resolveModel } from "../../src/llm/models.js";
 import type { LlmEvent } from "../../src/llm/provider.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
-import type { FakeModelServer, Reply, Wire } from "../support/fake-model-types.js";
+import type { FakeModelServer, Reply, SemanticReply, Wire } from "../support/fake-model-types.js";
 import { MODEL_FOR_WIRE } from "../support/harness.js";
+import { renderReply } from "../support/render-reply.js";
 
 // Issue 27, item 5: every wire, streaming and not, with a valid reply, a cut reply and an error.
-// The Copilot SDK asks for non-streaming replies unless the app sets `streaming: true`.
+// The Copilot SDK asks for non-streaming replies unless the app sets `streaming: true`; a server
+// may stream anyway (trial 39, F6).
 
 let server: FakeModelServer | undefined;
 afterEach(async () => {
@@ -33,7 +35,7 @@ const CASES = MODELS.flatMap(([model, wire]) =>
   KINDS.map(([kind, streaming]) => [model, wire, kind, streaming] as const),
 );
 
-const VALID: Reply = {
+const VALID: SemanticReply = {
   text: "all well",
   toolCalls: [{ id: "call_1", name: "lookup", arguments: '{"key":"a"}' }],
   usage: { input: 12, output: 7 },
@@ -41,6 +43,7 @@ const VALID: Reply = {
 
 /** Every event of one request to the fake server answering every attempt with `reply`. */
 async function run(model: string, streaming: boolean, reply: Reply): Promise<LlmEvent[]> {
+  await server?.close();
   server = await startFakeModelServer();
   server.setResponder(() => reply);
   const resolved = resolveModel(
@@ -128,6 +131,46 @@ describe.each(CASES)("%s (%s wire), %s", (model, _wire, _kind, streaming) => {
       { type: "request_start" },
       { type: "error", errorType: "invalid_request" },
     ]);
+  });
+});
+
+/** `reply` as the fake server streams it on `wire` (its first reply's ids): SSE bytes. */
+function streamedBytes(wire: Wire, reply: SemanticReply): string[] {
+  const context = { sequence: 1, model: "fake-model", createdAt: 0 };
+  return renderReply(wire, reply, context).map(
+    ({ event, data }) => `${event === undefined ? "" : `event: ${event}\n`}data: ${data}\n\n`,
+  );
+}
+
+/**
+ * Trial 39, F6: a non-streaming request (the Copilot SDK's default) answered 200 with
+ * `content-type: text/event-stream`, as servers and proxies that always stream do, failed as "the
+ * model server's reply is not JSON (HTTP 200, content type text/event-stream)". It is read as the
+ * stream it says it is, without asking again: the reply a streaming request gets, no deltas.
+ */
+describe.each(MODELS)("%s (%s wire), non-streaming, answered with a stream", (model, wire) => {
+  test("the stream is the reply, the server asked once", async () => {
+    const streamedEvents = await run(model, true, VALID);
+    const events = await run(model, false, { raw: streamedBytes(wire, VALID) });
+    expect(events).toEqual([{ type: "request_start" }, streamedEvents.at(-1)]);
+    expect(outline(events).at(-1)).toMatchObject({ content: "all well", tokens: [12, 7] });
+    expect(server?.requests.map((request) => request.body)).toEqual([
+      expect.not.objectContaining({ stream: true }),
+    ]);
+  });
+
+  test("a stream cut before its end is a broken stream, retried", async () => {
+    const cut = streamedBytes(wire, VALID).slice(0, wire === "anthropic" ? -1 : 2);
+    // Anthropic's without its `message_stop` only: a stream that ends there is cut, as when streaming.
+    expect(cut.at(-1)).not.toContain("message_stop");
+    const events = await run(model, false, { raw: cut });
+    expect(outline(events)).toEqual([
+      { type: "request_start" },
+      { type: "retry", errorType: "network" },
+      { type: "request_start" },
+      { type: "error", errorType: "network" },
+    ]);
+    expect(server?.requests).toHaveLength(2);
   });
 });
 

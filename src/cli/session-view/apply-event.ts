@@ -132,7 +132,11 @@ function placeMark(folder: Folder, event: MarkEvent, data: Fields, at: number): 
     }
     case "assistant.retry": {
       const status = count(data.statusCode);
-      const line = `retry ${count(data.attempt) ?? "?"}${status === undefined ? "" : ` after HTTP ${status}`}: ${text(data.errorMessage) ?? ""}`;
+      const message = text(data.errorMessage) ?? "";
+      // A status failure's message names its status already (llm/errors.ts: `HTTP 500: …`).
+      const after =
+        status === undefined || message.startsWith(`HTTP ${status}`) ? "" : ` after HTTP ${status}`;
+      const line = `retry ${count(data.attempt) ?? "?"}${after}: ${message}`;
       const mark: ViewMark = { kind: "retry", at, text: line };
       assignDefined(mark, { detail: `waited ${count(data.delayMs) ?? "?"} ms` });
       folder.mark(mark, text(data.turnId));

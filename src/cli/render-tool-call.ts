@@ -1,0 +1,76 @@
+/**
+ * How one tool call reads in the plain-text transcript of `turnloop sessions show` (render.ts):
+ * `→ name(key: value, …) ✓` with the first lines of its result under it (a failed command's
+ * last lines), or `→ name(…) … no result` for a call its prompt ended without.
+ */
+
+import type { JsonObject, SessionEventOf } from "../events/events.js";
+import type { ToolCall } from "../session/session-model/session-model.js";
+import { drawnAsPlan } from "./plan-checklist.js";
+import { abbreviate } from "./text-lines.js";
+import { exportShowsAll, hiddenLinesNote, outcomeMark, outputLines } from "./tool-line.js";
+
+const ARGUMENTS_LENGTH = 60;
+const RESULT_LINES = 3;
+const RESULT_LINE_LENGTH = 120;
+
+interface CallShown {
+  name: string;
+  arguments: JsonObject;
+}
+
+/**
+ * The lines of a call's result: its line with the outcome mark, then up to three lines of its
+ * output (the session model's: a command's without the `<exited …>` line the model reads) and a
+ * note of the lines not shown. `toolCall`: the session model's call, if known; `requested`:
+ * whether the transcript saw it asked for (else only the result's tool name is shown). None for
+ * an `update_plan`, which shows as the plan's checklist (session.plan_updated).
+ */
+export function toolResultLines(
+  toolCall: ToolCall | undefined,
+  result: SessionEventOf<"tool.execution_complete">["data"],
+  requested: boolean,
+  sessionId: string | undefined,
+): string[] {
+  if (toolCall !== undefined && drawnAsPlan(toolCall)) {
+    return [];
+  }
+  const call =
+    requested && toolCall !== undefined
+      ? shownCall(toolCall)
+      : { name: result.toolName, arguments: {} };
+  const text = toolCall?.output ?? result.result.content;
+  const commandFailed = toolCall?.status === "failed" && toolCall.exitCode !== undefined;
+  // A failed command's last lines say why; its exit code is on the call's line.
+  const lines = outputLines(text, commandFailed ? { last: RESULT_LINES } : { first: RESULT_LINES });
+  const note = hiddenLinesNote(
+    lines,
+    commandFailed ? "earlier" : "more",
+    exportShowsAll(sessionId),
+  );
+  const row = (line: string) => `    ${line}`.trimEnd();
+  return [
+    `${describeCall(call)} ${outcomeMark(toolCall)}`,
+    ...lines.first.map((line) => row(abbreviate(line, RESULT_LINE_LENGTH))),
+    // The saved file's path whole, however long.
+    ...note.map(row),
+    ...lines.last.map((line) => row(abbreviate(line, RESULT_LINE_LENGTH))),
+  ];
+}
+
+/** The line of a call its prompt ended without a result for. */
+export function unansweredCallLine(toolCall: ToolCall): string {
+  return `${describeCall(shownCall(toolCall))} … no result`;
+}
+
+function shownCall(toolCall: ToolCall): CallShown {
+  return { name: toolCall.toolName, arguments: toolCall.arguments };
+}
+
+/** `name(key: value, …)` with JSON values, cut to {@link ARGUMENTS_LENGTH} characters. */
+function describeCall(call: CallShown): string {
+  const parts = Object.entries(call.arguments).map(
+    ([key, value]) => `${key}: ${JSON.stringify(value)}`,
+  );
+  return `→ ${call.name}(${abbreviate(parts.join(", "), ARGUMENTS_LENGTH)})`;
+}
