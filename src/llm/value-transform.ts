@@ -123,22 +123,10 @@ export function transformedSource<I, O>(
   };
   const transformed = (value: I | typeof DONE): Pending<O> => {
     values.reading = true;
-    let result: unknown;
-    try {
-      result =
-        value === DONE
-          ? transformer.flush?.(values.controller)
-          : transform(value, values.controller);
-    } catch (error) {
-      return settled(value, { error });
-    }
-    // Waited for only when it is a promise: a wait for `undefined` costs a promise a value.
-    return isThenable(result)
-      ? Promise.resolve(result).then(
-          () => settled(value, undefined),
-          (error: unknown) => settled(value, { error }),
-        )
-      : settled(value, undefined);
+    const step = transformerStep(transformer, transform, values.controller, value);
+    return isThenable(step)
+      ? Promise.resolve(step).then((failure) => settled(value, failure))
+      : settled(value, step);
   };
   /** After the transformer's call for `value`: its failure (what it threw or rejected with), if any. */
   const settled = (value: I | typeof DONE, failure: { error: unknown } | undefined): Pending<O> => {
@@ -158,13 +146,7 @@ export function transformedSource<I, O>(
     return following();
   };
   return {
-    next: () => {
-      try {
-        return Promise.resolve(following());
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    },
+    next: () => promised(following),
     cancel: (reason) => {
       values.cancel();
       cancelTransformer(transformer, reason);
@@ -172,6 +154,43 @@ export function transformedSource<I, O>(
     },
   };
 }
+
+/** What `take` answers, as a promise: rejected with what it threw. */
+function promised<O>(take: () => Pending<O>): Promise<O | typeof DONE> {
+  try {
+    return Promise.resolve(take());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * The transformer's call for `value` (`flush` at {@link DONE}, else `transform`): undefined once it
+ * returned, `{ error }` when it threw or rejected; a promise of that only when it returned one (a
+ * wait for `undefined` would cost a promise a value).
+ */
+function transformerStep<I, O>(
+  transformer: Transformer<I, O>,
+  transform: NonNullable<Transformer<I, O>["transform"]>,
+  controller: TransformStreamDefaultController<O>,
+  value: I | typeof DONE,
+): StepFailure | PromiseLike<StepFailure> {
+  let result: unknown;
+  try {
+    result = value === DONE ? transformer.flush?.(controller) : transform(value, controller);
+  } catch (error) {
+    return { error };
+  }
+  return isThenable(result)
+    ? Promise.resolve(result).then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      )
+    : undefined;
+}
+
+/** A transformer call's failure: what it threw or rejected with; undefined when it did not fail. */
+type StepFailure = { error: unknown } | undefined;
 
 /** A value, the end, or a promise of either. */
 type Pending<O> = O | typeof DONE | Promise<O | typeof DONE>;

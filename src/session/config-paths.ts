@@ -194,7 +194,7 @@ async function readTrusted(home: string): Promise<Record<string, unknown>> {
  * Whether the user trusted the project of `cwd` ({@link projectFolder}: its MCP servers and its
  * whole config file) as it is now: a trust covers the contents of `.turnloop/config.json` and
  * `.mcp.json` it was given for (their SHA-256) and of the files in the project their MCP servers
- * run ({@link projectFileDigests}: `sh tools/mcp.sh`), so a change to any, by a model's edit or
+ * run (project-file-digests.ts: `sh tools/mcp.sh`), so a change to any, by a model's edit or
  * command or a checkout included, holds the project's keys again until the user trusts it again
  * (direnv's `allow` works the same way); a trust given before such a file was covered (round 3
  * session 34) is asked again. A trust recorded before contents were (round 3 session 11) covers
@@ -250,7 +250,7 @@ export async function projectTrust(
   if (typeof recorded !== "object" || recorded === null) {
     return { trusted: true };
   }
-  const current = await projectFileDigests(project, cwd, home);
+  const current = await digestsOf(project, cwd, home);
   const changed = Object.entries(current)
     .filter(([name, digest]) => (recorded as Record<string, unknown>)[name] !== digest)
     .map(([name]) => name);
@@ -299,10 +299,7 @@ export async function askTrustOncePerRun(
  */
 export async function trustProject(home: string, cwd: string): Promise<string> {
   const project = projectFolder(cwd);
-  const [projects, files] = await Promise.all([
-    readTrusted(home),
-    projectFileDigests(project, cwd, home),
-  ]);
+  const [projects, files] = await Promise.all([readTrusted(home), digestsOf(project, cwd, home)]);
   projects[project] = {
     mcpServers: true,
     config: true,
@@ -342,67 +339,12 @@ async function writeTrusted(home: string, projects: Record<string, unknown>): Pr
   await rename(temporary, path);
 }
 
-/**
- * Each file a trust covers, by its path relative to `project`: the {@link PROJECT_FILES}, read as
- * the config is (tools/project-file.ts), then the project files their stdio MCP servers run
- * (tools/sandbox/server-programs.ts `serverProgramPaths`, read against `cwd` and `project`):
- * each the SHA-256 of its bytes (hex), `absent` or `unreadable` ({@link fileDigest} for programs).
- */
-async function projectFileDigests(
+/** The digests of {@link PROJECT_FILES} and their programs (project-file-digests.ts). */
+async function digestsOf(
   project: string,
   cwd: string,
   home: string,
 ): Promise<Record<string, string>> {
-  // Loaded here, not before `acp` answers `initialize` (issue 26).
-  const [{ CONFIG_FILE_MAX_BYTES, readProjectFile }, { serverProgramPaths }] = await Promise.all([
-    import("../tools/project-file.js"),
-    import("../tools/sandbox/server-programs.js"),
-  ]);
-  const configDigest = (name: string): string => {
-    const file = readProjectFile(join(project, name), {
-      maxBytes: CONFIG_FILE_MAX_BYTES,
-      overLimit: "refuse",
-      project: { folder: project, turnloopHome: home },
-    });
-    if (file.kind !== "read") {
-      return file.kind === "missing" ? "absent" : "unreadable";
-    }
-    const digest = process.getBuiltinModule("node:crypto").createHash("sha256");
-    return digest.update(file.bytes).digest("hex");
-  };
-  const programs = serverProgramPaths(
-    PROJECT_FILES.map((name) => join(project, name)),
-    [normalAbsolutePath(cwd), project],
-  )
-    .filter((path) => path.startsWith(`${project}/`))
-    .map((path) => path.slice(project.length + 1))
-    .filter((name) => !PROJECT_FILES.includes(name));
-  const digests = await Promise.all([
-    ...PROJECT_FILES.map((name) => [name, configDigest(name)] as const),
-    ...[...new Set(programs)].map(
-      async (name) => [name, await fileDigest(join(project, name))] as const,
-    ),
-  ]);
-  return Object.fromEntries(digests);
-}
-
-/** Files larger than this (bytes) are not read for a trust's digest: 64 MiB. */
-const MAX_DIGESTED_BYTES = 64 * 1024 * 1024;
-
-/** What {@link projectFileDigests} records of the file at `path`. */
-async function fileDigest(path: string): Promise<string> {
-  try {
-    const stats = await promises().stat(path);
-    if (!stats.isFile()) {
-      return "not a regular file";
-    }
-    if (stats.size > MAX_DIGESTED_BYTES) {
-      return `${stats.size} bytes, modified ${stats.mtime.toISOString()}`;
-    }
-    const bytes = await promises().readFile(path);
-    const digest = process.getBuiltinModule("node:crypto").createHash("sha256");
-    return digest.update(bytes).digest("hex");
-  } catch (error) {
-    return errorCode(error) === "ENOENT" ? "absent" : "unreadable";
-  }
+  const { projectFileDigests } = await import("./project-file-digests.js");
+  return projectFileDigests(project, cwd, home, PROJECT_FILES);
 }

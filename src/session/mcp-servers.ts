@@ -18,7 +18,6 @@ import {
   readServersFile,
 } from "../tools/mcp/config.js";
 import type { McpServers } from "../tools/mcp/servers.js";
-import { mcpStatusNotice } from "../tools/mcp/status-notice.js";
 import type { McpToolNaming } from "../tools/mcp/tools.js";
 import { type LoadedConfig, loadConfig } from "./config.js";
 import {
@@ -214,7 +213,10 @@ export async function startMcpServers(
   if (Object.keys(servers).length === 0 || session.closing) {
     return undefined;
   }
-  const { McpServers } = await import("../tools/mcp/servers.js");
+  const [{ McpServers }, { statusEvents }] = await Promise.all([
+    import("../tools/mcp/servers.js"),
+    import("./mcp-status-events.js"),
+  ]);
   if (session.closing) {
     return undefined;
   }
@@ -224,44 +226,7 @@ export async function startMcpServers(
     version: PRODUCER_VERSION,
     ...(options.startupWaitMs === undefined ? {} : { startupWaitMs: options.startupWaitMs }),
     ...(options.toolNaming === undefined ? {} : { toolNaming: options.toolNaming }),
-    onRenamedTools: (serverName, sentences) => {
-      // A session.warning: every face shows those, the app's included.
-      for (const sentence of sentences) {
-        try {
-          session.emit({
-            type: "session.warning",
-            data: {
-              warningType: "mcp_tool_name",
-              message: `MCP server ${serverName}: ${sentence}`,
-            },
-          });
-        } catch {
-          // The session is closing; nobody is left to tell.
-        }
-      }
-    },
-    onStatus: (summary) => {
-      const notice = mcpStatusNotice({
-        serverName: summary.name,
-        ...summary,
-        status: summary.state,
-      });
-      if (notice !== undefined) {
-        options.log?.(`turnloop: ${notice}`, "status");
-      }
-      try {
-        session.emit({
-          type: "session.mcp_server_status_changed",
-          data: {
-            serverName: summary.name,
-            status: summary.state,
-            ...(summary.error === undefined ? {} : { error: summary.error }),
-          },
-        });
-      } catch {
-        // The session is closing; nobody is left to tell.
-      }
-    },
+    ...statusEvents(session, options.log),
   });
   session.useMcpServers(started);
   return started;
