@@ -229,7 +229,7 @@ export class ServerSession {
    */
   async detach(link: ClientLink, cause?: ShutdownCause): Promise<boolean> {
     if (this.othersAttachedThan(link)) {
-      this.clients.remove(link);
+      this.clients.remove(link, this.id);
       this.registrationsChanged();
       return false;
     }
@@ -246,7 +246,7 @@ export class ServerSession {
    * permission question): that is kept open for a resume (Copilot's pending work).
    */
   async connectionLost(link: ClientLink): Promise<void> {
-    if (this.clients.remove(link)) {
+    if (this.clients.remove(link, this.id)) {
       this.registrationsChanged();
       return;
     }
