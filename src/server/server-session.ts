@@ -266,10 +266,16 @@ export class ServerSession {
     return this.closed !== undefined;
   }
 
-  /** Cancels, records `session.shutdown`, stops forwarding and closes the log. Idempotent. */
-  close(cause: ShutdownCause = { shutdownType: "routine" }): Promise<void> {
+  /**
+   * Cancels, records `session.shutdown`, stops forwarding and closes the log. Idempotent.
+   * `closing`: why, as the `abort` event's "cancelled by <closing>" says it.
+   */
+  close(
+    cause: ShutdownCause = { shutdownType: "routine" },
+    closing = "the session closing (its app went away, or the server stopped)",
+  ): Promise<void> {
     this.closed ??= (async () => {
-      await this.abort("the session closing (its app went away, or the server stopped)");
+      await this.abort(closing);
       await this.sends.drained(); // sends are refused now: it ends with the cancelled prompt
       await recordShutdown(this.session, cause, this.modelId);
       this.unsubscribe();
