@@ -41,6 +41,7 @@ import { SessionChoices } from "./session-choices.js";
 import { SessionClients } from "./session-clients.js";
 import { promptSettings, requestProvider, type SessionConfig } from "./session-settings.js";
 import { recordShutdown, type ShutdownCause } from "./shutdown-metrics.js";
+import { UsageBeforeReply } from "./usage-order.js";
 import { type CurrentModel, modelNamesOnWire, usageInfo } from "./wire-events.js";
 
 export class ServerSession {
@@ -61,6 +62,8 @@ export class ServerSession {
   /** `sessionStart` runs before the first prompt after create (`new`) or resume (`resume`). */
   private startSource: "new" | "resume" | undefined;
   private readonly unsubscribe: () => void;
+  /** A reply's `assistant.message` held until its usage was sent (Copilot's order). */
+  private readonly usageOrder = new UsageBeforeReply<[SessionEvent, object]>();
   private closed: Promise<void> | undefined;
   /** Prompts refused: the last app detached (one queued after its abort would run). */
   private ending = false;
@@ -349,6 +352,9 @@ export class ServerSession {
   /** Sends one event to the app, held or filtered by the wire rules above. */
   private forward(event: SessionEvent): void {
     if (event.type === "session.idle") {
+      for (const [held, heldWire] of this.usageOrder.flush()) {
+        this.clients.notify(this.id, held, heldWire);
+      }
       this.sends.idle(event);
       return;
     }
@@ -361,10 +367,14 @@ export class ServerSession {
     if (event.type === "tool.execution_complete") {
       this.permissions.calls.delete(event.data.toolCallId);
     }
-    this.clients.notify(this.id, event, wire);
+    const now = this.usageOrder.order(event, [[event, wire]]);
     if (event.type === "assistant.usage") {
+      // Sent at once, before the usage and its reply (usage-order.ts).
       const tokenLimit = this.host.contextWindowOf(this.choices.model.id);
       this.emitSafely(usageInfo(this.session.history, tokenLimit));
+    }
+    for (const [sent, sentWire] of now) {
+      this.clients.notify(this.id, sent, sentWire);
     }
   }
 }
