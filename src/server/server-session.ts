@@ -367,6 +367,10 @@ export class ServerSession {
     if (event.type === "tool.execution_complete") {
       this.permissions.calls.delete(event.data.toolCallId);
     }
+    if (!this.usageOrder.reorders(event)) {
+      this.clients.notify(this.id, event, wire); // most events, every delta: as they come
+      return;
+    }
     const now = this.usageOrder.order(event, [[event, wire]]);
     if (event.type === "assistant.usage") {
       // Sent at once, before the usage and its reply (usage-order.ts).

@@ -10,9 +10,24 @@
 
 import type { SessionEvent } from "../events/events.js";
 
+/** What is held when nothing is: one empty list, so that an event that passes allocates none. */
+const NOTHING_HELD: never[] = [];
+
 /** Reorders what is sent for each event, in log order; `Item` is whatever the face sends. */
 export class UsageBeforeReply<Item> {
   #held: Item[] | undefined;
+
+  /**
+   * Whether {@link order} may change what is sent for `event`: a reply's message or usage, or
+   * anything while a message is held. Most events (every streamed delta) pass by without it.
+   */
+  reorders(event: SessionEvent): boolean {
+    return (
+      this.#held !== undefined ||
+      event.type === "assistant.message" ||
+      event.type === "assistant.usage"
+    );
+  }
 
   /**
    * What to send now for `event`, whose own items are `items`: nothing for a finished reply's
@@ -23,7 +38,7 @@ export class UsageBeforeReply<Item> {
     if (event.type === "session.usage_info") {
       return items;
     }
-    const held = this.#held ?? [];
+    const held = this.#held ?? NOTHING_HELD;
     this.#held = undefined;
     if (event.type === "assistant.message" && event.data.interrupted !== true) {
       this.#held = items;
@@ -37,7 +52,7 @@ export class UsageBeforeReply<Item> {
 
   /** What is held, to send now (the session goes idle or stops), and nothing held after. */
   flush(): Item[] {
-    const held = this.#held ?? [];
+    const held = this.#held ?? NOTHING_HELD;
     this.#held = undefined;
     return held;
   }
