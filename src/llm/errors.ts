@@ -20,6 +20,7 @@ import {
   streamErrorWords,
 } from "./failure-words.js";
 import { parseRetryAfter } from "./http-headers.js";
+import { baseUrlHint, httpStatusWords } from "./http-status-words.js";
 import type { ProviderFailure } from "./provider.js";
 
 /** A failure with what the retry policy needs besides the public {@link ProviderFailure}. */
@@ -102,8 +103,7 @@ function apiCallFailure(error: APICallError): ClassifiedFailure {
     errorType,
     ...(inStream === undefined ? { statusCode } : {}),
     message: boundedMessage(
-      inStream ??
-        (statusCode === undefined ? providerMessage : `HTTP ${statusCode}: ${providerMessage}`),
+      inStream ?? (statusCode === undefined ? providerMessage : httpStatusWords(error, statusCode)),
     ),
     retryable: isRetryableType(errorType) || error.isRetryable,
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
@@ -346,19 +346,4 @@ export class WebPageAnswerError extends Error {
       `the server answered with a web page (${contentType.split(";")[0]?.trim()}), not the model API: check the base URL (${baseUrlHint(requestPath)}) or a proxy in between`,
     );
   }
-}
-
-/**
- * What a base URL of the wire `requestPath` ends with: the AI SDK adds `/messages` (Anthropic
- * Messages), `/responses` (OpenAI Responses) or `/chat/completions` (Chat Completions) to it;
- * README, "Choosing a model", says how `ANTHROPIC_BASE_URL`'s host alone gets its `/v1`.
- */
-function baseUrlHint(requestPath: string): string {
-  if (requestPath.endsWith("/messages")) {
-    return "an Anthropic Messages API one is the host alone or ends in /v1; turnloop adds /messages";
-  }
-  if (requestPath.endsWith("/responses")) {
-    return "an OpenAI Responses API one usually ends in /v1; turnloop adds /responses";
-  }
-  return "an OpenAI-compatible one usually ends in /v1";
 }

@@ -1,3 +1,5 @@
+import { homedir } from "node:os";
+import { isAbsolute, join, relative } from "node:path";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { RetryPolicy } from "./ai-sdk-provider.js";
 import { AiSdkProvider } from "./ai-sdk-provider.js";
@@ -92,6 +94,8 @@ export interface ModelSettingNames {
   environment: string;
   /** Where the model's context window is set, e.g. `--context-window or TURNLOOP_CONTEXT_WINDOW`. */
   contextWindow: string;
+  /** The config file whose `"model"` keeps a model for every run, if the face reads one. */
+  configFile?: string;
 }
 
 /** The command line's names: its flags and the variables of the shell it is typed in. */
@@ -108,8 +112,22 @@ export function noModelMessage(names: ModelSettingNames = COMMAND_LINE_SETTINGS)
   return (
     `turnloop: no model configured. Set ${names.model} to <provider>:<model>, e.g. ` +
     `anthropic:claude-sonnet-4-5 (with ANTHROPIC_API_KEY${names.environment}), openai:gpt-5 ` +
-    `(with OPENAI_API_KEY), ollama:qwen3, or openai-compatible:<model> with ${names.baseUrl}.`
+    `(with OPENAI_API_KEY), ollama:qwen3, or openai-compatible:<model> with ${names.baseUrl}` +
+    (names.configFile === undefined
+      ? "."
+      : `; "model" (and "baseUrl") in ${names.configFile} keep it for every run.`)
   );
+}
+
+/**
+ * The command line's names ({@link COMMAND_LINE_SETTINGS}) with the user's config file in the
+ * TURNLOOP_HOME folder `home` (`config.json`, README "Config files"), `~/…` under the home folder.
+ */
+export function commandLineSettings(home: string): ModelSettingNames {
+  const file = join(home, "config.json");
+  const inHome = relative(homedir(), file);
+  const shown = inHome.startsWith("..") || isAbsolute(inHome) ? file : `~/${inHome}`;
+  return { ...COMMAND_LINE_SETTINGS, configFile: shown };
 }
 
 /**

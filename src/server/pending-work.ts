@@ -28,14 +28,17 @@ import type { ServerSession } from "./server-session.js";
  * `continuePendingWork: true` sends again.
  */
 export class OpenRequests {
-  private readonly open = new Map<string, object>();
+  /** Each open request's wire event, and the tool's name for a call of an app's tool. */
+  private readonly open = new Map<string, { wire: object; toolName?: string }>();
 
   /** Keeps `wire` (`event` as sent) while its request is open; its answer's event forgets it. */
   see(event: SessionEvent, wire: object): void {
     switch (event.type) {
       case "permission.requested":
+        this.open.set(event.data.requestId, { wire });
+        return;
       case "external_tool.requested":
-        this.open.set(event.data.requestId, wire);
+        this.open.set(event.data.requestId, { wire, toolName: event.data.toolName });
         return;
       case "permission.completed":
       case "external_tool.completed":
@@ -48,17 +51,32 @@ export class OpenRequests {
 
   /**
    * Sends the requests open now to `link` once the current request is answered (the app's session
-   * object then exists to take them), those answered meanwhile left out.
+   * object then exists to take them), those answered meanwhile left out, and the calls of a tool
+   * `link` may not be asked to run (`mayBeAsked(toolName)` false: another app runs the tool
+   * `link` registered too, session-clients.ts `mayBeAsked`).
    */
-  resendLater(sessionId: string, link: ClientLink): void {
+  resendLater(
+    sessionId: string,
+    link: ClientLink,
+    mayBeAsked: (toolName: string) => boolean,
+  ): void {
     const asked = [...this.open];
     setImmediate(() => {
-      for (const [requestId, event] of asked) {
-        if (this.open.has(requestId)) {
-          link.notify(ServerToClient.sessionEvent, { sessionId, event });
+      for (const [requestId, { wire, toolName }] of asked) {
+        if (this.open.has(requestId) && (toolName === undefined || mayBeAsked(toolName))) {
+          link.notify(ServerToClient.sessionEvent, { sessionId, event: wire });
         }
       }
     });
+  }
+
+  /** The open calls of apps' tools: request id, tool name and the wire event. */
+  *toolCalls(): Generator<{ requestId: string; toolName: string; wire: object }> {
+    for (const [requestId, { wire, toolName }] of this.open) {
+      if (toolName !== undefined) {
+        yield { requestId, toolName, wire };
+      }
+    }
   }
 }
 

@@ -3,14 +3,16 @@
  * stored, as the owner's own clients get it: the event in the SDK face's wire form (model names,
  * a `session.resume` with the model in force and the session's folder, as `session.getMessages`
  * sends it: wire-events.ts `historyOnWire`; a permission question with what Copilot SDK apps
- * read: remote-questions.ts), `assistant.idle` before an autopilot continuation, and after each
- * `assistant.usage` the ephemeral `session.usage_info` the owner derives, derived here alike.
+ * read: remote-questions.ts), `assistant.idle` before an autopilot continuation, and with each
+ * `assistant.usage` the ephemeral `session.usage_info` the owner derives, derived here alike,
+ * both before the reply's `assistant.message` (usage-order.ts).
  */
 
 import { History } from "../agent/history.js";
 import type { SessionEvent, SessionEventData } from "../events/events.js";
 import { createEnvelope } from "../session/envelope.js";
 import type { RemoteQuestions } from "./remote-questions.js";
+import { UsageBeforeReply } from "./usage-order.js";
 import { copilotEventsBefore, modelNamesOnWire, usageInfo } from "./wire-events.js";
 
 /** The wire events of one followed session, from its stored events in log order. */
@@ -23,6 +25,8 @@ export class FollowedEvents {
   #model: string;
   /** The context window of a model in tokens (host.ts), for `session.usage_info`. */
   readonly #contextWindowOf: (model: string) => number;
+  /** A reply's `assistant.message` held until its usage was sent (Copilot's order). */
+  readonly #usageOrder = new UsageBeforeReply<object>();
 
   constructor(
     start: SessionEventData["session.start"],
@@ -53,11 +57,13 @@ export class FollowedEvents {
     const sent = before.length === 0 ? [wire] : [...before, wire];
     this.#fold(event);
     if (event.type !== "assistant.usage") {
-      return sent;
+      return this.#usageOrder.order(event, sent);
     }
-    // Ephemeral on the owner, so never stored: derived here as the owner derives it.
+    // Ephemeral on the owner, so never stored: derived here as the owner derives it, and sent
+    // before the usage and its reply, as the owner sends it (usage-order.ts).
     const tokenLimit = this.#contextWindowOf(event.data.model);
-    return [...sent, createEnvelope(usageInfo(this.#history, tokenLimit), event.id)];
+    const info = createEnvelope(usageInfo(this.#history, tokenLimit), event.id);
+    return [info, ...this.#usageOrder.order(event, sent)];
   }
 
   #fold(event: SessionEvent): void {

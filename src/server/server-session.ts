@@ -41,6 +41,7 @@ import { SessionChoices } from "./session-choices.js";
 import { SessionClients } from "./session-clients.js";
 import { promptSettings, requestProvider, type SessionConfig } from "./session-settings.js";
 import { recordShutdown, type ShutdownCause } from "./shutdown-metrics.js";
+import { UsageBeforeReply } from "./usage-order.js";
 import { type CurrentModel, modelNamesOnWire, usageInfo } from "./wire-events.js";
 
 export class ServerSession {
@@ -61,6 +62,8 @@ export class ServerSession {
   /** `sessionStart` runs before the first prompt after create (`new`) or resume (`resume`). */
   private startSource: "new" | "resume" | undefined;
   private readonly unsubscribe: () => void;
+  /** A reply's `assistant.message` held until its usage was sent (Copilot's order). */
+  private readonly usageOrder = new UsageBeforeReply<[SessionEvent, object]>();
   private closed: Promise<void> | undefined;
   /** Prompts refused: the last app detached (one queued after its abort would run). */
   private ending = false;
@@ -229,7 +232,7 @@ export class ServerSession {
    */
   async detach(link: ClientLink, cause?: ShutdownCause): Promise<boolean> {
     if (this.othersAttachedThan(link)) {
-      this.clients.remove(link);
+      this.clients.remove(link, this.id);
       this.registrationsChanged();
       return false;
     }
@@ -246,7 +249,7 @@ export class ServerSession {
    * permission question): that is kept open for a resume (Copilot's pending work).
    */
   async connectionLost(link: ClientLink): Promise<void> {
-    if (this.clients.remove(link)) {
+    if (this.clients.remove(link, this.id)) {
       this.registrationsChanged();
       return;
     }
@@ -266,10 +269,16 @@ export class ServerSession {
     return this.closed !== undefined;
   }
 
-  /** Cancels, records `session.shutdown`, stops forwarding and closes the log. Idempotent. */
-  close(cause: ShutdownCause = { shutdownType: "routine" }): Promise<void> {
+  /**
+   * Cancels, records `session.shutdown`, stops forwarding and closes the log. Idempotent.
+   * `closing`: why, as the `abort` event's "cancelled by <closing>" says it.
+   */
+  close(
+    cause: ShutdownCause = { shutdownType: "routine" },
+    closing = "the session closing (its app went away, or the server stopped)",
+  ): Promise<void> {
     this.closed ??= (async () => {
-      await this.abort("the session closing (its app went away, or the server stopped)");
+      await this.abort(closing);
       await this.sends.drained(); // sends are refused now: it ends with the cancelled prompt
       await recordShutdown(this.session, cause, this.modelId);
       this.unsubscribe();
@@ -343,6 +352,9 @@ export class ServerSession {
   /** Sends one event to the app, held or filtered by the wire rules above. */
   private forward(event: SessionEvent): void {
     if (event.type === "session.idle") {
+      for (const [held, heldWire] of this.usageOrder.flush()) {
+        this.clients.notify(this.id, held, heldWire);
+      }
       this.sends.idle(event);
       return;
     }
@@ -355,10 +367,18 @@ export class ServerSession {
     if (event.type === "tool.execution_complete") {
       this.permissions.calls.delete(event.data.toolCallId);
     }
-    this.clients.notify(this.id, event, wire);
+    if (!this.usageOrder.reorders(event)) {
+      this.clients.notify(this.id, event, wire); // most events, every delta: as they come
+      return;
+    }
+    const now = this.usageOrder.order(event, [[event, wire]]);
     if (event.type === "assistant.usage") {
+      // Sent at once, before the usage and its reply (usage-order.ts).
       const tokenLimit = this.host.contextWindowOf(this.choices.model.id);
       this.emitSafely(usageInfo(this.session.history, tokenLimit));
+    }
+    for (const [sent, sentWire] of now) {
+      this.clients.notify(this.id, sent, sentWire);
     }
   }
 }

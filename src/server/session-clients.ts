@@ -2,11 +2,14 @@
  * The apps attached to one served session: the connection that created it and every connection
  * that resumed it since, each with what it registered. As with the Copilot CLI (the SDK's
  * multi-client broadcast pattern, `_handleBroadcastEvent` in `@github/copilot-sdk`'s session.js):
- * - every attached app receives every event, so `external_tool.requested` reaches the app that
- *   registered that tool and `permission.requested` the apps with a permission handler; the first
- *   answer counts, later ones get `success: false` and hang nothing;
+ * - every attached app receives every event, so `permission.requested` reaches the apps with a
+ *   permission handler; the first answer counts, later ones get `success: false` and hang nothing;
  * - the custom tools offered are the union of the apps' tools (the first registration of a name
  *   kept); an app that detaches or disconnects takes its tools with it;
+ * - a call of an app's tool runs once: its `external_tool.requested` reaches every app but those
+ *   that registered the same name after the app that runs it ({@link runnerOf}: the first attached
+ *   that registered it), as the SDK runs every handler it has for the name (`_handleBroadcastEvent`);
+ *   when that app goes, the call's request is sent to the next app that registered the name;
  * - the session asks for permission when any app registered a handler (or a follower on another
  *   worker did, issue 22, while its registration lasts); hooks and user-input
  *   requests go to the latest attached app that registered them;
@@ -80,12 +83,44 @@ export class SessionClients {
    * Detaches `link` and its registrations.
    * @returns whether any app is still attached.
    */
-  remove(link: ClientLink): boolean {
+  remove(link: ClientLink, sessionId: string): boolean {
+    const handedOver = [...this.openRequests.toolCalls()].filter(
+      (call) => this.runnerOf(call.toolName) === link,
+    );
     this.attached.delete(link);
     if (this.latest === link) {
       this.latest = [...this.attached.keys()].at(-1);
     }
+    for (const call of handedOver) {
+      this.runnerOf(call.toolName)?.notifyFrame(frameOf(sessionId, call.wire));
+    }
     return this.attached.size > 0;
+  }
+
+  /**
+   * The app that runs calls of the tool `toolName`: the first attached (attach order) that
+   * registered it, whose declaration the model sees ({@link config}); undefined when none did.
+   */
+  runnerOf(toolName: string): ClientLink | undefined {
+    for (const link of this.attached.keys()) {
+      if (this.registers(link, toolName)) {
+        return link;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Whether `link` is to be sent the request of a call of `toolName`: unless it registered the
+   * tool and another app runs it ({@link runnerOf}), as its SDK would run the call too.
+   */
+  mayBeAsked(link: ClientLink, toolName: string): boolean {
+    return !this.registers(link, toolName) || this.runnerOf(toolName) === link;
+  }
+
+  /** Whether the attached `link` registered a tool named `toolName`. */
+  private registers(link: ClientLink, toolName: string): boolean {
+    return this.attached.get(link)?.tools?.some((tool) => tool.name === toolName) === true;
   }
 
   has(link: ClientLink): boolean {
@@ -170,10 +205,14 @@ export class SessionClients {
     // a delta with one app attached whose `notify` keeps nothing (bench/notes/turn37.md).
     const beforeFrames =
       before.length === 0 ? NO_FRAMES : before.map((one) => frameOf(sessionId, one));
+    const toolName = event.type === "external_tool.requested" ? event.data.toolName : undefined;
     let frame: string | undefined;
     for (const link of this.attached.keys()) {
       for (let index = 0; index < beforeFrames.length; index++) {
         link.notifyFrame(beforeFrames[index] ?? "");
+      }
+      if (toolName !== undefined && !this.mayBeAsked(link, toolName)) {
+        continue;
       }
       if (!delta || this.attached.get(link)?.streaming !== false) {
         frame ??= frameOf(sessionId, wire);

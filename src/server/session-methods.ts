@@ -129,11 +129,20 @@ export async function detachMethod(connection: ClientConnection, raw: unknown) {
   return { success: true };
 }
 
-/** `session.delete`: closes the session if open, then removes its folder. */
+/**
+ * `session.delete`: closes the session if open (a running prompt is cancelled "by the session
+ * being deleted", by another app when the deleting one is not attached), then removes its folder.
+ */
 export async function deleteMethod(connection: ClientConnection, raw: unknown) {
   const { server } = connection;
   const { sessionId } = parseParams("session.delete", sessionOnlyParams, raw);
-  await server.sessions.get(sessionId)?.close();
+  const open = server.sessions.get(sessionId);
+  await open?.close(
+    undefined,
+    open.serves(connection)
+      ? "the session being deleted (session.delete)"
+      : "the session being deleted by another app (session.delete)",
+  );
   let deleted: boolean;
   try {
     deleted = await server.host.delete(sessionId);

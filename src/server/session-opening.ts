@@ -166,7 +166,10 @@ async function resume(
   }
   serverSession.attach(connection, configOf(params));
   if (!reopened && params.continuePendingWork === true) {
-    serverSession.clients.openRequests.resendLater(serverSession.id, connection);
+    const { clients } = serverSession;
+    clients.openRequests.resendLater(serverSession.id, connection, (toolName) =>
+      clients.mayBeAsked(connection, toolName),
+    );
   }
   server.detached.delete(params.sessionId);
   // After the answer, as announceRepair: the app's session object exists to receive them.

@@ -1,6 +1,7 @@
 import { contextWindowOf } from "../llm/context-window.js";
 import {
   COMMAND_LINE_SETTINGS,
+  commandLineSettings,
   createProvider,
   hasProviderPrefix,
   type MissingKey,
@@ -33,8 +34,13 @@ export type ModelResolution =
 
 /** What a face tells its host about its models' settings (host.ts `SessionHostSettings`). */
 export interface ModelHostSettings {
-  /** How the face names the settings its errors ask for; default the command line's. */
+  /**
+   * How the face names the settings its errors ask for; default the command line's, with the
+   * user's config file in `home` (models.ts `commandLineSettings`) when given.
+   */
   settingNames?: ModelSettingNames;
+  /** The TURNLOOP_HOME folder, whose `config.json` the command line's names name. */
+  home?: string;
 }
 
 export class ModelHost {
@@ -50,7 +56,9 @@ export class ModelHost {
   constructor(config: RunConfig, env: NodeJS.ProcessEnv, settings: ModelHostSettings = {}) {
     this.config = config;
     this.env = env;
-    this.settingNames = settings.settingNames ?? COMMAND_LINE_SETTINGS;
+    this.settingNames =
+      settings.settingNames ??
+      (settings.home === undefined ? COMMAND_LINE_SETTINGS : commandLineSettings(settings.home));
     this.tuning = providerTuning(env);
   }
 

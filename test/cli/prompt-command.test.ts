@@ -102,8 +102,18 @@ describe("turnloop -p", () => {
     expect(result.stderr).toBe(
       "turnloop: no model configured. Set --model or TURNLOOP_MODEL to <provider>:<model>, e.g. " +
         "anthropic:claude-sonnet-4-5 (with ANTHROPIC_API_KEY), openai:gpt-5 (with OPENAI_API_KEY), " +
-        "ollama:qwen3, or openai-compatible:<model> with --base-url or TURNLOOP_BASE_URL.\n",
+        "ollama:qwen3, or openai-compatible:<model> with --base-url or TURNLOOP_BASE_URL; " +
+        `"model" (and "baseUrl") in ${home}/config.json keep it for every run.\n`,
     );
+    // A misspelt key (trial 40 F2): the warning, then the same message naming the file's key.
+    await writeFile(join(home, "config.json"), '{"modle": "openai-compatible:x"}\n');
+    const misspelt = await runCli(["-p", "hi"], {
+      cwd: repository,
+      env: cleanEnvironment({ TURNLOOP_HOME: home }),
+    });
+    expect(misspelt.code).toBe(64);
+    expect(misspelt.stderr.split("\n").slice(-2)).toEqual([result.stderr.trimEnd(), ""]);
+    expect(misspelt.stderr).toMatch(/unknown key "modle" \(did you mean "model"\?\)/);
     const listed = await cli(["sessions"]);
     expect(listed.stdout).toMatch(/No sessions/);
   });

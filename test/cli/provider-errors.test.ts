@@ -138,7 +138,11 @@ describe("errors that cannot succeed on retry", () => {
       expect(model.requests.length - before).toBe(1);
       expect(errorLines(result.stderr)).toEqual([
         expect.stringMatching(
-          new RegExp(`^turnloop: HTTP ${status}: .*status ${status} from the server`),
+          new RegExp(
+            status === 404
+              ? `^turnloop: HTTP 404 from ${model.url}/v1/chat/completions \\(model "fake-model"\\): status 404 from the server$`
+              : `^turnloop: HTTP ${status}: .*status ${status} from the server`,
+          ),
         ),
       ]);
     }

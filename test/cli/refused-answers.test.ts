@@ -278,9 +278,10 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk too full for the model's answer")
         "session.start",
         "user.message",
         "assistant.turn_start",
-        "assistant.message",
-        "assistant.usage",
+        // The request's usage before its reply, in Copilot's order (src/server/usage-order.ts).
         "session.usage_info",
+        "assistant.usage",
+        "assistant.message",
         "session.error",
         "assistant.idle",
         "session.idle",

@@ -45,7 +45,11 @@ describe("classifyFailure (case 17 categories, case 18 retryability)", () => {
     expect(failure).toEqual({
       errorType,
       statusCode: status,
-      message: `HTTP ${status}: ${message}`,
+      // A 404 names the URL asked (http-404-words.test.ts: the model and a base URL's usual cause).
+      message:
+        status === 404
+          ? `HTTP 404 from http://127.0.0.1/v1/chat/completions: ${message}`
+          : `HTTP ${status}: ${message}`,
       retryable,
     });
   });

@@ -285,8 +285,11 @@ describe.each(MODELS)("case 18 (%s)", (_name, options) => {
           attempt: 1,
           statusCode: 429,
           errorType: "rate_limit",
-          // Anthropic's SDK reads only its own error shape, else the status text.
-          errorMessage: expect.stringMatching(/^HTTP 429: (Rate limit reached|Too Many Requests)$/),
+          // Anthropic's SDK reads only its own error shape, else the status text: then the
+          // body's own message follows it (http-status-words.ts).
+          errorMessage: expect.stringMatching(
+            /^HTTP 429: (Rate limit reached|Too Many Requests \(Rate limit reached\))$/,
+          ),
           delayMs: 5_000,
         },
       },

@@ -228,18 +228,18 @@ export const EXTERNAL_PROMPT =
 export const UNTIL_ASKED = [
   ["user.message"],
   ["assistant.turn_start"],
-  ["assistant.message", ""],
-  ["assistant.usage"],
   ["session.usage_info"],
+  ["assistant.usage"],
+  ["assistant.message", ""],
 ];
 
 /** The rest of the prompt once the answer came: the final reply and the end. */
 export const FINAL_TURN = (reply: string) => [
   ["assistant.turn_end"],
   ["assistant.turn_start"],
-  ["assistant.message", reply],
-  ["assistant.usage"],
   ["session.usage_info"],
+  ["assistant.usage"],
+  ["assistant.message", reply],
   ["assistant.turn_end"],
   ["assistant.idle"],
   ["session.idle"],

@@ -55,9 +55,9 @@ describe.skipIf(postgresUnavailable !== undefined)("a batch PostgreSQL refuses f
       );
     const answered = [
       ["assistant.turn_start"],
-      ["assistant.message"],
-      ["assistant.usage"],
       ["session.usage_info"],
+      ["assistant.usage"],
+      ["assistant.message"],
       ["assistant.turn_end"],
     ];
     const error = ["session.error", expect.stringMatching(LOST)];

@@ -8,6 +8,7 @@ import { gate } from "../support/gate.js";
 import { callingTools } from "../support/replies.js";
 import {
   fixtureForFile,
+  inLogOrder,
   MODEL,
   nextEvent,
   normalise,
@@ -57,9 +58,10 @@ describe("the SDK against the built server (stdio)", () => {
       },
       { type: "assistant.turn_start", data: { turnId: "turn-1" } },
       // Not `assistant.tool_call_start` (turnloop's own, not on Copilot's wire).
-      ...requestedToolCall("message-1", "call_1", "view", { path: "notes.txt" }).slice(1),
-      { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-1", ...usage } },
+      // The request's usage before its reply, in Copilot's order (src/server/usage-order.ts).
       usageInfo(2),
+      { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-1", ...usage } },
+      ...requestedToolCall("message-1", "call_1", "view", { path: "notes.txt" }).slice(1),
       {
         type: "tool.execution_start",
         data: { toolCallId: "call_1", toolName: "view", arguments: { path: "notes.txt" } },
@@ -83,6 +85,8 @@ describe("the SDK against the built server (stdio)", () => {
         data: { messageId: "message-2", deltaContent: "It says " },
       },
       { type: "assistant.message_delta", data: { messageId: "message-2", deltaContent: "hello." } },
+      usageInfo(4),
+      { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-2", ...usage } },
       {
         type: "assistant.message",
         data: {
@@ -92,8 +96,6 @@ describe("the SDK against the built server (stdio)", () => {
           finishReason: "stop",
         },
       },
-      { type: "assistant.usage", data: { model: BARE_MODEL, turnId: "turn-2", ...usage } },
-      usageInfo(4),
       turnEnd("turn-2", "stop", "end_turn"),
       // Copilot's: the loop stopped, then the session has nothing in flight.
       { type: "assistant.idle", data: {} },
@@ -106,12 +108,13 @@ describe("the SDK against the built server (stdio)", () => {
     const persisted = await session.getMessages();
     const stored = (event: { type: string; ephemeral?: boolean }) =>
       event.ephemeral !== true || event.type === "assistant.usage";
+    // In the log a reply's message comes before its usage, which the wire sends first.
     expect(persisted.map((event) => event.type)).toEqual([
       "session.start",
-      ...events.filter(stored).map((event) => event.type),
+      ...inLogOrder(events.filter(stored)).map((event) => event.type),
     ]);
     expect(persisted.slice(1).map((event) => event.id)).toEqual(
-      events.filter(stored).map((event) => event.id),
+      inLogOrder(events.filter(stored)).map((event) => event.id),
     );
   });
 

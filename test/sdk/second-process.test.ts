@@ -17,16 +17,28 @@ import { eventually } from "../llm/helpers.js";
 import { runCli } from "../support/cli.js";
 import { ANSWERED_SESSION, LIVE_UNSTREAMED_PROMPT } from "../support/event-sequences.js";
 import { gate } from "../support/gate.js";
-import { fixtureForFile, nextEvent, requestMessages, startCopilotClient } from "./support.js";
+import {
+  fixtureForFile,
+  inLogOrder,
+  nextEvent,
+  requestMessages,
+  startCopilotClient,
+} from "./support.js";
 
 const fixture = fixtureForFile();
 
 /** A client with a CLI process of its own, stopped after the file's last test. */
 const newProcess = (): Promise<CopilotClient> => startCopilotClient(fixture);
 
-/** The stored events: `assistant.usage` too, though marked ephemeral as Copilot's type has it. */
+/**
+ * The stored events, in the log's order: `assistant.usage` too, though marked ephemeral as
+ * Copilot's type has it, after its reply's `assistant.message` (the wire sends it before:
+ * src/server/usage-order.ts).
+ */
 const persisted = (events: readonly SessionEvent[]) =>
-  events.filter((event) => event.ephemeral !== true || event.type === "assistant.usage");
+  inLogOrder(
+    events.filter((event) => event.ephemeral !== true || event.type === "assistant.usage"),
+  );
 
 describe("a second process resuming an open session", () => {
   test("resumes it with its history, continues the conversation, and the first client sees it", async () => {

@@ -5,7 +5,7 @@ import {
   SPLIT_KEY,
   SPLIT_KEY_VARIABLE,
 } from "../support/split-secret.js";
-import { firstTurnEnd, streamingApps } from "./streaming-apps.js";
+import { firstTurnEnd, firstUsage, streamingApps } from "./streaming-apps.js";
 import { fixtureForFile, normalise } from "./support.js";
 import { startTcpServer, type TcpServer } from "./tcp-server.js";
 
@@ -45,6 +45,7 @@ const expected = [
     type: "assistant.message_delta",
     data: { messageId: "message-1", deltaContent },
   })),
+  ...firstUsage(),
   { type: "assistant.reasoning", data: { content: reasoning.text, reasoningId: "message-1" } },
   {
     type: "assistant.message",

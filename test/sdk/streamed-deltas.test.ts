@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { firstTurnEnd, streamingApps } from "./streaming-apps.js";
+import { firstTurnEnd, firstUsage, streamingApps } from "./streaming-apps.js";
 import { fixtureForFile, normalise } from "./support.js";
 import { startTcpServer, type TcpServer } from "./tcp-server.js";
 
@@ -38,6 +38,7 @@ const expected = [
     type: "assistant.message_delta",
     data: { messageId: "message-1", deltaContent },
   })),
+  ...firstUsage(),
   {
     type: "assistant.message",
     data: {

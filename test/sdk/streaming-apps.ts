@@ -56,17 +56,14 @@ export function streamingApps(
 }
 
 /**
- * The events after the `assistant.message` of a session's first prompt, answered in one model
- * request that the fake model counted as 10 tokens in and 5 out, as every app sees them after
- * `normalise`: its usage, the context's size, the turn's end, then idle.
+ * The events before the reply (its `assistant.reasoning` and `assistant.message`) of a session's
+ * first prompt, answered in one model request that the fake model counted as 10 tokens in and 5
+ * out, as every app sees them after `normalise`: the context's size, then the request's usage
+ * (Copilot's order: src/server/usage-order.ts).
  */
-export function firstTurnEnd(): Array<{ type: string; data: unknown }> {
+export function firstUsage(): Array<{ type: string; data: unknown }> {
   const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, reasoningTokens: 0 };
   return [
-    {
-      type: "assistant.usage",
-      data: { model: MODEL.slice(MODEL.indexOf(":") + 1), turnId: "turn-1", ...usage },
-    },
     {
       type: "session.usage_info",
       data: {
@@ -75,6 +72,16 @@ export function firstTurnEnd(): Array<{ type: string; data: unknown }> {
         messagesLength: 2,
       },
     },
+    {
+      type: "assistant.usage",
+      data: { model: MODEL.slice(MODEL.indexOf(":") + 1), turnId: "turn-1", ...usage },
+    },
+  ];
+}
+
+/** The events after the reply of a session's first prompt: the turn's end, then idle. */
+export function firstTurnEnd(): Array<{ type: string; data: unknown }> {
+  return [
     {
       type: "assistant.turn_end",
       data: { turnId: "turn-1", status: "completed", finishReason: "stop", stopReason: "end_turn" },

@@ -12,6 +12,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { expect, test } from "vitest";
 import type { PermissionRequest } from "../../src/sdk/index.js";
 import { gate } from "../support/gate.js";
+import { inLogOrder } from "./support.js";
 import { startAcpAgent, text, withoutIds } from "./workers-acp-support.js";
 import {
   ASKED_PROMPT_STORED,
@@ -80,9 +81,9 @@ describeWorkers("a question open on the owner's client and an ACP follower", (wo
         "call_2",
       ]);
       expect(
-        seenOnA
-          .filter((event) => event.ephemeral !== true || event.type === "assistant.usage")
-          .map(({ type }) => type),
+        inLogOrder(
+          seenOnA.filter((event) => event.ephemeral !== true || event.type === "assistant.usage"),
+        ).map(({ type }) => type),
       ).toEqual([...ASKED_PROMPT_STORED, ...ASKED_PROMPT_STORED]);
       const decisions = seenOnA.flatMap((event) =>
         event.type === "permission.completed"

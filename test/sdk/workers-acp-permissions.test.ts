@@ -14,6 +14,7 @@ import { describe, expect, test } from "vitest";
 import { TEST_FOLLOWER_EXPIRY_VARIABLE } from "../../src/session/follower-handler.js";
 import { gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
+import { inLogOrder } from "./support.js";
 import { startAcpAgent } from "./workers-acp-support.js";
 import { ASKED_PROMPT_STORED, createCall, recordEvents, useWorkers } from "./workers-support.js";
 
@@ -76,9 +77,9 @@ describe.skipIf(postgresUnavailable !== undefined)("an ACP follower answers perm
       })),
     );
     expect(
-      seenOnA
-        .filter((event) => event.ephemeral !== true || event.type === "assistant.usage")
-        .map((event) => event.type),
+      inLogOrder(
+        seenOnA.filter((event) => event.ephemeral !== true || event.type === "assistant.usage"),
+      ).map((event) => event.type),
     ).toEqual([...ASKED_PROMPT_STORED, ...ASKED_PROMPT_STORED]);
     const decisions = seenOnA.flatMap((event) =>
       event.type === "permission.completed" ? [event.data] : [],

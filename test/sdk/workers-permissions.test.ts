@@ -12,6 +12,7 @@ import { type PermissionRequest, TurnloopClient } from "../../src/sdk/index.js";
 import { TEST_FOLLOWER_EXPIRY_VARIABLE } from "../../src/session/follower-handler.js";
 import { gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
+import { inLogOrder } from "./support.js";
 import { startTcpServer } from "./tcp-server.js";
 import { ASKED_PROMPT_STORED, createCall, recordEvents, useWorkers } from "./workers-support.js";
 
@@ -57,9 +58,9 @@ describe.skipIf(postgresUnavailable !== undefined)("a permission handler on anot
     await idleOnA[1]?.opened;
 
     expect(
-      seenOnA
-        .filter((event) => event.ephemeral !== true || event.type === "assistant.usage")
-        .map((event) => event.type),
+      inLogOrder(
+        seenOnA.filter((event) => event.ephemeral !== true || event.type === "assistant.usage"),
+      ).map((event) => event.type),
     ).toEqual([...ASKED_PROMPT_STORED, ...ASKED_PROMPT_STORED]);
     expect(askedOnB.map((request) => request.fileName)).toEqual([
       join(workers.fixture.cwd, "approved.txt"),

@@ -151,13 +151,22 @@ export const TEXT_PROMPT_STORED = [
 ];
 
 /**
- * What an SDK client sees of `stored` events: each, and after each `assistant.usage` Copilot's
- * ephemeral `session.usage_info`, which its server derives (a follower's as the owner's).
+ * What an SDK client sees of `stored` events: each, with Copilot's ephemeral `session.usage_info`
+ * (which its server derives, a follower's as the owner's) before each `assistant.usage`, and
+ * both before the reply's `assistant.message` they follow in the log (Copilot's order:
+ * src/server/usage-order.ts).
  */
 export function seenOf(stored: readonly string[]): string[] {
-  return stored.flatMap((type) =>
-    type === "assistant.usage" ? [type, "session.usage_info"] : [type],
-  );
+  return stored.flatMap((type, index) => {
+    if (type === "assistant.message" && stored[index + 1] === "assistant.usage") {
+      return [];
+    }
+    if (type !== "assistant.usage") {
+      return [type];
+    }
+    const reply = stored[index - 1] === "assistant.message" ? ["assistant.message"] : [];
+    return ["session.usage_info", type, ...reply];
+  });
 }
 
 /**

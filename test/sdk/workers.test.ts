@@ -20,6 +20,7 @@ import { runCli } from "../support/cli.js";
 import { ANSWER_TURN } from "../support/event-sequences.js";
 import { type Gate, gate } from "../support/gate.js";
 import { postgresUnavailable } from "../support/postgres.js";
+import { inLogOrder } from "./support.js";
 import {
   ABORTED_PROMPT,
   ASKED_PROMPT,
@@ -54,9 +55,11 @@ function watch(session: TurnloopSession) {
 
 /** The stored events: `assistant.usage` too, though marked ephemeral as Copilot's type has it. */
 const persisted = (events: readonly WireEvent[]) =>
-  events.filter(
-    (event) =>
-      (event as { ephemeral?: boolean }).ephemeral !== true || event.type === "assistant.usage",
+  inLogOrder(
+    events.filter(
+      (event) =>
+        (event as { ephemeral?: boolean }).ephemeral !== true || event.type === "assistant.usage",
+    ),
   );
 
 describe.skipIf(postgresUnavailable !== undefined)("a session served by another worker", () => {

@@ -24,8 +24,7 @@ import { callingTools } from "../support/replies.js";
 const MAX_TURNS_SEEN = [
   "user.message",
   "assistant.turn_start",
-  "assistant.message",
-  ...seenOf(["assistant.usage"]),
+  ...seenOf(["assistant.message", "assistant.usage"]),
   "tool.execution_start",
   "tool.execution_complete",
   "assistant.turn_end",
@@ -106,15 +105,13 @@ describeWorkers(
         expect(seen.map((event) => event.type)).toEqual([
           "user.message",
           "assistant.turn_start",
-          "assistant.message",
-          ...seenOf(["assistant.usage"]),
+          ...seenOf(["assistant.message", "assistant.usage"]),
           "assistant.turn_end",
           // Autopilot's nudge: the owner's loop went on.
           "assistant.idle",
           "user.message",
           "assistant.turn_start",
-          "assistant.message",
-          ...seenOf(["assistant.usage"]),
+          ...seenOf(["assistant.message", "assistant.usage"]),
           "tool.execution_start",
           "tool.execution_complete",
           "session.task_complete",

@@ -11,7 +11,7 @@
 import { expect, test } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
 import { approveAll, TurnloopClient, type TurnloopSession } from "../../src/sdk/index.js";
-import { type Fixture, fixtureForEachTest } from "../sdk/support.js";
+import { type Fixture, fixtureForEachTest, inLogOrder } from "../sdk/support.js";
 import { startTcpServer } from "../sdk/tcp-server.js";
 import { describeWorkers, recordEvents, seenOf } from "../sdk/workers-support.js";
 
@@ -90,8 +90,10 @@ const WATCHED = [
 
 /** The stored events among `seen` (no idle, no usage info), as the log has them. */
 const storedAmong = (seen: readonly WireEvent[]) =>
-  seen.filter(
-    (event) => !["assistant.idle", "session.idle", "session.usage_info"].includes(event.type),
+  inLogOrder(
+    seen.filter(
+      (event) => !["assistant.idle", "session.idle", "session.usage_info"].includes(event.type),
+    ),
   );
 
 describeWorkers("a prompt compacted on another worker (PostgreSQL)", (workers) => {

@@ -62,13 +62,16 @@ export const ANSWERED_SESSION = ["session.start", "user.message", ...ANSWER_TURN
 
 /**
  * What an SDK client sees live of a prompt answered in one turn without deltas (streaming off, or
- * a prompt another process ran): the usage derived as `session.usage_info`, then Copilot's
+ * a prompt another process ran): the usage derived as `session.usage_info` and the request's
+ * usage before the reply (Copilot's order: src/server/usage-order.ts), then Copilot's
  * `assistant.idle` and `session.idle`.
  */
 export const LIVE_UNSTREAMED_PROMPT = [
   "user.message",
-  ...ANSWER_TURN.slice(0, 3),
+  "assistant.turn_start",
   "session.usage_info",
+  "assistant.usage",
+  "assistant.message",
   "assistant.turn_end",
   "assistant.idle",
   "session.idle",

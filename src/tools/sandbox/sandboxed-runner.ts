@@ -10,6 +10,7 @@ import {
 } from "./configuration-guard.js";
 import { gitUserOf } from "./configured-places.js";
 import { gitSnapshot, undoGitChanges } from "./git-guard.js";
+import { hiddenPlaceNote } from "./hidden-place-notes.js";
 import { EXIT_TRAP_PATH, leftRunningCount, leftRunningScript } from "./left-running.js";
 import {
   NO_NETWORK,
@@ -114,6 +115,12 @@ export class SandboxedRunner implements CommandRunner {
       limit === undefined
         ? networkRefusedDespiteSuccess(result.output, result.exitCode, judged.network)
         : undefined,
+      hiddenPlaceNote(spawned.invocation?.hidden ?? [], {
+        command,
+        output: result.output,
+        home: this.settings.home,
+        cwd: request.cwd,
+      }),
     ].filter((line) => line !== undefined);
     const note = notes.length === 0 ? undefined : notes.join("\n");
     return {

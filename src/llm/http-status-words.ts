@@ -1,0 +1,94 @@
+/**
+ * How an HTTP error answer to a model request is said (errors.ts `apiCallFailure`, every face and
+ * the log's `session.error`): `HTTP <status>: <the server's words>`, where the server's words are
+ * its error message as the AI SDK's provider read it and, when that is only the status text (a
+ * body in no error shape the provider knows: Ollama's and Go servers' `404 page not found`, a
+ * proxy's text), the body's own first characters. A 404 also names the URL asked and the model,
+ * and, when the URL's path has no API version (`/v1`…), the usual cause: a base URL without its
+ * path (trial 40 F10).
+ */
+
+import type { APICallError } from "@ai-sdk/provider";
+
+/** Characters of a plain error body quoted (whitespace collapsed). */
+const QUOTED_BODY_LENGTH = 200;
+
+/** `HTTP <statusCode>: <words>` for `error`, with a 404's URL, model and likely cause. */
+export function httpStatusWords(error: APICallError, statusCode: number): string {
+  const words = serverWords(error);
+  if (statusCode !== 404) {
+    return `HTTP ${statusCode}: ${words}`;
+  }
+  const model = modelOf(error.requestBodyValues);
+  const modelWords = model === undefined ? "" : ` (model "${model}")`;
+  const { shown, path } = shownUrl(error.url);
+  const cause = /\/v\d/.test(path)
+    ? ""
+    : `; the base URL's path may be wrong (${baseUrlHint(path)})${model === undefined ? "" : `, or the server has no model "${model}"`}`;
+  return `HTTP 404 from ${shown}${modelWords}: ${words}${cause}`;
+}
+
+/**
+ * The server's words: the provider's message, and a plain (not HTML) body's own first characters
+ * when the message is not taken from the body (the AI SDK then gives the status text alone).
+ */
+function serverWords(error: APICallError): string {
+  const body = (error.responseBody ?? "").replace(/\s+/g, " ").trim();
+  const message = error.message || body;
+  const contentType = error.responseHeaders?.["content-type"] ?? "";
+  if (body === "" || body.includes(message) || /html/i.test(contentType)) {
+    return message;
+  }
+  const words = jsonMessageOf(body) ?? body;
+  const quoted =
+    words.length > QUOTED_BODY_LENGTH ? `${words.slice(0, QUOTED_BODY_LENGTH)}…` : words;
+  return `${message} (${quoted})`;
+}
+
+/**
+ * The message of a JSON error body in a shape the provider does not read (another vendor's:
+ * `{"error": {"message"}}`, `{"error": "…"}`, `{"message"}`, `{"detail"}`), if it has one.
+ */
+function jsonMessageOf(body: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const { error, message, detail } = (parsed ?? {}) as Record<string, unknown>;
+  const inner = (error ?? {}) as Record<string, unknown>;
+  const found = [inner.message, error, message, detail].find((value) => typeof value === "string");
+  return typeof found === "string" ? found : undefined;
+}
+
+/** The `model` of a request body (OpenAI's and Anthropic's wires), if it names one. */
+function modelOf(requestBodyValues: unknown): string | undefined {
+  const model = (requestBodyValues as { model?: unknown } | null | undefined)?.model;
+  return typeof model === "string" ? model : undefined;
+}
+
+/** The URL asked without its query (which may carry a key), and its path. */
+function shownUrl(url: string): { shown: string; path: string } {
+  try {
+    const parsed = new URL(url);
+    return { shown: `${parsed.origin}${parsed.pathname}`, path: parsed.pathname };
+  } catch {
+    return { shown: url, path: url };
+  }
+}
+
+/**
+ * What a base URL of the wire `requestPath` ends with: the AI SDK adds `/messages` (Anthropic
+ * Messages), `/responses` (OpenAI Responses) or `/chat/completions` (Chat Completions) to it;
+ * README, "Choosing a model", says how `ANTHROPIC_BASE_URL`'s host alone gets its `/v1`.
+ */
+export function baseUrlHint(requestPath: string): string {
+  if (requestPath.endsWith("/messages")) {
+    return "an Anthropic Messages API one is the host alone or ends in /v1; turnloop adds /messages";
+  }
+  if (requestPath.endsWith("/responses")) {
+    return "an OpenAI Responses API one usually ends in /v1; turnloop adds /responses";
+  }
+  return "an OpenAI-compatible one usually ends in /v1";
+}
