@@ -4,15 +4,11 @@
  * registry; what is kept here is each session's protocol state ({@link ServerSession}).
  */
 
-import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
 import { errorMessage, withoutPrefix } from "../events/errors.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import { ConfigError } from "../session/config-paths.js";
-import { sameFolder } from "../session/paths.js";
 import { logProjectWarnings, recordProjectWarnings } from "../session/project-warnings.js";
 import type { Session } from "../session/session.js";
-import { elsewhereAdvice, folderElsewhereIn } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
 import { StorageError } from "../session/storage-error.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
@@ -30,6 +26,7 @@ import { resumeHere } from "./pending-work.js";
 import { followsHere, resumeRemote, warnedWhileFollowing } from "./remote-sessions.js";
 import { chooseModel, chooseResumedModel } from "./server-model.js";
 import { ServerSession } from "./server-session.js";
+import { checkResumeFolder, workingDirectory } from "./session-folders.js";
 import { checkSandbox } from "./session-sandbox.js";
 import type { SessionConfig } from "./session-settings.js";
 import { checkDeclaredTools } from "./tool-filter.js";
@@ -346,46 +343,6 @@ function configOf(params: CreateParams): SessionConfig {
     ...(sandbox === undefined ? {} : { sandbox }),
     ...(excluded.length === 0 ? {} : { excludedTools: excluded }),
   };
-}
-
-/**
- * A session keeps its folder (session/session-folder.ts, as ACP `session/load` and `-p --resume
- * --cwd`): a `workingDirectory` naming another is `-32602` naming both, before anything is
- * written. Judged from the served session, else its log (an unknown id: opening it reports that).
- */
-async function checkResumeFolder(
-  server: ServerContext,
-  sessionId: string,
-  requested: string | undefined,
-): Promise<void> {
-  if (requested === undefined) {
-    return;
-  }
-  const cwd = resolve(server.host.config.cwd.value, requested);
-  const served = server.sessions.get(sessionId)?.session;
-  const folder =
-    served === undefined
-      ? folderElsewhereIn(
-          (await server.host.readEvents(sessionId).catch(() => undefined))?.events ?? [],
-          cwd,
-        )
-      : sameFolder(served.cwd, cwd)
-        ? undefined
-        : served.cwd;
-  if (folder !== undefined) {
-    const reopen = "resume it with that workingDirectory (or none)";
-    const advice = elsewhereAdvice(sessionId, folder, { cwd, reopen, fresh: "create" });
-    throw invalidParams(`session.resume: workingDirectory ${cwd}: ${advice}`);
-  }
-}
-
-async function workingDirectory(server: ServerContext, requested: string | undefined) {
-  const cwd = resolve(server.host.config.cwd.value, requested ?? ".");
-  const info = await stat(cwd).catch(() => undefined);
-  if (info?.isDirectory() !== true) {
-    throw invalidParams(`session.create: workingDirectory ${cwd} is not a directory`);
-  }
-  return cwd;
 }
 
 /** The `session.create` / `session.resume` answer. */
