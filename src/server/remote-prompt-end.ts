@@ -9,7 +9,7 @@ import { idleData } from "../events/idle.js";
 import { ServerToClient } from "../protocol/copilot.js";
 import { droppedPromptsMessage, interruptedPromptMessage } from "../session/dropped-prompts.js";
 import { createEnvelope } from "../session/envelope.js";
-import type { SentPromptNews, SentPrompts } from "../session/prompt-end.js";
+import type { PromptEnd, SentPromptNews, SentPrompts } from "../session/prompt-end.js";
 import type { RefusedPrompt } from "../session/session-store.js";
 import { sendIdle } from "./client-link.js";
 import type { ClientConnection } from "./connection.js";
@@ -53,9 +53,24 @@ export function endPrompts(
     connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: error });
     idle(idleData({ error }));
   } else if (news?.kind === "ended" && news.idle) {
-    // The owner's own idle (events/idle.ts): a failure's is `{}`, after its `session.error`.
-    idle(idleData(news.end));
+    endedIdle([connection], session, news.end, parentId);
   }
+}
+
+/**
+ * Sends the owner's own idle where a prompt's stored events end (events/idle.ts: a failure's is
+ * `{}`, after its `session.error`) to `connections` (the followers with no prompt of theirs
+ * waiting), encoded once: each gets the same bytes, as a local session's apps do
+ * (session-clients.ts).
+ */
+export function endedIdle(
+  connections: readonly ClientConnection[],
+  session: FollowedSession,
+  end: PromptEnd,
+  parentId: string | null,
+): void {
+  const idle = createEnvelope({ type: "session.idle", data: idleData(end) }, parentId);
+  sendIdle(connections, session.sessionId, session.startTime, idle, session.promptMode);
 }
 
 /**

@@ -2,7 +2,8 @@
  * Sessions served by another worker (issue 22; a store shared by workers, i.e. PostgreSQL). A
  * client of this server that resumes a session whose lease another live worker holds follows it
  * here: every persisted event from the resume on is sent to it as `session.event`, read through
- * the store's subscription (once each, in order); its `session.send`, `session.abort` and
+ * the store's subscription (once each, in order; one subscription for all the apps of this server
+ * that follow the session: remote-followers.ts); its `session.send`, `session.abort` and
  * permission answers (remote-questions.ts) go through the store's inbox to the owner, which applies them to its own session as if its client
  * had sent them (inbox-receiver.ts), and so does its resume's `settings_ignored` warning
  * (remote-warning.ts). Ephemeral events (streaming deltas) stay on the owner;
@@ -12,59 +13,22 @@
 
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
-import type { SessionEventData } from "../events/events.js";
-import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
+import type { SessionCreateResult } from "../protocol/copilot.js";
 import { registerHandler } from "../session/follower-handler.js";
-import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
-import { SentPrompts } from "../session/prompt-end.js";
-import type { SessionSubscription } from "../session/session-follower.js";
-import type { StoredLog } from "../session/session-store.js";
-import { promptModeAfter } from "./client-link.js";
 import type { ClientConnection, ServerContext } from "./connection.js";
 import { ignoredSettingsWarning } from "./ignored-settings.js";
 import { invalidParams, type PermissionAnswerParams, type SendParams } from "./params.js";
 import { replyFor } from "./permissions.js";
-import { FollowedEvents } from "./remote-events.js";
-import { endPrompts, endRefused, type FollowedSession } from "./remote-prompt-end.js";
-import { RemoteQuestions } from "./remote-questions.js";
+import { type Follower, followedBy, followerOf, join, leave } from "./remote-followers.js";
 import { FollowerWarning } from "./remote-warning.js";
 import { bareModelId } from "./wire-events.js";
-
-/** A session followed here for one client connection. */
-interface RemoteSession {
-  connection: ClientConnection;
-  subscription: SessionSubscription;
-  /** The client's `session.resume` params, to open the session here should its owner go. */
-  resumeParams: unknown;
-  /** The owner's permission questions, for the wire and to know which are still open. */
-  questions: RemoteQuestions;
-  /** The prompts this client sent to the owner, until their stored events end. */
-  prompts: SentPrompts;
-  /** Ends this client's permission handler registration with the owner (session/follower-handler.ts). */
-  unregister: () => Promise<void>;
-  /** Checks that the lease the prompts were sent to holds the session (owner-watch.ts). */
-  ownerWatch: OwnerWatch;
-  /** The resume's `settings_ignored` warning, until the app has it (remote-warning.ts). */
-  warning: FollowerWarning;
-}
 
 /** The client's `session.resume` params that say whether it answers permission questions. */
 const handlesPermissions = z.looseObject({ requestPermission: z.boolean().optional() });
 
-/** The sessions each server follows for its clients, by session id. */
-const followed = new WeakMap<ServerContext, Map<string, RemoteSession>>();
-
-function followedBy(server: ServerContext): Map<string, RemoteSession> {
-  let sessions = followed.get(server);
-  if (sessions === undefined) {
-    sessions = new Map();
-    followed.set(server, sessions);
-  }
-  return sessions;
-}
-
 /**
- * `session.resume` of a session another live worker holds: follows it for `connection`.
+ * `session.resume` of a session another live worker holds: follows it for `connection`, beside
+ * any other app of this server that follows it (each gets every event from its resume on).
  * @returns the resume answer, or `undefined` when the session is not held by another worker
  * (the store has no inbox, nobody holds it, or this process does): resume it here.
  * @throws ResponseError `-32602` when the session cannot be read.
@@ -90,19 +54,22 @@ export async function resumeRemote(
   if (start?.type !== "session.start") {
     throw invalidParams(`session.resume: session ${sessionId} has no session.start event`);
   }
-  const previous = followedBy(server).get(sessionId);
-  previous?.ownerWatch.stop();
-  await previous?.subscription.close();
-  await previous?.unregister();
+  await leave(server, sessionId, connection);
   const warning = new FollowerWarning(ignoredSettingsWarning("session.resume", resumeParams));
-  const remote = await startFollowing(connection, start.data, log, warning);
+  await join(connection, start.data, log, { resumeParams, warning });
   // A client that registered a permission handler answers the owner's questions too.
-  const unregister = handlesPermissions.safeParse(resumeParams).data?.requestPermission
+  const registered = handlesPermissions.safeParse(resumeParams).data?.requestPermission
     ? await registerHandler(store.inbox, sessionId, server.host.env)
-    : async () => undefined;
-  followedBy(server).set(sessionId, { ...remote, resumeParams, unregister });
+    : undefined;
+  const joined = followerOf(connection, sessionId)?.follower;
+  if (registered !== undefined && joined !== undefined) {
+    joined.unregister = registered;
+  } else {
+    // It left meanwhile (its connection closed): its registration ends with it.
+    await registered?.();
+  }
   // Never rejects: closing the subscription and the handler's detach swallow their failures.
-  void connection.closed.then(() => stopFollowing(server, sessionId, connection));
+  void connection.closed.then(() => leave(server, sessionId, connection));
   // After the answer, as a local resume's warning: the app's session object exists to receive it.
   const { inbox } = store;
   setImmediate(() => void warning.say(connection, inbox, sessionId));
@@ -118,79 +85,11 @@ export async function resumeRemote(
 }
 
 /**
- * Follows the session `start` describes for `connection` from after `log` (its events until
- * now): every stored event to the client as the owner's clients get it (remote-events.ts), the
- * end of each prompt it sent, and while some wait, the owner's lease (owner-watch.ts): a dead
- * owner's prompts end with an error.
- */
-async function startFollowing(
-  connection: ClientConnection,
-  start: SessionEventData["session.start"],
-  log: StoredLog,
-  warning: FollowerWarning,
-): Promise<Omit<RemoteSession, "resumeParams" | "unregister">> {
-  const { store } = connection.server.host;
-  const session: FollowedSession = { sessionId: start.sessionId, startTime: start.startTime };
-  const questions = new RemoteQuestions(start.cwd);
-  const events = new FollowedEvents(start, questions, (model) =>
-    connection.server.host.contextWindowOf(model),
-  );
-  for (const event of log.events) {
-    events.past(event);
-    session.promptMode = promptModeAfter(event, session.promptMode);
-  }
-  const prompts = new SentPrompts();
-  let ownerWatch: OwnerWatch | undefined;
-  const subscription = await store.subscribe(session.sessionId, log.nextSeq, (event) => {
-    for (const wire of events.wire(event)) {
-      connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: wire });
-    }
-    warning.seen(event);
-    session.promptMode = promptModeAfter(event, session.promptMode);
-    endPrompts(connection, session, prompts.stored(event), event.id);
-    ownerWatch?.stored(event);
-  });
-  const onGone = async () => {
-    const settled = await store.inbox?.withdraw(session.sessionId, prompts.unstarted());
-    // What the owner stored before it died (or was fenced) ends its prompts first.
-    await subscription.readNow();
-    const gone = prompts.settle(settled);
-    if (gone.dropped.length > 0 || gone.interrupted !== undefined) {
-      const { dropped, interrupted, cause } = gone;
-      const news = { kind: "dropped", promptIds: dropped, cause, interrupted } as const;
-      endPrompts(connection, session, news, null);
-    }
-  };
-  const waiting = () => prompts.waiting;
-  ownerWatch = watchOwner(store, session.sessionId, waiting, onGone, {
-    unended: () => prompts.unended(),
-    onRefused: (refused) => endRefused(connection, session, prompts.refused(refused), prompts),
-  });
-  return { connection, subscription, questions, prompts, ownerWatch, warning };
-}
-
-/** Stops following `sessionId` for `connection` (it closed, or resumed it elsewhere). */
-async function stopFollowing(
-  server: ServerContext,
-  sessionId: string,
-  connection: ClientConnection,
-): Promise<void> {
-  const sessions = followedBy(server);
-  const remote = sessions.get(sessionId);
-  if (remote?.connection === connection) {
-    sessions.delete(sessionId);
-    remote.ownerWatch.stop();
-    await remote.subscription.close();
-    await remote.unregister();
-  }
-}
-
-/**
  * Whether `connection` follows `sessionId` here: a resume it makes to claim the session leaves
  * the events stored since the last one it got to the following ({@link sendToOwner}).
  */
 export function followsHere(connection: ClientConnection, sessionId: string): boolean {
-  return followedBy(connection.server).get(sessionId)?.connection === connection;
+  return followerOf(connection, sessionId) !== undefined;
 }
 
 /**
@@ -198,23 +97,26 @@ export function followsHere(connection: ClientConnection, sessionId: string): bo
  * its `settings_ignored` warning: its app has it from the following (remote-warning.ts).
  */
 export function warnedWhileFollowing(connection: ClientConnection, sessionId: string): boolean {
-  const remote = followedBy(connection.server).get(sessionId);
-  return remote?.connection === connection && !remote.warning.unsaid();
+  const follower = followerOf(connection, sessionId)?.follower;
+  return follower !== undefined && !follower.warning.unsaid();
 }
 
-/** Whether `sessionId` is followed here (its methods go to the owner). */
-export function isRemote(server: ServerContext, sessionId: string): boolean {
-  return followedBy(server).has(sessionId);
+/**
+ * Whether `connection`'s methods on `sessionId` go to its owner: it follows the session here. (An
+ * app of this server that did not resume it is told to, as for a session not open here.)
+ */
+export function isRemote(connection: ClientConnection, sessionId: string): boolean {
+  return followsHere(connection, sessionId);
 }
 
 /**
  * `session.abort` of a followed session: sent to the owner, which stops its turn. When no live
  * worker holds the session any more, nothing is running: nothing to do.
  */
-export async function abortAtOwner(server: ServerContext, sessionId: string): Promise<void> {
+export async function abortAtOwner(connection: ClientConnection, sessionId: string): Promise<void> {
   // The owner's abort drops its queued prompts, this client's among them.
-  followedBy(server).get(sessionId)?.prompts.cancelWaiting();
-  await server.host.store.inbox?.post(sessionId, { kind: "abort", payload: null });
+  followerOf(connection, sessionId)?.follower.prompts.cancelWaiting();
+  await connection.server.host.store.inbox?.post(sessionId, { kind: "abort", payload: null });
 }
 
 /**
@@ -254,26 +156,24 @@ export async function sendToOwner(
 ): Promise<{ messageId: string }> {
   const { server } = connection;
   const { sessionId } = params;
-  const remote = followedBy(server).get(sessionId);
+  const following = followerOf(connection, sessionId);
+  const remote = following?.follower;
   const promptId = await postPrompt(server, params, remote);
   if (promptId !== undefined) {
     // The owner records it on the prompt's `user.message`: the app's sendAndWait finds it there.
     return { messageId: promptId };
   }
-  if (remote !== undefined) {
-    await remote.subscription.readNow();
-    remote.ownerWatch.stop();
-  }
+  const subscription = await following?.here.subscribed;
+  await subscription?.readNow();
+  remote?.ownerWatch.stop();
   try {
     await claim(remote?.resumeParams ?? { sessionId });
     // What the claim stored here (`session.resume`, interrupted results of the calls the owner
     // left open) reaches the client as every other event did: read from the log after the last
     // one it got, in order, before the prompt's own events (the claim sent it none of them).
-    await remote?.subscription.readNow();
+    await subscription?.readNow();
   } finally {
-    if (remote !== undefined) {
-      await stopFollowing(server, sessionId, remote.connection);
-    }
+    await leave(server, sessionId, connection);
   }
   const session = server.sessions.get(sessionId);
   if (session === undefined) {
@@ -291,7 +191,7 @@ export async function sendToOwner(
 async function postPrompt(
   server: ServerContext,
   params: SendParams,
-  remote: RemoteSession | undefined,
+  remote: Follower | undefined,
 ): Promise<string | undefined> {
   const inbox = server.host.store.inbox;
   if (inbox === undefined || remote === undefined || remote.prompts.ownerClosed) {

@@ -46,7 +46,7 @@ export function sendMethod(connection: ClientConnection, raw: unknown) {
       `session.send: prompt must hold some text (or come with attachments), not ${shownValue(params.prompt)}`,
     );
   }
-  if (isRemote(connection.server, params.sessionId)) {
+  if (isRemote(connection, params.sessionId)) {
     return sendToOwner(connection, params, (resume) => resumeMethod(connection, resume));
   }
   const session = openSession(connection.server, params.sessionId);
@@ -60,8 +60,8 @@ export function sendMethod(connection: ClientConnection, raw: unknown) {
  */
 export async function abortMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.abort", sessionOnlyParams, raw);
-  if (isRemote(connection.server, sessionId)) {
-    await abortAtOwner(connection.server, sessionId);
+  if (isRemote(connection, sessionId)) {
+    await abortAtOwner(connection, sessionId);
     return { success: true };
   }
   await openSession(connection.server, sessionId).abort();
@@ -77,8 +77,8 @@ export async function abortMethod(connection: ClientConnection, raw: unknown) {
  */
 export async function suspendMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.suspend", sessionOnlyParams, raw);
-  if (isRemote(connection.server, sessionId)) {
-    await abortAtOwner(connection.server, sessionId);
+  if (isRemote(connection, sessionId)) {
+    await abortAtOwner(connection, sessionId);
     return {};
   }
   await openSession(connection.server, sessionId).abort("session.suspend");
@@ -288,7 +288,7 @@ export async function permissionAnswerMethod(connection: ClientConnection, raw: 
   const method = "session.permissions.handlePendingPermissionRequest";
   const params = parseParams(method, permissionAnswerParams, raw);
   try {
-    if (isRemote(connection.server, params.sessionId)) {
+    if (isRemote(connection, params.sessionId)) {
       // Sent to the worker that asked (issue 22).
       return { success: await answerAtOwner(connection.server, params) };
     }
