@@ -40,8 +40,9 @@ export function homeVariableProblem(env: NodeJS.ProcessEnv): string | undefined 
  * the project's files, where `git add .` takes them. Silent when the home ignores itself, git's
  * way for a folder of generated files (as a Python virtual environment does): a `.gitignore` in
  * it, which the warning names as the fix. Paths are compared as spelt (resolved, no link read).
- * Cost: none when the variable is unset or shares no folder but `/` with `cwd`; else the project
- * search's few `stat` calls and, inside it, one more for the `.gitignore`.
+ * Silent too when no folder up holds `.git` (no repository). Cost: none when the variable is unset
+ * or shares no folder but `/` with `cwd`; else the project search's few `stat` calls and, inside
+ * it, two more (its `.git`, the home's `.gitignore`).
  */
 export async function homeInProjectWarning(
   env: NodeJS.ProcessEnv,
@@ -58,7 +59,13 @@ export async function homeInProjectWarning(
   }
   const { projectFolder } = await import("../session/config-paths.js");
   const project = projectFolder(start);
-  if (!within(folder, project) || existsSync(join(folder, ".gitignore"))) {
+  // `projectFolder` answers `cwd` itself when no folder up holds `.git`: no repository to commit
+  // the logs to (a scratch folder under /tmp, say), nothing to warn of.
+  if (
+    !within(folder, project) ||
+    !existsSync(join(project, ".git")) ||
+    existsSync(join(folder, ".gitignore"))
+  ) {
     return undefined;
   }
   return `TURNLOOP_HOME=${home} is inside the project ${project}: its session logs (prompts, command output, whatever secrets they hold) land among the project's files, where git may commit them; keep it outside the project, or put a .gitignore holding * in it`;

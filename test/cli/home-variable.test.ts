@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test as plainTest } from "vitest";
@@ -111,6 +112,28 @@ describe("TURNLOOP_HOME inside the project folder", () => {
       { code: 0, stdout: "One.\n", stderr: warning(home, repository) },
       { code: 0, stdout: "Two.\n", stderr: "" },
     ]);
+  });
+
+  test("none when no folder up is a repository (a scratch folder: nothing would commit it)", async ({
+    cli,
+    model,
+  }) => {
+    const scratch = await mkdtemp(join(tmpdir(), "turnloop-scratch-"));
+    try {
+      const home = join(scratch, "sessions-home");
+      model.enqueue({ text: "Hello." });
+      const result = await cli(["-p", "hi", "--quiet"], {
+        env: { TURNLOOP_HOME: home },
+        cwd: scratch,
+      });
+      expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        code: 0,
+        stdout: "Hello.\n",
+        stderr: "",
+      });
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
   });
 
   test("--version and --help say nothing of it", async ({ cli, repository }) => {
