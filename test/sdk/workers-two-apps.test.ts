@@ -11,6 +11,7 @@ import { expect, test } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
 import { approveAll, type PermissionRequest, TurnloopClient } from "../../src/sdk/index.js";
 import { type Gate, gate } from "../support/gate.js";
+import { inLogOrder } from "./support.js";
 import {
   ASKED_PROMPT,
   createCall,
@@ -32,9 +33,13 @@ function record(session: { on(handler: (event: WireEvent) => void): () => void }
   return { seen, ended };
 }
 
-/** The stored events among `events`: not the usage info and idles the server derives. */
+/**
+ * The stored events among `events`, in log order: not the usage info and idles the server
+ * derives, and each reply's usage put back after its `assistant.message` (the wire sends it
+ * before, as Copilot does: server/usage-order.ts).
+ */
 const persisted = (events: readonly WireEvent[]) =>
-  events.filter((event) => !DERIVED.includes(event.type));
+  inLogOrder(events).filter((event) => !DERIVED.includes(event.type));
 const DERIVED = ["session.usage_info", "assistant.idle", "session.idle"];
 
 describeWorkers("two apps on worker B following a session worker A holds", (workers) => {

@@ -11,6 +11,7 @@
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
+import { inLogOrder } from "../sdk/support.js";
 import { describeWorkers, recordEvents } from "../sdk/workers-support.js";
 import { whenFileExists } from "../support/cli.js";
 import { gate } from "../support/gate.js";
@@ -68,6 +69,12 @@ describeWorkers("a session claimed after its owner died mid-tool", (workers) => 
       }
       return event;
     };
-    expect(seen.filter((event) => storedIds.has(event.id)).map(asStored)).toEqual(stored);
+    // In log order: the wire sends a reply's usage before its message, as Copilot does
+    // (server/usage-order.ts).
+    expect(
+      inLogOrder(seen)
+        .filter((event) => storedIds.has(event.id))
+        .map(asStored),
+    ).toEqual(stored);
   }, 120_000);
 });
