@@ -6,7 +6,10 @@
  * - every `tool.execution_start` has exactly one `tool.execution_complete` with its `toolCallId`,
  *   after it, and no completion lacks its start;
  * - the persisted events the client received (`session.event` notifications, in arrival order;
- *   `assistant.usage` too, which the wire marks ephemeral) are the log's events in the log's order (compared by event id), except a last
+ *   `assistant.usage` too, which the wire marks ephemeral) are the log's events in the log's order
+ *   (compared by event id; the wire sends a reply's `assistant.usage` before its
+ *   `assistant.message`, as Copilot does, src/server/usage-order.ts: the pair is put back in the
+ *   log's order first), except a last
  *   `session.shutdown`: the server writes it as it closes the session, which it may do after the
  *   client has stopped reading;
  * - with `shutdownExpected` (the server closed every session and exited by itself), the log ends
@@ -124,7 +127,7 @@ export function checkSessionLog(sessionId, text, received, options = {}) {
     );
   }
   const events = ids.length;
-  const seen = received.filter(isLogged).map((event) => event.id);
+  const seen = inLogOrder(received.filter(isLogged)).map((event) => event.id);
   if (lastType === "session.shutdown" && seen.at(-1) !== ids.at(-1)) {
     ids.pop();
   }
@@ -169,4 +172,25 @@ export function checkSessionLogs(home, sessionIds, receivedBySession, options = 
     problems.push(...checked.problems);
   }
   return { sessions, events, problems };
+}
+
+/**
+ * `events` with each `assistant.usage` that comes right before an `assistant.message` put after
+ * it: the log's order of what the wire sends usage first (src/server/usage-order.ts).
+ * @template {{type: string}} T
+ * @param {readonly T[]} events
+ * @returns {T[]}
+ */
+function inLogOrder(events) {
+  const ordered = [...events];
+  for (let index = 0; index + 1 < ordered.length; index++) {
+    const usage = ordered[index];
+    const reply = ordered[index + 1];
+    if (usage?.type === "assistant.usage" && reply?.type === "assistant.message") {
+      ordered[index] = reply;
+      ordered[index + 1] = usage;
+      index++;
+    }
+  }
+  return ordered;
 }
