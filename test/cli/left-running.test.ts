@@ -39,7 +39,10 @@ describe.runIf(process.platform === "linux")(
     }) => {
       // Unique lengths: the test finds, and stops, only its own sleeps.
       const sleeps = [`sleep 29.${process.pid}1`, `sleep 29.${process.pid}2`];
-      const command = `nohup ${sleeps[0]} > /dev/null 2>&1 & (setsid ${sleeps[1]} &); echo started`;
+      // The command ends once both sleeps run as `sleep` (a gate, not a delay): before their
+      // `exec` they would be named by their shell's command line.
+      const running = `running() { for f in /proc/[0-9]*/cmdline; do [ "$(tr '\\0' ' ' < "$f" 2>/dev/null)" = "$1 " ] && return 0; done; return 1; }`;
+      const command = `${running}; nohup ${sleeps[0]} > /dev/null 2>&1 & (setsid ${sleeps[1]} &); until running "${sleeps[0]}" && running "${sleeps[1]}"; do sleep 0.05; done; echo started`;
       model.enqueue(
         { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
         { text: "Started them." },
