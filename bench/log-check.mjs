@@ -18,6 +18,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { inLogOrder } from "../dist/server/usage-order.js";
 
 /**
  * Records the events a client received, per session, for {@link checkSessionLogs}.
@@ -172,25 +173,4 @@ export function checkSessionLogs(home, sessionIds, receivedBySession, options = 
     problems.push(...checked.problems);
   }
   return { sessions, events, problems };
-}
-
-/**
- * `events` with each `assistant.usage` that comes right before an `assistant.message` put after
- * it: the log's order of what the wire sends usage first (src/server/usage-order.ts).
- * @template {{type: string}} T
- * @param {readonly T[]} events
- * @returns {T[]}
- */
-function inLogOrder(events) {
-  const ordered = [...events];
-  for (let index = 0; index + 1 < ordered.length; index++) {
-    const usage = ordered[index];
-    const reply = ordered[index + 1];
-    if (usage?.type === "assistant.usage" && reply?.type === "assistant.message") {
-      ordered[index] = reply;
-      ordered[index + 1] = usage;
-      index++;
-    }
-  }
-  return ordered;
 }

@@ -57,3 +57,23 @@ export class UsageBeforeReply<Item> {
     return held;
   }
 }
+
+/**
+ * `events` as an app received them, in the log's order: each `assistant.usage` sent just before
+ * its reply's `assistant.message` ({@link UsageBeforeReply}) moved after it; nothing else moves.
+ * For readers that compare what the wire told with the log (tests, bench/log-check.mjs).
+ * @returns a new array; `events` is left as it was.
+ */
+export function inLogOrder<Event extends { type: string }>(events: readonly Event[]): Event[] {
+  const ordered = [...events];
+  for (let index = 0; index + 1 < ordered.length; index++) {
+    const usage = ordered[index];
+    const reply = ordered[index + 1];
+    if (usage?.type === "assistant.usage" && reply?.type === "assistant.message") {
+      ordered[index] = reply;
+      ordered[index + 1] = usage;
+      index++;
+    }
+  }
+  return ordered;
+}

@@ -226,22 +226,5 @@ export async function startCopilotClient(
   return client;
 }
 
+export { inLogOrder } from "../../src/server/usage-order.js";
 export { requestMessages } from "../support/normalise-request.js";
-
-/**
- * `events` (as an app saw them live) in the log's order: each `assistant.usage` the wire sent
- * just before its reply's `assistant.message` (src/server/usage-order.ts) moved after it.
- */
-export function inLogOrder<Event extends { type: string }>(events: readonly Event[]): Event[] {
-  const ordered = [...events];
-  for (let index = 0; index + 1 < ordered.length; index++) {
-    const usage = ordered[index];
-    const reply = ordered[index + 1];
-    if (usage?.type === "assistant.usage" && reply?.type === "assistant.message") {
-      ordered[index] = reply;
-      ordered[index + 1] = usage;
-      index++;
-    }
-  }
-  return ordered;
-}
