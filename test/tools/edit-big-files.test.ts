@@ -13,6 +13,7 @@ import {
   makeContext,
   runInMemoryChild,
   runTool,
+  sharedFixture,
   useTemporaryDirectory,
   writeLoremFile,
 } from "./tool-context.js";
@@ -28,6 +29,9 @@ let directory = "";
 useTemporaryDirectory((each) => {
   directory = each;
 });
+
+/** Copies a 50 MiB file of numbered `lorem ipsum` lines, written once for this file, to `path`. */
+const copyLoremFile = sharedFixture((path) => writeLoremFile(path, MAX_VIEW_FILE_BYTES));
 
 /** Runs `edit` with `calls` at once in a child process, the model knowing the files of `hashes`. */
 function editInChild(calls: readonly object[], hashes: Record<string, string>): MemoryChildOutput {
@@ -48,7 +52,7 @@ describe("edit of a 50 MiB file", () => {
     timeout: 120_000,
   }, async () => {
     const path = join(directory, "big.log");
-    writeLoremFile(path, MAX_VIEW_FILE_BYTES);
+    copyLoremFile(path);
     const { size } = await stat(path);
     const real = await realpath(path);
     const edit = { path: "big.log", old_str: "2000000 lorem ipsum\n", new_str: "2000000 Lorem\n" };
@@ -82,7 +86,7 @@ describe("edit of a 50 MiB file", () => {
     timeout: 120_000,
   }, async () => {
     const path = join(directory, "big.log");
-    writeLoremFile(path, MAX_VIEW_FILE_BYTES);
+    copyLoremFile(path);
     const { size } = await stat(path);
     const { grownKiB, results } = editInChild(
       [

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, copyFileSync, mkdtempSync, openSync, writeSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach } from "vitest";
+import { afterAll, afterEach, beforeEach } from "vitest";
 import type { Tool, ToolContext, ToolResult } from "../../src/tools/define-tool.js";
 import { KnownFiles } from "../../src/tools/tool-support.js";
 import { localCommands, localSecrets } from "../support/commands.js";
@@ -106,6 +106,31 @@ export function writeLoremFile(path: string, bytes: number): void {
   } finally {
     closeSync(file);
   }
+}
+
+/**
+ * A file of tens of MiB that several tests of one file start from, written once for the file:
+ * call at the file's top level; the answer copies it to the path it is given (a copy is a few tens
+ * of ms, where writing 50-60 MiB of lines took seconds of CPU), writing it with `write` first on
+ * the first call. Each test gets a copy of its own, so one that changes it changes no other's. The
+ * folder holding the original is removed after the file's last test.
+ */
+export function sharedFixture(write: (path: string) => void): (to: string) => void {
+  let original: string | undefined;
+  let folder: string | undefined;
+  afterAll(async () => {
+    if (folder !== undefined) {
+      await removeTemporaryDirectory(folder);
+    }
+  });
+  return (to) => {
+    if (original === undefined) {
+      folder = mkdtempSync(join(tmpdir(), "turnloop-fixture-"));
+      original = join(folder, "fixture");
+      write(original);
+    }
+    copyFileSync(original, to);
+  };
 }
 
 /** What test/tools/file-tool-memory-child.ts prints. */

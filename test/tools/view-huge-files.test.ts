@@ -3,7 +3,13 @@ import { truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_VIEW_FILE_BYTES, viewTool } from "../../src/tools/view.js";
-import { makeContext, runInMemoryChild, runTool, useTemporaryDirectory } from "./tool-context.js";
+import {
+  makeContext,
+  runInMemoryChild,
+  runTool,
+  sharedFixture,
+  useTemporaryDirectory,
+} from "./tool-context.js";
 
 // Round 3 session 37's F8: a `view_range` of a file over 50 MiB was refused by the file's size,
 // though a range needs only its lines. A range is now read a piece at a time up to its last
@@ -23,18 +29,37 @@ function line(number: number): string {
   return `line ${String(number).padStart(10, "0")} ${"x".repeat(15)}`;
 }
 
-/** Writes {@link LINES} lines of {@link line} to `path`, 32 768 lines (1 MiB) at a time. */
+/**
+ * Writes {@link LINES} lines of {@link line} to `path`, 32 768 lines (1 MiB) at a time: one
+ * buffer of the lines' shape whose 10 digits are written again for each chunk (the same bytes as
+ * the chunk's lines joined, at a twentieth of the CPU: 0.2 s for the file against 3.7-4.4 s).
+ */
 function writeHugeFile(path: string): void {
+  const chunk = Buffer.from(Array.from({ length: 32_768 }, () => `${line(0)}\n`).join(""));
   const file = openSync(path, "w");
   try {
     for (let first = 1; first <= LINES; first += 32_768) {
-      const chunk = Array.from({ length: 32_768 }, (_, index) => `${line(first + index)}\n`);
-      writeSync(file, chunk.join(""));
+      for (let index = 0; index < 32_768; index += 1) {
+        writeDigits(chunk, index * 32 + 5, first + index);
+      }
+      writeSync(file, chunk);
     }
   } finally {
     closeSync(file);
   }
 }
+
+/** Writes `number` as {@link line} does, 10 digits padded with zeros, into `buffer` at `at`. */
+function writeDigits(buffer: Buffer, at: number, number: number): void {
+  let rest = number;
+  for (let digit = at + 9; digit >= at; digit -= 1) {
+    buffer[digit] = 0x30 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  }
+}
+
+/** Copies the huge file, written once for this file, to `path`. */
+const copyHugeFile = sharedFixture(writeHugeFile);
 
 /** `view`'s numbered lines `first` to `last` of the huge file. */
 function numbered(first: number, last: number): string[] {
@@ -48,7 +73,7 @@ describe("view of a file over 50 MiB", () => {
     timeout: 120_000,
   }, async () => {
     const path = join(directory, "huge.log");
-    writeHugeFile(path);
+    copyHugeFile(path);
     const context = makeContext(directory);
     const view = (range?: number[]) =>
       runTool(viewTool, range === undefined ? { path } : { path, view_range: range }, context);
@@ -109,7 +134,7 @@ describe("view of a file over 50 MiB", () => {
   });
 
   it("holds far less than the file: two 5-line views of it at once", { timeout: 120_000 }, () => {
-    writeHugeFile(join(directory, "huge.log"));
+    copyHugeFile(join(directory, "huge.log"));
     const calls = [1, LINES - 4].map((start) => ({
       path: "huge.log",
       view_range: [start, start + 4],
