@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import { bashTool } from "../../src/tools/bash.js";
 import type { ToolContext } from "../../src/tools/define-tool.js";
@@ -121,15 +121,21 @@ describe("bash", () => {
 
   it("a background child whose output goes elsewhere runs on, named as left running (trial 40 F12), no stop said", async () => {
     const marker = `${directory}/background-done`;
-    const command = `(sleep 5; touch ${marker}) > /dev/null 2>&1 & echo started`;
+    // The child runs on until the test opens its gate (after the tool's answer), then leaves its
+    // marker: a child the tool stopped leaves none. It gives up after 30 s, leaving none either.
+    const gate = `${directory}/gate`;
+    const wait = `for ((i = 0; i < 600; i++)); do [ -e ${gate} ] && break; sleep 0.05; done`;
+    const command = `(${wait}; [ -e ${gate} ] && touch ${marker}) > /dev/null 2>&1 & echo started`;
     const result = await bash({ command });
     // The subshell left running (a bash of the command's own command line), named by its pid and
-    // command line, and its sleep once the subshell has started it: under load the list can be
+    // command line, and its sleep when the list is taken during one: under load the list can be
     // taken before the subshell's fork, or between the fork and the `exec` of `sleep` (a second
     // bash then); CI once saw it taken in that gap.
     expect(result.content).toMatch(
-      /^started\n<exited with exit code 0>\nLeft running after the command exited: \d+ `bash -c \(sleep 5; [^`]*`(, \d+ `(sleep 5|bash -c \(sleep 5; [^`]*)`)?\. They outlive this session: stop them \(kill PID\) when they are not needed\.$/,
+      /^started\n<exited with exit code 0>\nLeft running after the command exited: \d+ `bash -c \(for \(\(i = 0; [^`]*`(, \d+ `(sleep 0\.05|bash -c \(for \(\(i = 0; [^`]*)`)?\. They outlive this session: stop them \(kill PID\) when they are not needed\.$/,
     );
+    expect(existsSync(marker)).toBe(false);
+    await writeFile(gate, "");
     await expect.poll(() => existsSync(marker), { timeout: 10_000 }).toBe(true);
   });
 
