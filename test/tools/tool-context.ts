@@ -133,7 +133,7 @@ export function sharedFixture(write: (path: string) => void): (to: string) => vo
   };
 }
 
-/** What test/tools/file-tool-memory-child.ts prints. */
+/** What test/tools/file-tool-memory-child.mjs prints. */
 export interface MemoryChildOutput {
   /** How far the child's peak resident memory rose during the calls, in KiB. */
   grownKiB: number;
@@ -142,7 +142,7 @@ export interface MemoryChildOutput {
 
 /**
  * Runs `tool` with each of `calls` (argument objects) at once in a child process
- * (file-tool-memory-child.ts) in `directory`, the model knowing the files of `hashes` (absolute
+ * (file-tool-memory-child.mjs, on the built tools in dist/) in `directory`, the model knowing the files of `hashes` (absolute
  * path to text hash): the results and how far the child's memory grew.
  */
 export function runInMemoryChild(
@@ -151,10 +151,10 @@ export function runInMemoryChild(
   tool: "view" | "edit" = "view",
   hashes: Record<string, string> = {},
 ): MemoryChildOutput {
-  const child = new URL("./file-tool-memory-child.ts", import.meta.url).pathname;
+  const child = new URL("./file-tool-memory-child.mjs", import.meta.url).pathname;
   const output = execFileSync(
     process.execPath,
-    ["--import", "tsx", child, directory, JSON.stringify(calls), tool, JSON.stringify(hashes)],
+    [child, directory, JSON.stringify(calls), tool, JSON.stringify(hashes)],
     { encoding: "utf8", maxBuffer: 1024 * 1024 },
   );
   return JSON.parse(output) as MemoryChildOutput;
