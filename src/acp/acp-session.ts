@@ -334,8 +334,10 @@ export class AcpSession {
   }
 
   /**
-   * How to reach the model, resolved again when its key was missing (it may be set by now).
-   * @throws auth-required `-32000` naming the variable when the key is still missing.
+   * How to reach the model, resolved again when its key was missing (it may be set by now) or the
+   * session was loaded without one that runs here (session-setup.ts `sessionModel`).
+   * @throws auth-required `-32000` when the key is still missing; else `-32603` with the problem
+   *   (a removed profile's in its words: host-models.ts `removedProfileProblem`).
    */
   private configuration(): ModelConfiguration {
     if (this.model.configuration !== undefined) {
@@ -343,7 +345,7 @@ export class AcpSession {
     }
     const resolved = this.context.host.resolveModel(this.model.id);
     if (!resolved.ok) {
-      throw modelUnavailable(resolved);
+      throw modelUnavailable(this.context.host.removedProfileProblem(this.model.id) ?? resolved);
     }
     this.model = { id: this.model.id, configuration: resolved.configuration };
     return resolved.configuration;

@@ -182,7 +182,7 @@ export class AcpSessionRequests {
     if (followed !== undefined) {
       return followed;
     }
-    const acpSession = await this.reopen(params, client, params.mcpServers);
+    const acpSession = await this.reopen(params, client, params.mcpServers, true);
     const { events } = await this.host.readEvents(acpSession.id);
     acpSession.replay(events);
     await acpSession.flush();
@@ -276,10 +276,12 @@ export class AcpSessionRequests {
     }
   }
 
+  /** Opens a stored session; `reading`: to replay it, no model needed (setup's `sessionModel`). */
   private reopen(
     params: { sessionId: string; cwd: string; additionalDirectories?: string[] | null },
     client: Client,
     mcpServers: readonly acp.McpServer[],
+    reading = false,
   ): Promise<AcpSession> {
     const { sessionId } = params;
     return this.exclusively(sessionId, async () => {
@@ -288,10 +290,11 @@ export class AcpSessionRequests {
       checkAbsolute(params.cwd);
       const stored = await this.host.readEvents(sessionId).catch(() => undefined);
       checkSessionFolder(stored?.events ?? [], sessionId, params.cwd);
-      const session = await openSession(this.host, sessionId);
+      const session = await openSession(this.host, sessionId, reading);
       let model: AcpSessionModel;
       try {
-        model = sessionModel(this.host.modelOfResumed(session));
+        const ranWith = { sessionId, model: session.changedModel ?? session.start.model, reading };
+        model = sessionModel(this.host.modelOfResumed(session), ranWith);
       } catch (error) {
         await this.host.close(session);
         throw error;

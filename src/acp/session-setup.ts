@@ -42,14 +42,17 @@ const LIST_PAGE_SIZE = 100;
 /**
  * The model a session opens with. One whose key is missing still opens (its prompts answer
  * auth-required `-32000` until the key is there), so an editor can show the session and guide
- * the user; any other configuration problem fails the request. `reopened`: the stored session
- * being reopened and the model it ran with.
+ * the user; any other configuration problem fails the request, but for a session loaded to be
+ * replayed (`reading`): `session/load` needs no model to replay a log (ACP v1 session-setup), so
+ * it opens with the model it ran with, unresolved, and a prompt answers with the problem
+ * (acp-session.ts `configuration`). `reopened`: the stored session being reopened and the model
+ * it ran with.
  * @throws `-32602` for a reopened session whose profile is gone, `-32603` with any other
- *   configuration problem (authentication.ts `modelUnavailable`).
+ *   configuration problem (authentication.ts `modelUnavailable`); never while `reading`.
  */
 export function sessionModel(
   resolution: ModelResolution,
-  reopened?: { sessionId: string; model: string },
+  reopened?: { sessionId: string; model: string; reading?: boolean },
 ): AcpSessionModel {
   if (resolution.ok) {
     return { id: resolution.configuration.id, configuration: resolution.configuration };
@@ -57,7 +60,14 @@ export function sessionModel(
   if (resolution.missingKey !== undefined) {
     return { id: resolution.missingKey.modelId };
   }
-  throw modelUnavailable(resolution, reopened);
+  if (reopened === undefined) {
+    throw modelUnavailable(resolution);
+  }
+  const { reading, ...session } = reopened;
+  if (reading === true) {
+    return { id: session.model };
+  }
+  throw modelUnavailable(resolution, session);
 }
 
 /**
@@ -149,15 +159,20 @@ export async function createSession(
  * session open when another one (or this connection) does; `-32602` naming its folder when that is
  * not an existing directory, or naming the config profile its model names when no config file
  * defines it now; `-32603` naming its folder's invalid config file and key, or the reason its
- * model cannot run here (`sessionModel`: without a key, `-32000`), or otherwise the file or
- * database a store could not write.
+ * model cannot run here (`sessionModel`: without a key, `-32000`; never when `reading`), or
+ * otherwise the file or database a store could not write.
  */
-export async function openSession(host: SessionHost, sessionId: string): Promise<Session> {
+export async function openSession(
+  host: SessionHost,
+  sessionId: string,
+  reading = false,
+): Promise<Session> {
   try {
-    // Its model is checked before anything is written: a refused load leaves the log as it was.
+    // Its model is checked before anything is written: a refused resume leaves the log as it
+    // was. A load to replay the log (`reading`) needs none ({@link sessionModel}).
     return await host.open(sessionId, undefined, ({ start, state }) => {
       const model = state.changedModel ?? start.model;
-      sessionModel(host.modelForSession(model), { sessionId, model });
+      sessionModel(host.modelForSession(model), { sessionId, model, reading });
       return undefined;
     });
   } catch (error) {

@@ -7,8 +7,8 @@ import {
   diffRows,
   fileDiff,
   lineDiff,
-  type NumberedDiffRow,
   numberedDiffRows,
+  withGutters,
 } from "../tools/line-diff.js";
 
 /** Lines of a new file, or of a call's arguments, shown before asking; the rest are counted. */
@@ -155,13 +155,11 @@ function commandPreview(
  */
 function diffPreview(hunk: string, paint: Paint, numbered = false): string[] {
   const color = { "-": "31", "+": "32" } as const;
-  const rows: NumberedDiffRow[] = numbered
-    ? numberedDiffRows(hunk)
-    : diffRows(hunk).map((row) => ({ ...row, line: undefined }));
-  const width = Math.max(0, ...rows.map(({ line }) => String(line ?? "").length));
-  return rows.map(({ marker, text, line }) => {
+  const rows = withGutters(
+    numbered ? numberedDiffRows(hunk) : diffRows(hunk).map((row) => ({ ...row, line: undefined })),
+  );
+  return rows.map(({ marker, text, gutter }) => {
     const shown = shortened(terminalText(text));
-    const gutter = width === 0 ? "" : `${String(line ?? "").padStart(width)} `;
     if (marker === undefined || marker === " ") {
       return `    ${gutter}  ${shown}`;
     }

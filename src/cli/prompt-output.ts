@@ -2,6 +2,7 @@ import type { PromptOutcome } from "../agent/loop.js";
 import { terminalText, USER_CANCEL_REASON } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
 import type { Session } from "../session/session.js";
+import { stillRunning } from "../tools/pipe-holders.js";
 import type { PromptOptions } from "./arguments.js";
 import { abortNote, failedForNow, failedPromptNote } from "./event-notes.js";
 import type { PromptIo } from "./prompt-command.js";
@@ -107,6 +108,8 @@ function writeTextEnding(ending: TextEnding): void {
     elapsedMs: ending.elapsedMs,
     sessionId,
     refusedCalls: collector.denials.list.length,
+    // Those still running now: the model may have stopped some since (kill PID).
+    leftRunning: stillRunning(renderer.leftRunning().map((pid) => ({ pid }))).map(({ pid }) => pid),
   });
   io.stderr.write(`${summary}\n`);
 }

@@ -1,11 +1,15 @@
 /**
  * How one tool call reads in the plain-text transcript of `turnloop sessions show` (render.ts):
  * `→ name(key: value, …) ✓` with the first lines of its result under it (a failed command's
- * last lines), or `→ name(…) … no result` for a call its prompt ended without.
+ * last lines; a completed edit's change, numbered in its file), or `→ name(…) … no result` for a
+ * call its prompt ended without. A command run outside the sandbox with the user's yes says so
+ * on its line, as on the live faces (trial 40 F8).
  */
 
+import { terminalText } from "../events/errors.js";
 import type { JsonObject, SessionEventOf } from "../events/events.js";
-import type { ToolCall } from "../session/session-model/session-model.js";
+import { editChangeRows } from "../session/session-model/edit-change.js";
+import { outsideSandboxWords, type ToolCall } from "../session/session-model/session-model.js";
 import { drawnAsPlan } from "./plan-checklist.js";
 import { abbreviate } from "./text-lines.js";
 import { exportShowsAll, hiddenLinesNote, outcomeMark, outputLines } from "./tool-line.js";
@@ -39,6 +43,11 @@ export function toolResultLines(
     requested && toolCall !== undefined
       ? shownCall(toolCall)
       : { name: result.toolName, arguments: {} };
+  const outside = toolCall === undefined ? undefined : outsideSandboxWords(toolCall);
+  const line = `${describeCall(call)} ${outcomeMark(toolCall)}${outside === undefined ? "" : ` · ${outside}`}`;
+  if (toolCall?.toolName === "edit" && toolCall.status === "completed") {
+    return [line, ...changeLines(toolCall)];
+  }
   const text = toolCall?.output ?? result.result.content;
   const commandFailed = toolCall?.status === "failed" && toolCall.exitCode !== undefined;
   // A failed command's last lines say why; its exit code is on the call's line.
@@ -50,12 +59,24 @@ export function toolResultLines(
   );
   const row = (line: string) => `    ${line}`.trimEnd();
   return [
-    `${describeCall(call)} ${outcomeMark(toolCall)}`,
+    line,
     ...lines.first.map((line) => row(abbreviate(line, RESULT_LINE_LENGTH))),
     // The saved file's path whole, however long.
     ...note.map(row),
     ...lines.last.map((line) => row(abbreviate(line, RESULT_LINE_LENGTH))),
   ];
+}
+
+/**
+ * A completed edit's change under its line, as the screen shows it under the finished call
+ * (session-model/edit-change.ts `editChangeRows`): `    12 - old` / `    12 + new`, numbered in
+ * its file where the log has the file's change, each line cut to {@link RESULT_LINE_LENGTH}.
+ */
+function changeLines(toolCall: ToolCall): string[] {
+  return editChangeRows(toolCall).map(({ marker, text, gutter }) => {
+    const shown = abbreviate(terminalText(text), RESULT_LINE_LENGTH);
+    return `    ${gutter}${marker ?? " "} ${shown}`.trimEnd();
+  });
 }
 
 /** The line of a call its prompt ended without a result for. */

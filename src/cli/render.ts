@@ -17,6 +17,7 @@
  * ```
  */
 
+import { durationWords } from "../events/durations.js";
 import { terminalText } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf, UserMessageData } from "../events/events.js";
@@ -192,7 +193,7 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
   switch (event.type) {
     case "assistant.retry": {
       const { attempt, delayMs, errorMessage } = event.data;
-      lines.push(`↻ retry ${attempt} in ${delayMs} ms: ${firstLine(errorMessage)}`);
+      lines.push(`↻ retry ${attempt} in ${durationWords(delayMs)}: ${firstLine(errorMessage)}`);
       return;
     }
     case "session.plan_updated":

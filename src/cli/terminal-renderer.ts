@@ -141,6 +141,14 @@ export class TerminalRenderer {
     }
   }
 
+  /**
+   * The pids the prompt's commands named as left running (the session model's
+   * `ToolCall.leftRunning`), each once, in the order the calls named them.
+   */
+  leftRunning(): number[] {
+    return [...new Set(this.fold.model.toolCalls.flatMap((call) => call.leftRunning ?? []))];
+  }
+
   /** The closing line on stderr (dim): {@link summaryLine} of the prompt's `totals`. */
   summary(parts: SummaryParts): string {
     return this.paint("2", summaryLine(parts));

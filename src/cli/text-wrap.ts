@@ -7,6 +7,8 @@
  * - a `term  description` line (two or more spaces between them) under its description; when
  *   that column leaves the description too little room (a list padded for a wider terminal), the
  *   term alone, then the description on rows of its own four columns in;
+ * - a numbered diff row (`    12 - old`, `    12   kept`: permission-preview.ts) under its text,
+ *   past its line number and marker ({@link diffRowHang});
  * - a line indented {@link CONTINUATION_INDENT} columns or more (a description under a term too
  *   long to share its row) at its indent;
  * - a list item (indented, or after a `* `, `- `, `• ` or `1. ` marker) two columns past where
@@ -179,6 +181,20 @@ function partedTerm(
   return width - indent < DESCRIPTION_ROOM ? undefined : { term, indent, description };
 }
 
+/** An indented diff row numbered with its line in the file: the number, a space, the marker, a space. */
+const NUMBERED_DIFF_ROW = /^ {2,}\d+ [-+ ] (?=\S)/;
+
+/**
+ * Where a wrapped row of a numbered diff (tools/line-diff.ts `withGutters`: `    12 - old`,
+ * `    12 + new`, `    12   kept`) continues: under its text, past the line number and the
+ * marker, so that the number column stays clear and reads as the file's (session 41: it
+ * continued under the number). `undefined` for any other line. Colour codes are not counted.
+ */
+export function diffRowHang(line: string): number | undefined {
+  const row = NUMBERED_DIFF_ROW.exec(line.replace(COLOUR_CODE, ""));
+  return row === null ? undefined : row[0].length;
+}
+
 /** Where a line's continuation rows start (the module comment's rules), leaving room to write. */
 function hangColumn(line: string, width: number): number {
   const plain = line.replace(COLOUR_CODE, "");
@@ -186,6 +202,7 @@ function hangColumn(line: string, width: number): number {
   const indent = plain.length - text.length;
   const marker = LIST_MARKER.exec(text)?.[0].length ?? 0;
   const column =
+    diffRowHang(plain) ??
     descriptionColumn(plain, width) ??
     (indent >= CONTINUATION_INDENT ? indent : indent + marker === 0 ? 0 : indent + marker + 2);
   return Math.min(column, width - room(width));

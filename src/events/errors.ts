@@ -6,6 +6,7 @@
  * own recursive `mkdir` can spin forever.
  */
 
+import { durationWords } from "./durations.js";
 import type { StopReason } from "./event-parts.js";
 
 /** The message of anything thrown: `error.message` for an `Error`, else `String(error)`. */
@@ -274,16 +275,16 @@ export function stoppedNote(stopReason: StopReason, why?: string): string | unde
 }
 
 /**
- * `retrying in 1.2 s (attempt 1): <error>` for an `assistant.retry` (its `delayMs` in seconds
- * with one decimal): every face says a retry in these words (README: "each retry is shown").
+ * `retrying in 1.2 s (attempt 1): <error>` for an `assistant.retry` (its `delayMs` in the words
+ * of durations.ts `durationWords`: `in 5 ms`, `in 1.5 s`): every face says a retry in these
+ * words (README: "each retry is shown").
  */
 export function retryNote(data: {
   delayMs: number;
   attempt: number;
   errorMessage: string;
 }): string {
-  const seconds = (data.delayMs / 1000).toFixed(1);
-  return `retrying in ${seconds} s (attempt ${data.attempt}): ${data.errorMessage}`;
+  return `retrying in ${durationWords(data.delayMs)} (attempt ${data.attempt}): ${data.errorMessage}`;
 }
 
 /**

@@ -4,7 +4,7 @@ import { plainText } from "../events/errors.js";
 import type { BackgroundStop } from "./command-process.js";
 import type { CommandRequest, CommandResult } from "./command-runner.js";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
-import type { StoppedProcess } from "./pipe-holders.js";
+import { type StoppedProcess, stillRunning } from "./pipe-holders.js";
 import { errorResult, runGuarded, textResult } from "./tool-support.js";
 
 /** Timeout when the model gives none, in seconds. */
@@ -127,7 +127,9 @@ function toolResultOf(
     case undefined:
       break;
   }
-  const left = result.leftRunning === undefined ? undefined : leftRunningNote(result.leftRunning);
+  // Named only if still running as the result is made: one may have exited since the scan.
+  const running = stillRunning(result.leftRunning ?? []);
+  const left = running.length === 0 ? undefined : leftRunningNote(running);
   const note = [stoppedNote(result), left, result.note]
     .filter((line) => line !== undefined)
     .map((line) => `\n${line}`)
@@ -184,6 +186,20 @@ export function backgroundStoppedNote(stop: BackgroundStop): string {
 export function leftRunningNote(processes: readonly StoppedProcess[]): string {
   const named = processes.map(({ pid, command }) => `${pid} \`${command}\``).join(", ");
   return `Left running after the command exited: ${named}. They outlive this session: stop them (kill PID) when they are not needed.`;
+}
+
+/** The note {@link leftRunningNote} writes; group 1: its list, `PID \`command\``, comma-separated. */
+const LEFT_RUNNING =
+  /(?:^|\n)Left running after the command exited: (.*)\. They outlive this session/;
+
+/**
+ * The pids a command's result names as left running ({@link leftRunningNote}), in its order; `[]`
+ * when it names none. Read back by the session model (`ToolCall.leftRunning`) for the faces that
+ * sum them up (`-p`'s closing summary).
+ */
+export function leftRunningIn(content: string): number[] {
+  const list = LEFT_RUNNING.exec(content)?.[1] ?? "";
+  return [...list.matchAll(/(?:^|, )(\d+) `/g)].map(([, pid]) => Number(pid));
 }
 
 /**

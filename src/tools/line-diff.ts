@@ -243,3 +243,23 @@ export function numberedDiffRows(hunkText: string): NumberedDiffRow[] {
     return { ...row, line: newLine++ };
   });
 }
+
+/** A diff row with the column drawn before its marker: its line number, padded, and a space. */
+export interface GutteredDiffRow extends NumberedDiffRow {
+  /** `"  12 "` (right-aligned to the widest number of the rows); `""` when no row is numbered. */
+  gutter: string;
+}
+
+/**
+ * `rows` with their gutters, as every face draws a numbered diff (the permission question, the
+ * finished call on the screen, `sessions show`): each line number right-aligned to the widest,
+ * then a space; a note's gutter blank, as wide. A wrapped row continues past its gutter and
+ * marker, under its text (cli/text-wrap.ts `diffRowHang`).
+ */
+export function withGutters(rows: readonly NumberedDiffRow[]): GutteredDiffRow[] {
+  const width = Math.max(0, ...rows.map(({ line }) => String(line ?? "").length));
+  return rows.map((row) => ({
+    ...row,
+    gutter: width === 0 ? "" : `${String(row.line ?? "").padStart(width)} `,
+  }));
+}

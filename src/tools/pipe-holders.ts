@@ -132,6 +132,19 @@ export function leftRunning(
     .sort((left, right) => left.pid - right.pid);
 }
 
+/**
+ * Those of `processes` that still run now, with their command lines as they are now (one may
+ * have run `exec` since it was named: a subshell is its `sleep` by then); one that has ended, or
+ * waits to be reaped, is left out. What names processes left running re-checks them with this
+ * just before it says so (the call's result, `-p`'s closing summary): one that exited as the
+ * command ended, after the scan, is not named (session 41). `[]` off Linux.
+ */
+export function stillRunning(processes: readonly { pid: number }[]): StoppedProcess[] {
+  return processes.flatMap(({ pid }) =>
+    ended(String(pid)) ? [] : [{ pid, command: commandLine(String(pid)) }],
+  );
+}
+
 /** Whether `pid` has ended and waits to be reaped (proc(5): `stat`'s third field, `Z` or `X`). */
 function ended(pid: string): boolean {
   try {

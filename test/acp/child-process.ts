@@ -148,6 +148,18 @@ export class AcpChild {
       .map((params) => params.update);
   }
 
+  /** The text of the session's user and agent message chunks so far, each as `[kind, text]`. */
+  messageTexts(sessionId: string): Array<[string, string]> {
+    return this.updates(sessionId).flatMap(
+      (update): Array<[string, string]> =>
+        (update.sessionUpdate === "user_message_chunk" ||
+          update.sessionUpdate === "agent_message_chunk") &&
+        update.content.type === "text"
+          ? [[update.sessionUpdate, update.content.text]]
+          : [],
+    );
+  }
+
   async waitForUpdate(sessionId: string, predicate: (update: acp.SessionUpdate) => boolean) {
     await this.waitUntil(() => this.updates(sessionId).some(predicate), "an update");
   }

@@ -24,16 +24,7 @@ describe("sessions are shared with the CLI", () => {
     expect(sessions.map((info) => info.title)).toEqual(["hello from the terminal"]);
     const sessionId = sessions[0]?.sessionId ?? "";
     await agent.loadSession(sessionId);
-    const texts = agent
-      .updates(sessionId)
-      .flatMap((update) =>
-        (update.sessionUpdate === "user_message_chunk" ||
-          update.sessionUpdate === "agent_message_chunk") &&
-        update.content.type === "text"
-          ? [[update.sessionUpdate, update.content.text]]
-          : [],
-      );
-    expect(texts).toEqual([
+    expect(agent.messageTexts(sessionId)).toEqual([
       ["user_message_chunk", "hello from the terminal"],
       ["agent_message_chunk", "Hi from the CLI."],
     ]);

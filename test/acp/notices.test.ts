@@ -89,7 +89,7 @@ const cases: Case[] = [
         { text: "ok" },
       );
       expect(await harness.prompt(sessionId, "hi")).toEqual({ stopReason: "end_turn" });
-      const text = /retrying in \d+\.\d s \(attempt 1\): .*upstream busy.*/;
+      const text = /retrying in \d+(?:\.\d)? (?:ms|s|min) \(attempt 1\): .*upstream busy.*/;
       return {
         harness,
         sessionId,

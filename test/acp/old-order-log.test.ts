@@ -87,7 +87,7 @@ describe("a log written in the old turn order", () => {
       // The retry is replayed as it was told live, a thought (trial 27f, case 25).
       {
         sessionUpdate: "agent_thought_chunk",
-        content: text("⟳ retrying in 1.0 s (attempt 1): HTTP 503: Service Unavailable\n"),
+        content: text("⟳ retrying in 1 s (attempt 1): HTTP 503: Service Unavailable\n"),
         messageId: "message-5",
       },
       // The prompt failed: live its answer was the error; a replay says it (trial r3s35 H3).

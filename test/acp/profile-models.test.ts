@@ -84,7 +84,7 @@ test("set_model lab:other and the model option home:x: each prompt on its profil
   }
 });
 
-test("session/load and session/resume of a session whose profile was removed: -32602 naming the profile, nothing written", async () => {
+test("session/resume of a session whose profile was removed: -32602 naming the profile, nothing written; session/load replays it, its prompt refused", async () => {
   const config = join(fixture.home, "config.json");
   const lab = { type: "openai-compatible", baseUrl: `${fixture.server.url}/v1` };
   await writeFile(
@@ -112,7 +112,8 @@ test("session/load and session/resume of a session whose profile was removed: -3
   const agent = fixture.startAgent(env);
   await agent.initialize();
   const words = `the session's model home:kept names the config profile "home", which no config file here defines (providers.home): add it back to resume on its endpoint with its key, or resume with another model (--model <provider>:<model> in the args of turnloop's entry in the editor's agent server settings).`;
-  for (const method of [acp.methods.agent.session.load, acp.methods.agent.session.resume]) {
+  // session/load needs no model to replay the log (session 41): only a resume is refused.
+  for (const method of [acp.methods.agent.session.resume]) {
     const answer = await agent.client
       .request(method, { sessionId, cwd: fixture.cwd, mcpServers: [] })
       .then(
@@ -138,6 +139,16 @@ test("session/load and session/resume of a session whose profile was removed: -3
   expect(
     await readFile(join(fixture.home, "session-state", sessionId, "events.jsonl"), "utf8"),
   ).toBe(before);
+  // A load replays the log without the model; the prompt is refused with the profile's words.
+  await agent.loadSession(sessionId);
+  expect(
+    agent.updates(sessionId).filter((update) => update.sessionUpdate === "agent_message_chunk"),
+  ).toEqual([expect.objectContaining({ content: { type: "text", text: "One." } })]);
+  const prompted = await agent.prompt(sessionId, "two").then(
+    () => "answered",
+    (error: { code?: number; message?: string }) => ({ code: error.code, message: error.message }),
+  );
+  expect(prompted).toEqual({ code: -32603, message: expect.stringContaining('"home"') });
   expect(fixture.server.requests).toHaveLength(1);
   expect(await agent.end()).toBe(0);
 });

@@ -41,14 +41,16 @@ test("a retried request is told the editor as a thought and on stderr; a load re
   expect(live).toEqual([
     [
       "agent_thought_chunk",
-      expect.stringMatching(/^⟳ retrying in \d+\.\d s \(attempt 1\): .*upstream busy.*\n$/),
+      expect.stringMatching(
+        /^⟳ retrying in \d+(?:\.\d)? (?:ms|s|min) \(attempt 1\): .*upstream busy.*\n$/,
+      ),
     ],
     ["agent_message_chunk", "ok after one 503"],
   ]);
   expect(harness.stderr).toEqual([
     expect.stringMatching(
       new RegExp(
-        `^turnloop: session ${sessionId}: retrying in \\d+\\.\\d s \\(attempt 1\\): .*upstream busy`,
+        `^turnloop: session ${sessionId}: retrying in \\d+(?:\\.\\d)? (?:ms|s|min) \\(attempt 1\\): .*upstream busy`,
       ),
     ),
   ]);

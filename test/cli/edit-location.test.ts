@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { test } from "../support/fixtures.js";
+import { printedSessionId, test } from "../support/fixtures.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { editCall, interactiveTest } from "./interactive-support.js";
 
@@ -39,6 +39,17 @@ describe("an edit's permission question on plain lines", () => {
       expect.stringMatching(/^\[y\] yes, once/),
     ]);
     expect(await readFile(path, "utf8")).toBe("a\nb\nc\nD changed\ne\nf\ng\n");
+    // Session 41: `sessions show` draws the finished call's change as the screen does, from the
+    // one place (session-model/edit-change.ts): numbered, a line of the file either side.
+    const shown = await cli(["sessions", "show", printedSessionId(result.stdout)]);
+    const rows = shown.stdout.split("\n");
+    const call = rows.findIndex((row) => row.startsWith("→ edit("));
+    expect(rows.slice(call + 1, call + 5), shown.stdout).toEqual([
+      "    3   c",
+      "    4 - d",
+      "    4 + D changed",
+      "    5   e",
+    ]);
   });
 });
 

@@ -46,7 +46,12 @@ describe("-p after a prompt that failed for good", () => {
       lines: failed.stderr
         .trimEnd()
         .split("\n")
-        .map((line) => line.replace(/\d+\.\d s/, "N s").replaceAll(sessionId, "<id>")),
+        .map((line) =>
+          line
+            .replace(/(?<=retrying in )\d+(?:\.\d)? (?:ms|s|min)/, "N s")
+            .replace(/\d+\.\d s/, "N s")
+            .replaceAll(sessionId, "<id>"),
+        ),
     }).toEqual({
       code: 1,
       stdout: "",
@@ -100,7 +105,12 @@ describe("-p after a prompt that failed for good", () => {
     const lines = failed.stderr
       .trimEnd()
       .split("\n")
-      .map((line) => line.replace(/\d+\.\d s/, "N s").replaceAll(sessionId, "<id>"));
+      .map((line) =>
+        line
+          .replace(/(?<=retrying in )\d+(?:\.\d)? (?:ms|s|min)/, "N s")
+          .replace(/\d+\.\d s/, "N s")
+          .replaceAll(sessionId, "<id>"),
+      );
     expect({ code: failed.code, stdout: failed.stdout, last: lines.slice(-2) }).toEqual({
       code: 1,
       stdout: "",

@@ -1,5 +1,5 @@
 import { describe, expect } from "vitest";
-import { test } from "../support/fixtures.js";
+import { printedSessionId, test } from "../support/fixtures.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { requireSandbox } from "../support/sandbox.js";
 import { exitWithCtrlD, interactiveTest } from "./interactive-support.js";
@@ -101,6 +101,12 @@ describe.runIf(sandboxWorks)(
             `✓ bash ${command.replace(/[./]/g, "\\$&")} ran outside the sandbox \\(your yes\\) \\(\\d+ ms\\)$`,
           ),
         ),
+      ]);
+      // Session 41: `sessions show` reads the same call from the log with the same words.
+      const shown = await cli(["sessions", "show", printedSessionId(result.stdout)]);
+      const calls = shown.stdout.split("\n").filter((line) => line.startsWith("→ bash("));
+      expect(calls, shown.stdout).toEqual([
+        expect.stringMatching(/^→ bash\(command: .*\) ✓ · ran outside the sandbox \(your yes\)$/),
       ]);
     });
   },

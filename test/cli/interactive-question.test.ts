@@ -41,13 +41,14 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): what a permission questi
         rows.indexOf("    3   last();") + 1,
       );
       // The unchanged first and last lines are context, not removed and re-added; each row has
-      // its line in the file (trial 40 F13); the changed line wraps under its marker.
+      // its line in the file (trial 40 F13); the changed line wraps under its text, clear of
+      // its line number and marker (session 41: it continued under the number).
       expect(diff).toEqual([
         "    1   first();",
         "    2 - const greeting = 'a line long enough to",
-        "      pass fifty columns on its own';",
+        "        pass fifty columns on its own';",
         "    2 + const greeting = 'the line long enough to",
-        "      pass fifty columns on its own';",
+        "        pass fifty columns on its own';",
         "    3   last();",
       ]);
       for (const line of screen.split("\n")) {

@@ -70,5 +70,41 @@ describe.runIf(process.platform === "linux")(
         stopSleeps(sleeps);
       }
     });
+
+    // Session 41: -p's closing summary names by pid those still running as it ends (they outlive
+    // it); one the model stopped in a later call is not named there.
+    test("the closing summary names those still running by pid, not one stopped since", async ({
+      cli,
+      model,
+    }) => {
+      const sleeps = [`sleep 28.${process.pid}1`, `sleep 28.${process.pid}2`];
+      const running = `running() { for f in /proc/[0-9]*/cmdline; do [ "$(tr '\\0' ' ' < "$f" 2>/dev/null)" = "$1 " ] && return 0; done; return 1; }`;
+      const start = `${running}; nohup ${sleeps[0]} > /dev/null 2>&1 & echo $! > first.pid; nohup ${sleeps[1]} > /dev/null 2>&1 & until running "${sleeps[0]}" && running "${sleeps[1]}"; do sleep 0.05; done`;
+      // The second call stops the first sleep and waits until it is gone (a gate on /proc).
+      const stop = `kill $(cat first.pid); while [ -e /proc/$(cat first.pid) ] && ! grep -q '^[^)]*) [ZX]' /proc/$(cat first.pid)/stat 2>/dev/null; do sleep 0.05; done`;
+      model.enqueue(
+        {
+          toolCalls: [
+            { id: "call_1", name: "bash", arguments: JSON.stringify({ command: start }) },
+          ],
+        },
+        {
+          toolCalls: [{ id: "call_2", name: "bash", arguments: JSON.stringify({ command: stop }) }],
+        },
+        { text: "One stopped." },
+      );
+      try {
+        const result = await cli(["--allow-all-tools", "-p", "start two, stop one"]);
+        expect(result.code, result.stderr).toBe(0);
+        const [second] = pidsOf(sleeps[1]?.replace(" ", "\0") ?? "");
+        expect(pidsOf(sleeps[0]?.replace(" ", "\0") ?? "")).toEqual([]);
+        const summary = result.stderr.trimEnd().split("\n").at(-1) ?? "";
+        expect(summary, result.stderr).toMatch(
+          new RegExp(` · 1 process left running \\(pid ${second}\\) · session [0-9a-f-]{36}$`),
+        );
+      } finally {
+        stopSleeps(sleeps);
+      }
+    });
   },
 );

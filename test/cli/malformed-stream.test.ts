@@ -66,12 +66,16 @@ describe("-p against a model stream with a malformed event", () => {
     expect({
       code: result.code,
       requests: model.requests.length,
-      said: result.stderr.split("\n").filter((line) => line.startsWith("turnloop:")),
+      // The wait is the base delay's 5 ms, jittered: whole milliseconds (events/durations.ts).
+      said: result.stderr
+        .split("\n")
+        .filter((line) => line.startsWith("turnloop:"))
+        .map((line) => line.replace(/^(turnloop: warning: retrying in )\d+ ms /, "$1N ms ")),
     }).toEqual({
       code: 1,
       requests: 2,
       said: [
-        NOT_JSON_SAID.replace("turnloop: ", "turnloop: warning: retrying in 0.0 s (attempt 1): "),
+        NOT_JSON_SAID.replace("turnloop: ", "turnloop: warning: retrying in N ms (attempt 1): "),
         NOT_JSON_SAID,
         `turnloop: the prompt is kept in the session: to try again, turnloop -p --resume ${sessionId} "continue"`,
       ],

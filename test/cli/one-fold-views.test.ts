@@ -18,7 +18,8 @@ import { makeHome } from "../support/test-home.js";
 // same of each turn and each tool call (a command exiting 1 is ✗ everywhere). Session 40 adds
 // the editor's and the app's readings of the same log: ACP's `session/load` replay and the
 // Copilot SDK's session events after `resumeSession`; every face also says which request was
-// retried and why.
+// retried and why. Session 41: and how long it waited, in the same words (a 5 ms wait read
+// `retrying in 0.0 s` in -p and ACP, `in 5 ms` in `sessions show`).
 
 /**
  * What a view says of the log: its turns (titles and count; ACP and the SDK count none), each
@@ -29,6 +30,8 @@ interface Reading {
   turnTitles?: string[];
   calls: Array<[string, "✓" | "✗"]>;
   retries: Array<[number, string]>;
+  /** Each retry's wait as the view words it (the app reads its `delayMs`, a number). */
+  waits: string[];
 }
 
 const mark = (success: boolean) => (success ? "✓" : "✗");
@@ -40,7 +43,7 @@ const mark = (success: boolean) => (success ? "✓" : "✗");
  */
 function appReading(events: ReadonlyArray<{ type: string; data: unknown }>): Reading {
   const names = new Map<string, string>();
-  const reading: Reading = { calls: [], retries: [] };
+  const reading: Reading = { calls: [], retries: [], waits: [] };
   for (const { type, data } of events as Array<{ type: string; data: Record<string, unknown> }>) {
     const id = String(data.toolCallId);
     if (type === "tool.execution_start") {
@@ -49,6 +52,7 @@ function appReading(events: ReadonlyArray<{ type: string; data: unknown }>): Rea
       reading.calls.push([names.get(id) ?? "?", mark(data.success === true)]);
     } else if (type === "assistant.retry") {
       reading.retries.push([Number(data.attempt), String(data.errorMessage)]);
+      reading.waits.push(`${Number(data.delayMs)} ms`);
     }
   }
   return reading;
@@ -60,6 +64,11 @@ function retriesIn(text: string, pattern: RegExp): Array<[number, string]> {
     Number(attempt),
     message ?? "",
   ]);
+}
+
+/** Each match's group 1 in `text`: a retry's wait as a view words it. */
+function waitsIn(text: string, pattern: RegExp): string[] {
+  return [...text.matchAll(pattern)].map(([, wait]) => wait ?? "");
 }
 
 /** ACP names no tool: a call reads by its kind (src/acp, README "ACP"), here view and bash. */
@@ -79,8 +88,9 @@ function acpReading(updates: readonly acp.SessionUpdate[]): Reading {
       thoughts += update.content.text;
     }
   }
-  const retries = retriesIn(thoughts, /^⟳ retrying in [\d.]+ s \(attempt (\d+)\): (.*)$/gm);
-  return { calls: [...calls.values()], retries };
+  const retries = retriesIn(thoughts, /^⟳ retrying in \S+ \S+ \(attempt (\d+)\): (.*)$/gm);
+  const waits = waitsIn(thoughts, /^⟳ retrying in (\S+ \S+) \(attempt/gm);
+  return { calls: [...calls.values()], retries, waits };
 }
 
 /** The editor's reading: `session/load` replays the log as updates (the load appends a reopen only). */
@@ -158,8 +168,9 @@ test("one recorded log reads alike in -p, sessions show, export markdown and jso
     ),
     retries: retriesIn(
       run.stderr,
-      /^turnloop: warning: retrying in [\d.]+ s \(attempt (\d+)\): (.*)$/gm,
+      /^turnloop: warning: retrying in \S+ \S+ \(attempt (\d+)\): (.*)$/gm,
     ),
+    waits: waitsIn(run.stderr, /^turnloop: warning: retrying in (\S+ \S+) \(attempt/gm),
   };
   const show = await cli(["show", sessionId]);
   const shown: Reading = {
@@ -168,7 +179,8 @@ test("one recorded log reads alike in -p, sessions show, export markdown and jso
     calls: [...show.stdout.matchAll(/^→ (\w+)\(.*\) ([✓✗])/gm)].map(
       ([, name, outcome]) => [name ?? "", outcome as "✓" | "✗"] as [string, "✓" | "✗"],
     ),
-    retries: retriesIn(show.stdout, /^↻ retry (\d+) in \d+ ms: (.*)$/gm),
+    retries: retriesIn(show.stdout, /^↻ retry (\d+) in \S+ \S+: (.*)$/gm),
+    waits: waitsIn(show.stdout, /^↻ retry \d+ in (\S+ \S+): /gm),
   };
   const markdown = (await cli(["export", sessionId, "--format", "markdown"])).stdout;
   const exported: Reading = {
@@ -180,6 +192,7 @@ test("one recorded log reads alike in -p, sessions show, export markdown and jso
       ([, name, status]) => [name ?? "", mark(status === "success")] as [string, "✓" | "✗"],
     ),
     retries: retriesIn(markdown, /^- \*\*retry\*\* at \+\d+ ms: retry (\d+): (.*)$/gm),
+    waits: waitsIn(markdown, /^waited (.+)$/gm),
   };
   const out = join(home, "export.json");
   expect((await cli(["export", sessionId, "--format", "json", "--out", out])).code).toBe(0);
@@ -188,7 +201,7 @@ test("one recorded log reads alike in -p, sessions show, export markdown and jso
     turns: Array<{
       title: string;
       tools: Array<{ name: string; status: string }>;
-      marks: Array<{ kind: string; text: string }>;
+      marks: Array<{ kind: string; text: string; detail?: string }>;
     }>;
   };
   const viewed: Reading = {
@@ -202,16 +215,22 @@ test("one recorded log reads alike in -p, sessions show, export markdown and jso
         .filter((marked) => marked.kind === "retry")
         .flatMap((marked) => retriesIn(marked.text, /^retry (\d+): (.*)$/g)),
     ),
+    waits: view.turns.flatMap((turn) =>
+      turn.marks.flatMap((marked) => waitsIn(marked.detail ?? "", /^waited (.+)$/g)),
+    ),
   };
 
   const replayed = await editorReading(modelEnv, repository, sessionId);
   const app = await appReadingAfterResume(modelEnv, repository, sessionId);
+  // The wait recorded (the base delay's 5 ms, jittered): below a second, in whole ms.
+  expect(app.waits).toEqual([expect.stringMatching(/^\d+ ms$/)]);
   const expected: Reading = {
     calls: [
       ["view", "✓"],
       ["bash", "✗"],
     ],
     retries: [[1, "HTTP 500: upstream overloaded"]],
+    waits: app.waits,
   };
   const titles = ["Turn 1, attempt 1", "Turn 1, attempt 2", "Turn 2"];
   expect({ printed, shown, exported, viewed, replayed, app }).toEqual({

@@ -94,7 +94,9 @@ describe("errors that cannot succeed on retry", () => {
     const retries = code === "EAI_AGAIN" ? [1, 2, 3, 4, 5] : [1];
     const unknownHost = await run(cli, "openai-chat:gpt-4.1", "http://no-such-host.invalid/v1");
     const lines = errorLines(unknownHost.stderr).map((line) =>
-      line.replace(/\d+\.\d s/, "N s").replace(/--resume [0-9a-f-]{36}/, "--resume <id>"),
+      line
+        .replace(/(?<=retrying in )\d+(?:\.\d)? (?:ms|s|min)|\d+\.\d s/, "N s")
+        .replace(/--resume [0-9a-f-]{36}/, "--resume <id>"),
     );
     expect({ code: unknownHost.code, lines }).toEqual({
       code: 1,
@@ -226,7 +228,9 @@ describe("errors that cannot succeed on retry", () => {
     expect(result.code).toBe(1);
     const message = `nothing is listening at http://127.0.0.1:${port} — is the server running?`;
     const lines = errorLines(result.stderr).map((line) =>
-      line.replace(/\d+\.\d s/, "N s").replace(/--resume [0-9a-f-]{36}/, "--resume <id>"),
+      line
+        .replace(/(?<=retrying in )\d+(?:\.\d)? (?:ms|s|min)|\d+\.\d s/, "N s")
+        .replace(/--resume [0-9a-f-]{36}/, "--resume <id>"),
     );
     expect(lines).toEqual([
       `turnloop: warning: retrying in N s (attempt 1): ${message}`,
@@ -250,7 +254,9 @@ describe("errors inside an answered stream", () => {
     expect({
       code: result.code,
       stdout: result.stdout,
-      lines: errorLines(result.stderr).map((line) => line.replace(/\d+\.\d s/, "N s")),
+      lines: errorLines(result.stderr).map((line) =>
+        line.replace(/(?<=retrying in )\d+(?:\.\d)? (?:ms|s|min)|\d+\.\d s/, "N s"),
+      ),
     }).toEqual({
       code: 0,
       stdout: "after\n",
@@ -274,7 +280,9 @@ describe("errors inside an answered stream", () => {
     expect({
       code: result.code,
       stdout: result.stdout,
-      lines: errorLines(result.stderr).map((line) => line.replace(/\d+\.\d s/, "N s")),
+      lines: errorLines(result.stderr).map((line) =>
+        line.replace(/(?<=retrying in )\d+(?:\.\d)? (?:ms|s|min)|\d+\.\d s/, "N s"),
+      ),
     }).toEqual({
       code: 0,
       stdout: "recovered\n",

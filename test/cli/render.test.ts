@@ -355,7 +355,7 @@ const EXPECTED = [
   "[stop: cancelled]",
   "",
   "> Hello?",
-  "↻ retry 1 in 2000 ms: Too many requests",
+  "↻ retry 1 in 2 s: Too many requests",
   "error (rate_limit, 429): Rate limited after 3 attempts",
   "[stop: error]",
   "",

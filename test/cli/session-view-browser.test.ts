@@ -153,7 +153,12 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
     await page.click('.tool-bar[data-name="edit"]');
     expect(await page.textContent("#details h2")).toBe("Turn 2 (prompt 1)");
     expect(await texts(page, "#details pre.message")).toEqual(["Fixing the typo."]);
-    expect(await texts(page, "#details .diff span")).toEqual(['- "helo"\n', '+ "hello"\n']);
+    // The change in its file, numbered, as every face draws it (session 41: the page's own diff
+    // of the call's texts had no line number).
+    expect(await texts(page, "#details .diff span")).toEqual([
+      '1 - export const greeting = "helo";\n',
+      '1 + export const greeting = "hello";\n',
+    ]);
     expect(await page.getAttribute("#details .tool-details.focused", "data-tool-call-id")).toBe(
       "call_edit",
     );

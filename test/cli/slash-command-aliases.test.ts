@@ -1,5 +1,7 @@
 import { describe, expect } from "vitest";
 import { printedSessionId, test } from "../support/fixtures.js";
+import { tmuxMissing } from "../support/interactive-terminal.js";
+import { interactiveTest } from "./interactive-support.js";
 
 // Trial 40 F11: `/clear` (Claude Code's name) and `/quit` (Codex's) got "unknown command" with
 // no pointer to `/new` and `/exit`. They are now those commands' other names, listed by /help;
@@ -32,4 +34,27 @@ describe("slash commands under other agents' names", () => {
     expect(model.requests).toHaveLength(1);
     expect(stdout).not.toContain("never sent");
   });
+});
+
+// Session 41: Tab completion offered /new and /exit but not their other names, so a habit's
+// `/cl` + Tab completed nothing it knew (the menu is the shared command list; the aliases were
+// only in /help and in what a typed line matches).
+describe.skipIf(tmuxMissing())("Tab completion on the interactive screen", () => {
+  interactiveTest(
+    "completes /clear and /quit, which then run as /new and /exit",
+    async ({ fixture }) => {
+      const terminal = await fixture.openReady([], { rows: 30 });
+      terminal.write("/clea");
+      terminal.key("Tab");
+      // The input box between its two rules holds the completed name.
+      await terminal.waitFor(/─{20,}\n *\/clear *\n─{20,}/);
+      terminal.key("Enter");
+      await terminal.waitFor(/new session [0-9a-f-]{36}/);
+      terminal.write("/qui");
+      terminal.key("Tab");
+      await terminal.waitFor(/─{20,}\n *\/quit *\n─{20,}/);
+      terminal.key("Enter");
+      expect((await terminal.exited()).code).toBe(0);
+    },
+  );
 });

@@ -19,7 +19,8 @@ const SUGGESTIONS = 20;
 const LISTED_FILES = 20_000;
 
 /**
- * Tab completion in the input box: `/` completes the shared command names (pi-tui's provider),
+ * Tab completion in the input box: `/` completes the shared command names and their other names
+ * (`/clear`, `/quit`; pi-tui's provider),
  * `@` completes the files of the session's folder as ripgrep lists them (`rg --files`: the
  * `.gitignore` is respected), fuzzily matched.
  *
@@ -48,15 +49,21 @@ export class PromptCompletion implements AutocompleteProvider {
     private readonly cwd: string,
     private readonly contentWidth: () => number | undefined = () => undefined,
   ) {
+    // A command's other names (`/clear` for `/new`: session/commands.ts `aliases`) are offered
+    // too, each saying whose it is: a habit from another agent completes as it runs.
+    const named = commands.flatMap((command) =>
+      [command.name, ...(command.aliases ?? [])].map((name) => ({ name, command })),
+    );
     this.commands = new CombinedAutocompleteProvider(
-      commands.map((command) => ({
-        name: command.name,
-        description: command.description,
+      named.map(({ name, command }) => ({
+        name,
+        description:
+          name === command.name ? command.description : `${command.description} (/${command.name})`,
         ...(command.input === undefined ? {} : { argumentHint: command.input.hint }),
       })),
       cwd,
     );
-    this.commandNames = commands.map((command) => command.name);
+    this.commandNames = named.map(({ name }) => name);
   }
 
   async getSuggestions(

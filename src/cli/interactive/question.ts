@@ -16,7 +16,7 @@ import {
   toldReply,
 } from "../permission-answers.js";
 import { permissionHeadline, permissionPreview } from "../permission-preview.js";
-import { wrapChoices } from "../text-wrap.js";
+import { diffRowHang, wrapChoices } from "../text-wrap.js";
 import { isPrintable } from "./screen.js";
 import type { Theme } from "./theme.js";
 
@@ -289,14 +289,15 @@ const COLOUR_CODES = new RegExp(SGR, "g");
 
 /**
  * `line` wrapped to `width` display columns; continuation rows are indented two columns past the
- * line's own indent (a preview line's `    - ` marker stays alone at the left). The rows after
+ * line's own indent (a preview line's `    - ` marker stays alone at the left), a numbered diff
+ * row's under its text (text-wrap.ts `diffRowHang`: its line number stays alone). The rows after
  * the first continue the line's text where the first row ends (a word broken there is not split
  * by a space), in the colour the line is painted in.
  */
 function wrapHanging(line: string, width: number): string[] {
   const colour = LEADING_COLOUR.exec(line)?.[0] ?? "";
   const plain = line.replace(COLOUR_CODES, "");
-  const indent = Math.min(plain.length - plain.trimStart().length, 8) + 2;
+  const indent = diffRowHang(plain) ?? Math.min(plain.length - plain.trimStart().length, 8) + 2;
   if (visibleWidth(line) <= width || width <= indent + 8) {
     return wrapTextWithAnsi(line, Math.max(1, width));
   }

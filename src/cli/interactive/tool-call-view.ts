@@ -5,6 +5,7 @@ import {
   wrapTextWithAnsi,
 } from "@mariozechner/pi-tui";
 import { terminalText } from "../../events/errors.js";
+import { editChangeRows } from "../../session/session-model/edit-change.js";
 import {
   isFinished,
   lastLines,
@@ -17,12 +18,6 @@ import {
   stateWords,
 } from "../../session/session-model/tool-call.js";
 import { commandStop } from "../../tools/bash.js";
-import {
-  editDiffRows,
-  fileDiff,
-  type NumberedDiffRow,
-  numberedDiffRows,
-} from "../../tools/line-diff.js";
 import { viewSummary } from "../../tools/view.js";
 import { lastLinesOf } from "../text-lines.js";
 import { callSummary, exportShowsAll, hiddenLinesNote, outputLines } from "../tool-line.js";
@@ -30,8 +25,8 @@ import type { Theme } from "./theme.js";
 
 /**
  * Lines of a command's output shown under a finished call, and under a running one as they come
- * (the same count, so that the result takes the live lines' place without moving what is below);
- * an edit's diff shows twice as many.
+ * (the same count, so that the result takes the live lines' place without moving what is below).
+ * An edit's diff is cut as every face cuts a finished edit's (session-model/edit-change.ts).
  */
 const PREVIEW_LINES = 4;
 
@@ -301,29 +296,16 @@ export class ToolCallView implements Component {
   }
 
   /**
-   * The edit's change, as its permission question showed it (cli/permission-preview.ts): where
-   * the log has the file's change (events/event-parts.ts `FileChange`, within
-   * tools/file-change.ts's cap), its hunk in the file with each line's number and a line of
-   * context (tools/line-diff.ts `numberedDiffRows`: where it landed, trial 40 F13); else the
-   * minimal diff of the call's own text. {@link PREVIEW_LINES} / 2 lines per side: the diff's own
-   * notes count the rest of each side (`[… 38 more lines removed]`), so the added side shows
-   * however long the removed one is (trial 39 F5).
+   * The edit's change as every face shows a finished edit's (session-model/edit-change.ts
+   * `editChangeRows`: numbered in its file where the log has the file's change, trial 40 F13):
+   * removed lines red, added green; context, the line numbers and the diff's notes (`[… 3 more
+   * lines removed]`) dim.
    */
   private diff(): string[] {
     const { theme } = this;
-    const { arguments: input, fileChange } = this.toolCall;
-    const cut = { contextLines: 1, linesPerSide: PREVIEW_LINES / 2 };
-    const rows: NumberedDiffRow[] =
-      fileChange === undefined
-        ? editDiffRows(String(input.old_str ?? ""), String(input.new_str ?? ""), cut).map(
-            (row) => ({ ...row, line: undefined }),
-          )
-        : numberedDiffRows(fileDiff(fileChange.oldText ?? "", fileChange.newText, cut));
-    const width = Math.max(0, ...rows.map(({ line }) => String(line ?? "").length));
-    // Context, the line numbers and the diff's notes (`[… 3 more lines removed]`), dim.
-    return rows.map(({ marker, text: row, line }) => {
+    return editChangeRows(this.toolCall).map(({ marker, text: row, gutter }) => {
       const text = terminalText(row);
-      const number = width === 0 ? "" : theme.dim(`${String(line ?? "").padStart(width)} `);
+      const number = gutter === "" ? "" : theme.dim(gutter);
       return marker === "-"
         ? `${number}${theme.removed(`- ${text}`)}`
         : marker === "+"

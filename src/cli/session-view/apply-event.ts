@@ -1,5 +1,6 @@
 /** How each event type changes the fold's state (see fold.ts). */
 
+import { durationWords } from "../../events/durations.js";
 import { type DrawnEvent, isSdkAppEvent } from "../../events/event-categories.js";
 import {
   isEphemeralEvent,
@@ -138,7 +139,10 @@ function placeMark(folder: Folder, event: MarkEvent, data: Fields, at: number): 
         status === undefined || message.startsWith(`HTTP ${status}`) ? "" : ` after HTTP ${status}`;
       const line = `retry ${count(data.attempt) ?? "?"}${after}: ${message}`;
       const mark: ViewMark = { kind: "retry", at, text: line };
-      assignDefined(mark, { detail: `waited ${count(data.delayMs) ?? "?"} ms` });
+      const waited = count(data.delayMs);
+      assignDefined(mark, {
+        detail: `waited ${waited === undefined ? "?" : durationWords(waited)}`,
+      });
       folder.mark(mark, text(data.turnId));
       return;
     }

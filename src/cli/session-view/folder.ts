@@ -10,6 +10,7 @@ import { stateWords } from "../../session/session-model/tool-call.js";
 import { assignDefined, count, type Fields, text } from "./fields.js";
 import { promptSent, promptShown } from "./prompt-text.js";
 import { stopReasonOf } from "./stop-reason.js";
+import { readToolChange } from "./tool-change.js";
 import type { ViewCompaction, ViewMark, ViewPrompt, ViewTool, ViewTurn } from "./view-model.js";
 
 /** The state of the fold between two events. */
@@ -318,6 +319,7 @@ export class Folder {
     if (data.arguments !== undefined && !(typeof tool.arguments === "string")) {
       tool.arguments = data.arguments;
     }
+    readToolChange(tool, this.model.toolCall(tool.toolCallId));
   }
 
   toolComplete(at: number, data: Fields): void {
@@ -345,6 +347,7 @@ export class Folder {
         text(result.content) === undefined ? undefined : (toolCall?.output ?? text(result.content)),
       imageCount: images > 0 ? images : undefined,
     });
+    readToolChange(tool, toolCall);
   }
 
   permissionRequested(at: number, data: Fields): void {

@@ -76,7 +76,7 @@ function tool(entry: ViewTool): string[] {
       ? entry.arguments
       : JSON.stringify(entry.arguments, null, 2);
   const lines = [
-    `#### \`${entry.name}\` · ${entry.outcome ?? entry.status} · ${duration(took)}`,
+    `#### \`${entry.name}\` · ${[entry.outcome ?? entry.status, entry.outsideSandbox].filter(Boolean).join(" · ")} · ${duration(took)}`,
     "",
     fenced(args, "json"),
   ];

@@ -20,33 +20,21 @@ function block(label, text, className) {
   ]);
 }
 
-/** The lines an edit removed and added, with the unchanged lines around them cut to three. */
-function diffLines(before, after) {
-  var old = String(before).split("\n"), added = String(after).split("\n"), start = 0, end = 0;
-  while (start < old.length && start < added.length && old[start] === added[start]) start += 1;
-  while (end < old.length - start && end < added.length - start &&
-    old[old.length - 1 - end] === added[added.length - 1 - end]) end += 1;
-  var lines = [];
-  old.slice(Math.max(0, start - 3), start).forEach(function (line) { lines.push([" ", line]); });
-  old.slice(start, old.length - end).forEach(function (line) { lines.push(["-", line]); });
-  added.slice(start, added.length - end).forEach(function (line) { lines.push(["+", line]); });
-  old.slice(old.length - end, Math.min(old.length, old.length - end + 3)).forEach(function (line) { lines.push([" ", line]); });
-  return lines;
-}
-
+// An edit's change as the session model gives every face (tool.change: session-model/
+// edit-change.ts), numbered in its file when the log has the file's change; a create's text.
 function diffBlock(tool) {
   var args = tool.arguments || {};
-  var lines;
-  if (tool.name === "edit" && typeof args.old_str === "string" && typeof args.new_str === "string") {
-    lines = diffLines(args.old_str, args.new_str);
+  var rows;
+  if (tool.name === "edit" && tool.change) {
+    rows = tool.change;
   } else if (tool.name === "create" && typeof args.file_text === "string") {
-    lines = args.file_text.split("\n").map(function (line) { return ["+", line]; });
+    rows = args.file_text.split("\n").map(function (line) { return { marker: "+", gutter: "", text: line }; });
   } else {
     return null;
   }
-  var pre = element("pre", { class: "diff" }, lines.map(function (line) {
-    var kind = line[0] === "+" ? "added" : line[0] === "-" ? "removed" : "context";
-    return element("span", { class: kind, text: line[0] + " " + line[1] + "\n" });
+  var pre = element("pre", { class: "diff" }, rows.map(function (row) {
+    var kind = row.marker === "+" ? "added" : row.marker === "-" ? "removed" : row.marker === " " ? "context" : "note";
+    return element("span", { class: kind, text: row.gutter + (row.marker || " ") + " " + row.text + "\n" });
   }));
   return element("div", { class: "block" }, [element("h4", { text: "diff of " + (args.path || "?") }), pre]);
 }
@@ -84,7 +72,7 @@ function toolDetails(turn, tool) {
   var args = typeof tool.arguments === "string" ? tool.arguments : JSON.stringify(tool.arguments, null, 2);
   return element("section", { class: "tool-details", id: "tool-" + tool.toolCallId, "data-tool-call-id": tool.toolCallId,
     "data-status": tool.status }, [
-    element("h3", { text: tool.name + " · " + (tool.outcome || tool.status) + " · " + duration }),
+    element("h3", { text: tool.name + " · " + (tool.outcome || tool.status) + (tool.outsideSandbox ? " · " + tool.outsideSandbox : "") + " · " + duration }),
     element("p", { class: "meta", text: "call " + tool.toolCallId + (tool.start !== undefined ? " · started at +" + formatDuration(tool.start - turn.requestAt) + " into the turn" : "") }),
     block(tool.argumentsError ? "arguments (" + tool.argumentsError + ", as streamed)" : "arguments", args, "arguments"),
     diffBlock(tool),

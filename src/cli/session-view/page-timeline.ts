@@ -84,7 +84,7 @@ function toolBar(turn, tool, scale, lanes) {
   var height = 10 / lanes.count;
   var position = "top:" + (10 + (lanes.of[tool.toolCallId] || 0) * height).toFixed(2) + "px;height:" + height.toFixed(2) + "px;";
   var duration = end - start;
-  var title = tool.name + " · " + (tool.outcome || tool.status) + " · " + formatDuration(duration) +
+  var title = tool.name + " · " + (tool.outcome || tool.status) + (tool.outsideSandbox ? " · " + tool.outsideSandbox : "") + " · " + formatDuration(duration) +
     (tool.errorMessage ? "\n" + shorten(tool.errorMessage, 200) : "");
   var bar = element("div", { class: "tool-bar", "data-tool-call-id": tool.toolCallId, "data-name": tool.name,
     "data-status": tool.status, "data-duration-ms": Math.round(duration), title: title,

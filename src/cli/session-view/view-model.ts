@@ -46,6 +46,27 @@ export interface ViewTool {
   /** Images the tool returned (not embedded: the view stays small). */
   imageCount?: number;
   permission?: ViewPermission;
+  /**
+   * An `edit` call's change as every face draws it (session-model/edit-change.ts): numbered in
+   * its file once the log has the file's change (trial 40 F13).
+   */
+  change?: ViewChangeRow[];
+  /**
+   * `ran outside the sandbox (your yes)` for a command the sandbox stopped and the user let run
+   * outside it (session-model/tool-call.ts `outsideSandboxWords`, trial 40 F8).
+   */
+  outsideSandbox?: string;
+}
+
+/**
+ * A row of a change: context (`" "`), removed (`"-"`) or added (`"+"`), or without a marker a
+ * note of the diff's (`[… 3 more lines removed]`); `gutter` its line number in the file, padded,
+ * and a space (`""` when the rows are not numbered).
+ */
+export interface ViewChangeRow {
+  marker?: " " | "-" | "+";
+  gutter: string;
+  text: string;
 }
 
 /** A permission question and its answer. */

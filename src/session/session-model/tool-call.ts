@@ -15,7 +15,7 @@ import type {
   SessionEventData,
   ToolErrorCode,
 } from "../../events/events.js";
-import { commandStop } from "../../tools/bash.js";
+import { commandStop, leftRunningIn } from "../../tools/bash.js";
 
 /** Where a tool call stands. The last four are final. */
 export type ToolCallStatus =
@@ -92,6 +92,11 @@ export interface ToolCall {
    * every face, a completed call's too.
    */
   note?: string;
+  /**
+   * The pids of the processes a command left running, as its {@link note} names them
+   * (tools/bash.ts `leftRunningIn`); absent when it names none.
+   */
+  leftRunning?: number[];
   /** Output so far of a running call (live). */
   partialOutput?: string;
   /**
@@ -143,6 +148,8 @@ export interface ResultReading {
   output: string;
   /** The text after the closing line, trimmed, when there is any ({@link ToolCall.note}). */
   note?: string;
+  /** The pids {@link note} names as left running ({@link ToolCall.leftRunning}). */
+  leftRunning?: number[];
 }
 
 /**
@@ -162,6 +169,10 @@ export function readResult(data: SessionEventData["tool.execution_complete"]): R
   const note = exit === undefined ? "" : content.slice(exit.index + exit[0].length).trim();
   if (note !== "") {
     reading.note = note;
+    const left = leftRunningIn(note);
+    if (left.length > 0) {
+      reading.leftRunning = left;
+    }
   }
   if (exitCode !== undefined) {
     reading.exitCode = exitCode;

@@ -182,6 +182,7 @@ export class ToolCalls {
     setOptional(call, "exitCode", reading.exitCode);
     setOptional(call, "signal", reading.signal);
     setOptional(call, "note", reading.note);
+    setOptional(call, "leftRunning", reading.leftRunning);
     setOptional(call, "errorCode", data.error?.code);
     setOptional(call, "errorMessage", data.error?.message);
     setOptional(call, "fileChange", data.fileChange);
