@@ -3,7 +3,9 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
+import { initializeRequestId } from "../../src/acp/first-line.js";
 import { PROTOCOL_VERSION } from "../../src/acp/initialize.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../../src/session/message-size.js";
 import { CLI_PATH } from "../support/cli.js";
 import { ChildFixture } from "./child-process.js";
 
@@ -77,35 +79,16 @@ async function bothPaths(
 
 const VALID = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true } } };
 
-const TABLE: Array<[string, string]> = [
+/**
+ * First lines the early path answers itself (first-line.ts `initializeRequestId` takes them):
+ * each is compared with the SDK path's answer end to end, both children, byte for byte.
+ */
+const ANSWERED_EARLY: Array<[string, string]> = [
   ["valid, with clientInfo", request(1, { ...VALID, clientInfo: { name: "t", version: "1" } })],
   ["protocolVersion 0", request(1, { protocolVersion: 0 })],
   ["protocolVersion 1 only", request(1, { protocolVersion: 1 })],
   ["protocolVersion 65535", request(1, { protocolVersion: 65535 })],
-  ["protocolVersion 65536", request(1, { protocolVersion: 65536 })],
-  ["protocolVersion -1", request(1, { protocolVersion: -1 })],
-  ["protocolVersion 1.5", request(1, { protocolVersion: 1.5 })],
-  ['protocolVersion "1"', request(1, { protocolVersion: "1" })],
-  ["protocolVersion missing", request(1, { clientCapabilities: {} })],
-  ["params missing", `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize" })}\n`],
-  ["params null", request(1, null)],
-  ["params an array", request(1, [1])],
   ["id a string", request("init-1", VALID)],
-  ["id a negative fraction", request(-2.5, VALID)],
-  ["id a whole number beyond 2^53", request(2 ** 53, VALID)],
-  ["id null", request(null, VALID)],
-  [
-    "id missing (a notification)",
-    `${JSON.stringify({ jsonrpc: "2.0", method: "initialize", params: VALID })}\n`,
-  ],
-  [
-    "jsonrpc 1.0",
-    `${JSON.stringify({ jsonrpc: "1.0", id: 1, method: "initialize", params: VALID })}\n`,
-  ],
-  [
-    "a result beside the method",
-    `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: VALID, result: {} })}\n`,
-  ],
   [
     "extra and wrongly typed fields",
     request(1, {
@@ -120,16 +103,60 @@ const TABLE: Array<[string, string]> = [
   ["CRLF and a byte-order mark", `\uFEFF${request(1, VALID).replace("\n", "\r\n")}`],
   ["two initializes", request(1, VALID) + request(2, { protocolVersion: 1 })],
   ["two initializes with one id", request(1, VALID) + request(1, VALID)],
+];
+
+/**
+ * First lines the early path leaves to the SDK, end to end, both children, as above: bytes that
+ * reach the SDK's reader in another shape than one request line (not JSON, another method, a line
+ * past the early read), lines the SDK answers with success or not at all (an `id` of null, a
+ * notification, a `result` beside the method: the SDK answers them, so an early answer would
+ * have to be the same bytes), and one line of {@link DECLINED}'s kind.
+ */
+const HANDED_OVER: Array<[string, string]> = [
+  ["protocolVersion 65536", request(1, { protocolVersion: 65536 })],
   ["garbage first", `not json\n${request(1, VALID)}`],
   ["session/list before initialize", request(1, {}, "session/list") + request(2, VALID)],
   [
     "a first line longer than the early read (64 KiB)",
     request(1, { ...VALID, _meta: { pad: "x".repeat(70_000) } }),
   ],
+  ["id null", request(null, VALID)],
+  [
+    "id missing (a notification)",
+    `${JSON.stringify({ jsonrpc: "2.0", method: "initialize", params: VALID })}\n`,
+  ],
+  [
+    "a result beside the method",
+    `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: VALID, result: {} })}\n`,
+  ],
+];
+
+/**
+ * One line of JSON the SDK answers with an error (-32602 for the params, -32600 for the id or
+ * `jsonrpc`; read from the SDK path's answers to each): the early path must leave it to the SDK,
+ * which then reads the same line on both paths. Checked in-process on the real decision
+ * (first-line.ts `initializeRequestId`), one line each; one of the kind ("protocolVersion
+ * 65536", {@link HANDED_OVER}) runs end to end. An early answer to any of them would be a success
+ * where the SDK answers an error: the check fails there as the comparison of two children did.
+ */
+const DECLINED: Array<[string, string]> = [
+  ["protocolVersion -1", request(1, { protocolVersion: -1 })],
+  ["protocolVersion 1.5", request(1, { protocolVersion: 1.5 })],
+  ['protocolVersion "1"', request(1, { protocolVersion: "1" })],
+  ["protocolVersion missing", request(1, { clientCapabilities: {} })],
+  ["params missing", `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize" })}\n`],
+  ["params null", request(1, null)],
+  ["params an array", request(1, [1])],
+  ["id a negative fraction", request(-2.5, VALID)],
+  ["id a whole number beyond 2^53", request(2 ** 53, VALID)],
+  [
+    "jsonrpc 1.0",
+    `${JSON.stringify({ jsonrpc: "1.0", id: 1, method: "initialize", params: VALID })}\n`,
+  ],
 ];
 
 describe("initialize answered before the ACP SDK loads: the SDK's answers, byte for byte", () => {
-  test.each(TABLE)("%s", async (_name, input) => {
+  test.each([...ANSWERED_EARLY, ...HANDED_OVER])("%s", async (_name, input) => {
     const env = fixture.environment({ TURNLOOP_MODEL: "openai-chat:gpt-4.1" });
     const { stdout, code } = await bothPaths(input + SENTINEL, env);
     expect(code).toBe(0);
@@ -141,6 +168,16 @@ describe("initialize answered before the ACP SDK loads: the SDK's answers, byte 
     expect(stdout.some((line) => line.startsWith('{"jsonrpc":"2.0","id":"end","result":'))).toBe(
       true,
     );
+  });
+
+  test.each(ANSWERED_EARLY)("%s: the early path takes it", (_name, input) => {
+    const line = new TextEncoder().encode(input.slice(0, input.indexOf("\n")));
+    expect(initializeRequestId(line, DEFAULT_MAX_MESSAGE_BYTES)).toBeDefined();
+  });
+
+  test.each([...DECLINED, ...HANDED_OVER.slice(0, 1)])("%s: left to the SDK", (_name, input) => {
+    const line = new TextEncoder().encode(input.slice(0, input.indexOf("\n")));
+    expect(initializeRequestId(line, DEFAULT_MAX_MESSAGE_BYTES)).toBeUndefined();
   });
 
   test("the answer itself: protocol 1, the key's auth method, nothing else on stdout", async () => {

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { describe, expect } from "vitest";
+import { describe, type ExpectStatic, expect } from "vitest";
 import type { PromptOutcome } from "../../src/agent/loop.js";
 import type { SessionEvent } from "../../src/events/events.js";
 import { eventsPath } from "../../src/session/paths.js";
@@ -100,17 +100,6 @@ const PATHS: Record<string, Path> = {
     outcome: { error: expect.objectContaining({ errorType: "server" }) },
     statuses: ["failed", "failed", "failed"],
   },
-  stall: {
-    // The idle limit also applies to the retry's answer: at 200 ms a loaded machine could let it
-    // lapse there too (seen at load 16), so the stall gets a limit no scheduling delay reaches.
-    options: { tuning: { ...FAST, idleTimeoutMs: 1_500 } },
-    run: async (target) => {
-      target.server.enqueue({ raw: [{ hold: true }] }, text("after the stall"));
-      return target.prompt("hi");
-    },
-    outcome: { stopReason: "end_turn" },
-    statuses: ["failed", "completed"],
-  },
   "cancel before the first token": {
     options: {},
     run: async (target) => {
@@ -173,34 +162,67 @@ const PATHS: Record<string, Path> = {
   },
 };
 
-describe.each(["openai-chat", "anthropic", "openai-responses"] as const)(
-  "every model request is a turn (%s)",
-  (wire) => {
-    test.for(Object.entries(PATHS))("%s", async ([_name, path], { openHarness }) => {
-      const harness = await openHarness({ ...path.options, wire });
-      expect(await path.run(harness)).toEqual(path.outcome);
-      const file = await readFile(eventsPath(harness.home, harness.session.id), "utf8");
-      const turnStartLines = file
-        .split("\n")
-        .filter((line) => line.includes('"assistant.turn_start"'));
-      expect(turnStartLines).toHaveLength(harness.server.requests.length);
-
-      // Each turn_start is closed by exactly one turn_end before anything else starts.
-      const persisted = await harness.persisted();
-      let open: string | undefined;
-      const ended: string[] = [];
-      for (const event of persisted) {
-        if (event.type === "assistant.turn_start") {
-          expect(open).toBeUndefined();
-          open = event.data.turnId;
-        } else if (event.type === "assistant.turn_end") {
-          expect(event.data.turnId).toBe(open);
-          ended.push(event.data.status);
-          open = undefined;
-        }
-      }
-      expect(open).toBeUndefined();
-      expect(ended).toEqual(path.statuses);
-    });
+/**
+ * A reply that stalls until the idle limit, then the retry's answer. Its 1.5 s is a wait no gate
+ * can shorten (the limit is what is tested), so the three wires' stalls run at once (below).
+ */
+const STALL: Path = {
+  // The idle limit also applies to the retry's answer: at 200 ms a loaded machine could let it
+  // lapse there too (seen at load 16), so the stall gets a limit no scheduling delay reaches.
+  options: { tuning: { ...FAST, idleTimeoutMs: 1_500 } },
+  run: async (target) => {
+    target.server.enqueue({ raw: [{ hold: true }] }, text("after the stall"));
+    return target.prompt("hi");
   },
-);
+  outcome: { stopReason: "end_turn" },
+  statuses: ["failed", "completed"],
+};
+
+const WIRES = ["openai-chat", "anthropic", "openai-responses"] as const;
+
+/**
+ * Runs `path` on `wire` and checks its outcome and that every model request is one turn, with the
+ * test's own `expect` (concurrent tests need it).
+ */
+async function checkTurns(
+  path: Path,
+  wire: (typeof WIRES)[number],
+  openHarness: (options: HarnessOptions) => Promise<Harness>,
+  expect: ExpectStatic,
+): Promise<void> {
+  const harness = await openHarness({ ...path.options, wire });
+  expect(await path.run(harness)).toEqual(path.outcome);
+  const file = await readFile(eventsPath(harness.home, harness.session.id), "utf8");
+  const turnStartLines = file.split("\n").filter((line) => line.includes('"assistant.turn_start"'));
+  expect(turnStartLines).toHaveLength(harness.server.requests.length);
+
+  // Each turn_start is closed by exactly one turn_end before anything else starts.
+  const persisted = await harness.persisted();
+  let open: string | undefined;
+  const ended: string[] = [];
+  for (const event of persisted) {
+    if (event.type === "assistant.turn_start") {
+      expect(open).toBeUndefined();
+      open = event.data.turnId;
+    } else if (event.type === "assistant.turn_end") {
+      expect(event.data.turnId).toBe(open);
+      ended.push(event.data.status);
+      open = undefined;
+    }
+  }
+  expect(open).toBeUndefined();
+  expect(ended).toEqual(path.statuses);
+}
+
+describe.each(WIRES)("every model request is a turn (%s)", (wire) => {
+  test.for(Object.entries(PATHS))("%s", async ([_name, path], { openHarness, expect }) => {
+    await checkTurns(path, wire, openHarness, expect);
+  });
+});
+
+// The three stalls wait on the clock, not the processor: at once, they cost one wait, not three.
+describe.concurrent("every model request is a turn: a stall, then the retry's answer", () => {
+  test.for(WIRES)("%s", async (wire, { openHarness, expect }) => {
+    await checkTurns(STALL, wire, openHarness, expect);
+  });
+});

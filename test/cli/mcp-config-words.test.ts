@@ -1,8 +1,12 @@
-import { writeFile } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { test } from "../support/fixtures.js";
+import { ConfigError, loadConfig } from "../../src/session/config.js";
+import { readServersFile } from "../../src/tools/mcp/config.js";
+import { type CliFixtures, test } from "../support/fixtures.js";
 import { stdioEntry } from "../support/mcp/servers.js";
+import { removeTree } from "../support/remove-tree.js";
 
 // Session 26's trial: a misspelt key inside an MCP server entry (`"comand"`) was silent, in a
 // config file, an `--mcp-config` file and a project's `.mcp.json`; and a value of the wrong type
@@ -109,26 +113,68 @@ describe("MCP server entries' values", () => {
     ],
   ];
 
+  /** The CLI's way out of an invalid entry in `named` (`--mcp-config`) and in the user's file. */
+  async function bothFilesRefused(
+    { cli, home, repository }: Pick<CliFixtures, "cli" | "home" | "repository">,
+    entry: unknown,
+  ) {
+    const named = join(repository, "servers.json");
+    await writeFile(named, JSON.stringify({ mcpServers: { s: entry } }));
+    const fromNamed = await cli(["-p", "hi", "--mcp-config", "servers.json"]);
+    const user = join(home, "config.json");
+    await writeFile(user, JSON.stringify({ mcpServers: { s: entry } }));
+    return { named, user, fromNamed, fromUser: await cli(["-p", "hi"]) };
+  }
+
+  // One end to end run per file: the exit code and the exact stderr a user sees. The words of
+  // every other case come from the same two readers the CLI calls (src/session/face-config.ts:
+  // readServersFile for --mcp-config, loadConfig for the config files), called in-process below:
+  // a case whose words were zod's again fails there as it failed here.
+  test("a string for a list: exit 64 and the sentence, from an --mcp-config file and a config file", async ({
+    cli,
+    home,
+    model,
+    repository,
+  }) => {
+    const [, entry, sentence] = cases[0] ?? [];
+    const { named, user, fromNamed, fromUser } = await bothFilesRefused(
+      { cli, home, repository },
+      entry,
+    );
+    expect(fromNamed).toEqual({
+      code: 64,
+      signal: null,
+      stdout: "",
+      stderr: `turnloop: ${named}: server "s": ${sentence}\n`,
+    });
+    expect(fromUser).toEqual({
+      code: 64,
+      signal: null,
+      stdout: "",
+      stderr: `turnloop: ${user}: mcpServers.s: ${sentence}\n`,
+    });
+    expect(model.requests).toHaveLength(0);
+  });
+
   test.for(cases)(
     "%s: in an --mcp-config file and in a config file, in the config files' words",
-    async ([_name, entry, sentence], { cli, home, model, repository }) => {
-      const named = join(repository, "servers.json");
-      await writeFile(named, JSON.stringify({ mcpServers: { s: entry } }));
-      expect(await cli(["-p", "hi", "--mcp-config", "servers.json"])).toEqual({
-        code: 64,
-        signal: null,
-        stdout: "",
-        stderr: `turnloop: ${named}: server "s": ${sentence}\n`,
-      });
-      const user = join(home, "config.json");
-      await writeFile(user, JSON.stringify({ mcpServers: { s: entry } }));
-      expect(await cli(["-p", "hi"])).toEqual({
-        code: 64,
-        signal: null,
-        stdout: "",
-        stderr: `turnloop: ${user}: mcpServers.s: ${sentence}\n`,
-      });
-      expect(model.requests).toHaveLength(0);
+    async ([_name, entry, sentence]) => {
+      const folder = await mkdtemp(join(tmpdir(), "turnloop-mcp-words-"));
+      try {
+        const named = join(folder, "servers.json");
+        await writeFile(named, JSON.stringify({ mcpServers: { s: entry } }));
+        expect((await readServersFile(named, { named: true })).problems).toEqual([
+          `${named}: server "s": ${sentence}`,
+        ]);
+        // The folder is the home and the cwd: its config.json is the user's file.
+        const user = join(folder, "config.json");
+        await writeFile(user, JSON.stringify({ mcpServers: { s: entry } }));
+        expect(() => loadConfig(folder, folder)).toThrow(
+          new ConfigError(`${user}: mcpServers.s: ${sentence}`),
+        );
+      } finally {
+        await removeTree(folder);
+      }
     },
   );
 });

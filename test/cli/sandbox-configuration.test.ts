@@ -1,10 +1,14 @@
 import { existsSync } from "node:fs";
-import { lstat, mkdir, readFile, readlink, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readFile, readlink, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect } from "vitest";
-import { chatMessages } from "../support/fake-model-server.js";
-import { type CliFixtures, test } from "../support/fixtures.js";
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import { runCli } from "../support/cli.js";
+import { chatMessages, startFakeModelServer } from "../support/fake-model-server.js";
+import { type CliFixtures, fakeModelEnvironment, test } from "../support/fixtures.js";
+import { removeTree } from "../support/remove-tree.js";
 import { requireSandbox } from "../support/sandbox.js";
+import { makeHome } from "../support/test-home.js";
 
 // A fresh user's check: under permission mode auto, a sandboxed command could write the
 // project's `.turnloop/` and `.mcp.json` (the sandbox kept only `.git/hooks` and `.git/config`
@@ -209,33 +213,81 @@ describe.runIf(sandboxWorks)("what .turnloop and .mcp.json lead through is fixed
     expect(existsSync(join(repository, "cfg.old"))).toBe(false);
   }
 
-  test("the check's command: mv cfg away and make a new one", async ({
-    cli,
-    model,
-    repository,
-  }) => {
-    await linkedConfiguration(repository);
-    const command = "mv cfg cfg.old && mkdir -p cfg/tl && echo '{}' > cfg/tl/config.json";
-    const result = await runSandboxed({ cli, model }, command);
-    const why = keepsLeading("cfg", ".turnloop", "Device or resource busy");
-    expect(result.toolResult).toBe(
-      "mv: cannot move 'cfg' to 'cfg.old': Device or resource busy\n<exited with exit code 1>\n" +
-        `The sandbox stopped this command: ${why}. ${notOutside(command)}`,
-    );
-    await unchanged(repository);
+  // Five commands on one linked configuration, one after another in one `-p` run (the sandbox
+  // puts back or refuses each before the next, as it would between runs; a command that changed
+  // the configuration would change what the next one sees): one child, not one a case.
+  const LINKED_COMMANDS = {
+    mv: "mv cfg cfg.old && mkdir -p cfg/tl && echo '{}' > cfg/tl/config.json",
+    rm: "rm -rf cfg; mkdir -p cfg/tl; echo '{}' > cfg/tl/config.json",
+    both: "ln -sfn elsewhere .turnloop && ln -sfn elsewhere.json .mcp.json && echo done",
+    refused: "echo notes > cfg/notes.txt",
+    elsewhere: "echo notes > notes.txt && cat notes.txt",
+  };
+  let linked: { repository: string; results: Record<keyof typeof LINKED_COMMANDS, string> };
+  const made: string[] = [];
+
+  beforeAll(async () => {
+    const server = await startFakeModelServer();
+    try {
+      const home = await makeHome("turnloop-linked-home-");
+      const repository = await mkdtemp(join(tmpdir(), "turnloop-linked-repo-"));
+      made.push(home, repository);
+      await linkedConfiguration(repository);
+      const names = Object.keys(LINKED_COMMANDS) as Array<keyof typeof LINKED_COMMANDS>;
+      server.enqueue(
+        ...names.map((name) => ({
+          toolCalls: [
+            {
+              id: name,
+              name: "bash",
+              arguments: JSON.stringify({ command: LINKED_COMMANDS[name] }),
+            },
+          ],
+        })),
+        { text: "Done." },
+      );
+      const flags = ["-q", "--sandbox", "workspace-write", "--yolo"];
+      const result = await runCli(["-p", "go", ...flags], {
+        cwd: repository,
+        env: fakeModelEnvironment(home, server),
+      });
+      expect(result).toEqual({ code: 0, signal: null, stdout: "Done.\n", stderr: "" });
+      const messages = chatMessages(server, -1);
+      const resultOf = (name: string) =>
+        String(messages.find((message) => message.tool_call_id === name)?.content);
+      linked = {
+        repository,
+        results: Object.fromEntries(names.map((name) => [name, resultOf(name)])) as Record<
+          keyof typeof LINKED_COMMANDS,
+          string
+        >,
+      };
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(made.splice(0).map((folder) => removeTree(folder)));
   });
 
-  test("rm -rf cfg, then a new one", async ({ cli, model, repository }) => {
-    await linkedConfiguration(repository);
-    const command = "rm -rf cfg; mkdir -p cfg/tl; echo '{}' > cfg/tl/config.json";
-    const result = await runSandboxed({ cli, model }, command);
-    const lines = result.toolResult.split("\n");
+  test("the check's command: mv cfg away and make a new one", async () => {
+    const why = keepsLeading("cfg", ".turnloop", "Device or resource busy");
+    expect(linked.results.mv).toBe(
+      "mv: cannot move 'cfg' to 'cfg.old': Device or resource busy\n<exited with exit code 1>\n" +
+        `The sandbox stopped this command: ${why}. ${notOutside(LINKED_COMMANDS.mv)}`,
+    );
+    await unchanged(linked.repository);
+  });
+
+  test("rm -rf cfg, then a new one", async () => {
+    const lines = linked.results.rm.split("\n");
     expect(lines.slice(-2)).toEqual([
       "<exited with exit code 1>",
-      `The sandbox stopped this command: ${keepsLeading("cfg", ".turnloop", "Read-only file system")}. ${notOutside(command)}`,
+      `The sandbox stopped this command: ${keepsLeading("cfg", ".turnloop", "Read-only file system")}. ${notOutside(LINKED_COMMANDS.rm)}`,
     ]);
     expect(lines.slice(0, -2).every((line) => line.endsWith(": Read-only file system"))).toBe(true);
-    await unchanged(repository);
+    await unchanged(linked.repository);
   });
 
   test("a link two levels up retargeted is put back", async ({ cli, model, repository }) => {
@@ -255,40 +307,26 @@ describe.runIf(sandboxWorks)("what .turnloop and .mcp.json lead through is fixed
     expect(await readFile(join(repository, ".turnloop", "config.json"), "utf8")).toBe("{}\n");
   });
 
-  test("both places retargeted at once are both put back, said of them", async ({
-    cli,
-    model,
-    repository,
-  }) => {
-    await linkedConfiguration(repository);
-    const command = "ln -sfn elsewhere .turnloop && ln -sfn elsewhere.json .mcp.json && echo done";
-    const result = await runSandboxed({ cli, model }, command);
+  test("both places retargeted at once are both put back, said of them", async () => {
+    const { repository } = linked;
     const why =
       `The sandbox stopped this command: ${keepsBoth()}; it put back the symbolic link ` +
       `${join(repository, ".turnloop")} (to cfg/tl), which the command replaced; it put back ` +
       `the symbolic link ${join(repository, ".mcp.json")} (to cfg/mcp.json), which the command ` +
-      `replaced. ${notOutside(command)}`;
-    expect(result.toolResult).toBe(`done\n<exited with exit code 0>\n${why}`);
+      `replaced. ${notOutside(LINKED_COMMANDS.both)}`;
+    expect(linked.results.both).toBe(`done\n<exited with exit code 0>\n${why}`);
     await unchanged(repository);
   });
 
   // Decided: what a place leads through is read-only as a whole for the command, so a file
   // beside the configuration cannot be written either; the command is told why, and runs
   // outside the sandbox only with the user's yes. Writes elsewhere in the workspace go through.
-  test("a write elsewhere in cfg is refused and said so; one outside cfg is not", async ({
-    cli,
-    model,
-    repository,
-  }) => {
-    await linkedConfiguration(repository);
-    const command = "echo notes > cfg/notes.txt";
-    const refused = await runSandboxed({ cli, model }, command);
-    expect(refused.toolResult).toBe(
+  test("a write elsewhere in cfg is refused and said so; one outside cfg is not", async () => {
+    expect(linked.results.refused).toBe(
       "bash: line 1: cfg/notes.txt: Read-only file system\n<exited with exit code 1>\n" +
-        `The sandbox stopped this command: ${keepsLeading("cfg", ".turnloop", "Read-only file system")}. ${notOutside(command)}`,
+        `The sandbox stopped this command: ${keepsLeading("cfg", ".turnloop", "Read-only file system")}. ${notOutside(LINKED_COMMANDS.refused)}`,
     );
-    const elsewhere = await runSandboxed({ cli, model }, "echo notes > notes.txt && cat notes.txt");
-    expect(elsewhere.toolResult).toBe("notes\n<exited with exit code 0>");
-    await unchanged(repository);
+    expect(linked.results.elsewhere).toBe("notes\n<exited with exit code 0>");
+    await unchanged(linked.repository);
   });
 });
