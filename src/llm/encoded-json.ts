@@ -69,11 +69,23 @@ export function decodedText(encoded: EncodedText): string {
 }
 
 /**
- * The UTF-8 bytes of `parts` one after another, in one new array: texts encoded here (each
+ * The UTF-8 bytes of `parts` one after another, in one new array: texts encoded into it (each
  * well-formed UTF-16, as the parts of a body cut at placeholders are), encoded texts copied.
  */
 export function joinedBytes(parts: ReadonlyArray<string | EncodedText>): Uint8Array {
-  return Buffer.concat(
-    parts.map((part) => (typeof part === "string" ? Buffer.from(part) : part.bytes)),
-  );
+  let byteLength = 0;
+  for (const part of parts) {
+    byteLength += typeof part === "string" ? Buffer.byteLength(part) : part.bytes.byteLength;
+  }
+  const joined = Buffer.allocUnsafe(byteLength);
+  let offset = 0;
+  for (const part of parts) {
+    if (typeof part === "string") {
+      offset += joined.write(part, offset);
+    } else {
+      joined.set(part.bytes, offset);
+      offset += part.bytes.byteLength;
+    }
+  }
+  return joined;
 }
