@@ -1,6 +1,8 @@
 import { randomUUID } from "../events/random-id.js";
+import { decodedText, type EncodedText, joinedBytes } from "./encoded-json.js";
 import { httpFetch } from "./http-fetch.js";
 import { type HeaderInit, HeaderList } from "./http-headers.js";
+import { stringPieces } from "./string-pieces.js";
 
 /**
  * Memory for huge messages (issue 27 item 3: a 50 MB ACP prompt must peak at ≤ 4 × its size over
@@ -82,8 +84,8 @@ export function joinAndCollect(text: string): void {
  * redirect") instead of being followed. (Node's own `fetch`, which turnloop used before, also kept
  * a second copy of a redirectable body: the Fetch standard's HTTP-network-or-cache fetch, step 8,
  * tees it.) With another redirect mode the body is sent as one string (placeholders replaced).
- * A body holding {@link jsonPlaceholder}s and no shared huge text is sent as one string with each
- * filled in, as the SDK's own body would be, when it is under {@link HUGE_MESSAGE_BYTES}.
+ * A body holding {@link jsonPlaceholder}s and no shared huge text is sent as one piece of bytes
+ * with each filled in, the bytes of the SDK's own body, when it is under {@link HUGE_MESSAGE_BYTES}.
  * Throws if a placeholder's text was released.
  */
 export function withHugeBodies(fetchFunction: typeof fetch = httpFetch): typeof fetch {
@@ -148,50 +150,56 @@ export function holdsSharedTexts(json: string): boolean {
  * fetch go with its signal. Requests without a signal (turnloop's all have one, model-attempt.ts)
  * share {@link NO_SIGNAL}'s, each taking its own at its fetch.
  */
-const jsonTexts = new WeakMap<object, Map<string, string>>();
+const jsonTexts = new WeakMap<object, Map<string, EncodedText>>();
 const NO_SIGNAL = {};
 
 /**
- * A placeholder (plain ASCII) for `json`, a JSON text, to stand as a string in the JSON value of
- * the request whose abort signal is `request`: a fetch made by {@link withHugeBodies} given that
- * signal sends `json` in place of the placeholder's quoted string, once (issue 26: an
- * OpenAI-compatible model's earlier wire messages, serialised once, sync-chunk-validation.ts, and
- * its tool definitions, kept-tools.ts). Only for a model whose fetch {@link fillsJsonPlaceholders}.
+ * A placeholder (plain ASCII) for `json`, a JSON text's bytes, to stand as a string in the JSON
+ * value of the request whose abort signal is `request`: a fetch made by {@link withHugeBodies}
+ * given that signal sends `json` in place of the placeholder's quoted string, once (issue 26: an
+ * OpenAI-compatible model's earlier wire messages, serialised and encoded once,
+ * sync-chunk-validation.ts, and its tool definitions, kept-tools.ts). Only for a model whose
+ * fetch {@link fillsJsonPlaceholders}.
  */
-export function jsonPlaceholder(json: string, request: AbortSignal | undefined): string {
+export function jsonPlaceholder(json: EncodedText, request: AbortSignal | undefined): string {
   const placeholder = `${PLACEHOLDER_PREFIX}${nextPlaceholder++}j~`;
   const key = request ?? NO_SIGNAL;
-  const waiting = jsonTexts.get(key) ?? new Map<string, string>();
+  const waiting = jsonTexts.get(key) ?? new Map<string, EncodedText>();
   jsonTexts.set(key, waiting);
   waiting.set(`"${placeholder}"`, json);
   return placeholder;
 }
 
 /**
- * The body of `segments` as one string when it is an ordinary one: no shared huge text in it and
- * shorter than {@link HUGE_MESSAGE_BYTES} (so sent as the SDK's body would have been); else undefined.
+ * The body of `segments` as one piece of bytes when it is an ordinary one: no shared huge text in
+ * it and shorter than {@link HUGE_MESSAGE_BYTES} (so sent as the SDK's body would have been, the
+ * same bytes); else undefined. Kept JSON texts go in as the bytes they were encoded to once.
  */
-function ordinaryBody(segments: readonly BodySegment[]): string | undefined {
+function ordinaryBody(segments: readonly BodySegment[]): Uint8Array | undefined {
+  const parts: Array<string | EncodedText> = [];
   let length = 0;
   for (const segment of segments) {
-    if (!("literal" in segment)) {
+    if ("text" in segment) {
       return undefined;
     }
-    length += segment.literal.length;
+    const part = "literal" in segment ? segment.literal : segment.encoded;
+    length += part.length;
+    parts.push(part);
   }
-  return length < HUGE_MESSAGE_BYTES
-    ? segments.map((segment) => ("literal" in segment ? segment.literal : "")).join("")
-    : undefined;
+  return length < HUGE_MESSAGE_BYTES ? joinedBytes(parts) : undefined;
 }
 
-/** A request body cut at its placeholders: literal JSON, or a shared text to escape. */
-type BodySegment = { literal: string } | { text: string };
+/**
+ * A request body cut at its placeholders: literal JSON, a kept JSON text's bytes, or a shared
+ * text to escape.
+ */
+type BodySegment = { literal: string } | { encoded: EncodedText } | { text: string };
 
 /**
  * `body` cut at the placeholders of {@link shareHugeTexts}, or as one literal segment when it is
  * huge itself; undefined for an ordinary body (sent as it is).
  */
-function bodySegments(body: string, json?: Map<string, string>): BodySegment[] | undefined {
+function bodySegments(body: string, json?: Map<string, EncodedText>): BodySegment[] | undefined {
   // No placeholder made yet: none can be in the body (the prefix holds a random UUID).
   if (nextPlaceholder === 0 || !body.includes(PLACEHOLDER_PREFIX)) {
     return body.length < HUGE_MESSAGE_BYTES ? undefined : [{ literal: body }];
@@ -207,11 +215,11 @@ function bodySegments(body: string, json?: Map<string, string>): BodySegment[] |
 }
 
 /** What a body's placeholder stands for: its request's JSON text (`json`, sent once) or a shared text. */
-function filledIn(placeholder: string, json: Map<string, string> | undefined): BodySegment {
-  const text = json?.get(placeholder);
-  if (text !== undefined) {
+function filledIn(placeholder: string, json: Map<string, EncodedText> | undefined): BodySegment {
+  const encoded = json?.get(placeholder);
+  if (encoded !== undefined) {
     json?.delete(placeholder);
-    return { literal: text };
+    return { encoded };
   }
   const shared = sharedTexts.get(placeholder);
   if (shared === undefined) {
@@ -229,6 +237,8 @@ function* bodyPieces(segments: BodySegment[]): Generator<string> {
   for (const segment of segments) {
     if ("literal" in segment) {
       yield* stringPieces(segment.literal);
+    } else if ("encoded" in segment) {
+      yield* stringPieces(decodedText(segment.encoded));
     } else {
       for (const piece of stringPieces(segment.text)) {
         yield JSON.stringify(piece).slice(1, -1);
@@ -347,27 +357,6 @@ function withPlaceholders(value: unknown, placeholders: string[]): unknown {
     }
   }
   return copy ?? value;
-}
-
-/** UTF-16 code units of a huge string handled at a time (1 Mi). */
-export const PIECE_LENGTH = 1_048_576;
-
-/** `text` in pieces of at most {@link PIECE_LENGTH} code units, never splitting a surrogate pair. */
-export function* stringPieces(text: string): Generator<string> {
-  if (text.length <= PIECE_LENGTH) {
-    yield text;
-    return;
-  }
-  let start = 0;
-  while (start < text.length) {
-    let end = Math.min(start + PIECE_LENGTH, text.length);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) {
-      end -= 1;
-    }
-    yield text.slice(start, end);
-    start = end;
-  }
 }
 
 /** The body of `segments` as a stream of its UTF-8 bytes, encoded a piece at a time as it is read. */

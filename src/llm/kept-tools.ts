@@ -6,6 +6,7 @@
  */
 
 import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
+import { EncodedJson } from "./encoded-json.js";
 import { jsonPlaceholder } from "./huge-messages.js";
 
 /** The tools of a call, as the AI SDK's `LanguageModelV3CallOptions` carry them. */
@@ -19,7 +20,8 @@ type CallTools = LanguageModelV3CallOptions["tools"];
  */
 export class KeptTools {
   #tools: readonly LanguageModelV3FunctionTool[] = [];
-  #json = "";
+  /** Their JSON's bytes, encoded once (encoded-json.ts). */
+  #json = new EncodedJson();
 
   /**
    * `wireTools` (the SDK's conversion of `tools` for the body, an array) as a placeholder of its
@@ -34,10 +36,11 @@ export class KeptTools {
       return wireTools;
     }
     if (!sameTools(this.#tools, tools)) {
-      this.#json = JSON.stringify(wireTools);
+      this.#json = new EncodedJson();
+      this.#json.append(JSON.stringify(wireTools));
       this.#tools = tools;
     }
-    return jsonPlaceholder(this.#json, request);
+    return jsonPlaceholder(this.#json.snapshot(), request);
   }
 }
 

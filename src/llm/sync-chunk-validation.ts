@@ -13,6 +13,7 @@ import type {
 } from "@ai-sdk/provider";
 import { toJSONSchema, type ZodType } from "zod";
 import { CHAT_CHUNK_SHAPE, checkChatChunk, describeSchema, UNSURE } from "./chat-chunk-check.js";
+import { EncodedJson } from "./encoded-json.js";
 import { prepareAt } from "./first-response.js";
 import { fillsJsonPlaceholders, holdsSharedTexts, jsonPlaceholder } from "./huge-messages.js";
 import { KeptTools } from "./kept-tools.js";
@@ -207,10 +208,10 @@ interface KeptMessages {
   wire: unknown[];
   /**
    * With a fetch that fills in placeholders: the JSON of the wire messages after the system
-   * message's, comma-separated, serialised once each ({@link serialisedOnce}); `wire` then holds
-   * the system message's stand-in only.
+   * message's, comma-separated, serialised and encoded once each ({@link serialisedOnce});
+   * `wire` then holds the system message's stand-in only.
    */
-  json: string;
+  json: EncodedJson;
 }
 
 /**
@@ -226,10 +227,11 @@ interface KeptMessages {
  * by one request at a time and extended by it. A prompt not starting with a system
  * message, or a model without `getArgs`, is converted whole as before. When the model's fetch
  * fills in placeholders (huge-messages.ts, `withHugeBodies`), the earlier wire messages are also
- * serialised once: the request's messages hold one placeholder for their JSON, which the fetch
- * puts in its place, so the SDK's `JSON.stringify` of the body no longer grows with the history
- * (issue 26, figure 3) and the body's bytes are the same; and the request's tool definitions are
- * serialised once per tool set (kept-tools.ts).
+ * serialised and encoded to UTF-8 once (encoded-json.ts): the request's messages hold one
+ * placeholder for their JSON, which the fetch puts in its place as those bytes, so neither the
+ * SDK's `JSON.stringify` of the body nor its encoding grows with the history (issue 26, figure
+ * 3) and the body's bytes are the same; and the request's tool definitions are serialised and
+ * encoded once per tool set (kept-tools.ts).
  * @returns `model`, changed in place.
  */
 export function withKeptMessages(model: LanguageModelV3): LanguageModelV3 {
@@ -266,7 +268,7 @@ export function withKeptMessages(model: LanguageModelV3): LanguageModelV3 {
     const converted = result.args.messages;
     let kept: KeptMessages;
     if (found === undefined) {
-      kept = { prompt: prompt.slice(), wire: converted.slice(), json: "" };
+      kept = { prompt: prompt.slice(), wire: converted.slice(), json: new EncodedJson() };
     } else {
       kept = found;
       for (let index = from; index < prompt.length; index++) {
@@ -315,10 +317,11 @@ function serialisedOnce(
   if (keep) {
     kept.wire.length = 1;
     if (added !== "") {
-      kept.json = kept.json === "" ? added : `${kept.json},${added}`;
+      kept.json.append(kept.json.length === 0 ? added : `,${added}`);
     }
   }
-  const messages = kept.json === "" ? [system] : [system, jsonPlaceholder(kept.json, request)];
+  const messages =
+    kept.json.length === 0 ? [system] : [system, jsonPlaceholder(kept.json.snapshot(), request)];
   return { messages: keep ? messages : [...messages, ...kept.wire.slice(1)], keep };
 }
 

@@ -8,7 +8,7 @@
 import { isUtf8 } from "node:buffer";
 import { isEphemeral, type SessionEvent, type SessionEventType } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
-import { PIECE_LENGTH, stringPieces } from "../llm/huge-messages.js";
+import { PIECE_LENGTH, stringPieces } from "../llm/string-pieces.js";
 import { hasDeclaredData } from "./log-damage.js";
 
 /**
