@@ -78,7 +78,7 @@ export async function benchResume(context) {
  * @param {Array<{turn: number}>} points
  * @param {(point: any) => number} value
  */
-function slope(points, value) {
+export function slope(points, value) {
   const count = points.length;
   if (count < 2) {
     return Number.NaN;

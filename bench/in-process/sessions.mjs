@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BENCH_MODEL, BENCH_PROMPT } from "../scenario.mjs";
-import { collectGarbageReturned, memoryDetail } from "./memory-detail.mjs";
+import { collectGarbageReturned, exactResidentBytes, memoryDetail } from "./memory-detail.mjs";
 import {
   collectGarbage,
   importDist,
@@ -230,7 +230,7 @@ export async function resumeSession(options) {
   const start = monotonicMilliseconds();
   const session = await Session.resume(openSessionStore(options.home), options.sessionId);
   const resumeMilliseconds = monotonicMilliseconds() - start;
-  collectGarbage();
+  collectGarbageReturned();
   const memory = process.memoryUsage();
   await session.close();
   return {
@@ -239,7 +239,7 @@ export async function resumeSession(options) {
     floorMilliseconds,
     resumeMilliseconds,
     heapRetainedBytes: memory.heapUsed - heapBefore,
-    rssBytes: memory.rss,
+    rssBytes: exactResidentBytes() ?? memory.rss,
     historyMessages: session.history.messages.length,
   };
 }

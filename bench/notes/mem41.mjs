@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { slope } from "../groups/sessions.mjs";
 import { createScenarioRepository } from "../scenario.mjs";
 
 const [roundsText, samplesText, ...treeArguments] = process.argv.slice(2);
@@ -22,18 +23,6 @@ const trees = treeArguments.map((argument) => {
 const turns = 1000;
 // More node flags for every run, e.g. MEM41_FLAGS=--no-concurrent-array-buffer-sweeping.
 const extraFlags = (process.env.MEM41_FLAGS ?? "").split(" ").filter(Boolean);
-
-function slope(points, value) {
-  const meanTurn = points.reduce((sum, point) => sum + point.turn, 0) / points.length;
-  const meanValue = points.reduce((sum, point) => sum + value(point), 0) / points.length;
-  let covariance = 0;
-  let variance = 0;
-  for (const point of points) {
-    covariance += (point.turn - meanTurn) * (value(point) - meanValue);
-    variance += (point.turn - meanTurn) ** 2;
-  }
-  return covariance / variance;
-}
 
 function nodeFlags(tree) {
   const firstLine = readFileSync(join(tree, "dist", "cli", "main.js"), "utf8").split("\n", 1)[0];
