@@ -78,7 +78,7 @@ export async function benchResume(context) {
  * @param {Array<{turn: number}>} points
  * @param {(point: any) => number} value
  */
-function slope(points, value) {
+export function slope(points, value) {
   const count = points.length;
   if (count < 2) {
     return Number.NaN;
@@ -101,6 +101,10 @@ function slope(points, value) {
  * process that holds a session does: `-p`, `acp`, the SDK's server. Without them V8 resizes the
  * young generation as it likes (between 4 and 32 MiB in turn34's runs), and that alone moved 5c's
  * slope between 4.3 and 22.0 KiB per turn on nearly the same code (bench/notes/turn34.md).
+ * Each sample's RSS is read once the full GC's freed pages are returned, and exactly
+ * (bench/in-process/memory-detail.mjs): read right after `gc()` from `/proc/self/stat`, it counted
+ * pages V8's helper threads were still unmapping, and the kernel's rough per-CPU sums
+ * (bench/notes/mem41.md).
  */
 export async function benchMemory(context) {
   const turns = context.settings.memoryTurns;
@@ -137,7 +141,7 @@ export async function benchMemory(context) {
     { ...options, dist: "dist", cwd: "$REPO", home: "$TL_HOME" },
     entryFlags,
   );
-  const runs = `1 session of ${turns.toLocaleString("en-US")} model turns; sampled after a full GC every ${turns / 10} turns; slope over turns ${from.turn}–${to.turn}${waitShare([result])}`;
+  const runs = `1 session of ${turns.toLocaleString("en-US")} model turns; sampled after a full GC every ${turns / 10} turns (its freed pages returned; RSS from /proc/self/smaps_rollup); slope over turns ${from.turn}–${to.turn}${waitShare([result])}`;
   context.rows.push(
     {
       id: "5b",

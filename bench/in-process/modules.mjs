@@ -5,10 +5,11 @@
  */
 
 import { pathToFileURL } from "node:url";
-import { collectGarbage, importDist, monotonicMilliseconds } from "./support.mjs";
+import { collectGarbageReturned, exactResidentBytes } from "./memory-detail.mjs";
+import { importDist, monotonicMilliseconds } from "./support.mjs";
 
 /**
- * RSS and heap (after a full GC) at each step of loading turnloop for `-p`, in order: Node alone,
+ * RSS (exact, after a full GC whose freed pages are returned: memory-detail.mjs) and heap at each step of loading turnloop for `-p`, in order: Node alone,
  * the argument parser, the prompt command (session, loop, tools, event log), and the
  * OpenAI-compatible provider package.
  * @param {{dist: string}} options
@@ -16,11 +17,11 @@ import { collectGarbage, importDist, monotonicMilliseconds } from "./support.mjs
 export async function rssBreakdown(options) {
   const steps = [];
   const record = (step) => {
-    collectGarbage();
+    collectGarbageReturned();
     const usage = process.memoryUsage();
     steps.push({
       step,
-      rssBytes: usage.rss,
+      rssBytes: exactResidentBytes() ?? usage.rss,
       heapUsedBytes: usage.heapUsed,
       heapTotalBytes: usage.heapTotal,
       externalBytes: usage.external,
@@ -44,18 +45,19 @@ export async function importCost(options) {
   const specifier = options.specifier.startsWith("/")
     ? pathToFileURL(options.specifier).href
     : options.specifier;
-  collectGarbage();
+  collectGarbageReturned();
   const before = process.memoryUsage();
+  const rssBeforeBytes = exactResidentBytes() ?? before.rss;
   const start = monotonicMilliseconds();
   await import(specifier);
   const milliseconds = monotonicMilliseconds() - start;
-  collectGarbage();
+  collectGarbageReturned();
   const after = process.memoryUsage();
   return {
     specifier: options.specifier,
     milliseconds,
-    rssBeforeBytes: before.rss,
-    rssAfterBytes: after.rss,
+    rssBeforeBytes,
+    rssAfterBytes: exactResidentBytes() ?? after.rss,
     heapAddedBytes: after.heapUsed - before.heapUsed,
   };
 }

@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BENCH_MODEL, BENCH_PROMPT } from "../scenario.mjs";
+import { collectGarbageReturned, exactResidentBytes, memoryDetail } from "./memory-detail.mjs";
 import {
   collectGarbage,
   importDist,
@@ -229,7 +230,7 @@ export async function resumeSession(options) {
   const start = monotonicMilliseconds();
   const session = await Session.resume(openSessionStore(options.home), options.sessionId);
   const resumeMilliseconds = monotonicMilliseconds() - start;
-  collectGarbage();
+  collectGarbageReturned();
   const memory = process.memoryUsage();
   await session.close();
   return {
@@ -238,7 +239,7 @@ export async function resumeSession(options) {
     floorMilliseconds,
     resumeMilliseconds,
     heapRetainedBytes: memory.heapUsed - heapBefore,
-    rssBytes: memory.rss,
+    rssBytes: exactResidentBytes() ?? memory.rss,
     historyMessages: session.history.messages.length,
   };
 }
@@ -273,16 +274,18 @@ export async function memory(options) {
     /** @type {Map<string, number>} */
     const toolStarts = new Map();
     const toolTimes = [];
+    // After a full GC whose freed pages are returned, the exact RSS (memory-detail.mjs).
     const sample = () => {
-      collectGarbage();
-      const usage = process.memoryUsage();
+      collectGarbageReturned();
+      const detail = memoryDetail();
       points.push({
         turn: turns,
-        heapUsed: usage.heapUsed,
-        heapTotal: usage.heapTotal,
-        rss: usage.rss,
-        external: usage.external + usage.arrayBuffers,
+        heapUsed: detail.heapUsed,
+        heapTotal: detail.heapTotal,
+        rss: detail.rss,
+        external: detail.external + detail.arrayBuffers,
         logBytes: statSync(logPath).size,
+        detail,
       });
     };
     sample();
