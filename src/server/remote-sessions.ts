@@ -12,12 +12,17 @@
  */
 
 import { z } from "zod";
-import { errorMessage } from "../events/errors.js";
+import { errorCode, errorMessage } from "../events/errors.js";
 import type { SessionCreateResult } from "../protocol/copilot.js";
 import { registerHandler } from "../session/follower-handler.js";
 import type { ClientConnection, ServerContext } from "./connection.js";
 import { ignoredSettingsWarning } from "./ignored-settings.js";
-import { invalidParams, type PermissionAnswerParams, type SendParams } from "./params.js";
+import {
+  invalidParams,
+  type PermissionAnswerParams,
+  type SendParams,
+  sessionDeleted,
+} from "./params.js";
 import { replyFor } from "./permissions.js";
 import { type Follower, followedBy, followerOf, join, leave } from "./remote-followers.js";
 import { FollowerWarning } from "./remote-warning.js";
@@ -167,7 +172,12 @@ export async function sendToOwner(
   await subscription?.readNow();
   remote?.ownerWatch.stop();
   try {
-    await claim(remote?.resumeParams ?? { sessionId });
+    await claim(remote?.resumeParams ?? { sessionId }).catch(async (error: unknown) => {
+      // It was followed here, so it existed: gone from the store, an app deleted it.
+      throw remote !== undefined && (await isGone(server, sessionId))
+        ? sessionDeleted(sessionId)
+        : error;
+    });
     // What the claim stored here (`session.resume`, interrupted results of the calls the owner
     // left open) reaches the client as every other event did: read from the log after the last
     // one it got, in order, before the prompt's own events (the claim sent it none of them).
@@ -180,6 +190,14 @@ export async function sendToOwner(
     throw invalidParams(`session ${sessionId}: it could not be opened here`);
   }
   return { messageId: session.send(params) };
+}
+
+/** Whether the store has no session `sessionId` (reading it says `ENOENT`). */
+function isGone(server: ServerContext, sessionId: string): Promise<boolean> {
+  return server.host.store.read(sessionId).then(
+    () => false,
+    (error: unknown) => errorCode(error) === "ENOENT",
+  );
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   parseParams,
   permissionAnswerParams,
   sendParams,
+  sessionDeleted,
   sessionIdSchema,
   sessionOnlyParams,
   toolAnswerParams,
@@ -152,6 +153,8 @@ export async function deleteMethod(connection: ClientConnection, raw: unknown) {
   if (!deleted) {
     return { success: false, error: `no session ${sessionId}` };
   }
+  server.deleted.add(sessionId);
+  server.detached.delete(sessionId);
   broadcast(server, ServerToClient.sessionLifecycle, { type: "session.deleted", sessionId });
   return { success: true };
 }
@@ -309,13 +312,18 @@ export function acceptedMethod(connection: ClientConnection, raw: unknown) {
   return { success: true };
 }
 
-/** @throws ResponseError `-32602` "Session not found" (Copilot's words) unless it is open here. */
+/**
+ * @throws ResponseError `-32602` "Session not found" (Copilot's words) unless it is open here,
+ * saying why: deleted (`session.delete`, by any app of this server), or not open here.
+ */
 export function openSession(server: ServerContext, sessionId: string): ServerSession {
   const session = server.sessions.get(sessionId);
   if (session === undefined || session.closing) {
-    throw invalidParams(
-      `Session not found: ${sessionId} (it is not open in this server: create or resume it)`,
-    );
+    throw server.deleted.has(sessionId)
+      ? sessionDeleted(sessionId)
+      : invalidParams(
+          `Session not found: ${sessionId} (it is not open in this server: create or resume it)`,
+        );
   }
   return session;
 }
