@@ -98,6 +98,18 @@ export function followsHere(connection: ClientConnection, sessionId: string): bo
 }
 
 /**
+ * `session.detach` / `session.destroy` of `sessionId` by `connection`: it stops following it here
+ * (its owner watch and permission handler registration end; the store subscription too when it
+ * was the last app following it). Nothing when it does not follow it.
+ */
+export async function stopFollowing(
+  connection: ClientConnection,
+  sessionId: string,
+): Promise<void> {
+  await leave(connection.server, sessionId, connection);
+}
+
+/**
  * Whether a resume `connection` makes to claim `sessionId`, which it follows here, must not say
  * its `settings_ignored` warning: its app has it from the following (remote-warning.ts).
  */

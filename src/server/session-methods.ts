@@ -26,7 +26,13 @@ import {
   sessionOnlyParams,
   toolAnswerParams,
 } from "./params.js";
-import { abortAtOwner, answerAtOwner, isRemote, sendToOwner } from "./remote-sessions.js";
+import {
+  abortAtOwner,
+  answerAtOwner,
+  isRemote,
+  sendToOwner,
+  stopFollowing,
+} from "./remote-sessions.js";
 import { chooseModel, listedModels } from "./server-model.js";
 import type { ServerSession } from "./server-session.js";
 import { resumeMethod } from "./session-opening.js";
@@ -115,10 +121,12 @@ export async function getMessagesMethod(connection: ClientConnection, raw: unkno
 
 /**
  * `session.detach` / `session.destroy`: ends the app's use; the log stays for resume. While another
- * app is attached (see session-clients.ts) only this app and its tools go.
+ * app is attached (see session-clients.ts) only this app and its tools go. An app following a
+ * session another worker holds stops following it (the store subscription ends with the last).
  */
 export async function detachMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.detach", sessionOnlyParams, raw);
+  await stopFollowing(connection, sessionId);
   const session = connection.server.sessions.get(sessionId);
   if (session !== undefined) {
     // Another app still attached keeps the session open and readable.
