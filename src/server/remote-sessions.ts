@@ -185,10 +185,13 @@ export async function sendToOwner(
   remote?.ownerWatch.stop();
   try {
     await claim(remote?.resumeParams ?? { sessionId }).catch(async (error: unknown) => {
-      // It was followed here, so it existed: gone from the store, an app deleted it.
-      throw remote !== undefined && (await isGone(server, sessionId))
-        ? sessionDeleted(sessionId)
-        : error;
+      // It was followed here, so it existed: gone from the store, an app deleted it (and the
+      // app's later methods on it say so too, as for one deleted here: session-methods.ts).
+      if (remote === undefined || !(await isGone(server, sessionId))) {
+        throw error;
+      }
+      server.deleted.add(sessionId);
+      throw sessionDeleted(sessionId);
     });
     // What the claim stored here (`session.resume`, interrupted results of the calls the owner
     // left open) reaches the client as every other event did: read from the log after the last

@@ -15,9 +15,10 @@ describeWorkers("a followed session deleted by its owner's app", (workers) => {
     const { session: onB } = await workers.followerSession(onA.sessionId);
     const deleting = new TurnloopClient({ port: workerA.port, cwd: workers.fixture.cwd });
     await deleting.deleteSession(onA.sessionId);
-    await expect(onB.send({ prompt: "still there?" })).rejects.toThrow(
-      `Session not found: ${onA.sessionId} (it was deleted: session.delete)`,
-    );
+    const deleted = `Session not found: ${onA.sessionId} (it was deleted: session.delete)`;
+    await expect(onB.send({ prompt: "still there?" })).rejects.toThrow(deleted);
+    // It follows the session no more; a later send says the same.
+    await expect(onB.send({ prompt: "and now?" })).rejects.toThrow(deleted);
     await deleting.stop();
   });
 });

@@ -1,9 +1,9 @@
 /**
  * The store subscription a worker holds for the apps following a session another worker owns
  * (issue 22, server/remote-followers.ts) ends with the last app that follows it, whether it
- * disconnects or ends its use of the session (`session.detach`, the SDK's `disconnect`; `session.destroy`
- * is the same method); an app following later gets a fresh one, which hears
- * the owner's next prompt. Seen from PostgreSQL: worker B's `LISTEN` connection (its
+ * disconnects or ends its use of the session (`session.detach`, the SDK's `disconnect`;
+ * `session.destroy` is the same method); an app following later gets a fresh one, which hears the
+ * owner's next prompt. Seen from PostgreSQL: worker B's `LISTEN` connection (its
  * `application_name` tells it from A's) is there while an app follows and gone after.
  */
 
