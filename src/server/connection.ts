@@ -53,6 +53,11 @@ export interface ServerContext {
    */
   detached: Set<string>;
   /**
+   * Sessions `session.delete` removed here and nobody made again since: a later method naming one
+   * says it was deleted, after Copilot's "Session not found" (session-methods.ts `openSession`).
+   */
+  deleted: Set<string>;
+  /**
    * The `session.resume`s in progress: every other request naming their session (`sessionId`)
    * waits for its resume, then runs, or fails with the resume's error (opening-gate.ts).
    */

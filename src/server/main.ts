@@ -70,6 +70,7 @@ export async function runServerCommand(
     defaultMode: config.autopilot.value ? "autopilot" : "interactive",
     sessions: new Map(),
     detached: new Set(),
+    deleted: new Set(),
     openings: new OpeningGate(),
     connections: new Set(),
     requestShutdown: () => stop(),

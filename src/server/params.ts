@@ -156,3 +156,11 @@ export function parseParams<Schema extends z.ZodType>(
 export function invalidParams(message: string): ResponseError<void> {
   return new ResponseError(ErrorCode.invalidParams, message);
 }
+
+/**
+ * `-32602` for a method naming `sessionId` after an app deleted it (`session.delete`): Copilot's
+ * "Session not found", and why, for the app that did not delete it (its own or a follower's send).
+ */
+export function sessionDeleted(sessionId: string): ResponseError<void> {
+  return invalidParams(`Session not found: ${sessionId} (it was deleted: session.delete)`);
+}

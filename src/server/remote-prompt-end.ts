@@ -27,8 +27,11 @@ export interface FollowedSession {
 /**
  * Sends `session.idle` where a prompt's stored events end, unless a prompt this client sent waits
  * on the owner (one idle answers every send, as for a local session); a prompt the owner dropped
- * (it closed the session, or its own client aborted, before running or finishing it) ends with a
- * `session.error` first (the Copilot SDK's `sendAndWait` rejects with its message).
+ * (it closed the session, or was gone, before running or finishing it) ends with a
+ * `session.error` first (the Copilot SDK's `sendAndWait` rejects with its message). Prompts an
+ * abort dropped from the owner's queue end as a local session's app's queued prompts do (its
+ * abort, stored, then the aborted idle, `stopReason: "cancelled"`; no error: `sendAndWait`
+ * resolves, as the Copilot SDK's does for an aborted prompt).
  */
 export function endPrompts(
   connection: ClientConnection,
@@ -44,7 +47,9 @@ export function endPrompts(
       createEnvelope({ type: "session.idle", data }, parentId),
       session.promptMode,
     );
-  if (news?.kind === "dropped") {
+  if (news?.kind === "dropped" && news.cause === "abort") {
+    idle(idleData({ stopReason: "cancelled" }));
+  } else if (news?.kind === "dropped") {
     const message = droppedMessage(session.sessionId, news);
     const error = createEnvelope(
       { type: "session.error", data: { errorType: "server", message } },

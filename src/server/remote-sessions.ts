@@ -12,12 +12,17 @@
  */
 
 import { z } from "zod";
-import { errorMessage } from "../events/errors.js";
+import { errorCode, errorMessage } from "../events/errors.js";
 import type { SessionCreateResult } from "../protocol/copilot.js";
 import { registerHandler } from "../session/follower-handler.js";
 import type { ClientConnection, ServerContext } from "./connection.js";
 import { ignoredSettingsWarning } from "./ignored-settings.js";
-import { invalidParams, type PermissionAnswerParams, type SendParams } from "./params.js";
+import {
+  invalidParams,
+  type PermissionAnswerParams,
+  type SendParams,
+  sessionDeleted,
+} from "./params.js";
 import { replyFor } from "./permissions.js";
 import { type Follower, followedBy, followerOf, join, leave } from "./remote-followers.js";
 import { FollowerWarning } from "./remote-warning.js";
@@ -90,6 +95,18 @@ export async function resumeRemote(
  */
 export function followsHere(connection: ClientConnection, sessionId: string): boolean {
   return followerOf(connection, sessionId) !== undefined;
+}
+
+/**
+ * `session.detach` / `session.destroy` of `sessionId` by `connection`: it stops following it here
+ * (its owner watch and permission handler registration end; the store subscription too when it
+ * was the last app following it). Nothing when it does not follow it.
+ */
+export async function stopFollowing(
+  connection: ClientConnection,
+  sessionId: string,
+): Promise<void> {
+  await leave(connection.server, sessionId, connection);
 }
 
 /**
@@ -167,7 +184,15 @@ export async function sendToOwner(
   await subscription?.readNow();
   remote?.ownerWatch.stop();
   try {
-    await claim(remote?.resumeParams ?? { sessionId });
+    await claim(remote?.resumeParams ?? { sessionId }).catch(async (error: unknown) => {
+      // It was followed here, so it existed: gone from the store, an app deleted it (and the
+      // app's later methods on it say so too, as for one deleted here: session-methods.ts).
+      if (remote === undefined || !(await isGone(server, sessionId))) {
+        throw error;
+      }
+      server.deleted.add(sessionId);
+      throw sessionDeleted(sessionId);
+    });
     // What the claim stored here (`session.resume`, interrupted results of the calls the owner
     // left open) reaches the client as every other event did: read from the log after the last
     // one it got, in order, before the prompt's own events (the claim sent it none of them).
@@ -180,6 +205,14 @@ export async function sendToOwner(
     throw invalidParams(`session ${sessionId}: it could not be opened here`);
   }
   return { messageId: session.send(params) };
+}
+
+/** Whether the store has no session `sessionId` (reading it says `ENOENT`). */
+function isGone(server: ServerContext, sessionId: string): Promise<boolean> {
+  return server.host.store.read(sessionId).then(
+    () => false,
+    (error: unknown) => errorCode(error) === "ENOENT",
+  );
 }
 
 /**

@@ -280,7 +280,7 @@ export class ServerSession {
     this.closed ??= (async () => {
       await this.abort(closing);
       await this.sends.drained(); // sends are refused now: it ends with the cancelled prompt
-      await recordShutdown(this.session, cause, this.modelId);
+      await recordShutdown(this.session, cause, this.modelId, this.log);
       this.unsubscribe();
       this.clients.clear();
       await this.host.close(this.session).catch(sayOnStderr);

@@ -21,11 +21,18 @@ import {
   parseParams,
   permissionAnswerParams,
   sendParams,
+  sessionDeleted,
   sessionIdSchema,
   sessionOnlyParams,
   toolAnswerParams,
 } from "./params.js";
-import { abortAtOwner, answerAtOwner, isRemote, sendToOwner } from "./remote-sessions.js";
+import {
+  abortAtOwner,
+  answerAtOwner,
+  isRemote,
+  sendToOwner,
+  stopFollowing,
+} from "./remote-sessions.js";
 import { chooseModel, listedModels } from "./server-model.js";
 import type { ServerSession } from "./server-session.js";
 import { resumeMethod } from "./session-opening.js";
@@ -114,10 +121,12 @@ export async function getMessagesMethod(connection: ClientConnection, raw: unkno
 
 /**
  * `session.detach` / `session.destroy`: ends the app's use; the log stays for resume. While another
- * app is attached (see session-clients.ts) only this app and its tools go.
+ * app is attached (see session-clients.ts) only this app and its tools go. An app following a
+ * session another worker holds stops following it (the store subscription ends with the last).
  */
 export async function detachMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.detach", sessionOnlyParams, raw);
+  await stopFollowing(connection, sessionId);
   const session = connection.server.sessions.get(sessionId);
   if (session !== undefined) {
     // Another app still attached keeps the session open and readable.
@@ -152,6 +161,8 @@ export async function deleteMethod(connection: ClientConnection, raw: unknown) {
   if (!deleted) {
     return { success: false, error: `no session ${sessionId}` };
   }
+  server.deleted.add(sessionId);
+  server.detached.delete(sessionId);
   broadcast(server, ServerToClient.sessionLifecycle, { type: "session.deleted", sessionId });
   return { success: true };
 }
@@ -309,13 +320,18 @@ export function acceptedMethod(connection: ClientConnection, raw: unknown) {
   return { success: true };
 }
 
-/** @throws ResponseError `-32602` "Session not found" (Copilot's words) unless it is open here. */
+/**
+ * @throws ResponseError `-32602` "Session not found" (Copilot's words) unless it is open here,
+ * saying why: deleted (`session.delete`, by any app of this server), or not open here.
+ */
 export function openSession(server: ServerContext, sessionId: string): ServerSession {
   const session = server.sessions.get(sessionId);
   if (session === undefined || session.closing) {
-    throw invalidParams(
-      `Session not found: ${sessionId} (it is not open in this server: create or resume it)`,
-    );
+    throw server.deleted.has(sessionId)
+      ? sessionDeleted(sessionId)
+      : invalidParams(
+          `Session not found: ${sessionId} (it is not open in this server: create or resume it)`,
+        );
   }
   return session;
 }

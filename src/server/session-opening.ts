@@ -327,6 +327,7 @@ function open(
   };
   const serverSession = new ServerSession(session, server.host, start, onClosed, server.log);
   server.sessions.set(session.id, serverSession);
+  server.deleted.delete(session.id);
   receiveInbox(server);
   return serverSession;
 }

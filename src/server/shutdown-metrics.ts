@@ -6,6 +6,7 @@
 
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
+import { errorMessage } from "../events/errors.js";
 import type { EventInput, SessionShutdown } from "../events/events.js";
 import type { Session } from "../session/session.js";
 import type { SessionMetrics } from "../session/usage-totals.js";
@@ -14,35 +15,41 @@ import type { SessionMetrics } from "../session/usage-totals.js";
  * Records `session.shutdown` in `session` and resolves once it is stored and told (before it
  * closes: the apps still attached see it),
  * with `currentModel` the model of the next prompts. Its metrics are the session's own, folded as
- * its events arrived (session/usage-totals.ts `SessionMetrics`): the log is not read again. A log that can no
- * longer be written (the session is going away) records nothing; never throws.
+ * its events arrived (session/usage-totals.ts `SessionMetrics`): the log is not read again. A
+ * commit the store refuses (a full disk) leaves the events held back, the shutdown after them: the
+ * log's close tries once more and names those it could not write (the file store's idle lease,
+ * session/idle-lease-appender.ts; PostgreSQL, session/postgres/appender.ts). One the log refuses
+ * at once (its append throws) is said with `log`.
+ * Never throws.
  */
 export async function recordShutdown(
   session: Session,
   cause: ShutdownCause,
   currentModel: string,
+  log: (message: string) => void,
 ): Promise<void> {
+  // Every event so far written, so that the size counts them (refused: held back, see above).
+  await session.journal.commit().catch(() => undefined);
+  const size = await stat(session.transcriptPath).then(
+    (stats) => stats.size,
+    () => undefined,
+  );
+  const state = {
+    cwd: session.cwd,
+    currentModel,
+    currentTokens: session.history.meter.current(0),
+    ...(size === undefined ? {} : { eventsFileSizeBytes: size }),
+  };
   try {
-    // Every event so far written, so that the size counts them.
-    await session.journal.commit();
-    const size = await stat(session.transcriptPath).then(
-      (stats) => stats.size,
-      () => undefined,
-    );
-    const state = {
-      cwd: session.cwd,
-      currentModel,
-      currentTokens: session.history.meter.current(0),
-      ...(size === undefined ? {} : { eventsFileSizeBytes: size }),
-    };
     session.emit(shutdownEvent(session.metrics, cause, state));
-    // Stored and told before the caller lets the apps go: a store that holds it back until a
-    // commit (an idle file-store session's lease let go, PostgreSQL) tells it only then
-    // (session/held-delivery.ts).
-    await session.journal.commit();
-  } catch {
-    // Nobody is left to read it: the log is closed or gone.
+  } catch (error) {
+    log(`session ${session.id}: session.shutdown was not recorded (${errorMessage(error)})`);
+    return;
   }
+  // Stored and told before the caller lets the apps go: a store that holds it back until a
+  // commit (an idle file-store session's lease let go, PostgreSQL) tells it only then
+  // (session/held-delivery.ts). Refused, it stays held back for the close (see above).
+  await session.journal.commit().catch(() => undefined);
 }
 
 /** How the session ended: `routine` unless the app's `session.shutdown` said `error`. */

@@ -6,6 +6,7 @@ import { runCli } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { fakeModelEnvironment } from "../support/fixtures.js";
+import { gate } from "../support/gate.js";
 import {
   createTestDatabase,
   cutOff,
@@ -29,6 +30,10 @@ import { makeHome } from "../support/test-home.js";
 /** What exiting says of the reply's events the database never took (postgres/appender.ts). */
 const HELD_BACK_LOST =
   /^turnloop: postgres:\/\/postgres@127\.0\.0\.1:\d+\/t_\w+ \(session [\w-]+\) could not be written at exit \(database "t_\w+" is not currently accepting connections\): 3 events held back since then are lost \(assistant\.message, assistant\.usage, assistant\.turn_end\); a resume goes on after the last stored event\n?$/;
+
+/** What the heartbeat says once when it finds the database gone (postgres/lease.ts). */
+const HEARTBEAT_UNREACHABLE =
+  /^turnloop: postgres:\/\/postgres@127\.0\.0\.1:\d+\/t_\w+ is unreachable \(.*not currently accepting connections\): the leases of this worker's session are not renewed; retrying every 2500 ms\n$/;
 
 let server: FakeModelServer;
 let home: string;
@@ -119,10 +124,26 @@ describe.skipIf(postgresUnavailable !== undefined)("the database going away mid-
           /could not be written \(.*not currently accepting connections\)/,
         ),
       });
+      // The heartbeat finds the database gone and says so once, whenever its beat comes (it kept
+      // beating while the prompt ran): the server ends once that line is out, so no late beat
+      // adds one between what exiting says and the end (it says it once until it reaches the
+      // database again, which is cut off for good: postgres/lease.ts).
+      const noticed = gate();
+      child.stderr.on("data", () => {
+        if (stderr().includes(" is unreachable (")) {
+          noticed.open();
+        }
+      });
+      await noticed.opened;
       child.stdin.end();
       // Closing, the server tries once more to store what was held back, then says what is lost.
       expect(await exit).toBe(0);
-      expect([peer.garbage, stderr()]).toEqual(["", expect.stringMatching(HELD_BACK_LOST)]);
+      const [unreachable, ...closing] = stderr().split(/(?<=\n)/);
+      expect([peer.garbage, unreachable, closing.join("")]).toEqual([
+        "",
+        expect.stringMatching(HEARTBEAT_UNREACHABLE),
+        expect.stringMatching(HELD_BACK_LOST),
+      ]);
     } finally {
       child.kill("SIGKILL");
     }

@@ -42,3 +42,15 @@ test("the app whose session another app deleted is told that, in the abort's rea
   await running.forceStop();
   await deleting.forceStop();
 });
+
+test("the app whose session another app deleted is told so at its next send, with the session id", async () => {
+  const kept = await server.copilotClient();
+  const deleting = await server.copilotClient();
+  const session = await kept.createSession({ onPermissionRequest: approveAll });
+  await deleting.deleteSession(session.sessionId);
+  await expect(session.send({ prompt: "still there?" })).rejects.toThrow(
+    `Session not found: ${session.sessionId} (it was deleted: session.delete)`,
+  );
+  await kept.forceStop();
+  await deleting.forceStop();
+});
