@@ -4,11 +4,9 @@
 // With --callers (session 39, bench/notes/server39.md): the nearest frame with its line and the
 // sample's own (leaf) function, so a native call (a write, a thread-pool submission) names its
 // caller's line.
-import { existsSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+import { mapOf } from "./bundle-maps.mjs";
 
-const require = createRequire(new URL("../../package.json", import.meta.url));
-const { SourceMapConsumer } = require("source-map-js");
 const callers = process.argv.includes("--callers");
 const [profilePath, rows] = process.argv.slice(2).filter((one) => one !== "--callers");
 const profile = JSON.parse(readFileSync(profilePath, "utf8"));
@@ -18,17 +16,6 @@ for (const n of profile.nodes) {
   for (const c of n.children ?? []) {
     parent.set(c, n.id);
   }
-}
-const maps = new Map();
-function mapOf(url) {
-  if (!maps.has(url)) {
-    const file = `${url.replace("file://", "")}.map`;
-    maps.set(
-      url,
-      existsSync(file) ? new SourceMapConsumer(JSON.parse(readFileSync(file, "utf8"))) : null,
-    );
-  }
-  return maps.get(url);
 }
 const srcCache = new Map();
 function srcOf(frame) {

@@ -21,7 +21,7 @@
  */
 
 import { createRequire } from "node:module";
-import type { ShellNode, ShellSyntax } from "mvdan-sh";
+import type { ShellNode, ShellParser, ShellSyntax } from "mvdan-sh";
 import { readGitAlias } from "./program-arguments.js";
 import { readWrapper, trapHandler } from "./program-runners.js";
 import type { ShellAnalysis, ShellCommand } from "./shell-analysis.js";
@@ -73,6 +73,21 @@ export function shellSyntax(): ShellSyntax {
   return syntax;
 }
 
+let parser: ShellParser | undefined;
+
+/**
+ * `source` parsed as bash by the one parser every parse shares: making a parser cost about twice
+ * its parse of a short command, and the garbage of both (bench/notes/server41.md). mvdan/sh's
+ * `Parser.Parse` resets the parser's state and takes each tree's nodes from fresh slots, so a tree
+ * already returned stays as it was through later parses, a failed one included (a script nested in
+ * a command is parsed while the command's tree is read: {@link readScript}).
+ * @throws mvdan-sh's ParseError (`Text`, `Incomplete`) when `source` is not valid bash.
+ */
+export function parseShell(source: string): ShellNode {
+  parser ??= shellSyntax().NewParser();
+  return parser.Parse(source, "");
+}
+
 /** Analyses `source` as bash (see the file comment). Never throws. */
 export function analyseShellCommand(source: string): ShellAnalysis {
   const analysis: ShellAnalysis = {
@@ -107,7 +122,7 @@ function readScript(source: string, analysis: ShellAnalysis, depth: number): voi
   const sh = shellSyntax();
   let file: ShellNode;
   try {
-    file = sh.NewParser().Parse(source, "");
+    file = parseShell(source);
   } catch (error) {
     const text = (error as { Text?: unknown } | null)?.Text;
     analysis.unclear.push(`not valid bash (${typeof text === "string" ? text : "parse error"})`);

@@ -5,7 +5,7 @@
  */
 
 import type { ShellNode, ShellSyntax } from "mvdan-sh";
-import { analyseShellCommand, baseName, shellSyntax } from "./shell-commands.js";
+import { analyseShellCommand, baseName, parseShell, shellSyntax } from "./shell-commands.js";
 import { sourceOf } from "./shell-words.js";
 
 /**
@@ -39,7 +39,7 @@ export function statusProgram(command: string): string | undefined {
   const sh = shellSyntax();
   let file: ShellNode;
   try {
-    file = sh.NewParser().Parse(command, "");
+    file = parseShell(command);
   } catch {
     return undefined;
   }

@@ -26,7 +26,12 @@
 
 import type { ShellNode } from "mvdan-sh";
 import type { ShellCommand } from "../permissions/shell-analysis.js";
-import { analyseShellCommand, baseName, shellSyntax } from "../permissions/shell-commands.js";
+import {
+  analyseShellCommand,
+  baseName,
+  parseShell,
+  shellSyntax,
+} from "../permissions/shell-commands.js";
 import { decodeWord, redirectWritesFile } from "../permissions/shell-words.js";
 
 /** Copilot's `shell` fields (the SDK's `PermissionRequestShell`, besides the common ones). */
@@ -110,7 +115,7 @@ function redirectTargets(command: string): string[] {
   const source = Buffer.from(command, "utf8");
   let file: ShellNode;
   try {
-    file = sh.NewParser().Parse(command, "");
+    file = parseShell(command);
   } catch {
     return [];
   }

@@ -91,7 +91,7 @@ async function createFile(input: CreateInput, context: ToolContext): Promise<Too
   const change = changeOf(plan, input);
   return {
     ...textResult(`${verb} file ${absolutePath} with ${characters} characters${size}`),
-    knownFile: knownFile(await resolveLinks(absolutePath), input.file_text),
+    knownFile: knownFile(resolveLinks(absolutePath), input.file_text),
     ...(change === undefined ? {} : { fileChange: change }),
   };
 }
@@ -119,7 +119,7 @@ async function planCreate(
 ): Promise<PlannedCreate | { kind: "refused"; result: ToolResult }> {
   const refuse = (message: string) => ({ kind: "refused" as const, result: errorResult(message) });
   const absolutePath = resolveToolPath(context.cwd, input.path);
-  const existing = await statIfExists(absolutePath);
+  const existing = statIfExists(absolutePath);
   if (existing?.isDirectory()) {
     return refuse(`Path ${absolutePath} is a directory; give the path of a file to create.`);
   }
@@ -132,7 +132,7 @@ async function planCreate(
         "create again with overwrite: true; to change part of it, use edit.",
     );
   }
-  const path = existing === undefined ? absolutePath : await resolveLinks(absolutePath);
+  const path = existing === undefined ? absolutePath : resolveLinks(absolutePath);
   const oldText =
     existing === undefined ? null : await oldTextFor(absolutePath, existing.size, path, context);
   if (

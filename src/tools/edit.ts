@@ -127,7 +127,7 @@ async function planEdit(
   if (file.kind === "refused") {
     return refuse(file.message);
   }
-  const path = await resolveLinks(absolutePath);
+  const path = resolveLinks(absolutePath);
   if (await changedSinceKnown(context.knownFiles, path, () => file.text)) {
     return refuse(changedFileMessage(absolutePath, "the edit was not made"));
   }
@@ -177,7 +177,7 @@ async function readTextFile(
   givenPath: string,
   context: ToolContext,
 ): Promise<ReadOutcome> {
-  const stats = await statIfExists(absolutePath);
+  const stats = statIfExists(absolutePath);
   if (stats === undefined) {
     return refused(missingPathMessage(givenPath));
   }

@@ -20,8 +20,8 @@ export async function writeFileAtomically(
   bytes: Uint8Array,
   signal: AbortSignal,
 ): Promise<void> {
-  const target = await resolveLinks(path);
-  const existing = await statIfExists(target);
+  const target = resolveLinks(path);
+  const existing = statIfExists(target);
   const mode = existing === undefined ? undefined : existing.mode & 0o7777;
   const temporaryPath = join(
     dirname(target),

@@ -57,7 +57,7 @@ export const globTool = defineTool<GlobInput>({
 
 async function globFiles(input: GlobInput, context: ToolContext): Promise<ToolResult> {
   const searchRoot = resolveToolPath(context.cwd, input.path ?? ".");
-  const rootStats = await statIfExists(searchRoot);
+  const rootStats = statIfExists(searchRoot);
   if (rootStats === undefined) {
     return errorResult(missingPathMessage(input.path ?? searchRoot));
   }
@@ -69,11 +69,11 @@ async function globFiles(input: GlobInput, context: ToolContext): Promise<ToolRe
     (await loadSearchPackages()).isDynamicPattern,
   );
   const globRoot = resolve(searchRoot, base);
-  const globRootStats = await statIfExists(globRoot);
+  const globRootStats = statIfExists(globRoot);
   if (!globRootStats?.isDirectory()) {
     return textResult("No files matched the pattern.");
   }
-  const hidden = await hiddenBelow(context, searchRoot);
+  const hidden = hiddenBelow(context, searchRoot);
   const matches = (await findFiles(globRoot, rest, context.signal)).filter(
     (match) => hidden === undefined || !hidden(join(globRoot, match)),
   );

@@ -81,14 +81,14 @@ export async function searchWithJavaScript(
 
 async function filesToSearch(options: GrepOptions, context: ToolContext): Promise<SearchedFile[]> {
   const root = resolveToolPath(context.cwd, options.path ?? ".");
-  const stats = await statIfExists(root);
+  const stats = statIfExists(root);
   if (stats === undefined) {
     return [];
   }
   if (!stats.isDirectory()) {
     return [{ absolutePath: root, displayPath: options.path ?? root }];
   }
-  const hidden = await hiddenBelow(context, root);
+  const hidden = hiddenBelow(context, root);
   const globPattern = options.glob?.includes("/") ? options.glob : `**/${options.glob ?? "*"}`;
   const extensions =
     options.type === undefined ? undefined : (TYPE_EXTENSIONS[options.type] ?? [options.type]);

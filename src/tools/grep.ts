@@ -117,10 +117,10 @@ export function runGrep(
       options = { ...options, path: resolveToolPath(context.cwd, options.path) };
     }
     const target = resolveToolPath(context.cwd, options.path ?? ".");
-    if (options.path !== undefined && (await statIfExists(target)) === undefined) {
+    if (options.path !== undefined && statIfExists(target) === undefined) {
       return errorResult(missingPathMessage(options.path));
     }
-    const hidden = await hiddenBelow(context, target);
+    const hidden = hiddenBelow(context, target);
     // Loaded only by a search that must leave files out: most sessions have no path deny rules.
     const hiding = hidden === undefined ? undefined : await import("./grep-hidden.js");
     const ripgrep = ripgrepPath ?? (await bundledRipgrepPath());

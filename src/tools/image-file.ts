@@ -22,7 +22,7 @@ export interface ImageData {
  * image over 5 MB. Rejects only on read errors other than a missing file (EACCES …).
  */
 export async function readImage(path: string): Promise<ImageData | undefined> {
-  const stats = await statIfExists(path);
+  const stats = statIfExists(path);
   if (stats === undefined || !stats.isFile() || stats.size > MAX_IMAGE_BYTES) {
     return undefined;
   }

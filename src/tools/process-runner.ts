@@ -67,7 +67,7 @@ export class ProcessRunner implements CommandRunner {
   }
 
   async run(command: string, request: CommandRequest): Promise<CommandResult> {
-    const cwdStats = await statIfExists(request.cwd);
+    const cwdStats = statIfExists(request.cwd);
     if (!cwdStats?.isDirectory()) {
       return notStarted(`Working directory ${request.cwd} does not exist.`);
     }

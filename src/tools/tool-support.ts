@@ -1,5 +1,4 @@
-import { type Stats, statSync } from "node:fs";
-import { realpath, stat } from "node:fs/promises";
+import { realpathSync, type Stats, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
@@ -46,15 +45,15 @@ export function resolveToolPath(cwd: string, path: string): string {
  * judged as found and with `root`'s links resolved, so searching a link to a folder does not
  * show what the rules hide in that folder. Undefined when nothing is hidden.
  */
-export async function hiddenBelow(
+export function hiddenBelow(
   context: ToolContext,
   root: string,
-): Promise<((path: string) => boolean) | undefined> {
+): ((path: string) => boolean) | undefined {
   const hidden = context.hidden;
   if (hidden === undefined) {
     return undefined;
   }
-  const realRoot = await realpath(root).catch(() => root);
+  const realRoot = resolveLinks(root);
   return (path) => {
     if (hidden(path)) {
       return true;
@@ -74,35 +73,32 @@ export function missingPathMessage(path: string): string {
   return `Path ${path} does not exist. Please provide a valid path.`;
 }
 
-/** The real path behind `path` (absolute) when it exists; `path` itself when it does not. */
-export async function resolveLinks(path: string): Promise<string> {
+/*
+ * The file tools' `stat` and `realpath` of the path they were given run on the calling thread,
+ * each one system call: the permission decision resolved the same path's links there just before
+ * (permissions/permission-decision.ts `resolveReal`, for the tool's paths and its working
+ * folder), so a path that would hang this thread hung it there already, and a thread-pool round
+ * trip cost the main thread more than the call (bench/notes/turn34.md: about three times; a busy
+ * server's `view` stat 2.9 % of its samples, bench/notes/server40.md; server41.md for the rest).
+ */
+
+/**
+ * The real path behind `path` (absolute) when it exists (`realpath(3)`, as `fs.promises.realpath`);
+ * `path` itself when it does not or cannot be resolved. On the calling thread (see above).
+ */
+export function resolveLinks(path: string): string {
   try {
-    return await realpath(path);
+    return realpathSync.native(path);
   } catch {
     return path;
   }
 }
 
-/** `stat` that answers `undefined` when nothing is at `path` (ENOENT, ENOTDIR); other errors throw. */
-export async function statIfExists(path: string): Promise<Stats | undefined> {
-  try {
-    return await stat(path);
-  } catch (error) {
-    if (isMissingFileError(error)) {
-      return undefined;
-    }
-    throw error;
-  }
-}
-
 /**
- * {@link statIfExists} on the calling thread, for a path the caller goes on to read there (view.ts
- * `readSmallFile`) and whose links the permission decision resolved there just before
- * (permissions/permission-decision.ts `resolveReal`): a thread-pool round trip cost the main
- * thread more than the call (bench/notes/turn34.md), 2.9 % of a busy server's time
- * (bench/notes/server40.md), and a path that would hang this thread hung it there already.
+ * `stat` (links followed) that answers `undefined` when nothing is at `path` (ENOENT, ENOTDIR);
+ * other errors (EACCES, ELOOP …) throw. On the calling thread (see above).
  */
-export function statIfExistsNow(path: string): Stats | undefined {
+export function statIfExists(path: string): Stats | undefined {
   try {
     return statSync(path, { throwIfNoEntry: false });
   } catch (error) {

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
@@ -13,9 +13,10 @@ import {
   isGivenPath,
   knownFile,
   missingPathMessage,
+  resolveLinks,
   resolveToolPath,
   runGuarded,
-  statIfExistsNow,
+  statIfExists,
   textResult,
 } from "./tool-support.js";
 
@@ -79,12 +80,12 @@ export const viewTool = defineTool<ViewInput>({
 
 async function view(input: ViewInput, context: ToolContext): Promise<ToolResult> {
   const absolutePath = resolveToolPath(context.cwd, input.path);
-  const stats = statIfExistsNow(absolutePath);
+  const stats = statIfExists(absolutePath);
   if (stats === undefined) {
     return errorResult(missingPathMessage(input.path));
   }
   if (stats.isDirectory()) {
-    const hidden = await hiddenBelow(context, absolutePath);
+    const hidden = hiddenBelow(context, absolutePath);
     return textResult(await listDirectory(absolutePath, context.signal, hidden));
   }
   if (!stats.isFile()) {
@@ -129,7 +130,7 @@ async function view(input: ViewInput, context: ToolContext): Promise<ToolResult>
   // Part of the file shown or all of it, the model now knows this text (tool-support.ts).
   return shown.isError
     ? shown
-    : { ...shown, knownFile: knownFile(resolveLinksAtOnce(absolutePath), text) };
+    : { ...shown, knownFile: knownFile(resolveLinks(absolutePath), text) };
 }
 
 /**
@@ -221,7 +222,7 @@ async function viewInPieces(
     return undefined;
   }
   const shown = showNumberedLines(read.total, keptLineAt(read, start), range, undefined);
-  const known = { path: resolveLinksAtOnce(path), sha256: read.sha256 };
+  const known = { path: resolveLinks(path), sha256: read.sha256 };
   return shown.isError ? shown : { ...shown, knownFile: known };
 }
 
@@ -380,17 +381,4 @@ function numberLine(lineNumber: number, shown: ShownLine): string {
     line = `${line.slice(0, MAX_LINE_CHARACTERS)} [… line cut, ${omitted} more characters]`;
   }
   return line === "" ? `${lineNumber}.` : `${lineNumber}. ${line}`;
-}
-
-/**
- * `resolveLinks` (tool-support.ts) on the calling thread, the same `realpath(3)` as
- * `fs.promises.realpath`: the file was just read, so its folders answer at once, and a thread-pool
- * round trip costs the main thread more than the call. The real path, or `path` when it fails.
- */
-function resolveLinksAtOnce(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return path;
-  }
 }

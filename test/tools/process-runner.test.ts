@@ -7,6 +7,7 @@ import { killCommandProcessGroups } from "../../src/tools/command-process.js";
 import type { CommandRequest, CommandResult } from "../../src/tools/command-runner.js";
 import { ProcessRunner } from "../../src/tools/process-runner.js";
 import { isDeadSoon, survivorsOf, uniqueSleepLength } from "../support/processes.js";
+import { threadPoolRequests } from "../support/thread-pool.js";
 import { useTemporaryDirectory } from "./tool-context.js";
 
 let directory: string;
@@ -66,6 +67,19 @@ describe("the process runner", () => {
       output: `${directory}\ngiven\nno HOME\n`,
       truncated: false,
     });
+  });
+
+  it("starts a command with no thread-pool request (the working folder's stat was one)", async () => {
+    // Issue 26, round 3 session 41: the cwd check runs on the calling thread (tool-support.ts
+    // `statIfExists`); a thread-pool round trip cost the main thread more than the stat.
+    const runner = new ProcessRunner();
+    await runner.run("true", request()); // the first command loads the spawn and reaper modules
+    let result: CommandResult | undefined;
+    const requests = await threadPoolRequests(async () => {
+      result = await runner.run("echo ran", request());
+    });
+    expect(result).toEqual({ exitCode: 0, signal: null, output: "ran\n", truncated: false });
+    expect(requests).toBe(0);
   });
 
   it("runs the argv a wrapper makes of the command (as a sandbox does)", async () => {

@@ -10,7 +10,8 @@ import { knownFile, runsInTemporaryDirectory } from "./tool-context.js";
 // Issue 26, round 3 session 24: `view` reads a small file on the calling thread after its `stat`
 // (src/tools/view.ts, `readSmallFile`), where `readFile` made four thread-pool round trips and
 // the knownFile's `realpath` a fifth; since session 40 the `stat` is made there too
-// (tool-support.ts `statIfExistsNow`). The answers are the same for every kind of path.
+// (tool-support.ts `statIfExists`, on the calling thread for every file tool since session 41).
+// The answers are the same for every kind of path.
 
 let directory = "";
 const view = runsInTemporaryDirectory(viewTool, (path) => {
