@@ -82,7 +82,7 @@ async function createFile(input: CreateInput, context: ToolContext): Promise<Too
   if (writeTextFile !== undefined) {
     await writeTextFile.call(context.client, absolutePath, input.file_text, context.signal);
   } else {
-    await writeFileAtomically(absolutePath, plan.bytes, context.signal);
+    await writeFileAtomically(absolutePath, plan.bytes, context.signal, input.path);
   }
   const verb = plan.existed ? "Overwrote" : "Created";
   const characters = input.file_text.length;

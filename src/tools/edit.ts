@@ -87,7 +87,7 @@ async function editFile(input: EditInput, context: ToolContext): Promise<ToolRes
   if (writeThroughClient !== undefined) {
     await writeThroughClient.call(context.client, absolutePath, replacement.text, context.signal);
   } else {
-    await writeFileAtomically(absolutePath, plan.bytes, context.signal);
+    await writeFileAtomically(absolutePath, plan.bytes, context.signal, input.path);
   }
   const change = fileChange(absolutePath, file.text, replacement.text);
   return {
