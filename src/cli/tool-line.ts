@@ -137,7 +137,8 @@ export function toolLines(
   const callArguments = toolCall.startedAt === undefined ? {} : toolCall.arguments;
   const outcome = toolOutcome(toolCall, callArguments);
   const summary = outcome.label ?? callSummary(callArguments, SHORT_ARGUMENTS_LENGTH);
-  const call = `${toolCall.toolName} ${summary}`.trim();
+  // The name is the model's too: an unknown tool's can hold anything.
+  const call = `${oneLine(toolCall.toolName)} ${summary}`.trim();
   const duration = toolCall.durationMs === undefined ? "" : ` (${toolCall.durationMs} ms)`;
   const symbol = outcomeSymbol(toolCall.status);
   const mark = paint(symbol === "✓" ? "32" : symbol === "⊘" ? "33" : "31", symbol);

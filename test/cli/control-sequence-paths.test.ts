@@ -120,3 +120,17 @@ describe.skipIf(tmuxMissing())("a path with control sequences on a terminal", ()
     );
   }
 });
+
+test("-p's progress: a tool name the model made up is drawn without its sequences", async ({
+  cli,
+  model,
+}) => {
+  const name = "\u001b]0;PWNED-TITLE\u0007bad\u001b[31mtool";
+  model.enqueue({ toolCalls: [{ id: "call_1", name, arguments: "{}" }] }, { text: "done" });
+  const result = await cli(["-p", "go", "--allow-all-tools"]);
+  expect(result.stderr.split("\n")[0]?.replace(/\(\d+ ms\)/, "(N ms)")).toBe(
+    "✗ badtool unknown tool (N ms): Tool 'badtool' does not exist. Available tools that can be " +
+      "called are view, create, edit, grep, glob, bash, update_plan.",
+  );
+  expect(result.stderr).not.toMatch(CONTROL);
+});
