@@ -2,7 +2,6 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool, type ToolCheck, type ToolContext, type ToolResult } from "./define-tool.js";
 import { fileChange } from "./file-change.js";
-import { writeFileAtomically } from "./file-writing.js";
 import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
 import { describeCharacter, encodeFileText } from "./text-encoding.js";
 import { type Replacement, replaceOnce } from "./text-replacement.js";
@@ -87,6 +86,8 @@ async function editFile(input: EditInput, context: ToolContext): Promise<ToolRes
   if (writeThroughClient !== undefined) {
     await writeThroughClient.call(context.client, absolutePath, replacement.text, context.signal);
   } else {
+    // Loaded at the first write, not at start-up: a run's first request needs none of it.
+    const { writeFileAtomically } = await import("./file-writing.js");
     await writeFileAtomically(absolutePath, plan.bytes, context.signal, input.path);
   }
   const change = fileChange(absolutePath, file.text, replacement.text);
