@@ -8,6 +8,7 @@ import type {
   ToolEffect,
   ToolResult,
 } from "../tools/define-tool.js";
+import { invalidArgumentsMessage } from "./invalid-arguments.js";
 import type {
   ExecuteOptions,
   ToolCallContext,
@@ -132,7 +133,8 @@ function prepare(context: ToolCallContext, toolCall: ToolRequest): PreparedCall 
     return { toolCall, tool, failure: { code: "truncated_arguments", message } };
   }
   if (toolCall.argumentsError === "invalid_json") {
-    const message = `Invalid arguments for '${toolCall.name}': not a JSON object (received ${echo(toolCall.rawArguments)}).`;
+    const echoed = echo(toolCall.rawArguments);
+    const message = invalidArgumentsMessage(toolCall.name, toolCall.rawArguments, echoed);
     return { toolCall, tool, failure: { code: "invalid_arguments", message } };
   }
   const parsed = tool.input.safeParse(toolCall.arguments);

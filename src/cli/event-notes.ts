@@ -1,5 +1,5 @@
 import type { PromptOutcome } from "../agent/loop.js";
-import { abortNote, stoppedNote } from "../events/errors.js";
+import { abortNote, markedText, stoppedNote } from "../events/errors.js";
 import type { ErrorType, SessionEventOf, StopReason } from "../events/events.js";
 
 export { abortNote };
@@ -100,13 +100,17 @@ export function failedPromptNote(
   }
 }
 
-/** `always allowed in this session: <rule>` for an "always" answer (README), else undefined. */
+/**
+ * `always allowed in this session: <rule>` for an "always" answer (README), else undefined; the
+ * rule's control characters drawn as code points (events/errors.ts markedText), as the question
+ * showed it.
+ */
 export function alwaysRuleNote(
   data: SessionEventOf<"permission.completed">["data"],
 ): string | undefined {
   const { decision, scope, rule } = data;
   return decision === "allowed" && scope === "session" && rule !== undefined
-    ? `always allowed in this session: ${rule}`
+    ? `always allowed in this session: ${markedText(rule)}`
     : undefined;
 }
 

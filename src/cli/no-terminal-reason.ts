@@ -150,13 +150,28 @@ function partsSaid(parts: readonly UncoveredPart[]): string {
 }
 
 /**
- * `text` as one POSIX shell word: in single quotes, each `'` written as `'\''` (close, an escaped
+ * `text` as one shell word: in single quotes, each `'` written as `'\''` (close, an escaped
  * quote, reopen), so the shell passes it through unchanged (POSIX.1-2017, Shell Command Language
- * 2.2.3, Single-Quotes).
+ * 2.2.3, Single-Quotes); when it holds a control character (a file name can), as `$'…'` with each
+ * one as `\xHH` (C0, DEL) or `\uHHHH` (C1), `\` and `'` escaped, which bash, zsh and ksh93 read
+ * back as the same characters (POSIX.1-2024 2.2.4, Dollar-Single-Quotes; `\u` is bash's and
+ * zsh's): the rule can still be pasted, and no control sequence reaches the terminal.
  */
 function shellQuoted(text: string): string {
-  return `'${text.replaceAll("'", "'\\''")}'`;
+  if (!CONTROL_CHARACTER.test(text)) {
+    return `'${text.replaceAll("'", "'\\''")}'`;
+  }
+  const escaped = text.replace(/[\\']/g, "\\$&").replace(CONTROL_CHARACTERS, (character) => {
+    const code = character.charCodeAt(0);
+    const hex = code.toString(16).padStart(code < 0x80 ? 2 : 4, "0");
+    return code < 0x80 ? `\\x${hex}` : `\\u${hex}`;
+  });
+  return `$'${escaped}'`;
 }
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL_CHARACTERS = new RegExp(CONTROL_CHARACTER.source, "g");
 
 function caseOf(
   { question, unclear, auto, confinement, laterRun }: NoAskSituation,

@@ -138,7 +138,7 @@ export class LiveCommandOutput {
       this.headed === toolCallId
         ? []
         : [
-            `● ${paint("2", `${toolName} ${callSummary(toolCall.arguments, SHORT_ARGUMENTS_LENGTH)}`)}`,
+            `● ${paint("2", `${terminalText(toolName)} ${callSummary(toolCall.arguments, SHORT_ARGUMENTS_LENGTH)}`)}`,
           ];
     this.headed = toolCallId;
     return [...heading, ...lines.map((line) => paint("2", `    ${terminalText(line)}`))];

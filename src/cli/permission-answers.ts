@@ -1,4 +1,4 @@
-import { terminalText } from "../events/errors.js";
+import { markedText, terminalText } from "../events/errors.js";
 import { stillAskedNote } from "../permissions/command-prefix.js";
 import type { PermissionReply, PermissionRequest } from "../permissions/permission-decision.js";
 import { offersAlwaysAnswers } from "../permissions/permission-mode.js";
@@ -78,15 +78,16 @@ export function toldReply(reason: string): PermissionReply {
  * `[a] yes, always for bash(npx tape x) in this session` (not for a question to run a command
  * outside the sandbox: {@link answerKeys}), the {@link prefixChoice} when offered, `[n] no`,
  * `[t] no, and tell the model why`. `key` renders the keys (bold on the full screen);
- * each face lays them out at its width (text-wrap.ts `wrapChoices`). Rules quote the command:
- * drawn without terminal control sequences (events/errors.ts terminalText).
+ * each face lays them out at its width (text-wrap.ts `wrapChoices`). Rules quote the command or
+ * path: their control characters are drawn as code points, `⟨U+001B⟩` (events/errors.ts
+ * markedText), so the rule shown is the rule recorded, and no sequence reaches the terminal.
  */
 export function permissionChoices(
   request: PermissionRequest,
   key: (text: string) => string = (text) => text,
 ): string[] {
   const prefix = prefixChoice(request, key);
-  const always = `${key("[a]")} yes, always for ${terminalText(request.alwaysRule)} in this session`;
+  const always = `${key("[a]")} yes, always for ${markedText(request.alwaysRule)} in this session`;
   return [
     `${key("[y]")} yes, once`,
     ...(offersAlwaysAnswers(request.sandbox) ? [always] : []),
@@ -112,7 +113,8 @@ function prefixChoice(
     return undefined;
   }
   const note = stillAskedNote(prefix.notCovered);
-  return `${key("[p]")} yes, always for ${terminalText(`${prefix.rule} in this session${note}`)}`;
+  const rule = markedText(prefix.rule);
+  return `${key("[p]")} yes, always for ${rule}${terminalText(` in this session${note}`)}`;
 }
 
 /**

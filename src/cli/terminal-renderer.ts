@@ -65,7 +65,7 @@ export class TerminalRenderer {
         this.turnStart();
         return;
       case "tool.execution_start":
-        this.options.spinner?.start(`running ${event.data.toolName}`);
+        this.options.spinner?.start(`running ${terminalText(event.data.toolName)}`);
         return;
       case "tool.execution_complete":
         this.toolsSinceText = true;

@@ -39,8 +39,13 @@ export function callSummary(parameters: JsonObject, maxLength = Number.POSITIVE_
   if (first === undefined) {
     return shortArguments(parameters);
   }
-  const text = terminalText(first).replace(/\s+/g, " ");
+  const text = oneLine(first);
   return text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text;
+}
+
+/** Text the model wrote, as one line of a terminal: without control sequences, whitespace folded. */
+function oneLine(text: string): string {
+  return terminalText(text).replace(/\s+/g, " ");
 }
 
 /** Lines of a failed command's output shown under its tool line without --verbose. */
@@ -83,12 +88,12 @@ export function toolOutcome(toolCall: ToolCall, callArguments: JsonObject): Tool
       String(callArguments.old_str ?? ""),
       String(callArguments.new_str ?? ""),
     );
-    return { failed: false, label: path, detail: `+${added} −${removed}`, output: "" };
+    return { failed: false, label: oneLine(path), detail: `+${added} −${removed}`, output: "" };
   }
   if (toolName === "create" && path !== undefined) {
     const text = String(callArguments.file_text ?? "");
     const detail = text === "" ? "(empty file)" : `+${lineCount(text)}`;
-    return { failed: false, label: path, detail, output: "" };
+    return { failed: false, label: oneLine(path), detail, output: "" };
   }
   const note = toolCall.note === undefined ? undefined : terminalText(toolCall.note);
   return { failed: false, output: "", ...(note === undefined ? {} : { note }) };
@@ -132,7 +137,8 @@ export function toolLines(
   const callArguments = toolCall.startedAt === undefined ? {} : toolCall.arguments;
   const outcome = toolOutcome(toolCall, callArguments);
   const summary = outcome.label ?? callSummary(callArguments, SHORT_ARGUMENTS_LENGTH);
-  const call = `${toolCall.toolName} ${summary}`.trim();
+  // The name is the model's too: an unknown tool's can hold anything.
+  const call = `${oneLine(toolCall.toolName)} ${summary}`.trim();
   const duration = toolCall.durationMs === undefined ? "" : ` (${toolCall.durationMs} ms)`;
   const symbol = outcomeSymbol(toolCall.status);
   const mark = paint(symbol === "✓" ? "32" : symbol === "⊘" ? "33" : "31", symbol);

@@ -5,7 +5,6 @@ import { makeFolders } from "../events/errors.js";
 import type { FileChange } from "../events/events.js";
 import { defineTool, type ToolCheck, type ToolContext, type ToolResult } from "./define-tool.js";
 import { fileChange, MAX_FILE_CHANGE_CHARACTERS } from "./file-change.js";
-import { writeFileAtomically } from "./file-writing.js";
 import { decodeFileBytes } from "./text-decoding.js";
 import { describeCharacter, encodeFileText } from "./text-encoding.js";
 import {
@@ -82,7 +81,9 @@ async function createFile(input: CreateInput, context: ToolContext): Promise<Too
   if (writeTextFile !== undefined) {
     await writeTextFile.call(context.client, absolutePath, input.file_text, context.signal);
   } else {
-    await writeFileAtomically(absolutePath, plan.bytes, context.signal);
+    // Loaded at the first write, not at start-up: a run's first request needs none of it.
+    const { writeFileAtomically } = await import("./file-writing.js");
+    await writeFileAtomically(absolutePath, plan.bytes, context.signal, input.path);
   }
   const verb = plan.existed ? "Overwrote" : "Created";
   const characters = input.file_text.length;

@@ -2,7 +2,6 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool, type ToolCheck, type ToolContext, type ToolResult } from "./define-tool.js";
 import { fileChange } from "./file-change.js";
-import { writeFileAtomically } from "./file-writing.js";
 import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
 import { describeCharacter, encodeFileText } from "./text-encoding.js";
 import { type Replacement, replaceOnce } from "./text-replacement.js";
@@ -87,7 +86,9 @@ async function editFile(input: EditInput, context: ToolContext): Promise<ToolRes
   if (writeThroughClient !== undefined) {
     await writeThroughClient.call(context.client, absolutePath, replacement.text, context.signal);
   } else {
-    await writeFileAtomically(absolutePath, plan.bytes, context.signal);
+    // Loaded at the first write, not at start-up: a run's first request needs none of it.
+    const { writeFileAtomically } = await import("./file-writing.js");
+    await writeFileAtomically(absolutePath, plan.bytes, context.signal, input.path);
   }
   const change = fileChange(absolutePath, file.text, replacement.text);
   return {
@@ -221,8 +222,12 @@ function refused(message: string): ReadOutcome {
 
 function describeMiss(miss: Exclude<Replacement, { kind: "replaced" }>, path: string): string {
   if (miss.kind === "ambiguous") {
+    // Counting stops at 1000 (text-replacement.ts): a one-character old_str can match everywhere.
+    const count = miss.atLeast ? `at least ${miss.count}` : `${miss.count}`;
+    const lines = describeLines(miss.lines, false);
+    const where = miss.atLeast ? `the first ${miss.count} on ${lines}` : lines;
     return (
-      `old_str matches ${miss.count} places in ${path} (${describeLines(miss.lines)}); it must ` +
+      `old_str matches ${count} places in ${path} (${where}); it must ` +
       "match exactly one. Add surrounding lines to old_str to make it unique. The file was not " +
       "changed."
     );
@@ -232,19 +237,22 @@ function describeMiss(miss: Exclude<Replacement, { kind: "replaced" }>, path: st
     return `${notFound} View the file and copy the text exactly.`;
   }
   return (
-    `${notFound} It does match at ${describeLines(miss.looseMatchLines)} if whitespace and line ` +
+    `${notFound} It does match at ${describeLines(miss.looseMatchLines, miss.looseMatchesCut)} if whitespace and line ` +
     "endings are ignored: copy the indentation, spaces and line breaks exactly as the file has them."
   );
 }
 
-/** `line 4` or `lines 2, 5, 9` (cut after {@link MAX_LISTED_LINES} with `and N more`). */
-function describeLines(lines: readonly number[]): string {
+/**
+ * `line 4` or `lines 2, 5, 9` (cut after {@link MAX_LISTED_LINES} with `and N more`); `cut`: the
+ * search stopped counting (text-replacement.ts), so `and at least N more`.
+ */
+function describeLines(lines: readonly number[], cut: boolean): string {
   if (lines.length === 1) {
     return `line ${lines[0]}`;
   }
   const shown = lines.slice(0, MAX_LISTED_LINES).join(", ");
   const more = lines.length - MAX_LISTED_LINES;
-  return `lines ${shown}${more > 0 ? ` and ${more} more` : ""}`;
+  return `lines ${shown}${more > 0 ? ` and ${cut ? "at least " : ""}${more} more` : ""}`;
 }
 
 /**

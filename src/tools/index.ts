@@ -20,7 +20,6 @@ export {
   type ToolResult,
 } from "./define-tool.js";
 export { type EditInput, editTool } from "./edit.js";
-export { writeFileAtomically } from "./file-writing.js";
 export { type GlobInput, globTool } from "./glob.js";
 export { grepTool, runGrep } from "./grep.js";
 export type { GrepOptions } from "./grep-options.js";

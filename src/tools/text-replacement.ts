@@ -19,10 +19,15 @@ export type Replacement =
       kind: "not-found";
       /** 1-based lines where old_str starts when whitespace and line endings are ignored. */
       looseMatchLines: number[];
+      /** Whether the search for those stopped at {@link MAX_REPORTED_MATCHES}: there may be more. */
+      looseMatchesCut: boolean;
     }
   | {
       kind: "ambiguous";
+      /** Matches counted: at most {@link MAX_REPORTED_MATCHES}, where counting stops. */
       count: number;
+      /** Whether counting stopped at {@link MAX_REPORTED_MATCHES}: there may be more. */
+      atLeast: boolean;
       /** 1-based lines where the matches start, each line once, ascending. */
       lines: number[];
     };
@@ -54,6 +59,7 @@ export function replaceOnce(text: string, oldString: string, newString: string):
       return {
         kind: "ambiguous",
         count: positions.length,
+        atLeast: positions.length >= MAX_REPORTED_MATCHES,
         lines: [...new Set(lineNumbersOf(text, positions))],
       };
     }
@@ -64,7 +70,8 @@ export function replaceOnce(text: string, oldString: string, newString: string):
       diff: replacementDiff(text, position, end, replacement),
     };
   }
-  return { kind: "not-found", looseMatchLines: looseMatchLines(text, oldString) };
+  const loose = looseMatches(text, oldString);
+  return { kind: "not-found", looseMatchLines: loose.lines, looseMatchesCut: loose.cut };
 }
 
 /** `\r\n` when most line breaks are CRLF, `\n` when most are LF, `undefined` for one-line text. */
@@ -131,10 +138,10 @@ const LOOSE_MATCH_BLOCK_LINES = 4_096;
  * lines at a time (with the lines after them that a match starting in them spans), so that a
  * miss in a 50 MiB file does not hold its 2.6 million lines at once.
  */
-function looseMatchLines(text: string, oldString: string): number[] {
+function looseMatches(text: string, oldString: string): { lines: number[]; cut: boolean } {
   const needle = oldString.split("\n").map(normaliseLine).join("\n");
   if (needle.trim() === "") {
-    return [];
+    return { lines: [], cut: false };
   }
   // A match spans as many lines as the needle has: normalised lines hold no line break.
   const spanned = countOf(needle, "\n");
@@ -162,7 +169,7 @@ function looseMatchLines(text: string, oldString: string): number[] {
       break;
     }
   }
-  return [...new Set(found)];
+  return { lines: [...new Set(found)], cut: matches >= MAX_REPORTED_MATCHES };
 }
 
 function normaliseLine(line: string): string {

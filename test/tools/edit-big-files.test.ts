@@ -174,11 +174,13 @@ describe("a miss's lines where old_str matches loosely, in a file of 10,000 line
     expect(replaceOnce(text, "alpha beta\ngamma", "x")).toEqual({
       kind: "not-found",
       looseMatchLines: [1, 4_094, 4_096, 8_192, 9_999],
+      looseMatchesCut: false,
     });
     const spaced = Array.from({ length: 3_000 }, () => "x  y").join("\n");
     expect(replaceOnce(spaced, "x y\nx y", "z")).toEqual({
       kind: "not-found",
       looseMatchLines: Array.from({ length: 1_000 }, (_, index) => index + 1),
+      looseMatchesCut: true,
     });
   });
 });
@@ -196,5 +198,40 @@ describe("the hash of an edited text over 64 Ki characters", () => {
     expect(answer.knownFile).toEqual(
       knownFile(path, `${"a".repeat(65_534)}A𝄞${"b\n".repeat(40_000)}`),
     );
+  });
+});
+
+describe("edit: an old_str matching more places than are counted", () => {
+  it("says 'at least' the count where counting stops (trial 41 F6: 2,000,000 matches read '1000')", async () => {
+    const path = join(directory, "oneline.txt");
+    await writeFile(path, `${"x".repeat(2_000_000)}\n${"y".repeat(10)}\n`);
+    const result = await runTool(
+      editTool,
+      { path: "oneline.txt", old_str: "x".repeat(10), new_str: "z" },
+      makeContext(directory),
+    );
+    const fewer = await runTool(
+      editTool,
+      { path: "oneline.txt", old_str: "y".repeat(9), new_str: "z" },
+      makeContext(directory),
+    );
+    await writeFile(join(directory, "loose.txt"), "a b\n".repeat(2000));
+    const loose = await runTool(
+      editTool,
+      { path: "loose.txt", old_str: "a  b", new_str: "z" },
+      makeContext(directory),
+    );
+    const first = Array.from({ length: 20 }, (_, index) => index + 1).join(", ");
+    expect(loose.content).toBe(
+      `old_str was not found in ${join(directory, "loose.txt")}; the file was not changed. It ` +
+        `does match at lines ${first} and at least 980 more if whitespace and line endings are ` +
+        "ignored: copy the indentation, spaces and line breaks exactly as the file has them.",
+    );
+    expect([result.content, fewer.content]).toEqual([
+      `old_str matches at least 1000 places in ${path} (the first 1000 on line 1); it must match ` +
+        "exactly one. Add surrounding lines to old_str to make it unique. The file was not changed.",
+      `old_str matches 2 places in ${path} (line 2); it must match exactly one. Add surrounding ` +
+        "lines to old_str to make it unique. The file was not changed.",
+    ]);
   });
 });

@@ -137,7 +137,8 @@ export class ToolCallView implements Component {
     const [state, ...preview] = this.detail();
     const summary = this.summary();
     // A call without arguments to show (a `view` without a path) has no gap for them.
-    const head = `${this.mark()} ${theme.bold(this.toolCall.toolName)}${summary === "" ? "" : ` ${summary}`}`;
+    const name = terminalText(this.toolCall.toolName);
+    const head = `${this.mark()} ${theme.bold(name)}${summary === "" ? "" : ` ${summary}`}`;
     const room = width - visibleWidth(state ?? "") - 2;
     const line =
       state === undefined || room < 10
