@@ -4,6 +4,7 @@ import type {
   LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
 import { abortFinished } from "../events/errors.js";
+import { ANSWER_HEAD_BYTES, failureOfAnswer } from "./answer-shape.js";
 import { type ClassifiedFailure, classifyFailure } from "./errors.js";
 import { brokenStreamFailure, ENDED_EARLY } from "./failure-words.js";
 import { watchBodyBytes } from "./http-response.js";
@@ -44,6 +45,8 @@ export interface AttemptSettings {
   isTerminator: ((rawChunk: unknown) => boolean) | undefined;
   /** Whether the model's `fetch` fills in shared huge texts (huge-messages.ts). */
   sharesHugeTexts: boolean;
+  /** The provider's `<provider>:<model>`, which names its wire (answer-shape.ts). */
+  typeId: string;
 }
 
 /**
@@ -75,6 +78,8 @@ export class ModelAttempt {
   /** Whether the wire's terminator was seen (or none is awaited). */
   #terminated: boolean;
   #releaseTexts = () => {};
+  /** The answer's first bytes ({@link ANSWER_HEAD_BYTES}, decoded), or "" before any. */
+  #answerHead = "";
   readonly #abortAttempt = () => this.#controller.abort(this.#signal.reason);
 
   constructor(settings: AttemptSettings, request: ModelRequest, signal: AbortSignal) {
@@ -85,7 +90,13 @@ export class ModelAttempt {
       this.#controller.abort(new Error("stalled")),
     );
     // Bytes arriving count as progress, parsed or not: one large event takes a while to arrive.
-    watchBodyBytes(this.#controller.signal, () => this.#watchdog.progress());
+    // The first few KiB are kept: a failure is said from what the answer was (answer-shape.ts).
+    watchBodyBytes(this.#controller.signal, (bytes) => {
+      this.#watchdog.progress();
+      if (this.#answerHead.length < ANSWER_HEAD_BYTES) {
+        this.#answerHead += bytes.subarray(0, ANSWER_HEAD_BYTES).toString("utf8");
+      }
+    });
     this.#toolCallIds = new ToolCallIdAssigner(request.messages);
     // A non-streaming reply is one JSON body: the SDK parsed it whole, so it cannot be cut off
     // unnoticed and has no stream terminator to wait for (issue 27: Anthropic via the Copilot SDK).
@@ -169,7 +180,7 @@ export class ModelAttempt {
         const value = await parts.next();
         if (value === DONE) {
           if (!this.#assembler.finished || !this.#terminated) {
-            return { ok: false, failure: cutOffFailure(), shown: this.#shown };
+            return { ok: false, failure: this.#said(cutOffFailure()), shown: this.#shown };
           }
           this.#ended = true;
           return { type: "done", ...this.#assembler.reply() };
@@ -178,7 +189,11 @@ export class ModelAttempt {
         this.#watchdog.progress();
         if (part.type === "error") {
           await parts.cancel(undefined).catch(() => undefined);
-          return { ok: false, failure: classifyFailure(part.error), shown: this.#shown };
+          return {
+            ok: false,
+            failure: this.#said(classifyFailure(part.error)),
+            shown: this.#shown,
+          };
         }
         if (part.type === "raw") {
           this.#terminated ||= this.#settings.isTerminator?.(part.rawValue) === true;
@@ -231,7 +246,13 @@ export class ModelAttempt {
       const failure: ClassifiedFailure = { errorType: "stalled", message, retryable: true };
       return { ok: false, failure, shown: this.#shown };
     }
-    return { ok: false, failure: classifyFailure(error), shown: this.#shown };
+    return { ok: false, failure: this.#said(classifyFailure(error)), shown: this.#shown };
+  }
+
+  /** `failure` as what the answer's first bytes show it was (answer-shape.ts). */
+  #said(failure: ClassifiedFailure): ClassifiedFailure {
+    const head = this.#answerHead === "" ? undefined : this.#answerHead;
+    return failureOfAnswer(failure, head, this.#settings.typeId);
   }
 }
 
