@@ -51,7 +51,8 @@ describe("a mark logged before the request of the turn it is listed with", () =>
     const markdown = sessionViewMarkdown(compactedView());
     expect(markdown.split("\n").filter((line) => line.startsWith("- **"))).toEqual([
       "- **compaction** 6 ms before the request: compaction started (10324 of 12000 tokens)",
-      "- **compaction** 1 ms before the request: compacted: 10324 → 3243 tokens",
+      // Its result, logged after the compaction turn's end, is that turn's (trial 41, F11).
+      "- **compaction** at +14 ms: compacted: 10324 → 3243 tokens",
     ]);
     expect(markdown).not.toContain("−");
   });
