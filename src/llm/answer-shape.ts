@@ -6,14 +6,11 @@
  * failure; or its own advice, in its functions' names).
  */
 
-import { type ClassifiedFailure, errorBodyFailure } from "./errors.js";
+import { type ClassifiedFailure, plainStreamFailure } from "./errors.js";
 import { boundedMessage } from "./failure-words.js";
 
 /** The streaming wires turnloop's providers speak (README, "Choosing a model"). */
 export type Wire = "chat" | "responses" | "anthropic";
-
-/** Bytes of an answer's body kept to read its shape: an error body or a wire's first event. */
-export const ANSWER_HEAD_BYTES = 4096;
 
 /** What each wire is called, and the model prefix that speaks it. */
 const WIRES: Record<Wire, { speaks: string; events: string; prefix: string }> = {
@@ -117,4 +114,25 @@ function errorBodyOf(head: string): Record<string, unknown> | undefined {
   return isError && !("choices" in body || "output" in body || "content" in body)
     ? body
     : undefined;
+}
+
+/**
+ * The failure of a successful answer (HTTP 2xx) whose body is an error object in place of a
+ * reply (`{"error": {message, type, code}}`, Anthropic's `{"type": "error", "error": {…}}`), as
+ * some gateways answer a quota, key or routing failure: said in the server's words, with its type
+ * or code in brackets, and categorised and retried as the same error inside a stream would be
+ * (errors.ts `plainStreamFailure`: a rate limit or an overload is retried, `insufficient_quota` is not).
+ */
+function errorBodyFailure(body: Record<string, unknown>): ClassifiedFailure {
+  const inner = body.error;
+  const fields =
+    typeof inner === "object" && inner !== null ? (inner as Record<string, unknown>) : {};
+  const message =
+    typeof fields.message === "string" ? fields.message : typeof inner === "string" ? inner : "";
+  const kind = [fields.type, fields.code, fields.status].find(
+    (value) => (typeof value === "string" && value !== "") || typeof value === "number",
+  );
+  const words = `the server answered HTTP 200 with an error body${kind === undefined ? "" : ` (${kind})`}: ${message || JSON.stringify(inner)}`;
+  const numeric = typeof fields.code === "number" && fields.code >= 400 && fields.code < 600;
+  return plainStreamFailure({ ...body, ...(numeric ? { statusCode: fields.code } : {}) }, words);
 }

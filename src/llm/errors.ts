@@ -137,7 +137,10 @@ function inStreamError(error: APICallError): string | undefined {
  * other 500). Retried as that status is, except `insufficient_quota`; the loop retries only
  * while nothing of the attempt was shown.
  */
-function plainStreamFailure(error: Record<string, unknown>, text: string): ClassifiedFailure {
+export function plainStreamFailure(
+  error: Record<string, unknown>,
+  text: string,
+): ClassifiedFailure {
   const inner = typeof error.error === "object" && error.error !== null ? error.error : error;
   const { type, code } = inner as Record<string, unknown>;
   const kind = [code, type, error.code, error.type]
@@ -148,27 +151,6 @@ function plainStreamFailure(error: Record<string, unknown>, text: string): Class
   const errorType = categoryOfStatus(statusCode, `${text} ${kind}`);
   const retryable = isRetryableType(errorType) && !kind.includes("insufficient_quota");
   return { errorType, message: boundedMessage(text), retryable };
-}
-
-/**
- * The failure of a successful answer (HTTP 2xx) whose body is an error object in place of a
- * reply (`{"error": {message, type, code}}`, Anthropic's `{"type": "error", "error": {…}}`), as
- * some gateways answer a quota, key or routing failure: said in the server's words, with its type
- * or code in brackets, and categorised and retried as the same error inside a stream would be
- * ({@link plainStreamFailure}: a rate limit or an overload is retried, `insufficient_quota` is not).
- */
-export function errorBodyFailure(body: Record<string, unknown>): ClassifiedFailure {
-  const inner = body.error;
-  const fields =
-    typeof inner === "object" && inner !== null ? (inner as Record<string, unknown>) : {};
-  const message =
-    typeof fields.message === "string" ? fields.message : typeof inner === "string" ? inner : "";
-  const kind = [fields.type, fields.code, fields.status].find(
-    (value) => (typeof value === "string" && value !== "") || typeof value === "number",
-  );
-  const words = `the server answered HTTP 200 with an error body${kind === undefined ? "" : ` (${kind})`}: ${message || JSON.stringify(inner)}`;
-  const numeric = typeof fields.code === "number" && fields.code >= 400 && fields.code < 600;
-  return plainStreamFailure({ ...body, ...(numeric ? { statusCode: fields.code } : {}) }, words);
 }
 
 /** The HTTP status an in-stream error's type and code name ({@link plainStreamFailure}). */

@@ -4,7 +4,6 @@ import type {
   LanguageModelV3StreamPart,
 } from "@ai-sdk/provider";
 import { abortFinished } from "../events/errors.js";
-import { ANSWER_HEAD_BYTES, failureOfAnswer } from "./answer-shape.js";
 import { type ClassifiedFailure, classifyFailure } from "./errors.js";
 import { brokenStreamFailure, ENDED_EARLY } from "./failure-words.js";
 import { watchBodyBytes } from "./http-response.js";
@@ -180,7 +179,7 @@ export class ModelAttempt {
         const value = await parts.next();
         if (value === DONE) {
           if (!this.#assembler.finished || !this.#terminated) {
-            return { ok: false, failure: this.#said(cutOffFailure()), shown: this.#shown };
+            return { ok: false, failure: await this.#said(cutOffFailure()), shown: this.#shown };
           }
           this.#ended = true;
           return { type: "done", ...this.#assembler.reply() };
@@ -191,7 +190,7 @@ export class ModelAttempt {
           await parts.cancel(undefined).catch(() => undefined);
           return {
             ok: false,
-            failure: this.#said(classifyFailure(part.error)),
+            failure: await this.#said(classifyFailure(part.error)),
             shown: this.#shown,
           };
         }
@@ -234,7 +233,7 @@ export class ModelAttempt {
     }
   }
 
-  #failure(error: unknown): AttemptOutcome {
+  async #failure(error: unknown): Promise<AttemptOutcome> {
     if (this.#watchdog.stalled && !this.#signal.aborted) {
       // Not rounded: a sub-second limit must not read "no data for 0 s".
       const seconds = this.#settings.idleTimeoutMs / 1000;
@@ -246,13 +245,19 @@ export class ModelAttempt {
       const failure: ClassifiedFailure = { errorType: "stalled", message, retryable: true };
       return { ok: false, failure, shown: this.#shown };
     }
-    return { ok: false, failure: this.#said(classifyFailure(error)), shown: this.#shown };
+    return { ok: false, failure: await this.#said(classifyFailure(error)), shown: this.#shown };
   }
 
-  /** `failure` as what the answer's first bytes show it was (answer-shape.ts). */
-  #said(failure: ClassifiedFailure): ClassifiedFailure {
-    const head = this.#answerHead === "" ? undefined : this.#answerHead;
-    return failureOfAnswer(failure, head, this.#settings.typeId);
+  /**
+   * `failure` as what the answer's first bytes show it was (answer-shape.ts, imported on a
+   * failure only: no request that succeeds loads it, nor does the start-up path).
+   */
+  async #said(failure: ClassifiedFailure): Promise<ClassifiedFailure> {
+    if (this.#answerHead === "" || failure.statusCode !== undefined) {
+      return failure;
+    }
+    const { failureOfAnswer } = await import("./answer-shape.js");
+    return failureOfAnswer(failure, this.#answerHead, this.#settings.typeId);
   }
 }
 
@@ -312,6 +317,9 @@ function progressEvent(
       return undefined;
   }
 }
+
+/** Bytes of an answer's body kept to read its shape: an error body or a wire's first event. */
+const ANSWER_HEAD_BYTES = 4096;
 
 /** A body that ended (cleanly or not) before the wire's end of reply: a network failure. */
 function cutOffFailure(): ClassifiedFailure {
