@@ -11,34 +11,49 @@ export { abortNote };
  */
 
 /**
- * `stopped: <reason>` for a prompt that ended before its answer was complete because a limit or
- * the model stopped it (`max_tokens`, `max_turn_requests`, `refusal`), as `-p` says it on stderr;
- * undefined for a finished answer (`end_turn`) and a cancel (which the `abort` line says).
+ * `stopped: …` for a prompt that ended before its answer was complete because a limit or the
+ * model stopped it (events/errors.ts `stoppedNote`'s words), as `-p` says it on stderr; undefined
+ * for a finished answer (`end_turn`) and a cancel (which the `abort` line says).
  * `why`, when given, follows: the repetition guard's reason, since `max_turn_requests` alone
  * reads as `--max-turns`. Without it, `max_turn_requests` with the limit `maxTurns` (model
  * requests) names it and how to go on where the note is read (`goOn`, `-p`'s words by default):
- * `stopped: reached the turn limit (1); continue with --continue or raise --max-turns`.
+ * `stopped: reached the turn limit (1); continue with --continue or raise --max-turns`; a reply
+ * cut at the output limit says how to have the model go on (`goOn.outputLimit`).
  */
 export function stopNote(
   stopReason: StopReason,
   why?: string,
   maxTurns?: number,
-  goOn: string = PROMPT_GO_ON,
+  goOn: GoOn = PROMPT_GO_ON,
 ): string | undefined {
   if (stopReason === "max_turn_requests" && why === undefined && maxTurns !== undefined) {
-    return `stopped: reached the turn limit (${maxTurns}); ${goOn}`;
+    return `stopped: reached the turn limit (${maxTurns}); ${goOn.turnLimit}`;
   }
-  return stoppedNote(stopReason, why);
+  const note = stoppedNote(stopReason, why);
+  return stopReason === "max_tokens" && note !== undefined ? `${note}; ${goOn.outputLimit}` : note;
 }
 
-/** How to go on after `-p` reached its turn limit: another run. */
-const PROMPT_GO_ON = "continue with --continue or raise --max-turns";
+/** How to go on after a face's prompt stopped at a limit: the turn limit, the output limit. */
+export interface GoOn {
+  turnLimit: string;
+  outputLimit: string;
+}
+
+/** How to go on after `-p` stopped at a limit: another run. */
+const PROMPT_GO_ON: GoOn = {
+  turnLimit: "continue with --continue or raise --max-turns",
+  outputLimit: "its text so far is kept: continue with --continue to have the model go on",
+};
 
 /**
- * How to go on after a prompt of the interactive session reached its turn limit: the limit
- * counts the model requests of one prompt, so the next message gets as many again.
+ * How to go on after a prompt of the interactive session stopped at a limit: the turn limit
+ * counts the model requests of one prompt, so the next message gets as many again; a reply cut at
+ * the output limit goes on from the next message.
  */
-export const INTERACTIVE_GO_ON = "send a message to go on";
+export const INTERACTIVE_GO_ON: GoOn = {
+  turnLimit: "send a message to go on",
+  outputLimit: "send a message to have the model go on",
+};
 
 /**
  * {@link stopNote} for how a prompt ended, with `goOn` said after the turn limit; undefined after
@@ -47,7 +62,7 @@ export const INTERACTIVE_GO_ON = "send a message to go on";
 export function outcomeNote(
   outcome: PromptOutcome,
   maxTurns: number,
-  goOn?: string,
+  goOn?: GoOn,
 ): string | undefined {
   return "stopReason" in outcome
     ? stopNote(outcome.stopReason, outcome.repetition, maxTurns, goOn)

@@ -1,3 +1,4 @@
+import type { PromptOutcome } from "../agent/loop.js";
 import { errorMessage, warningLine } from "../events/errors.js";
 import type { ModelConfiguration } from "../llm/models.js";
 import { monotonicMilliseconds } from "../llm/stall-watchdog.js";
@@ -9,7 +10,7 @@ import { isEmptyPrompt } from "../session/prompt-attachments.js";
 import type { RunConfig } from "../session/run-config.js";
 import type { Session, SessionAgentSettings } from "../session/session.js";
 import type { PromptOptions } from "./arguments.js";
-import { stopNote } from "./event-notes.js";
+import { outcomeNote } from "./event-notes.js";
 import { gatherWithTrust } from "./mcp-trust-question.js";
 import { noTerminalReason } from "./no-terminal-reason.js";
 import { promptText } from "./prompt-input.js";
@@ -299,6 +300,18 @@ async function stderrWrap(stderr: NodeJS.WritableStream): Promise<(line: string)
 }
 
 /**
+ * How `-p`'s prompt stopped before its answer was complete, for stderr (before the summary line):
+ * a limit or the model (event-notes.ts `stopNote`), or autopilot's cap; undefined otherwise.
+ */
+function stopLine(outcome: PromptOutcome, maxTurns: number): string | undefined {
+  const autopilotCap =
+    "stopped: autopilot reached --max-autopilot-continues and the task was not marked complete";
+  return "stopReason" in outcome && outcome.autopilotStopped !== undefined
+    ? autopilotCap
+    : outcomeNote(outcome, maxTurns);
+}
+
+/**
  * Runs the prompt, stopped from outside as {@link watchPromptStops} says (Ctrl-C, SIGTERM,
  * SIGHUP, a closed stdout or stderr: the log ends cleanly instead of mid-turn).
  */
@@ -313,28 +326,21 @@ async function runWithSignals(
   const stops = watchPromptStops(session, io, EXIT.cancelled);
   try {
     const outcome = await session.prompt(settings, prompt);
-    output.finish(outcome, monotonicMilliseconds() - started);
+    output.finish(outcome, monotonicMilliseconds() - started, stopLine(outcome, settings.maxTurns));
     if ("error" in outcome) {
       return outcome.promptTooLarge === undefined ? EXIT.error : EXIT.promptTooLarge;
     }
     switch (outcome.stopReason) {
       case "end_turn":
-        if (outcome.autopilotStopped !== undefined) {
-          io.stderr.write(
-            "turnloop: stopped: autopilot reached --max-autopilot-continues and the task was not marked complete\n",
-          );
-          return EXIT.incomplete;
-        }
         // The warning line said it: an empty answer is not a finished one (README's exit codes).
-        return outcome.emptyAnswer === true ? EXIT.incomplete : EXIT.endTurn;
+        return outcome.autopilotStopped !== undefined || outcome.emptyAnswer === true
+          ? EXIT.incomplete
+          : EXIT.endTurn;
       case "cancelled":
         return stops.cancelledExitCode();
       case "max_tokens":
       case "max_turn_requests":
       case "refusal":
-        io.stderr.write(
-          `turnloop: ${stopNote(outcome.stopReason, outcome.repetition, settings.maxTurns)}\n`,
-        );
         return EXIT.incomplete;
     }
   } finally {

@@ -17,8 +17,11 @@ import { type RendererOptions, TerminalRenderer } from "./terminal-renderer.js";
  */
 export interface PromptOutput {
   unsubscribe: () => void;
-  /** Called once with the outcome: summary line, result object, or the quiet answer. */
-  finish(outcome: PromptOutcome, elapsedMs: number): void;
+  /**
+   * Called once with the outcome: summary line, result object, or the quiet answer. `stopLine`:
+   * how a prompt stopped early (`stopped: …`), said on stderr before the summary line.
+   */
+  finish(outcome: PromptOutcome, elapsedMs: number, stopLine?: string): void;
 }
 
 export function promptOutput(
@@ -43,24 +46,37 @@ export function promptOutput(
     collector.handle(event);
     show(event);
   });
-  const textEnding = (outcome: PromptOutcome, elapsedMs: number) =>
-    writeTextEnding({ io, outcome, elapsedMs, session, collector, renderer, errorShown });
-  const finish = (outcome: PromptOutcome, elapsedMs: number) => {
+  const textEnding = (outcome: PromptOutcome, elapsedMs: number, stopLine?: string) =>
+    writeTextEnding({
+      io,
+      outcome,
+      elapsedMs,
+      session,
+      collector,
+      renderer,
+      errorShown,
+      stopLine,
+    });
+  const endingLines = (outcome: PromptOutcome, stopLine: string | undefined) => {
+    const failed = writeEndingLine(io, outcome, session, collector.cancelReason);
+    if (stopLine !== undefined) {
+      io.stderr.write(`turnloop: ${stopLine}\n`);
+    }
+    return failed;
+  };
+  const finish = (outcome: PromptOutcome, elapsedMs: number, stopLine?: string) => {
     const saved = session.unsavedLog() === undefined;
     const result = collector.result(outcome, saved ? session.id : null, elapsedMs);
     lines?.end();
     if (format === "json" || format === "stream-json") {
       printJson(result);
       if (options.verbose) {
-        textEnding(outcome, elapsedMs);
+        textEnding(outcome, elapsedMs, stopLine);
       } else {
-        writeEndingLine(io, outcome, session, collector.cancelReason);
+        endingLines(outcome, stopLine);
       }
     } else if (options.quiet) {
-      if (
-        writeEndingLine(io, outcome, session, collector.cancelReason) &&
-        !collector.answeredDespite(outcome)
-      ) {
+      if (endingLines(outcome, stopLine) && !collector.answeredDespite(outcome)) {
         return;
       }
       // On a terminal without its control sequences; to a pipe or a file as the model sent it.
@@ -68,7 +84,7 @@ export function promptOutput(
         io.stdoutIsTerminal === true ? terminalText(collector.finalText) : collector.finalText;
       io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
     } else {
-      textEnding(outcome, elapsedMs);
+      textEnding(outcome, elapsedMs, stopLine);
     }
   };
   return { unsubscribe, finish };
@@ -84,11 +100,14 @@ interface TextEnding {
   renderer: TerminalRenderer;
   /** Whether the renderer already showed the prompt's error (its `session.error` was logged). */
   errorShown: boolean;
+  /** How the prompt stopped early (`stopped: …`), written before the summary line. */
+  stopLine: string | undefined;
 }
 
 /**
  * The text mode's ending: the answer on the renderer's stdout, then on stderr the error when
- * no event showed it, how to try a failed prompt again, and the summary line.
+ * no event showed it, how to try a failed prompt again, how it stopped early, and the summary
+ * line, last (README, "Using it").
  */
 function writeTextEnding(ending: TextEnding): void {
   const { io, outcome, session, collector, renderer } = ending;
@@ -102,6 +121,9 @@ function writeTextEnding(ending: TextEnding): void {
   const sessionId = session.unsavedLog() === undefined ? session.id : undefined;
   if (sessionId !== undefined && failedForNow(outcome)) {
     io.stderr.write(`turnloop: ${failedPromptNote({ kind: "prompt", sessionId })}\n`);
+  }
+  if (ending.stopLine !== undefined) {
+    io.stderr.write(`turnloop: ${ending.stopLine}\n`);
   }
   const summary = renderer.summary({
     totals: collector.totals,

@@ -123,10 +123,10 @@ export interface NotOpened {
 }
 
 /**
- * Says why the session could not be opened: on stderr, or, for a store's refusal or a session
- * another process holds under `--output-format json`/`stream-json`, as the one result object
- * scripts read (README: one object when the prompt ends, `error` saying why), as a new session's
- * refused first write says it.
+ * Says why the session could not be opened: on stderr, and, for a store's refusal or a session
+ * another process holds under `--output-format json`/`stream-json`, also as the one result object
+ * scripts read (README, "JSON output": one object when the prompt ends, `error` saying why, and
+ * the error of a failed prompt on stderr), as a new session's refused first write says it.
  */
 export function sayNotOpened(
   opened: NotOpened,
@@ -134,8 +134,8 @@ export function sayNotOpened(
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
 ): void {
   const { storage, held, message } = opened;
+  io.stderr.write(`turnloop: ${message}\n`);
   if ((storage === undefined && held === undefined) || outputFormat === "text") {
-    io.stderr.write(`turnloop: ${message}\n`);
     return;
   }
   const outcome = { error: { errorType: "storage" as const, message } };

@@ -253,17 +253,22 @@ export function abortNote(reason: string): string {
 }
 
 /**
- * `stopped: <stop reason>` for a prompt a limit or the model stopped before its answer was
- * complete (`max_tokens`, `max_turn_requests`, `refusal`), `why` after it when given; undefined
- * for a finished answer (`end_turn`) and a cancel (its `abort` line says it). A face that knows
- * the turn limit says more (cli/event-notes.ts `stopNote`).
+ * `stopped: …` for a prompt a limit or the model stopped before its answer was complete, in plain
+ * words with the stop reason in brackets (`the reply reached the model's output limit
+ * (max_tokens)`, `the provider refused to answer (refusal, its content filter); rephrase …`), or
+ * `stopped: max_turn_requests`, `why` after it when given; undefined for a finished answer
+ * (`end_turn`) and a cancel (its `abort` line says it). A face that knows the turn limit, or how
+ * to go on, says more (cli/event-notes.ts `stopNote`).
  */
 export function stoppedNote(stopReason: StopReason, why?: string): string | undefined {
+  const after = why === undefined ? "" : `: ${why}`;
   switch (stopReason) {
     case "max_turn_requests":
+      return `stopped: ${stopReason}${after}`;
     case "max_tokens":
+      return `stopped: the reply reached the model's output limit (max_tokens)${after}`;
     case "refusal":
-      return `stopped: ${stopReason}${why === undefined ? "" : `: ${why}`}`;
+      return `stopped: the provider refused to answer (refusal, its content filter)${after}; rephrase the prompt, or use another model`;
     case "end_turn":
     case "cancelled":
       return undefined;

@@ -76,6 +76,7 @@ export class AiSdkProvider implements Provider {
       idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       isTerminator: options.isTerminator,
       sharesHugeTexts: options.sharesHugeTexts === true,
+      typeId: this.typeId,
     };
   }
 

@@ -137,7 +137,10 @@ function inStreamError(error: APICallError): string | undefined {
  * other 500). Retried as that status is, except `insufficient_quota`; the loop retries only
  * while nothing of the attempt was shown.
  */
-function plainStreamFailure(error: Record<string, unknown>, text: string): ClassifiedFailure {
+export function plainStreamFailure(
+  error: Record<string, unknown>,
+  text: string,
+): ClassifiedFailure {
   const inner = typeof error.error === "object" && error.error !== null ? error.error : error;
   const { type, code } = inner as Record<string, unknown>;
   const kind = [code, type, error.code, error.type]

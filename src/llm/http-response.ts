@@ -151,7 +151,7 @@ export function bodyStream(
     const lines = new CommentLines();
     source.on("data", (chunk: Buffer) => {
       if (lines.carriesMore(chunk)) {
-        onBytes();
+        onBytes(chunk);
       }
     });
   }
@@ -178,18 +178,18 @@ export function bodyStream(
 }
 
 /** What {@link watchBodyBytes} registered, by the request's abort signal (held weakly). */
-const bodyByteWatchers = new WeakMap<AbortSignal, () => void>();
+const bodyByteWatchers = new WeakMap<AbortSignal, (bytes: Buffer) => void>();
 
 /**
- * Calls `onBytes` each time bytes of the body of a response to a request made with `signal` (its
- * `fetch` init's) arrive, before anything parses them, unless they are only SSE comment lines
- * (`: ping`) and blank lines: the model stream's stall watchdog (model-attempt.ts) counts such
+ * Calls `onBytes` with the bytes each time bytes of the body of a response to a request made with
+ * `signal` (its `fetch` init's) arrive, before anything parses them, unless they are only SSE
+ * comment lines (`: ping`) and blank lines: the model stream's stall watchdog (model-attempt.ts) counts such
  * bytes as a sign of life, so one large event that takes long to arrive is no stall, while a
  * server sending keep-alive comments and nothing else still stalls (case 20, test C). For the
  * responses of `httpFetch` and its kin (http-fetch.ts); the AI SDK hands the call's `abortSignal`
  * to `fetch` as it is.
  */
-export function watchBodyBytes(signal: AbortSignal, onBytes: () => void): void {
+export function watchBodyBytes(signal: AbortSignal, onBytes: (bytes: Buffer) => void): void {
   bodyByteWatchers.set(signal, onBytes);
 }
 

@@ -44,6 +44,8 @@ export interface AttemptSettings {
   isTerminator: ((rawChunk: unknown) => boolean) | undefined;
   /** Whether the model's `fetch` fills in shared huge texts (huge-messages.ts). */
   sharesHugeTexts: boolean;
+  /** The provider's `<provider>:<model>`, which names its wire (answer-shape.ts). */
+  typeId: string;
 }
 
 /**
@@ -75,6 +77,8 @@ export class ModelAttempt {
   /** Whether the wire's terminator was seen (or none is awaited). */
   #terminated: boolean;
   #releaseTexts = () => {};
+  /** The answer's first bytes ({@link ANSWER_HEAD_BYTES}, decoded), or "" before any. */
+  #answerHead = "";
   readonly #abortAttempt = () => this.#controller.abort(this.#signal.reason);
 
   constructor(settings: AttemptSettings, request: ModelRequest, signal: AbortSignal) {
@@ -85,7 +89,13 @@ export class ModelAttempt {
       this.#controller.abort(new Error("stalled")),
     );
     // Bytes arriving count as progress, parsed or not: one large event takes a while to arrive.
-    watchBodyBytes(this.#controller.signal, () => this.#watchdog.progress());
+    // The first few KiB are kept: a failure is said from what the answer was (answer-shape.ts).
+    watchBodyBytes(this.#controller.signal, (bytes) => {
+      this.#watchdog.progress();
+      if (this.#answerHead.length < ANSWER_HEAD_BYTES) {
+        this.#answerHead += bytes.subarray(0, ANSWER_HEAD_BYTES).toString("utf8");
+      }
+    });
     this.#toolCallIds = new ToolCallIdAssigner(request.messages);
     // A non-streaming reply is one JSON body: the SDK parsed it whole, so it cannot be cut off
     // unnoticed and has no stream terminator to wait for (issue 27: Anthropic via the Copilot SDK).
@@ -169,7 +179,7 @@ export class ModelAttempt {
         const value = await parts.next();
         if (value === DONE) {
           if (!this.#assembler.finished || !this.#terminated) {
-            return { ok: false, failure: cutOffFailure(), shown: this.#shown };
+            return { ok: false, failure: await this.#said(cutOffFailure()), shown: this.#shown };
           }
           this.#ended = true;
           return { type: "done", ...this.#assembler.reply() };
@@ -178,7 +188,11 @@ export class ModelAttempt {
         this.#watchdog.progress();
         if (part.type === "error") {
           await parts.cancel(undefined).catch(() => undefined);
-          return { ok: false, failure: classifyFailure(part.error), shown: this.#shown };
+          return {
+            ok: false,
+            failure: await this.#said(classifyFailure(part.error)),
+            shown: this.#shown,
+          };
         }
         if (part.type === "raw") {
           this.#terminated ||= this.#settings.isTerminator?.(part.rawValue) === true;
@@ -219,7 +233,7 @@ export class ModelAttempt {
     }
   }
 
-  #failure(error: unknown): AttemptOutcome {
+  async #failure(error: unknown): Promise<AttemptOutcome> {
     if (this.#watchdog.stalled && !this.#signal.aborted) {
       // Not rounded: a sub-second limit must not read "no data for 0 s".
       const seconds = this.#settings.idleTimeoutMs / 1000;
@@ -231,7 +245,19 @@ export class ModelAttempt {
       const failure: ClassifiedFailure = { errorType: "stalled", message, retryable: true };
       return { ok: false, failure, shown: this.#shown };
     }
-    return { ok: false, failure: classifyFailure(error), shown: this.#shown };
+    return { ok: false, failure: await this.#said(classifyFailure(error)), shown: this.#shown };
+  }
+
+  /**
+   * `failure` as what the answer's first bytes show it was (answer-shape.ts, imported on a
+   * failure only: no request that succeeds loads it, nor does the start-up path).
+   */
+  async #said(failure: ClassifiedFailure): Promise<ClassifiedFailure> {
+    if (this.#answerHead === "" || failure.statusCode !== undefined) {
+      return failure;
+    }
+    const { failureOfAnswer } = await import("./answer-shape.js");
+    return failureOfAnswer(failure, this.#answerHead, this.#settings.typeId);
   }
 }
 
@@ -291,6 +317,9 @@ function progressEvent(
       return undefined;
   }
 }
+
+/** Bytes of an answer's body kept to read its shape: an error body or a wire's first event. */
+const ANSWER_HEAD_BYTES = 4096;
 
 /** A body that ended (cleanly or not) before the wire's end of reply: a network failure. */
 function cutOffFailure(): ClassifiedFailure {

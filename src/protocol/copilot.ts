@@ -301,13 +301,34 @@ export interface WirePermissionRequest {
 }
 
 /**
+ * The kinds of a {@link PermissionDecision} the runtime takes (the Copilot SDK's
+ * `PermissionDecision` in its `rpc.ts`, with the legacy result spellings it also accepts; the
+ * server's mapping: src/server/permissions.ts `replyFor`). `no-result` is the SDK's own: its
+ * handler returns it to leave the question to another client, and nothing is sent.
+ */
+export type PermissionDecisionKind =
+  | "approve-once"
+  | "approve-for-session"
+  | "approve-for-location"
+  | "approve-permanently"
+  | "reject"
+  | "user-not-available"
+  | "no-result"
+  | "approved"
+  | "approved-for-session"
+  | "approved-for-location"
+  | `denied-${string}`;
+
+/**
  * An app's answer (`session.permissions.handlePendingPermissionRequest {requestId, result}`).
  * `approve-once` allows this call; `approve-for-session` (and `-for-location`, `-permanently`)
  * also record a session rule; `reject` denies (with `feedback` for the model);
- * `user-not-available` denies. Legacy spellings `approved` / `denied-*` are accepted.
+ * `user-not-available` denies. Legacy spellings `approved` / `denied-*` are accepted. A kind
+ * outside {@link PermissionDecisionKind} does not compile (trial 41: `approve_once` did, and
+ * denied every call at run time).
  */
 export interface PermissionDecision {
-  kind: string;
+  kind: PermissionDecisionKind;
   feedback?: string;
 }
 

@@ -176,6 +176,7 @@ export class TurnloopClient {
     const connection = this.connection;
     if (connection !== undefined) {
       for (const session of this.sessions.values()) {
+        session.endWaits(new Error("the client stopped before the prompt ended"));
         await session.disconnect().catch(() => undefined);
       }
       if (this.transport?.owned === true) {

@@ -129,7 +129,8 @@ export class TurnloopSession {
    * was aborted (as the Copilot SDK, it resolves, not rejects) or dropped unrun by an abort.
    * @throws Error with the message of the prompt's `session.error`; a timeout Error after
    * `timeoutMs` (the prompt keeps running: call {@link abort} to stop it); an Error when the
-   * connection closes or the client stops first.
+   * connection closes, the session is disconnected ("the session was disconnected before the
+   * prompt ended") or the client stops ("the client stopped before the prompt ended") first.
    */
   async sendAndWait(
     options: MessageOptions | string,
@@ -199,11 +200,16 @@ export class TurnloopSession {
     })) as HistoryCompactResult;
   }
 
-  /** Ends this app's use of the session (`session.detach`); it stays on disk for resume. */
+  /**
+   * Ends this app's use of the session (`session.detach`); it stays on disk for resume. A
+   * {@link sendAndWait} still waiting rejects first: "the session was disconnected before the
+   * prompt ended" (detaching cancels the running prompt, whose end would read as an abort's).
+   */
   async disconnect(): Promise<void> {
     if (this.disconnected) {
       return;
     }
+    this.endWaits(new Error("the session was disconnected before the prompt ended"));
     await this.request("session.detach", { sessionId: this.sessionId });
     this.markDisconnected(new Error("the session was disconnected"));
   }
@@ -312,6 +318,11 @@ export class TurnloopSession {
     for (const controller of this.running.values()) {
       controller.abort();
     }
+    this.endWaits(error);
+  }
+
+  /** @internal Rejects every {@link sendAndWait} still waiting with `error` (`client.stop()`). */
+  endWaits(error: Error): void {
     for (const reject of this.disconnectWaiters) {
       reject(error);
     }

@@ -28,6 +28,7 @@ export type {
   Attachment,
   ExternalToolResult,
   PermissionDecision,
+  PermissionDecisionKind,
   PermissionKind,
   ProviderConfig,
   SessionCreateResult,

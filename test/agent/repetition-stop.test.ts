@@ -43,9 +43,10 @@ describe("-p and a model repeating a tool call", () => {
     expect(result.code).toBe(2);
     expect(model.requests).toHaveLength(5);
     const cause = "the model made the same tool call with the same result 5 turns in a row";
-    expect(result.stderr.trimEnd().split("\n").at(-1)).toBe(
-      `turnloop: stopped: max_turn_requests: ${cause}`,
-    );
+    // The stop line, then the summary line, last (trial 41, F15: README's order).
+    const lines = result.stderr.trimEnd().split("\n");
+    expect(lines.at(-2)).toBe(`turnloop: stopped: max_turn_requests: ${cause}`);
+    expect(lines.at(-1)).toMatch(/^5 turns · /);
     // The log: the guard's notice inside the last turn, whose end carries the stop.
     const events = await loggedEvents(printedSessionId(result.stderr));
     expect(events.slice(-2).map((event) => [event.type, event.data])).toEqual([

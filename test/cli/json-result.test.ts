@@ -177,10 +177,20 @@ describe("a session another process holds (trial finding 8)", () => {
     });
     await streaming.opened;
     const refused = await cli(["-p", "x", "--continue", "--output-format", "json"]);
+    // Trial 41 (F7): the refusal reached stdout's object only; stderr carries a failed
+    // prompt's error in both JSON formats (README, "JSON output").
+    const refusedLines = await cli(["-p", "x", "--continue", "--output-format", "stream-json"]);
     released.open();
     expect((await holder).code).toBe(0);
     expect(refused.code).toBe(1);
     const result = JSON.parse(refused.stdout) as Record<string, unknown>;
+    const { message } = result.error as { message: string };
+    expect(refused.stderr).toBe(`turnloop: ${message}\n`);
+    expect({
+      code: refusedLines.code,
+      stdout: refusedLines.stdout,
+      stderr: refusedLines.stderr,
+    }).toEqual({ code: 1, stdout: refused.stdout, stderr: `turnloop: ${message}\n` });
     expect(result).toMatchObject({
       type: "result",
       subtype: "error_during_execution",

@@ -293,3 +293,72 @@ describe("errors inside an answered stream", () => {
     });
   });
 });
+
+// Trial 41 (F12): a gateway answering a streaming request with HTTP 200 and a JSON error body was
+// said as "the model's stream broke off" and sent again as a network failure; its words were lost.
+describe("an error body answered with HTTP 200", () => {
+  test("is said in the server's words; a quota error is not sent again", async ({ cli, model }) => {
+    const quota = { error: { message: "quota exceeded for this key", type: "insufficient_quota" } };
+    model.setResponder(() => ({ status: 200, body: quota }));
+    const result = await run(cli, "openai-compatible:fake-model", `${model.url}/v1`);
+    expect({
+      code: result.code,
+      requests: model.requests.length,
+      lines: errorLines(result.stderr).map((line) =>
+        line.replace(/--resume [0-9a-f-]{36}/, "--resume <id>"),
+      ),
+    }).toEqual({
+      code: 1,
+      requests: 1,
+      lines: [
+        "turnloop: the server answered HTTP 200 with an error body (insufficient_quota): quota exceeded for this key",
+        'turnloop: the prompt is kept in the session: to try again, turnloop -p --resume <id> "continue"',
+      ],
+    });
+  });
+
+  test("a rate limit or an overload in such a body is sent again, on every wire", async ({
+    cli,
+    model,
+  }) => {
+    const seen = [];
+    const openaiShaped = { error: { message: "slow down", type: "rate_limit_exceeded" } };
+    const anthropicShaped = {
+      type: "error",
+      error: { type: "overloaded_error", message: "Overloaded" },
+    };
+    for (const modelId of [
+      "openai-compatible:fake-model",
+      "openai-chat:gpt-4.1",
+      "openai:gpt-5",
+      "anthropic:claude-sonnet-4-5",
+    ]) {
+      const body = modelId.startsWith("anthropic") ? anthropicShaped : openaiShaped;
+      model.enqueue({ status: 200, body }, { text: "after" });
+      const result = await run(cli, modelId, `${model.url}/v1`);
+      seen.push({
+        modelId,
+        code: result.code,
+        stdout: result.stdout,
+        lines: errorLines(result.stderr).map((line) => line.replace(/\d+\.\d s/, "N s")),
+      });
+    }
+    const retried = (words: string) => [`turnloop: warning: retrying in N s (attempt 1): ${words}`];
+    const rateLimit = retried(
+      "the server answered HTTP 200 with an error body (rate_limit_exceeded): slow down",
+    );
+    expect(seen).toEqual([
+      { modelId: "openai-compatible:fake-model", code: 0, stdout: "after\n", lines: rateLimit },
+      { modelId: "openai-chat:gpt-4.1", code: 0, stdout: "after\n", lines: rateLimit },
+      { modelId: "openai:gpt-5", code: 0, stdout: "after\n", lines: rateLimit },
+      {
+        modelId: "anthropic:claude-sonnet-4-5",
+        code: 0,
+        stdout: "after\n",
+        lines: retried(
+          "the server answered HTTP 200 with an error body (overloaded_error): Overloaded",
+        ),
+      },
+    ]);
+  });
+});

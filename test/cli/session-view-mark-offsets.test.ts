@@ -12,7 +12,7 @@ const at = (ms: number) => new Date(Date.UTC(2026, 0, 4, 0, 0, 0, ms)).toISOStri
 
 /** A prompt whose second request follows a compaction (its own turn, purpose compaction). */
 function compactedView() {
-  const lines: Array<[number, string, Record<string, unknown>]> = [
+  const lines: TimedEvents = [
     [0, "user.message", { content: "go on", source: "user" }],
     [10, "assistant.turn_start", { turnId: "t1" }],
     [40, "assistant.message", { messageId: "m1", content: "Looking.", toolRequests: [] }],
@@ -39,6 +39,14 @@ function compactedView() {
     [90, "assistant.message", { messageId: "m3", content: "Done.", toolRequests: [] }],
     [95, "assistant.turn_end", { turnId: "t3", status: "completed", finishReason: "stop" }],
   ];
+  return viewOf(lines);
+}
+
+/** A log's events, each `[ms after the start, type, data]`, and the session view built from them. */
+type TimedEvents = Array<[number, string, Record<string, unknown>]>;
+
+/** The session view of `lines` (fold.ts, as `sessions view` and the exports build it). */
+function viewOf(lines: TimedEvents) {
   const events = lines.map(([ms, type, data], index) => ({
     line: index + 1,
     event: { type, data, id: `e${index}`, timestamp: at(ms), parentId: null },
@@ -51,7 +59,8 @@ describe("a mark logged before the request of the turn it is listed with", () =>
     const markdown = sessionViewMarkdown(compactedView());
     expect(markdown.split("\n").filter((line) => line.startsWith("- **"))).toEqual([
       "- **compaction** 6 ms before the request: compaction started (10324 of 12000 tokens)",
-      "- **compaction** 1 ms before the request: compacted: 10324 → 3243 tokens",
+      // Its result, logged after the compaction turn's end, is that turn's (trial 41, F11).
+      "- **compaction** at +14 ms: compacted: 10324 → 3243 tokens",
     ]);
     expect(markdown).not.toContain("−");
   });
@@ -65,6 +74,102 @@ describe("a mark logged before the request of the turn it is listed with", () =>
       "6 ms before the request",
       "+0 ms",
       "+12 ms",
+    ]);
+  });
+});
+
+// Trial 41 (F11): the Markdown export filed an automatic compaction's result ("compacted: A → B
+// tokens" and its summary) under the next turn, "1 ms before the request", and a manual one
+// (`sessions compact`, another process, after the prompt's last turn) in the prompt's closing
+// marks, timed from that prompt's start. Each compaction's marks now go with its own turn.
+
+/** A prompt with an automatic compaction, then a manual one from another process, then a prompt. */
+function compactedTwice() {
+  const lines: TimedEvents = [
+    [0, "user.message", { content: "go on", source: "user" }],
+    [10, "assistant.turn_start", { turnId: "t1" }],
+    [40, "assistant.message", { messageId: "m1", content: "Looking.", toolRequests: [] }],
+    [50, "assistant.turn_end", { turnId: "t1", status: "completed", finishReason: "stop" }],
+    [
+      51,
+      "session.compaction_start",
+      { trigger: "threshold", currentTokens: 10324, tokenLimit: 12000 },
+    ],
+    [57, "assistant.turn_start", { turnId: "t2", purpose: "compaction" }],
+    [70, "assistant.message", { messageId: "m2", content: "summary one", toolRequests: [] }],
+    [70, "assistant.turn_end", { turnId: "t2", status: "completed", finishReason: "stop" }],
+    [
+      71,
+      "session.compaction_complete",
+      {
+        success: true,
+        trigger: "threshold",
+        preCompactionTokens: 10324,
+        postCompactionTokens: 3243,
+        summaryContent: "summary one",
+      },
+    ],
+    [72, "assistant.turn_start", { turnId: "t3" }],
+    [90, "assistant.message", { messageId: "m3", content: "Done.", toolRequests: [] }],
+    [
+      95,
+      "assistant.turn_end",
+      { turnId: "t3", status: "completed", finishReason: "stop", stopReason: "end_turn" },
+    ],
+    // `turnloop sessions compact <id>`, nine seconds later, in another process.
+    [9000, "session.resume", { resumeTime: at(9000), eventCount: 12, repaired: [] }],
+    [
+      9008,
+      "session.compaction_start",
+      { trigger: "manual", currentTokens: 3533, tokenLimit: 12000 },
+    ],
+    [9020, "assistant.turn_start", { turnId: "t4", purpose: "compaction" }],
+    [9030, "assistant.message", { messageId: "m4", content: "summary two", toolRequests: [] }],
+    [9031, "assistant.turn_end", { turnId: "t4", status: "completed", finishReason: "stop" }],
+    [
+      9033,
+      "session.compaction_complete",
+      {
+        success: true,
+        trigger: "manual",
+        preCompactionTokens: 3533,
+        postCompactionTokens: 1219,
+        summaryContent: "summary two",
+      },
+    ],
+    [12000, "session.resume", { resumeTime: at(12000), eventCount: 19, repaired: [] }],
+    [12010, "user.message", { content: "next", source: "user" }],
+    [12020, "assistant.turn_start", { turnId: "t5" }],
+    [12030, "assistant.message", { messageId: "m5", content: "Next.", toolRequests: [] }],
+    [
+      12040,
+      "assistant.turn_end",
+      { turnId: "t5", status: "completed", finishReason: "stop", stopReason: "end_turn" },
+    ],
+  ];
+  return viewOf(lines);
+}
+
+describe("the Markdown export's compactions", () => {
+  test("each compaction's start and result are filed under its own turn, timed from its request", () => {
+    const markdown = sessionViewMarkdown(compactedTwice());
+    const outline = markdown
+      .split("\n")
+      .filter((line) => /^(## |### |- \*\*)/.test(line))
+      .map((line) => line.replace(/ · \d+ ms · .*$/, ""));
+    expect(outline).toEqual([
+      "## Prompt 1 · end_turn",
+      "### Turn 1 · completed",
+      "### Turn 2 · compaction · completed",
+      "- **compaction** 6 ms before the request: compaction started (10324 of 12000 tokens)",
+      "- **compaction** at +14 ms: compacted: 10324 → 3243 tokens",
+      "### Turn 3 · completed",
+      "### Turn 4 · compaction · completed",
+      "- **compaction** 12 ms before the request: compaction started (3533 of 12000 tokens)",
+      "- **compaction** at +13 ms: compacted: 3533 → 1219 tokens",
+      "## Prompt 2 · end_turn",
+      "- **resume** 10 ms before the prompt: session resumed",
+      "### Turn 5 · completed",
     ]);
   });
 });

@@ -2,7 +2,7 @@
 
 import { assignDefined, count, type Fields, text } from "./fields.js";
 import type { Folder } from "./folder.js";
-import type { ViewCompaction, ViewMark } from "./view-model.js";
+import type { ViewCompaction, ViewMark, ViewTurn } from "./view-model.js";
 
 /** `session.compaction_start`: a compaction row and its "compaction started" mark. */
 export function compactionStart(folder: Folder, at: number, data: Fields): void {
@@ -38,5 +38,18 @@ export function compactionComplete(folder: Folder, at: number, data: Fields): vo
   const numbers = `${compaction.tokensBefore ?? "?"} → ${compaction.tokensAfter ?? "?"} tokens`;
   const mark: ViewMark = { kind: "compaction", at, text: `${outcome}: ${numbers}` };
   assignDefined(mark, { detail: compaction.summary });
-  folder.mark(mark);
+  // Logged after its turn's end: filed with that turn (trial 41), not the next one or the prompt's
+  // closing marks (a manual compaction, after the prompt's last turn).
+  const turn = compactionTurn(folder, compaction.at);
+  folder.mark(mark, turn?.turnId);
+}
+
+/**
+ * The turn a compaction that started at `startAt` made its request in: the latest turn, when its
+ * purpose is `compaction` and it began at or after the start. Undefined otherwise (a log without
+ * the compaction's turn).
+ */
+function compactionTurn(folder: Folder, startAt: number): ViewTurn | undefined {
+  const turn = folder.turns.at(-1);
+  return turn?.purpose === "compaction" && turn.requestAt >= startAt ? turn : undefined;
 }
