@@ -57,13 +57,8 @@ export function promptOutput(
       errorShown,
       stopLine,
     });
-  const endingLines = (outcome: PromptOutcome, stopLine: string | undefined) => {
-    const failed = writeEndingLine(io, outcome, session, collector.cancelReason);
-    if (stopLine !== undefined) {
-      io.stderr.write(`turnloop: ${stopLine}\n`);
-    }
-    return failed;
-  };
+  const endingLines = (outcome: PromptOutcome, stopLine: string | undefined) =>
+    writeEndingLines(io, outcome, session, collector, stopLine);
   const finish = (outcome: PromptOutcome, elapsedMs: number, stopLine?: string) => {
     const saved = session.unsavedLog() === undefined;
     const result = collector.result(outcome, saved ? session.id : null, elapsedMs);
@@ -76,18 +71,38 @@ export function promptOutput(
         endingLines(outcome, stopLine);
       }
     } else if (options.quiet) {
-      if (endingLines(outcome, stopLine) && !collector.answeredDespite(outcome)) {
-        return;
+      if (!endingLines(outcome, stopLine) || collector.answeredDespite(outcome)) {
+        writeQuietAnswer(io, collector.finalText);
       }
-      // On a terminal without its control sequences; to a pipe or a file as the model sent it.
-      const text =
-        io.stdoutIsTerminal === true ? terminalText(collector.finalText) : collector.finalText;
-      io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
     } else {
       textEnding(outcome, elapsedMs, stopLine);
     }
   };
   return { unsubscribe, finish };
+}
+
+/**
+ * The ending line of a prompt that did not end well (`writeEndingLine`), then how it stopped early
+ * (`stopLine`, on stderr before any summary). True when the prompt failed.
+ */
+function writeEndingLines(
+  io: PromptIo,
+  outcome: PromptOutcome,
+  session: Session,
+  collector: PromptResultCollector,
+  stopLine: string | undefined,
+): boolean {
+  const failed = writeEndingLine(io, outcome, session, collector.cancelReason);
+  if (stopLine !== undefined) {
+    io.stderr.write(`turnloop: ${stopLine}\n`);
+  }
+  return failed;
+}
+
+/** `--quiet`'s answer: on a terminal without its control sequences; to a pipe or a file as sent. */
+function writeQuietAnswer(io: PromptIo, finalText: string): void {
+  const text = io.stdoutIsTerminal === true ? terminalText(finalText) : finalText;
+  io.stdout.write(text === "" || text.endsWith("\n") ? text : `${text}\n`);
 }
 
 /** What the text mode's ending writes: its answer (text mode only), error, hint and summary. */
