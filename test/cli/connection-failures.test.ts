@@ -184,7 +184,7 @@ describe("a connection to the model's server that fails: what each face is told"
           errorType: "network",
           // When the reset lands (connecting, or after the request was written) is the kernel's.
           message: expect.stringMatching(
-            /^the model server (closed the connection after the request was sent, before answering \((read ECONNRESET|socket hang up|write EPIPE)|reset the connection while it was being made \(connect ECONNRESET 127\.0\.0\.1:\d+)\)$/,
+            /^the model server (closed the connection after the request was sent, before answering \((read ECONNRESET|socket hang up|write EPIPE|write ECONNRESET)|reset the connection while it was being made \(connect ECONNRESET 127\.0\.0\.1:\d+)\)$/,
           ),
           resend: true,
         },

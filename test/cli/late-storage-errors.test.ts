@@ -161,7 +161,7 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills while a served session
         garbage: "",
         stderr: expect.stringMatching(
           new RegExp(
-            `^turnloop: ${disk.home}/session-state/${sessionId}/events\\.jsonl could not be written at exit \\(ENOSPC: no space left on device, write\\): 1 event held back since then is lost \\(session\\.info\\); a resume goes on after the last stored event\\n$`,
+            `^turnloop: ${disk.home}/session-state/${sessionId}/events\\.jsonl could not be written at exit \\(ENOSPC: no space left on device, write\\): 2 events held back since then are lost \\(session\\.info, session\\.shutdown\\); a resume goes on after the last stored event\\n$`,
           ),
         ),
       });

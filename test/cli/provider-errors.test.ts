@@ -340,7 +340,9 @@ describe("an error body answered with HTTP 200", () => {
         modelId,
         code: result.code,
         stdout: result.stdout,
-        lines: errorLines(result.stderr).map((line) => line.replace(/\d+\.\d s/, "N s")),
+        lines: errorLines(result.stderr).map((line) =>
+          line.replace(/(?<=retrying in )\d+(?:\.\d)? (?:ms|s|min)|\d+\.\d s/, "N s"),
+        ),
       });
     }
     const retried = (words: string) => [`turnloop: warning: retrying in N s (attempt 1): ${words}`];

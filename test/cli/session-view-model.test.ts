@@ -87,7 +87,7 @@ describe("the session view of a log in the newer order (turn_end after tools, tu
         times: [9541, none, 14541, 14543, 14543],
         cost: 0.46,
         tools: [],
-        marks: ["compaction@9540"],
+        marks: ["compaction@9540", "compaction@14544"],
       },
       {
         index: 4,
@@ -112,7 +112,7 @@ describe("the session view of a log in the newer order (turn_end after tools, tu
             },
           },
         ],
-        marks: ["compaction@14544", "permission@16552", "permission@20552"],
+        marks: ["permission@16552", "permission@20552"],
       },
       {
         index: 5,

@@ -96,7 +96,7 @@ test("a command cancelled and an edit made through the SDK: the log keeps the ou
     env: fixture.env,
   });
   expect(shown.stdout).toContain("begin\n");
-  expect(shown.stdout).toContain("@@ -1,2 +1,2 @@");
+  expect(shown.stdout).toContain("    1   one\n    2 - two\n    2 + 2\n");
   await run(process.execPath, [CLI_PATH, "-p", "More.", "--resume", sessionId], {
     env: fixture.env,
     cwd: fixture.cwd,
