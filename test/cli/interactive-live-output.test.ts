@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect } from "vitest";
+import { describe, type ExpectStatic, expect } from "vitest";
 import { runCli } from "../support/cli.js";
 import type { InteractiveTerminal } from "../support/interactive-terminal.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
@@ -72,10 +72,13 @@ async function runCommand(
 }
 
 /** Exits with Ctrl-D and answers the whole scrollback (the run's every row, as the user keeps it). */
-async function scrollbackAfterExit(terminal: InteractiveTerminal): Promise<string> {
+async function scrollbackAfterExit(
+  terminal: InteractiveTerminal,
+  check: ExpectStatic = expect,
+): Promise<string> {
   await terminal.idle();
   terminal.key("C-d");
-  expect((await terminal.exited()).code).toBe(0);
+  check((await terminal.exited()).code).toBe(0);
   return terminal.screen(2000);
 }
 
@@ -140,52 +143,6 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running command's outp
         `  ${"x".repeat(COLUMNS - 5)}...`,
       ]);
       expect(scrollback).not.toMatch(/running \d/);
-    },
-  );
-
-  // The session-28 trial (#3): `seq 1 500` ended as its last four lines, with no word of the
-  // 496 others. The note says how many and which command shows them; that command does.
-  interactiveTest(
-    "a finished command's longer output says how many earlier lines it leaves out and where all are",
-    async ({ fixture }) => {
-      const terminal = await runCommand(fixture, "seq 1 500");
-      const done = await terminal.waitFor(/Ran it\./);
-      const sessionId = /sessions export ([0-9a-f]{8}) /.exec(done)?.[1] ?? "(none)";
-      expect(rowsBelow("› run the command", done)).toEqual([
-        "✓ bash seq 1 500  Ns",
-        `  … 496 earlier lines (turnloop sessions export ${sessionId} --format markdown shows all)`,
-        "  497",
-        "  498",
-        "  499",
-        "  500",
-        "Ran it.",
-      ]);
-      await scrollbackAfterExit(terminal);
-      const exported = await runCli(["sessions", "export", sessionId, "--format", "markdown"], {
-        cwd: fixture.repository,
-        env: fixture.environment(),
-      });
-      const all = Array.from({ length: 500 }, (_, index) => String(index + 1)).join("\n");
-      expect(exported.stdout).toContain(all);
-    },
-  );
-
-  interactiveTest(
-    "tabs in the output keep the columns the command printed (a stop every eight), though drawn indented, and are cut at the edge",
-    async ({ fixture }) => {
-      // Fifteen `tab-N` columns, printed at once (a frame shows no half line): 120 columns once
-      // laid out, more than the 80 of the terminal.
-      const command = `printf 'tab-%d\\t' $(seq 1 15); echo; ${WAIT_FOR_GATE}`;
-      fixture.server.enqueue(bashCall(command), { text: "Ran it." });
-      const terminal = await fixture.openReady(["--allow-all-tools"], { columns: 80 });
-      terminal.type("run the command");
-      const columns = Array.from({ length: 15 }, (_, index) => `tab-${index + 1}`.padEnd(8));
-      const shown = `  ${columns.join("")}`.slice(0, 77);
-      const running = await terminal.waitFor(/running \d+\.\ds\n +tab-1 .*\.\.\.\n/);
-      expect(rowsBelow("› run the command", running).slice(1)).toEqual([`${shown}...`]);
-      await writeFile(join(fixture.repository, "gate"), "");
-      const done = await terminal.waitFor(/Ran it\./);
-      expect(rowsBelow("› run the command", done).slice(1)).toEqual([`${shown}...`, "Ran it."]);
     },
   );
 
@@ -282,19 +239,74 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running command's outp
       );
     },
   );
-
-  interactiveTest(
-    "a command that times out: its live lines give way to the timed-out call's view",
-    async ({ fixture }) => {
-      const command = "echo live-$((1+1)); sleep 60";
-      const terminal = await runCommand(fixture, command, { timeout: 2 });
-      await terminal.waitFor(/running \d+\.\ds\n +live-2\n/);
-      const done = await terminal.waitFor(/Ran it\./);
-      const final = [`✗ bash ${command}  timed out after 2 s`, "  live-2"];
-      expect(callBlock(done)).toEqual(final);
-      const scrollback = await scrollbackAfterExit(terminal);
-      expect(callBlock(scrollback)).toEqual(final);
-      expect(scrollback).not.toMatch(/running \d/);
-    },
-  );
 });
+
+// The timed-out case waits out its 2 s timeout on the clock, not the processor: beside two cases
+// that run no longer, the wait costs their runs, not 2 s after them. Each case has its own
+// terminal, fake model and repository (the fixture) and asserts with its own `expect`.
+describe.skipIf(tmuxMissing())(
+  "the interactive screen: a running command's output, beside a timeout's wait",
+  { concurrent: true },
+  () => {
+    interactiveTest(
+      "a command that times out: its live lines give way to the timed-out call's view",
+      async ({ fixture, expect }) => {
+        const command = "echo live-$((1+1)); sleep 60";
+        const terminal = await runCommand(fixture, command, { timeout: 2 });
+        await terminal.waitFor(/running \d+\.\ds\n +live-2\n/);
+        const done = await terminal.waitFor(/Ran it\./);
+        const final = [`✗ bash ${command}  timed out after 2 s`, "  live-2"];
+        expect(callBlock(done)).toEqual(final);
+        const scrollback = await scrollbackAfterExit(terminal, expect);
+        expect(callBlock(scrollback)).toEqual(final);
+        expect(scrollback).not.toMatch(/running \d/);
+      },
+    );
+
+    // The session-28 trial (#3): `seq 1 500` ended as its last four lines, with no word of the
+    // 496 others. The note says how many and which command shows them; that command does.
+    interactiveTest(
+      "a finished command's longer output says how many earlier lines it leaves out and where all are",
+      async ({ fixture, expect }) => {
+        const terminal = await runCommand(fixture, "seq 1 500");
+        const done = await terminal.waitFor(/Ran it\./);
+        const sessionId = /sessions export ([0-9a-f]{8}) /.exec(done)?.[1] ?? "(none)";
+        expect(rowsBelow("› run the command", done)).toEqual([
+          "✓ bash seq 1 500  Ns",
+          `  … 496 earlier lines (turnloop sessions export ${sessionId} --format markdown shows all)`,
+          "  497",
+          "  498",
+          "  499",
+          "  500",
+          "Ran it.",
+        ]);
+        await scrollbackAfterExit(terminal, expect);
+        const exported = await runCli(["sessions", "export", sessionId, "--format", "markdown"], {
+          cwd: fixture.repository,
+          env: fixture.environment(),
+        });
+        const all = Array.from({ length: 500 }, (_, index) => String(index + 1)).join("\n");
+        expect(exported.stdout).toContain(all);
+      },
+    );
+
+    interactiveTest(
+      "tabs in the output keep the columns the command printed (a stop every eight), though drawn indented, and are cut at the edge",
+      async ({ fixture, expect }) => {
+        // Fifteen `tab-N` columns, printed at once (a frame shows no half line): 120 columns once
+        // laid out, more than the 80 of the terminal.
+        const command = `printf 'tab-%d\\t' $(seq 1 15); echo; ${WAIT_FOR_GATE}`;
+        fixture.server.enqueue(bashCall(command), { text: "Ran it." });
+        const terminal = await fixture.openReady(["--allow-all-tools"], { columns: 80 });
+        terminal.type("run the command");
+        const columns = Array.from({ length: 15 }, (_, index) => `tab-${index + 1}`.padEnd(8));
+        const shown = `  ${columns.join("")}`.slice(0, 77);
+        const running = await terminal.waitFor(/running \d+\.\ds\n +tab-1 .*\.\.\.\n/);
+        expect(rowsBelow("› run the command", running).slice(1)).toEqual([`${shown}...`]);
+        await writeFile(join(fixture.repository, "gate"), "");
+        const done = await terminal.waitFor(/Ran it\./);
+        expect(rowsBelow("› run the command", done).slice(1)).toEqual([`${shown}...`, "Ran it."]);
+      },
+    );
+  },
+);
