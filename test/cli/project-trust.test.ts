@@ -2,6 +2,8 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { parseCommand } from "../../src/cli/arguments.js";
+import { configuredFace } from "../../src/session/face-config.js";
 import { CLI_PATH } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import { type CliFixtures, test } from "../support/fixtures.js";
@@ -37,39 +39,77 @@ function touchPwned(model: CliFixtures["model"]) {
   );
 }
 
+/** The warning's text for one held key of the project file at `path`. */
+function heldWarning(path: string, key: string): string {
+  return `${path}: not applying ${key}: this project is not trusted, and this key loosens permissions, sends data elsewhere or changes what a run may spend; run \`turnloop mcp trust\` in it to trust the whole project config`;
+}
+
 describe("an untrusted project's permissions", () => {
-  test.for([{ permissions: { mode: "full-access" } }, { permissions: { allow: ["bash(*)"] } }])(
-    "%j is held: the command is not run",
-    async (settings, { cli, model, repository }) => {
+  // Each loosening key is held by the same code (project-holds.ts) before the run config is
+  // resolved: each is checked on the function every face calls (face-config.ts
+  // `configuredFace`, with `-p`'s parsed flags), and one `-p` child shows what the user sees.
+  test.for([
+    { settings: { permissions: { mode: "full-access" } }, key: "permissions.mode" },
+    { settings: { permissions: { allow: ["bash(*)"] } }, key: "permissions.allow" },
+  ])(
+    "$key is held: it does not reach the run config, and the warning names it",
+    async ({ settings, key }, { home, repository }) => {
       const path = await projectConfig(repository, settings);
-      touchPwned(model);
-      const result = await cli(["-p", "make pwned", "--output-format", "json"]);
-      expect(existsSync(join(repository, "pwned"))).toBe(false);
-      const key = Object.keys(settings.permissions)[0];
-      expect(result.stderr.replace(/\(\d+ ms\)/, "(N ms)")).toBe(
-        `turnloop: warning: ${path}: not applying permissions.${key}: this project is not trusted, and this key loosens permissions, sends data elsewhere or changes what a run may spend; run \`turnloop mcp trust\` in it to trust the whole project config\n` +
-          "✗ bash touch pwned denied (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool 'bash(touch pwned)' or --allow-all-tools\n",
-      );
-      expect(result.code).toBe(0);
-      const {
-        session_id: _,
-        duration_ms: __,
-        ...shown
-      } = JSON.parse(result.stdout) as Record<string, unknown>;
-      expect(shown).toEqual({
-        type: "result",
-        subtype: "success",
-        is_error: false,
-        result: "Done.",
-        stop_reason: "end_turn",
-        num_turns: 2,
-        usage: { input_tokens: 20, output_tokens: 10, cache_read_input_tokens: 0 },
-        permission_denials: [
-          { tool_name: "bash", tool_use_id: "call_1", tool_input: { command: "touch pwned" } },
-        ],
+      const command = parseCommand(["-p", "make pwned"], repository);
+      if (command.kind !== "prompt") {
+        throw new Error(`parsed as ${command.kind}`);
+      }
+      const configured = await configuredFace(command.options, { TURNLOOP_HOME: home });
+      if (!configured.ok) {
+        throw new Error(configured.message);
+      }
+      const value = Object.values(settings.permissions)[0];
+      expect({
+        warnings: configured.warnings,
+        held: configured.held,
+        mode: configured.config.permissionMode,
+        allow: configured.config.allow,
+      }).toEqual({
+        warnings: [heldWarning(path, key)],
+        held: { path, keys: { [key]: value } },
+        mode: { value: "ask", source: "default" },
+        allow: [],
       });
     },
   );
+
+  test("a held permissions.mode: the command is not run, and the run says why", async ({
+    cli,
+    model,
+    repository,
+  }) => {
+    const path = await projectConfig(repository, { permissions: { mode: "full-access" } });
+    touchPwned(model);
+    const result = await cli(["-p", "make pwned", "--output-format", "json"]);
+    expect(existsSync(join(repository, "pwned"))).toBe(false);
+    expect(result.stderr.replace(/\(\d+ ms\)/, "(N ms)")).toBe(
+      `turnloop: warning: ${heldWarning(path, "permissions.mode")}\n` +
+        "✗ bash touch pwned denied (N ms): Permission denied for 'bash': no terminal to ask on; rerun with --allow-tool 'bash(touch pwned)' or --allow-all-tools\n",
+    );
+    expect(result.code).toBe(0);
+    const {
+      session_id: _,
+      duration_ms: __,
+      ...shown
+    } = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(shown).toEqual({
+      type: "result",
+      subtype: "success",
+      is_error: false,
+      result: "Done.",
+      stop_reason: "end_turn",
+      num_turns: 2,
+      usage: { input_tokens: 20, output_tokens: 10, cache_read_input_tokens: 0 },
+      permission_denials: [
+        { tool_name: "bash", tool_use_id: "call_1", tool_input: { command: "touch pwned" } },
+      ],
+    });
+  });
 
   test("once the project is trusted, the same file applies and the command runs", async ({
     cli,
