@@ -71,6 +71,42 @@ const PRIVATE_TEMPORARY_NOTE =
   "the workspace.";
 
 describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
+  // The cases whose tool results alone are asserted take them from one `-p` child per policy
+  // (each call's result is judged on its own; none of them writes where another reads): the
+  // commands of three workspace-write cases in one, of two read-only cases in another.
+  const escapedInside = () => join(outside, "confined.txt");
+  const escapedNode = () => join(outside, "node.txt");
+  const nodeWrite = () => {
+    const write = `require("fs").writeFileSync(${JSON.stringify(escapedNode())}, "x")`;
+    return `node -e 'try { ${write} } catch (e) { console.error(e.message.split(",")[0]); process.exit(1) }'`;
+  };
+  const probe = () => `exec 3<>/dev/tcp/127.0.0.1/${new URL(server.url).port} && echo connected`;
+  let trial: string;
+  let written: { confined: string; node: string; machineTmp: string };
+  let readOnly: { kept: string; network: string };
+  beforeAll(async () => {
+    trial = await mkdtemp(join("/tmp", "turnloop-sandbox-trial-"));
+    const [confined = "", node = "", machineTmp = ""] = await commandsThroughCli(
+      server,
+      [
+        `echo in > inside.txt && echo out > ${escapedInside()}`,
+        nodeWrite(),
+        `echo pwned > ${trial}/outside.txt`,
+      ],
+      { cwd: workspace, home, flags: ["--sandbox", "workspace-write", "--yolo"] },
+    );
+    written = { confined, node, machineTmp };
+    const [kept = "", network = ""] = await commandsThroughCli(
+      server,
+      ["echo in > kept-out.txt", probe()],
+      { cwd: workspace, home, flags: ["--sandbox", "read-only", "--yolo"] },
+    );
+    readOnly = { kept, network };
+  });
+  afterAll(async () => {
+    await removeTree(trial);
+  });
+
   test("unconfined, the command writes outside the workspace (the test can fail)", async () => {
     const escaped = join(outside, "unconfined.txt");
     const result = await runThroughCli(`echo out > ${escaped}`, ["--allow-all-tools"]);
@@ -78,12 +114,9 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
     expect(existsSync(escaped)).toBe(true);
   });
 
-  test("the command writes inside the workspace and not outside; the model is told why", async () => {
-    const escaped = join(outside, "confined.txt");
-    const command = `echo in > inside.txt && echo out > ${escaped}`;
-    const result = await runThroughCli(command, ["--sandbox", "workspace-write", "--yolo"]);
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.toolResult).toBe(
+  test("the command writes inside the workspace and not outside; the model is told why", () => {
+    const escaped = escapedInside();
+    expect(written.confined).toBe(
       `bash: line 1: ${escaped}: Read-only file system\n<exited with exit code 1>\n` +
         "The sandbox stopped this command: the sandbox lets it write only inside the workspace " +
         `(Read-only file system). It was not run outside the sandbox: ${NO_TERMINAL}rerun with ` +
@@ -126,16 +159,9 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
 
   // A fresh user's check: Node words it `EROFS: read-only file system` (npm's cache in ~/.npm),
   // which the sandbox did not know, so the command ended with no note and no flag.
-  test("Node's EROFS outside the workspace is known as the sandbox's, with the same way out", async () => {
-    const escaped = join(outside, "node.txt");
-    const write = `require("fs").writeFileSync(${JSON.stringify(escaped)}, "x")`;
-    const script = `try { ${write} } catch (e) { console.error(e.message.split(",")[0]); process.exit(1) }`;
-    const result = await runThroughCli(`node -e '${script}'`, [
-      "--sandbox",
-      "workspace-write",
-      "--yolo",
-    ]);
-    expect(result.toolResult).toBe(
+  test("Node's EROFS outside the workspace is known as the sandbox's, with the same way out", () => {
+    const escaped = escapedNode();
+    expect(written.node).toBe(
       "EROFS: read-only file system\n<exited with exit code 1>\n" +
         "The sandbox stopped this command: the sandbox lets it write only inside the workspace " +
         `(EROFS). It was not run outside the sandbox: ${NO_TERMINAL}rerun with ` +
@@ -144,14 +170,8 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
     expect(existsSync(escaped)).toBe(false);
   });
 
-  test("read-only: a write inside the workspace is stopped too, and the reason names the policy", async () => {
-    const result = await runThroughCli("echo in > kept-out.txt", [
-      "--sandbox",
-      "read-only",
-      "--yolo",
-    ]);
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.toolResult).toBe(
+  test("read-only: a write inside the workspace is stopped too, and the reason names the policy", () => {
+    expect(readOnly.kept).toBe(
       "bash: line 1: kept-out.txt: Read-only file system\n<exited with exit code 1>\n" +
         "The sandbox stopped this command: the read-only sandbox lets it write only its private " +
         `/tmp (Read-only file system). It was not run outside the sandbox: ${NO_TERMINAL}rerun ` +
@@ -232,30 +252,18 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
   // Trial 31: a write into a folder of the machine's /tmp fails (that folder is not in the
   // private /tmp), and the note said "what this command wrote there is gone" of a write that
   // never happened. The note is true either way now, and says why the folder is missing.
-  test("a write into a folder of the machine's /tmp fails, and its note claims no write", async () => {
-    const trial = await mkdtemp(join("/tmp", "turnloop-sandbox-trial-"));
-    try {
-      const failed = await runThroughCli(`echo pwned > ${trial}/outside.txt`, [
-        "--sandbox",
-        "workspace-write",
-        "--yolo",
-      ]);
-      expect(failed.toolResult).toBe(
-        `bash: line 1: ${trial}/outside.txt: No such file or directory\n<exited with exit code 1>\n` +
-          PRIVATE_TEMPORARY_NOTE,
-      );
-      expect(existsSync(join(trial, "outside.txt"))).toBe(false);
-    } finally {
-      await removeTree(trial);
-    }
+  test("a write into a folder of the machine's /tmp fails, and its note claims no write", () => {
+    expect(written.machineTmp).toBe(
+      `bash: line 1: ${trial}/outside.txt: No such file or directory\n<exited with exit code 1>\n` +
+        PRIVATE_TEMPORARY_NOTE,
+    );
+    expect(existsSync(join(trial, "outside.txt"))).toBe(false);
   });
 
   test("the network is off unless --sandbox-network", async () => {
-    const probe = "exec 3<>/dev/tcp/127.0.0.1/$PORT && echo connected";
     const port = new URL(server.url).port;
-    const command = probe.replace("$PORT", port);
-    const off = await runThroughCli(command, ["--sandbox", "read-only", "--yolo"]);
-    expect(off.toolResult).toBe(
+    const command = probe();
+    expect(readOnly.network).toBe(
       `bash: connect: Connection refused\nbash: line 1: /dev/tcp/127.0.0.1/${port}: Connection refused\n` +
         "<exited with exit code 1>\n" +
         "The sandbox stopped this command: the sandbox has no network (Connection refused). It " +
