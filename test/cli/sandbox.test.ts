@@ -71,9 +71,9 @@ const PRIVATE_TEMPORARY_NOTE =
   "the workspace.";
 
 describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
-  // The cases whose tool results alone are asserted take them from one `-p` child per policy
-  // (each call's result is judged on its own; none of them writes where another reads): the
-  // commands of three workspace-write cases in one, of two read-only cases in another.
+  // Each case's workspace-write and read-only commands whose tool results alone are asserted
+  // come from one `-p` child per policy (each call's result is judged on its own, each command
+  // in a bubblewrap of its own; none writes where another reads).
   const escapedInside = () => join(outside, "confined.txt");
   const escapedNode = () => join(outside, "node.txt");
   const nodeWrite = () => {
@@ -82,26 +82,64 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
   };
   const probe = () => `exec 3<>/dev/tcp/127.0.0.1/${new URL(server.url).port} && echo connected`;
   let trial: string;
-  let written: { confined: string; node: string; machineTmp: string };
-  let readOnly: { kept: string; network: string };
+  let written: Record<(typeof WRITTEN)[number], string>;
+  let readOnly: Record<(typeof READ_ONLY)[number], string>;
+  /** The workspace-write commands, by name. */
+  const WRITTEN = [
+    "confined",
+    "node",
+    "machineTmp",
+    "tmpWritten",
+    "underTmp",
+    "tmpRead",
+    "tmpCopied",
+    "tmpMentioned",
+  ] as const;
+  /** The read-only commands, by name. */
+  const READ_ONLY = ["kept", "network", "temporary"] as const;
+  /** The results of `commands` (name → command) from one `-p` child with `flags`, by name. */
+  async function resultsOf<Name extends string>(
+    names: readonly Name[],
+    commands: Record<Name, string>,
+    flags: string[],
+  ): Promise<Record<Name, string>> {
+    const results = await commandsThroughCli(
+      server,
+      names.map((name) => commands[name]),
+      { cwd: workspace, home, flags },
+    );
+    return Object.fromEntries(names.map((name, index) => [name, results[index]])) as Record<
+      Name,
+      string
+    >;
+  }
   beforeAll(async () => {
     trial = await mkdtemp(join("/tmp", "turnloop-sandbox-trial-"));
-    const [confined = "", node = "", machineTmp = ""] = await commandsThroughCli(
-      server,
-      [
-        `echo in > inside.txt && echo out > ${escapedInside()}`,
-        nodeWrite(),
-        `echo pwned > ${trial}/outside.txt`,
-      ],
-      { cwd: workspace, home, flags: ["--sandbox", "workspace-write", "--yolo"] },
+    await mkdir(join(trial, "home"));
+    await writeFile(join(trial, "home", "notes.txt"), "kept\n");
+    written = await resultsOf(
+      WRITTEN,
+      {
+        confined: `echo in > inside.txt && echo out > ${escapedInside()}`,
+        node: nodeWrite(),
+        machineTmp: `echo pwned > ${trial}/outside.txt`,
+        tmpWritten: "echo scratch > /tmp/notes.txt && cat /tmp/notes.txt",
+        underTmp: `echo x > ${join(workspace, "under-tmp.txt")}`,
+        tmpRead: `ls ${trial}/home`,
+        tmpCopied: `ls ${trial}/home > /tmp/listing.txt`,
+        tmpMentioned: 'echo "logs go to /tmp"',
+      },
+      ["--sandbox", "workspace-write", "--yolo"],
     );
-    written = { confined, node, machineTmp };
-    const [kept = "", network = ""] = await commandsThroughCli(
-      server,
-      ["echo in > kept-out.txt", probe()],
-      { cwd: workspace, home, flags: ["--sandbox", "read-only", "--yolo"] },
+    readOnly = await resultsOf(
+      READ_ONLY,
+      {
+        kept: "echo in > kept-out.txt",
+        network: probe(),
+        temporary: 'f=$(mktemp) && echo x > "$f"',
+      },
+      ["--sandbox", "read-only", "--yolo"],
     );
-    readOnly = { kept, network };
   });
   afterAll(async () => {
     await removeTree(trial);
@@ -188,25 +226,11 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
     const kept =
       "Note: in the sandbox each command has its own /tmp, empty when it starts (this machine's files and folders under /tmp are not in it) and removed when it ends: anything this command wrote there is gone, and no later command can read it.";
     expect(workspace.startsWith("/tmp/")).toBe(true);
-    // Both workspace-write commands in one -p run (each call's result is judged on its own).
-    const [written, inWorkspace] = await commandsThroughCli(
-      server,
-      [
-        "echo scratch > /tmp/notes.txt && cat /tmp/notes.txt",
-        `echo x > ${join(workspace, "under-tmp.txt")}`,
-      ],
-      { cwd: workspace, home, flags: ["--sandbox", "workspace-write", "--yolo"] },
-    );
-    expect(written).toBe(
+    expect(written.tmpWritten).toBe(
       `scratch\n<exited with exit code 0>\n${kept} Keep files a later command needs in the workspace.`,
     );
-    expect(inWorkspace).toBe("<exited with exit code 0>");
-    const readOnly = await runThroughCli('f=$(mktemp) && echo x > "$f"', [
-      "--sandbox",
-      "read-only",
-      "--yolo",
-    ]);
-    expect(readOnly.toolResult).toBe(
+    expect(written.underTmp).toBe("<exited with exit code 0>");
+    expect(readOnly.temporary).toBe(
       `<exited with exit code 0>\n${kept} Under the read-only sandbox nothing else is writable, so do such work within one command (e.g. \`a && b\`).`,
     );
     // Unconfined, /tmp is the real one: no note.
@@ -221,32 +245,19 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
   // that only reads is told that the sandbox's /tmp is its own, so the machine's files there are
   // not visible; one that also writes there keeps the note on what it wrote. Session 35's trial:
   // one that merely mentions /tmp (`echo "see /tmp"`) was told too; it is told nothing now.
-  test("a command that only reads under /tmp is told the machine's /tmp is not visible", async () => {
-    const trial = await mkdtemp(join("/tmp", "turnloop-sandbox-trial-"));
-    await mkdir(join(trial, "home"));
-    await writeFile(join(trial, "home", "notes.txt"), "kept\n");
-    const flags = ["--sandbox", "workspace-write", "--yolo"];
-    try {
-      // Both commands in one -p run (each call's result is judged on its own).
-      const [read, copied, mentioned] = await commandsThroughCli(
-        server,
-        [`ls ${trial}/home`, `ls ${trial}/home > /tmp/listing.txt`, 'echo "logs go to /tmp"'],
-        { cwd: workspace, home, flags },
-      );
-      expect(mentioned).toBe("logs go to /tmp\n<exited with exit code 0>");
-      expect(read).toBe(
-        `ls: cannot access '${trial}/home': No such file or directory\n<exited with exit code 2>\n` +
-          "Note: in the sandbox /tmp outside the workspace is the command's own, empty /tmp, not " +
-          "this machine's: files there are not visible to sandboxed commands. To read them, the " +
-          "user can add their folder with --add-dir <folder> or put them in the workspace.",
-      );
-      expect(copied).toBe(
-        `ls: cannot access '${trial}/home': No such file or directory\n<exited with exit code 2>\n` +
-          PRIVATE_TEMPORARY_NOTE,
-      );
-    } finally {
-      await removeTree(trial);
-    }
+  test("a command that only reads under /tmp is told the machine's /tmp is not visible", () => {
+    const { tmpRead: read, tmpCopied: copied, tmpMentioned: mentioned } = written;
+    expect(mentioned).toBe("logs go to /tmp\n<exited with exit code 0>");
+    expect(read).toBe(
+      `ls: cannot access '${trial}/home': No such file or directory\n<exited with exit code 2>\n` +
+        "Note: in the sandbox /tmp outside the workspace is the command's own, empty /tmp, not " +
+        "this machine's: files there are not visible to sandboxed commands. To read them, the " +
+        "user can add their folder with --add-dir <folder> or put them in the workspace.",
+    );
+    expect(copied).toBe(
+      `ls: cannot access '${trial}/home': No such file or directory\n<exited with exit code 2>\n` +
+        PRIVATE_TEMPORARY_NOTE,
+    );
   });
 
   // Trial 31: a write into a folder of the machine's /tmp fails (that folder is not in the
