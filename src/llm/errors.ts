@@ -36,7 +36,8 @@ export interface ClassifiedFailure extends ProviderFailure {
 /**
  * Turns anything a provider call threw or streamed as an error into a categorised, bounded,
  * redacted failure (case 17). Retryable: 408, 409, 429, 5xx, 529 and `overloaded_error`, and
- * network failures (case 18).
+ * network failures (case 18); never a quota or billing error ({@link isQuotaError}), whatever its
+ * status.
  */
 export function classifyFailure(error: unknown): ClassifiedFailure {
   const unsendable = requestThatCannotSucceed(error);
@@ -105,7 +106,7 @@ function apiCallFailure(error: APICallError): ClassifiedFailure {
     message: boundedMessage(
       inStream ?? (statusCode === undefined ? providerMessage : httpStatusWords(error, statusCode)),
     ),
-    retryable: isRetryableType(errorType) || error.isRetryable,
+    retryable: errorType !== "quota" && (isRetryableType(errorType) || error.isRetryable),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   };
 }
@@ -134,8 +135,9 @@ function inStreamError(error: APICallError): string | undefined {
  * (case 18, one rule on every wire): its own `statusCode`, else the status its `type` and `code`
  * name (the AI SDK's OpenAI provider's reading: `rate_limit` 429, `overloaded` 529, `invalid` or
  * `bad_request` 400, `authentication` 401, `permission` 403, `not_found` 404, `timeout` 504, any
- * other 500). Retried as that status is, except `insufficient_quota`; the loop retries only
- * while nothing of the attempt was shown.
+ * other 500; one that names no type or code is a 400: nothing says it is transient). Retried as
+ * that status is, except a quota error ({@link isQuotaError}); the loop retries only while nothing
+ * of the attempt was shown.
  */
 export function plainStreamFailure(
   error: Record<string, unknown>,
@@ -149,12 +151,18 @@ export function plainStreamFailure(
     .toLowerCase();
   const statusCode = typeof error.statusCode === "number" ? error.statusCode : statusOfKind(kind);
   const errorType = categoryOfStatus(statusCode, `${text} ${kind}`);
-  const retryable = isRetryableType(errorType) && !kind.includes("insufficient_quota");
-  return { errorType, message: boundedMessage(text), retryable };
+  return { errorType, message: boundedMessage(text), retryable: isRetryableType(errorType) };
 }
 
-/** The HTTP status an in-stream error's type and code name ({@link plainStreamFailure}). */
+/**
+ * The HTTP status an in-stream error's type and code name ({@link plainStreamFailure}); 400 when
+ * they name nothing (`{"error": "model not found: foo"}`): an error not known to be transient is
+ * not sent again.
+ */
 function statusOfKind(kind: string): number {
+  if (kind === "") {
+    return 400;
+  }
   const statuses: Array<[RegExp, number]> = [
     [/rate_limit|insufficient_quota/, 429],
     [/overload/, 529],
@@ -276,9 +284,27 @@ export function isContextLengthError(text: string): boolean {
   return CONTEXT_LENGTH_PATTERNS.some((pattern) => pattern.test(text));
 }
 
+/**
+ * How servers say the account's quota or credit is spent, which no retry fixes until someone pays
+ * or raises a limit: OpenAI's `insufficient_quota` (HTTP 429, "You exceeded your current quota,
+ * please check your plan and billing details") and `billing_hard_limit_reached`, Anthropic's "Your
+ * credit balance is too low to access the Anthropic API" (HTTP 400); any HTTP 402 is one too.
+ */
+const QUOTA_PATTERN =
+  /insufficient_quota|billing_hard_limit_reached|exceeded your current quota|credit balance is too low/i;
+
+/** Whether a provider's error text says the account's quota or credit is spent. */
+export function isQuotaError(text: string): boolean {
+  return QUOTA_PATTERN.test(text);
+}
+
 function categoryOfStatus(statusCode: number | undefined, text: string): ErrorType {
   if (statusCode === undefined) {
     return "network";
+  }
+  // 402 Payment Required: a gateway's word for credits spent (OpenRouter's "Insufficient credits").
+  if (statusCode === 402 || (statusCode >= 400 && statusCode < 500 && isQuotaError(text))) {
+    return "quota";
   }
   if (
     (statusCode === 400 || statusCode === 413 || statusCode >= 500) &&
