@@ -94,19 +94,26 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
 
 /** An HTTP answer's failure (or an in-stream `error` event the AI SDK reports as one). */
 function apiCallFailure(error: APICallError): ClassifiedFailure {
-  const statusCode = error.statusCode;
   const body = error.responseBody ?? "";
   const providerMessage = error.message || body;
-  const errorType = categoryOfStatus(statusCode, `${providerMessage} ${body}`);
-  const retryAfterMs = parseRetryAfter(error.responseHeaders);
   const inStream = inStreamError(error);
+  // An in-stream error's status is made up: the status its type names is the one that counts.
+  const statusCode = error.statusCode;
+  const errorType = categoryOfStatus(
+    inStream === undefined ? statusCode : statusOfKind(inStream.kind?.toLowerCase() ?? ""),
+    `${providerMessage} ${body}`,
+  );
+  const retryAfterMs = parseRetryAfter(error.responseHeaders);
   return {
     errorType,
     ...(inStream === undefined ? { statusCode } : {}),
     message: boundedMessage(
-      inStream ?? (statusCode === undefined ? providerMessage : httpStatusWords(error, statusCode)),
+      inStream?.words ??
+        (statusCode === undefined ? providerMessage : httpStatusWords(error, statusCode)),
     ),
-    retryable: errorType !== "quota" && (isRetryableType(errorType) || error.isRetryable),
+    retryable:
+      errorType !== "quota" &&
+      (isRetryableType(errorType) || (inStream === undefined && error.isRetryable)),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   };
 }
@@ -115,15 +122,19 @@ function apiCallFailure(error: APICallError): ClassifiedFailure {
  * The words for an `error` event inside an event stream the server answered with (HTTP 200): the
  * AI SDK's Anthropic provider reports it as an APICallError with a made-up status (529 for
  * `overloaded_error`, else 500) and the event's `error` as its body; the answer's
- * `text/event-stream` content type tells it from a real status. Undefined for anything else.
+ * `text/event-stream` content type tells it from a real status. `kind` is the event's error
+ * type (`overloaded_error`, `invalid_request_error` …), which {@link statusOfKind} reads as
+ * {@link plainStreamFailure} does on the other wires. Undefined for anything else.
  */
-function inStreamError(error: APICallError): string | undefined {
+function inStreamError(
+  error: APICallError,
+): { words: string; kind: string | undefined } | undefined {
   const contentType = error.responseHeaders?.["content-type"] ?? "";
   if (!/^\s*text\/event-stream\b/i.test(contentType)) {
     return undefined;
   }
   const kind = /"type"\s*:\s*"([^"]+)"/.exec(error.responseBody ?? "")?.[1];
-  return streamErrorWords(kind, error.message);
+  return { words: streamErrorWords(kind, error.message), kind };
 }
 
 /**

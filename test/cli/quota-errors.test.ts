@@ -86,3 +86,27 @@ describe("an error body that does not say it is transient", () => {
     });
   });
 });
+
+describe("an error event inside an Anthropic stream", () => {
+  test("is typed by its own type, as on every other wire: a quota, an invalid request, sent once", async ({
+    cli,
+    model,
+  }) => {
+    const seen = [];
+    for (const error of [
+      { type: "invalid_request_error", message: "Your credit balance is too low" },
+      { type: "invalid_request_error", message: "messages: bad order" },
+    ]) {
+      model.setResponder(() => ({
+        raw: [`event: error\ndata: ${JSON.stringify({ type: "error", error })}\n\n`],
+      }));
+      const before = model.requests.length;
+      const result = await jsonRun(cli, "anthropic:claude-sonnet-4-5", `${model.url}/v1`);
+      seen.push({ ...result, requests: model.requests.length - before });
+    }
+    expect(seen.map(({ error, requests }) => ({ error, requests }))).toEqual([
+      { error: expect.objectContaining({ type: "quota" }), requests: 1 },
+      { error: expect.objectContaining({ type: "invalid_request" }), requests: 1 },
+    ]);
+  });
+});
