@@ -72,7 +72,7 @@ export function outcomeNote(
 /**
  * Whether `outcome` is a prompt that failed for good once it was stored, for a reason a later try
  * may not meet: the model's server kept answering 429, 5xx or overloaded after the retries, the
- * network failed (a stream broken after text was shown, nothing listening, no answer in time).
+ * account's quota was spent (until it is paid or raised), the network failed (a stream broken after text was shown, nothing listening, no answer in time).
  * Its message stays in the session's conversation without an answer, so the next prompt of the
  * session goes on from it. Not a refused key, a bad request or setting, nor a prompt refused
  * before it was stored (too large for the window: the face keeps it) or one the store could not
@@ -86,9 +86,13 @@ export function failedForNow(outcome: PromptOutcome): boolean {
   );
 }
 
-/** The failures {@link failedForNow} counts (llm/errors.ts classifies them as retryable). */
+/**
+ * The failures {@link failedForNow} counts: those llm/errors.ts classifies as retryable, and a
+ * spent quota (not retried, but gone once the account is paid or its limit raised).
+ */
 const PASSING_FAILURES: ReadonlySet<ErrorType> = new Set<ErrorType>([
   "rate_limit",
+  "quota",
   "overloaded",
   "server",
   "network",

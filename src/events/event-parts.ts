@@ -62,6 +62,11 @@ export type ErrorType =
   | "authentication"
   | "invalid_request"
   | "rate_limit"
+  /**
+   * The account's quota or credit is spent (OpenAI's `insufficient_quota`, Anthropic's "credit
+   * balance is too low"), whatever the HTTP status: never sent again, unlike a `rate_limit`.
+   */
+  | "quota"
   | "overloaded"
   | "server"
   | "network"

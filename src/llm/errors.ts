@@ -36,7 +36,8 @@ export interface ClassifiedFailure extends ProviderFailure {
 /**
  * Turns anything a provider call threw or streamed as an error into a categorised, bounded,
  * redacted failure (case 17). Retryable: 408, 409, 429, 5xx, 529 and `overloaded_error`, and
- * network failures (case 18).
+ * network failures (case 18); never a quota or billing error ({@link isQuotaError}), whatever its
+ * status.
  */
 export function classifyFailure(error: unknown): ClassifiedFailure {
   const unsendable = requestThatCannotSucceed(error);
@@ -93,19 +94,26 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
 
 /** An HTTP answer's failure (or an in-stream `error` event the AI SDK reports as one). */
 function apiCallFailure(error: APICallError): ClassifiedFailure {
-  const statusCode = error.statusCode;
   const body = error.responseBody ?? "";
   const providerMessage = error.message || body;
-  const errorType = categoryOfStatus(statusCode, `${providerMessage} ${body}`);
-  const retryAfterMs = parseRetryAfter(error.responseHeaders);
   const inStream = inStreamError(error);
+  // An in-stream error's status is made up: the status its type names is the one that counts.
+  const statusCode = error.statusCode;
+  const errorType = categoryOfStatus(
+    inStream === undefined ? statusCode : statusOfKind(inStream.kind?.toLowerCase() ?? ""),
+    `${providerMessage} ${body}`,
+  );
+  const retryAfterMs = parseRetryAfter(error.responseHeaders);
   return {
     errorType,
     ...(inStream === undefined ? { statusCode } : {}),
     message: boundedMessage(
-      inStream ?? (statusCode === undefined ? providerMessage : httpStatusWords(error, statusCode)),
+      inStream?.words ??
+        (statusCode === undefined ? providerMessage : httpStatusWords(error, statusCode)),
     ),
-    retryable: isRetryableType(errorType) || error.isRetryable,
+    retryable:
+      errorType !== "quota" &&
+      (isRetryableType(errorType) || (inStream === undefined && error.isRetryable)),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   };
 }
@@ -114,15 +122,19 @@ function apiCallFailure(error: APICallError): ClassifiedFailure {
  * The words for an `error` event inside an event stream the server answered with (HTTP 200): the
  * AI SDK's Anthropic provider reports it as an APICallError with a made-up status (529 for
  * `overloaded_error`, else 500) and the event's `error` as its body; the answer's
- * `text/event-stream` content type tells it from a real status. Undefined for anything else.
+ * `text/event-stream` content type tells it from a real status. `kind` is the event's error
+ * type (`overloaded_error`, `invalid_request_error` …), which {@link statusOfKind} reads as
+ * {@link plainStreamFailure} does on the other wires. Undefined for anything else.
  */
-function inStreamError(error: APICallError): string | undefined {
+function inStreamError(
+  error: APICallError,
+): { words: string; kind: string | undefined } | undefined {
   const contentType = error.responseHeaders?.["content-type"] ?? "";
   if (!/^\s*text\/event-stream\b/i.test(contentType)) {
     return undefined;
   }
   const kind = /"type"\s*:\s*"([^"]+)"/.exec(error.responseBody ?? "")?.[1];
-  return streamErrorWords(kind, error.message);
+  return { words: streamErrorWords(kind, error.message), kind };
 }
 
 /**
@@ -134,8 +146,9 @@ function inStreamError(error: APICallError): string | undefined {
  * (case 18, one rule on every wire): its own `statusCode`, else the status its `type` and `code`
  * name (the AI SDK's OpenAI provider's reading: `rate_limit` 429, `overloaded` 529, `invalid` or
  * `bad_request` 400, `authentication` 401, `permission` 403, `not_found` 404, `timeout` 504, any
- * other 500). Retried as that status is, except `insufficient_quota`; the loop retries only
- * while nothing of the attempt was shown.
+ * other 500; one that names no type or code is a 400: nothing says it is transient). Retried as
+ * that status is, except a quota error ({@link isQuotaError}); the loop retries only while nothing
+ * of the attempt was shown.
  */
 export function plainStreamFailure(
   error: Record<string, unknown>,
@@ -149,12 +162,18 @@ export function plainStreamFailure(
     .toLowerCase();
   const statusCode = typeof error.statusCode === "number" ? error.statusCode : statusOfKind(kind);
   const errorType = categoryOfStatus(statusCode, `${text} ${kind}`);
-  const retryable = isRetryableType(errorType) && !kind.includes("insufficient_quota");
-  return { errorType, message: boundedMessage(text), retryable };
+  return { errorType, message: boundedMessage(text), retryable: isRetryableType(errorType) };
 }
 
-/** The HTTP status an in-stream error's type and code name ({@link plainStreamFailure}). */
+/**
+ * The HTTP status an in-stream error's type and code name ({@link plainStreamFailure}); 400 when
+ * they name nothing (`{"error": "model not found: foo"}`): an error not known to be transient is
+ * not sent again.
+ */
 function statusOfKind(kind: string): number {
+  if (kind === "") {
+    return 400;
+  }
   const statuses: Array<[RegExp, number]> = [
     [/rate_limit|insufficient_quota/, 429],
     [/overload/, 529],
@@ -276,9 +295,27 @@ export function isContextLengthError(text: string): boolean {
   return CONTEXT_LENGTH_PATTERNS.some((pattern) => pattern.test(text));
 }
 
+/**
+ * How servers say the account's quota or credit is spent, which no retry fixes until someone pays
+ * or raises a limit: OpenAI's `insufficient_quota` (HTTP 429, "You exceeded your current quota,
+ * please check your plan and billing details") and `billing_hard_limit_reached`, Anthropic's "Your
+ * credit balance is too low to access the Anthropic API" (HTTP 400); any HTTP 402 is one too.
+ */
+const QUOTA_PATTERN =
+  /insufficient_quota|billing_hard_limit_reached|exceeded your current quota|credit balance is too low/i;
+
+/** Whether a provider's error text says the account's quota or credit is spent. */
+export function isQuotaError(text: string): boolean {
+  return QUOTA_PATTERN.test(text);
+}
+
 function categoryOfStatus(statusCode: number | undefined, text: string): ErrorType {
   if (statusCode === undefined) {
     return "network";
+  }
+  // 402 Payment Required: a gateway's word for credits spent (OpenRouter's "Insufficient credits").
+  if (statusCode === 402 || (statusCode >= 400 && statusCode < 500 && isQuotaError(text))) {
+    return "quota";
   }
   if (
     (statusCode === 400 || statusCode === 413 || statusCode >= 500) &&

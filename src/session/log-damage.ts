@@ -69,6 +69,7 @@ function partSchemas() {
       "authentication",
       "invalid_request",
       "rate_limit",
+      "quota",
       "overloaded",
       "server",
       "network",

@@ -151,7 +151,7 @@ function compactedTwice() {
 }
 
 describe("the Markdown export's compactions", () => {
-  test("each compaction's start and result are filed under its own turn, timed from its request", () => {
+  test("each compaction's start and result are filed under its own turn, timed from its request; a manual one under its own heading", () => {
     const markdown = sessionViewMarkdown(compactedTwice());
     const outline = markdown
       .split("\n")
@@ -164,6 +164,8 @@ describe("the Markdown export's compactions", () => {
       "- **compaction** 6 ms before the request: compaction started (10324 of 12000 tokens)",
       "- **compaction** at +14 ms: compacted: 10324 → 3243 tokens",
       "### Turn 3 · completed",
+      // Not one more turn of prompt 1: a heading of its own (trial 41's verification).
+      "## Compaction · manual, between prompts: `turnloop sessions compact`, `/compact` or an app's `session.history.compact`",
       "### Turn 4 · compaction · completed",
       "- **compaction** 12 ms before the request: compaction started (3533 of 12000 tokens)",
       "- **compaction** at +13 ms: compacted: 3533 → 1219 tokens",

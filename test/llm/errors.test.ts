@@ -54,6 +54,22 @@ describe("classifyFailure (case 17 categories, case 18 retryability)", () => {
     });
   });
 
+  // A spent quota or credit is not a rate limit: a script retrying `rate_limit` later would send it
+  // again, and turnloop does not (trial 41's verification, L1).
+  test.each([
+    [429, "You exceeded your current quota", '{"error":{"type":"insufficient_quota"}}'],
+    [402, "Insufficient credits", '{"error":{"code":402,"message":"Insufficient credits"}}'],
+    [400, "Your credit balance is too low to access the Anthropic API", ""],
+  ] as const)("HTTP %i (%s) is quota, not retried", (status, message, body) => {
+    const failure = classifyFailure(apiCallError(status, message, { body }));
+    expect(failure).toEqual({
+      errorType: "quota",
+      statusCode: status,
+      message: `HTTP ${status}: ${message}${body === "" || body.includes(message) ? "" : ` (${body})`}`,
+      retryable: false,
+    });
+  });
+
   test("a body naming overloaded_error is overloaded whatever the status", () => {
     const body = '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
     const failure = classifyFailure(apiCallError(500, "Internal error", { body }));

@@ -155,25 +155,55 @@ export function sessionViewMarkdown(view: SessionView): string {
       `- damaged line ${note.line} skipped (${note.reason}${note.when === "on resume" ? ", on resume" : ""})`,
     );
   }
-  let next = 0;
   for (const prompt of view.prompts) {
-    lines.push(
-      `## Prompt ${prompt.index} · ${prompt.stopReason}`,
-      "",
-      ...prompt.content.split("\n").map((line) => `> ${line}`),
-      "",
-      ...sentWithPrompt(prompt),
-    );
-    lines.push(...marks(prompt.marks, prompt.at, "prompt"));
-    while (next < view.turns.length && view.turns[next]?.prompt === prompt.index) {
-      lines.push(...turn(view.turns[next] as ViewTurn));
-      next += 1;
-    }
-    if (prompt.closingMarks.length > 0) {
-      lines.push(...marks(prompt.closingMarks, prompt.at, "prompt"), "");
-    }
+    lines.push(...promptSection(view, prompt));
   }
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * A prompt's section: its text, what was sent with it, its marks and turns, its closing marks;
+ * then each manual compaction run after it (before the next prompt) under a heading of its own.
+ */
+function promptSection(view: SessionView, prompt: ViewPrompt): string[] {
+  const lines = [
+    `## Prompt ${prompt.index} · ${prompt.stopReason}`,
+    "",
+    ...prompt.content.split("\n").map((line) => `> ${line}`),
+    "",
+    ...sentWithPrompt(prompt),
+    ...marks(prompt.marks, prompt.at, "prompt"),
+  ];
+  const turns = view.turns.filter((entry) => entry.prompt === prompt.index);
+  const manual = turns.filter((entry) => compactionTrigger(view, entry) === "manual");
+  for (const entry of turns.filter((each) => !manual.includes(each))) {
+    lines.push(...turn(entry));
+  }
+  if (prompt.closingMarks.length > 0) {
+    lines.push(...marks(prompt.closingMarks, prompt.at, "prompt"), "");
+  }
+  for (const entry of manual) {
+    lines.push(MANUAL_COMPACTION_HEADING, "", ...turn(entry));
+  }
+  return lines;
+}
+
+/**
+ * The heading of a compaction run by hand between prompts (trigger `manual`), which the log
+ * records without saying which of these started it (session.ts `compact`'s callers).
+ */
+const MANUAL_COMPACTION_HEADING =
+  "## Compaction · manual, between prompts: `turnloop sessions compact`, `/compact` or an app's `session.history.compact`";
+
+/**
+ * The trigger of the compaction a `compaction` turn made its request for (the latest one that
+ * started at or before the request: `threshold`, `manual` …); undefined for any other turn.
+ */
+function compactionTrigger(view: SessionView, entry: ViewTurn): string | undefined {
+  if (entry.purpose !== "compaction") {
+    return undefined;
+  }
+  return view.compactions.filter((compaction) => compaction.at <= entry.requestAt).at(-1)?.trigger;
 }
 
 /**
