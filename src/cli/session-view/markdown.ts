@@ -155,17 +155,27 @@ export function sessionViewMarkdown(view: SessionView): string {
       `- damaged line ${note.line} skipped (${note.reason}${note.when === "on resume" ? ", on resume" : ""})`,
     );
   }
+  const turnsOfPrompt = new Map<number, ViewTurn[]>();
+  for (const entry of view.turns) {
+    const group = turnsOfPrompt.get(entry.prompt);
+    if (group === undefined) {
+      turnsOfPrompt.set(entry.prompt, [entry]);
+    } else {
+      group.push(entry);
+    }
+  }
   for (const prompt of view.prompts) {
-    lines.push(...promptSection(view, prompt));
+    lines.push(...promptSection(view, prompt, turnsOfPrompt.get(prompt.index) ?? []));
   }
   return `${lines.join("\n")}\n`;
 }
 
 /**
- * A prompt's section: its text, what was sent with it, its marks and turns, its closing marks;
+ * A prompt's section: its text, what was sent with it, its marks and `turns` (its own, in order:
+ * the view's turns are grouped by prompt once, not searched per prompt), its closing marks;
  * then each manual compaction run after it (before the next prompt) under a heading of its own.
  */
-function promptSection(view: SessionView, prompt: ViewPrompt): string[] {
+function promptSection(view: SessionView, prompt: ViewPrompt, turns: ViewTurn[]): string[] {
   const lines = [
     `## Prompt ${prompt.index} · ${prompt.stopReason}`,
     "",
@@ -174,7 +184,6 @@ function promptSection(view: SessionView, prompt: ViewPrompt): string[] {
     ...sentWithPrompt(prompt),
     ...marks(prompt.marks, prompt.at, "prompt"),
   ];
-  const turns = view.turns.filter((entry) => entry.prompt === prompt.index);
   const manual = turns.filter((entry) => compactionTrigger(view, entry) === "manual");
   for (const entry of turns.filter((each) => !manual.includes(each))) {
     lines.push(...turn(entry));
