@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { printedSessionId, test } from "../support/fixtures.js";
+import type { CliResult } from "../support/cli.js";
+import { type CliFixtures, printedSessionId, test } from "../support/fixtures.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { interactiveTest } from "./interactive-support.js";
 
@@ -31,6 +32,22 @@ async function writeOddFile(repository: string): Promise<void> {
   await writeFile(join(repository, PATH), "old\n");
 }
 
+/**
+ * `turnloop` run with `args` in a repository holding the odd file, the model asking to edit it and
+ * to create another beside it, then answering "done".
+ */
+async function editOddFile(
+  { cli, model, repository }: Pick<CliFixtures, "cli" | "model" | "repository">,
+  args: string[],
+): Promise<CliResult> {
+  await writeOddFile(repository);
+  model.enqueue(EDIT_AND_CREATE, { text: "done" });
+  return cli(args);
+}
+
+/** A tool line with its duration as `(N ms)`: durations are not asserted. */
+const withoutDuration = (line: string | undefined) => line?.replace(/\(\d+ ms\)/, "(N ms)");
+
 /** Control characters left in `text`: none is the point. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
@@ -40,11 +57,9 @@ test("-p's progress: the edit and create lines name the path without its sequenc
   model,
   repository,
 }) => {
-  await writeOddFile(repository);
-  model.enqueue(EDIT_AND_CREATE, { text: "done" });
-  const result = await cli(["-p", "go", "--allow-all-tools"]);
+  const result = await editOddFile({ cli, model, repository }, ["-p", "go", "--allow-all-tools"]);
   expect(result.code).toBe(0);
-  const lines = result.stderr.split("\n").map((line) => line.replace(/\(\d+ ms\)/, "(N ms)"));
+  const lines = result.stderr.split("\n").map(withoutDuration);
   expect(lines.slice(0, 2)).toEqual([
     "✓ edit aw/red.txt +1 −1 (N ms)",
     "✓ create aw/red.txt.new +1 (N ms)",
@@ -63,11 +78,9 @@ test("-p without a terminal: the rule to allow is one shell word holding the pat
   model,
   repository,
 }) => {
-  await writeOddFile(repository);
-  model.enqueue(EDIT_AND_CREATE, { text: "done" });
-  const result = await cli(["-p", "go"]);
+  const result = await editOddFile({ cli, model, repository }, ["-p", "go"]);
   const rule = String.raw`$'edit(aw/\x1b\\]0;PWNED-TITLE\x07\x1b\\]52;c;cHduZWQ=\x1b\\\\\x1b\\[31mred\x1b\\[0m.txt)'`;
-  expect(result.stderr.split("\n")[0]?.replace(/\(\d+ ms\)/, "(N ms)")).toBe(
+  expect(withoutDuration(result.stderr.split("\n")[0])).toBe(
     "✗ edit aw/red.txt denied (N ms): Permission denied for 'edit': no terminal to ask on; " +
       `rerun with --allow-tool ${rule} or --allow-all-tools`,
   );
@@ -128,7 +141,7 @@ test("-p's progress: a tool name the model made up is drawn without its sequence
   const name = "\u001b]0;PWNED-TITLE\u0007bad\u001b[31mtool";
   model.enqueue({ toolCalls: [{ id: "call_1", name, arguments: "{}" }] }, { text: "done" });
   const result = await cli(["-p", "go", "--allow-all-tools"]);
-  expect(result.stderr.split("\n")[0]?.replace(/\(\d+ ms\)/, "(N ms)")).toBe(
+  expect(withoutDuration(result.stderr.split("\n")[0])).toBe(
     "✗ badtool unknown tool (N ms): Tool 'badtool' does not exist. Available tools that can be " +
       "called are view, create, edit, grep, glob, bash, update_plan.",
   );

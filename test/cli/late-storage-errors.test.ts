@@ -13,6 +13,7 @@ import { AcpChild } from "../acp/child-process.js";
 import { test } from "../support/fixtures.js";
 import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
 import {
+  FIRST_PROMPT_LOGGED,
   firstSession,
   lockDuringReply,
   loggedTypes,
@@ -66,14 +67,7 @@ describe.runIf(CAN_MOUNT)(needingMount("a session folder made unwritable after t
       });
       execFileSync("chattr", ["-i", folder]);
       expect(await agent.end()).toBe(0);
-      expect(await loggedTypes(disk.home, sessionId)).toEqual([
-        "session.start",
-        "user.message",
-        "assistant.turn_start",
-        "assistant.message",
-        "assistant.usage",
-        "assistant.turn_end",
-      ]);
+      expect(await loggedTypes(disk.home, sessionId)).toEqual(FIRST_PROMPT_LOGGED);
     } finally {
       if (folder !== "") {
         execFileSync("chattr", ["-i", folder]);
@@ -108,12 +102,7 @@ describe.runIf(CAN_MOUNT)(needingMount("a session folder made unwritable after t
       expect(await exit).toBe(0);
       expect([peer.garbage, stderr()]).toEqual(["", ""]);
       expect(await loggedTypes(disk.home, sessionId)).toEqual([
-        "session.start",
-        "user.message",
-        "assistant.turn_start",
-        "assistant.message",
-        "assistant.usage",
-        "assistant.turn_end",
+        ...FIRST_PROMPT_LOGGED,
         "session.shutdown",
       ]);
       // The lock it could not give up named itself: it took it back to write its end, then let go.

@@ -10,40 +10,45 @@ import { PAGE_DETAILS_SCRIPT } from "../../src/cli/session-view/page-details.js"
 
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 4, 0, 0, 0, ms)).toISOString();
 
-/** A prompt whose second request follows a compaction (its own turn, purpose compaction). */
-function compactedView() {
-  const lines: TimedEvents = [
-    [0, "user.message", { content: "go on", source: "user" }],
-    [10, "assistant.turn_start", { turnId: "t1" }],
-    [40, "assistant.message", { messageId: "m1", content: "Looking.", toolRequests: [] }],
-    [50, "assistant.turn_end", { turnId: "t1", status: "completed", finishReason: "stop" }],
-    [
-      51,
-      "session.compaction_start",
-      { trigger: "threshold", currentTokens: 10324, tokenLimit: 12000 },
-    ],
-    [57, "assistant.turn_start", { turnId: "t2", purpose: "compaction" }],
-    [70, "assistant.message", { messageId: "m2", content: "summary", toolRequests: [] }],
-    [70, "assistant.turn_end", { turnId: "t2", status: "completed", finishReason: "stop" }],
-    [
-      71,
-      "session.compaction_complete",
-      {
-        success: true,
-        trigger: "threshold",
-        preCompactionTokens: 10324,
-        postCompactionTokens: 3243,
-      },
-    ],
-    [72, "assistant.turn_start", { turnId: "t3" }],
-    [90, "assistant.message", { messageId: "m3", content: "Done.", toolRequests: [] }],
-    [95, "assistant.turn_end", { turnId: "t3", status: "completed", finishReason: "stop" }],
-  ];
-  return viewOf(lines);
-}
-
 /** A log's events, each `[ms after the start, type, data]`, and the session view built from them. */
 type TimedEvents = Array<[number, string, Record<string, unknown>]>;
+
+/**
+ * A prompt whose second request follows an automatic compaction (its own turn, purpose
+ * compaction), the compaction's result and summary logged after that turn's end.
+ */
+const AUTOMATIC_COMPACTION: TimedEvents = [
+  [0, "user.message", { content: "go on", source: "user" }],
+  [10, "assistant.turn_start", { turnId: "t1" }],
+  [40, "assistant.message", { messageId: "m1", content: "Looking.", toolRequests: [] }],
+  [50, "assistant.turn_end", { turnId: "t1", status: "completed", finishReason: "stop" }],
+  [
+    51,
+    "session.compaction_start",
+    { trigger: "threshold", currentTokens: 10324, tokenLimit: 12000 },
+  ],
+  [57, "assistant.turn_start", { turnId: "t2", purpose: "compaction" }],
+  [70, "assistant.message", { messageId: "m2", content: "summary one", toolRequests: [] }],
+  [70, "assistant.turn_end", { turnId: "t2", status: "completed", finishReason: "stop" }],
+  [
+    71,
+    "session.compaction_complete",
+    {
+      success: true,
+      trigger: "threshold",
+      preCompactionTokens: 10324,
+      postCompactionTokens: 3243,
+      summaryContent: "summary one",
+    },
+  ],
+  [72, "assistant.turn_start", { turnId: "t3" }],
+  [90, "assistant.message", { messageId: "m3", content: "Done.", toolRequests: [] }],
+  [
+    95,
+    "assistant.turn_end",
+    { turnId: "t3", status: "completed", finishReason: "stop", stopReason: "end_turn" },
+  ],
+];
 
 /** The session view of `lines` (fold.ts, as `sessions view` and the exports build it). */
 function viewOf(lines: TimedEvents) {
@@ -56,7 +61,7 @@ function viewOf(lines: TimedEvents) {
 
 describe("a mark logged before the request of the turn it is listed with", () => {
   test("the Markdown export says how long before the request, never a negative offset", () => {
-    const markdown = sessionViewMarkdown(compactedView());
+    const markdown = sessionViewMarkdown(viewOf(AUTOMATIC_COMPACTION));
     expect(markdown.split("\n").filter((line) => line.startsWith("- **"))).toEqual([
       "- **compaction** 6 ms before the request: compaction started (10324 of 12000 tokens)",
       // Its result, logged after the compaction turn's end, is that turn's (trial 41, F11).
@@ -86,36 +91,7 @@ describe("a mark logged before the request of the turn it is listed with", () =>
 /** A prompt with an automatic compaction, then a manual one from another process, then a prompt. */
 function compactedTwice() {
   const lines: TimedEvents = [
-    [0, "user.message", { content: "go on", source: "user" }],
-    [10, "assistant.turn_start", { turnId: "t1" }],
-    [40, "assistant.message", { messageId: "m1", content: "Looking.", toolRequests: [] }],
-    [50, "assistant.turn_end", { turnId: "t1", status: "completed", finishReason: "stop" }],
-    [
-      51,
-      "session.compaction_start",
-      { trigger: "threshold", currentTokens: 10324, tokenLimit: 12000 },
-    ],
-    [57, "assistant.turn_start", { turnId: "t2", purpose: "compaction" }],
-    [70, "assistant.message", { messageId: "m2", content: "summary one", toolRequests: [] }],
-    [70, "assistant.turn_end", { turnId: "t2", status: "completed", finishReason: "stop" }],
-    [
-      71,
-      "session.compaction_complete",
-      {
-        success: true,
-        trigger: "threshold",
-        preCompactionTokens: 10324,
-        postCompactionTokens: 3243,
-        summaryContent: "summary one",
-      },
-    ],
-    [72, "assistant.turn_start", { turnId: "t3" }],
-    [90, "assistant.message", { messageId: "m3", content: "Done.", toolRequests: [] }],
-    [
-      95,
-      "assistant.turn_end",
-      { turnId: "t3", status: "completed", finishReason: "stop", stopReason: "end_turn" },
-    ],
+    ...AUTOMATIC_COMPACTION,
     // `turnloop sessions compact <id>`, nine seconds later, in another process.
     [9000, "session.resume", { resumeTime: at(9000), eventCount: 12, repaired: [] }],
     [

@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
 import { approveAll } from "../../src/sdk/index.js";
 import { createTestDatabase, postgresUnavailable } from "../support/postgres.js";
+import { FIRST_PROMPT_LOGGED } from "../support/storage-refusals.js";
 import { fixtureForFile, recordEvents } from "./support.js";
 
 // Round 3, session 29's review: a batch of events PostgreSQL refuses for good (a CHECK constraint
@@ -81,16 +82,7 @@ describe.skipIf(postgresUnavailable !== undefined)("a batch PostgreSQL refuses f
       (
         await database.pool.query<{ type: string }>("SELECT type FROM events ORDER BY seq")
       ).rows.map((row) => row.type);
-    const kept = [
-      "session.start",
-      "user.message",
-      "assistant.turn_start",
-      "assistant.message",
-      "assistant.usage",
-      "assistant.turn_end",
-      "user.message",
-      "assistant.turn_start",
-    ];
+    const kept = [...FIRST_PROMPT_LOGGED, "user.message", "assistant.turn_start"];
     expect(await stored()).toEqual(kept);
 
     // The app resumes it (here, after leaving it): it goes on from the last stored event.

@@ -71,6 +71,19 @@ export function eventOf(
 export type ServerEvent = NonNullable<ReturnType<typeof eventOf>>;
 
 /**
+ * The events a new session's log holds once its first prompt is answered with text (no tool call),
+ * in order: what every face keeps of it when a later write is refused.
+ */
+export const FIRST_PROMPT_LOGGED = [
+  "session.start",
+  "user.message",
+  "assistant.turn_start",
+  "assistant.message",
+  "assistant.usage",
+  "assistant.turn_end",
+];
+
+/**
  * The events a server sends for a prompt whose reply the store refused after its turn ended
  * (the log cut off or made unwritable once the answer came): the error before the idle.
  */
