@@ -39,7 +39,7 @@ afterEach(async () => {
 
 /** Runs `tool` with `args` in `directory` as the user nobody: what the model reads. */
 function runAsNobody(tool: "edit" | "create", args: object): { isError: boolean; content: string } {
-  const child = new URL("./file-write-child.ts", import.meta.url).pathname;
+  const child = new URL("./file-write-child.mjs", import.meta.url).pathname;
   const output = execFileSync(
     "setpriv",
     [
@@ -47,9 +47,11 @@ function runAsNobody(tool: "edit" | "create", args: object): { isError: boolean;
       "--regid=nogroup",
       "--clear-groups",
       process.execPath,
-      "--import",
-      "tsx",
-    ].concat([child, directory, tool, JSON.stringify(args)]),
+      child,
+      directory,
+      tool,
+      JSON.stringify(args),
+    ],
     { encoding: "utf8" },
   );
   return JSON.parse(output) as { isError: boolean; content: string };

@@ -9,12 +9,9 @@
 // process's peak resident memory (VmHWM, reset before the calls through /proc/self/clear_refs)
 // rose above its resident memory before them.
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { secretValues } from "../../dist/events/secrets.js";
-import { commandEnvironment } from "../../dist/session/command-environment.js";
 import { editTool } from "../../dist/tools/edit.js";
-import { ProcessRunner } from "../../dist/tools/process-runner.js";
 import { viewTool } from "../../dist/tools/view.js";
+import { childToolContext } from "./child-tool-context.mjs";
 
 /** The `field` line of /proc/self/status, in KiB. */
 function statusKiB(field) {
@@ -24,16 +21,7 @@ function statusKiB(field) {
 
 const [cwd = ".", calls = "[]", toolName = "view", hashes = "{}"] = process.argv.slice(2);
 const knownHashes = new Map(Object.entries(JSON.parse(hashes)));
-const context = {
-  cwd,
-  sessionDirectory: join(cwd, ".session"),
-  toolCallId: "call_1",
-  signal: new AbortController().signal,
-  // As test/support/commands.ts `localCommands` and `localSecrets` build them.
-  commands: { runner: new ProcessRunner(), env: commandEnvironment(process.env, []) },
-  secrets: secretValues(process.env),
-  knownFiles: { hashOf: (path) => knownHashes.get(path) },
-};
+const context = childToolContext(cwd, { hashOf: (path) => knownHashes.get(path) });
 // Each call parsed before the measure starts, run by the thunk.
 const runs = JSON.parse(calls).map((each) => {
   if (toolName === "edit") {
