@@ -5,7 +5,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startFakeModelServer } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
-import { commandsThroughCli, oneCommandThroughCli } from "../support/one-command.js";
+import {
+  commandsThroughCli,
+  oneCommandThroughCli,
+  sharedCommandsRun,
+} from "../support/one-command.js";
 import { requireSandbox } from "../support/sandbox.js";
 
 /**
@@ -71,6 +75,16 @@ function stoppedLine(printed: string): string {
 }
 
 describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", () => {
+  // The tests whose commands' tool results alone are asserted take them from one `-p` child
+  // (each call's result judged on its own, each command in a bubblewrap of its own, one after
+  // another in the tests' order).
+  const shared = sharedCommandsRun(
+    () => server,
+    () => ({ cwd: workspace, home, flags: SANDBOX, prompt: "reach the server" }),
+  );
+  // The five tests' 27 commands: each test had the processes' 40 s; under load they took 5-14 s.
+  beforeAll(shared.run, 120_000);
+
   test("curl to 127.0.0.1: the whole -p output ends with the network line", async () => {
     const command = `curl -sS http://127.0.0.1:${port}/`;
     const result = await runThroughCli(command, SANDBOX);
@@ -96,22 +110,18 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
     });
   });
 
-  // Three commands, one -p run (each call's result is judged on its own).
+  const node = (script: string) => `node -e ${JSON.stringify(script)}`;
+  const lookups = shared.add(() => [
+    node(
+      `require("http").get("http://127.0.0.1:${port}/").on("error", (e) => { console.error(e.message); process.exit(1); })`,
+    ),
+    "curl -sS https://registry.npmjs.org/",
+    node(
+      `require("dns").lookup("registry.npmjs.org", (e) => { console.error(e.message); process.exit(1); })`,
+    ),
+  ]);
   test("Node's refused connection and a failed name lookup (curl, Node) say the same", async () => {
-    const node = (script: string) => `node -e ${JSON.stringify(script)}`;
-    const [refused, curlLookup, nodeLookup] = await commandsThroughCli(
-      server,
-      [
-        node(
-          `require("http").get("http://127.0.0.1:${port}/").on("error", (e) => { console.error(e.message); process.exit(1); })`,
-        ),
-        "curl -sS https://registry.npmjs.org/",
-        node(
-          `require("dns").lookup("registry.npmjs.org", (e) => { console.error(e.message); process.exit(1); })`,
-        ),
-      ],
-      { cwd: workspace, home, flags: SANDBOX, prompt: "reach the server" },
-    );
+    const [refused, curlLookup, nodeLookup] = await lookups();
     expect(refused).toBe(
       `connect ECONNREFUSED 127.0.0.1:${port}\n<exited with exit code 1>\n${stoppedLine("ECONNREFUSED")}`,
     );
@@ -126,20 +136,14 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
   });
 
   // A fresh user's check: `curl -s` prints nothing, so there was no output to match and no line.
+  const silent = shared.add(() => [
+    `curl -s http://127.0.0.1:${port}/`,
+    "cd . && curl -s https://registry.npmjs.org/",
+    `wget -q -O - http://127.0.0.1:${port}/`,
+    "sh -c 'exit 7'",
+  ]);
   test("a silent curl or wget is known by its exit code (curl 7, 6; wget 4)", async () => {
-    const commands = [
-      `curl -s http://127.0.0.1:${port}/`,
-      "cd . && curl -s https://registry.npmjs.org/",
-      `wget -q -O - http://127.0.0.1:${port}/`,
-      "sh -c 'exit 7'",
-    ];
-    const toolResults = await commandsThroughCli(server, commands, {
-      cwd: workspace,
-      home,
-      flags: SANDBOX,
-      prompt: "reach the server",
-    });
-    expect(toolResults).toEqual([
+    expect(await silent()).toEqual([
       `<exited with exit code 7>\n${stoppedLine("curl exit code 7: could not connect")}`,
       `<exited with exit code 6>\n${stoppedLine("curl exit code 6: could not resolve the host")}`,
       `<exited with exit code 4>\n${stoppedLine("wget exit code 4: network failure")}`,
@@ -150,26 +154,23 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
   // A fresh user's check: any command that mentioned curl and exited 5, 6 or 7 got the line, and
   // -p offered to run it outside the sandbox for a false reason; `/usr/bin/curl` got none. Now
   // the code counts only when the program whose status the shell returned is the client.
-  // Eight commands in the sandbox, one -p run (each call's result is judged on its own).
+  const exitCodeCases = (): Array<[string, string | undefined]> => [
+    ['echo "see the curl docs"; exit 6', undefined],
+    ["curl --version >/dev/null; exit 7", undefined],
+    ["make curl; exit 5", undefined],
+    ["curl -s http://127.0.0.1:1/ && echo reached; exit 7", undefined],
+    [`/usr/bin/curl -s http://127.0.0.1:${port}/`, "curl exit code 7: could not connect"],
+    [`env curl -s http://127.0.0.1:${port}/`, "curl exit code 7: could not connect"],
+    [
+      `echo trying; command curl -s http://127.0.0.1:${port}/`,
+      "curl exit code 7: could not connect",
+    ],
+    [`curl -s http://127.0.0.1:${port}/ | cat`, undefined],
+  ];
+  const exitCodes = shared.add(() => exitCodeCases().map(([command]) => command));
   test("an exit code counts only when the client itself returned it", async () => {
-    const cases: Array<[string, string | undefined]> = [
-      ['echo "see the curl docs"; exit 6', undefined],
-      ["curl --version >/dev/null; exit 7", undefined],
-      ["make curl; exit 5", undefined],
-      ["curl -s http://127.0.0.1:1/ && echo reached; exit 7", undefined],
-      [`/usr/bin/curl -s http://127.0.0.1:${port}/`, "curl exit code 7: could not connect"],
-      [`env curl -s http://127.0.0.1:${port}/`, "curl exit code 7: could not connect"],
-      [
-        `echo trying; command curl -s http://127.0.0.1:${port}/`,
-        "curl exit code 7: could not connect",
-      ],
-      [`curl -s http://127.0.0.1:${port}/ | cat`, undefined],
-    ];
-    const toolResults = await commandsThroughCli(
-      server,
-      cases.map(([command]) => command),
-      { cwd: workspace, home, flags: SANDBOX, prompt: "reach the server" },
-    );
+    const cases = exitCodeCases();
+    const toolResults = await exitCodes();
     const expected = cases.map(([command, evidence], index) => {
       const exit = /<exited with exit code (\d+)>/.exec(toolResults[index] ?? "")?.[0];
       const hint = evidence === undefined ? [] : [stoppedLine(evidence)];
@@ -185,21 +186,16 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
 
   // A fresh user's check: `curl -sS https://x | head` exits with head's 0, and the result said
   // nothing of the closed network although curl printed why on stderr.
+  const exitedZero = shared.add(() => [
+    "curl -sS https://registry.npmjs.org/ | head -c 5",
+    "git ls-remote https://github.com/example/example; echo listed",
+    `wget -O - http://127.0.0.1:${port}/ 2>&1 | tail -n 1`,
+    "curl https://registry.npmjs.org/ | cat",
+    "echo 'curl: (6) Could not resolve host: x' > notes.txt && grep -r 'Could not resolve host' .",
+    "echo 'ssh: Connection refused'; echo 'npm error code EAI_AGAIN is documented'",
+  ]);
   test("a command that exits 0 after a client's network error gets the note; other words do not", async () => {
-    const commands = [
-      "curl -sS https://registry.npmjs.org/ | head -c 5",
-      "git ls-remote https://github.com/example/example; echo listed",
-      `wget -O - http://127.0.0.1:${port}/ 2>&1 | tail -n 1`,
-      "curl https://registry.npmjs.org/ | cat",
-      "echo 'curl: (6) Could not resolve host: x' > notes.txt && grep -r 'Could not resolve host' .",
-      "echo 'ssh: Connection refused'; echo 'npm error code EAI_AGAIN is documented'",
-    ];
-    const toolResults = await commandsThroughCli(server, commands, {
-      cwd: workspace,
-      home,
-      flags: SANDBOX,
-      prompt: "reach the server",
-    });
+    const toolResults = await exitedZero();
     const note = (line: string) =>
       `Note: the command exited 0, but it could not reach the network: the sandbox has no network (${line}). To reach it, run the network command alone, so that it fails when it cannot (no pipe after it, no \`|| true\`): when the sandbox stops it, the user is asked whether to allow the network.`;
     const curlLine = "curl: (6) Could not resolve host: registry.npmjs.org";
@@ -222,22 +218,16 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
   // Trial 31: `npm … 2>&1 | tail -3` cut npm's `npm error code EAI_AGAIN` line away, and the
   // result said nothing of the closed network. Any client line of a failed lookup a tail leaves
   // is enough now (network-refusals.ts); a line that only mentions the words is not.
+  const tails = shared.add(() => [
+    "npm view left-pad version --cache .npm-cache 2>&1 | tail -n 2",
+    `${node('require("https").get("https://registry.npmjs.org/")')} 2>&1 | tail -n 7`,
+    `python3 -c ${JSON.stringify('import urllib.request; urllib.request.urlopen("https://pypi.org/")')} 2>&1 | tail -n 1`,
+    "printf \"  code: 'EAI_AGAIN',\\n  retryable: true,\\n\" > retry.txt && cat retry.txt",
+    "printf 'if (code === \"EAI_AGAIN\") retry();\\n' > retry.js && grep -n EAI_AGAIN retry.js",
+    "echo ' ✓ retries after getaddrinfo EAI_AGAIN registry.npmjs.org (3 ms)'",
+  ]);
   test("the exit-0 note is known from whichever client lines a tail left", async () => {
-    const node = (script: string) => `node -e ${JSON.stringify(script)}`;
-    const commands = [
-      "npm view left-pad version --cache .npm-cache 2>&1 | tail -n 2",
-      `${node('require("https").get("https://registry.npmjs.org/")')} 2>&1 | tail -n 7`,
-      `python3 -c ${JSON.stringify('import urllib.request; urllib.request.urlopen("https://pypi.org/")')} 2>&1 | tail -n 1`,
-      "printf \"  code: 'EAI_AGAIN',\\n  retryable: true,\\n\" > retry.txt && cat retry.txt",
-      "printf 'if (code === \"EAI_AGAIN\") retry();\\n' > retry.js && grep -n EAI_AGAIN retry.js",
-      "echo ' ✓ retries after getaddrinfo EAI_AGAIN registry.npmjs.org (3 ms)'",
-    ];
-    const toolResults = await commandsThroughCli(server, commands, {
-      cwd: workspace,
-      home,
-      flags: SANDBOX,
-      prompt: "reach the server",
-    });
+    const toolResults = await tails();
     const note = (line: string) =>
       `Note: the command exited 0, but it could not reach the network: the sandbox has no network (${line}). To reach it, run the network command alone, so that it fails when it cannot (no pipe after it, no \`|| true\`): when the sandbox stops it, the user is asked whether to allow the network.`;
     // The name server's answer decides EAI_AGAIN or ENOTFOUND; Python says it in its own words.

@@ -78,6 +78,48 @@ export async function commandsThroughCli(
 }
 
 /**
+ * The commands of several tests run by one `turnloop -p` child ({@link commandsThroughCli}, with
+ * the `server` and `options` these give once the file's set-up has made them): each test adds its
+ * commands where it is declared (`add`, a function of what the set-up made) and awaits their tool
+ * messages, in the order given. `run` (a `beforeAll`, with the time all the commands may take),
+ * or else the first test to ask, runs every command added, in the order added (`bash` calls,
+ * which may change files, run one after another: src/agent/tool-calls.ts); the tests take their
+ * part of that run. A test not about start-up needs no process of its own.
+ */
+export function sharedCommandsRun(
+  server: () => FakeModelServer,
+  options: () => OneCommandOptions,
+): {
+  add: (commands: () => readonly string[]) => () => Promise<string[]>;
+  run: () => Promise<void>;
+} {
+  const groups: Array<() => readonly string[]> = [];
+  let run: Promise<string[][]> | undefined;
+  const runAll = async (): Promise<string[][]> => {
+    const lists = groups.map((group) => group());
+    const results = await commandsThroughCli(server(), lists.flat(), options());
+    let start = 0;
+    return lists.map((list) => {
+      start += list.length;
+      return results.slice(start - list.length, start);
+    });
+  };
+  return {
+    add(commands) {
+      const index = groups.push(commands) - 1;
+      return async () => {
+        run ??= runAll();
+        return (await run)[index] ?? [];
+      };
+    },
+    async run() {
+      run ??= runAll();
+      await run;
+    },
+  };
+}
+
+/**
  * Has the fake model `model` ask for one `bash` call of `command` through the fixture's `cli`
  * (`turnloop -p … flags`), then answer "Done.": the tool message the model got back.
  * @throws when `-p` does not exit 0 (its stderr in the message).
