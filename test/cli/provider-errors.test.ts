@@ -16,6 +16,20 @@ function run(cli: CliFixtures["cli"], modelId: string, baseUrl: string, key = "s
   });
 }
 
+/** What `-p` showed: its exit code, its stdout and {@link errorLines} of its stderr. */
+function shown(result: { code: number | null; stdout: string; stderr: string }) {
+  return { code: result.code, stdout: result.stdout, lines: errorLines(result.stderr) };
+}
+
+/** {@link shown} of a prompt answered "after" once its one retry, for `words`, was said. */
+function answeredAfterOneRetry(words: string) {
+  return {
+    code: 0,
+    stdout: "after\n",
+    lines: [`turnloop: warning: retrying in N s (attempt 1): ${words}`],
+  };
+}
+
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const probe = createServer().listen(0, "127.0.0.1", () => {
@@ -27,8 +41,19 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The `turnloop:` and retry lines of `stderr`, retry waits and durations as `N s` and session
+ * ids as `<id>` (neither is asserted).
+ */
 function errorLines(stderr: string): string[] {
-  return stderr.split("\n").filter((line) => /^(turnloop|retrying)/.test(line));
+  return stderr
+    .split("\n")
+    .filter((line) => /^(turnloop|retrying)/.test(line))
+    .map((line) =>
+      line
+        .replace(/(?<=retrying in )\d+(?:\.\d)? (?:ms|s|min)|\d+\.\d s/, "N s")
+        .replace(/--resume [0-9a-f-]{36}/, "--resume <id>"),
+    );
 }
 
 describe("errors that cannot succeed on retry", () => {
@@ -92,11 +117,7 @@ describe("errors that cannot succeed on retry", () => {
         : "the host no-such-host.invalid was not found: DNS knows no such name (ENOTFOUND); check the model's base URL (http://no-such-host.invalid), or the network";
     const retries = code === "EAI_AGAIN" ? [1, 2, 3, 4, 5] : [1];
     const unknownHost = await run(cli, "openai-chat:gpt-4.1", "http://no-such-host.invalid/v1");
-    const lines = errorLines(unknownHost.stderr).map((line) =>
-      line
-        .replace(/(?<=retrying in )\d+(?:\.\d)? (?:ms|s|min)|\d+\.\d s/, "N s")
-        .replace(/--resume [0-9a-f-]{36}/, "--resume <id>"),
-    );
+    const lines = errorLines(unknownHost.stderr);
     expect({ code: unknownHost.code, lines }).toEqual({
       code: 1,
       lines: [
@@ -199,11 +220,7 @@ describe("errors that cannot succeed on retry", () => {
     const result = await run(cli, "openai-compatible:local", `http://127.0.0.1:${port}/v1`);
     expect(result.code).toBe(1);
     const message = `nothing is listening at http://127.0.0.1:${port} — is the server running?`;
-    const lines = errorLines(result.stderr).map((line) =>
-      line
-        .replace(/(?<=retrying in )\d+(?:\.\d)? (?:ms|s|min)|\d+\.\d s/, "N s")
-        .replace(/--resume [0-9a-f-]{36}/, "--resume <id>"),
-    );
+    const lines = errorLines(result.stderr);
     expect(lines).toEqual([
       `turnloop: warning: retrying in N s (attempt 1): ${message}`,
       `turnloop: ${message}`,
@@ -223,19 +240,11 @@ describe("errors inside an answered stream", () => {
     const event = `event: error\ndata: ${JSON.stringify({ type: "error", error: { type: "overloaded_error", message: "Overloaded mid-stream" } })}\n\n`;
     model.enqueue({ raw: [event] }, { text: "after" });
     const result = await run(cli, "anthropic:claude-sonnet-4-5", `${model.url}/v1`);
-    expect({
-      code: result.code,
-      stdout: result.stdout,
-      lines: errorLines(result.stderr).map((line) =>
-        line.replace(/(?<=retrying in )\d+(?:\.\d)? (?:ms|s|min)|\d+\.\d s/, "N s"),
+    expect(shown(result)).toEqual(
+      answeredAfterOneRetry(
+        "the server reported an error in its event stream (overloaded_error): Overloaded mid-stream",
       ),
-    }).toEqual({
-      code: 0,
-      stdout: "after\n",
-      lines: [
-        "turnloop: warning: retrying in N s (attempt 1): the server reported an error in its event stream (overloaded_error): Overloaded mid-stream",
-      ],
-    });
+    );
   });
 
   // The trial of round 3, session 26 (#11): the same event on the OpenAI-compatible wire (and an
@@ -249,13 +258,7 @@ describe("errors inside an answered stream", () => {
     // Both are retried as their HTTP statuses would be (529, 500): nothing was shown yet.
     model.enqueue({ raw: [anthropicShaped] }, { raw: [openaiShaped] }, { text: "recovered" });
     const result = await run(cli, "openai-compatible:local", `${model.url}/v1`);
-    expect({
-      code: result.code,
-      stdout: result.stdout,
-      lines: errorLines(result.stderr).map((line) =>
-        line.replace(/(?<=retrying in )\d+(?:\.\d)? (?:ms|s|min)|\d+\.\d s/, "N s"),
-      ),
-    }).toEqual({
+    expect(shown(result)).toEqual({
       code: 0,
       stdout: "recovered\n",
       lines: [
@@ -276,9 +279,7 @@ describe("an error body answered with HTTP 200", () => {
     expect({
       code: result.code,
       requests: model.requests.length,
-      lines: errorLines(result.stderr).map((line) =>
-        line.replace(/--resume [0-9a-f-]{36}/, "--resume <id>"),
-      ),
+      lines: errorLines(result.stderr),
     }).toEqual({
       code: 1,
       requests: 1,
@@ -293,18 +294,10 @@ describe("an error body answered with HTTP 200", () => {
     const body = { error: { message: "slow down", type: "rate_limit_exceeded" } };
     model.enqueue({ status: 200, body }, { text: "after" });
     const result = await run(cli, "openai-compatible:fake-model", `${model.url}/v1`);
-    expect({
-      code: result.code,
-      stdout: result.stdout,
-      lines: errorLines(result.stderr).map((line) =>
-        line.replace(/(?<=retrying in )\d+(?:\.\d)? (?:ms|s|min)|\d+\.\d s/, "N s"),
+    expect(shown(result)).toEqual(
+      answeredAfterOneRetry(
+        "the server answered HTTP 200 with an error body (rate_limit_exceeded): slow down",
       ),
-    }).toEqual({
-      code: 0,
-      stdout: "after\n",
-      lines: [
-        "turnloop: warning: retrying in N s (attempt 1): the server answered HTTP 200 with an error body (rate_limit_exceeded): slow down",
-      ],
-    });
+    );
   });
 });
