@@ -4,13 +4,9 @@ import { syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { emptyScan, readMetadata, writeMetadata } from "../../src/session/session-metadata.js";
 import { SessionLock } from "../../src/session/session-lock.js";
-import {
-  createFile,
-  writeAndClose,
-  writeAndCloseWithInode,
-} from "../../src/session/small-file.js";
+import { emptyScan, readMetadata, writeMetadata } from "../../src/session/session-metadata.js";
+import { createFile, writeAndClose, writeAndCloseWithInode } from "../../src/session/small-file.js";
 import { threadPoolRequests } from "../support/thread-pool.js";
 
 let directory: string;
