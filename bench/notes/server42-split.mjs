@@ -21,6 +21,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { startFakeModelWorker } from "../fake-model.mjs";
 import { MODES, scenarioEnvironment } from "../groups/common.mjs";
+import { gapsInServer, turnOverheads } from "../groups/sessions.mjs";
 import { checkSessionLogs, clientEventRecorder } from "../log-check.mjs";
 import { BENCH_MODEL, BENCH_PROMPT, createScenarioRepository } from "../scenario.mjs";
 import { measureSdkServer } from "../sdk-server.mjs";
@@ -52,47 +53,6 @@ function gateOf(count) {
     }
     await opened;
   };
-}
-
-/** 7d's per-turn overheads of every session (bench/groups/sessions.mjs `benchHeadless`). */
-function overheadsOf(requests, results) {
-  const overheads = [];
-  for (const result of results) {
-    for (const [sessionId, prompt] of result.promptBySession) {
-      const ofSession = requests.filter((request) => request.key === prompt);
-      const tools = result.toolsBySession.get(sessionId) ?? [];
-      for (let turn = 0; turn + 1 < ofSession.length; turn++) {
-        const tool = tools[turn];
-        const gap = ofSession[turn + 1].receivedAt - ofSession[turn].finishedAt;
-        overheads.push(gap - (tool === undefined ? 0 : tool.complete - tool.start));
-      }
-    }
-  }
-  return overheads;
-}
-
-/** Answer parsed → next request sent, inside the servers (as sessions.mjs `gapsInServer`). */
-function gapsInServer(bySession) {
-  const gaps = [];
-  for (const events of bySession.values()) {
-    let answeredAt = Number.NaN;
-    let runningAt = Number.NaN;
-    let tools = 0;
-    for (const event of events) {
-      if (event.type === "assistant.message") {
-        answeredAt = event.at;
-        tools = 0;
-      } else if (event.type === "tool.execution_start") {
-        runningAt = event.at;
-      } else if (event.type === "tool.execution_complete") {
-        tools += event.at - runningAt;
-      } else if (event.type === "assistant.turn_start" && Number.isFinite(answeredAt)) {
-        gaps.push(event.at - answeredAt - tools);
-        answeredAt = Number.NaN;
-      }
-    }
-  }
-  return gaps.filter(Number.isFinite);
 }
 
 async function main() {
@@ -136,7 +96,8 @@ async function main() {
       throw new Error(`a server did not run: ${missing.reason}`);
     }
     const requests = await model.requests();
-    const overheads = overheadsOf(requests, results);
+    // 7d's: each tool timed from its start (the SDK face sends no tool.execution_running).
+    const overheads = results.flatMap((result) => turnOverheads(requests, result).overheads);
     const inServer = gapsInServer(received.bySession);
     const sessionIds = results.flatMap((result) => [...result.promptBySession.keys()]);
     const logs = checkSessionLogs(context.home, sessionIds, received.bySession, {
