@@ -42,8 +42,9 @@ const SERVER_SHUTDOWN_PATIENCE = 120_000;
  * every session is idle, then ends the server's input and waits for it to exit by itself.
  * @param {{cliPath: string, cwd: string, env: NodeJS.ProcessEnv, model: string, prompt: string,
  *   sessions: number, timeoutMilliseconds?: number, nodeArguments?: string[],
- *   onEvent?: (sessionId: string, event: any) => void}}
+ *   onEvent?: (sessionId: string, event: any) => void, beforeSend?: () => Promise<void>}}
  *   options `onEvent` sees every `session.event` notification's event, in arrival order;
+ *   `beforeSend` is awaited once every session is created, before the first `session.send`;
  *   `nodeArguments` go to node before `cliPath` (e.g. the bin's `--max-semi-space-size=2`).
  * @returns {Promise<SdkServerMeasurement | {available: false, reason: string}>}
  */
@@ -136,6 +137,8 @@ export async function measureSdkServer(options) {
         });
         sessionIds.push(String(created.sessionId));
       }
+      // Several servers measured together send at once (bench/notes/server42-split.mjs).
+      await options.beforeSend?.();
       const sentAt = monotonicMilliseconds();
       const onCpuAtSend = mainThreadOnCpuMilliseconds(child.pid);
       const idle = sessionIds.map(

@@ -184,7 +184,7 @@ export async function benchMemory(context) {
  * @param {Map<string, Array<{type: string, at: number}>>} bySession What each client received.
  * @returns {number[]}
  */
-function gapsInServer(bySession) {
+export function gapsInServer(bySession) {
   const gaps = [];
   for (const events of bySession.values()) {
     let answeredAt = Number.NaN;
@@ -205,6 +205,32 @@ function gapsInServer(bySession) {
     }
   }
   return gaps.filter(Number.isFinite);
+}
+
+/**
+ * 7d's per-turn overheads: for each session of `result` (bench/sdk-server.mjs), the gap between
+ * an answer's end and the next request at the fake model (`requests`, matched by the prompt),
+ * less the tool's run from its `tool.execution_running` when sent (`overheads`) or from its
+ * `tool.execution_start` (`overheadsFromStart`).
+ * @param {Array<{key: string, receivedAt: number, finishedAt: number}>} requests
+ * @param {{promptBySession: Map<string, string>, toolsBySession: Map<string, Array<{start: number, running: number, complete: number}>>}} result
+ * @returns {{overheads: number[], overheadsFromStart: number[]}}
+ */
+export function turnOverheads(requests, result) {
+  const overheads = [];
+  const overheadsFromStart = [];
+  for (const [sessionId, prompt] of result.promptBySession) {
+    const ofSession = requests.filter((request) => request.key === prompt);
+    const tools = result.toolsBySession.get(sessionId) ?? [];
+    for (let turn = 0; turn + 1 < ofSession.length; turn++) {
+      const tool = tools[turn];
+      const gap = ofSession[turn + 1].receivedAt - ofSession[turn].finishedAt;
+      const running = Number.isFinite(tool?.running) ? tool.running : tool?.start;
+      overheads.push(gap - (tool === undefined ? 0 : tool.complete - running));
+      overheadsFromStart.push(gap - (tool === undefined ? 0 : tool.complete - tool.start));
+    }
+  }
+  return { overheads, overheadsFromStart };
 }
 
 /** Figure 7d: concurrent sessions (1,000 in full mode) in one `--headless --stdio` server, per-turn overhead p99. */
@@ -280,19 +306,7 @@ export async function benchHeadless(context) {
     // "Server lane … session 8"). Since round 3 session 16 the SDK face no longer sends
     // `tool.execution_running` (not on Copilot's wire; it is ephemeral, so no log holds it
     // either): the tool is timed from its start again, and `toolsTimedFromRunning` says so.
-    const overheads = [];
-    const overheadsFromStart = [];
-    for (const [sessionId, prompt] of result.promptBySession) {
-      const ofSession = requests.filter((request) => request.key === prompt);
-      const tools = result.toolsBySession.get(sessionId) ?? [];
-      for (let turn = 0; turn + 1 < ofSession.length; turn++) {
-        const tool = tools[turn];
-        const gap = ofSession[turn + 1].receivedAt - ofSession[turn].finishedAt;
-        const running = Number.isFinite(tool?.running) ? tool.running : tool?.start;
-        overheads.push(gap - (tool === undefined ? 0 : tool.complete - running));
-        overheadsFromStart.push(gap - (tool === undefined ? 0 : tool.complete - tool.start));
-      }
-    }
+    const { overheads, overheadsFromStart } = turnOverheads(requests, result);
     context.details.headless.toolsTimedFromRunning = [...result.toolsBySession.values()]
       .flat()
       .filter((tool) => Number.isFinite(tool.running)).length;

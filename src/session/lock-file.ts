@@ -24,7 +24,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { errorCode } from "../events/errors.js";
 import { redactedText } from "../llm/shown-values.js";
 import type { LeaseHolder } from "./session-store.js";
-import { closeQuietly, createFile, writeAndClose } from "./small-file.js";
+import { closeQuietly, createFile, writeAndCloseWithInode } from "./small-file.js";
 
 /** How long an unreadable (half-written) lock or a left `lock.break` is assumed in progress. */
 export const UNREADABLE_GRACE_MS = 5_000;
@@ -219,10 +219,10 @@ export async function underBreaker<T>(
     if (breakerState.now !== "held") {
       throw new Error(`Programming error: ${path} replaced twice under one breaker.`);
     }
-    // Closed by writeAndClose whatever happens (small-file.ts: the write of a few hundred bytes
-    // and the close are synchronous, the create and the rename go through the thread pool).
+    // Closed by writeAndCloseWithInode whatever happens (small-file.ts: the write of a few hundred
+    // bytes and the close are synchronous, the create and the rename go through the thread pool).
     breakerState.now = "closed";
-    const ours = writeAndClose(fd, text);
+    const ours = writeAndCloseWithInode(fd, text);
     // A change stalled past UNREADABLE_GRACE_MS may have had its breaker removed as left by a
     // crash, and another process's made since: that one is not renamed onto the lock.
     if (statSync(breaker, { throwIfNoEntry: false })?.ino !== ours) {

@@ -39,24 +39,44 @@ export function createFile(
 /**
  * Writes all of `text` (UTF-8) into the file `fd` at its current position and closes it, both
  * synchronously; the file is closed whatever happens.
- * @returns the file's inode number (its identity, to check a later `stat` of its path against).
  * @throws the write's error (e.g. `ENOSPC`; the file then holds part of `text` at most) or the
  * close's.
  */
-export function writeAndClose(fd: number, text: string): number {
-  let inode: number;
+export function writeAndClose(fd: number, text: string): void {
+  closeAfter(fd, () => writeAll(fd, text));
+}
+
+/**
+ * {@link writeAndClose}, and the file's inode number (its identity, to check a later `stat` of its
+ * path against: lock-file.ts's breaker), read before the close: one `fstat` more, made only where
+ * that check needs it (a lock's or the listing metadata's file has no use for it).
+ * @throws as {@link writeAndClose}, or the `fstat`'s error.
+ */
+export function writeAndCloseWithInode(fd: number, text: string): number {
+  return closeAfter(fd, () => {
+    writeAll(fd, text);
+    return fstatSync(fd).ino;
+  });
+}
+
+function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text, "utf8");
+  for (let offset = 0; offset < bytes.length; ) {
+    offset += writeSync(fd, bytes, offset, bytes.length - offset);
+  }
+}
+
+/** `work`'s answer, `fd` closed after it whatever happens (a close's error thrown after success). */
+function closeAfter<T>(fd: number, work: () => T): T {
+  let answer: T;
   try {
-    const bytes = Buffer.from(text, "utf8");
-    for (let offset = 0; offset < bytes.length; ) {
-      offset += writeSync(fd, bytes, offset, bytes.length - offset);
-    }
-    inode = fstatSync(fd).ino;
+    answer = work();
   } catch (error) {
     closeQuietly(fd);
     throw error;
   }
   closeSync(fd);
-  return inode;
+  return answer;
 }
 
 /** Closes `fd`, ignoring errors (a file given up after a failure). */
