@@ -135,6 +135,7 @@ function subscribe(
     );
     session.promptMode = promptModeAfter(event, session.promptMode);
     // The owner's idle goes once to every follower it ends for (none of its prompts waits).
+    const told: ClientConnection[] = [];
     const idleFor: ClientConnection[] = [];
     let ended: PromptEnd | undefined;
     for (const { connection, warning, prompts, ownerWatch } of [...followers.values()]) {
@@ -145,6 +146,7 @@ function subscribe(
       const news = prompts.stored(event);
       if (news?.kind === "ended") {
         ended = news.end;
+        told.push(connection);
         if (news.idle) {
           idleFor.push(connection);
         }
@@ -153,8 +155,8 @@ function subscribe(
       }
       ownerWatch.stored(event);
     }
-    if (ended !== undefined && idleFor.length > 0) {
-      endedIdle(idleFor, session, ended, event.id);
+    if (ended !== undefined) {
+      endedIdle(told, idleFor, session, ended, event.id);
     }
   });
   return { session, questions, followers, subscribed };

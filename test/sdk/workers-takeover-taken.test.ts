@@ -9,6 +9,7 @@
  */
 
 import { expect, test } from "vitest";
+import { PROMPT_INTERRUPTED } from "../../src/session/prompt-end.js";
 import {
   describeWorkers,
   holdAnswers,
@@ -57,12 +58,14 @@ describeWorkers("a follower's prompt taken by an owner that died before starting
     ).toEqual(["sent by B", "sent by C, taken by A", "marker"]);
 
     const message = `another worker took session ${onA.sessionId} over before 1 prompt sent from this worker started; send again to run it`;
-    // What A and B stored (B closing the turn A's held request opened), then C's error and idle
-    // (once), then C's two prompts as B ran them.
+    // What A and B stored (B closing the turn A's held request opened, which ends A's prompt as
+    // a failure: its error, no idle while C's prompt waits), then C's error and idle (once), then
+    // C's two prompts as B ran them.
     expect(seenOnC.seen.map(({ type }) => type)).toEqual([
       ...heldOnA.map(({ type }) => type),
       "session.resume",
       "assistant.turn_end",
+      "session.error",
       ...seenOf(TEXT_PROMPT_STORED),
       "session.error",
       "assistant.idle",
@@ -70,8 +73,10 @@ describeWorkers("a follower's prompt taken by an owner that died before starting
       ...TEXT_PROMPT,
       ...TEXT_PROMPT,
     ]);
-    // After A's stored events: B's session.resume and the turn_end closing A's, then B's prompt.
-    const errorAt = heldOnA.length + 2 + seenOf(TEXT_PROMPT_STORED).length;
+    expect(seenOnC.seen[heldOnA.length + 2]?.data).toEqual(PROMPT_INTERRUPTED);
+    // After A's stored events: B's session.resume, the turn_end closing A's and its error, then
+    // B's prompt.
+    const errorAt = heldOnA.length + 3 + seenOf(TEXT_PROMPT_STORED).length;
     expect(
       seenOnC.seen.slice(errorAt, errorAt + 3).map(({ type, data }) => ({ type, data })),
     ).toEqual([
