@@ -117,7 +117,8 @@ function bounded(message: string): string {
 
 /**
  * The `session/prompt` answer of a follower's prompt that ended so (remote-session.ts `prompt`).
- * @throws its failure: `-32603` when the owner was gone or refused it unstored, `-32602` naming
+ * @throws its failure: `-32603` when the owner was gone or refused it unstored, or its process
+ * ended while it ran (`stored: false`), `-32602` naming
  * both sizes when it refused it beyond the window, else (its store refused the prompt's events,
  * or it failed as stored) as a local prompt's (`promptFailure`).
  */
@@ -130,6 +131,10 @@ export function followedAnswer(end: FollowedEnd): acp.PromptResponse {
     throw promptTooLarge === undefined && error.errorType !== "storage"
       ? internalError(error.message)
       : promptFailure(error, promptTooLarge);
+  }
+  if ("stored" in end) {
+    // Its process ended while it ran: no model request failed (prompt-end.ts PROMPT_INTERRUPTED).
+    throw internalError(end.error.message);
   }
   if ("error" in end) {
     throw promptFailure(end.error);

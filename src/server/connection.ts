@@ -30,6 +30,7 @@ import type { ClientLink } from "./client-link.js";
 import type { FramingFault } from "./framing.js";
 import { refusingInvalidMessages } from "./invalid-messages.js";
 import { notificationFrame } from "./notification-text.js";
+import type { RecentSessions } from "./recent-sessions.js";
 import type { ServerSession } from "./server-session.js";
 import { unsupportedMessage } from "./unsupported.js";
 
@@ -49,14 +50,16 @@ export interface ServerContext {
   sessions: Map<string, ServerSession>;
   /**
    * Sessions an app detached (`session.detach`) here and nobody resumed since: as with Copilot,
-   * they cannot be read ("Session not found") until resumed.
+   * they cannot be read ("Session not found") until resumed. The most recent ones only
+   * (recent-sessions.ts).
    */
-  detached: Set<string>;
+  detached: RecentSessions;
   /**
-   * Sessions `session.delete` removed here and nobody made again since: a later method naming one
-   * says it was deleted, after Copilot's "Session not found" (session-methods.ts `openSession`).
+   * Sessions `session.delete` removed here, or a follower here found deleted, and nobody made
+   * again since: a later method naming one says it was deleted, after Copilot's "Session not
+   * found" (session-methods.ts `openSession`). The most recent ones only (recent-sessions.ts).
    */
-  deleted: Set<string>;
+  deleted: RecentSessions;
   /**
    * The `session.resume`s in progress: every other request naming their session (`sessionId`)
    * waits for its resume, then runs, or fails with the resume's error (opening-gate.ts).

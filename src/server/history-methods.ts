@@ -13,7 +13,13 @@ import { forkSession } from "../session/fork.js";
 import { PromptInProgressError } from "../session/prompt-in-progress.js";
 import { conversationEvents, RewindTargetError } from "../session/rewind.js";
 import type { ClientConnection } from "./connection.js";
-import { invalidParams, parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
+import {
+  invalidParams,
+  parseParams,
+  sessionDeleted,
+  sessionIdSchema,
+  sessionOnlyParams,
+} from "./params.js";
 import type { ServerSession } from "./server-session.js";
 import { openSession } from "./session-methods.js";
 
@@ -146,6 +152,9 @@ export async function forkMethod(connection: ClientConnection, raw: unknown) {
   try {
     log = (await host.readEvents(params.sessionId)).events;
   } catch (error) {
+    if (connection.server.deleted.has(params.sessionId)) {
+      throw sessionDeleted(params.sessionId);
+    }
     throw invalidParams(`${method}: no session ${params.sessionId} (${errorMessage(error)})`);
   }
   try {

@@ -32,6 +32,7 @@ import { onTerminationSignal } from "../session/termination-signals.js";
 import { ClientConnection, type ServerContext } from "./connection.js";
 import { FramingGuard } from "./framing.js";
 import { METHODS } from "./methods.js";
+import { RecentSessions } from "./recent-sessions.js";
 import { SERVER_SETTING_NAMES } from "./server-model.js";
 
 /** Where the server listens. */
@@ -69,8 +70,8 @@ export async function runServerCommand(
     maxMessageBytes: messageLimit,
     defaultMode: config.autopilot.value ? "autopilot" : "interactive",
     sessions: new Map(),
-    detached: new Set(),
-    deleted: new Set(),
+    detached: new RecentSessions(),
+    deleted: new RecentSessions(),
     openings: new OpeningGate(),
     connections: new Set(),
     requestShutdown: () => stop(),

@@ -162,5 +162,10 @@ export function invalidParams(message: string): ResponseError<void> {
  * "Session not found", and why, for the app that did not delete it (its own or a follower's send).
  */
 export function sessionDeleted(sessionId: string): ResponseError<void> {
-  return invalidParams(`Session not found: ${sessionId} (it was deleted: session.delete)`);
+  return invalidParams(deletedWords(sessionId));
+}
+
+/** What every method naming a session an app deleted says ({@link sessionDeleted}). */
+export function deletedWords(sessionId: string): string {
+  return `Session not found: ${sessionId} (it was deleted: session.delete)`;
 }

@@ -3,10 +3,11 @@
  * remote-sessions.ts), as a local session's apps share it (session-clients.ts): one store
  * subscription per session however many apps follow it, each stored event encoded once and sent to
  * every follower, in log order; each follower's own prompts, owner watch, permission handler
- * registration and `settings_ignored` warning; the subscription closed when the last one leaves.
+ * registration and `settings_ignored` warning; the owner's live events (session/live-events.ts)
+ * to every follower too; the subscription closed when the last one leaves.
  */
 
-import type { SessionEventData } from "../events/events.js";
+import type { SessionEvent, SessionEventData } from "../events/events.js";
 import { ServerToClient } from "../protocol/copilot.js";
 import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
 import { type PromptEnd, SentPrompts } from "../session/prompt-end.js";
@@ -16,6 +17,7 @@ import { promptModeAfter } from "./client-link.js";
 import type { ClientConnection, ServerContext } from "./connection.js";
 import { notificationFrame } from "./notification-text.js";
 import { FollowedEvents } from "./remote-events.js";
+import { FollowedLiveEvents } from "./remote-live.js";
 import { endedIdle, endPrompts, endRefused, type FollowedSession } from "./remote-prompt-end.js";
 import { RemoteQuestions } from "./remote-questions.js";
 import type { FollowerWarning } from "./remote-warning.js";
@@ -48,6 +50,8 @@ export interface FollowedHere {
   followers: Map<ClientConnection, Follower>;
   /** The store's subscription, from after the events the first follower's resume read. */
   subscribed: Promise<SessionSubscription>;
+  /** Stops listening for the owner's live events (session/live-events.ts). */
+  stopLive: () => void;
 }
 
 /** The sessions each server follows for its clients, by session id. */
@@ -101,6 +105,7 @@ export async function join(
     here.followers.delete(connection);
     if (sessions.get(sessionId) === here) {
       sessions.delete(sessionId);
+      here.stopLive();
     }
     throw error;
   }
@@ -126,6 +131,7 @@ function subscribe(
     session.promptMode = promptModeAfter(event, session.promptMode);
   }
   const followers = new Map<ClientConnection, Follower>();
+  const { live, stopLive } = listenLive(server, session.sessionId, followers, () => subscribed);
   const subscribed = server.host.store.subscribe(session.sessionId, log.nextSeq, (event) => {
     const frames = events.wire(event).map((wire) =>
       notificationFrame(ServerToClient.sessionEvent, {
@@ -135,6 +141,7 @@ function subscribe(
     );
     session.promptMode = promptModeAfter(event, session.promptMode);
     // The owner's idle goes once to every follower it ends for (none of its prompts waits).
+    const told: ClientConnection[] = [];
     const idleFor: ClientConnection[] = [];
     let ended: PromptEnd | undefined;
     for (const { connection, warning, prompts, ownerWatch } of [...followers.values()]) {
@@ -145,6 +152,7 @@ function subscribe(
       const news = prompts.stored(event);
       if (news?.kind === "ended") {
         ended = news.end;
+        told.push(connection);
         if (news.idle) {
           idleFor.push(connection);
         }
@@ -153,11 +161,34 @@ function subscribe(
       }
       ownerWatch.stored(event);
     }
-    if (ended !== undefined && idleFor.length > 0) {
-      endedIdle(idleFor, session, ended, event.id);
+    if (ended !== undefined) {
+      endedIdle(told, idleFor, session, ended, event.id);
     }
+    live.stored(event);
   });
-  return { session, questions, followers, subscribed };
+  return { session, questions, followers, subscribed, stopLive };
+}
+
+/**
+ * Listens for the live events the owner publishes for `sessionId` (session/live-events.ts), each
+ * sent to every follower after the stored event it followed (remote-live.ts). @returns the place
+ * that is told of each stored event sent, and what stops listening.
+ */
+function listenLive(
+  server: ServerContext,
+  sessionId: string,
+  followers: ReadonlyMap<ClientConnection, Follower>,
+  subscribed: () => Promise<SessionSubscription>,
+): { live: FollowedLiveEvents; stopLive: () => void } {
+  const send = (event: SessionEvent) => {
+    const frame = notificationFrame(ServerToClient.sessionEvent, { sessionId, event });
+    for (const { connection } of followers.values()) {
+      connection.notifyFrame(frame);
+    }
+  };
+  const live = new FollowedLiveEvents(send, async () => (await subscribed()).readNow());
+  const stop = server.host.store.live?.listen(sessionId, (event) => live.live(event));
+  return { live, stopLive: stop ?? (() => undefined) };
 }
 
 /**
@@ -207,6 +238,7 @@ export async function leave(
   follower.ownerWatch.stop();
   if (here.followers.size === 0) {
     sessions.delete(sessionId);
+    here.stopLive();
     const subscription = await here.subscribed.catch(() => undefined);
     await subscription?.close();
   }

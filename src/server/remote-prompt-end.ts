@@ -13,6 +13,7 @@ import type { PromptEnd, SentPromptNews, SentPrompts } from "../session/prompt-e
 import type { RefusedPrompt } from "../session/session-store.js";
 import { sendIdle } from "./client-link.js";
 import type { ClientConnection } from "./connection.js";
+import { notificationFrame } from "./notification-text.js";
 
 /**
  * A session followed here (remote-sessions.ts): its id, start time and the mode of its last
@@ -57,25 +58,40 @@ export function endPrompts(
     );
     connection.notify(ServerToClient.sessionEvent, { sessionId: session.sessionId, event: error });
     idle(idleData({ error }));
-  } else if (news?.kind === "ended" && news.idle) {
-    endedIdle([connection], session, news.end, parentId);
+  } else if (news?.kind === "ended") {
+    endedIdle([connection], news.idle ? [connection] : [], session, news.end, parentId);
   }
 }
 
 /**
  * Sends the owner's own idle where a prompt's stored events end (events/idle.ts: a failure's is
- * `{}`, after its `session.error`) to `connections` (the followers with no prompt of theirs
- * waiting), encoded once: each gets the same bytes, as a local session's apps do
- * (session-clients.ts).
+ * `{}`, after its `session.error`) to `idleFor` (the followers with no prompt of theirs waiting),
+ * encoded once: each gets the same bytes, as a local session's apps do (session-clients.ts). A
+ * failure the log holds no `session.error` of (a prompt its process left unfinished: prompt-end.ts
+ * `PROMPT_INTERRUPTED`) is first sent its error, to every follower in `told` (those it was news
+ * to), as every app of a local session gets a failure's error.
  */
 export function endedIdle(
-  connections: readonly ClientConnection[],
+  told: readonly ClientConnection[],
+  idleFor: readonly ClientConnection[],
   session: FollowedSession,
   end: PromptEnd,
   parentId: string | null,
 ): void {
-  const idle = createEnvelope({ type: "session.idle", data: idleData(end) }, parentId);
-  sendIdle(connections, session.sessionId, session.startTime, idle, session.promptMode);
+  if ("stored" in end) {
+    const error = createEnvelope({ type: "session.error", data: end.error }, parentId);
+    const frame = notificationFrame(ServerToClient.sessionEvent, {
+      sessionId: session.sessionId,
+      event: error,
+    });
+    for (const connection of told) {
+      connection.notifyFrame(frame);
+    }
+  }
+  if (idleFor.length > 0) {
+    const idle = createEnvelope({ type: "session.idle", data: idleData(end) }, parentId);
+    sendIdle(idleFor, session.sessionId, session.startTime, idle, session.promptMode);
+  }
 }
 
 /**

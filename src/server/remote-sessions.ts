@@ -185,12 +185,9 @@ export async function sendToOwner(
   remote?.ownerWatch.stop();
   try {
     await claim(remote?.resumeParams ?? { sessionId }).catch(async (error: unknown) => {
-      // It was followed here, so it existed: gone from the store, an app deleted it (and the
-      // app's later methods on it say so too, as for one deleted here: session-methods.ts).
-      if (remote === undefined || !(await isGone(server, sessionId))) {
+      if (remote === undefined || !(await foundDeleted(connection, sessionId))) {
         throw error;
       }
-      server.deleted.add(sessionId);
       throw sessionDeleted(sessionId);
     });
     // What the claim stored here (`session.resume`, interrupted results of the calls the owner
@@ -205,6 +202,28 @@ export async function sendToOwner(
     throw invalidParams(`session ${sessionId}: it could not be opened here`);
   }
   return { messageId: session.send(params) };
+}
+
+/**
+ * Whether `sessionId` is known deleted here (`ServerContext.deleted`), or `connection` follows it
+ * and the store has it no more: it was followed, so it existed, and an app deleted it; noted then,
+ * so the app's later methods on it say so too (session-methods.ts `openSession`), and the
+ * following ends.
+ */
+export async function foundDeleted(
+  connection: ClientConnection,
+  sessionId: string,
+): Promise<boolean> {
+  const { server } = connection;
+  if (server.deleted.has(sessionId)) {
+    return true;
+  }
+  if (!followsHere(connection, sessionId) || !(await isGone(server, sessionId))) {
+    return false;
+  }
+  server.deleted.add(sessionId);
+  await leave(server, sessionId, connection);
+  return true;
 }
 
 /** Whether the store has no session `sessionId` (reading it says `ENOENT`). */

@@ -21,6 +21,7 @@ import type { SessionMode } from "../protocol/copilot.js";
 import { hookTimeoutMs } from "../protocol/hooks.js";
 import type { PermissionCallbacks } from "../session/agent-settings.js";
 import type { SessionHost } from "../session/host.js";
+import { FOLLOWED_LIVE_TYPES } from "../session/live-events.js";
 import {
   PromptInProgressError,
   type Session,
@@ -364,6 +365,9 @@ export class ServerSession {
         ? modelNamesOnWire(event, this.currentModel())
         : modelNamesOnWire(event);
     const wire = this.permissions.wireEvent(event, this.session.cwd, named);
+    if (FOLLOWED_LIVE_TYPES.has(event.type)) {
+      this.host.store.live?.publish(this.id, event); // To apps on other workers (live-events.ts).
+    }
     if (event.type === "tool.execution_complete") {
       this.permissions.calls.delete(event.data.toolCallId);
     }

@@ -14,6 +14,7 @@ import { isEmptyPrompt } from "../session/prompt-attachments.js";
 import { conversationEvents } from "../session/rewind.js";
 import { broadcast, type ClientConnection, type ServerContext } from "./connection.js";
 import {
+  deletedWords,
   historyCompactParams,
   invalidParams,
   modelSwitchParams,
@@ -29,6 +30,7 @@ import {
 import {
   abortAtOwner,
   answerAtOwner,
+  foundDeleted,
   isRemote,
   sendToOwner,
   stopFollowing,
@@ -110,7 +112,9 @@ export async function getMessagesMethod(connection: ClientConnection, raw: unkno
     return { events: historyOnWire(conversationEvents(events)) };
   } catch (error) {
     if (isMissingFileError(error)) {
-      throw invalidParams(`session.getMessages: no session ${sessionId}`);
+      throw (await foundDeleted(connection, sessionId))
+        ? sessionDeleted(sessionId)
+        : invalidParams(`session.getMessages: no session ${sessionId}`);
     }
     throw new ResponseError(
       ErrorCode.internalError,
@@ -159,7 +163,8 @@ export async function deleteMethod(connection: ClientConnection, raw: unknown) {
     return { success: false, error: errorMessage(error) };
   }
   if (!deleted) {
-    return { success: false, error: `no session ${sessionId}` };
+    const known = server.deleted.has(sessionId);
+    return { success: false, error: known ? deletedWords(sessionId) : `no session ${sessionId}` };
   }
   server.deleted.add(sessionId);
   server.detached.delete(sessionId);

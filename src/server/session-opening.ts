@@ -21,6 +21,7 @@ import {
   invalidParams,
   parseParams,
   resumeParams,
+  sessionDeleted,
 } from "./params.js";
 import { resumeHere } from "./pending-work.js";
 import { followsHere, resumeRemote, warnedWhileFollowing } from "./remote-sessions.js";
@@ -220,6 +221,9 @@ async function openStored(
       throw invalidParams(`session.resume: ${error.message}`);
     }
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      if (server.deleted.has(params.sessionId)) {
+        throw sessionDeleted(params.sessionId);
+      }
       // Its folder is not there (deleted, or never made): not the path of the lock it lacks.
       throw invalidParams(
         `session.resume: no session ${params.sessionId} exists here (it was deleted, or never made)`,

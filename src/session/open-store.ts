@@ -9,6 +9,7 @@ import { isDatabaseUrl, redactDatabaseUrl } from "../llm/shown-values.js";
 import { ConfigError, type LoadedConfig, loadConfig } from "./config.js";
 import { projectTrust } from "./config-paths.js";
 import { FileSessionStore } from "./file-store.js";
+import type { LiveEvents } from "./live-events.js";
 import { sessionFilesFolder } from "./paths.js";
 import type { PostgresSessionStore } from "./postgres/store.js";
 import type { SessionEventListener, SessionSubscription } from "./session-follower.js";
@@ -120,6 +121,30 @@ class DeferredPostgresStore implements SessionStore {
       (await this.#load()).inbox.refuse(sessionId, promptId, refusal),
     refusals: async (sessionId, promptIds) =>
       (await this.#load()).inbox.refusals(sessionId, promptIds),
+  };
+
+  /** The PostgreSQL store's live events (live-events.ts), loaded on first use, in order. */
+  readonly live: LiveEvents = {
+    publish: (sessionId, event) => {
+      this.#load().then(
+        (store) => store.live.publish(sessionId, event),
+        () => undefined, // The store could not load: no worker follows through it.
+      );
+    },
+    listen: (sessionId, onEvent) => {
+      let stop: (() => void) | undefined;
+      let stopped = false;
+      this.#load().then(
+        (store) => {
+          stop = stopped ? undefined : store.live.listen(sessionId, onEvent);
+        },
+        () => undefined,
+      );
+      return () => {
+        stopped = true;
+        stop?.();
+      };
+    },
   };
 
   async create(sessionId: string): Promise<SessionAppender> {

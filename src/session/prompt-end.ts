@@ -8,10 +8,27 @@ import { MODEL_CALL_SKIPPED } from "../agent/decide-next.js";
 import type { StopReason } from "../events/event-parts.js";
 import type { SessionEvent, SessionEventData } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
+import { INTERRUPTED } from "./open-work.js";
 import type { LeaseGone, PromptWithdrawal, RefusedPrompt } from "./session-store.js";
 
-/** How a prompt ended: a stop reason (ACP's names), or the error it failed with. */
-export type PromptEnd = { stopReason: StopReason } | { error: SessionEventData["session.error"] };
+/**
+ * How a prompt ended: a stop reason (ACP's names), or the error it failed with: its stored
+ * `session.error`, or (`stored: false`) {@link PROMPT_INTERRUPTED}, which no event of the log
+ * holds (a reader tells it: the log's end of the prompt is its reopen's interrupted turn).
+ */
+export type PromptEnd =
+  | { stopReason: StopReason }
+  | { error: SessionEventData["session.error"]; stored?: false };
+
+/**
+ * The error of a prompt whose process ended while it ran, read where the reopen that followed
+ * closed its open turn or compaction as interrupted (open-work.ts): what every app following the
+ * session is told before its `session.idle`, as a local prompt's failure is.
+ */
+export const PROMPT_INTERRUPTED: SessionEventData["session.error"] = {
+  errorType: "server",
+  message: `the prompt was ${INTERRUPTED} (the session was reopened since)`,
+};
 
 /**
  * Reads where each prompt ends out of a session's stored events, given in log order (a follower
@@ -24,18 +41,35 @@ export type PromptEnd = { stopReason: StopReason } | { error: SessionEventData["
  * `session.autopilot_stopped` (`end_turn`) or the repetition guard's `session.warning`
  * (`max_turn_requests`) stored after its last turn; their other ends are not seen. A model
  * failure an SDK app's `errorOccurred` hook skipped ends its prompt at its `session.warning`
- * `model_call_skipped` (`end_turn`), stored after the failed turn.
+ * `model_call_skipped` (`end_turn`), stored after the failed turn. A prompt whose process ended
+ * while it ran ends where the next open of the log closed the last of its open turns and its
+ * compaction as interrupted (open-work.ts `closingEvents`: {@link PROMPT_INTERRUPTED}), as the
+ * session model reads it (session-model/fold-state.ts).
  */
 export class PromptEnds {
   /** The turns started and not ended: a stop's notes stored inside one are not its end. */
   readonly #open = new Set<string>();
+  /** A compaction started and not ended. */
+  #compacting = false;
+  /** A prompt's `user.message` was read and no end after it. */
+  #promptOpen = false;
 
   /** @returns how the prompt ended when `event` is its last stored event, else `undefined`. */
   read(event: SessionEvent): PromptEnd | undefined {
+    const end = this.#read(event);
+    if (end !== undefined) {
+      this.#promptOpen = false;
+    }
+    return end;
+  }
+
+  #read(event: SessionEvent): PromptEnd | undefined {
     switch (event.type) {
       case "user.message":
         if (event.data.source !== "autopilot") {
           this.#open.clear();
+          this.#compacting = false;
+          this.#promptOpen = true;
         }
         return undefined;
       case "assistant.turn_start":
@@ -44,8 +78,19 @@ export class PromptEnds {
       case "assistant.turn_end": {
         this.#open.delete(event.data.turnId);
         const { stopReason } = event.data;
-        return stopReason === undefined ? undefined : { stopReason };
+        if (stopReason !== undefined) {
+          return { stopReason };
+        }
+        return event.data.status === "interrupted" ? this.#interrupted() : undefined;
       }
+      case "session.compaction_start":
+        this.#compacting = true;
+        return undefined;
+      case "session.compaction_complete":
+        this.#compacting = false;
+        return event.data.success === false && event.data.error === INTERRUPTED
+          ? this.#interrupted()
+          : undefined;
       case "session.autopilot_stopped":
         return this.#open.size === 0 ? { stopReason: "end_turn" } : undefined;
       case "session.warning":
@@ -57,6 +102,16 @@ export class PromptEnds {
       default:
         return undefined;
     }
+  }
+
+  /**
+   * After a reopen's closing event (an interrupted turn or compaction: open-work.ts): the
+   * prompt's end once nothing of it is left open, when a prompt was open.
+   */
+  #interrupted(): PromptEnd | undefined {
+    return this.#promptOpen && this.#open.size === 0 && !this.#compacting
+      ? { error: PROMPT_INTERRUPTED, stored: false }
+      : undefined;
   }
 }
 
@@ -118,6 +173,11 @@ export class SentPrompts {
   readonly #ends = new PromptEnds();
   #running: string | undefined;
   #ownerClosed = false;
+  /**
+   * The end of the prompt the owner ran when it died was told already ({@link ownerGone}): the
+   * reopen's interrupted end of it ({@link PROMPT_INTERRUPTED}) is not told again.
+   */
+  #interruptedTold = false;
 
   /**
    * Whether the last owner closed the session (`session.shutdown` read) or died
@@ -230,6 +290,7 @@ export class SentPrompts {
    */
   ownerGone(): { dropped: string[]; interrupted: string | undefined } {
     this.#ownerClosed = true;
+    this.#interruptedTold = true;
     const interrupted = this.#running;
     this.#running = undefined;
     const dropped = [...this.#waiting];
@@ -261,6 +322,9 @@ export class SentPrompts {
   /** What the persisted `event` means for the prompts sent, if anything. */
   stored(event: SessionEvent): SentPromptNews | undefined {
     const end = this.#ends.read(event);
+    if (event.type === "user.message" && event.data.source !== "autopilot") {
+      this.#interruptedTold = false;
+    }
     if (event.type === "user.message" && event.data.promptId !== undefined) {
       const promptId = event.data.promptId;
       if (!this.#waiting.includes(promptId)) {
@@ -285,7 +349,7 @@ export class SentPrompts {
       const promptIds = this.abandon();
       return promptIds.length === 0 ? undefined : { kind: "dropped", promptIds, cause: "shutdown" };
     }
-    if (end === undefined) {
+    if (end === undefined || (this.#interruptedTold && "stored" in end)) {
       return undefined;
     }
     const promptId = this.#running;

@@ -14,6 +14,7 @@
  */
 
 import type { RepairNote, SessionEvent } from "../events/events.js";
+import type { LiveEvents } from "./live-events.js";
 import type { SessionEventListener, SessionSubscription } from "./session-follower.js";
 
 /** Who holds a session's writer lease. */
@@ -259,6 +260,8 @@ export interface SessionStore {
    * process serves every session (the file store).
    */
   readonly inbox?: SessionInbox;
+  /** Ephemeral events from a session's holder to the workers following it (live-events.ts). */
+  readonly live?: LiveEvents;
   /**
    * Present where the store is a database shared by workers (PostgreSQL): checks from now on, at
    * each heartbeat, that it is reachable, even while this process holds no session, and says so

@@ -237,10 +237,15 @@ describe("the SDK against the built server (stdio)", () => {
     await second.deleteSession(session.sessionId);
     const after = await second.listSessions();
     expect(after.some((entry) => entry.sessionId === session.sessionId)).toBe(false);
-    await expect(second.deleteSession(session.sessionId)).rejects.toThrow(/no session/);
-    // Round 3, session 19, item 6: what happened, not `ENOENT … open '…/<id>/lock'`.
-    await expect(second.resumeSession(session.sessionId)).rejects.toThrow(
-      `session.resume: no session ${session.sessionId} exists here (it was deleted, or never made)`,
+    // Round 3, session 19, item 6: what happened, not `ENOENT … open '…/<id>/lock'`; the words
+    // of every method naming a session an app deleted (session 42).
+    const deleted = `Session not found: ${session.sessionId} (it was deleted: session.delete)`;
+    await expect(second.deleteSession(session.sessionId)).rejects.toThrow(deleted);
+    await expect(second.resumeSession(session.sessionId)).rejects.toThrow(deleted);
+    // A session never made (or deleted long ago: server/recent-sessions.ts) is said not there.
+    const unknown = "00000000-0000-4000-8000-000000000000";
+    await expect(second.resumeSession(unknown)).rejects.toThrow(
+      `session.resume: no session ${unknown} exists here (it was deleted, or never made)`,
     );
   });
 });

@@ -9,6 +9,7 @@
 import { expect, test } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
 import { approveAll, TurnloopClient } from "../../src/sdk/index.js";
+import { PROMPT_INTERRUPTED } from "../../src/session/prompt-end.js";
 import { inLogOrder } from "./support.js";
 import {
   describeWorkers,
@@ -41,7 +42,7 @@ describeWorkers(
       });
       const before = (await secondSession.getMessages()).length;
       const seenFirst = recordEvents(firstSession, 4);
-      const seenSecond = recordEvents(secondSession, 3);
+      const seenSecond = recordEvents(secondSession, 4);
 
       // The first app's prompt runs on A, which dies mid-turn.
       const requested = holdAnswers(fixture.model);
@@ -68,9 +69,9 @@ describeWorkers(
       fixture.model.enqueue({ text: "the first app again" });
       const again = await firstSession.sendAndWait({ prompt: "first again" });
       expect(again?.data.content).toBe("the first app again");
-      // The first app's prompt cut short ends in its own error and idle; the second app is sent no
-      // idle for it (no follower waits for it: remote-followers.ts), one for each prompt after.
-      await Promise.all([seenFirst.idle[3]?.opened, seenSecond.idle[2]?.opened]);
+      // The prompt cut short ends for each app: the first hears it from its owner watch, the
+      // second where the claim's repair closed the prompt's turn; then one idle for each prompt.
+      await Promise.all([seenFirst.idle[3]?.opened, seenSecond.idle[3]?.opened]);
 
       const stored = (await secondSession.getMessages()).slice(before);
       const claim = stored.findIndex((event) => event.type === "session.resume");
@@ -87,6 +88,42 @@ describeWorkers(
       // Each app: every stored event once, in the log's order.
       expect(storedAmong(seenFirst.seen, stored)).toEqual(stored);
       expect(storedAmong(seenSecond.seen, stored)).toEqual(stored);
+      // Each app sees the cut prompt end as a failed prompt ends on Copilot's wire: an error, then
+      // the idle (not aborted: nobody cancelled it), once; the second app where the log ends it.
+      const interrupted = `the worker running session ${onA.sessionId} stopped (its process is gone) while running a prompt sent from this worker: it ended there unfinished`;
+      // From the cut prompt to the claiming prompt, each app's whole stream.
+      const aroundCut = (seen: readonly WireEvent[]) => {
+        const index = (content: string) =>
+          seen.findIndex(
+            (event) => event.type === "user.message" && event.data.content === content,
+          );
+        return seen.slice(index("cut short on A"), index("claims on B")).map((event) => {
+          const data = event.data as Record<string, unknown>;
+          return event.type === "session.error" || event.type.endsWith("idle")
+            ? { type: event.type, data }
+            : event.type;
+        });
+      };
+      const idles = [
+        { type: "assistant.idle", data: {} },
+        { type: "session.idle", data: { mode: "interactive" } },
+      ];
+      expect(aroundCut(seenFirst.seen)).toEqual([
+        "user.message",
+        "assistant.turn_start",
+        { type: "session.error", data: { errorType: "server", message: interrupted } },
+        ...idles,
+        "session.resume",
+        "assistant.turn_end",
+      ]);
+      expect(aroundCut(seenSecond.seen)).toEqual([
+        "user.message",
+        "assistant.turn_start",
+        "session.resume",
+        "assistant.turn_end",
+        { type: "session.error", data: PROMPT_INTERRUPTED },
+        ...idles,
+      ]);
       await first.stop();
       await second.stop();
     }, 120_000);

@@ -1,8 +1,10 @@
 /**
- * A session another worker holds deleted by its owner's app while an app of worker B follows it
- * (issue 22): B's app's next send says the session was deleted, with its id, as a local session's
- * other app is told (deleted-by-another-app.test.ts), not that it could not be opened. Real server
- * processes on a real PostgreSQL.
+ * A session deleted by an app (`session.delete`): every later method naming it says so in the
+ * words a send says (`Session not found: <id> (it was deleted: session.delete)`), on the server
+ * that deleted it and, when another worker held it (issue 22), from an app following it there:
+ * its next send, or its getMessages, finds it deleted (it was followed, so it existed), not that
+ * it could not be opened or that there is "no session". Real server processes on a real
+ * PostgreSQL.
  */
 
 import { expect, test } from "vitest";
@@ -19,6 +21,25 @@ describeWorkers("a followed session deleted by its owner's app", (workers) => {
     await expect(onB.send({ prompt: "still there?" })).rejects.toThrow(deleted);
     // It follows the session no more; a later send says the same.
     await expect(onB.send({ prompt: "and now?" })).rejects.toThrow(deleted);
+    await expect(onB.getMessages()).rejects.toThrow(deleted);
+    await deleting.stop();
+  });
+
+  test("every method naming it says so: on the deleting server, and first from a follower's getMessages", async () => {
+    const { worker: workerA, session: onA } = await workers.ownerSession();
+    const { session: onB } = await workers.followerSession(onA.sessionId);
+    const deleting = new TurnloopClient({ port: workerA.port, cwd: workers.fixture.cwd });
+    await deleting.deleteSession(onA.sessionId);
+    const deleted = `Session not found: ${onA.sessionId} (it was deleted: session.delete)`;
+    // The owner's own app, whose session another app deleted: reading, its mode, and again.
+    await expect(onA.getMessages()).rejects.toThrow(deleted);
+    await expect(onA.getMode()).rejects.toThrow(deleted);
+    await expect(deleting.resumeSession(onA.sessionId)).rejects.toThrow(deleted);
+    await expect(deleting.deleteSession(onA.sessionId)).rejects.toThrow(deleted);
+    // The follower's first method after the delete reads the log: deleted, then every method.
+    await expect(onB.getMessages()).rejects.toThrow(deleted);
+    await expect(onB.getMode()).rejects.toThrow(deleted);
+    await expect(onB.send({ prompt: "still there?" })).rejects.toThrow(deleted);
     await deleting.stop();
   });
 });

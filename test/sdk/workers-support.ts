@@ -322,3 +322,27 @@ export async function turnStartStored(url: string, sessionId: string): Promise<v
     await client.end();
   }
 }
+
+/**
+ * Opens once a session's holder published a live event of `type` to the workers following it on
+ * `url`'s database (`NOTIFY turnloop_live`, session/postgres/live.ts), as a follower's listening
+ * connection gets it: a gate for killing the holder only after it was sent. `end` closes it.
+ */
+export async function liveEventSent(
+  url: string,
+  type: string,
+): Promise<{ sent: Promise<void>; end(): Promise<void> }> {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const sent = gate();
+  client.on("notification", (message) => {
+    if (
+      (JSON.parse(message.payload ?? "{}") as { event?: { type?: string } }).event?.type === type
+    ) {
+      sent.open();
+    }
+  });
+  await client.query("LISTEN turnloop_live");
+  return { sent: sent.opened, end: () => client.end() };
+}

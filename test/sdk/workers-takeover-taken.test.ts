@@ -9,10 +9,12 @@
  */
 
 import { expect, test } from "vitest";
+import { PROMPT_INTERRUPTED } from "../../src/session/prompt-end.js";
 import {
   describeWorkers,
   holdAnswers,
   inboxPromptsTaken,
+  liveEventSent,
   recordEvents,
   resendThenMarker,
   seenOf,
@@ -28,12 +30,19 @@ describeWorkers("a follower's prompt taken by an owner that died before starting
     const seenOnC = recordEvents(onC, 3);
     const before = await onC.getMessages();
 
-    // A runs its own client's prompt, held at the model; C's prompt is taken and queued behind.
+    // A runs its own client's prompt, held at the model; C's prompt is taken and queued behind,
+    // which A tells its apps, C's too (pending_messages.modified: A dies only once it was sent).
+    const queued = await liveEventSent(
+      env.TURNLOOP_DATABASE_URL ?? "",
+      "pending_messages.modified",
+    );
     const requested = holdAnswers(fixture.model);
     await onA.send({ prompt: "held on A" });
     await requested.opened;
     await onC.send({ prompt: "sent by C, taken by A" });
     await inboxPromptsTaken(env.TURNLOOP_DATABASE_URL ?? "");
+    await queued.sent;
+    await queued.end();
     workerC.process.kill("SIGSTOP");
     workerA.process.kill("SIGKILL");
     await workerA.exited;
@@ -57,12 +66,15 @@ describeWorkers("a follower's prompt taken by an owner that died before starting
     ).toEqual(["sent by B", "sent by C, taken by A", "marker"]);
 
     const message = `another worker took session ${onA.sessionId} over before 1 prompt sent from this worker started; send again to run it`;
-    // What A and B stored (B closing the turn A's held request opened), then C's error and idle
-    // (once), then C's two prompts as B ran them.
+    // What A and B stored (B closing the turn A's held request opened, which ends A's prompt as
+    // a failure: its error, no idle while C's prompt waits), then C's error and idle (once), then
+    // C's two prompts as B ran them.
     expect(seenOnC.seen.map(({ type }) => type)).toEqual([
       ...heldOnA.map(({ type }) => type),
+      "pending_messages.modified",
       "session.resume",
       "assistant.turn_end",
+      "session.error",
       ...seenOf(TEXT_PROMPT_STORED),
       "session.error",
       "assistant.idle",
@@ -70,8 +82,10 @@ describeWorkers("a follower's prompt taken by an owner that died before starting
       ...TEXT_PROMPT,
       ...TEXT_PROMPT,
     ]);
-    // After A's stored events: B's session.resume and the turn_end closing A's, then B's prompt.
-    const errorAt = heldOnA.length + 2 + seenOf(TEXT_PROMPT_STORED).length;
+    expect(seenOnC.seen[heldOnA.length + 3]?.data).toEqual(PROMPT_INTERRUPTED);
+    // After A's stored events: B's session.resume, the turn_end closing A's and its error, then
+    // B's prompt.
+    const errorAt = heldOnA.length + 4 + seenOf(TEXT_PROMPT_STORED).length;
     expect(
       seenOnC.seen.slice(errorAt, errorAt + 3).map(({ type, data }) => ({ type, data })),
     ).toEqual([

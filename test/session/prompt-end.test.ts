@@ -11,7 +11,8 @@ import type { PromptOutcome } from "../../src/agent/loop.js";
 import type { EventInput } from "../../src/events/events.js";
 import { idleData } from "../../src/events/idle.js";
 import { createEnvelope } from "../../src/session/envelope.js";
-import { PromptEnds } from "../../src/session/prompt-end.js";
+import { OpenWork } from "../../src/session/open-work.js";
+import { PROMPT_INTERRUPTED, PromptEnds } from "../../src/session/prompt-end.js";
 import { ended, failure, turnEnd } from "./prompt-end-events.js";
 import { userMessage } from "./support.js";
 
@@ -273,5 +274,61 @@ describe("a prompt's end, for its owner and its followers", () => {
     const read = inputs.map((input) => reader.read(createEnvelope(input, null)));
     // One end, at the event where the owner's loop stopped; none before it.
     expect(read).toEqual([...inputs.slice(1).map(() => undefined), ends]);
+  });
+
+  /** What a reader finds in `inputs`, then in what a reopen writes to close their open work. */
+  const readWithRepair = (inputs: readonly EventInput[]) => {
+    const reader = new PromptEnds();
+    const open = new OpenWork();
+    const events = inputs.map((input) => createEnvelope(input, null));
+    for (const event of events) {
+      open.apply(event);
+    }
+    const reopen: EventInput = {
+      type: "session.resume",
+      data: { resumeTime: "2026-01-01T00:00:00.000Z", eventCount: 9, repaired: [] },
+    };
+    const repair = [reopen, ...open.closingEvents([])].map((input) => createEnvelope(input, null));
+    return [...events, ...repair].map((event) => [event.type, reader.read(event)]);
+  };
+  const interrupted = { error: PROMPT_INTERRUPTED, stored: false };
+  const compacting: EventInput = {
+    type: "session.compaction_start",
+    data: { trigger: "threshold", currentTokens: 9, tokenLimit: 8 },
+  };
+
+  it("a prompt whose process ended mid-turn ends where the reopen closes its turn", () => {
+    expect(readWithRepair([sent(), start("t1"), reply("", "tool-calls", [bash])])).toEqual([
+      ["user.message", undefined],
+      ["assistant.turn_start", undefined],
+      ["assistant.message", undefined],
+      ["session.resume", undefined],
+      ["assistant.turn_end", interrupted],
+    ]);
+  });
+
+  it("one whose process ended mid-compaction ends where the reopen closes the compaction", () => {
+    const inputs = [
+      sent(),
+      start("t1"),
+      ended("t1", "tool-calls"),
+      compacting,
+      start("c", "compaction"),
+    ];
+    expect(readWithRepair(inputs).slice(-3)).toEqual([
+      ["session.resume", undefined],
+      ["assistant.turn_end", undefined],
+      ["session.compaction_complete", interrupted],
+    ]);
+  });
+
+  it("a turn left open after its prompt ended (a title's) ends no prompt when closed", () => {
+    const inputs = [sent(), start("t1"), ended("t1", "stop", "end_turn"), start("title")];
+    expect(readWithRepair(inputs).slice(2)).toEqual([
+      ["assistant.turn_end", { stopReason: "end_turn" }],
+      ["assistant.turn_start", undefined],
+      ["session.resume", undefined],
+      ["assistant.turn_end", undefined],
+    ]);
   });
 });

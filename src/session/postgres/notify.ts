@@ -11,6 +11,7 @@
 import type { Client, Notification } from "pg";
 import type { Database } from "./database.js";
 import { INBOX_CHANNEL } from "./inbox.js";
+import { LIVE_CHANNEL } from "./live.js";
 
 /** The channel of commit notifications. */
 export const COMMITS_CHANNEL = "turnloop_commits";
@@ -210,11 +211,13 @@ export interface ListenHandlers {
   commits(sessions: readonly string[] | "all"): void;
   /** A message may wait in the inbox (inbox.ts). */
   inbox(): void;
+  /** A session's holder sent an ephemeral event, `payload` (live.ts). */
+  live(payload: string): void;
 }
 
 /**
- * Listens for commit and inbox notifications while someone needs them (subscribers, an inbox
- * receiver), on a connection of its own, and polls.
+ * Listens for commit, inbox and live-event notifications while someone needs them (subscribers,
+ * an inbox receiver, live events' listeners: live.ts), on a connection of its own, and polls.
  */
 export class CommitListener {
   readonly #database: Database;
@@ -285,11 +288,17 @@ export class CommitListener {
         this.#handlers.inbox();
         return;
       }
+      if (message.channel === LIVE_CHANNEL) {
+        this.#handlers.live(message.payload ?? "");
+        return;
+      }
       const payload = message.payload ?? EVERY_SESSION;
       this.#handlers.commits(payload === EVERY_SESSION ? "all" : payload.split(","));
     });
     client.on("end", () => this.#retry(current));
-    await client.query(`LISTEN ${COMMITS_CHANNEL}; LISTEN ${INBOX_CHANNEL}`);
+    await client.query(
+      `LISTEN ${COMMITS_CHANNEL}; LISTEN ${INBOX_CHANNEL}; LISTEN ${LIVE_CHANNEL}`,
+    );
     // What was sent before the LISTEN took effect reached no one here.
     this.#wakeAll();
     return client;

@@ -9,6 +9,7 @@
 
 import { rm } from "node:fs/promises";
 import { randomUUID } from "../../events/random-id.js";
+import type { LiveEvents } from "../live-events.js";
 import { sessionFilesFolder, validateSessionId } from "../paths.js";
 import {
   FollowerRegistry,
@@ -40,6 +41,7 @@ import {
   toHolder,
   type Worker,
 } from "./lease.js";
+import { PostgresLiveEvents } from "./live.js";
 import { CommitListener, CommitNotifier } from "./notify.js";
 import { listRows, readRows } from "./read.js";
 import { exportRows, importRows } from "./transfer.js";
@@ -87,6 +89,7 @@ export class PostgresSessionStore implements SessionStore {
   readonly #followers = new FollowerRegistry();
   readonly #listener: CommitListener;
   readonly #inbox: InboxReceiver;
+  readonly #live: PostgresLiveEvents;
 
   constructor(options: PostgresStoreOptions) {
     this.#database = new Database(options.url, options.retryDelaysMs ?? retryDelaysMs(process.env));
@@ -118,10 +121,17 @@ export class PostgresSessionStore implements SessionStore {
           }
         },
         inbox: () => this.#inbox.wake(),
+        live: (payload) => this.#live.received(payload),
       },
       options.pollMs,
     );
     this.#inbox = new InboxReceiver(this.#database, this.#worker, this.#listener);
+    this.#live = new PostgresLiveEvents(this.#database, this.#worker.id, this.#listener);
+  }
+
+  /** See {@link LiveEvents}: a holder's ephemeral events to the workers following (live.ts). */
+  get live(): LiveEvents {
+    return this.#live;
   }
 
   /** See {@link SessionInbox}: messages for sessions this worker holds (inbox.ts). */

@@ -14,11 +14,11 @@ import * as acp from "@agentclientprotocol/sdk";
 import { expect, test } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
 import { approveAll, TurnloopClient } from "../../src/sdk/index.js";
-import { type Fixture, fixtureForEachTest } from "../sdk/support.js";
-import { startTcpServer } from "../sdk/tcp-server.js";
-import { startAcpAgent } from "../sdk/workers-acp-support.js";
-import { describeWorkers, recordEvents, seenOf } from "../sdk/workers-support.js";
 import { callingTools } from "../support/replies.js";
+import { type Fixture, fixtureForEachTest } from "./support.js";
+import { startTcpServer } from "./tcp-server.js";
+import { startAcpAgent } from "./workers-acp-support.js";
+import { describeWorkers, recordEvents, seenOf } from "./workers-support.js";
 
 /** What a client following the prompt sees: a call of `view`, its result, then the stop. */
 const MAX_TURNS_SEEN = [

@@ -11,9 +11,9 @@
 import { expect, test } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
 import { approveAll, TurnloopClient, type TurnloopSession } from "../../src/sdk/index.js";
-import { type Fixture, fixtureForEachTest, inLogOrder } from "../sdk/support.js";
-import { startTcpServer } from "../sdk/tcp-server.js";
-import { describeWorkers, recordEvents, seenOf } from "../sdk/workers-support.js";
+import { type Fixture, fixtureForEachTest, inLogOrder } from "./support.js";
+import { startTcpServer } from "./tcp-server.js";
+import { describeWorkers, recordEvents, seenOf } from "./workers-support.js";
 
 /** The model's window: the first answer's reported usage puts the next request past 80 % of it. */
 const WINDOW = 8_000;

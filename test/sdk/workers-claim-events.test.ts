@@ -11,11 +11,11 @@
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
-import { inLogOrder } from "../sdk/support.js";
-import { describeWorkers, recordEvents } from "../sdk/workers-support.js";
 import { whenFileExists } from "../support/cli.js";
 import { gate } from "../support/gate.js";
 import { callingTools } from "../support/replies.js";
+import { inLogOrder } from "./support.js";
+import { describeWorkers, recordEvents } from "./workers-support.js";
 
 describeWorkers("a session claimed after its owner died mid-tool", (workers) => {
   test("the follower's client gets every event of the log once, in order: the claim's too", async () => {
