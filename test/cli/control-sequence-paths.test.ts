@@ -44,7 +44,9 @@ test("-p's progress: the edit and create lines name the path without its sequenc
   model.enqueue(EDIT_AND_CREATE, { text: "done" });
   const result = await cli(["-p", "go", "--allow-all-tools"]);
   expect(result.code).toBe(0);
-  const lines = result.stderr.split("\n").map((line) => line.replace(/\(\d+ ms\)/, "(N ms)"));
+  const lines = result.stderr
+    .split("\n")
+    .map((line) => line.replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)"));
   expect(lines.slice(0, 2)).toEqual([
     "✓ edit aw/red.txt +1 −1 (N ms)",
     "✓ create aw/red.txt.new +1 (N ms)",
@@ -67,7 +69,7 @@ test("-p without a terminal: the rule to allow is one shell word holding the pat
   model.enqueue(EDIT_AND_CREATE, { text: "done" });
   const result = await cli(["-p", "go"]);
   const rule = String.raw`$'edit(aw/\x1b\\]0;PWNED-TITLE\x07\x1b\\]52;c;cHduZWQ=\x1b\\\\\x1b\\[31mred\x1b\\[0m.txt)'`;
-  expect(result.stderr.split("\n")[0]?.replace(/\(\d+ ms\)/, "(N ms)")).toBe(
+  expect(result.stderr.split("\n")[0]?.replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)")).toBe(
     "✗ edit aw/red.txt denied (N ms): Permission denied for 'edit': no terminal to ask on; " +
       `rerun with --allow-tool ${rule} or --allow-all-tools`,
   );
@@ -128,7 +130,7 @@ test("-p's progress: a tool name the model made up is drawn without its sequence
   const name = "\u001b]0;PWNED-TITLE\u0007bad\u001b[31mtool";
   model.enqueue({ toolCalls: [{ id: "call_1", name, arguments: "{}" }] }, { text: "done" });
   const result = await cli(["-p", "go", "--allow-all-tools"]);
-  expect(result.stderr.split("\n")[0]?.replace(/\(\d+ ms\)/, "(N ms)")).toBe(
+  expect(result.stderr.split("\n")[0]?.replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)")).toBe(
     "✗ badtool unknown tool (N ms): Tool 'badtool' does not exist. Available tools that can be " +
       "called are view, create, edit, grep, glob, bash, update_plan.",
   );
