@@ -241,6 +241,7 @@ describe("output", () => {
       duration_ms: expect.any(Number),
       usage: { input_tokens: 20, output_tokens: 10, cache_read_input_tokens: 0 },
       permission_denials: [],
+      left_running_pids: [],
     });
     expect(existsSync(join(home, "session-state", String(parsed.session_id), "events.jsonl"))).toBe(
       true,

@@ -141,6 +141,7 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk too full for the model's answer")
       duration_ms: 0,
       usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0 },
       permission_denials: [],
+      left_running_pids: [],
       error: {
         type: "storage",
         message: expect.stringMatching(new RegExp(`^${refusedLog(home)}$`)),
