@@ -27,19 +27,13 @@ export function authenticate(host: SessionHost, requested: string): acp.Authenti
 
 /**
  * The error for a model that cannot be used: ACP's auth-required `-32000` when only its key is
- * missing (the message says which variable to set); `-32602` on `sessionId` when a stored
- * session's model names a config profile no config file defines now (the request to reopen that
- * session is what cannot be served, as the CLI's exit 64 and the server's `-32602` say), with
- * `data` `{sessionId, model}`; else `-32603` with the configuration problem.
+ * missing (the message says which variable to set); else `-32603` with the configuration problem
+ * (a reopened session's model naming a removed config profile: in its words).
  */
 export function modelUnavailable(
   resolution: Extract<ModelResolution, { ok: false }>,
-  reopened?: { sessionId: string; model: string },
 ): acp.RequestError {
   const message = resolution.message.replace(/^turnloop: /, "");
-  if (resolution.removedProfile !== undefined && reopened !== undefined) {
-    return invalidParams(["sessionId"], message, reopened);
-  }
   if (resolution.missingKey === undefined) {
     return internalError(message);
   }

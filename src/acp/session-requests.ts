@@ -15,7 +15,6 @@ import {
 import { hasUserPrompt } from "./replay.js";
 import type { AcpConnectionState, AcpSessionContext } from "./session-context.js";
 import {
-  type AcpSessionModel,
   announceAfterAnswer,
   checkAbsolute,
   checkDirectory,
@@ -182,7 +181,7 @@ export class AcpSessionRequests {
     if (followed !== undefined) {
       return followed;
     }
-    const acpSession = await this.reopen(params, client, params.mcpServers, true);
+    const acpSession = await this.reopen(params, client, params.mcpServers);
     const { events } = await this.host.readEvents(acpSession.id);
     acpSession.replay(events);
     await acpSession.flush();
@@ -276,12 +275,11 @@ export class AcpSessionRequests {
     }
   }
 
-  /** Opens a stored session; `reading`: to replay it, no model needed (setup's `sessionModel`). */
+  /** Opens a stored session, its model resolved at its first prompt if not now (setup's `sessionModel`). */
   private reopen(
     params: { sessionId: string; cwd: string; additionalDirectories?: string[] | null },
     client: Client,
     mcpServers: readonly acp.McpServer[],
-    reading = false,
   ): Promise<AcpSession> {
     const { sessionId } = params;
     return this.exclusively(sessionId, async () => {
@@ -290,15 +288,9 @@ export class AcpSessionRequests {
       checkAbsolute(params.cwd);
       const stored = await this.host.readEvents(sessionId).catch(() => undefined);
       checkSessionFolder(stored?.events ?? [], sessionId, params.cwd);
-      const session = await openSession(this.host, sessionId, reading);
-      let model: AcpSessionModel;
-      try {
-        const ranWith = { sessionId, model: session.changedModel ?? session.start.model, reading };
-        model = sessionModel(this.host.modelOfResumed(session), ranWith);
-      } catch (error) {
-        await this.host.close(session);
-        throw error;
-      }
+      const session = await openSession(this.host, sessionId);
+      const ranWith = { sessionId, model: session.changedModel ?? session.start.model };
+      const model = sessionModel(this.host.modelOfResumed(session), ranWith);
       await startMcpServers(this.host, session, mcpServers, this.connection.log);
       const acpSession = new AcpSession(this.sessionContext(client), {
         session,

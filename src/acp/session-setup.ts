@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
-import * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
 import type { PromptOutcome } from "../agent/loop.js";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
 import type { SessionEvent } from "../events/events.js";
@@ -42,17 +42,17 @@ const LIST_PAGE_SIZE = 100;
 /**
  * The model a session opens with. One whose key is missing still opens (its prompts answer
  * auth-required `-32000` until the key is there), so an editor can show the session and guide
- * the user; any other configuration problem fails the request, but for a session loaded to be
- * replayed (`reading`): `session/load` needs no model to replay a log (ACP v1 session-setup), so
- * it opens with the model it ran with, unresolved, and a prompt answers with the problem
- * (acp-session.ts `configuration`). `reopened`: the stored session being reopened and the model
- * it ran with.
- * @throws `-32602` for a reopened session whose profile is gone, `-32603` with any other
- *   configuration problem (authentication.ts `modelUnavailable`); never while `reading`.
+ * the user; for a new session any other configuration problem fails the request. A reopened
+ * session (`reopened`: its id and the model it ran with; `session/load`, `session/resume`, a
+ * claim) needs no model to be opened (ACP v1 session-setup: the model answers prompts), so it
+ * opens with the model it ran with, unresolved: a prompt answers with the problem
+ * (acp-session.ts `configuration`) and `session/set_model` or the model option switches it.
+ * @throws `-32603` with a new session's configuration problem (authentication.ts
+ *   `modelUnavailable`); never for a reopened one.
  */
 export function sessionModel(
   resolution: ModelResolution,
-  reopened?: { sessionId: string; model: string; reading?: boolean },
+  reopened?: { sessionId: string; model: string },
 ): AcpSessionModel {
   if (resolution.ok) {
     return { id: resolution.configuration.id, configuration: resolution.configuration };
@@ -63,11 +63,7 @@ export function sessionModel(
   if (reopened === undefined) {
     throw modelUnavailable(resolution);
   }
-  const { reading, ...session } = reopened;
-  if (reading === true) {
-    return { id: session.model };
-  }
-  throw modelUnavailable(resolution, session);
+  return { id: reopened.model };
 }
 
 /**
@@ -154,31 +150,17 @@ export async function createSession(
 }
 
 /**
- * Reopens a session from its log, for writing.
+ * Reopens a session from its log, for writing, whether or not its model can run here
+ * ({@link sessionModel}).
  * @throws `-32002` for an unknown (or impossible) id; `-32600` naming the process that has the
  * session open when another one (or this connection) does; `-32602` naming its folder when that is
- * not an existing directory, or naming the config profile its model names when no config file
- * defines it now; `-32603` naming its folder's invalid config file and key, or the reason its
- * model cannot run here (`sessionModel`: without a key, `-32000`; never when `reading`), or
+ * not an existing directory; `-32603` naming its folder's invalid config file and key, or
  * otherwise the file or database a store could not write.
  */
-export async function openSession(
-  host: SessionHost,
-  sessionId: string,
-  reading = false,
-): Promise<Session> {
+export async function openSession(host: SessionHost, sessionId: string): Promise<Session> {
   try {
-    // Its model is checked before anything is written: a refused resume leaves the log as it
-    // was. A load to replay the log (`reading`) needs none ({@link sessionModel}).
-    return await host.open(sessionId, undefined, ({ start, state }) => {
-      const model = state.changedModel ?? start.model;
-      sessionModel(host.modelForSession(model), { sessionId, model, reading });
-      return undefined;
-    });
+    return await host.open(sessionId);
   } catch (error) {
-    if (error instanceof acp.RequestError) {
-      throw error; // Its model's (sessionModel).
-    }
     if (error instanceof InvalidSessionIdError || isMissingFileError(error)) {
       throw sessionNotFound(sessionId, "no log");
     }

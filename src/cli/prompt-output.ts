@@ -46,8 +46,14 @@ export function promptOutput(
     collector.handle(event);
     show(event);
   });
-  const textEnding = (outcome: PromptOutcome, elapsedMs: number, stopLine?: string) =>
+  const textEnding = (
+    outcome: PromptOutcome,
+    elapsedMs: number,
+    stopLine: string | undefined,
+    leftRunning: readonly number[],
+  ) =>
     writeTextEnding({
+      leftRunning,
       io,
       outcome,
       elapsedMs,
@@ -61,12 +67,13 @@ export function promptOutput(
     writeEndingLines(io, outcome, session, collector, stopLine);
   const finish = (outcome: PromptOutcome, elapsedMs: number, stopLine?: string) => {
     const saved = session.unsavedLog() === undefined;
-    const result = collector.result(outcome, saved ? session.id : null, elapsedMs);
+    const left = stillRunningNow(renderer);
+    const result = collector.result(outcome, saved ? session.id : null, elapsedMs, left);
     lines?.end();
     if (format === "json" || format === "stream-json") {
       printJson(result);
       if (options.verbose) {
-        textEnding(outcome, elapsedMs, stopLine);
+        textEnding(outcome, elapsedMs, stopLine, left);
       } else {
         endingLines(outcome, stopLine);
       }
@@ -75,10 +82,20 @@ export function promptOutput(
         writeQuietAnswer(io, collector.finalText);
       }
     } else {
-      textEnding(outcome, elapsedMs, stopLine);
+      textEnding(outcome, elapsedMs, stopLine, left);
     }
   };
   return { unsubscribe, finish };
+}
+
+/**
+ * The pids the prompt's commands named as left running (the renderer's fold) that still run now,
+ * in the order the calls named them: what the text summary and the JSON result's
+ * `left_running_pids` say. Read once at the prompt's end: the model may have stopped some since
+ * (kill PID).
+ */
+function stillRunningNow(renderer: TerminalRenderer): number[] {
+  return stillRunning(renderer.leftRunning().map((pid) => ({ pid }))).map(({ pid }) => pid);
 }
 
 /**
@@ -117,6 +134,8 @@ interface TextEnding {
   errorShown: boolean;
   /** How the prompt stopped early (`stopped: …`), written before the summary line. */
   stopLine: string | undefined;
+  /** The processes left running that still run ({@link stillRunningNow}), by pid. */
+  leftRunning: readonly number[];
 }
 
 /**
@@ -145,8 +164,7 @@ function writeTextEnding(ending: TextEnding): void {
     elapsedMs: ending.elapsedMs,
     sessionId,
     refusedCalls: collector.denials.list.length,
-    // Those still running now: the model may have stopped some since (kill PID).
-    leftRunning: stillRunning(renderer.leftRunning().map((pid) => ({ pid }))).map(({ pid }) => pid),
+    leftRunning: ending.leftRunning,
   });
   io.stderr.write(`${summary}\n`);
 }

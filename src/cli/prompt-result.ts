@@ -53,6 +53,12 @@ export interface PromptResult {
    * went on), so a job that must not pass with refused calls tests this list.
    */
   permission_denials: PermissionDenial[];
+  /**
+   * The pids of the processes the prompt's commands left running (outside the sandbox: `nohup …
+   * &`, `setsid`) that still run as the result is made, in the order the calls named them; empty
+   * when none does. What the text mode's summary line names (`1 process left running (pid 4242)`).
+   */
+  left_running_pids: number[];
   error?: { type: string; message: string };
   /**
    * Who stopped a cancelled prompt, in the log's words (its `abort` event's reason): `cancelled
@@ -118,8 +124,16 @@ export class PromptResultCollector {
     return this.abortReason;
   }
 
-  /** The result object; `sessionId` `null` when the session was not saved. */
-  result(outcome: PromptOutcome, sessionId: string | null, durationMs: number): PromptResult {
+  /**
+   * The result object; `sessionId` `null` when the session was not saved; `leftRunning`: the
+   * pids of the processes the prompt's commands left running that still run.
+   */
+  result(
+    outcome: PromptOutcome,
+    sessionId: string | null,
+    durationMs: number,
+    leftRunning: readonly number[] = [],
+  ): PromptResult {
     const failed = "error" in outcome;
     const stopReason = failed ? null : outcome.stopReason;
     const subtype = resultSubtype(outcome);
@@ -136,6 +150,7 @@ export class PromptResultCollector {
       usage: resultUsage(totals),
       ...(totals.costComplete ? { total_cost_usd: totals.cost } : {}),
       permission_denials: this.denials.list,
+      left_running_pids: [...leftRunning],
       ...(failed
         ? { error: { type: outcome.error.errorType, message: outcome.error.message } }
         : {}),

@@ -1,11 +1,12 @@
 /**
  * How one tool call reads in the plain-text transcript of `turnloop sessions show` (render.ts):
- * `→ name(key: value, …) ✓` with the first lines of its result under it (a failed command's
- * last lines; a completed edit's change, numbered in its file), or `→ name(…) … no result` for a
- * call its prompt ended without. A command run outside the sandbox with the user's yes says so
+ * `→ name(key: value, …) ✓ (1.2 s)` (its time, as -p says it) with the first lines of its
+ * result under it (a failed command's last lines; a completed edit's change, numbered in its
+ * file), or `→ name(…) … no result` for a call its prompt ended without. A command run outside the sandbox with the user's yes says so
  * on its line, as on the live faces (trial 40 F8).
  */
 
+import { durationWords } from "../events/durations.js";
 import { terminalText } from "../events/errors.js";
 import type { JsonObject, SessionEventOf } from "../events/events.js";
 import { editChangeRows } from "../session/session-model/edit-change.js";
@@ -44,7 +45,9 @@ export function toolResultLines(
       ? shownCall(toolCall)
       : { name: result.toolName, arguments: {} };
   const outside = toolCall === undefined ? undefined : outsideSandboxWords(toolCall);
-  const line = `${describeCall(call)} ${outcomeMark(toolCall)}${outside === undefined ? "" : ` · ${outside}`}`;
+  // Its time as every face words it (-p's `(1.2 s)`, events/durations.ts).
+  const took = toolCall?.durationMs === undefined ? "" : ` (${durationWords(toolCall.durationMs)})`;
+  const line = `${describeCall(call)} ${outcomeMark(toolCall)}${took}${outside === undefined ? "" : ` · ${outside}`}`;
   if (toolCall?.toolName === "edit" && toolCall.status === "completed") {
     return [line, ...changeLines(toolCall)];
   }

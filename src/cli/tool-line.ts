@@ -6,6 +6,7 @@
  * test/cli/modules-loaded.test.ts bounds the modules it loads.
  */
 
+import { durationWords } from "../events/durations.js";
 import { terminalText } from "../events/errors.js";
 import type { JsonObject } from "../events/events.js";
 import { outsideSandboxWords, type ToolCall } from "../session/session-model/session-model.js";
@@ -139,7 +140,8 @@ export function toolLines(
   const summary = outcome.label ?? callSummary(callArguments, SHORT_ARGUMENTS_LENGTH);
   // The name is the model's too: an unknown tool's can hold anything.
   const call = `${oneLine(toolCall.toolName)} ${summary}`.trim();
-  const duration = toolCall.durationMs === undefined ? "" : ` (${toolCall.durationMs} ms)`;
+  const duration =
+    toolCall.durationMs === undefined ? "" : ` (${durationWords(toolCall.durationMs)})`;
   const symbol = outcomeSymbol(toolCall.status);
   const mark = paint(symbol === "✓" ? "32" : symbol === "⊘" ? "33" : "31", symbol);
   const details = [outcome.detail, outsideSandboxWords(toolCall)].filter(Boolean).join(" · ");

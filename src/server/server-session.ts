@@ -38,7 +38,7 @@ import { holdForResume } from "./pending-work.js";
 import { PendingPermissions, permissionPath, sandboxCallbacks } from "./permissions.js";
 import { type Job, jobOf, type RemotePrompt, type SendJobContext } from "./send-job.js";
 import { SendQueue } from "./send-queue.js";
-import { SessionChoices } from "./session-choices.js";
+import { SessionChoices, type UnresolvedModel } from "./session-choices.js";
 import { SessionClients } from "./session-clients.js";
 import { promptSettings, requestProvider, type SessionConfig } from "./session-settings.js";
 import { recordShutdown, type ShutdownCause } from "./shutdown-metrics.js";
@@ -72,7 +72,11 @@ export class ServerSession {
   constructor(
     readonly session: Session,
     private readonly host: SessionHost,
-    start: { model: ModelConfiguration; mode: SessionMode; source: "new" | "resume" },
+    start: {
+      model: ModelConfiguration | UnresolvedModel;
+      mode: SessionMode;
+      source: "new" | "resume";
+    },
     private readonly onClosed: (session: ServerSession) => void,
     /** The server's stderr logger (`ServerContext.log`). */
     private readonly log: (message: string) => void,
@@ -158,7 +162,7 @@ export class ServerSession {
   name: string | undefined;
 
   get modelId(): string {
-    return this.choices.model.id;
+    return this.choices.modelId;
   }
 
   /**
@@ -191,18 +195,25 @@ export class ServerSession {
 
   /** The model and effort of the next prompts and the folder, for the events that report them. */
   currentModel(): CurrentModel {
-    const { model, reasoningEffort } = this.choices;
-    return { id: model.id, reasoningEffort, cwd: this.session.cwd };
+    const { modelId, reasoningEffort } = this.choices;
+    return { id: modelId, reasoningEffort, cwd: this.session.cwd };
   }
 
   /**
    * Queues a prompt; `immediate` goes ahead of other queued prompts. `remote`: a face on another
    * worker's prompt's id, blocks and refusal (issue 22; send-job.ts `Job`). @returns its message id.
-   * @throws ResponseError `-32602` once the session is closing (detach, delete, shutdown).
+   * @throws ResponseError `-32602` once the session is closing (detach, delete, shutdown), or
+   *   naming why its model cannot run here (a resumed session's: session-choices.ts).
    */
   send(params: SendParams, remote?: RemotePrompt): string {
     if (this.closed !== undefined || this.ending) {
       throw invalidParams(`session ${this.id} is closing`);
+    }
+    const problem = this.choices.unavailable();
+    if (problem !== undefined) {
+      throw invalidParams(
+        `session.send: ${problem.replace(/\.$/, "")}; or switch the session's model (session.model.switchTo). Nothing was sent or stored.`,
+      );
     }
     const messageId = remote?.promptId ?? randomUUID();
     const job = { ...jobOf(params, this.choices.mode, remote), messageId };
@@ -378,7 +389,7 @@ export class ServerSession {
     const now = this.usageOrder.order(event, [[event, wire]]);
     if (event.type === "assistant.usage") {
       // Sent at once, before the usage and its reply (usage-order.ts).
-      const tokenLimit = this.host.contextWindowOf(this.choices.model.id);
+      const tokenLimit = this.host.contextWindowOf(this.choices.modelId);
       this.emitSafely(usageInfo(this.session.history, tokenLimit));
     }
     for (const [sent, sentWire] of now) {

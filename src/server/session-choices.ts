@@ -1,7 +1,9 @@
 /**
  * What a server session's next prompts run on: the model (and its shared provider), the reasoning
  * effort, the mode, and whether the model came from the app's BYOK `provider`. A change returns
- * the event that records it (Copilot's `session.model_change`, `session.mode_changed`).
+ * the event that records it (Copilot's `session.model_change`, `session.mode_changed`). A resumed
+ * session's model may not run here (its endpoint or profile is not configured): it is kept by id,
+ * unresolved, until it resolves or the app switches it ({@link SessionChoices.unavailable}).
  */
 
 import type { EventInput } from "../events/events.js";
@@ -10,9 +12,14 @@ import type { Provider } from "../llm/provider.js";
 import type { SessionMode } from "../protocol/copilot.js";
 import type { SessionHost } from "../session/host.js";
 
+/** A model that cannot run here: its id, and why (host-models.ts's words). */
+export interface UnresolvedModel {
+  id: string;
+  problem: string;
+}
+
 export class SessionChoices {
-  model: ModelConfiguration;
-  provider: Provider;
+  private resolved: { model: ModelConfiguration; provider: Provider } | UnresolvedModel;
   reasoningEffort: string | undefined;
   mode: SessionMode;
   /**
@@ -23,12 +30,54 @@ export class SessionChoices {
 
   constructor(
     private readonly host: SessionHost,
-    model: ModelConfiguration,
+    model: ModelConfiguration | UnresolvedModel,
     mode: SessionMode,
   ) {
-    this.model = model;
-    this.provider = host.provider(model);
+    this.resolved = "problem" in model ? model : { model, provider: host.provider(model) };
     this.mode = mode;
+  }
+
+  /** The id of the model of the next prompts, whether or not it can run here. */
+  get modelId(): string {
+    return "model" in this.resolved ? this.resolved.model.id : this.resolved.id;
+  }
+
+  /** The model of the next prompts. @throws Error with the problem when it cannot run here. */
+  get model(): ModelConfiguration {
+    return this.runnable().model;
+  }
+
+  /** The model's provider. @throws Error as {@link model}. */
+  get provider(): Provider {
+    return this.runnable().provider;
+  }
+
+  /**
+   * Why the model cannot run here, resolving it again first (a config file may define its
+   * profile by now); `undefined` when it can.
+   */
+  unavailable(): string | undefined {
+    if ("model" in this.resolved) {
+      return undefined;
+    }
+    const { id } = this.resolved;
+    const resolution = this.host.resolveModel(id);
+    if (!resolution.ok) {
+      const problem = this.host.removedProfileProblem(id) ?? resolution;
+      this.resolved = { id, problem: problem.message.replace(/^turnloop: /, "") };
+      return this.resolved.problem;
+    }
+    const model = resolution.configuration;
+    this.resolved = { model, provider: this.host.provider(model) };
+    return undefined;
+  }
+
+  private runnable(): { model: ModelConfiguration; provider: Provider } {
+    const problem = this.unavailable();
+    if (problem !== undefined || !("model" in this.resolved)) {
+      throw new Error(problem);
+    }
+    return this.resolved;
   }
 
   /** Sets the mode. @returns the event recording the change, if it is one. */
@@ -45,9 +94,8 @@ export class SessionChoices {
    * @returns the event recording the change, if it is one.
    */
   switchModel(model: ModelConfiguration, reasoningEffort?: string): EventInput | undefined {
-    const previous = { model: this.model.id, effort: this.reasoningEffort };
-    this.model = model;
-    this.provider = this.host.provider(model);
+    const previous = { model: this.modelId, effort: this.reasoningEffort };
+    this.resolved = { model, provider: this.host.provider(model) };
     this.reasoningEffort = reasoningEffort ?? this.reasoningEffort;
     if (previous.model === model.id && previous.effort === this.reasoningEffort) {
       return undefined;

@@ -5,6 +5,7 @@
  */
 
 import { errorMessage, withoutPrefix } from "../events/errors.js";
+import type { ModelConfiguration } from "../llm/models.js";
 import { ServerToClient, type SessionCreateResult } from "../protocol/copilot.js";
 import { ConfigError } from "../session/config-paths.js";
 import { logProjectWarnings, recordProjectWarnings } from "../session/project-warnings.js";
@@ -27,6 +28,7 @@ import { resumeHere } from "./pending-work.js";
 import { followsHere, resumeRemote, warnedWhileFollowing } from "./remote-sessions.js";
 import { chooseModel, chooseResumedModel } from "./server-model.js";
 import { ServerSession } from "./server-session.js";
+import type { UnresolvedModel } from "./session-choices.js";
 import { checkResumeFolder, workingDirectory } from "./session-folders.js";
 import { checkSandbox } from "./session-sandbox.js";
 import type { SessionConfig } from "./session-settings.js";
@@ -213,8 +215,8 @@ async function openStored(
       : { continuePendingWork, sessionWasActive: false };
   try {
     return await server.host.open(params.sessionId, details, ({ start, state }) => {
-      const choice = chooseResumedModel(params, server.host, state.changedModel ?? start.model);
-      return choice.ok ? undefined : choice.message;
+      const choice = resumedModel(params, server.host, state.changedModel ?? start.model);
+      return "problem" in choice ? choice.problem : undefined;
     });
   } catch (error) {
     if (error instanceof SessionLockedError || error instanceof ConfigError) {
@@ -260,22 +262,48 @@ async function reopen(
   }
   // The model it ran with: its last `session.model_change`'s, else its start's.
   const recorded = session.changedModel ?? session.start.model;
-  const choice = chooseResumedModel(params, server.host, recorded);
-  if (!choice.ok) {
+  const choice = resumedModel(params, server.host, recorded);
+  if ("problem" in choice) {
     await server.host.close(session);
-    throw invalidParams(`session.resume: ${choice.message}`);
+    throw invalidParams(`session.resume: ${choice.problem}`);
   }
   // Served at once, before anything is awaited, so a concurrent request finds it.
   const reopened = open(server, session, {
-    model: { ...choice.configuration, id: recorded },
+    model:
+      "configuration" in choice ? { ...choice.configuration, id: recorded } : choice.unresolved,
     mode: params.mode ?? server.defaultMode,
     source: "resume",
   });
   // Records `session.model_change` when the app resumes with another model (or effort).
-  reopened.switchModel(choice.configuration, params.reasoningEffort);
+  if ("configuration" in choice) {
+    reopened.switchModel(choice.configuration, params.reasoningEffort);
+  } else if (params.reasoningEffort !== undefined) {
+    reopened.choices.reasoningEffort = params.reasoningEffort;
+  }
   reopened.choices.byok = params.provider !== undefined;
   const mcpProblems = await startMcp(server, session, params.mcpServers);
   return { serverSession: reopened, reopened: true, mcpProblems };
+}
+
+/**
+ * The model `session.resume` reopens a session with (server-model.ts `chooseResumedModel`). The
+ * one it ran with (`recorded`), when the app names none, is kept unresolved when it cannot run
+ * here, as ACP's `session/load` and `session/resume` keep it: the session is resumed, its
+ * `session.send` refused naming the problem until it resolves or `session.model.switchTo` changes
+ * it (session-choices.ts). A model the app names that cannot run is the request's `problem`.
+ */
+function resumedModel(
+  params: ReturnType<typeof resumeParams.parse>,
+  host: ServerContext["host"],
+  recorded: string,
+): { configuration: ModelConfiguration } | { unresolved: UnresolvedModel } | { problem: string } {
+  const choice = chooseResumedModel(params, host, recorded);
+  if (choice.ok) {
+    return { configuration: choice.configuration };
+  }
+  return params.model === undefined && params.provider === undefined
+    ? { unresolved: { id: recorded, problem: choice.message } }
+    : { problem: choice.message };
 }
 
 /**
@@ -359,6 +387,6 @@ function describe(served: ServerSession): SessionCreateResult {
     isRemote: false,
     mode: served.choices.mode,
     capabilities: { ui: { elicitation: false } },
-    modelState: { modelId: bareModelId(served.choices.model.id) },
+    modelState: { modelId: bareModelId(served.choices.modelId) },
   };
 }

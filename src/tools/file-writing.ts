@@ -32,8 +32,8 @@ const REFUSED_CODES = new Set(["EACCES", "EPERM", "EROFS", "EBUSY"]);
  * - A file with other hard links is replaced (a copy of its own): the other names keep the old
  *   content, as pnpm's store and `cp -l` backups need (README, "Using it").
  * - When `path` is a symbolic link, the file it points to is written and the link stays a link.
- * - A new file is made by the rename too, with the default mode (0666 less the umask); a folder
- *   that refuses it gives `Permission denied: <shownPath>; nothing was written.`
+ * - A new file is made by the rename too, with `newFileMode` (default 0666; less the umask); a
+ *   folder that refuses it gives `Permission denied: <shownPath>; nothing was written.`
  *
  * `shownPath` is the path as the model gave it: errors never name the temporary file. Rejects with
  * the file system's error for anything else (ENOSPC, EIO …), or an `AbortError` when `signal` is
@@ -44,11 +44,12 @@ export async function writeFileAtomically(
   bytes: Uint8Array,
   signal: AbortSignal,
   shownPath: string = path,
+  newFileMode = 0o666,
 ): Promise<void> {
   const target = resolveLinks(path);
   const existing = statIfExists(target);
   if (existing === undefined) {
-    const written = await replaceThroughTemporaryFile(target, bytes, signal, undefined);
+    const written = await replaceThroughTemporaryFile(target, bytes, signal, newFileMode);
     if (written !== "written") {
       throw refusal(written.refused, shownPath, "created");
     }
@@ -97,7 +98,7 @@ async function folderWritable(target: string): Promise<boolean> {
 
 /**
  * Writes `bytes` to a new file beside `target` and renames it over `target`, giving it the owner,
- * group and mode of `existing` (the file replaced, if any). `{ refused }` with the error when the
+ * group and mode of `existing` (the file replaced; a number: no file, the new file's mode). `{ refused }` with the error when the
  * file system refused a step for who we are ({@link REFUSED_CODES}) or the owner could not be kept
  * (the temporary file is gone then, `target` untouched); other errors are thrown.
  */
@@ -105,13 +106,13 @@ async function replaceThroughTemporaryFile(
   target: string,
   bytes: Uint8Array,
   signal: AbortSignal,
-  existing: Stats | undefined,
+  existing: Stats | number,
 ): Promise<"written" | { refused: unknown }> {
   const temporaryPath = join(
     dirname(target),
     `.${basename(target)}.${randomUUID().slice(0, 8)}.turnloop-tmp`,
   );
-  const mode = existing === undefined ? 0o666 : existing.mode & 0o7777;
+  const mode = typeof existing === "number" ? existing : existing.mode & 0o7777;
   let handle: FileHandle;
   try {
     handle = await open(temporaryPath, "wx", mode);
@@ -125,7 +126,7 @@ async function replaceThroughTemporaryFile(
   try {
     try {
       // The owner first: a file we cannot give the old owner is not written at all.
-      if (existing !== undefined && !(await keepIdentity(handle, existing))) {
+      if (typeof existing !== "number" && !(await keepIdentity(handle, existing))) {
         return { refused: new Error("the owner and group cannot be kept") };
       }
       await handle.writeFile(bytes, { signal });

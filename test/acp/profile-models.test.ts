@@ -84,7 +84,7 @@ test("set_model lab:other and the model option home:x: each prompt on its profil
   }
 });
 
-test("session/resume of a session whose profile was removed: -32602 naming the profile, nothing written; session/load replays it, its prompt refused", async () => {
+test("session/resume and session/load of a session whose profile was removed: opened (only their session.resume recorded); each prompt refused naming the profile, nothing sent", async () => {
   const config = join(fixture.home, "config.json");
   const lab = { type: "openai-compatible", baseUrl: `${fixture.server.url}/v1` };
   await writeFile(
@@ -102,55 +102,43 @@ test("session/resume of a session whose profile was removed: -32602 naming the p
   fixture.server.enqueue({ text: "One." });
   expect(await first.prompt(sessionId, "one")).toEqual({ stopReason: "end_turn" });
   expect(await first.end()).toBe(0);
-  const before = await readFile(
-    join(fixture.home, "session-state", sessionId, "events.jsonl"),
-    "utf8",
-  );
+  const log = join(fixture.home, "session-state", sessionId, "events.jsonl");
+  const before = await readFile(log, "utf8");
 
   // `home` removed; the configured model (lab's) still runs, and is not put in its place.
   await writeFile(config, JSON.stringify({ model: "lab:fake-model", providers: { lab } }));
   const agent = fixture.startAgent(env);
   await agent.initialize();
   const words = `the session's model home:kept names the config profile "home", which no config file here defines (providers.home): add it back to resume on its endpoint with its key, or resume with another model (--model <provider>:<model> in the args of turnloop's entry in the editor's agent server settings).`;
-  // session/load needs no model to replay the log (session 41): only a resume is refused.
-  for (const method of [acp.methods.agent.session.resume]) {
-    const answer = await agent.client
-      .request(method, { sessionId, cwd: fixture.cwd, mcpServers: [] })
-      .then(
-        () => "answered",
-        (error: { code?: number; message?: string; data?: unknown }) => ({
-          code: error.code,
-          message: error.message,
-          data: error.data,
-        }),
-      );
-    expect(answer).toEqual({
-      code: -32602,
-      message: `${method}: sessionId: ${words}`,
-      data: {
-        method,
-        sessionId,
-        model: "home:kept",
-        problems: [{ path: ["sessionId"], message: words }],
-      },
-    });
-  }
-  expect(agent.updates(sessionId)).toEqual([]);
-  expect(
-    await readFile(join(fixture.home, "session-state", sessionId, "events.jsonl"), "utf8"),
-  ).toBe(before);
-  // A load replays the log without the model; the prompt is refused with the profile's words.
+  const refused = (error: { code?: number; message?: string }) => ({
+    code: error.code,
+    message: error.message,
+  });
+  // Neither needs the model to open the session (session 42: a resume too); a prompt does.
+  await agent.client.request(acp.methods.agent.session.resume, {
+    sessionId,
+    cwd: fixture.cwd,
+    mcpServers: [],
+  });
+  expect(agent.updates(sessionId).map((update) => update.sessionUpdate)).not.toContain(
+    "agent_message_chunk",
+  );
+  const afterResume = await agent.prompt(sessionId, "two").then(() => "answered", refused);
+  expect(afterResume).toEqual({ code: -32603, message: words });
   await agent.loadSession(sessionId);
   expect(
     agent.updates(sessionId).filter((update) => update.sessionUpdate === "agent_message_chunk"),
   ).toEqual([expect.objectContaining({ content: { type: "text", text: "One." } })]);
-  const prompted = await agent.prompt(sessionId, "two").then(
-    () => "answered",
-    (error: { code?: number; message?: string }) => ({ code: error.code, message: error.message }),
-  );
-  expect(prompted).toEqual({ code: -32603, message: expect.stringContaining('"home"') });
+  const afterLoad = await agent.prompt(sessionId, "three").then(() => "answered", refused);
+  expect(afterLoad).toEqual({ code: -32603, message: words });
   expect(fixture.server.requests).toHaveLength(1);
   expect(await agent.end()).toBe(0);
+  // Opening it added only its `session.resume` records: no prompt, no model change.
+  const added = (await readFile(log, "utf8")).slice(before.length).trim().split("\n");
+  expect(added.map((line) => (JSON.parse(line) as { type: string }).type)).toEqual([
+    "session.resume",
+    "session.resume",
+  ]);
 });
 
 test("TURNLOOP_BASE_URL set: set_model lab:other goes to lab's own endpoint with its key; a model of no profile to TURNLOOP_BASE_URL with its provider's", async () => {

@@ -37,7 +37,9 @@ describe.skipIf(tmuxMissing())("bidirectional-text controls on the terminal", ()
       expect(question).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
       terminal.type("y");
       const screen = await terminal.waitFor(/^reply: /m);
-      const lines = screen.split("\n").map((line) => line.trimEnd().replace(/ \d+\.\ds$/, " Ns"));
+      const lines = screen
+        .split("\n")
+        .map((line) => line.trimEnd().replace(/ [\d.]+ (?:ms|s|min)$/, " Ns"));
       const from = lines.indexOf("› trojan");
       expect(lines.slice(from, from + 5)).toEqual([
         "› trojan",

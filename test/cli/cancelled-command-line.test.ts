@@ -21,7 +21,7 @@ test("-p: a command cut by SIGTERM says so on its line, its output under it", as
       whenFileExists(join(repository, "printed"), child, () => child.kill("SIGTERM")),
   });
   const lines = run.stderr
-    .replace(/ \(\d+ ms\)/, " (N ms)")
+    .replace(/ \([\d.]+ (?:ms|s|min)\)/, " (N ms)")
     .split("\n")
     .filter((line) => !/ · session /.test(line));
   expect({ code: run.code, lines }).toEqual({

@@ -53,7 +53,7 @@ test("a log that cannot grow ends the prompt with session.error and an error exi
   // error came first.
   const toolLine = result.stderr.split("\n").find((line) => line.startsWith("✓ bash"));
   expect(toolLine).toMatch(
-    /^✓ bash head -c 6000 .* \(\d+ ms\) — its result is not in the session log: the log could not be written$/,
+    /^✓ bash head -c 6000 .* \([\d.]+ (?:ms|s|min)\) — its result is not in the session log: the log could not be written$/,
   );
   const shown = await cli(["sessions", "show", String(sessionId)]);
   const shownLines = shown.stdout.split("\n");

@@ -68,7 +68,7 @@ describe.skipIf(tmuxMissing())("an edit's finished call on the interactive scree
       const rows = (await terminal.idle()).split("\n").map((row) => row.trimEnd());
       const call = rows.findIndex((row) => row.startsWith("✓ edit notes/plan.md"));
       expect(rows.slice(call, call + 5)).toEqual([
-        expect.stringMatching(/^✓ edit notes\/plan\.md +\d+\.\ds$/),
+        expect.stringMatching(/^✓ edit notes\/plan\.md +[\d.]+ (?:ms|s|min)$/),
         "  3   c",
         "  4 - d",
         "  4 + D changed",

@@ -69,11 +69,11 @@ describe("a command exiting non-zero, on the terminal faces", () => {
         "",
         "> Run the tests",
         "Running them.",
-        '→ bash(command: "echo one; echo two; exit 1") ✗ failed (exit code 1)',
+        '→ bash(command: "echo one; echo two; exit 1") ✗ failed (exit code 1) (260 ms)',
         "    one",
         "    two",
-        '→ bash(command: "false || exit 2") ✗ failed (exit code 2)',
-        '→ bash(command: "echo fine") ✓',
+        '→ bash(command: "false || exit 2") ✗ failed (exit code 2) (100 ms)',
+        '→ bash(command: "echo fine") ✓ (50 ms)',
         "    fine",
         "The tests failed.",
         "[stop: end_turn]",
@@ -155,7 +155,7 @@ describe("a command exiting non-zero, on the terminal faces", () => {
         /✗ bash echo one; echo two; exit 1 +failed \(exit code 1\)\n +one\n +two\n/,
       );
       expect(screen).toMatch(/✗ bash false \|\| exit 2 +failed \(exit code 2\)\n/);
-      expect(screen).toMatch(/✓ bash echo fine +0\.1s\n +fine\n/);
+      expect(screen).toMatch(/✓ bash echo fine +50 ms\n +fine\n/);
       terminal.type("once more");
       screen = await terminal.waitFor(/It failed too\./);
       expect(screen).toMatch(/✗ bash echo live; exit 1 +failed \(exit code 1\)\n +live\n/);

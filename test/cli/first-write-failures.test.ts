@@ -189,6 +189,7 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk that fills after the lock is writ
       duration_ms: 0,
       usage: {},
       permission_denials: [],
+      left_running_pids: [],
       error: {
         type: "storage",
         message: expect.stringMatching(

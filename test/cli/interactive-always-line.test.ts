@@ -55,20 +55,20 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): an 'always' answer's lin
       await terminal.idle();
       const screen = terminal.screen(200);
       expect(callRows(screen, "bash")).toEqual([
-        expect.stringMatching(/^✓ bash printf 'one\\ntwo\\n' {2}\d+\.\ds$/),
+        expect.stringMatching(/^✓ bash printf 'one\\ntwo\\n' {2}[\d.]+ (?:ms|s|min)$/),
         "  always allowed in this session: bash(printf 'one\\\\ntwo\\\\n')",
         "  one",
         "  two",
       ]);
       expect(callRows(screen, "edit")).toEqual([
-        expect.stringMatching(/^✓ edit notes\.md {2}\d+\.\ds$/),
+        expect.stringMatching(/^✓ edit notes\.md {2}[\d.]+ (?:ms|s|min)$/),
         "  always allowed in this session: edit(notes.md)",
         "  1   # notes",
         "  2 - The launch is on Tuesday.",
         "  2 + The launch is on Friday.",
       ]);
       expect(callRows(screen, "t__echo")).toEqual([
-        expect.stringMatching(/^✓ t__echo text=hi {2}\d+\.\ds · 1 line$/),
+        expect.stringMatching(/^✓ t__echo text=hi {2}[\d.]+ (?:ms|s|min) · 1 line$/),
         "  always allowed in this session: mcp(t__echo)",
       ]);
       expect(screen).not.toMatch(/^always allowed/m);

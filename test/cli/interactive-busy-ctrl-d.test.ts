@@ -21,10 +21,10 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): Ctrl-D while a prompt ru
       );
       const terminal = await fixture.openReady(["--allow-all-tools"], { columns: 100 });
       terminal.type("run the command");
-      await terminal.waitFor(/running \d+\.\ds/);
+      await terminal.waitFor(/running [\d.]+ (?:ms|s|min)/);
       terminal.key("C-d");
       const queued = await terminal.waitFor(/queued › \/exit/);
-      expect(queued).toMatch(/● bash while .* running \d+\.\ds/);
+      expect(queued).toMatch(/● bash while .* running [\d.]+ (?:ms|s|min)/);
       await writeFile(join(fixture.repository, "gate"), "");
       expect((await terminal.exited()).code).toBe(0);
       const closing = await terminal.waitFor(/\[exit \d+\]/);

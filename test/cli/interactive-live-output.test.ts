@@ -38,7 +38,9 @@ function callBlock(screen: string): string[] {
   const start = rows.findIndex((row) => / bash /.test(row));
   const end = rows.findIndex((row, index) => index > start && !row.startsWith("  "));
   // Durations change from frame to frame.
-  return rows.slice(start, end).map((row) => row.replace(/\d+\.\ds/, "Ns"));
+  return rows
+    .slice(start, end)
+    .map((row) => row.replace(/ {2}(running )?[\d.]+ (?:ms|s|min)$/, "  $1Ns"));
 }
 
 /** The screen's rows after the row `above`, up to the input box's rule, durations as `Ns`. */
@@ -49,7 +51,7 @@ function rowsBelow(above: string, screen: string): string[] {
   return rows
     .slice(start, end)
     .filter((row) => row !== "")
-    .map((row) => row.replace(/\d+\.\ds/, "Ns"));
+    .map((row) => row.replace(/ {2}(running )?[\d.]+ (?:ms|s|min)$/, "  $1Ns"));
 }
 
 /**
@@ -88,7 +90,7 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running command's outp
     async ({ fixture }) => {
       const command = `echo live-$((1+1)); ${WAIT_FOR_GATE}; echo live-$((2+1)); echo live-$((3+1))`;
       const terminal = await runCommand(fixture, command);
-      const running = await terminal.waitFor(/running \d+\.\ds\n +live-2\n/);
+      const running = await terminal.waitFor(/running [\d.]+ (?:ms|s|min)\n +live-2\n/);
       expect(callBlock(running)).toEqual([`● bash ${command}  running Ns`, "  live-2"]);
       await writeFile(join(fixture.repository, "gate"), "");
       const done = await terminal.waitFor(/Ran it\./);
@@ -109,7 +111,9 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running command's outp
       const command = `seq -f 'row-%g' 1 20000; head -c 300 /dev/zero | tr '\\0' x; echo; ${WAIT_FOR_GATE}`;
       const terminal = await runCommand(fixture, command);
       // Once the last line is out (frames before it show earlier rows, as they came).
-      const running = await terminal.waitFor(/running \d+\.\ds\n(?: +row-\d+\n){3} +x+\.\.\.\n/);
+      const running = await terminal.waitFor(
+        /running [\d.]+ (?:ms|s|min)\n(?: +row-\d+\n){3} +x+\.\.\.\n/,
+      );
       expect(callBlock(running)).toEqual([
         `● bash ${command}  running Ns`,
         "  row-19998",
@@ -152,7 +156,7 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running command's outp
       const command = `for i in 1 2 3; do echo step-$i; done; ${WAIT_FOR_GATE}; for i in 4 5 6; do echo step-$i; done`;
       // Eight rows: the input box and the call's block with its live lines do not fit together.
       const terminal = await runCommand(fixture, command, { rows: 8 });
-      await terminal.waitFor(/running \d+\.\ds\n +step-1\n +step-2\n +step-3\n/);
+      await terminal.waitFor(/running [\d.]+ (?:ms|s|min)\n +step-1\n +step-2\n +step-3\n/);
       await writeFile(join(fixture.repository, "gate"), "");
       await terminal.waitFor(/Ran it\./);
       const scrollback = await scrollbackAfterExit(terminal);
@@ -189,14 +193,14 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running command's outp
       const terminal = await fixture.openReady(["--allow-all-tools"], { columns: COLUMNS });
       terminal.type("run both");
       // The second call waits, its line drawn, while the first runs; then the second runs.
-      const firstRunning = await terminal.waitFor(/running \d+\.\ds\n +first-2\n/);
+      const firstRunning = await terminal.waitFor(/running [\d.]+ (?:ms|s|min)\n +first-2\n/);
       expect(rowsBelow("› run both", firstRunning)).toEqual([
         `● bash ${first}  running Ns`,
         "  first-2",
         `● bash ${second}  …`,
       ]);
       await writeFile(join(fixture.repository, "gate"), "");
-      const secondRunning = await terminal.waitFor(/running \d+\.\ds\n +second-2\n/);
+      const secondRunning = await terminal.waitFor(/running [\d.]+ (?:ms|s|min)\n +second-2\n/);
       expect(rowsBelow("› run both", secondRunning)).toEqual([
         `✓ bash ${first}  Ns`,
         "  first-2",
@@ -220,7 +224,7 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running command's outp
     async ({ fixture }) => {
       const command = `echo live-$((1+1)); ${WAIT_FOR_GATE}`;
       const terminal = await runCommand(fixture, command);
-      await terminal.waitFor(/running \d+\.\ds\n +live-2\n/);
+      await terminal.waitFor(/running [\d.]+ (?:ms|s|min)\n +live-2\n/);
       terminal.key("C-c");
       const cancelled = await terminal.waitFor(/⊘ bash/);
       const final = [
@@ -253,7 +257,7 @@ describe.skipIf(tmuxMissing())(
       async ({ fixture, expect }) => {
         const command = "echo live-$((1+1)); sleep 60";
         const terminal = await runCommand(fixture, command, { timeout: 2 });
-        await terminal.waitFor(/running \d+\.\ds\n +live-2\n/);
+        await terminal.waitFor(/running [\d.]+ (?:ms|s|min)\n +live-2\n/);
         const done = await terminal.waitFor(/Ran it\./);
         const final = [`✗ bash ${command}  timed out after 2 s`, "  live-2"];
         expect(callBlock(done)).toEqual(final);
@@ -301,7 +305,7 @@ describe.skipIf(tmuxMissing())(
         terminal.type("run the command");
         const columns = Array.from({ length: 15 }, (_, index) => `tab-${index + 1}`.padEnd(8));
         const shown = `  ${columns.join("")}`.slice(0, 77);
-        const running = await terminal.waitFor(/running \d+\.\ds\n +tab-1 .*\.\.\.\n/);
+        const running = await terminal.waitFor(/running [\d.]+ (?:ms|s|min)\n +tab-1 .*\.\.\.\n/);
         expect(rowsBelow("› run the command", running).slice(1)).toEqual([`${shown}...`]);
         await writeFile(join(fixture.repository, "gate"), "");
         const done = await terminal.waitFor(/Ran it\./);

@@ -2,6 +2,7 @@ import { describe, expect } from "vitest";
 import { printedSessionId, test } from "../support/fixtures.js";
 import { tmuxMissing } from "../support/interactive-terminal.js";
 import { requireSandbox } from "../support/sandbox.js";
+import { withoutToolTimes } from "../support/tool-times.js";
 import { exitWithCtrlD, interactiveTest } from "./interactive-support.js";
 
 // Trial of round 3 session 36 (P1-4): the question to run, outside the sandbox, a command the
@@ -48,7 +49,7 @@ describe.runIf(sandboxWorks && !tmuxMissing())(
         // only in the result's first line, which the screen cuts at its edge.
         const line = (await terminal.idle()).split("\n").find((row) => row.startsWith("✓ bash"));
         expect(line?.trimEnd()).toMatch(
-          /^✓ bash curl -sS -o \/dev\/null http:\/\/127\.0\.0\.1:\d+\/ +\d+\.\ds · ran outside the sandbox \(your yes\)$/,
+          /^✓ bash curl -sS -o \/dev\/null http:\/\/127\.0\.0\.1:\d+\/ +[\d.]+ (?:ms|s|min) · ran outside the sandbox \(your yes\)$/,
         );
         const sessionId = await exitWithCtrlD(terminal);
         const answers = (await fixture.events(sessionId))
@@ -98,13 +99,15 @@ describe.runIf(sandboxWorks)(
       expect(lines, result.stdout).toEqual([
         expect.stringMatching(
           new RegExp(
-            `✓ bash ${command.replace(/[./]/g, "\\$&")} ran outside the sandbox \\(your yes\\) \\(\\d+ ms\\)$`,
+            `✓ bash ${command.replace(/[./]/g, "\\$&")} ran outside the sandbox \\(your yes\\) \\([\\d.]+ (?:ms|s|min)\\)$`,
           ),
         ),
       ]);
       // Session 41: `sessions show` reads the same call from the log with the same words.
       const shown = await cli(["sessions", "show", printedSessionId(result.stdout)]);
-      const calls = shown.stdout.split("\n").filter((line) => line.startsWith("→ bash("));
+      const calls = withoutToolTimes(shown.stdout)
+        .split("\n")
+        .filter((line) => line.startsWith("→ bash("));
       expect(calls, shown.stdout).toEqual([
         expect.stringMatching(/^→ bash\(command: .*\) ✓ · ran outside the sandbox \(your yes\)$/),
       ]);

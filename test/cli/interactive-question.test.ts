@@ -150,7 +150,7 @@ describe.skipIf(tmuxMissing())("a permission question's words", () => {
       });
       expect(
         piped.stdout
-          .replace(/\(\d+ ms\)/, "(N ms)")
+          .replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)")
           .split("\n")
           .slice(2),
       ).toEqual([

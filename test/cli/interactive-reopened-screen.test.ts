@@ -72,7 +72,7 @@ describe.skipIf(tmuxMissing())("a reopened session on the full screen", () => {
       // vary from run to run; the reopened screen must show the same figures, compared below.
       const figures = (row: string) =>
         row
-          .replace(/\d+\.\ds$/, "<time>")
+          .replace(/[\d.]+ (?:ms|s|min)$/, "<time>")
           .replace(/\d+ → \d+ tokens/, "<tokens>")
           .replace(/ctx \d+%$/, "ctx <share>");
       expect(liveScreen.slice(2).map(figures)).toEqual([

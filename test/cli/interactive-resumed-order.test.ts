@@ -40,7 +40,9 @@ describe.skipIf(tmuxMissing())("a reopened session on the full screen", () => {
         "tool.execution_start",
         "tool.execution_complete",
       ]);
-      expect(result.stderr.split("\n").map((line) => line.replace(/\d+ ms/, "<ms>"))).toEqual([
+      expect(
+        result.stderr.split("\n").map((line) => line.replace(/\([\d.]+ (?:ms|s|min)\)/, "(<ms>)")),
+      ).toEqual([
         "Let me look.",
         expect.stringMatching(/^turnloop: warning: The server counted 100 prompt tokens /),
         "✓ bash echo hi (<ms>)",
@@ -56,7 +58,9 @@ describe.skipIf(tmuxMissing())("a reopened session on the full screen", () => {
         rows
           .slice(from, rows.indexOf("Done.") + 1)
           // The request's estimate follows the tools' descriptions: not this test's subject.
-          .map((row) => row.replace(/\d+\.\ds$/, "<time>").replace(/about \d+:/, "about N:")),
+          .map((row) =>
+            row.replace(/[\d.]+ (?:ms|s|min)$/, "<time>").replace(/about \d+:/, "about N:"),
+          ),
       ).toEqual([
         "Let me look.",
         "warning: The server counted 100 prompt tokens for a request of about N: it probably cut the",

@@ -22,7 +22,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
     const terminal = await fixture.openReady(["--allow-all-tools"]);
     terminal.type("Make an empty file");
     const screen = await terminal.waitFor(/Created it\./);
-    expect(screen).toMatch(/✓ create empty\.txt +\d\.\ds \(empty file\)/);
+    expect(screen).toMatch(/✓ create empty\.txt +[\d.]+ (?:ms|s|min) \(empty file\)/);
     terminal.key("C-d");
     expect((await terminal.exited()).code).toBe(0);
   });
@@ -44,8 +44,8 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
     const terminal = await fixture.openReady();
     terminal.type("Read long.txt");
     const screen = await terminal.waitFor(/Read it\./);
-    expect(screen).toMatch(/✓ view long\.txt +\d\.\ds · lines 1–2000 of 2500\n/);
-    expect(screen).toMatch(/✓ view long\.txt .*\d\.\ds · lines 10–20\n/);
+    expect(screen).toMatch(/✓ view long\.txt +[\d.]+ (?:ms|s|min) · lines 1–2000 of 2500\n/);
+    expect(screen).toMatch(/✓ view long\.txt .*[\d.]+ (?:ms|s|min) · lines 10–20\n/);
     terminal.key("C-d");
     expect((await terminal.exited()).code).toBe(0);
   });
@@ -64,7 +64,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
       terminal.type("When is the launch?");
       const screen = await terminal.waitFor(/The launch is on Tuesday \(see notes\.md\)\./);
       expect(screen).toMatch(/› When is the launch\?/);
-      expect(screen).toMatch(/✓ view notes\.md +\d\.\ds · 2 lines/);
+      expect(screen).toMatch(/✓ view notes\.md +[\d.]+ (?:ms|s|min) · 2 lines/);
       expect(screen).toMatch(/Let me look\./);
       // The Markdown markers are rendered, not printed.
       expect(screen).not.toMatch(/\*\*Tuesday\*\*/);
@@ -108,7 +108,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
       expect(early).not.toMatch(/announced-early/);
       announced.open();
       const done = await terminal.waitFor(/Ran it\./);
-      expect(done).toMatch(/✓ bash echo announced-early +\d\.\ds\n\s+announced-early/);
+      expect(done).toMatch(/✓ bash echo announced-early +[\d.]+ (?:ms|s|min)\n\s+announced-early/);
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);
     },

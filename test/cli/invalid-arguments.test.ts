@@ -26,7 +26,7 @@ describe("-p with a tool call of invalid arguments", () => {
     const result = await cli(["-p", "run it", "--allow-all-tools"]);
     expect(result.code, result.stderr).toBe(0);
     const line = result.stderr.split("\n").find((each) => each.startsWith("✗ bash"));
-    expect(line?.replace(/ \(\d+ ms\)/, "")).toBe(
+    expect(line?.replace(/ \([\d.]+ (?:ms|s|min)\)/, "")).toBe(
       `✗ bash touch ran invalid arguments: Invalid arguments for 'bash': ✖ Invalid input: expected number, received string → at timeout (received {"command":"touch ran","timeout":"abc"}).`,
     );
     expect(existsSync(join(repository, "ran"))).toBe(false);

@@ -23,7 +23,7 @@ describe("--verbose with --output-format json and stream-json", () => {
       const stdoutLines = result.stdout.trim().split("\n");
       const last = JSON.parse(stdoutLines.at(-1) ?? "{}") as { session_id?: string };
       const stderr = result.stderr
-        .replace(/\(\d+ ms\)/, "(N ms)")
+        .replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)")
         .replace(/· [\d.]+ s · /, "· N s · ");
       expect({ code: result.code, stderr }).toEqual({
         code: 0,

@@ -106,5 +106,52 @@ describe.runIf(process.platform === "linux")(
         stopSleeps(sleeps);
       }
     });
+
+    // Session 42: the JSON result (json's one object, stream-json's last line) names the same
+    // processes as the text summary, by pid: `left_running_pids`, from the one place both read.
+    test("json and stream-json: the result's left_running_pids names those still running", async ({
+      cli,
+      model,
+    }) => {
+      const sleeps = [`sleep 27.${process.pid}1`, `sleep 27.${process.pid}2`];
+      const running = `running() { for f in /proc/[0-9]*/cmdline; do [ "$(tr '\\0' ' ' < "$f" 2>/dev/null)" = "$1 " ] && return 0; done; return 1; }`;
+      const start = (sleep: string) =>
+        `${running}; nohup ${sleep} > /dev/null 2>&1 & until running "${sleep}"; do sleep 0.05; done`;
+      try {
+        const results = [];
+        for (const [index, format] of (["json", "stream-json"] as const).entries()) {
+          const command = start(sleeps[index] ?? "");
+          model.enqueue(
+            { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
+            { text: "Started." },
+          );
+          const result = await cli([
+            "--allow-all-tools",
+            "-p",
+            "start it",
+            "--output-format",
+            format,
+          ]);
+          expect(result.code, result.stderr).toBe(0);
+          const last = result.stdout.trimEnd().split("\n").at(-1) ?? "";
+          results.push((JSON.parse(last) as { left_running_pids?: unknown }).left_running_pids);
+        }
+        const pids = sleeps.map((sleep) => pidsOf(sleep.replace(" ", "\0")));
+        expect(pids.map((found) => found.length)).toEqual([1, 1]);
+        expect(results).toEqual(pids);
+      } finally {
+        stopSleeps(sleeps);
+      }
+    });
+
+    test("json: a prompt whose commands left nothing running has left_running_pids []", async ({
+      cli,
+      model,
+    }) => {
+      model.enqueue({ text: "Nothing to run." });
+      const result = await cli(["-p", "hi", "--output-format", "json"]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ left_running_pids: [] });
+    });
   },
 );

@@ -41,7 +41,7 @@ function linesAfterBanner(stdout: string): string[] {
   return stdout
     .split("\n")
     .slice(2)
-    .map((line) => line.replace(/\(\d+ ms\)/, "(N ms)"));
+    .map((line) => line.replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)"));
 }
 
 describe("the plain-line face: a running command's output", () => {

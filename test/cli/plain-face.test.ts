@@ -95,7 +95,7 @@ describe("a prompt the turn limit stops", () => {
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout.split("\n");
     expect(lines.slice(2, -3)).toEqual([
-      expect.stringMatching(/^> ✓ glob \*\.none \(\d+ ms\)$/),
+      expect.stringMatching(/^> ✓ glob \*\.none \([\d.]+ (?:ms|s|min)\)$/),
       "stopped: reached the turn limit (1); send a message to go on",
     ]);
     expect(result.stdout).not.toContain("--continue");
@@ -119,7 +119,7 @@ describe("end of input at a permission question", () => {
       "    $ touch made",
       "[y] yes, once   [a] yes, always for bash(touch made) in this session   [p] yes, always for bash(touch made *) in this session   [n] no   [t] no, and tell the model why > ",
       expect.stringMatching(
-        /^⊘ bash touch made interrupted \(\d+ ms\): Not run: the prompt was cancelled before the tool call started\.$/,
+        /^⊘ bash touch made interrupted \([\d.]+ (?:ms|s|min)\): Not run: the prompt was cancelled before the tool call started\.$/,
       ),
       "cancelled",
       // The face ends as on end of input at the prompt.
@@ -163,7 +163,7 @@ describe("an answer that is none of the offered ones", () => {
       // The command's output under a line naming it (plain-face-live-output.test.ts).
       '"" is not an answer; type y, a, p, n or t > ● bash echo x',
       "    x",
-      expect.stringMatching(/^✓ bash echo x \(\d+ ms\)$/),
+      expect.stringMatching(/^✓ bash echo x \([\d.]+ (?:ms|s|min)\)$/),
       "Ran it.",
       "> ",
     ]);

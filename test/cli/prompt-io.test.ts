@@ -241,6 +241,7 @@ describe("output", () => {
       duration_ms: expect.any(Number),
       usage: { input_tokens: 20, output_tokens: 10, cache_read_input_tokens: 0 },
       permission_denials: [],
+      left_running_pids: [],
     });
     expect(existsSync(join(home, "session-state", String(parsed.session_id), "events.jsonl"))).toBe(
       true,
@@ -318,7 +319,10 @@ describe("output", () => {
     const servers = { mcpServers: { tracker: { command: "/nonexistent/tracker-mcp" } } };
     await writeFile(join(repository, "servers.json"), JSON.stringify(servers));
     const result = await cli(["-p", "hi", "-q", "--mcp-config", "servers.json"]);
-    expect({ ...result, stderr: result.stderr.replace(/\(\d+ ms\)/, "(<ms>)") }).toEqual({
+    expect({
+      ...result,
+      stderr: result.stderr.replace(/\([\d.]+ (?:ms|s|min)\)/, "(<ms>)"),
+    }).toEqual({
       code: 0,
       signal: null,
       stdout: "Could not run it.\n",
@@ -336,11 +340,11 @@ describe("output", () => {
     expect({
       code: json.code,
       result: JSON.parse(json.stdout).result,
-      stderr: json.stderr.replace(/\(\d+ ms\)/, "(<ms>)"),
+      stderr: json.stderr.replace(/\([\d.]+ (?:ms|s|min)\)/, "(<ms>)"),
     }).toEqual({
       code: 0,
       result: "Could not run it.",
-      stderr: result.stderr.replace(/\(\d+ ms\)/, "(<ms>)"),
+      stderr: result.stderr.replace(/\([\d.]+ (?:ms|s|min)\)/, "(<ms>)"),
     });
   });
 });

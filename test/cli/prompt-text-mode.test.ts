@@ -34,7 +34,7 @@ function progress(stderr: string): { lines: string[]; summary: string | undefine
   const lines = stderr
     .trimEnd()
     .split("\n")
-    .map((line) => line.replace(/\(\d+ ms\)/, "(N ms)"));
+    .map((line) => line.replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)"));
   return { lines: lines.slice(0, -1), summary: lines.at(-1) };
 }
 

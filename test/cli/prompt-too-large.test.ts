@@ -60,6 +60,7 @@ describe("a prompt beyond the model's context window", () => {
       duration_ms: 0,
       usage: {},
       permission_denials: [],
+      left_running_pids: [],
       error: { type: "context_length_exceeded", message: "" },
     });
     expect(`turnloop: ${error.message}\n`).toMatch(REFUSAL);

@@ -141,6 +141,7 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk too full for the model's answer")
       duration_ms: 0,
       usage: { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 0 },
       permission_denials: [],
+      left_running_pids: [],
       error: {
         type: "storage",
         message: expect.stringMatching(new RegExp(`^${refusedLog(home)}$`)),
@@ -160,7 +161,7 @@ describe.runIf(CAN_MOUNT)(needingMount("a disk too full for the model's answer")
     expect(model.requests).toHaveLength(1);
     expect({
       ...result,
-      stderr: withoutTime(result.stderr).replace(/ \(\d+ ms\) —/, " (<ms>) —"),
+      stderr: withoutTime(result.stderr).replace(/ \([\d.]+ (?:ms|s|min)\) —/, " (<ms>) —"),
     }).toEqual({
       code: 1,
       signal: null,
@@ -415,10 +416,12 @@ describe.runIf(CAN_MOUNT && !tmuxMissing())(
         await terminal.waitFor(/the prompt was stopped/);
         await terminal.idle();
         const rows = terminal.screen(200).split("\n");
-        const line = rows.findIndex((row) => /^\s*✓ bash seq 1 8000\s+\d+\.\ds$/.test(row));
+        const line = rows.findIndex((row) =>
+          /^\s*✓ bash seq 1 8000\s+[\d.]+ (?:ms|s|min)$/.test(row),
+        );
         // Trial 39 F3 on the screen: the call was drawn ✓ alone, as if its result were kept.
         expect(rows.slice(line, line + 2).map((row) => row.trim())).toEqual([
-          expect.stringMatching(/^✓ bash seq 1 8000\s+\d+\.\ds$/),
+          expect.stringMatching(/^✓ bash seq 1 8000\s+[\d.]+ (?:ms|s|min)$/),
           `its ${UNRECORDED_WORDS}`,
         ]);
         terminal.key("C-d");

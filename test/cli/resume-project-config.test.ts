@@ -82,7 +82,7 @@ describe("a session resumed from another folder runs with its own folder's proje
     );
     expect(resumed.stderr).toMatch(
       new RegExp(
-        `✗ bash touch denied\\.txt denied \\(\\d+ ms\\): Permission denied for 'bash': denied by the rule "bash\\(touch \\*\\)" in ${file}\n`,
+        `✗ bash touch denied\\.txt denied \\([\\d.]+ (?:ms|s|min)\\): Permission denied for 'bash': denied by the rule "bash\\(touch \\*\\)" in ${file}\n`,
       ),
     );
     expect(existsSync(join(repository, "denied.txt"))).toBe(false);

@@ -126,7 +126,7 @@ describe.runIf(sandboxWorks)("the sandbox keeps what later runs read read-only",
     const command = "echo '{}' > .mcp.json";
     const result = await runSandboxed({ cli, model }, command, false);
     const lines = result.stderr
-      .replace(/\(\d+ ms\)/, "(N ms)")
+      .replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)")
       .split("\n")
       .slice(0, 3);
     expect(lines).toEqual([

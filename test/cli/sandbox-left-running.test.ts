@@ -2,6 +2,7 @@ import { describe, expect } from "vitest";
 import { chatMessages } from "../support/fake-model-server.js";
 import { printedSessionId, test } from "../support/fixtures.js";
 import { requireSandbox } from "../support/sandbox.js";
+import { withoutToolTimes } from "../support/tool-times.js";
 
 // A sandboxed command that left a process running (`(server &)`, `nohup server &`) had it killed
 // when it ended, since the sandbox's pid namespace ends with the command, and nobody was told:
@@ -36,7 +37,7 @@ describe.skipIf(!sandboxReady)("processes a sandboxed command left running", () 
     const toolMessage = chatMessages(model, -1).find((message) => message.role === "tool");
     expect(toolMessage?.content).toBe(`started\n<exited with exit code 0>\n${NOTE}`);
     const shown = await cli(["sessions", "show", printedSessionId(result.stderr)]);
-    expect(shown.stdout.trimEnd().split("\n").slice(2)).toEqual([
+    expect(withoutToolTimes(shown.stdout).trimEnd().split("\n").slice(2)).toEqual([
       "> start it",
       // Lines cut to the width sessions show keeps; the count leads the note.
       `→ bash(command: "(sleep 600 &); nohup sleep 600 > /dev/null 2>&1 &…) ✓`,

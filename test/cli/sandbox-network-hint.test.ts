@@ -94,7 +94,7 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
       ...result,
       stderr: result.stderr
         .replace(/after \d+ ms/, "after N ms")
-        .replace(/\(\d+ ms\)/, "(N ms)")
+        .replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)")
         .replace(/· [\d.]+ s · session \S+/, "· session ID"),
       toolResult: result.toolResult.replace(/after \d+ ms/, "after N ms"),
     }).toEqual({

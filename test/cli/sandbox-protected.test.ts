@@ -63,7 +63,7 @@ describe.runIf(sandboxWorks)("a write to a place the sandbox keeps read-only", (
     expect({
       ...result,
       stderr: result.stderr
-        .replace(/\(\d+ ms\)/, "(N ms)")
+        .replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)")
         .replace(/· [\d.]+ s · session \S+/, "· session ID"),
     }).toEqual({
       code: 0,

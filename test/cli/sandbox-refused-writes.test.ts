@@ -53,7 +53,7 @@ function runSandboxed(command: string) {
 /** stderr with the durations and the session's totals line left out. */
 function shown(stderr: string): string {
   return stderr
-    .replace(/ \(\d+ ms\)/g, " (N ms)")
+    .replace(/ \([\d.]+ (?:ms|s|min)\)/g, " (N ms)")
     .split("\n")
     .filter((line) => !/ · session /.test(line))
     .join("\n");

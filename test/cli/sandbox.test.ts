@@ -179,7 +179,7 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
     expect({
       ...result,
       stderr: result.stderr
-        .replace(/\(\d+ ms\)/, "(N ms)")
+        .replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)")
         .replace(/· [\d.]+ s · session \S+/, "· session ID"),
     }).toEqual({
       code: 0,

@@ -21,7 +21,7 @@ const commandAndPlan = (command: string) => ({
 /** The rows of `screen` from the last row that is `marker` on, durations as `N.Ns`. */
 function rowsFrom(screen: string[], marker: string): string[] {
   const start = screen.lastIndexOf(marker);
-  return screen.slice(start).map((row) => row.replace(/ {2}\d+\.\ds$/, "  N.Ns"));
+  return screen.slice(start).map((row) => row.replace(/ {2}[\d.]+ (?:ms|s|min)$/, "  N.Ns"));
 }
 
 /** The session's rows as drawn under its prompt `prompt`, whose command printed `printed`. */
@@ -92,7 +92,9 @@ describe("the plain-line face after /new", () => {
     const id = printedSessionId(result.stdout);
     const lines = result.stdout
       .split("\n")
-      .map((line) => line.replace(/\(\d+ ms\)/, "(N ms)").replace(/[0-9a-f-]{36}/, "<id>"));
+      .map((line) =>
+        line.replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)").replace(/[0-9a-f-]{36}/, "<id>"),
+      );
     const start = lines.findIndex((line) => line.includes("● bash echo one"));
     expect(lines.slice(start), result.stdout).toEqual([
       "> ● bash echo one",

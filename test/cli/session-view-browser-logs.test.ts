@@ -76,7 +76,7 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
         "asked (edit): Edit src/cli.ts",
       ]);
       expect(await texts(page, "#details .permission .answer")).toEqual([
-        "answer after 4.00 s: denied (once): not that file",
+        "answer after 4 s: denied (once): not that file",
       ]);
       expect(await texts(page, "#details .diff span")).toEqual([
         "  const flags = {\n",

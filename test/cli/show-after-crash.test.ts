@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { whenFileExists } from "../support/cli.js";
 import { test } from "../support/fixtures.js";
+import { withoutToolTimes } from "../support/tool-times.js";
 
 describe("sessions show after a crash repair", () => {
   test("the cut-off call shows once, with its arguments and its interrupted result", async ({
@@ -67,7 +68,7 @@ describe("sessions show after a crash repair", () => {
       "resumed fine",
       "[stop: end_turn]",
     ];
-    expect(shown.stdout.split("\n")).toEqual([
+    expect(withoutToolTimes(shown.stdout).split("\n")).toEqual([
       expect.stringMatching(new RegExp(`^session ${sessionId} · `)),
       "",
       ...conversation,
@@ -99,7 +100,7 @@ describe("sessions show after a crash repair", () => {
     // The plain face reopening it draws the same conversation, then its own open.
     const reopened = await cli(["--resume", sessionId], { stdin: "" });
     expect(reopened.code).toBe(0);
-    const replay = reopened.stdout.split("\n");
+    const replay = withoutToolTimes(reopened.stdout).split("\n");
     const first = replay.indexOf("> wait");
     expect(replay.slice(first, first + conversation.length + 2)).toEqual([
       ...conversation,

@@ -12,6 +12,7 @@ import { describe, expect, test } from "vitest";
 import { AcpHarness, normalise } from "../acp/support.js";
 import { runCli, whenFileExists } from "../support/cli.js";
 import { fakeModelEnvironment } from "../support/fixtures.js";
+import { withoutToolTimes } from "../support/tool-times.js";
 
 const bash = (id: string, command: string) => ({
   id,
@@ -100,7 +101,7 @@ describe("every reader says how each prompt of one recorded session stopped", ()
       return result.stdout;
     };
     const resumed = expect.stringMatching(/^— resumed \S+Z$/);
-    expect((await read(["sessions", "show", sessionId])).split("\n")).toEqual([
+    expect(withoutToolTimes(await read(["sessions", "show", sessionId])).split("\n")).toEqual([
       expect.stringMatching(new RegExp(`^session ${sessionId} · `)),
       "",
       "> say hello",

@@ -35,7 +35,9 @@ describe.skipIf(tmuxMissing())("escape codes from elsewhere on the terminal", ()
       await terminal.waitFor(/^fin\s*$/m);
       terminal.type("again");
       const screen = await terminal.waitFor(/model says/);
-      const lines = screen.split("\n").map((line) => line.trimEnd().replace(/ \d+\.\ds$/, " Ns"));
+      const lines = screen
+        .split("\n")
+        .map((line) => line.trimEnd().replace(/ [\d.]+ (?:ms|s|min)$/, " Ns"));
       // The banner is still on the screen: nothing cleared it or moved the drawing elsewhere.
       expect(lines[0]).toMatch(/^turnloop in /);
       const from = lines.indexOf("› escapes");

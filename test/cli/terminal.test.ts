@@ -1,6 +1,7 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { durationWords } from "../../src/events/durations.js";
 import { chatMessages } from "../support/fake-model-server.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { test as cliTest } from "../support/fixtures.js";
@@ -261,7 +262,7 @@ describe.skipIf(skip)("permission questions in a terminal", () => {
     session.type("y");
     const done = await session.waitFor(/\[exit 0\]/);
     const line = done.split("\n").find((text) => text.startsWith("✓ bash"));
-    const milliseconds = Number(/\((\d+) ms\)/.exec(line ?? "")?.[1]);
+    const shown = /\(([\d.]+ (?:ms|s|min))\)$/.exec(line ?? "")?.[1];
     // What the log says: the call from its start to its result, less the question's wait. The
     // shown duration is that, not start to result (which the wait, a tmux round trip, lengthens).
     const [sessionId = ""] = await readdir(join(home, "session-state"));
@@ -271,7 +272,7 @@ describe.skipIf(skip)("permission questions in a terminal", () => {
     const waited = at("permission.completed") - at("permission.requested");
     const ran = at("tool.execution_complete") - at("tool.execution_start");
     expect(waited).toBeGreaterThan(0); // the answer came after the question: the two differ
-    expect(milliseconds).toBe(ran - waited);
+    expect(shown).toBe(durationWords(ran - waited));
   });
 });
 
@@ -355,7 +356,7 @@ describe.skipIf(skip)("a failed call's line on a narrow terminal", () => {
       const lineRows = rows.slice(top, end);
       expect(lineRows.filter((row) => row.length > 40)).toEqual([]);
       // Broken only between words: the rows joined by one space are the line.
-      expect(lineRows.join(" ").replace(/\(\d+ ms\)/, "(N ms)")).toBe(
+      expect(lineRows.join(" ").replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)")).toBe(
         `✗ bash ${command} failed (exit code 1) (N ms)`,
       );
     } finally {

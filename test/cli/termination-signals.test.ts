@@ -31,7 +31,7 @@ describe("-p stopped by SIGTERM or SIGHUP while a command runs", () => {
       expect(result.stderr).toMatch(
         // The stop is named as the log's abort names it (Ctrl-C's line says only "cancelled").
         new RegExp(
-          `⊘ bash .* interrupted \\(\\d+ ms\\): cancelled by ${signal}; its process group was killed\\ncancelled by ${signal}\\n.* · session [0-9a-f-]{36}\\n$`,
+          `⊘ bash .* interrupted \\([\\d.]+ (?:ms|s|min)\\): cancelled by ${signal}; its process group was killed\\ncancelled by ${signal}\\n.* · session [0-9a-f-]{36}\\n$`,
         ),
       );
       const pid = Number(readFileSync(join(repository, "command.pid"), "utf8"));

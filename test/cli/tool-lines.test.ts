@@ -25,7 +25,7 @@ function toolLines(stderr: string): string[] {
     .trimEnd()
     .split("\n")
     .slice(0, -1)
-    .map((line) => line.replace(/\(\d+ ms\)/, "(N ms)"));
+    .map((line) => line.replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)"));
 }
 
 describe("tool lines in text mode", () => {

@@ -15,6 +15,7 @@ import { AcpHarness } from "../acp/support.js";
 import { runCli, whenFileExists } from "../support/cli.js";
 import { fakeModelEnvironment } from "../support/fixtures.js";
 import { InteractiveTerminal, screenLines, tmuxMissing } from "../support/interactive-terminal.js";
+import { withoutToolTimes } from "../support/tool-times.js";
 
 const call = (id: string, name: string, args: object) => ({
   id,
@@ -107,14 +108,14 @@ describe("every reader says each tool call's state in the same words", () => {
     const lines = printed
       .split("\n")
       .filter((line) => /^[✓✗⊘] /.test(line))
-      .map((line) => line.replace(/ \(\d+ ms\)/, "").split(": ")[0]);
+      .map((line) => line.replace(/ \([\d.]+ (?:ms|s|min)\)/, "").split(": ")[0]);
     expect(lines).toEqual(
       CALLS.map(
         ({ line, words }) =>
           `${words === undefined ? "✓" : words === "interrupted" ? "⊘" : "✗"} ${line}${words === undefined ? "" : ` ${words}`}`,
       ),
     );
-    const show = (await read(["sessions", "show", sessionId])).split("\n");
+    const show = withoutToolTimes(await read(["sessions", "show", sessionId])).split("\n");
     const showMark = /\) (✓|[✗⊘]) ?(.*)$/;
     expect(
       show

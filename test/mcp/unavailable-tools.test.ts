@@ -41,7 +41,9 @@ describe("a call of an MCP server's tool the model is not offered (-p)", () => {
       ["call_1", STOPPED],
       ["call_2", STOPPED],
     ]);
-    const lines = result.stderr.split("\n").map((line) => line.replace(/\(\d+ ms\)/, "(N ms)"));
+    const lines = result.stderr
+      .split("\n")
+      .map((line) => line.replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)"));
     expect(lines.filter((line) => line.includes("MCP server st"))).toEqual([
       "turnloop: MCP server st failed: the server exited with exit code 3; its tools are not available",
       `✗ st__crash failed (N ms): ${STOPPED}`,
@@ -63,7 +65,9 @@ describe("a call of an MCP server's tool the model is not offered (-p)", () => {
     const stopped = `MCP server st stopped: ${why}; its tools are unavailable until it is started again (resuming the session starts it anew)`;
     expect(toolResults(model.requests, 1)).toEqual([["call_1", stopped]]);
     // The tool line's reason is cut at 160 characters; the rest is under it, not lost.
-    const lines = result.stderr.split("\n").map((line) => line.replace(/\(\d+ ms\)/, "(N ms)"));
+    const lines = result.stderr
+      .split("\n")
+      .map((line) => line.replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)"));
     const at = lines.findIndex((line) => line.startsWith("✗ st__crash"));
     expect([
       ...lines.filter((line) => line.startsWith("turnloop: MCP")),

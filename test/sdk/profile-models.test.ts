@@ -84,7 +84,7 @@ test("setModel with a bare name runs it on the session's profile, not the config
   });
 });
 
-test("resumeSession of a session whose profile was removed from the config: refused naming the profile, nothing written", async () => {
+test("resumeSession of a session whose profile was removed from the config: resumed; its send refused naming the profile, nothing sent or stored", async () => {
   const client = await fixture.startedClient();
   const session = await client.createSession({ model: "home:x" });
   home.enqueue({ text: "From home." });
@@ -107,10 +107,16 @@ test("resumeSession of a session whose profile was removed from the config: refu
     }),
   );
   const again = await fixture.startedClient();
-  await expect(again.resumeSession(sessionId)).rejects.toThrow(
-    `session.resume: the session's model home:x names the config profile "home", which no config file here defines (providers.home): add it back to resume on its endpoint with its key, or resume with another model (resumeSession(sessionId, { model: "<provider>:<model>" })).`,
+  // Resumed without its model (session 42, as ACP's session/load and session/resume): the send
+  // is what is refused.
+  const resumed = await again.resumeSession(sessionId);
+  await expect(resumed.send({ prompt: "two" })).rejects.toThrow(
+    `session.send: the session's model home:x names the config profile "home", which no config file here defines (providers.home): add it back to resume on its endpoint with its key, or resume with another model (resumeSession(sessionId, { model: "<provider>:<model>" })); or switch the session's model (session.model.switchTo). Nothing was sent or stored.`,
   );
-  expect(await readFile(log, "utf8")).toBe(before);
+  await again.stop();
+  const added = (await readFile(log, "utf8")).slice(before.length);
+  expect(added).not.toContain('"two"');
+  expect(added).not.toContain("session.model_change");
   expect(fixture.model.requests).toEqual([]);
 });
 

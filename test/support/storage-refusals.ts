@@ -45,6 +45,7 @@ export function unsavedResult(message: unknown): Record<string, unknown> {
     duration_ms: 0,
     usage: {},
     permission_denials: [],
+    left_running_pids: [],
     error: { type: "storage", message },
   };
 }

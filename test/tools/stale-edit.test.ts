@@ -133,7 +133,9 @@ describe("an edit of a file that changed since the model viewed it", () => {
     // What the user reads: the calls' lines on stderr, without their times and the end of a
     // line cut to the width, which follows under it (where the cut falls depends on the time's
     // digits): one such line under each refused call.
-    const lines = run.stderr.replace(/ \(\d+ ms\)/g, "").replace(/ and the file keeps.*/g, "");
+    const lines = run.stderr
+      .replace(/ \([\d.]+ (?:ms|s|min)\)/g, "")
+      .replace(/ and the file keeps.*/g, "");
     const rests = lines.split("\n").filter((line) => line.startsWith("    …"));
     expect(rests).toHaveLength(2);
     const callLines = lines.split("\n").filter((line) => !line.startsWith("    …"));

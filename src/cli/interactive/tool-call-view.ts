@@ -4,6 +4,7 @@ import {
   visibleWidth,
   wrapTextWithAnsi,
 } from "@mariozechner/pi-tui";
+import { durationWords } from "../../events/durations.js";
 import { terminalText } from "../../events/errors.js";
 import { editChangeRows } from "../../session/session-model/edit-change.js";
 import {
@@ -194,7 +195,7 @@ export class ToolCallView implements Component {
           theme.dim(
             progress === undefined
               ? "…"
-              : `${progress.message} · ${seconds(Date.now() - progress.since)}`,
+              : `${progress.message} · ${durationWords(Date.now() - progress.since)}`,
           ),
         ];
       }
@@ -203,7 +204,7 @@ export class ToolCallView implements Component {
       case "running": {
         const since = toolCall.runningAt ?? toolCall.startedAt ?? Date.now();
         const lines = this.liveLines.map((line) => theme.dim(line));
-        return [theme.dim(`running ${seconds(Date.now() - since)}`), ...lines];
+        return [theme.dim(`running ${durationWords(Date.now() - since)}`), ...lines];
       }
       case "completed":
         return this.completed();
@@ -247,7 +248,7 @@ export class ToolCallView implements Component {
 
   private completed(): string[] {
     const { theme, toolCall } = this;
-    const timing = `${theme.dim(seconds(toolCall.durationMs ?? 0))}${this.outside()}`;
+    const timing = `${theme.dim(durationWords(toolCall.durationMs ?? 0))}${this.outside()}`;
     if (toolCall.toolName === "edit") {
       return [timing, ...this.diff()];
     }
@@ -368,10 +369,6 @@ function expandTabs(line: string): string {
       return pad + part;
     })
     .join("");
-}
-
-function seconds(ms: number): string {
-  return `${(Math.max(0, ms) / 1000).toFixed(1)}s`;
 }
 
 function lineCount(text: string): number {

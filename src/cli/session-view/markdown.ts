@@ -1,3 +1,4 @@
+import { durationWords } from "../../events/durations.js";
 import type { SentAttachment } from "../../session/prompt-attachments.js";
 import type {
   SessionView,
@@ -29,7 +30,7 @@ function duration(ms: number | undefined): string {
   if (ms === undefined || !Number.isFinite(ms)) {
     return "?";
   }
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
+  return durationWords(ms);
 }
 
 /**

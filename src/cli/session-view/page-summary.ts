@@ -1,9 +1,12 @@
+import { durationWords } from "../../events/durations.js";
+
 /**
  * In-page script, part 1: helpers, the summary header and the context/cost chart. Plain ES2020
  * run in the browser inside one function with part 2 (page-timeline.ts); `view` is the
  * SessionView embedded in the page. Every text from the log goes in with `textContent`, never
  * as HTML. The chart is SVG drawn here (no library: two polylines and a few lines of axis text
- * are smaller than any chart library, and the DOM can be checked by tests).
+ * are smaller than any chart library, and the DOM can be checked by tests). Durations read as on
+ * every face: events/durations.ts `durationWords`, its source embedded.
  */
 export const PAGE_SUMMARY_SCRIPT = String.raw`
 var SVG_NS = "http://www.w3.org/2000/svg";
@@ -38,13 +41,12 @@ function appendChildren(node, children) {
   });
 }
 
+// Every face's words for a duration: events/durations.ts's function itself, its source embedded.
+var durationWords = ${durationWords.toString()};
+
 function formatDuration(ms) {
   if (ms === undefined || ms === null || !isFinite(ms)) return "?";
-  if (ms < 1000) return Math.round(ms) + " ms";
-  if (ms < 60000) return (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + " s";
-  var minutes = Math.floor(ms / 60000);
-  if (minutes < 60) return minutes + " min " + Math.round((ms % 60000) / 1000) + " s";
-  return Math.floor(minutes / 60) + " h " + (minutes % 60) + " min";
+  return durationWords(ms);
 }
 
 function formatNumber(value) {
