@@ -191,7 +191,7 @@ describe("errors that cannot succeed on retry", () => {
         requests: 1,
         code: 1,
         lines: said(
-          "an Anthropic Messages API one is the host alone or ends in /v1; turnloop adds /messages",
+          "an Anthropic Messages API one is the host alone or ends in /v1: turnloop adds /v1 when it is missing, then /messages",
         ),
       },
       {
