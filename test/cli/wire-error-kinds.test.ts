@@ -220,3 +220,58 @@ describe("a model's error on every wire", () => {
     ]);
   }, 600_000);
 });
+
+/** The Responses API's events of an answer whose text began ("Partial"). */
+function responsesTextStart(): string[] {
+  const response = { id: "resp_1", object: "response", created_at: 1, model: "gpt-5" };
+  const where = { item_id: "msg_1", output_index: 0 };
+  return [
+    sse("response.created", {
+      type: "response.created",
+      sequence_number: 1,
+      response: { ...response, status: "in_progress", output: [], usage: null },
+    }),
+    sse("response.output_item.added", {
+      type: "response.output_item.added",
+      sequence_number: 2,
+      output_index: 0,
+      item: { type: "message", id: "msg_1", role: "assistant", status: "in_progress", content: [] },
+    }),
+    sse("response.output_text.delta", {
+      type: "response.output_text.delta",
+      sequence_number: 3,
+      ...where,
+      content_index: 0,
+      delta: "Partial",
+      logprobs: [],
+    }),
+  ];
+}
+
+describe("a model's error after text was shown", () => {
+  test("is typed by its own code the same (the AI SDK's plain object), and never sent again", async ({
+    cli,
+    model,
+  }) => {
+    const seen = [];
+    for (const kind of KINDS) {
+      const { code, type, message } = OPENAI[kind];
+      const frames = [
+        ...responsesTextStart(),
+        sse("error", {
+          type: "error",
+          sequence_number: 4,
+          code: code ?? type,
+          message,
+          param: null,
+        }),
+      ];
+      model.setResponder(() => ({ raw: frames }));
+      const before = model.requests.length;
+      const one = { ...CASES[0], model: "openai:gpt-5", prompt: `after text ${kind}` } as Case;
+      const error = await run(cli, model.url, one);
+      seen.push({ kind, type: error?.type, requests: model.requests.length - before });
+    }
+    expect(seen).toEqual(KINDS.map((kind) => ({ kind, type: EXPECTED[kind].type, requests: 1 })));
+  }, 300_000);
+});
