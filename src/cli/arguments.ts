@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { errorMessage } from "../events/errors.js";
 import { isPermissionMode, PERMISSION_MODES } from "../permissions/permission-mode.js";
 import type { FaceOptions } from "../session/face-options.js";
@@ -262,7 +263,14 @@ function promptCommand(
   };
 }
 
+/**
+ * The face's options of `values`; `cwd` is the folder turnloop was started in. A relative path a
+ * flag names (`--add-dir`, `--mcp-config`, `--system-prompt-file`, `--cwd` itself) is read against
+ * that folder, as every command-line tool reads one, never against `--cwd` (trial 42 F5: a
+ * relative `--mcp-config` was looked for under `--cwd`): made absolute here.
+ */
 function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
+  const fromShell = (path: string) => resolve(cwd, path);
   return {
     ...(values.model === undefined ? {} : { model: values.model }),
     ...(values["base-url"] === undefined ? {} : { baseUrl: values["base-url"] }),
@@ -278,7 +286,7 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
     ...sandboxOptions(values),
     allowTools: values["allow-tool"] ?? [],
     denyTools: values["deny-tool"] ?? [],
-    addDirs: values["add-dir"] ?? [],
+    addDirs: (values["add-dir"] ?? []).map(fromShell),
     cwd: values.cwd ?? cwd,
     noInstructions: values["no-instructions"] === true,
     ...(values["ignore-config-errors"] === true ? { ignoreConfigErrors: true } : {}),
@@ -288,8 +296,8 @@ function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
       : { appendSystemPrompt: values["append-system-prompt"] }),
     ...(values["system-prompt-file"] === undefined
       ? {}
-      : { systemPromptFile: values["system-prompt-file"] }),
-    mcpConfigs: values["mcp-config"] ?? [],
+      : { systemPromptFile: fromShell(values["system-prompt-file"]) }),
+    mcpConfigs: (values["mcp-config"] ?? []).map(fromShell),
     ...(values["context-window"] === undefined
       ? {}
       : { contextWindow: numericFlag("context-window", values["context-window"], 0) }),

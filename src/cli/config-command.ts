@@ -90,6 +90,13 @@ function textRows(
       settings.model === undefined ? undefined : describeModel(settings.model),
       settings.model?.source,
     ),
+    row(
+      "models",
+      settings.listedModels.length === 0
+        ? undefined
+        : settings.listedModels.map((id) => id.value).join(", "),
+      settings.listedModels[0]?.source,
+    ),
     ...baseUrlRows(settings),
     row(
       "apiKey",
@@ -288,6 +295,7 @@ function jsonFields(settings: RunConfig) {
   const { baseUrl, otherModelsBaseUrl } = settings;
   return {
     model: settings.model,
+    listedModels: settings.listedModels.length === 0 ? undefined : settings.listedModels,
     baseUrl: baseUrl === undefined ? undefined : { ...baseUrl, value: redactedUrl(baseUrl.value) },
     otherModelsBaseUrl:
       otherModelsBaseUrl === baseUrl || otherModelsBaseUrl === undefined

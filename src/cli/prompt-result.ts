@@ -213,11 +213,20 @@ export function resultSubtype(outcome: PromptOutcome): ResultSubtype {
   }
 }
 
-/** The result's `usage`, in Anthropic's names: a count no request reported is left out. */
+/**
+ * The result's `usage`, in Anthropic's names and meanings (Claude Code's result has them so):
+ * `input_tokens` is the input not read from nor written to the cache, which
+ * `cache_read_input_tokens` and `cache_creation_input_tokens` count; the three add up to the
+ * whole input, which the log's `assistant.usage` `inputTokens` is on every wire (trial 42 F3). A
+ * count no request reported is left out.
+ */
 function resultUsage(totals: UsageTotals): PromptResult["usage"] {
   const usage: PromptResult["usage"] = {};
+  const cached = (totals.cacheReadTokens ?? 0) + (totals.cacheWriteTokens ?? 0);
+  const uncached =
+    totals.inputTokens === undefined ? undefined : Math.max(0, totals.inputTokens - cached);
   const counts = [
-    ["input_tokens", totals.inputTokens],
+    ["input_tokens", uncached],
     ["output_tokens", totals.outputTokens],
     ["cache_read_input_tokens", totals.cacheReadTokens],
     ["cache_creation_input_tokens", totals.cacheWriteTokens],

@@ -6,6 +6,7 @@
  * failure; or its own advice, in its functions' names).
  */
 
+import { errorKindsOf } from "./error-kind.js";
 import { type ClassifiedFailure, plainStreamFailure } from "./errors.js";
 import { boundedMessage } from "./failure-words.js";
 
@@ -129,10 +130,7 @@ function errorBodyFailure(body: Record<string, unknown>): ClassifiedFailure {
     typeof inner === "object" && inner !== null ? (inner as Record<string, unknown>) : {};
   const message =
     typeof fields.message === "string" ? fields.message : typeof inner === "string" ? inner : "";
-  const kind = [fields.type, fields.code, fields.status].find(
-    (value) => (typeof value === "string" && value !== "") || typeof value === "number",
-  );
-  const words = `the server answered HTTP 200 with an error body${kind === undefined ? "" : ` (${kind})`}: ${message || JSON.stringify(inner)}`;
-  const numeric = typeof fields.code === "number" && fields.code >= 400 && fields.code < 600;
-  return plainStreamFailure({ ...body, ...(numeric ? { statusCode: fields.code } : {}) }, words);
+  const kind = errorKindsOf(body)[0] ?? (typeof fields.status === "string" ? fields.status : "");
+  const words = `the server answered HTTP 200 with an error body${kind === "" ? "" : ` (${kind})`}: ${message || JSON.stringify(inner)}`;
+  return plainStreamFailure(body, words);
 }

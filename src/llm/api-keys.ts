@@ -74,29 +74,50 @@ export function endpointVariable(provider: ProviderName): EndpointVariable | und
 }
 
 /**
- * The API base (with its version path) that an endpoint variable's `value` names, read as the
- * vendor's own tools read it: `OPENAI_BASE_URL` as it is; `ANTHROPIC_BASE_URL` as Anthropic's SDKs
- * and Claude Code read it, the host, to which they add `/v1/messages` (`http://host:port` →
- * `http://host:port/v1`; a value already ending in `/v1`, the AI SDK's convention, is kept);
- * `OLLAMA_HOST` as Ollama reads it, `host[:port]` or a URL, `http://` when no scheme is given, and
- * `/v1` added (its OpenAI-compatible API); a query string stays after the path ({@link withPathPart});
- * a blank value as it is. The result may be no URL at all;
- * the run config checks it (session/face-config.ts).
+ * The API base (with its version path) that an endpoint variable's `value` names: the base URL
+ * rule of the variable's wire ({@link wireBaseUrl}), which is how the vendor's own tools read it
+ * (`OPENAI_BASE_URL` as the OpenAI SDKs, `ANTHROPIC_BASE_URL` as Anthropic's SDKs and Claude Code,
+ * `OLLAMA_HOST` as Ollama). The result may be no URL at all; the run config checks it
+ * (session/face-config.ts).
  */
 export function vendorEndpoint(variable: EndpointVariable, value: string): string {
+  switch (variable) {
+    case "OPENAI_BASE_URL":
+      return wireBaseUrl("openai", value);
+    case "ANTHROPIC_BASE_URL":
+      return wireBaseUrl("anthropic", value);
+    case "OLLAMA_HOST":
+      return wireBaseUrl("ollama", value);
+  }
+}
+
+/**
+ * What a base URL of `provider`'s wire may be, one rule for every place it is given (`--base-url`,
+ * `TURNLOOP_BASE_URL`, a config file's `baseUrl` or profile's, the vendor variable), README
+ * "Choosing a model": on the OpenAI wires and any OpenAI-compatible server, the API base as it is
+ * (the wire's path, `/chat/completions` or `/responses`, is added: `http://h/v1`); on Anthropic's,
+ * the host alone or any path, to which `/v1` is added unless the path ends in it (as Anthropic's
+ * SDKs read `ANTHROPIC_BASE_URL`: `http://h` and `http://h/v1` both ask `http://h/v1/messages`);
+ * Ollama's as Ollama reads `OLLAMA_HOST`, `host[:port]` or a URL (`http://` when no scheme is
+ * given), with its OpenAI-compatible API's `/v1` added unless the path ends in it. A query string
+ * stays after the path ({@link withPathPart}); a blank value is kept as it is.
+ */
+export function wireBaseUrl(provider: ProviderName, value: string): string {
   const trimmed = withoutTrailingSlashes(value.trim());
   if (trimmed === "") {
     return value;
   }
-  switch (variable) {
-    case "OPENAI_BASE_URL":
+  const versioned = (path: string) => (/\/v1$/.test(path) ? path : `${path}/v1`);
+  switch (provider) {
+    case "openai":
+    case "openai-chat":
+    case "openai-compatible":
       return value;
-    case "ANTHROPIC_BASE_URL":
-      return withPathPart(trimmed, (path) => (/\/v1$/.test(path) ? path : `${path}/v1`));
-    case "OLLAMA_HOST":
-      return withPathPart(
-        trimmed,
-        (path) => `${/^[a-z][a-z0-9+.-]*:\/\//i.test(path) ? path : `http://${path}`}/v1`,
+    case "anthropic":
+      return withPathPart(trimmed, versioned);
+    case "ollama":
+      return withPathPart(trimmed, (path) =>
+        versioned(/^[a-z][a-z0-9+.-]*:\/\//i.test(path) ? path : `http://${path}`),
       );
   }
 }

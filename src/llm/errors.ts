@@ -5,6 +5,7 @@
 
 import { APICallError, JSONParseError, LoadAPIKeyError } from "@ai-sdk/provider";
 import type { ErrorType } from "../events/events.js";
+import { errorKindsOf, statusOfError } from "./error-kind.js";
 import {
   boundedMessage,
   brokenStreamFailure,
@@ -97,10 +98,10 @@ function apiCallFailure(error: APICallError): ClassifiedFailure {
   const body = error.responseBody ?? "";
   const providerMessage = error.message || body;
   const inStream = inStreamError(error);
-  // An in-stream error's status is made up: the status its type names is the one that counts.
+  // An in-stream error's status is made up: the status its own code or type names counts.
   const statusCode = error.statusCode;
   const errorType = categoryOfStatus(
-    inStream === undefined ? statusCode : statusOfKind(inStream.kind?.toLowerCase() ?? ""),
+    inStream === undefined ? statusCode : statusOfError(body),
     `${providerMessage} ${body}`,
   );
   const retryAfterMs = parseRetryAfter(error.responseHeaders);
@@ -108,8 +109,7 @@ function apiCallFailure(error: APICallError): ClassifiedFailure {
     errorType,
     ...(inStream === undefined ? { statusCode } : {}),
     message: boundedMessage(
-      inStream?.words ??
-        (statusCode === undefined ? providerMessage : httpStatusWords(error, statusCode)),
+      inStream ?? (statusCode === undefined ? providerMessage : httpStatusWords(error, statusCode)),
     ),
     retryable:
       errorType !== "quota" &&
@@ -119,71 +119,37 @@ function apiCallFailure(error: APICallError): ClassifiedFailure {
 }
 
 /**
- * The words for an `error` event inside an event stream the server answered with (HTTP 200): the
- * AI SDK's Anthropic provider reports it as an APICallError with a made-up status (529 for
- * `overloaded_error`, else 500) and the event's `error` as its body; the answer's
- * `text/event-stream` content type tells it from a real status. `kind` is the event's error
- * type (`overloaded_error`, `invalid_request_error` …), which {@link statusOfKind} reads as
- * {@link plainStreamFailure} does on the other wires. Undefined for anything else.
+ * The words for an `error` event inside an event stream the server answered with (HTTP 200),
+ * which the AI SDK's providers report as an APICallError with a made-up status (Anthropic's: 529
+ * for `overloaded_error`, else 500; OpenAI's: its own reading of the code) and the event (or its
+ * `error`) as the body; the answer's `text/event-stream` content type tells it from a real status.
+ * The error's own code or type (error-kind.ts) is named in brackets. Undefined for anything else.
  */
-function inStreamError(
-  error: APICallError,
-): { words: string; kind: string | undefined } | undefined {
+function inStreamError(error: APICallError): string | undefined {
   const contentType = error.responseHeaders?.["content-type"] ?? "";
   if (!/^\s*text\/event-stream\b/i.test(contentType)) {
     return undefined;
   }
-  const kind = /"type"\s*:\s*"([^"]+)"/.exec(error.responseBody ?? "")?.[1];
-  return { words: streamErrorWords(kind, error.message), kind };
+  return streamErrorWords(errorKindsOf(error.responseBody ?? "")[0], error.message);
 }
 
 /**
  * An error a provider reported inside its event stream after the answer began (HTTP 200), which
  * the AI SDK passes on as a plain object: Anthropic's `error` event (`api_error`,
  * `overloaded_error` …), an OpenAI Chat or compatible chunk's `error` object (`server_error` …),
- * the Responses API's `error` event and `response.failed` (the AI SDK's OpenAI provider adds the
- * `statusCode` it reads from them). Categorised as the HTTP status it stands for would be
- * (case 18, one rule on every wire): its own `statusCode`, else the status its `type` and `code`
- * name (the AI SDK's OpenAI provider's reading: `rate_limit` 429, `overloaded` 529, `invalid` or
- * `bad_request` 400, `authentication` 401, `permission` 403, `not_found` 404, `timeout` 504, any
- * other 500; one that names no type or code is a 400: nothing says it is transient). Retried as
- * that status is, except a quota error ({@link isQuotaError}); the loop retries only while nothing
- * of the attempt was shown.
+ * the Responses API's `error` event and `response.failed`; also a 200 answer whose body is an
+ * error (answer-shape.ts). Categorised as the HTTP status its own code or type stands for would
+ * be (error-kind.ts `statusOfError`, the one table; case 18, one rule on every wire) and retried
+ * as that status is, except a quota error; the loop retries only while nothing of the attempt
+ * was shown.
  */
 export function plainStreamFailure(
   error: Record<string, unknown>,
   text: string,
 ): ClassifiedFailure {
-  const inner = typeof error.error === "object" && error.error !== null ? error.error : error;
-  const { type, code } = inner as Record<string, unknown>;
-  const kind = [code, type, error.code, error.type]
-    .filter((value) => typeof value === "string" || typeof value === "number")
-    .join(" ")
-    .toLowerCase();
-  const statusCode = typeof error.statusCode === "number" ? error.statusCode : statusOfKind(kind);
-  const errorType = categoryOfStatus(statusCode, `${text} ${kind}`);
+  const kind = errorKindsOf(error).join(" ");
+  const errorType = categoryOfStatus(statusOfError(error), `${text} ${kind}`);
   return { errorType, message: boundedMessage(text), retryable: isRetryableType(errorType) };
-}
-
-/**
- * The HTTP status an in-stream error's type and code name ({@link plainStreamFailure}); 400 when
- * they name nothing (`{"error": "model not found: foo"}`): an error not known to be transient is
- * not sent again.
- */
-function statusOfKind(kind: string): number {
-  if (kind === "") {
-    return 400;
-  }
-  const statuses: Array<[RegExp, number]> = [
-    [/rate_limit|insufficient_quota/, 429],
-    [/overload/, 529],
-    [/authentication/, 401],
-    [/permission/, 403],
-    [/not_found/, 404],
-    [/invalid|bad_request|context_length/, 400],
-    [/timeout/, 504],
-  ];
-  return statuses.find(([pattern]) => pattern.test(kind))?.[1] ?? 500;
 }
 
 /**
@@ -298,11 +264,12 @@ export function isContextLengthError(text: string): boolean {
 /**
  * How servers say the account's quota or credit is spent, which no retry fixes until someone pays
  * or raises a limit: OpenAI's `insufficient_quota` (HTTP 429, "You exceeded your current quota,
- * please check your plan and billing details") and `billing_hard_limit_reached`, Anthropic's "Your
- * credit balance is too low to access the Anthropic API" (HTTP 400); any HTTP 402 is one too.
+ * please check your plan and billing details") and `billing_hard_limit_reached`, Anthropic's
+ * `billing_error` and "Your credit balance is too low to access the Anthropic API" (HTTP 400); any
+ * HTTP 402 is one too.
  */
 const QUOTA_PATTERN =
-  /insufficient_quota|billing_hard_limit_reached|exceeded your current quota|credit balance is too low/i;
+  /insufficient_quota|billing_hard_limit_reached|billing_error|exceeded your current quota|credit balance is too low/i;
 
 /** Whether a provider's error text says the account's quota or credit is spent. */
 export function isQuotaError(text: string): boolean {

@@ -6,6 +6,7 @@
 
 import { APICallError, JSONParseError, TypeValidationError } from "@ai-sdk/provider";
 import { errorCode } from "../events/errors.js";
+import { errorKindsOf } from "./error-kind.js";
 import type { ClassifiedFailure } from "./errors.js";
 import { redactSecrets } from "./shown-values.js";
 
@@ -212,17 +213,16 @@ export function streamErrorWords(kind: string | undefined, message: string): str
 /**
  * An error chunk of an OpenAI Chat or OpenAI-compatible stream (`{"error": {message, type?,
  * code?}}`, or Anthropic's event shape a compatible server may send), which the AI SDK's chat
- * providers pass on as that plain object, not an Error: in {@link streamErrorWords}, its `type`
- * (else `code`) as the kind. Undefined for anything else.
+ * providers pass on as that plain object, not an Error: in {@link streamErrorWords}, the error's own
+ * code or type (error-kind.ts; never the Responses event's type). Undefined for anything else.
  */
 export function plainStreamError(error: unknown): string | undefined {
   if (typeof error !== "object" || error === null || error instanceof Error) {
     return undefined;
   }
-  const { message, type, code } = error as Record<string, unknown>;
-  const kind = [type, code].find((value) => typeof value === "string" || typeof value === "number");
+  const { message } = error as Record<string, unknown>;
   return typeof message === "string"
-    ? streamErrorWords(kind === undefined ? undefined : String(kind), message)
+    ? streamErrorWords(errorKindsOf(error)[0], message)
     : undefined;
 }
 

@@ -29,17 +29,19 @@ export function httpStatusWords(error: APICallError, statusCode: number): string
 }
 
 /**
- * The server's words: the provider's message, and a plain (not HTML) body's own first characters
- * when the message is not taken from the body (the AI SDK then gives the status text alone).
+ * The server's words: the provider's message, and a plain (not HTML) body's own words (its JSON
+ * error's message, else its first characters) when the message is not they (the AI SDK then gives
+ * the status text alone: a body in another vendor's shape, `Not Found` for
+ * `{"error": {"message": "Not Found: /messages"}}` on Anthropic's wire).
  */
 function serverWords(error: APICallError): string {
   const body = (error.responseBody ?? "").replace(/\s+/g, " ").trim();
   const message = error.message || body;
   const contentType = error.responseHeaders?.["content-type"] ?? "";
-  if (body === "" || body.includes(message) || /html/i.test(contentType)) {
+  const words = jsonMessageOf(body) ?? body;
+  if (body === "" || message.replace(/\s+/g, " ").includes(words) || /html/i.test(contentType)) {
     return message;
   }
-  const words = jsonMessageOf(body) ?? body;
   const quoted =
     words.length > QUOTED_BODY_LENGTH ? `${words.slice(0, QUOTED_BODY_LENGTH)}…` : words;
   return `${message} (${quoted})`;
@@ -81,11 +83,11 @@ function shownUrl(url: string): { shown: string; path: string } {
 /**
  * What a base URL of the wire `requestPath` ends with: the AI SDK adds `/messages` (Anthropic
  * Messages), `/responses` (OpenAI Responses) or `/chat/completions` (Chat Completions) to it;
- * README, "Choosing a model", says how `ANTHROPIC_BASE_URL`'s host alone gets its `/v1`.
+ * on Anthropic's wire `/v1` is added first when the base URL lacks it (api-keys.ts `wireBaseUrl`).
  */
 export function baseUrlHint(requestPath: string): string {
   if (requestPath.endsWith("/messages")) {
-    return "an Anthropic Messages API one is the host alone or ends in /v1; turnloop adds /messages";
+    return "an Anthropic Messages API one is the host alone or ends in /v1: turnloop adds /v1 when it is missing, then /messages";
   }
   if (requestPath.endsWith("/responses")) {
     return "an OpenAI Responses API one usually ends in /v1; turnloop adds /responses";

@@ -12,6 +12,7 @@ import {
   turnloopApiKey,
   vendorApiKey,
   vendorEndpoint,
+  wireBaseUrl,
 } from "./api-keys.js";
 import { endpointOptions, withoutTrailingSlashes } from "./base-url.js";
 import { withoutOpenAiItemIds } from "./convert.js";
@@ -87,7 +88,8 @@ export interface MissingKey {
 /**
  * Resolves the model of `input`: the wire is its prefix's provider, or `input.profile`'s type (the
  * id, `lab:m`, is kept as given); the endpoint is `input.baseUrl`, else the provider's endpoint
- * variable in `input.endpoints` read as its vendor does (api-keys.ts `vendorEndpoint`; Ollama's
+ * variable in `input.endpoints`, either read by the wire's base URL rule (api-keys.ts
+ * `wireBaseUrl`: Anthropic's and Ollama's get `/v1` when they lack it; Ollama's
  * default `127.0.0.1:11434`); keys from `OPENAI_API_KEY` / `ANTHROPIC_API_KEY`, or the profile's
  * `apiKeyEnv` variable (`TURNLOOP_API_KEY` overrides each), read from `env`, the session host's
  * environment. Returns an error message instead of throwing; `missingKey` or `unusableKey` (a
@@ -114,7 +116,10 @@ export function resolveModel(
       message: `turnloop: unknown model "${id}"${meantModelHint(id)}. Use <provider>:<model> with provider one of ${PROVIDER_NAMES.join(", ")}.`,
     };
   }
-  const baseUrl = input.baseUrl ?? vendorBaseUrl(provider, input.endpoints ?? {});
+  const baseUrl =
+    input.baseUrl === undefined
+      ? vendorBaseUrl(provider, input.endpoints ?? {})
+      : wireBaseUrl(provider, input.baseUrl);
   if (provider === "openai-compatible" && baseUrl === undefined) {
     return {
       ok: false,

@@ -247,6 +247,14 @@ function runSettingProblem(settings: RunConfig, files: ReadonlySet<string>): str
   ) {
     return `${model.source} ${notAModel(model.value, settings)}`;
   }
+  // Each listed choice as TURNLOOP_MODEL is checked (trial 42 F14: an unknown provider there
+  // surfaced only when someone picked it in an editor).
+  const listed = settings.listedModels.find(
+    ({ value }) => value.includes(":") && !knownModel(resolvedModel(value, settings.providers)),
+  );
+  if (listed !== undefined) {
+    return `${listed.source} entry ${notAModel(listed.value, settings)}`;
+  }
   return (
     profileBaseUrlProblem(settings) ??
     baseUrlProblem(settings, files) ??

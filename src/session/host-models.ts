@@ -127,7 +127,7 @@ export class ModelHost {
   /** The configured model id as written (`--model`, else `TURNLOOP_MODEL` or a config file's;
    * a profile's keeps its name) and those in `TURNLOOP_MODELS`. */
   configuredModels(): string[] {
-    const listed = (this.env.TURNLOOP_MODELS ?? "").split(",").map((id) => id.trim());
+    const listed = this.config.listedModels.map((id) => id.value);
     const ids = [this.config.model?.value, ...listed];
     return [...new Set(ids.filter((id): id is string => id !== undefined && id !== ""))];
   }

@@ -13,6 +13,7 @@ import { dirname, join } from "node:path";
 import { errorCode, errorMessage, makeFolders } from "../events/errors.js";
 import { reanchoredRuleText } from "../permissions/permission-mode.js";
 import type { PermissionRule } from "../permissions/permission-rules.js";
+import { withoutByteOrderMark } from "../tools/text-decoding.js";
 import type { CommandDefinition, CommandOutcome } from "./commands.js";
 import type { SessionHost } from "./host.js";
 import type { Session } from "./session.js";
@@ -257,7 +258,7 @@ async function readSettings(path: string): Promise<Record<string, unknown>> {
     }
     throw error;
   }
-  const json: unknown = JSON.parse(text);
+  const json: unknown = JSON.parse(withoutByteOrderMark(text));
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     throw new Error("it does not hold a JSON object");
   }

@@ -41,6 +41,10 @@ export interface RunConfig {
    * `baseUrl` never apply here ({@link otherModelsBaseUrl}). A profile's endpoint serves its
    * models only. */
   readonly profileBaseUrls: Readonly<Record<string, Sourced<string>>>;
+  /** The model ids `TURNLOOP_MODELS` lists, comma-separated, each trimmed (blank ones dropped),
+   * as written: the choices the faces offer besides the configured model (interactive `/model`,
+   * ACP's model option, the server's `models.list`); checked as `TURNLOOP_MODEL` is. */
+  readonly listedModels: ReadonlyArray<Sourced<string>>;
   /** The providers' own endpoint variables set (`OPENAI_BASE_URL` …), by name, as written. */
   readonly endpoints: Readonly<Partial<Record<EndpointVariable, string>>>;
   /** The variable holding the configured model's API key instead of its provider's usual one

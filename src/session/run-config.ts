@@ -176,6 +176,7 @@ function modelSettings(
   | "baseUrl"
   | "otherModelsBaseUrl"
   | "profileBaseUrls"
+  | "listedModels"
   | "endpoints"
   | "apiKeyVariable"
   | "providers"
@@ -208,6 +209,11 @@ function modelSettings(
     ...optional("baseUrl", baseUrl),
     ...optional("otherModelsBaseUrl", otherModelsBaseUrl),
     profileBaseUrls,
+    listedModels: (envValue(env, "TURNLOOP_MODELS")?.value ?? "")
+      .split(",")
+      .map((id) => id.trim())
+      .filter((id) => id !== "")
+      .map((id) => ({ value: id, source: "TURNLOOP_MODELS" })),
     endpoints: Object.fromEntries(
       ENDPOINT_VARIABLES.flatMap((name) => {
         const value = envValue(env, name)?.value;

@@ -1,11 +1,13 @@
 import { statSync } from "node:fs";
 import { errorMessage, isMissingFileError } from "../events/errors.js";
 import { CONFIG_FILE_MAX_BYTES, readProjectFile } from "./project-file.js";
+import { withoutByteOrderMark } from "./text-decoding.js";
 
 /*
  * Config files as text (`.turnloop/config.json`, `.mcp.json`, the user's, a `--mcp-config`
- * file), read by project-file.ts, and what a JSON parse of one says is wrong, in words that
- * quote none of it.
+ * file), read by project-file.ts without a leading byte order mark (trial 42 F4: it was refused as
+ * "line 1, column 1: Unexpected character"), and what a JSON parse of one says is wrong, in words
+ * that quote none of it.
  */
 
 /** A config file's text, or the problem that names it (its path first). */
@@ -41,7 +43,7 @@ export function readConfigFileText(
     case "refused":
       return { problem: `${path} ${file.reason}` };
     case "read":
-      return { text: file.bytes.toString("utf8") };
+      return { text: withoutByteOrderMark(file.bytes.toString("utf8")) };
   }
 }
 
@@ -57,7 +59,7 @@ export async function readNamedFileText(path: string): Promise<FileText | undefi
       return undefined;
     }
     const { readFile } = await import("node:fs/promises");
-    return { text: await readFile(path, "utf8") };
+    return { text: withoutByteOrderMark(await readFile(path, "utf8")) };
   } catch (error) {
     return isMissingFileError(error) ? undefined : { problem: `${path}: ${errorMessage(error)}` };
   }

@@ -1,5 +1,15 @@
 import { decodeWindows1252 } from "./windows-1252.js";
 
+/**
+ * `text` without one leading byte order mark (U+FEFF; UTF-8's EF BB BF), as {@link decodeFileBytes}
+ * decodes AGENTS.md and every file `view` reads, and as VS Code and Node's own tooling read JSON:
+ * every JSON file turnloop reads from a user (config files, `--mcp-config`, `.mcp.json`) is read
+ * so. Windows PowerShell 5's `Out-File -Encoding utf8` and older Notepad write one.
+ */
+export function withoutByteOrderMark(text: string): string {
+  return text.startsWith("\uFEFF") ? text.slice(1) : text;
+}
+
 /** The encodings {@link decodeFileBytes} recognises. */
 export type TextEncodingName = "utf-8" | "utf-16le" | "utf-16be" | "windows-1252";
 

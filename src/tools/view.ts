@@ -5,7 +5,7 @@ import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js"
 import { listDirectory } from "./directory-listing.js";
 import { fileLines } from "./file-lines.js";
 import { readImage } from "./image-file.js";
-import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
+import { type DecodedFile, decodeFileBytes, withoutByteOrderMark } from "./text-decoding.js";
 import {
   BLANK_PATH,
   errorResult,
@@ -164,10 +164,6 @@ function readSmallFile(path: string): Buffer | undefined {
   } finally {
     closeSync(fd);
   }
-}
-
-function withoutByteOrderMark(text: string): string {
-  return text.startsWith("\uFEFF") ? text.slice(1) : text;
 }
 
 function describeBinaryFile(decoded: DecodedFile & { kind: "binary" }, size: number): string {

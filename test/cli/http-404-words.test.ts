@@ -28,14 +28,17 @@ test("a base URL without /v1: the URL, the model, the server's words and the lik
     `turnloop: HTTP 404 from ${model.url}/chat/completions (model "${name}"): Not Found (404 page not found); the base URL's path may be wrong (an OpenAI-compatible one usually ends in /v1), or the server has no model "${name}"`;
   expect(seen).toEqual({
     "openai-compatible:x": [chat("x")],
-    "ollama:qwen3": [chat("qwen3")],
+    // Ollama's base URL gets the /v1 it lacks (base-url-rules.test.ts): the path has its version.
+    "ollama:qwen3": [
+      `turnloop: HTTP 404 from ${model.url}/v1/chat/completions (model "qwen3"): Not Found (404 page not found)`,
+    ],
     "openai:gpt-5": [
       `turnloop: HTTP 404 from ${model.url}/responses (model "gpt-5"): Not Found (404 page not found); the base URL's path may be wrong (an OpenAI Responses API one usually ends in /v1; turnloop adds /responses), or the server has no model "gpt-5"`,
     ],
   });
   expect(model.requests.map((request) => request.path)).toEqual([
     "/chat/completions",
-    "/chat/completions",
+    "/v1/chat/completions",
     "/responses",
   ]);
 });

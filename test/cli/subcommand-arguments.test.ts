@@ -299,7 +299,8 @@ describe("flags a command does not read", () => {
       contextWindow: { value: 5000, source: "--context-window" },
       addDirs: [{ value: docs, source: "--add-dir" }],
       instructions: { value: false, source: "--no-instructions" },
-      systemPromptFile: { value: "prompt.md", source: "--system-prompt-file" },
+      // A relative path is read against the folder turnloop started in (here the repository).
+      systemPromptFile: { value: join(repository, "prompt.md"), source: "--system-prompt-file" },
       appendSystemPrompt: { value: "Be brief.", source: "--append-system-prompt" },
     });
   });

@@ -69,7 +69,7 @@ describe.for(WIRES)("a web page answered with 200 on %s", (modelId) => {
     const [path, hint] = modelId.startsWith("anthropic")
       ? [
           "messages",
-          "an Anthropic Messages API one is the host alone or ends in /v1; turnloop adds /messages",
+          "an Anthropic Messages API one is the host alone or ends in /v1: turnloop adds /v1 when it is missing, then /messages",
         ]
       : modelId.startsWith("openai:")
         ? ["responses", "an OpenAI Responses API one usually ends in /v1; turnloop adds /responses"]
