@@ -90,15 +90,14 @@ export interface Conversation {
   /** Records an event: persisted (unless ephemeral), folded into `history`, sent to subscribers. */
   emit(event: EventInput): void;
   /**
-   * Makes the events emitted so far durable; awaited before a tool runs (and, when there is no
-   * {@link recorded}, in its place). Rejects: the tool does not run.
+   * Makes the events emitted so far durable; awaited after the prompt's `user.message` (before the
+   * first request) and before a tool runs. Rejects: the request is not sent, the tool does not run.
    */
   checkpoint?(): Promise<void>;
   /**
    * Resolves once the store holds the events emitted so far, durable or not (the file store
    * syncs nothing for it: session-store.ts `CommitOptions.recorded`); awaited before a model
-   * request is sent (the prompt's first included), in place of {@link checkpoint}. Rejects: the
-   * request is not sent.
+   * request is sent, in place of {@link checkpoint}. Rejects: the request is not sent.
    */
   recorded?(): Promise<void>;
   /**

@@ -140,30 +140,24 @@ async function runTurns(
 
 /**
  * Records the prompt (and a notice when the model cannot see its images, was not given some of
- * its attachments, or the session's history holds images that do not decode) before the model is
- * asked: recorded, not synced, as for any request ({@link storedFirst}: README's durability points
- * are a tool's start, a turn's end and the prompt's answer, and the first of them syncs the prompt
- * with it; a session saved at its first prompt syncs its first write all the same,
- * deferred-appender.ts). `false` when the store refused it (a full disk, a database that is down):
- * the prompt stops there, with no request.
+ * its attachments, or the session's history holds images that do not decode) and makes it durable
+ * before the model is asked (DESIGN.md, SessionStore). `false` when the store refused it (a full
+ * disk, a database that is down): the prompt stops there, with no request.
  */
 async function storePrompt(
   settings: AgentSettings,
-  conversation: Conversation,
+  { emit, checkpoint, history }: Conversation,
   prompt: UserPrompt,
 ): Promise<boolean> {
-  const { emit, history } = conversation;
   emit({ type: "user.message", data: userMessageData(prompt) });
   emitNotice(emit, promptImagesNotice(settings.provider, prompt.images));
   emitNotice(emit, notSentNotice(prompt.notSent));
   emitNotice(emit, undecodableImagesNotice(history));
   return (
-    (await storedFirst(conversation)
-      .stored?.()
-      .then(
-        () => true,
-        () => false,
-      )) ?? true
+    (await checkpoint?.().then(
+      () => true,
+      () => false,
+    )) ?? true
   );
 }
 

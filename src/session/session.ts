@@ -44,7 +44,7 @@ export { PromptInProgressError };
  * One session: its events in a {@link SessionStore}, the history folded from them, its subscribers.
  * Every event goes through {@link Session.emit}: persisted events are appended to the store before
  * any subscriber sees them (committed first when the store holds appends back: held-delivery.ts),
- * recorded before each model request (a prompt's first included), and committed (durable) before a
+ * and committed (durable) after a prompt's `user.message` and before a
  * tool starts running (the loop's checkpoints), at each `assistant.turn_end`, at each
  * `permission.requested` (the question waits for an answer that may come from a face on another
  * worker, which reads it from the store) and before a prompt's outcome is returned.

@@ -55,7 +55,7 @@ function callers(): string {
 }
 
 describe("commit points", () => {
-  test("a prompt syncs its log where README says, no more: a model request waits for its events (the prompt's user.message, its assistant.turn_start) to be written, not synced", async ({
+  test("a prompt syncs its log where README says, no more: a model request waits for its assistant.turn_start to be written, not synced", async ({
     openHarness,
   }) => {
     const probe = defineTool({
@@ -77,9 +77,10 @@ describe("commit points", () => {
     });
 
     expect(harness.server.requests).toHaveLength(3);
-    // Each tool call before it runs (the first also syncs the prompt), each turn's end (the last
-    // one's covers the answer); never a user.message or an assistant.turn_start on its own.
+    // The prompt before the model is asked, each tool call before it runs, each turn's end
+    // (the last one's covers the answer); never an assistant.turn_start on its own.
     expect(synced).toEqual([
+      "user.message",
       "tool.execution_start",
       "assistant.turn_end",
       "tool.execution_start",
