@@ -8,7 +8,7 @@
  */
 
 import { errorCode, errorMessage } from "../../events/errors.js";
-import { redactedText } from "../../llm/shown-values.js";
+import { redactedText, redactedUrl } from "../../llm/shown-values.js";
 
 /** System error codes that mean the server cannot be reached at all. */
 const UNREACHABLE_CODES = new Set([
@@ -103,7 +103,8 @@ function httpStatus(error: unknown): { status: number; statusText: string } | un
  */
 export function remoteFailure(error: unknown, url: string): string {
   // A URL's password and token are never shown (llm/shown-values.ts), here nor in the event.
-  return redactedText(failureWords(error, url));
+  // The URL redacted whole first: a password may hold a space, which ends a URL in a text.
+  return redactedText(failureWords(error, redactedUrl(url)));
 }
 
 function failureWords(error: unknown, url: string): string {
