@@ -50,13 +50,10 @@ const HOST_AND_PORT = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.%_~-]+)(?::\d*)?(?:[/?#
 const ROLE_SCHEMES = /^postgres(ql)?:\/\/$/i;
 
 /**
- * Where the user information of `rest` (a URL after its `://`) ends: the index of its `@`, or -1
- * when it has none. Read as text, so that a URL no parser takes is covered too, and wider than a
- * parser reads it where they may differ (trial 42 finding 8): the LAST `@` before the path
- * (`user:p@ss@host`, and `user:sec ret@host`: spaces too), or the last `@` anywhere followed by a
- * host when the user part holds `/`, `?` or `#` (`user:a/b@host`, `user:p@ss#word@host`, which
- * the WHATWG parser and `pg` cut at `#`); an `@` in a path or query after a plain host
- * (`http://host/p?mail=a@b`) is not one.
+ * The index of the `@` ending the user part of `rest` (a URL after `://`), -1 if none; read as
+ * text, wider than parsers (trial 42 F8): the last `@` before the path (`u:sec ret@h`,
+ * `u:p@ss@h`), or after a `/?#` when a host follows and the part before holds `@` or `:`
+ * (`u:a/b@h`, `u:p@ss#word@h`), not `http://h/p?mail=a@b`.
  */
 function userInfoEnd(rest: string): number {
   const last = rest.lastIndexOf("@");
@@ -71,7 +68,7 @@ function userInfoEnd(rest: string): number {
   return delimiter === 0 ? -1 : rest.lastIndexOf("@", delimiter - 1);
 }
 
-/** The user information of `url` (text) apart: scheme, user name, password (if any), the rest. */
+/** `url`'s scheme, user name, password (if any) and the rest, read as text. */
 function userInfoOf(
   url: string,
 ): { scheme: string; user: string; password?: string; rest: string } | undefined {
@@ -118,10 +115,7 @@ function withoutUserSecret(url: string): string {
   return user === "" || ROLE_SCHEMES.test(scheme) ? url : `${scheme}${URL_SECRET}@${rest}`;
 }
 
-/**
- * A secret-looking query parameter of a URL given whole (not found in a text): its value ends at
- * `&` or `#` alone, spaces and quotes included.
- */
+/** A secret-looking query parameter of a whole URL: its value ends at `&` or `#` alone. */
 const SECRET_QUERY_IN_URL = new RegExp(
   `([?&][\\w.~%-]*(?:${SECRET_WORDS})[\\w.~%-]*=)[^&#]*`,
   "gi",
@@ -148,9 +142,8 @@ export function redactedText(text: string): string {
 }
 
 /**
- * A command line (`turnloop --store postgres://u:p@h/db -p …`, as `process.argv`) as shown: each
- * argument whole, a URL (or an option's `=URL`) by {@link redactedUrl}, so that a password with
- * a space in it is not cut in two and shown; others by {@link redactedText}; joined by spaces.
+ * A command line (`process.argv`) as shown, joined by spaces: each argument whole, a URL (or an
+ * option's `=URL`) by {@link redactedUrl} (a password may hold a space), others by {@link redactedText}.
  */
 export function redactedArguments(args: readonly string[]): string {
   return args
@@ -210,9 +203,8 @@ export function redactDatabaseUrl(url: string): string {
 }
 
 /**
- * Why `url`'s password cannot be read as written, when it holds `/`, `?` or `#` unencoded: the
- * WHATWG parser (fetch's, and `pg`'s) ends the user part there, so the URL names another host
- * (`user:p@ss#word@host` is host `ss`) or none. Undefined for any other URL.
+ * Why `url`'s password cannot be read as written (it holds `/`, `?` or `#`, where parsers end the
+ * user part: `u:p@ss#word@h` is host `ss`); undefined when it can.
  */
 export function urlPasswordProblem(url: string): string | undefined {
   const password = userInfoOf(url)?.password;
@@ -222,9 +214,8 @@ export function urlPasswordProblem(url: string): string | undefined {
 }
 
 /**
- * `text` with `url`'s password replaced by `***` (for driver errors), as written and decoded,
- * and as the WHATWG parser reads it (what `pg` connects with, which may be only a part of it:
- * a part of 3 characters or fewer is left, as it could be any word's).
+ * `text` with `url`'s password as `***` (driver errors): as written, decoded, and as the WHATWG
+ * parser (`pg`) reads it when that is another part of 4 characters or more.
  */
 export function redactPassword(text: string, url: string): string {
   const written = userInfoOf(url)?.password ?? "";

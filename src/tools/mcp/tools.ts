@@ -299,7 +299,7 @@ export class OfferedTools {
     const tools: AnyTool[] = [];
     const others = new Set(taken);
     for (const connection of connections) {
-      const sentences: string[] = [];
+      const sentences: string[] = [...connection.leftOut];
       // The name each of the server's tools is offered under, by the server's name of it.
       const listed = new Map<string, string>();
       for (const tool of connection.tools) {
