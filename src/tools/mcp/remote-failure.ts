@@ -127,5 +127,13 @@ function failureWords(error: unknown, url: string): string {
     const status = `${http.status}${http.statusText === "" ? "" : ` ${http.statusText}`}`;
     return `did not answer as an MCP server (HTTP ${status} at ${url})`;
   }
-  return errorMessage(error);
+  const deepest = deepestMessage(error);
+  if (deepest === "bad port") {
+    // The Fetch standard's blocked ports (1, 7, 9 … 6000, 6665-6669 …): no request goes out.
+    return `fetch refuses port ${new URL(url).port} of ${url} (a port the Fetch standard blocks): use another port`;
+  }
+  // fetch's "fetch failed" says nothing: its cause does (trial 42 finding 6).
+  return errorMessage(error) === "fetch failed" && deepest !== "fetch failed"
+    ? `could not reach ${url}: ${deepest}`
+    : errorMessage(error);
 }
