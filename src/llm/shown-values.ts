@@ -25,9 +25,6 @@ const URL_SECRET = "***";
 /** Words in the names of query parameters whose values are secrets (`?token=`, `?api-key=`, `?sig=`). */
 const SECRET_WORDS = "key|token|secret|passw|credential|auth|sig|session|code";
 
-/** A name of a query parameter whose value is a secret. */
-const SECRET_PARAMETER = new RegExp(SECRET_WORDS, "i");
-
 /**
  * Such a parameter in a text, its name (with `?` or `&` before it and `=` after it) and its value
  * apart: the value ends at `&`, a space, a quote, `#` or `)` (a URL put in brackets).
@@ -43,14 +40,54 @@ const SECRET_MAPS = new Set(["headers", "env"]);
 /** A URL with a scheme (`https://…`, `postgres://…`) inside a text, up to a space or a quote. */
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
 
-/**
- * A URL's scheme and user information (`user:password@`, up to the authority's last `@`, as the
- * WHATWG URL parser reads it), matched as text so that a URL no parser takes is covered too.
- */
-const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#\s]*)@/i;
+/** A URL's scheme (`https://`, `postgres://`). */
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/** What follows a URL's user information: a host (a name, an address, `[v6]`) and its port. */
+const HOST_AND_PORT = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.%_~-]+)(?::\d*)?(?:[/?#\s]|$)/;
 
 /** Schemes whose user name is a role, not a secret: PostgreSQL's ({@link isDatabaseUrl}). */
 const ROLE_SCHEMES = /^postgres(ql)?:\/\/$/i;
+
+/**
+ * The index of the `@` ending the user part of `rest` (a URL after `://`), -1 if none; read as
+ * text, wider than parsers (trial 42 F8): the last `@` before the path (`u:sec ret@h`,
+ * `u:p@ss@h`), or after a `/?#` when a host follows and the part before holds `@` or `:`
+ * (`u:a/b@h`, `u:p@ss#word@h`), not `http://h/p?mail=a@b`.
+ */
+function userInfoEnd(rest: string): number {
+  const last = rest.lastIndexOf("@");
+  const delimiter = rest.search(/[/?#]/);
+  if (last < 0 || delimiter < 0 || last < delimiter) {
+    return last;
+  }
+  const head = rest.slice(0, delimiter);
+  if (/[@:]/.test(head) && HOST_AND_PORT.test(rest.slice(last + 1))) {
+    return last;
+  }
+  return delimiter === 0 ? -1 : rest.lastIndexOf("@", delimiter - 1);
+}
+
+/** `url`'s scheme, user name, password (if any) and the rest, read as text. */
+function userInfoOf(
+  url: string,
+): { scheme: string; user: string; password?: string; rest: string } | undefined {
+  const scheme = SCHEME.exec(url)?.[0];
+  if (scheme === undefined) {
+    return undefined;
+  }
+  const after = url.slice(scheme.length);
+  const end = userInfoEnd(after);
+  if (end < 0) {
+    return undefined;
+  }
+  const userInfo = after.slice(0, end);
+  const colon = userInfo.indexOf(":");
+  const rest = after.slice(end + 1);
+  return colon < 0
+    ? { scheme, user: userInfo, rest }
+    : { scheme, user: userInfo.slice(0, colon), password: userInfo.slice(colon + 1), rest };
+}
 
 /**
  * Removes API keys, bearer tokens and the values of query parameters whose names look secret
@@ -67,37 +104,35 @@ export function redactSecrets(text: string): string {
 
 /** `url` (text) with its password, or a lone user name outside {@link ROLE_SCHEMES}, as `***`. */
 function withoutUserSecret(url: string): string {
-  return url.replace(USER_INFO, (whole, scheme: string, userInfo: string) => {
-    const colon = userInfo.indexOf(":");
-    if (colon >= 0) {
-      return `${scheme}${userInfo.slice(0, colon)}:${URL_SECRET}@`;
-    }
-    return userInfo === "" || ROLE_SCHEMES.test(scheme) ? whole : `${scheme}${URL_SECRET}@`;
-  });
+  const parts = userInfoOf(url);
+  if (parts === undefined) {
+    return url;
+  }
+  const { scheme, user, password, rest } = parts;
+  if (password !== undefined) {
+    return `${scheme}${user}:${URL_SECRET}@${rest}`;
+  }
+  return user === "" || ROLE_SCHEMES.test(scheme) ? url : `${scheme}${URL_SECRET}@${rest}`;
 }
+
+/** A secret-looking query parameter of a whole URL: its value ends at `&` or `#` alone. */
+const SECRET_QUERY_IN_URL = new RegExp(
+  `([?&][\\w.~%-]*(?:${SECRET_WORDS})[\\w.~%-]*=)[^&#]*`,
+  "gi",
+);
 
 /**
  * `text` as a URL with its password, a lone user name (but a database URL's role) and its
- * secret-looking query values shown as `***` (`http://user:***@host/mcp?token=***`); the text
- * itself when nothing is secret; a text no URL parser takes with only its user information
- * hidden.
+ * secret-looking query values shown as `***` (`http://user:***@host/mcp?token=***`), however
+ * they are spelled (percent-encoded or not, `@`, `#`, `/` and spaces in a password: see
+ * {@link userInfoEnd}); the text itself when nothing is secret.
  */
 export function redactedUrl(text: string): string {
   const shown = withoutUserSecret(text);
-  let url: URL;
-  try {
-    url = new URL(shown);
-  } catch {
-    return shown;
-  }
-  let changed = false;
-  for (const name of new Set(url.searchParams.keys())) {
-    if (SECRET_PARAMETER.test(name)) {
-      url.searchParams.set(name, URL_SECRET);
-      changed = true;
-    }
-  }
-  return changed ? url.href : shown;
+  const parts = userInfoOf(shown);
+  const at =
+    parts === undefined ? (SCHEME.exec(shown)?.[0].length ?? 0) : shown.length - parts.rest.length;
+  return shown.slice(0, at) + shown.slice(at).replace(SECRET_QUERY_IN_URL, `$1${URL_SECRET}`);
 }
 
 /** `text` with every URL in it shown by {@link redactedUrl} and other secrets cut. */
@@ -107,13 +142,29 @@ export function redactedText(text: string): string {
 }
 
 /**
+ * A command line (`process.argv`) as shown, joined by spaces: each argument whole, a URL (or an
+ * option's `=URL`) by {@link redactedUrl} (a password may hold a space), others by {@link redactedText}.
+ */
+export function redactedArguments(args: readonly string[]): string {
+  return args
+    .map((argument) => {
+      const value = /^(--[\w-]+=)?(.*)$/s.exec(argument);
+      const url = value?.[2] ?? "";
+      return SCHEME.test(url) ? `${value?.[1] ?? ""}${redactedUrl(url)}` : redactedText(argument);
+    })
+    .join(" ");
+}
+
+/**
  * A config value (a server's entry, a provider profile, a held key's value) as shown: every
- * value under `headers` or `env` replaced by `[redacted]`, every string by {@link redactedText}.
+ * value under `headers` or `env` replaced by `[redacted]`, a string that is a URL by
+ * {@link redactedUrl}, every other string by {@link redactedText}.
  * Returns a copy; the value given is not changed.
  */
 export function redactedConfig(value: unknown): unknown {
   if (typeof value === "string") {
-    return redactedText(value);
+    // A value that is a URL is one whole: its password may hold a space.
+    return SCHEME.test(value) ? redactedUrl(value) : redactedText(value);
   }
   if (Array.isArray(value)) {
     return value.map((item) => redactedConfig(item));
@@ -138,20 +189,59 @@ export function isDatabaseUrl(value: string): boolean {
 
 /**
  * `url` as shown ({@link redactedUrl}: its password and secret query values such as
- * `?password=` or `?sslpassword=` as `***`, its user name, a role, kept); a text that is not a URL
- * is returned as `postgres://… (not a valid URL)`.
+ * `?password=` or `?sslpassword=` as `***`, its user name, a role, kept), with a hint when its
+ * password holds characters that end a URL's user part (`/`, `?`, `#`: the URL then names
+ * another host or none) or it is no URL at all.
  */
 export function redactDatabaseUrl(url: string): string {
-  return URL.canParse(url) ? redactedUrl(url) : "postgres://… (not a valid URL)";
+  const shown = redactedUrl(url);
+  const problem = urlPasswordProblem(url);
+  if (problem !== undefined) {
+    return `${shown} (${problem})`;
+  }
+  return URL.canParse(url) ? shown : `${shown} (not a valid URL)`;
 }
 
-/** `text` with every occurrence of `url`'s password replaced by `***` (for driver errors). */
+/**
+ * Why `url`'s password cannot be read as written (it holds `/`, `?` or `#`, where parsers end the
+ * user part: `u:p@ss#word@h` is host `ss`); undefined when it can.
+ */
+export function urlPasswordProblem(url: string): string | undefined {
+  const password = userInfoOf(url)?.password;
+  return password !== undefined && /[/?#]/.test(password)
+    ? "its password holds / ? or #, which end a URL's user part: write them percent-encoded, %2F %3F %23"
+    : undefined;
+}
+
+/**
+ * `text` with `url`'s password as `***` (driver errors): as written, decoded, and as the WHATWG
+ * parser (`pg`) reads it when that is another part of 4 characters or more.
+ */
 export function redactPassword(text: string, url: string): string {
-  let password = "";
+  const written = userInfoOf(url)?.password ?? "";
+  const whole = [written, decoded(written)];
+  let parsed = "";
   try {
-    password = decodeURIComponent(new URL(url).password);
+    parsed = new URL(url).password;
   } catch {
-    return text;
+    // No parser takes it: the written password is all there is.
   }
-  return password === "" ? text : text.split(password).join(URL_SECRET);
+  const parts = [parsed, decoded(parsed)].filter(
+    (part) => part.length > 3 && !whole.some((value) => value.includes(part)),
+  );
+  let shown = text;
+  const longestFirst = [...new Set([...whole, ...parts])].sort((a, b) => b.length - a.length);
+  for (const value of longestFirst.filter((candidate) => candidate !== "")) {
+    shown = shown.split(value).join(URL_SECRET);
+  }
+  return shown;
+}
+
+/** `value` percent-decoded, or as it is when it is not valid percent-encoding. */
+function decoded(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }

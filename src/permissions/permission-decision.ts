@@ -18,6 +18,7 @@ import {
   type RuleSubject,
   rulesCover,
   ruleTouches,
+  serverToolPattern,
   unclearParts,
 } from "./permission-rules.js";
 import type {
@@ -77,10 +78,13 @@ export function permissionDecider(
     const scope: ToolCallScope = tool.scope?.(input, cwd) ?? { title: tool.name, paths: [] };
     const paths = scope.paths.map((path) => resolveReal(resolve(cwd, path)));
     const subject: RuleSubject = {
-      toolName: tool.name,
+      // An MCP tool is judged by its usual name, never by one it was offered under for a while.
+      toolName: tool.mcp?.qualifiedName ?? tool.name,
       paths,
       ...(scope.command === undefined ? {} : { command: scope.command }),
-      ...(tool.mcp === undefined ? {} : { mcpServerName: tool.mcp.serverName }),
+      ...(tool.mcp === undefined
+        ? {}
+        : { mcpServerName: tool.mcp.serverName, mcpToolName: tool.mcp.toolName }),
     };
     const rules = await policy();
     const denial = rules.deny.find((rule) => ruleTouches(rule, subject, root));
@@ -277,13 +281,14 @@ function prefixChoice(
 
 /**
  * The narrowest rule for "always": this exact command, or these exact paths, or the tool (an MCP
- * tool: `mcp(<name>)`); its pattern characters escaped (`bash(rm -f \*.o)`,
- * `edit(src/a\[1\].ts)`), so it matches that call alone (trial finding 14).
+ * tool: `mcp("<server>":"<tool>")`, bound to that server's tool, never to a name another server's
+ * tool may be offered under: trial 42 finding 13); its pattern characters escaped
+ * (`bash(rm -f \*.o)`, `edit(src/a\[1\].ts)`), so it matches that call alone (trial finding 14).
  */
 function alwaysRule(tool: AnyTool, subject: RuleSubject, cwd: string): string {
   const toolName = tool.name;
   if (tool.mcp !== undefined) {
-    return `${MCP_RULE}(${exactCommandPattern(toolName)})`;
+    return `${MCP_RULE}(${serverToolPattern(tool.mcp.serverName, tool.mcp.toolName)})`;
   }
   if (subject.command !== undefined) {
     return `${toolName}(${exactCommandPattern(subject.command.trim())})`;

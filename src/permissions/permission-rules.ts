@@ -1,9 +1,12 @@
 import { isAbsolute, relative, sep } from "node:path";
 import picomatch from "picomatch";
+import { commandMatches, equalsWhole } from "./command-pattern.js";
 import type { PermissionRule } from "./permission-mode.js";
 import type { ShellAnalysis, ShellCommand } from "./shell-analysis.js";
 import { analyseShellCommand, baseName } from "./shell-commands.js";
 import { raisingForm } from "./shell-wrappers.js";
+
+export { commandMatches } from "./command-pattern.js";
 
 export { type PermissionRule, parseRule } from "./permission-mode.js";
 
@@ -16,25 +19,61 @@ export interface RuleSubject {
   /** Absolute paths the call touches. */
   paths: readonly string[];
   command?: string;
-  /** For an MCP tool: its server's name (`toolName` is then `<server>__<tool>`). */
+  /**
+   * For an MCP tool: its server's name (`toolName` is then its usual name, `<server>__<tool>`
+   * cleaned, whatever name it is offered under).
+   */
   mcpServerName?: string;
+  /** For an MCP tool: its name on its server. */
+  mcpToolName?: string;
+}
+
+/** A JSON string: `"…"` with its escapes. */
+const JSON_STRING = String.raw`"(?:[^"\\]|\\.)*"`;
+/** The pattern of a rule bound to one server's tool: `"<server>":"<tool>"`, JSON strings. */
+const SERVER_TOOL = new RegExp(`^(${JSON_STRING}):(${JSON_STRING})$`);
+
+/**
+ * The pattern of an `mcp` rule naming tool `toolName` of server `serverName` and no other,
+ * whatever their names clean to: `"github":"create_issue"` (each a JSON string).
+ */
+export function serverToolPattern(serverName: string, toolName: string): string {
+  return `${JSON.stringify(serverName)}:${JSON.stringify(toolName)}`;
+}
+
+/** The server and tool a {@link serverToolPattern} names; undefined for any other pattern. */
+function serverToolOf(pattern: string): { server: string; tool: string } | undefined {
+  const match = SERVER_TOOL.exec(pattern);
+  if (match?.[1] === undefined || match[2] === undefined) {
+    return undefined;
+  }
+  try {
+    return { server: JSON.parse(match[1]) as string, tool: JSON.parse(match[2]) as string };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * `mcp` rules cover MCP tools: `mcp` alone every one, `mcp(github)` every tool of the server
- * `github`, `mcp(github__*)` or `mcp(github__create_issue)` by the name the model calls (`*`
- * matches any characters). A rule naming the tool itself (`github__create_issue`) works too.
+ * `github`, `mcp("github":"create_issue")` that server's tool alone (what "always" records),
+ * `mcp(github__*)` or `mcp(github__create_issue)` by the tool's usual name, `<server>__<tool>`
+ * cleaned (`*` matches any characters), never by a `_2` name it may be offered under. A rule
+ * naming the tool itself (`github__create_issue`) works too.
  */
 function mcpRuleMatches(rule: PermissionRule, subject: RuleSubject): boolean {
   if (subject.mcpServerName === undefined) {
     return false;
   }
   const pattern = rule.pattern;
-  return (
-    pattern === undefined ||
-    pattern === subject.mcpServerName ||
-    commandMatches(pattern, subject.toolName)
-  );
+  if (pattern === undefined || pattern === subject.mcpServerName) {
+    return true;
+  }
+  const bound = serverToolOf(pattern);
+  if (bound !== undefined) {
+    return bound.server === subject.mcpServerName && bound.tool === subject.mcpToolName;
+  }
+  return commandMatches(pattern, subject.toolName);
 }
 
 /**
@@ -321,64 +360,6 @@ function matchesPastLeadingOptions(pattern: string, form: string): boolean {
     }
   }
   return false;
-}
-
-/**
- * Matches one command's spelling against a pattern where `*` stands for any text and a backslash
- * makes the next character literal (`rm -f \*.o` matches only `rm -f *.o`: permission-mode.ts
- * `exactCommandPattern`); a pattern ending in ` *` also matches the command without arguments
- * (`rm *` matches `rm`).
- */
-export function commandMatches(pattern: string, command: string): boolean {
-  const pieces = patternPieces(pattern);
-  const last = pieces.length - 1;
-  const beforeLast = pieces[last - 1];
-  if (pieces[last] === ANY && typeof beforeLast === "string" && beforeLast.endsWith(" ")) {
-    const bare = [...pieces.slice(0, last - 1), beforeLast.slice(0, -1)];
-    if (piecesMatch(bare, command)) {
-      return true;
-    }
-  }
-  return piecesMatch(pieces, command);
-}
-
-function piecesMatch(pieces: ReadonlyArray<string | typeof ANY>, command: string): boolean {
-  if (!pieces.includes(ANY)) {
-    return command === pieces.join("");
-  }
-  const expression = pieces
-    .map((piece) => (piece === ANY ? ".*" : piece.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
-    .join("");
-  return new RegExp(`^${expression}$`, "s").test(command);
-}
-
-/** The wildcard among a command pattern's pieces. */
-const ANY = Symbol("any text");
-
-/** A command pattern's literal characters (`\*` is a star, `\\` a backslash) and its wildcards. */
-function patternPieces(pattern: string): Array<string | typeof ANY> {
-  const pieces: Array<string | typeof ANY> = [];
-  for (let at = 0; at < pattern.length; at++) {
-    const character = pattern[at] ?? "";
-    if (character === "*") {
-      pieces.push(ANY);
-      continue;
-    }
-    const literal = character === "\\" && at + 1 < pattern.length ? pattern[++at] : character;
-    const previous = pieces.at(-1);
-    if (typeof previous === "string") {
-      pieces[pieces.length - 1] = previous + literal;
-    } else {
-      pieces.push(literal ?? "");
-    }
-  }
-  return pieces;
-}
-
-/** Whether `pattern`, read as a command pattern, stands for exactly `command`'s text. */
-function equalsWhole(pattern: string, command: string): boolean {
-  const pieces = patternPieces(pattern);
-  return pattern === command || (!pieces.includes(ANY) && pieces.join("") === command);
 }
 
 function pathMatches(pattern: string, path: string, cwd: string): boolean {

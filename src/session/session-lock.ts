@@ -30,6 +30,7 @@
 import { rmdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { errorCode, errorMessage, makeFolders } from "../events/errors.js";
+import { redactedArguments } from "../llm/shown-values.js";
 import {
   handOver,
   isAlive,
@@ -329,7 +330,8 @@ let thisCommand: string | undefined;
  * tokens cut. Made once per process (every lease taken writes it).
  */
 export function ownCommand(): string {
-  thisCommand ??= shownCommand(["turnloop", ...process.argv.slice(2)].join(" "));
+  // Each argument redacted whole: a URL's password may hold a space (trial 42 finding 8).
+  thisCommand ??= shownCommand(redactedArguments(["turnloop", ...process.argv.slice(2)]));
   return thisCommand;
 }
 

@@ -43,7 +43,7 @@ export function shownUrl(value: string): string {
   try {
     url = new URL(redactedUrl(value));
   } catch {
-    return bounded(value);
+    return bounded(redactedUrl(value));
   }
   const { href } = url;
   const hostEnd = href.indexOf("/", url.protocol.length + 2);

@@ -182,6 +182,11 @@ export interface McpToolOrigin {
   serverName: string;
   /** The tool's name on its server (the model calls it `<server>__<tool>`). */
   toolName: string;
+  /**
+   * Its usual name, `<server>__<tool>` cleaned (tools/mcp/tools.ts `qualifiedToolName`), which
+   * rules naming the tool match, whatever name it is offered under (`_2` when that one is taken).
+   */
+  qualifiedName: string;
 }
 
 /**

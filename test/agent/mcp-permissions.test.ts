@@ -95,7 +95,7 @@ describe("MCP tools behind the permission gate", () => {
     });
   }
 
-  test("asked with kind mcp; 'always' records mcp(t__echo) and stops asking for that tool only", async ({
+  test(`asked with kind mcp; 'always' records mcp("t":"echo") and stops asking for that tool only`, async ({
     openHarness,
   }) => {
     const { harness, asked } = await gated(openHarness, {}, [
@@ -107,10 +107,10 @@ describe("MCP tools behind the permission gate", () => {
     });
     await harness.prompt("go");
     expect(asked.map((request) => [request.toolName, request.title, request.alwaysRule])).toEqual([
-      ["t__echo", "t: echo", "mcp(t__echo)"],
-      ["t__image", "t: image", "mcp(t__image)"],
+      ["t__echo", "t: echo", 'mcp("t":"echo")'],
+      ["t__image", "t: image", 'mcp("t":"image")'],
     ]);
-    expect(asked[0]?.mcp).toEqual({ serverName: "t", toolName: "echo" });
+    expect(asked[0]?.mcp).toEqual({ serverName: "t", toolName: "echo", qualifiedName: "t__echo" });
     expect(permissionEvents(harness)).toEqual([
       {
         type: "permission.requested",
@@ -118,7 +118,12 @@ describe("MCP tools behind the permission gate", () => {
       },
       {
         type: "permission.completed",
-        data: { toolCallId: "call_1", decision: "allowed", scope: "session", rule: "mcp(t__echo)" },
+        data: {
+          toolCallId: "call_1",
+          decision: "allowed",
+          scope: "session",
+          rule: 'mcp("t":"echo")',
+        },
       },
       {
         type: "permission.requested",

@@ -69,7 +69,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): an 'always' answer's lin
       ]);
       expect(callRows(screen, "t__echo")).toEqual([
         expect.stringMatching(/^✓ t__echo text=hi {2}[\d.]+ (?:ms|s|min) · 1 line$/),
-        "  always allowed in this session: mcp(t__echo)",
+        '  always allowed in this session: mcp("t":"echo")',
       ]);
       expect(screen).not.toMatch(/^always allowed/m);
     },

@@ -96,13 +96,15 @@ const BUNDLE_FILE_BOUND = { prompt: 17, acpInitialize: 10, acpSession: 15 };
  * 1460 KiB; 1,496,806 in session 41 with the request body's JSON kept as bytes (3.1 KB:
  * llm/encoded-json.ts, llm/string-pieces.ts), one wording of durations (events/durations.ts),
  * the words for tool-call arguments that are not JSON (agent/invalid-arguments.ts) and the
- * terminal's sanitising of paths and tool names, bounded at 1465 KiB; 1,501,155 in session 42
- * with one reading of a model error's own code and type for every wire (llm/error-kind.ts), each
- * wire's base URL rule (llm/api-keys.ts `wireBaseUrl`) and the JSON result's uncached input,
- * bounded at 1470 KiB. They differ by a few bytes between checkouts: a CommonJS package's modules
+ * terminal's sanitising of paths and tool names, bounded at 1465 KiB; in session 42 one reading
+ * of a model error's own code and type for every wire (llm/error-kind.ts), each wire's base URL
+ * rule (llm/api-keys.ts `wireBaseUrl`), the JSON result's uncached input, one redaction of a URL's
+ * user part whatever it holds (llm/shown-values.ts, trial 42 F8) and a request body sent as pieces
+ * (llm/request-body.ts): MEASURED bytes, bounded at BOUNDP KiB, and the ACP initialize's 135,865,
+ * bounded at 133 KiB. They differ by a few bytes between checkouts: a CommonJS package's modules
  * are keyed by their path.
  */
-const BUNDLE_BYTE_BOUND = { prompt: 1470 * 1024, acpInitialize: 132 * 1024 };
+const BUNDLE_BYTE_BOUND = { prompt: BOUNDP * 1024, acpInitialize: 133 * 1024 };
 /**
  * Modules no run loads (scripts/bundle.mjs): zod 3 itself (the AI SDK gets its kind names alone,
  * in a module named `zod3-kinds:…`), and a second, unbundled picomatch, which fdir used to require

@@ -129,7 +129,11 @@ describe("the terminal question", () => {
       rawInput: { title: "Crash on start", labels: ["bug"] },
       paths: [],
       alwaysRule: "mcp(github__create_issue)",
-      mcp: { serverName: "github", toolName: "create_issue" },
+      mcp: {
+        serverName: "github",
+        toolName: "create_issue",
+        qualifiedName: "github__create_issue",
+      },
     });
     expect(shown).toBe(
       [

@@ -159,8 +159,13 @@ describe("MCP server configs", () => {
     expect(long).not.toBe(qualifiedToolName("s".repeat(40), `${"t".repeat(39)}u`));
   });
 
-  test("mcp(...) rules match MCP tools by server or by the name the model calls, never built-in tools", () => {
-    const subject = { toolName: "github__create_issue", paths: [], mcpServerName: "github" };
+  test("mcp(...) rules match MCP tools by server, by server and tool, or by the tool's usual name, never built-in tools", () => {
+    const subject = {
+      toolName: "github__create_issue",
+      paths: [],
+      mcpServerName: "github",
+      mcpToolName: "create_issue",
+    };
     const covers = (rule: string, target: typeof subject | { toolName: string; paths: string[] }) =>
       rulesCover([parseRule(rule)], target, "/cwd");
     expect(covers("mcp", subject)).toBe(true);
@@ -168,6 +173,9 @@ describe("MCP server configs", () => {
     expect(covers("mcp(github__*)", subject)).toBe(true);
     expect(covers("mcp(github__create_issue)", subject)).toBe(true);
     expect(covers("github__create_issue", subject)).toBe(true);
+    expect(covers('mcp("github":"create_issue")', subject)).toBe(true);
+    expect(covers('mcp("github":"create_pr")', subject)).toBe(false);
+    expect(covers('mcp("git":"hub__create_issue")', subject)).toBe(false);
     expect(covers("mcp(git)", subject)).toBe(false);
     expect(covers("mcp(gitlab__*)", subject)).toBe(false);
     expect(covers("mcp(*)", { toolName: "bash", paths: [] })).toBe(false);

@@ -9,6 +9,7 @@
 import { basename, dirname } from "node:path";
 import { z } from "zod";
 import { closestName, describeIssue, kindOf } from "../../events/setting-words.js";
+import { redactedUrl, urlPasswordProblem } from "../../llm/shown-values.js";
 import { jsonSyntaxMessage, readConfigFileText, readNamedFileText } from "../config-file-text.js";
 
 /** The project's own MCP servers file, in its project folder (Claude Code's name). */
@@ -192,7 +193,11 @@ export function parseServerEntry(name: string, value: unknown): McpServerConfig 
   }
   const given = (record as { url?: unknown }).url;
   if (typeof given === "string" && !httpUrl(given)) {
-    return `server "${name}": "url" is not an http:// or https:// URL: ${JSON.stringify(given.slice(0, 200))}`;
+    return `server "${name}": "url" is not an http:// or https:// URL: ${JSON.stringify(redactedUrl(given).slice(0, 200))}`;
+  }
+  const passwordProblem = typeof given === "string" ? urlPasswordProblem(given) : undefined;
+  if (passwordProblem !== undefined) {
+    return `server "${name}": "url" ${redactedUrl(given as string)}: ${passwordProblem}`;
   }
   const parsed = entrySchemas().remote.safeParse(value);
   if (!parsed.success) {

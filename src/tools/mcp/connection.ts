@@ -3,9 +3,9 @@
  * state and its current tool list (refreshed on `notifications/tools/list_changed`).
  *
  * The client library (about 1 MiB of modules with its packages), our stdio transport, the
- * words of remote failures (remote-failure.ts) and the remote transports (remote-transport.ts) are
- * loaded with the first connection, so a run with no MCP server configured never loads them
- * (issue 26; test/cli/modules-loaded.test.ts checks it).
+ * words of remote failures (remote-failure.ts), the remote transports (remote-transport.ts) and
+ * the check of a tool list (tool-list.ts) are loaded with the first connection, so a run with no
+ * MCP server configured never loads them (issue 26; test/cli/modules-loaded.test.ts checks it).
  */
 
 import type {
@@ -17,6 +17,7 @@ import type {
 import { errorCode, errorMessage } from "../../events/errors.js";
 import { DEFAULT_TOOL_TIMEOUT_MS, type McpServerConfig, toolSelected } from "./config.js";
 import type { ProcessGroupStdioTransport } from "./stdio-transport.js";
+import type { CheckedTools } from "./tool-list.js";
 
 /** The modules a connection needs, loaded once, by the first connection. */
 interface ClientModules {
@@ -26,6 +27,8 @@ interface ClientModules {
   remote: typeof import("./remote-failure.js");
   /** The HTTP transports of a remote server. */
   remoteTransport: typeof import("./remote-transport.js");
+  /** A server's tool list, checked one tool at a time. */
+  toolList: typeof import("./tool-list.js");
 }
 
 let clientModules: Promise<ClientModules> | undefined;
@@ -37,11 +40,13 @@ function loadClientModules(): Promise<ClientModules> {
     import("./stdio-transport.js"),
     import("./remote-failure.js"),
     import("./remote-transport.js"),
-  ]).then(([client, transport, remote, remoteTransport]) => ({
+    import("./tool-list.js"),
+  ]).then(([client, transport, remote, remoteTransport, toolList]) => ({
     client,
     transport,
     remote,
     remoteTransport,
+    toolList,
   }));
   return clientModules;
 }
@@ -73,6 +78,8 @@ export class McpConnection {
   error: string | undefined;
   /** The tools offered, after the config's `tools` filter. */
   tools: McpTool[] = [];
+  /** A sentence for each tool of its list left out (tool-list.ts), e.g. a schema no provider takes. */
+  leftOut: string[] = [];
   /** Settles (never rejects) once the server is connected or has failed. */
   readonly ready: Promise<void>;
   /** Created once the client library is loaded (the connection is `pending` until then). */
@@ -245,10 +252,10 @@ export class McpConnection {
       if (this.state !== "pending") {
         return;
       }
-      const { tools } = await client.listTools(undefined, { timeout });
+      const checked = await modules.toolList.checkedTools(client, modules.client, { timeout });
       this.state = "connected";
       this.hadConnected = true;
-      this.setTools(tools);
+      this.setTools(checked);
     } catch (error) {
       if (this.state === "pending") {
         this.fail(this.connectTimedOut(error) ?? error);
@@ -303,14 +310,14 @@ export class McpConnection {
 
   /** `notifications/tools/list_changed`: fetches the new list (a failure keeps the old one). */
   private refresh(): void {
-    const client = this.client;
-    if (this.state !== "connected" || client === undefined) {
+    const { client, modules } = this;
+    if (this.state !== "connected" || client === undefined || modules === undefined) {
       return;
     }
-    const refreshing = client
-      .listTools(undefined, { cacheMode: "refresh", timeout: CONNECT_TIMEOUT_MS })
+    const refreshing = modules.toolList
+      .checkedTools(client, modules.client, { timeout: CONNECT_TIMEOUT_MS })
       .then(
-        ({ tools }) => this.setTools(tools),
+        (checked) => this.setTools(checked),
         () => undefined,
       )
       .finally(() => {
@@ -321,8 +328,9 @@ export class McpConnection {
     this.refreshing = refreshing;
   }
 
-  private setTools(tools: readonly McpTool[]): void {
+  private setTools({ tools, leftOut }: CheckedTools): void {
     this.tools = tools.filter((tool) => toolSelected(this.config, tool.name));
+    this.leftOut = leftOut;
     this.options.onChange(this);
   }
 

@@ -8,7 +8,7 @@
  */
 
 import { errorCode, errorMessage } from "../../events/errors.js";
-import { redactedText } from "../../llm/shown-values.js";
+import { redactedText, redactedUrl } from "../../llm/shown-values.js";
 
 /** System error codes that mean the server cannot be reached at all. */
 const UNREACHABLE_CODES = new Set([
@@ -103,7 +103,8 @@ function httpStatus(error: unknown): { status: number; statusText: string } | un
  */
 export function remoteFailure(error: unknown, url: string): string {
   // A URL's password and token are never shown (llm/shown-values.ts), here nor in the event.
-  return redactedText(failureWords(error, url));
+  // The URL redacted whole first: a password may hold a space, which ends a URL in a text.
+  return redactedText(failureWords(error, redactedUrl(url)));
 }
 
 function failureWords(error: unknown, url: string): string {
@@ -126,5 +127,13 @@ function failureWords(error: unknown, url: string): string {
     const status = `${http.status}${http.statusText === "" ? "" : ` ${http.statusText}`}`;
     return `did not answer as an MCP server (HTTP ${status} at ${url})`;
   }
-  return errorMessage(error);
+  const deepest = deepestMessage(error);
+  if (deepest === "bad port") {
+    // The Fetch standard's blocked ports (1, 7, 9 … 6000, 6665-6669 …): no request goes out.
+    return `fetch refuses port ${new URL(url).port} of ${url} (a port the Fetch standard blocks): use another port`;
+  }
+  // fetch's "fetch failed" says nothing: its cause does (trial 42 finding 6).
+  return errorMessage(error) === "fetch failed" && deepest !== "fetch failed"
+    ? `could not reach ${url}: ${deepest}`
+    : errorMessage(error);
 }

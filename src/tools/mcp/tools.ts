@@ -153,7 +153,11 @@ export function mcpTool(
     // Any object passes; the model sees the server's own schema (zod copies `meta` into it).
     input: z.looseObject({}).meta(schema) as unknown as z.ZodType<JsonObject>,
     kind: "other",
-    mcp: { serverName: connection.name, toolName: tool.name },
+    mcp: {
+      serverName: connection.name,
+      toolName: tool.name,
+      qualifiedName: qualifiedToolName(connection.name, tool.name, naming),
+    },
     scope: () => ({ title: `${connection.name}: ${title}`, paths: [] }),
     execute: (input, context) =>
       runGuarded(`MCP tool ${connection.name}/${tool.name}`, context.signal, async () => {
@@ -264,16 +268,23 @@ function base64Bytes(data: string): number {
 /**
  * The names MCP tools are offered under: unique among the session's tools, since Anthropic's API
  * refuses a request that names a tool twice (400) and the other APIs leave it to chance which one
- * a call reaches. A tool a server lists twice is offered once; a name already given (`get.data`
- * and `get_data` both clean to `w__get_data`; two servers whose names clean alike; an app's tool
- * of that name) gets `_2`, `_3` … ({@link uniqueToolName}). A call still reaches the server's
- * own tool: the turnloop tool keeps it. What was renamed or left out is said, once per change.
+ * a call reaches, and each kept by its tool for the session's life (trial 42 finding 13): a name
+ * once offered always names the same server's same tool, so a call in the history, a question
+ * answered and a grant never come to mean another tool when a server connects late. A tool a
+ * server lists twice is offered once; a name already given (`get.data` and `get_data` both clean
+ * to `w__get_data`; two servers whose names clean alike; an app's tool of that name) gets `_2`,
+ * `_3` … ({@link uniqueToolName}), the tool that had it first keeping it. A call still reaches the
+ * server's own tool: the turnloop tool keeps it. What was renamed or left out is said, once per change.
  */
 export class OfferedTools {
   /** Each server tool's turnloop tool, by the name it is offered under. */
   private readonly cache = new WeakMap<McpTool, Map<string, AnyTool>>();
   /** The sentences last said about each server's names (see {@link renamedOf}). */
   private readonly renamed = new Map<string, string[]>();
+  /** Every name given in this session, and whose it is (`tool "c" of server a__b`), by name. */
+  private readonly owners = new Map<string, { key: string; words: string }>();
+  /** The name given to each server's tool (by {@link toolKey}), kept for the session. */
+  private readonly given = new Map<string, string>();
 
   /**
    * @param onRenamed gets a server's sentences each time they change (none when all is as usual).
@@ -286,9 +297,9 @@ export class OfferedTools {
   /** The tools of `connections` (connected), in order, named apart from `taken` and each other. */
   offer(connections: readonly McpConnection[], taken: Iterable<string>): AnyTool[] {
     const tools: AnyTool[] = [];
-    const owners = new Map<string, string>([...taken].map((name) => [name, "another tool"]));
+    const others = new Set(taken);
     for (const connection of connections) {
-      const sentences: string[] = [];
+      const sentences: string[] = [...connection.leftOut];
       // The name each of the server's tools is offered under, by the server's name of it.
       const listed = new Map<string, string>();
       for (const tool of connection.tools) {
@@ -297,20 +308,36 @@ export class OfferedTools {
           sentences.push(`tool "${tool.name}" is listed twice; offered once, as ${offered}`);
           continue;
         }
-        const usual = qualifiedToolName(connection.name, tool.name, this.naming);
-        const name = uniqueToolName(usual, new Set(owners.keys()));
+        const name = this.nameOf(connection.name, tool.name, others);
         listed.set(tool.name, name);
+        const usual = qualifiedToolName(connection.name, tool.name, this.naming);
         if (name !== usual) {
-          sentences.push(
-            `tool "${tool.name}" is offered as ${name}: ${usual} is ${owners.get(usual)}`,
-          );
+          const owner = this.owners.get(usual)?.words ?? "another tool";
+          sentences.push(`tool "${tool.name}" is offered as ${name}: ${usual} is ${owner}`);
         }
-        owners.set(name, `tool "${tool.name}" of server ${connection.name}`);
         tools.push(this.wrapped(connection, tool, name));
       }
       this.note(connection.name, sentences);
     }
     return tools;
+  }
+
+  /**
+   * The name of tool `toolName` of server `serverName`: the one it was given before in this
+   * session, else its usual name or, when that is taken (by another server's tool, ever, or by
+   * one of `others`), the first free `_2`, `_3` … of it; recorded as its own.
+   */
+  private nameOf(serverName: string, toolName: string, others: ReadonlySet<string>): string {
+    const key = toolKey(serverName, toolName);
+    const before = this.given.get(key);
+    if (before !== undefined && !others.has(before)) {
+      return before;
+    }
+    const usual = qualifiedToolName(serverName, toolName, this.naming);
+    const name = uniqueToolName(usual, new Set([...this.owners.keys(), ...others]));
+    this.given.set(key, name);
+    this.owners.set(name, { key, words: `tool "${toolName}" of server ${serverName}` });
+    return name;
   }
 
   /**
@@ -347,4 +374,9 @@ export class OfferedTools {
       this.onRenamed(serverName, sentences);
     }
   }
+}
+
+/** One key per (server, tool): the two names apart, whatever characters they hold. */
+function toolKey(serverName: string, toolName: string): string {
+  return JSON.stringify([serverName, toolName]);
 }

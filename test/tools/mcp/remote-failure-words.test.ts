@@ -23,3 +23,15 @@ describe("an MCP server's host that DNS does not give", () => {
     ]);
   });
 });
+
+// Trial 42 finding 6: a server at a port fetch blocks was said as "fetch failed" alone; the
+// reason is in the error's cause. A real fetch's failure, as the MCP client gets it.
+describe("an MCP server at a port fetch refuses", () => {
+  test("says the port is blocked and what to do", async () => {
+    const url = "http://user:pw42@127.0.0.1:1/mcp";
+    const error = await fetch("http://127.0.0.1:1/mcp").catch((failure: unknown) => failure);
+    expect(remoteFailure(error, url)).toBe(
+      "fetch refuses port 1 of http://user:***@127.0.0.1:1/mcp (a port the Fetch standard blocks): use another port",
+    );
+  });
+});
