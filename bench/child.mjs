@@ -207,14 +207,15 @@ function readProcessSample(pid) {
  * @param {string} name
  * @param {object} options
  * @param {string[]} [nodeFlags] Extra flags for node, e.g. `--cpu-prof`.
+ * @param {Record<string, string>} [environment] Variables added to this process's environment.
  * @returns {Promise<any>}
  */
-export async function runInProcess(name, options, nodeFlags = []) {
+export async function runInProcess(name, options, nodeFlags = [], environment = {}) {
   const script = new URL("./in-process.mjs", import.meta.url).pathname;
   const result = await runMeasured(
     process.execPath,
     ["--expose-gc", ...nodeFlags, script, name, JSON.stringify(options)],
-    { timeoutMilliseconds: 300_000 },
+    { timeoutMilliseconds: 300_000, env: { ...process.env, ...environment } },
   );
   if (result.code !== 0) {
     throw new Error(
