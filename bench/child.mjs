@@ -207,15 +207,14 @@ function readProcessSample(pid) {
  * @param {string} name
  * @param {object} options
  * @param {string[]} [nodeFlags] Extra flags for node, e.g. `--cpu-prof`.
- * @param {Record<string, string>} [environment] Variables added to this process's environment.
  * @returns {Promise<any>}
  */
-export async function runInProcess(name, options, nodeFlags = [], environment = {}) {
+export async function runInProcess(name, options, nodeFlags = []) {
   const script = new URL("./in-process.mjs", import.meta.url).pathname;
   const result = await runMeasured(
     process.execPath,
     ["--expose-gc", ...nodeFlags, script, name, JSON.stringify(options)],
-    { timeoutMilliseconds: 300_000, env: { ...process.env, ...environment } },
+    { timeoutMilliseconds: 300_000 },
   );
   if (result.code !== 0) {
     throw new Error(

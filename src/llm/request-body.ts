@@ -13,7 +13,7 @@ import type { ClientRequest } from "node:http";
  * A body of byte pieces sent one after another, with their total length declared
  * (`Content-Length`): the same bytes on the wire as the pieces joined. The pieces are never
  * changed nor copied, so the body can be sent again (a 307/308 redirect), unlike a stream. Only a
- * fetch that {@link sendsBodyPieces} takes one; any other gets {@link joined}.
+ * fetch that {@link sendsBodyPieces} takes one (huge-messages.ts gives any other the bytes joined).
  */
 export class BodyPieces {
   /** The pieces, in order; none is empty. */
@@ -24,11 +24,6 @@ export class BodyPieces {
   constructor(pieces: readonly Uint8Array[]) {
     this.pieces = pieces.filter((piece) => piece.byteLength > 0);
     this.byteLength = this.pieces.reduce((sum, piece) => sum + piece.byteLength, 0);
-  }
-
-  /** The pieces' bytes joined into one new array (for a fetch that does not take pieces). */
-  joined(): Uint8Array {
-    return Buffer.concat(this.pieces, this.byteLength);
   }
 }
 
