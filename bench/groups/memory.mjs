@@ -54,17 +54,6 @@ export function medianSlope(points, value) {
   return slopes.length % 2 === 1 ? slopes[middle] : (slopes[middle - 1] + slopes[middle]) / 2;
 }
 
-/**
- * glibc's own first threshold for serving a block with its own `mmap` (128 KiB), set as a tunable
- * for figure 5c's process: set, it stays where it is; unset, glibc raises it to the size of each
- * such block freed (up to 32 MiB), and later blocks of that size (a request's body, the kept
- * messages' JSON: src/llm/encoded-json.ts) come from its main arena, whose freed holes it keeps.
- * In bench/notes/mem42.md's runs without a leak that arena held +0.02 to +1.82 MiB more at turn
- * 1,000 than at turn 500, in steps, more in some runs than others; with the threshold set, −0.38
- * to 0.
- */
-const FIXED_MMAP_THRESHOLD = "glibc.malloc.mmap_threshold=131072";
-
 /** Sessions per figure: 5b and 5c are the medians of their slopes over these many processes. */
 const MEMORY_SESSIONS = 3;
 
@@ -76,8 +65,7 @@ const MEMORY_SESSIONS = 3;
  * @param {string[]} entryFlags
  */
 async function memorySession(options, entryFlags) {
-  const tunables = [process.env.GLIBC_TUNABLES, FIXED_MMAP_THRESHOLD].filter(Boolean).join(":");
-  const result = await runInProcess("memory", options, entryFlags, { GLIBC_TUNABLES: tunables });
+  const result = await runInProcess("memory", options, entryFlags);
   if (result.turns !== options.turns) {
     throw new Error(
       `memory run stopped after ${result.turns} of ${options.turns} turns: ${JSON.stringify(result.outcome)}`,
@@ -105,11 +93,12 @@ async function memorySession(options, entryFlags) {
  * 32 MiB in turn34's runs), and that alone moved 5c's slope between 4.3 and 22.0 KiB per turn on
  * nearly the same code (bench/notes/turn34.md). Each sample's RSS is read once the full GC's freed
  * pages are returned, and exactly (bench/in-process/memory-detail.mjs; bench/notes/mem41.md).
- * 5c is the median over the sessions of each one's median slope of RSS ({@link medianSlope}), in
- * processes whose glibc keeps its first `mmap` threshold ({@link FIXED_MMAP_THRESHOLD}): what moved
- * one session's figure was the allocator's arenas and V8's pages, a few MiB at some samples or
- * from some sample on, not the turns (bench/notes/mem42.md); memory kept at every turn, by V8 or by
- * malloc, counts in every session alike. 5b is the median of the heap's least-squares slopes.
+ * 5c is the median over the sessions of each one's median slope of RSS ({@link medianSlope}): what
+ * moved one session's figure was the allocator's arenas and V8's pages, a few MiB at some samples
+ * or from some sample on, not the turns (bench/notes/mem42.md); memory kept at every turn, by V8 or
+ * by malloc, counts in every session alike. The processes run with glibc's malloc as a user's
+ * does (no tunable: its mmap threshold rises as it likes; bench/notes/mem42.md, "the product's
+ * side"). 5b is the median of the heap's least-squares slopes.
  * @param {Context} context
  */
 export async function benchMemory(context) {
@@ -155,11 +144,11 @@ function memoryRows(context, figures) {
   const [from, to] = [secondHalf[0] ?? shown.result.points[0], shown.result.points.at(-1)];
   const options = { dist: "dist", cwd: "$REPO", home: "$TL_HOME", turns, samples: 10 };
   const entryFlags = shebangNodeFlags(join(context.dist, "cli", "main.js"));
-  const command = `GLIBC_TUNABLES=${FIXED_MMAP_THRESHOLD} ${inProcessCommand("memory", options, entryFlags)}   # ${MEMORY_SESSIONS} times`;
+  const command = `${inProcessCommand("memory", options, entryFlags)}   # ${MEMORY_SESSIONS} times`;
   const perTurn = (/** @type {number} */ bytes) => (bytes / 1024).toFixed(1);
   const list = (/** @type {(session: any) => number} */ value) =>
     sessions.map((session) => perTurn(value(session))).join(", ");
-  const runs = `${MEMORY_SESSIONS} sessions of ${turns.toLocaleString("en-US")} model turns, a process each; sampled after a full GC every ${turns / 10} turns (its freed pages returned; RSS from /proc/self/smaps_rollup; glibc's mmap threshold fixed at its default 128 KiB); slopes over turns ${from.turn}–${to.turn}${waitShare(sessions.map((session) => session.result))}`;
+  const runs = `${MEMORY_SESSIONS} sessions of ${turns.toLocaleString("en-US")} model turns, a process each; sampled after a full GC every ${turns / 10} turns (its freed pages returned; RSS from /proc/self/smaps_rollup); slopes over turns ${from.turn}–${to.turn}${waitShare(sessions.map((session) => session.result))}`;
   const mebibytes = (/** @type {number} */ bytes) => (bytes / 1048576).toFixed(0);
   const subject = `memory over a ${turns.toLocaleString("en-US")}-turn session`;
   /** @returns {import("./common.mjs").Row} */
