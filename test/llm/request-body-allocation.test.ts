@@ -54,15 +54,12 @@ function toolTurn(turn: number): ReturnType<typeof buildEvents> {
   ]);
 }
 
-test("a long history's body is put together from bytes kept, with no copy of it on the heap", async () => {
-  const sent: Array<string | Uint8Array> = [];
-  const answer = new Response("");
-  // turnloop's fetch wrapper (models.ts) around a fetch that only keeps the body it is given.
-  const fetch = withHugeBodies(async (_input, init) => {
-    sent.push(init?.body as string | Uint8Array);
-    return answer;
-  });
-  const baseURL = "http://127.0.0.1:9/v1";
+/**
+ * An OpenAI-compatible model with turnloop's kept messages (sync-chunk-validation.ts) whose fetch
+ * is `fetch`, and its history after a prompt; `next(turn)` adds {@link toolTurn}`(turn)` to it
+ * and returns the request's body text, as the SDK makes it, and its abort signal.
+ */
+function turnRequests(fetch: typeof globalThis.fetch, baseURL: string) {
   const settings = { name: "openai-compatible", baseURL, apiKey: "unused", includeUsage: true };
   const model = withKeptMessages(
     createOpenAICompatible({ ...settings, fetch }).chatModel("fake-model"),
@@ -73,16 +70,32 @@ test("a long history's body is put together from bytes kept, with no copy of it 
   ])) {
     history.apply(event);
   }
-  const url = `${baseURL}/chat/completions`;
-  /** Turn `turn`'s request, as the SDK makes it: its fields, then its body's text to the fetch. */
-  const request = async (turn: number) => {
+  const next = async (turn: number) => {
     for (const event of toolTurn(turn)) {
       history.apply(event);
     }
     const signal = new AbortController().signal;
     const prompt = toPrompt("system", history.messages);
     const { args } = await model.getArgs({ prompt, abortSignal: signal });
-    const body = JSON.stringify({ ...args, stream: true });
+    return { body: JSON.stringify({ ...args, stream: true }), signal };
+  };
+  return { history, next };
+}
+
+test("a long history's body is put together from bytes kept, with no copy of it on the heap", async () => {
+  const sent: Array<string | Uint8Array> = [];
+  const answer = new Response("");
+  // turnloop's fetch wrapper (models.ts) around a fetch that only keeps the body it is given.
+  const fetch = withHugeBodies(async (_input, init) => {
+    sent.push(init?.body as string | Uint8Array);
+    return answer;
+  });
+  const baseURL = "http://127.0.0.1:9/v1";
+  const { history, next } = turnRequests(fetch, baseURL);
+  const url = `${baseURL}/chat/completions`;
+  /** Turn `turn`'s request, as the SDK makes it: its fields, then its body's text to the fetch. */
+  const request = async (turn: number) => {
+    const { body, signal } = await next(turn);
     return () => void fetch(url, { method: "POST", body, signal });
   };
   // 99 turns sent before (their fetch's code made hot), then the 100th measured.
@@ -131,26 +144,9 @@ test("a long history's body goes to the model as the bytes kept, with no new blo
       return httpFetch(input, init);
     }),
   );
-  const settings = { name: "openai-compatible", baseURL, apiKey: "unused", includeUsage: true };
-  const model = withKeptMessages(
-    createOpenAICompatible({ ...settings, fetch }).chatModel("fake-model"),
-  ) as ChatModel;
-  const history = new History();
-  for (const event of buildEvents([
-    { type: "user.message", data: { content: "read the notes", source: "user" } },
-  ])) {
-    history.apply(event);
-  }
+  const { history, next } = turnRequests(fetch, baseURL);
   for (let turn = 1; turn <= 100; turn++) {
-    for (const event of toolTurn(turn)) {
-      history.apply(event);
-    }
-    const signal = new AbortController().signal;
-    const { args } = await model.getArgs({
-      prompt: toPrompt("system", history.messages),
-      abortSignal: signal,
-    });
-    const body = JSON.stringify({ ...args, stream: true });
+    const { body, signal } = await next(turn);
     // Nothing left to collect, so no collection can hide a block made inside the wrapper.
     collectGarbage();
     before = process.memoryUsage().arrayBuffers;
