@@ -3,7 +3,6 @@
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { shebangNodeFlags } from "../bin.mjs";
 import { runInProcess } from "../child.mjs";
 import { startFakeModelWorker } from "../fake-model.mjs";
 import { measureHeadlessFloor } from "../headless-floor.mjs";
@@ -19,10 +18,12 @@ import {
   p10ToP90,
   scenarioEnvironment,
   startEnvironment,
-  waitShare,
 } from "./common.mjs";
 
 /** @typedef {import("./common.mjs").Context} Context @typedef {import("./common.mjs").Row} Row */
+
+// Figures 5b/5c live in memory.mjs; kept importable from here (bench/run.mjs, bench/notes/*.mjs).
+export { benchMemory, medianSlope, slope } from "./memory.mjs";
 
 // --------------------------------------------------------------------------------- resume
 
@@ -69,107 +70,6 @@ export async function benchResume(context) {
     runs: `${settings.resumeRuns} run${settings.resumeRuns > 1 ? "s" : ""}, fresh process each`,
     command: `${inProcessCommand("generate-session", { dist: "dist", home: "$RESUME_HOME", events: settings.resumeEvents })}\n   then: ${inProcessCommand("resume", { dist: "dist", home: "$RESUME_HOME", sessionId: "$SESSION_ID" })}`,
   });
-}
-
-// --------------------------------------------------------------------------------- memory
-
-/**
- * The least-squares slope of `value` over the points' `turn`.
- * @param {Array<{turn: number}>} points
- * @param {(point: any) => number} value
- */
-export function slope(points, value) {
-  const count = points.length;
-  if (count < 2) {
-    return Number.NaN;
-  }
-  const meanTurn = points.reduce((sum, point) => sum + point.turn, 0) / count;
-  const meanValue = points.reduce((sum, point) => sum + value(point), 0) / count;
-  let covariance = 0;
-  let variance = 0;
-  for (const point of points) {
-    covariance += (point.turn - meanTurn) * (value(point) - meanValue);
-    variance += (point.turn - meanTurn) ** 2;
-  }
-  return covariance / variance;
-}
-
-/**
- * Figure 5b: heap and RSS over a long session (one prompt of many tool turns). The session runs in
- * a Node started with the flags turnloop's own entry points start it with (`dist/cli/main.js`'s
- * first line: V8's young generation fixed at 2 MiB a semi-space, src/cli/main.ts), because every
- * process that holds a session does: `-p`, `acp`, the SDK's server. Without them V8 resizes the
- * young generation as it likes (between 4 and 32 MiB in turn34's runs), and that alone moved 5c's
- * slope between 4.3 and 22.0 KiB per turn on nearly the same code (bench/notes/turn34.md).
- * Each sample's RSS is read once the full GC's freed pages are returned, and exactly
- * (bench/in-process/memory-detail.mjs): read right after `gc()` from `/proc/self/stat`, it counted
- * pages V8's helper threads were still unmapping, and the kernel's rough per-CPU sums
- * (bench/notes/mem41.md).
- */
-export async function benchMemory(context) {
-  const turns = context.settings.memoryTurns;
-  const options = { dist: context.dist, cwd: context.repo, home: context.home, turns, samples: 10 };
-  const entryFlags = shebangNodeFlags(join(context.dist, "cli", "main.js"));
-  const result = await runInProcess("memory", options, entryFlags);
-  if (result.turns !== turns) {
-    throw new Error(
-      `memory run stopped after ${result.turns} of ${turns} turns: ${JSON.stringify(result.outcome)}`,
-    );
-  }
-  const points = result.points;
-  // Growth per turn: the least-squares slope over the second half of the session, after the
-  // start-up and warm-up growth of the first turns.
-  const secondHalf = points.filter((point) => point.turn >= turns / 2);
-  const from = secondHalf[0] ?? points[0];
-  const to = points.at(-1);
-  const heapPerTurn = slope(secondHalf, (point) => point.heapUsed);
-  const rssPerTurn = slope(secondHalf, (point) => point.rss);
-  const logPerTurn = slope(secondHalf, (point) => point.logBytes);
-  const tenth = Math.max(1, Math.floor(result.overheads.length / 10));
-  context.details.memory = {
-    points,
-    wall: result.wallMilliseconds,
-    lastRequestBytes: result.lastRequestBytes,
-    heapPerTurn,
-    rssPerTurn,
-    logPerTurn,
-    overheadFirst: percentile(result.overheads.slice(0, tenth), 0.5),
-    overheadLast: percentile(result.overheads.slice(-tenth), 0.5),
-  };
-  const command = inProcessCommand(
-    "memory",
-    { ...options, dist: "dist", cwd: "$REPO", home: "$TL_HOME" },
-    entryFlags,
-  );
-  const runs = `1 session of ${turns.toLocaleString("en-US")} model turns; sampled after a full GC every ${turns / 10} turns (its freed pages returned; RSS from /proc/self/smaps_rollup); slope over turns ${from.turn}–${to.turn}${waitShare([result])}`;
-  context.rows.push(
-    {
-      id: "5b",
-      figure: `memory over a ${turns.toLocaleString("en-US")}-turn session: heap growth per turn (log grows ${(logPerTurn / 1024).toFixed(1)} KiB/turn)`,
-      unit: "bytes-per-turn",
-      value: heapPerTurn,
-      target: {
-        text: "flat: ≤ 2 × the log's growth (the history itself)",
-        met: (value) => value <= 2 * logPerTurn,
-      },
-      floor: { value: logPerTurn, label: "events.jsonl growth per turn" },
-      runs,
-      command,
-    },
-    {
-      id: "5c",
-      figure: `memory over a ${turns.toLocaleString("en-US")}-turn session: RSS growth per turn (RSS ${(from.rss / 1048576).toFixed(0)} → ${(to.rss / 1048576).toFixed(0)} MiB over turns ${from.turn}–${to.turn}; ${(points[0].rss / 1048576).toFixed(0)} MiB before the first turn)`,
-      unit: "bytes-per-turn",
-      value: rssPerTurn,
-      target: {
-        text: "flat: ≤ 2 × the log's growth",
-        met: (value) => value <= 2 * logPerTurn,
-      },
-      floor: { value: logPerTurn, label: "events.jsonl growth per turn" },
-      runs,
-      command,
-    },
-  );
 }
 
 // ------------------------------------------------------------------------------- headless

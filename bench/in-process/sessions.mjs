@@ -250,9 +250,10 @@ export async function resumeSession(options) {
  * also the per-turn overhead over the session (server-side gaps minus tool time). With
  * `contextWindow` (tokens, `--context-window`) the session compacts whenever it nears that window
  * (counted in `compactions`); each compaction's summary starts a new count of view calls, so
- * such a session ends at `maxTurns` rather than with an answer.
+ * such a session ends at `maxTurns` rather than with an answer. With `mappings`, each sample's
+ * detail lists every anonymous mapping (memory-detail.mjs `memoryDetail`).
  * @param {{dist: string, cwd: string, home: string, turns: number, samples: number,
- *   contextWindow?: number}} options
+ *   contextWindow?: number, mappings?: boolean}} options
  */
 export async function memory(options) {
   const model = await startFakeModelElsewhere({
@@ -277,7 +278,7 @@ export async function memory(options) {
     // After a full GC whose freed pages are returned, the exact RSS (memory-detail.mjs).
     const sample = () => {
       collectGarbageReturned();
-      const detail = memoryDetail();
+      const detail = memoryDetail({ mappings: options.mappings });
       points.push({
         turn: turns,
         heapUsed: detail.heapUsed,
@@ -301,6 +302,8 @@ export async function memory(options) {
         toolStarts.set(event.data.toolCallId, monotonicMilliseconds());
       } else if (event.type === "tool.execution_complete") {
         toolTimes.push(monotonicMilliseconds() - (toolStarts.get(event.data.toolCallId) ?? 0));
+        // The benchmark's own memory counts in 5b/5c: one entry a turn, kept, was about 0.1 KiB.
+        toolStarts.delete(event.data.toolCallId);
       }
     });
     const { result: outcome, schedule } = await withSchedule(() =>

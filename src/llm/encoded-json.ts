@@ -1,3 +1,5 @@
+import { BodyPieces } from "./request-body.js";
+
 /**
  * JSON texts kept as their UTF-8 bytes, for the parts of a model request's body that later requests
  * send again unchanged (issue 26, figure 3): an OpenAI-compatible model's earlier wire messages
@@ -66,6 +68,17 @@ export function decodedText(encoded: EncodedText): string {
     encoded.bytes.byteOffset,
     encoded.bytes.byteLength,
   ).toString("utf8");
+}
+
+/**
+ * The UTF-8 bytes of `parts` one after another, as pieces: each text encoded on its own (well-formed
+ * UTF-16, as the parts of a body cut at placeholders are), each encoded text's bytes the view they
+ * are, not copied.
+ */
+export function bytePieces(parts: ReadonlyArray<string | EncodedText>): BodyPieces {
+  return new BodyPieces(
+    parts.map((part) => (typeof part === "string" ? Buffer.from(part) : part.bytes)),
+  );
 }
 
 /**

@@ -10,6 +10,13 @@ import {
   HttpResponse,
   responseHeaders,
 } from "./http-response.js";
+import {
+  BodyPieces,
+  bodyOf,
+  type RequestBody,
+  sendingBodyPieces,
+  writeBody,
+} from "./request-body.js";
 
 /**
  * A `fetch` for model requests over `node:http`/`node:https` (issue 26): Node's global `fetch`
@@ -19,9 +26,9 @@ import {
  * way undici does it:
  * - input: a URL string or `URL` (a `Request` object is refused: nothing here builds one);
  * - `method`, `headers` (record, pairs or a headers object), `signal`, `redirect`;
- * - body: a string, bytes (`Uint8Array`, `ArrayBuffer`) or a web `ReadableStream` of bytes (sent
- *   as it is read, with backpressure; `Content-Length` is sent when the caller set it, else the
- *   body is chunked);
+ * - body: a string, bytes (`Uint8Array`, `ArrayBuffer`), a {@link BodyPieces} (its pieces one after
+ *   another, with their total length) or a web `ReadableStream` of bytes (sent as it is read, with
+ *   backpressure; `Content-Length` is sent when the caller set it, else the body is chunked);
  * - `accept-encoding: gzip, deflate, br` unless set, and such bodies decoded, as undici does;
  * - redirects (Fetch standard, HTTP-redirect fetch): `follow` (at most 20; 303, and 301/302 after
  *   a POST, become a GET without body; 307/308 send the body again, which a stream body cannot:
@@ -39,8 +46,9 @@ import {
  * socket timeout), so it never fires sooner than it says. Connections are kept alive by Node's
  * global agents. {@link createHttpFetch} makes one with other options.
  */
-export const httpFetch: typeof fetch = (input, init) =>
-  httpExchange(input, init).then((response) => response.asResponse());
+export const httpFetch: typeof fetch = sendingBodyPieces((input, init) =>
+  httpExchange(input, init).then((response) => response.asResponse()),
+);
 
 /** Options of {@link createHttpFetch} and {@link httpExchange}. */
 export interface HttpFetchOptions {
@@ -69,8 +77,9 @@ export function createHttpFetch(options: HttpFetchOptions): typeof fetch {
   ) {
     throw new RangeError(`idleTimeoutMs must be a positive number, not ${options.idleTimeoutMs}`);
   }
-  return (input, init) =>
-    httpExchange(input, init, options).then((response) => response.asResponse());
+  return sendingBodyPieces((input, init) =>
+    httpExchange(input, init, options).then((response) => response.asResponse()),
+  );
 }
 
 /** {@link httpFetch}'s answer as the {@link HttpResponse} it is. Rejects as {@link httpFetch}. */
@@ -100,8 +109,8 @@ export interface HttpRequest {
   url: URL;
   method: string;
   headers: HeaderList;
-  /** Bytes that can be sent again, or a stream that cannot, or nothing. */
-  body: Uint8Array | ReadableStream<Uint8Array> | undefined;
+  /** Bytes or pieces of bytes that can be sent again, or a stream that cannot, or nothing. */
+  body: RequestBody;
   redirect: NonNullable<RequestInit["redirect"]>;
   signal: AbortSignal | undefined;
   redirected: boolean;
@@ -174,25 +183,6 @@ function checkHeaderValue(name: string, value: string): void {
     );
   }
   throw new TypeError(`Headers.append: ${name} has an invalid header value.`);
-}
-
-function bodyOf(body: RequestInit["body"]): HttpRequest["body"] {
-  if (body === undefined || body === null) {
-    return undefined;
-  }
-  if (typeof body === "string") {
-    return Buffer.from(body);
-  }
-  if (body instanceof Uint8Array) {
-    return body;
-  }
-  if (body instanceof ArrayBuffer) {
-    return new Uint8Array(body);
-  }
-  if (body instanceof ReadableStream) {
-    return body as ReadableStream<Uint8Array>;
-  }
-  throw new TypeError("httpFetch sends a string, bytes or a ReadableStream body only");
 }
 
 async function sendFollowingRedirects(
@@ -308,7 +298,7 @@ function startRequest(request: HttpRequest): ClientRequest {
   if (!headers.has("accept-encoding")) {
     headers.set("accept-encoding", "gzip, deflate, br");
   }
-  if (body instanceof Uint8Array) {
+  if (body instanceof Uint8Array || body instanceof BodyPieces) {
     headers.set("content-length", String(body.byteLength));
   } else if (body === undefined && (method === "POST" || method === "PUT")) {
     headers.set("content-length", "0");
@@ -322,56 +312,6 @@ function startRequest(request: HttpRequest): ClientRequest {
   };
   const module = process.getBuiltinModule(url.protocol === "https:" ? "node:https" : "node:http");
   return module.request(url, options);
-}
-
-function writeBody(outgoing: ClientRequest, body: HttpRequest["body"]): void {
-  if (body === undefined || body instanceof Uint8Array) {
-    outgoing.end(body);
-    return;
-  }
-  void pipeStream(body, outgoing);
-}
-
-/** Writes a web stream's chunks as the socket takes them; a failing stream fails the request. */
-async function pipeStream(
-  body: ReadableStream<Uint8Array>,
-  outgoing: ClientRequest,
-): Promise<void> {
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) {
-        outgoing.end();
-        return;
-      }
-      if (outgoing.destroyed) {
-        await reader.cancel();
-        return;
-      }
-      if (!outgoing.write(value)) {
-        await writable(outgoing);
-      }
-    }
-  } catch (error) {
-    outgoing.destroy(error instanceof Error ? error : new Error(String(error)));
-  }
-}
-
-/**
- * Resolves once `outgoing` takes writes again ("drain") or is gone ("close"), removing both
- * listeners either way: a long upload waits here many times and must not pile up listeners.
- */
-function writable(outgoing: ClientRequest): Promise<void> {
-  return new Promise<void>((resume) => {
-    const settle = () => {
-      outgoing.off("drain", settle);
-      outgoing.off("close", settle);
-      resume();
-    };
-    outgoing.on("drain", settle);
-    outgoing.on("close", settle);
-  });
 }
 
 function responseOf(request: HttpRequest, message: IncomingMessage): HttpResponse {

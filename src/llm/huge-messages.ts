@@ -1,7 +1,8 @@
 import { randomUUID } from "../events/random-id.js";
-import { decodedText, type EncodedText, joinedBytes } from "./encoded-json.js";
+import { bytePieces, decodedText, type EncodedText, joinedBytes } from "./encoded-json.js";
 import { httpFetch } from "./http-fetch.js";
 import { type HeaderInit, HeaderList } from "./http-headers.js";
+import { type BodyPieces, sendsBodyPieces } from "./request-body.js";
 import { stringPieces } from "./string-pieces.js";
 
 /**
@@ -84,11 +85,13 @@ export function joinAndCollect(text: string): void {
  * redirect") instead of being followed. (Node's own `fetch`, which turnloop used before, also kept
  * a second copy of a redirectable body: the Fetch standard's HTTP-network-or-cache fetch, step 8,
  * tees it.) With another redirect mode the body is sent as one string (placeholders replaced).
- * A body holding {@link jsonPlaceholder}s and no shared huge text is sent as one piece of bytes
- * with each filled in, the bytes of the SDK's own body, when it is under {@link HUGE_MESSAGE_BYTES}.
+ * A body holding {@link jsonPlaceholder}s and no shared huge text, under {@link HUGE_MESSAGE_BYTES},
+ * is sent with each filled in, the bytes of the SDK's own body: as pieces (request-body.ts,
+ * `BodyPieces`: no new block of the body's size) to a fetch that `sendsBodyPieces`, else joined.
  * Throws if a placeholder's text was released.
  */
 export function withHugeBodies(fetchFunction: typeof fetch = httpFetch): typeof fetch {
+  const takesPieces = sendsBodyPieces(fetchFunction);
   const wrapped: typeof fetch = async (input, init) => {
     const body = init?.body;
     const json = jsonTexts.get(init?.signal ?? NO_SIGNAL);
@@ -99,9 +102,10 @@ export function withHugeBodies(fetchFunction: typeof fetch = httpFetch): typeof 
     if (segments === undefined) {
       return fetchFunction(input, init);
     }
-    const filled = ordinaryBody(segments);
+    const filled = ordinaryBody(segments, takesPieces);
     if (filled !== undefined) {
-      return fetchFunction(input, { ...init, body: filled });
+      // A fetch that sends pieces takes them where `fetch` takes a body (request-body.ts).
+      return fetchFunction(input, { ...init, body: filled as Uint8Array });
     }
     joinAndCollect(body as string);
     const redirect = init?.redirect ?? "error";
@@ -171,11 +175,15 @@ export function jsonPlaceholder(json: EncodedText, request: AbortSignal | undefi
 }
 
 /**
- * The body of `segments` as one piece of bytes when it is an ordinary one: no shared huge text in
- * it and shorter than {@link HUGE_MESSAGE_BYTES} (so sent as the SDK's body would have been, the
- * same bytes); else undefined. Kept JSON texts go in as the bytes they were encoded to once.
+ * The body of `segments` as pieces of bytes (`inPieces`) or one piece when it is an ordinary one:
+ * no shared huge text in it and shorter than {@link HUGE_MESSAGE_BYTES} (so sent as the SDK's body
+ * would have been, the same bytes); else undefined. Kept JSON texts go in as the bytes they were
+ * encoded to once.
  */
-function ordinaryBody(segments: readonly BodySegment[]): Uint8Array | undefined {
+function ordinaryBody(
+  segments: readonly BodySegment[],
+  inPieces: boolean,
+): Uint8Array | BodyPieces | undefined {
   const parts: Array<string | EncodedText> = [];
   let length = 0;
   for (const segment of segments) {
@@ -186,7 +194,10 @@ function ordinaryBody(segments: readonly BodySegment[]): Uint8Array | undefined 
     length += part.length;
     parts.push(part);
   }
-  return length < HUGE_MESSAGE_BYTES ? joinedBytes(parts) : undefined;
+  if (length >= HUGE_MESSAGE_BYTES) {
+    return undefined;
+  }
+  return inPieces ? bytePieces(parts) : joinedBytes(parts);
 }
 
 /**

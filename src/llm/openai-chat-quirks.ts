@@ -1,6 +1,7 @@
 import { httpExchange } from "./http-fetch.js";
 import type { HeaderList } from "./http-headers.js";
 import type { BodyMap, HttpResponse } from "./http-response.js";
+import { sendingBodyPieces } from "./request-body.js";
 import { sseEventBytes } from "./sse-event-transform.js";
 
 /**
@@ -12,15 +13,16 @@ import { sseEventBytes } from "./sse-event-transform.js";
  * - one reply split across several `choices[]` (the Copilot API puts the text and each tool call
  *   in a choice of its own) is merged into choice 0, streamed or not: text joined, every tool
  *   call kept, finish reason `tool_calls` when any choice has calls (see {@link mergeChoices}).
- * Everything else passes through untouched.
+ * Everything else passes through untouched. Its request goes out as `httpFetch`'s does, a body of
+ * pieces included (request-body.ts).
  */
-export const openAiChatQuirksFetch: typeof fetch = async (input, init) => {
+export const openAiChatQuirksFetch: typeof fetch = sendingBodyPieces(async (input, init) => {
   const response = await httpExchange(input, init, { bodyMap: normalisedEvents });
   const contentType = response.headers.get("content-type") ?? "";
   return contentType.includes("application/json") && response.ok
     ? (await mergedCompletion(response)).asResponse()
     : response.asResponse();
-};
+});
 
 /**
  * A successful event stream's chunks normalised as they arrive, inside the body stream itself

@@ -16,6 +16,7 @@ import {
 import { httpFetch } from "./http-fetch.js";
 import { HeaderList } from "./http-headers.js";
 import { HttpResponse } from "./http-response.js";
+import { sendingBodyPieces, sendsBodyPieces } from "./request-body.js";
 
 /**
  * Replies already read, by the abort signal of the SDK call that is to read them again (the AI
@@ -25,10 +26,11 @@ const storedReplies = new WeakMap<AbortSignal, HttpResponse>();
 
 /**
  * `fetchFunction` (default `httpFetch`), except for a request whose `signal` has a stored reply
- * ({@link generatedOrStreamed}): that reply is the answer, taken once, and nothing is sent.
+ * ({@link generatedOrStreamed}): that reply is the answer, taken once, and nothing is sent. It
+ * sends a request body as `fetchFunction` does, pieces too when that one does (request-body.ts).
  */
 export function withStoredReplies(fetchFunction: typeof fetch = httpFetch): typeof fetch {
-  return (input, init) => {
+  const wrapped: typeof fetch = (input, init) => {
     const signal = init?.signal ?? undefined;
     const stored = signal === undefined ? undefined : storedReplies.get(signal);
     if (signal === undefined || stored === undefined) {
@@ -37,6 +39,7 @@ export function withStoredReplies(fetchFunction: typeof fetch = httpFetch): type
     storedReplies.delete(signal);
     return Promise.resolve(stored.asResponse());
   };
+  return sendsBodyPieces(fetchFunction) ? sendingBodyPieces(wrapped) : wrapped;
 }
 
 /** What a non-streaming request gave: the SDK's whole result, or the stream the server sent. */

@@ -4,6 +4,7 @@ import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, onTestFinished, test } from "vitest";
 import { classifyFailure } from "../../src/llm/errors.js";
 import { httpFetch } from "../../src/llm/http-fetch.js";
+import { BodyPieces } from "../../src/llm/request-body.js";
 
 // Issue 26: the provider transport over node:http (src/llm/http-fetch.ts), against real local
 // HTTP servers. Failures must keep undici's shapes, which src/llm/errors.ts classifies.
@@ -214,6 +215,29 @@ describe("httpFetch: requests and responses", () => {
       text: "",
     });
   });
+});
+
+test("a body of pieces arrives as the pieces joined, with their total length, and again after a 307", async () => {
+  const { base, received } = await startServer((request, response) => {
+    if (request.url === "/307") {
+      response.writeHead(307, { location: "/model" }).end();
+      return;
+    }
+    response.end("ok");
+  });
+  const text = '{"messages":["é🙂",""]}';
+  const pieces = [text.slice(0, 14), text.slice(14, 17), "", text.slice(17)];
+  const body = new BodyPieces(pieces.map((piece) => Buffer.from(piece)));
+  const init = { method: "POST", body } as unknown as RequestInit;
+  await (await httpFetch(base, init)).text();
+  await (await httpFetch(`${base}/307`, init)).text();
+  expect(
+    received.map(({ url, body, headers }) => ({ url, body, length: headers["content-length"] })),
+  ).toEqual([
+    { url: "/", body: text, length: String(Buffer.byteLength(text)) },
+    { url: "/307", body: text, length: String(Buffer.byteLength(text)) },
+    { url: "/model", body: text, length: String(Buffer.byteLength(text)) },
+  ]);
 });
 
 describe("httpFetch: redirects (the Fetch standard's, which Node's fetch follows by default)", () => {
