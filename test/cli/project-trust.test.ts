@@ -108,6 +108,7 @@ describe("an untrusted project's permissions", () => {
       permission_denials: [
         { tool_name: "bash", tool_use_id: "call_1", tool_input: { command: "touch pwned" } },
       ],
+      left_running_pids: [],
     });
   });
 
