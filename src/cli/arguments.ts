@@ -264,10 +264,8 @@ function promptCommand(
 }
 
 /**
- * The face's options of `values`; `cwd` is the folder turnloop was started in. A relative path a
- * flag names (`--add-dir`, `--mcp-config`, `--system-prompt-file`, `--cwd` itself) is read against
- * that folder, as every command-line tool reads one, never against `--cwd` (trial 42 F5: a
- * relative `--mcp-config` was looked for under `--cwd`): made absolute here.
+ * The face's options of `values`; a flag's relative path is made absolute against `cwd` (where
+ * turnloop started), as every command-line tool does, never against `--cwd` (trial 42 F5).
  */
 function faceOptions(values: ParsedValues, cwd: string): FaceOptions {
   const fromShell = (path: string) => resolve(cwd, path);

@@ -85,27 +85,7 @@ function textRows(
 ): string[] {
   return [
     `config files: ${paths.user} (user${existsSync(paths.user) ? "" : ", none"}), ${paths.project === paths.user ? "no project's (the home folder is no project)" : `${paths.project} (project${existsSync(paths.project) ? "" : ", none"})`}`,
-    row(
-      "model",
-      settings.model === undefined ? undefined : describeModel(settings.model),
-      settings.model?.source,
-    ),
-    row(
-      "models",
-      settings.listedModels.length === 0
-        ? undefined
-        : settings.listedModels.map((id) => id.value).join(", "),
-      settings.listedModels[0]?.source,
-    ),
-    ...baseUrlRows(settings),
-    row(
-      "apiKey",
-      key?.value ??
-        (settings.apiKeyVariable === undefined
-          ? undefined
-          : `(not set: ${settings.apiKeyVariable.value} is empty or unset)`),
-      key?.source ?? settings.apiKeyVariable?.source,
-    ),
+    ...modelRows(settings, key),
     // Only a database is shown: the file store's default listing stays as it was.
     ...(settings.store === undefined
       ? []
@@ -138,6 +118,33 @@ function textRows(
       row(`contextWindows.${model}`, `${size.value} tokens`, size.source),
     ),
     ...promptRows(settings),
+  ];
+}
+
+/** The model, the listed models, their endpoints and the API key, each with its source. */
+function modelRows(settings: RunConfig, key: ReturnType<typeof apiKeySource>): string[] {
+  return [
+    row(
+      "model",
+      settings.model === undefined ? undefined : describeModel(settings.model),
+      settings.model?.source,
+    ),
+    row(
+      "models",
+      settings.listedModels.length === 0
+        ? undefined
+        : settings.listedModels.map((id) => id.value).join(", "),
+      settings.listedModels[0]?.source,
+    ),
+    ...baseUrlRows(settings),
+    row(
+      "apiKey",
+      key?.value ??
+        (settings.apiKeyVariable === undefined
+          ? undefined
+          : `(not set: ${settings.apiKeyVariable.value} is empty or unset)`),
+      key?.source ?? settings.apiKeyVariable?.source,
+    ),
   ];
 }
 

@@ -46,34 +46,29 @@ export function promptOutput(
     collector.handle(event);
     show(event);
   });
-  const textEnding = (
-    outcome: PromptOutcome,
-    elapsedMs: number,
-    stopLine: string | undefined,
-    leftRunning: readonly number[],
-  ) =>
-    writeTextEnding({
-      leftRunning,
-      io,
-      outcome,
-      elapsedMs,
-      session,
-      collector,
-      renderer,
-      errorShown,
-      stopLine,
-    });
   const endingLines = (outcome: PromptOutcome, stopLine: string | undefined) =>
     writeEndingLines(io, outcome, session, collector, stopLine);
   const finish = (outcome: PromptOutcome, elapsedMs: number, stopLine?: string) => {
     const saved = session.unsavedLog() === undefined;
-    const left = stillRunningNow(renderer);
-    const result = collector.result(outcome, saved ? session.id : null, elapsedMs, left);
+    const leftRunning = stillRunningNow(renderer);
+    const result = collector.result(outcome, saved ? session.id : null, elapsedMs, leftRunning);
+    const textEnding = () =>
+      writeTextEnding({
+        leftRunning,
+        io,
+        outcome,
+        elapsedMs,
+        session,
+        collector,
+        renderer,
+        errorShown,
+        stopLine,
+      });
     lines?.end();
     if (format === "json" || format === "stream-json") {
       printJson(result);
       if (options.verbose) {
-        textEnding(outcome, elapsedMs, stopLine, left);
+        textEnding();
       } else {
         endingLines(outcome, stopLine);
       }
@@ -82,7 +77,7 @@ export function promptOutput(
         writeQuietAnswer(io, collector.finalText);
       }
     } else {
-      textEnding(outcome, elapsedMs, stopLine, left);
+      textEnding();
     }
   };
   return { unsubscribe, finish };

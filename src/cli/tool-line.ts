@@ -1,9 +1,7 @@
 /**
- * What a `-p` tool line says about a finished call, read from the session model's `ToolCall`
- * (src/session/session-model/): the outcome rule is the fold's. Also what every face shows of a
- * tool's output and how it counts the lines it leaves out ({@link outputLines},
- * {@link hiddenLinesNote}): here, since `-p` loads this module before its first request and
- * test/cli/modules-loaded.test.ts bounds the modules it loads.
+ * What a `-p` tool line says about a finished call (the session model's `ToolCall`) and what every
+ * face shows of a tool's output and the lines it leaves out ({@link outputLines}): here, as `-p`
+ * loads it before its first request (test/cli/modules-loaded.test.ts bounds those).
  */
 
 import { durationWords } from "../events/durations.js";
@@ -140,8 +138,8 @@ export function toolLines(
   const summary = outcome.label ?? callSummary(callArguments, SHORT_ARGUMENTS_LENGTH);
   // The name is the model's too: an unknown tool's can hold anything.
   const call = `${oneLine(toolCall.toolName)} ${summary}`.trim();
-  const duration =
-    toolCall.durationMs === undefined ? "" : ` (${durationWords(toolCall.durationMs)})`;
+  const took = toolCall.durationMs;
+  const duration = took === undefined ? "" : ` (${durationWords(took)})`;
   const symbol = outcomeSymbol(toolCall.status);
   const mark = paint(symbol === "✓" ? "32" : symbol === "⊘" ? "33" : "31", symbol);
   const details = [outcome.detail, outsideSandboxWords(toolCall)].filter(Boolean).join(" · ");

@@ -38,7 +38,7 @@ import { holdForResume } from "./pending-work.js";
 import { PendingPermissions, permissionPath, sandboxCallbacks } from "./permissions.js";
 import { type Job, jobOf, type RemotePrompt, type SendJobContext } from "./send-job.js";
 import { SendQueue } from "./send-queue.js";
-import { SessionChoices, type UnresolvedModel } from "./session-choices.js";
+import { SessionChoices, type SessionStart } from "./session-choices.js";
 import { SessionClients } from "./session-clients.js";
 import { promptSettings, requestProvider, type SessionConfig } from "./session-settings.js";
 import { recordShutdown, type ShutdownCause } from "./shutdown-metrics.js";
@@ -72,11 +72,7 @@ export class ServerSession {
   constructor(
     readonly session: Session,
     private readonly host: SessionHost,
-    start: {
-      model: ModelConfiguration | UnresolvedModel;
-      mode: SessionMode;
-      source: "new" | "resume";
-    },
+    start: SessionStart,
     private readonly onClosed: (session: ServerSession) => void,
     /** The server's stderr logger (`ServerContext.log`). */
     private readonly log: (message: string) => void,

@@ -12,6 +12,13 @@ import type { Provider } from "../llm/provider.js";
 import type { SessionMode } from "../protocol/copilot.js";
 import type { SessionHost } from "../session/host.js";
 
+/** How a server session starts: its model (or why it cannot run here), mode and source. */
+export interface SessionStart {
+  model: ModelConfiguration | UnresolvedModel;
+  mode: SessionMode;
+  source: "new" | "resume";
+}
+
 /** A model that cannot run here: its id, and why (host-models.ts's words). */
 export interface UnresolvedModel {
   id: string;

@@ -209,11 +209,7 @@ function modelSettings(
     ...optional("baseUrl", baseUrl),
     ...optional("otherModelsBaseUrl", otherModelsBaseUrl),
     profileBaseUrls,
-    listedModels: (envValue(env, "TURNLOOP_MODELS")?.value ?? "")
-      .split(",")
-      .map((id) => id.trim())
-      .filter((id) => id !== "")
-      .map((id) => ({ value: id, source: "TURNLOOP_MODELS" })),
+    listedModels: listedModels(env),
     endpoints: Object.fromEntries(
       ENDPOINT_VARIABLES.flatMap((name) => {
         const value = envValue(env, name)?.value;
@@ -226,6 +222,15 @@ function modelSettings(
     ),
     providers,
   };
+}
+
+/** `TURNLOOP_MODELS`'s model ids (comma-separated, blanks dropped), each with its source. */
+function listedModels(env: NodeJS.ProcessEnv): RunConfig["listedModels"] {
+  return (envValue(env, "TURNLOOP_MODELS")?.value ?? "")
+    .split(",")
+    .map((id) => id.trim())
+    .filter((id) => id !== "")
+    .map((id) => ({ value: id, source: "TURNLOOP_MODELS" }));
 }
 
 /** The config files, user first: a later file wins for single values and merges maps by name. */
