@@ -46,7 +46,8 @@ async function editOddFile(
 }
 
 /** A tool line with its duration as `(N ms)`: durations are not asserted. */
-const withoutDuration = (line: string | undefined) => line?.replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)");
+const withoutDuration = (line: string | undefined) =>
+  line?.replace(/\([\d.]+ (?:ms|s|min)\)/, "(N ms)");
 
 /** Control characters left in `text`: none is the point. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
