@@ -22,7 +22,11 @@ import { terminalText } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf, UserMessageData } from "../events/events.js";
 import { attachedFilesLine, givenPrompt, ranLines } from "../session/prompt-attachments.js";
-import { type Prompt, SessionFold } from "../session/session-model/session-model.js";
+import {
+  manualCompactionWords,
+  type Prompt,
+  SessionFold,
+} from "../session/session-model/session-model.js";
 import { idleReopens, repairsBeforeReopens } from "./idle-reopens.js";
 import { planChecklist } from "./plan-checklist.js";
 import { closedPrompt, type PromptState, stopLine } from "./prompt-stop.js";
@@ -136,6 +140,9 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
     case "session.resume":
       renderResume(state, event);
       return;
+    case "session.compaction_start":
+      headManualCompaction(state, event.type);
+      return;
     case "user.message":
       renderUserMessage(state, event.data);
       return;
@@ -160,7 +167,6 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
     case "tool.execution_progress":
     case "permission.requested":
     case "permission.completed":
-    case "session.compaction_start":
     case "hook.start":
     case "hook.end":
     case "session.mcp_server_status_changed":
@@ -225,6 +231,7 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
       return;
     case "session.compaction_complete": {
       const { success, preCompactionTokens, postCompactionTokens, error } = event.data;
+      headManualCompaction(state, event.type);
       // agent/compaction.ts records a cancelled compaction as failed with the error `cancelled`.
       lines.push(
         success
@@ -245,6 +252,24 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
     default:
       ignoreUnknown(event);
   }
+}
+
+/**
+ * A compaction the user started between prompts (the session model's `betweenPrompts`) is set
+ * apart from the prompt before it: that prompt's stop line, then a heading, as every view heads it.
+ * Headed at its start, or at its end when the log lost its start.
+ */
+function headManualCompaction(
+  state: RenderState,
+  at: "session.compaction_start" | "session.compaction_complete",
+): void {
+  const compaction = state.fold.model.compactions.at(-1);
+  const headed = at === "session.compaction_complete" && compaction?.startedAt !== undefined;
+  if (compaction?.betweenPrompts !== true || headed) {
+    return;
+  }
+  closePrompt(state);
+  state.lines.push("", `— compaction · ${manualCompactionWords()}`);
 }
 
 /** `instructions: AGENTS.md, appended text (N bytes)`, or `instructions: none`. */

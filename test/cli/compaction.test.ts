@@ -261,6 +261,9 @@ describe("compaction in turnloop -p", () => {
       ...["", "> first", "one", "[stop: end_turn]", "", "— resumed T"],
       // The compaction's reopen did nothing else: its line says what it did, no "resumed".
       ...["", "> second", "two", "[stop: end_turn]"],
+      // Set apart from the prompt before it: the user started it between prompts.
+      "",
+      "— compaction · manual, between prompts: turnloop sessions compact, /compact or an app's session.history.compact",
       "compaction cancelled: the conversation is unchanged",
       "",
     ]);

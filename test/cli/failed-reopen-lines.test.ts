@@ -80,6 +80,8 @@ test("a sessions compact that failed draws its failure, not a resume", async ({ 
     "> more",
     "Two.",
     "[stop: end_turn]",
+    "",
+    "— compaction · manual, between prompts: turnloop sessions compact, /compact or an app's session.history.compact",
     expect.stringMatching(/^compaction failed: the summary request failed twice: HTTP 500/),
   ]);
   // The view (its data is the JSON export's) and the Markdown export follow the same rule: the

@@ -115,6 +115,9 @@ describe("every reader says how each prompt of one recorded session stopped", ()
       '→ bash(command: "echo hi") ✓',
       "    hi",
       "[stop: max_turn_requests]",
+      // `sessions compact` between prompts: set apart from the prompt before it.
+      "",
+      "— compaction · manual, between prompts: turnloop sessions compact, /compact or an app's session.history.compact",
       expect.stringMatching(/^compaction failed: the summary would not make the context smaller/),
       "",
       resumed,

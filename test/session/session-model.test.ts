@@ -34,6 +34,10 @@ describe("session model", () => {
       [5, 1, "cancelled"],
       [6, 1, "running"],
     ]);
+    // Its compaction was the loop's (trigger `threshold`), within a prompt: not between prompts
+    // (manual-compaction-views.test.ts has one the user started).
+    expect(model.compactions.map((compaction) => compaction.betweenPrompts)).toEqual([false]);
+    expect(model.turns.filter((turn) => turn.betweenPrompts !== undefined)).toEqual([]);
   });
 
   test("a command exiting 1 is failed with its exit code; duration leaves out the permission wait", async () => {

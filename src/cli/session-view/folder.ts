@@ -222,7 +222,7 @@ export class Folder {
         ...(this.waitingMarks.get(turnId) ?? []),
       ],
     };
-    assignDefined(turn, { purpose: text(data.purpose) });
+    assignDefined(turn, { purpose: text(data.purpose), betweenPrompts: folded?.betweenPrompts });
     // Where an older log wrote turn_start at the first token, the request left at the event before.
     this.previousAt.set(turn, this.previousEventAt);
     this.pendingMarks = [];

@@ -1,5 +1,6 @@
 import { durationWords } from "../../events/durations.js";
 import type { SentAttachment } from "../../session/prompt-attachments.js";
+import { manualCompactionWords } from "../../session/session-model/session-model.js";
 import type {
   SessionView,
   ViewMark,
@@ -166,7 +167,7 @@ export function sessionViewMarkdown(view: SessionView): string {
     }
   }
   for (const prompt of view.prompts) {
-    lines.push(...promptSection(view, prompt, turnsOfPrompt.get(prompt.index) ?? []));
+    lines.push(...promptSection(prompt, turnsOfPrompt.get(prompt.index) ?? []));
   }
   return `${lines.join("\n")}\n`;
 }
@@ -176,7 +177,7 @@ export function sessionViewMarkdown(view: SessionView): string {
  * the view's turns are grouped by prompt once, not searched per prompt), its closing marks;
  * then each manual compaction run after it (before the next prompt) under a heading of its own.
  */
-function promptSection(view: SessionView, prompt: ViewPrompt, turns: ViewTurn[]): string[] {
+function promptSection(prompt: ViewPrompt, turns: ViewTurn[]): string[] {
   const lines = [
     `## Prompt ${prompt.index} · ${prompt.stopReason}`,
     "",
@@ -185,7 +186,7 @@ function promptSection(view: SessionView, prompt: ViewPrompt, turns: ViewTurn[])
     ...sentWithPrompt(prompt),
     ...marks(prompt.marks, prompt.at, "prompt"),
   ];
-  const manual = turns.filter((entry) => compactionTrigger(view, entry) === "manual");
+  const manual = turns.filter((entry) => entry.betweenPrompts === true);
   for (const entry of turns.filter((each) => !manual.includes(each))) {
     lines.push(...turn(entry));
   }
@@ -198,23 +199,8 @@ function promptSection(view: SessionView, prompt: ViewPrompt, turns: ViewTurn[])
   return lines;
 }
 
-/**
- * The heading of a compaction run by hand between prompts (trigger `manual`), which the log
- * records without saying which of these started it (session.ts `compact`'s callers).
- */
-const MANUAL_COMPACTION_HEADING =
-  "## Compaction · manual, between prompts: `turnloop sessions compact`, `/compact` or an app's `session.history.compact`";
-
-/**
- * The trigger of the compaction a `compaction` turn made its request for (the latest one that
- * started at or before the request: `threshold`, `manual` …); undefined for any other turn.
- */
-function compactionTrigger(view: SessionView, entry: ViewTurn): string | undefined {
-  if (entry.purpose !== "compaction") {
-    return undefined;
-  }
-  return view.compactions.filter((compaction) => compaction.at <= entry.requestAt).at(-1)?.trigger;
-}
+/** The heading of a compaction the user started between prompts, as every view words it. */
+const MANUAL_COMPACTION_HEADING = `## Compaction · ${manualCompactionWords((name) => `\`${name}\``)}`;
 
 /**
  * The cost row: the sum of the requests that report a cost, in US dollars, saying how many

@@ -111,7 +111,8 @@ function timesLine(turn) {
 function turnDetails(turn) {
   var usage = turn.usage || {};
   return [
-    element("h2", { text: turn.title + " (prompt " + turn.prompt + ")" + (turn.purpose ? " · " + turn.purpose : "") }),
+    element("h2", { text: turn.title + (turn.betweenPrompts ? " (manual, between prompts, after prompt " : " (prompt ") +
+      turn.prompt + ")" + (turn.purpose ? " · " + turn.purpose : "") }),
     element("p", { class: "meta", text: [turn.status, turn.finishReason && "finish: " + turn.finishReason,
       turn.errorType && "error: " + turn.errorType, turn.model].filter(Boolean).join(" · ") }),
     element("p", { class: "meta", text: timesLine(turn) }),

@@ -45,7 +45,8 @@ h4 { font-size: 12px; margin: 6px 0 2px; color: var(--muted); }
   border-bottom: 1px solid var(--line); cursor: pointer; white-space: nowrap; }
 .row.selected { outline: 2px solid var(--streaming); outline-offset: -2px; }
 .prompt-row { background: var(--panel); font-weight: 600; }
-.compaction-row { background: #fffbeb; color: #92400e; }
+.compaction-row, .between-prompts-row { background: #fffbeb; color: #92400e; }
+.between-prompts-row { font-weight: 600; }
 .label { width: 150px; flex: none; overflow: hidden; text-overflow: ellipsis; }
 .badge { font-size: 10px; border-radius: 3px; padding: 0 3px; margin-left: 3px; background: var(--line); font-weight: 400; }
 .badge.status-failed, .badge.status-error { background: var(--failed); color: white; }

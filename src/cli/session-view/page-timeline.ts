@@ -3,8 +3,12 @@
  * are in the DOM, so 10,000 turns draw as fast as 20) and the entry point `main`. Uses the
  * helpers of part 1 (page-summary.ts) and the details panel of part 3 (page-details.ts).
  */
+
+import { manualCompactionWords } from "../../session/session-model/session-model.js";
+
 export const PAGE_TIMELINE_SCRIPT = String.raw`
 var ROW_HEIGHT = 28;
+var MANUAL_COMPACTION_WORDS = ${JSON.stringify(manualCompactionWords())};
 var OVERSCAN = 12;
 
 function timelineRows(view) {
@@ -13,6 +17,8 @@ function timelineRows(view) {
     (compactions[compaction.afterTurn] = compactions[compaction.afterTurn] || []).push({ compaction: compaction });
   });
   var pushTurn = function (turn) {
+    // A compaction the user started between prompts: headed apart from the prompt before it.
+    if (turn.betweenPrompts) rows.push({ between: turn });
     rows.push({ turn: turn });
     rows.push.apply(rows, compactions[turn.index] || []);
   };
@@ -141,6 +147,13 @@ function promptRow(prompt) {
   ]);
 }
 
+function betweenPromptsRow(turn) {
+  return element("div", { class: "row between-prompts-row", "data-after-prompt": turn.prompt }, [
+    element("div", { class: "label" }, [element("span", { class: "mark inline", "data-kind": "compaction" }), "compaction"]),
+    element("div", { class: "prompt-text", text: MANUAL_COMPACTION_WORDS }),
+  ]);
+}
+
 function compactionRow(compaction) {
   var numbers = formatNumber(compaction.tokensBefore) + " → " + formatNumber(compaction.tokensAfter) + " tokens" +
     (compaction.messagesRemoved !== undefined ? " · " + compaction.messagesRemoved + " messages removed" : "") +
@@ -167,7 +180,8 @@ function drawVisibleRows(force) {
   var fragment = document.createDocumentFragment();
   for (var index = first; index < last; index += 1) {
     var row = state.rows[index];
-    var node = row.turn ? turnRow(row.turn, state.scale) : row.prompt ? promptRow(row.prompt) : compactionRow(row.compaction);
+    var node = row.turn ? turnRow(row.turn, state.scale) : row.prompt ? promptRow(row.prompt) :
+      row.between ? betweenPromptsRow(row.between) : compactionRow(row.compaction);
     node.style.top = index * ROW_HEIGHT + "px";
     if (state.selected && state.selected === row) node.classList.add("selected");
     fragment.appendChild(node);

@@ -142,6 +142,11 @@ export interface ViewTurn {
   prompt: number;
   /** e.g. `"compaction"`; absent for an ordinary turn. */
   purpose?: string;
+  /**
+   * The request of a compaction the user started between prompts (the session model's
+   * `Turn.betweenPrompts`): every view sets it apart from prompt {@link prompt}, the one before.
+   */
+  betweenPrompts?: true;
   /** When the request was sent (ms). */
   requestAt: number;
   /** When the first token arrived, where the log tells (older logs: `turn_start`). */

@@ -307,6 +307,7 @@ function compactionStart(
   const compaction: Compaction = {
     startedAt: at,
     trigger: data.trigger,
+    betweenPrompts: data.trigger === "manual",
     tokensBefore: data.currentTokens,
   };
   state.model.compactions.push(compaction);
@@ -320,7 +321,9 @@ function compactionComplete(
 ): Change {
   const open = state.model.compactions.at(-1);
   const compaction: Compaction =
-    open !== undefined && open.endedAt === undefined ? open : { trigger: data.trigger };
+    open !== undefined && open.endedAt === undefined
+      ? open
+      : { trigger: data.trigger, betweenPrompts: data.trigger === "manual" };
   if (compaction !== open) {
     state.model.compactions.push(compaction);
   }

@@ -5,7 +5,7 @@
 
 import type { SessionEvent } from "../../events/events.js";
 import type { FoldState } from "./fold-state.js";
-import type { Change } from "./types.js";
+import type { Change, Turn } from "./types.js";
 
 /**
  * A model request begins; every request counts in the usage (usage-totals.ts), and it takes the
@@ -20,7 +20,13 @@ export function turnStart(
   const data = event.data;
   const number = state.model.usage.turns;
   const previous = state.model.turns.at(-1);
-  const turn = {
+  const compaction = state.model.compactions.at(-1);
+  // A compaction's request comes after its start (agent/compaction.ts), before its end.
+  const betweenPrompts =
+    data.purpose === "compaction" &&
+    compaction?.betweenPrompts === true &&
+    compaction.endedAt === undefined;
+  const turn: Turn = {
     turnId: data.turnId,
     number,
     attempt: previous?.number === number ? previous.attempt + 1 : 1,
@@ -28,6 +34,7 @@ export function turnStart(
     startedAt: at,
     prompt: state.model.prompts.length - 1,
     ...(data.purpose === undefined ? {} : { purpose: data.purpose }),
+    ...(betweenPrompts ? { betweenPrompts: true as const } : {}),
   };
   state.model.turns.push(turn);
   state.turnsById.set(turn.turnId, turn);

@@ -16,6 +16,16 @@ export type { ToolCall, ToolCallOutcome, ToolCallStatus } from "./tool-call.js";
 export { commandEnding, isFinished, lastLines, outsideSandboxWords } from "./tool-call.js";
 export type * from "./types.js";
 
+/**
+ * What every view says of a compaction the user started between prompts (types.ts
+ * `Compaction.betweenPrompts`) after `compaction · `: the ways to start one, which the log does not
+ * tell apart, each passed through `code` (the Markdown export's backticks; as is by default).
+ */
+export function manualCompactionWords(code = (name: string) => name): string {
+  const ways = `${code("turnloop sessions compact")}, ${code("/compact")}`;
+  return `manual, between prompts: ${ways} or an app's ${code("session.history.compact")}`;
+}
+
 /** Folds events one at a time, in log order; {@link FoldState.model} is the result so far. */
 export class SessionFold extends FoldState {
   private lastAt = 0;

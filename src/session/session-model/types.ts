@@ -56,6 +56,11 @@ export interface Turn {
   /** 1-based: which request of turn {@link number} it is (2 and on: a retry of the one before). */
   attempt: number;
   purpose?: TurnPurpose;
+  /**
+   * The request of a compaction the user started between prompts ({@link
+   * Compaction.betweenPrompts}): it answers no prompt, though {@link prompt} is the one before.
+   */
+  betweenPrompts?: true;
   status: "running" | "completed" | "cancelled" | "failed" | "interrupted";
   startedAt: number;
   endedAt?: number;
@@ -83,6 +88,12 @@ export interface Compaction {
   startedAt?: number;
   endedAt?: number;
   trigger: string;
+  /**
+   * Started by the user between prompts (trigger `manual`: `turnloop sessions compact`,
+   * `/compact` or an app's `session.history.compact`, which the log does not tell apart;
+   * session.ts `compact` refuses while a prompt runs), not by a prompt's loop.
+   */
+  betweenPrompts: boolean;
   success?: boolean;
   tokensBefore?: number;
   tokensAfter?: number;
