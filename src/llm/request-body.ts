@@ -2,9 +2,10 @@ import type { ClientRequest } from "node:http";
 
 /**
  * A request's body as `httpFetch` (http-fetch.ts) takes and sends it. One kind is a body sent as
- * several pieces of bytes (issue 26, figure 5c): an ordinary model request's body is mostly the kept JSON's bytes (encoded-json.ts), and joining it with the few
- * texts around them into one new block made one allocation of the body's size (100–360 KiB late in
- * a long session) at every request. Freeing such a block raises glibc's dynamic mmap threshold,
+ * several pieces of bytes (issue 26, figure 5c): an ordinary model request's body is mostly the
+ * kept JSON's bytes (encoded-json.ts), and joining it with the few texts around them into one new
+ * block made one allocation of the body's size (100–360 KiB late in a long session) at every
+ * request. Freeing such a block raises glibc's dynamic mmap threshold,
  * after which later large blocks come from its arenas and leave holes the process keeps
  * (bench/notes/mem42.md). Sent as pieces, the body's bytes are the views they already are.
  */
