@@ -1,14 +1,6 @@
 import { describe, expect } from "vitest";
 import { type CliFixtures, test } from "../support/fixtures.js";
-import {
-  CASES,
-  type Case,
-  caseOf,
-  EXPECTED,
-  OPENAI,
-  responsesTextStart,
-  sse,
-} from "../support/wire-error-cases.js";
+import { CASES, type Case, caseOf, EXPECTED, errorAfterText } from "../support/wire-error-cases.js";
 
 // What a script reads of a model's error, on each wire: `-p --output-format json`'s `error.type`
 // and words, and whether the prompt was sent again (README, "Choosing a model" and "JSON output").
@@ -93,19 +85,7 @@ describe("a model's error in its event stream, in -p's JSON result", () => {
     cli,
     model,
   }) => {
-    const { code, type, message } = OPENAI.quota;
-    model.setResponder(() => ({
-      raw: [
-        ...responsesTextStart(),
-        sse("error", {
-          type: "error",
-          sequence_number: 4,
-          code: code ?? type,
-          message,
-          param: null,
-        }),
-      ],
-    }));
+    model.setResponder(() => ({ raw: errorAfterText("quota") }));
     const result = await run(cli, model.url, { model: "openai:gpt-5", prompt: "after text" });
     expect({ ...result, type: result.error?.type, requests: model.requests.length }).toMatchObject({
       code: 1,

@@ -1,13 +1,6 @@
 import { describe, expect } from "vitest";
 import { test } from "../support/fixtures.js";
-import {
-  CASES,
-  EXPECTED,
-  KINDS,
-  OPENAI,
-  responsesTextStart,
-  sse,
-} from "../support/wire-error-cases.js";
+import { CASES, EXPECTED, errorAfterText, KINDS } from "../support/wire-error-cases.js";
 
 // One rule on every wire (README, "Choosing a model"): a model's error is typed by the error's own
 // code or type, however it comes (an HTTP error status, a 200 answer whose body is an error, an
@@ -63,17 +56,7 @@ describe("a model's error after text was shown", () => {
   }) => {
     const seen = [];
     for (const kind of KINDS) {
-      const { code, type, message } = OPENAI[kind];
-      const frames = [
-        ...responsesTextStart(),
-        sse("error", {
-          type: "error",
-          sequence_number: 4,
-          code: code ?? type,
-          message,
-          param: null,
-        }),
-      ];
+      const frames = errorAfterText(kind);
       const harness = await openHarness({ model: "openai:gpt-5", tuning: ONE_RETRY });
       harness.server.setResponder(() => ({ raw: frames }));
       const outcome = await harness.prompt(`after text ${kind}`);

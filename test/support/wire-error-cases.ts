@@ -188,3 +188,10 @@ export function responsesTextStart(): string[] {
     }),
   ];
 }
+
+/** A Responses answer whose text began ("Partial"), then an `error` event of `kind`'s code. */
+export function errorAfterText(kind: Kind): string[] {
+  const { code, type, message } = OPENAI[kind];
+  const error = { type: "error", sequence_number: 4, code: code ?? type, message, param: null };
+  return [...responsesTextStart(), sse("error", error)];
+}
