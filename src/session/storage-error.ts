@@ -37,11 +37,9 @@ export class StorageError extends Error {
  * session's location names too (`postgres://u:***@host/db (session <id>)`), so it is said once.
  */
 function withoutPlace(message: string, location: string): string {
-  const end = message.indexOf(": ");
-  const place = message.slice(0, end);
-  return end > 0 && (location === place || location.startsWith(`${place} (`))
-    ? message.slice(end + 2)
-    : message;
+  // The place itself may hold ": " (a database URL's hint: "… user part: write them …").
+  const place = `${location.replace(/ \(session [^)]*\)$/, "")}: `;
+  return message.startsWith(place) ? message.slice(place.length) : message;
 }
 
 /** `error` as a {@link StorageError} of `location`, unless it already names one. */
@@ -71,9 +69,7 @@ export class HeldBackLostError extends Error {
   override readonly name = "HeldBackLostError";
 
   constructor(location: string, types: readonly string[], cause: unknown) {
-    const message = errorMessage(cause);
-    const place = `${location.replace(/ \(session [^)]*\)$/, "")}: `;
-    const reason = message.startsWith(place) ? message.slice(place.length) : message;
+    const reason = withoutPlace(errorMessage(cause), location);
     super(
       `${location} could not be written at exit (${reason}): ${eventCount(types)} held back since then ${types.length === 1 ? "is" : "are"} lost (${listedTypes(types)}); a resume goes on after the last stored event`,
     );

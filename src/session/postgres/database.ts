@@ -143,6 +143,8 @@ export class Database {
   readonly #url: string;
   readonly #retryDelaysMs: readonly number[];
   #ready: Promise<{ pool: Pool; driver: Driver }> | undefined;
+  /** The `pg` module once loaded ({@link #place} reads the URL with it). */
+  #driver: Driver | undefined;
 
   /** @param retryDelaysMs see {@link DEFAULT_RETRY_DELAYS_MS} and {@link retried}. */
   constructor(url: string, retryDelaysMs: readonly number[] = DEFAULT_RETRY_DELAYS_MS) {
@@ -247,6 +249,43 @@ export class Database {
     return new DatabaseError(`${this.displayUrl}: ${message}`, error);
   }
 
+  /**
+   * Why the database could not be reached, for its operator (the heartbeat's "unreachable" line):
+   * where `pg` connects (`host h, port 5432` or `socket /run/postgresql/.s.PGSQL.5432`, then the
+   * database), the driver's reason with no password, and its code (`ECONNREFUSED`, a SQLSTATE)
+   * unless the reason names it. `pg`'s reasons alone may name none of these ("Connection
+   * terminated unexpectedly"; an empty one with code ECONNREFUSED when every address refused).
+   */
+  unreachableReason(error: unknown): string {
+    const cause = error instanceof DatabaseError ? error.cause : error;
+    const reason = redactPassword(errorMessage(cause), this.#url);
+    const code = errorCode(cause);
+    const said = [reason, code !== undefined && !reason.includes(code) ? code : ""]
+      .filter((part) => part !== "")
+      .join(", ");
+    const place = this.#place();
+    const why = said === "" ? "no reason given" : said;
+    return place === undefined ? why : `${place}: ${why}`;
+  }
+
+  /** Where `pg` connects for this URL (its defaults and `PG*` variables applied), password cut. */
+  #place(): string | undefined {
+    try {
+      const client = this.#driver === undefined ? undefined : new this.#driver.Client(this.#url);
+      if (client === undefined) {
+        return undefined;
+      }
+      const { host, port, database } = client;
+      const where = host.startsWith("/")
+        ? `socket ${host}/.s.PGSQL.${port}`
+        : `host ${host}, port ${port}`;
+      return redactPassword(`${where}, database ${database ?? ""}`, this.#url);
+    } catch {
+      // A URL `pg` cannot read (an `sslkey` file that is not there): its reason says so.
+      return undefined;
+    }
+  }
+
   #connect(): Promise<{ pool: Pool; driver: Driver }> {
     this.#ready ??= this.#open();
     return this.#ready;
@@ -254,6 +293,7 @@ export class Database {
 
   async #open(): Promise<{ pool: Pool; driver: Driver }> {
     const driver = await loadDriver();
+    this.#driver = driver;
     // Idle connections must not keep a finished `turnloop -p` alive.
     const pool = new driver.Pool({
       connectionString: this.#url,

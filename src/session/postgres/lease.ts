@@ -355,7 +355,7 @@ export class LeaseKeeper {
     } catch (error) {
       if (!this.#unreachable) {
         this.#unreachable = true;
-        const reason = this.#database.redact(error).message;
+        const reason = this.#database.unreachableReason(error);
         this.#notice(
           `${this.#database.displayUrl} is unreachable (${reason}): ${unreachableWhat(held.length)}; retrying every ${this.#heartbeatMs} ms`,
         );
