@@ -191,7 +191,8 @@ export function isDatabaseUrl(value: string): boolean {
  * `url` as shown ({@link redactedUrl}: its password and secret query values such as
  * `?password=` or `?sslpassword=` as `***`, its user name, a role, kept), with a hint when its
  * password holds characters that end a URL's user part (`/`, `?`, `#`: the URL then names
- * another host or none) or it is no URL at all.
+ * another host or none) or it is no URL at all, as `pg` reads one (`postgres://u@/db?host=/run`,
+ * a user and a socket folder, is one).
  */
 export function redactDatabaseUrl(url: string): string {
   const shown = redactedUrl(url);
@@ -199,7 +200,7 @@ export function redactDatabaseUrl(url: string): string {
   if (problem !== undefined) {
     return `${shown} (${problem})`;
   }
-  return URL.canParse(url) ? shown : `${shown} (not a valid URL)`;
+  return driverReading(url) === undefined ? `${shown} (not a valid URL)` : shown;
 }
 
 /**

@@ -132,12 +132,15 @@ describe("the heartbeat's unreachable line", () => {
       await unreachableLine(`postgres://turnloop:sec@127.0.0.1:${cutting}/app`),
       await unreachableLine(`postgres://turnloop:p@ss#word@127.0.0.1:${refusing}/app`),
       await unreachableLine(`postgres:///app?host=${folder}`),
+      // A user and no host: valid for `pg` (a socket folder in `host=`), though no URL parser's.
+      await unreachableLine(`postgres://turnloop:sec@/app?host=${folder}`),
     ];
     const retrying = "this worker can open no session; retrying every 5 ms";
     expect(lines).toEqual([
       `postgres://turnloop:***@127.0.0.1:${cutting}/app is unreachable (host 127.0.0.1, port ${cutting}, database app: Connection terminated unexpectedly): ${retrying}`,
       `postgres://turnloop:***@127.0.0.1:${refusing}/app (its password holds / ? or #, which end a URL's user part: write them percent-encoded, %2F %3F %23) is unreachable (host ss, port 5432, database turnloop: getaddrinfo ENOTFOUND ss): ${retrying}`,
       `postgres:///app?host=${folder} is unreachable (socket ${folder}/.s.PGSQL.5432, database app: connect ENOENT ${folder}/.s.PGSQL.5432): ${retrying}`,
+      `postgres://turnloop:***@/app?host=${folder} is unreachable (socket ${folder}/.s.PGSQL.5432, database app: connect ENOENT ${folder}/.s.PGSQL.5432): ${retrying}`,
     ]);
   });
 });
