@@ -43,8 +43,24 @@ export function readConfigFileText(
     case "refused":
       return { problem: `${path} ${file.reason}` };
     case "read":
-      return { text: withoutByteOrderMark(file.bytes.toString("utf8")) };
+      return utf8Text(path, file.bytes);
   }
+}
+
+/**
+ * `bytes` of the file at `path` as UTF-8 text, or the problem naming it when they are UTF-16
+ * (a byte order mark FF FE or FE FF, or a NUL byte among the first two: Windows PowerShell 5's
+ * `>` and `Out-File` write UTF-16LE), which read as UTF-8 was "not valid JSON: line 1, column 1".
+ */
+function utf8Text(path: string, bytes: Buffer): FileText {
+  const [first, second] = bytes;
+  const utf16 =
+    (first === 0xff && second === 0xfe) ||
+    (first === 0xfe && second === 0xff) ||
+    (bytes.length >= 2 && (first === 0 || second === 0));
+  return utf16
+    ? { problem: `${path} is UTF-16 text: a config file must be UTF-8 (save it as UTF-8)` }
+    : { text: withoutByteOrderMark(bytes.toString("utf8")) };
 }
 
 /**
@@ -59,7 +75,7 @@ export async function readNamedFileText(path: string): Promise<FileText | undefi
       return undefined;
     }
     const { readFile } = await import("node:fs/promises");
-    return { text: withoutByteOrderMark(await readFile(path, "utf8")) };
+    return utf8Text(path, await readFile(path));
   } catch (error) {
     return isMissingFileError(error) ? undefined : { problem: `${path}: ${errorMessage(error)}` };
   }
