@@ -23,10 +23,13 @@ const TOOLS = [
     description: "bad type",
     inputSchema: { type: "object", properties: { q: { type: "strin" } } },
   },
+  // Round 3, session 43, N7: offered as "raw__", a name no call could mean.
+  { name: "", description: "nameless", inputSchema: { type: "object", properties: {} } },
 ];
 const LEFT_OUT = [
   'MCP server raw: tool "untyped" is left out: inputSchema.type: Invalid input: expected "object"',
   'MCP server raw: tool "odd" is left out: its inputSchema is no valid JSON Schema (/properties/q/type must be equal to one of the allowed values)',
+  "MCP server raw: tool 4 of the list is left out: its name is empty (a tool is called by its name)",
 ];
 
 test("-p: the server's good tool is offered and runs; each bad one is said in one line", async ({

@@ -41,7 +41,10 @@ export async function checkedTools(
     const tool = await checkedTool(item, clientModule);
     if (typeof tool === "string") {
       const name = (item as { name?: unknown } | null)?.name;
-      const named = typeof name === "string" ? `tool "${name}"` : `tool ${index + 1} of the list`;
+      const named =
+        typeof name === "string" && name !== ""
+          ? `tool "${name}"`
+          : `tool ${index + 1} of the list`;
       checked.leftOut.push(`${named} is left out: ${tool}`);
     } else {
       checked.tools.push(tool);
@@ -63,6 +66,9 @@ async function checkedTool(
     return `${where}${issue?.message ?? "not a tool"}`;
   }
   const tool = parsed.value as McpTool;
+  if (tool.name === "") {
+    return "its name is empty (a tool is called by its name)";
+  }
   const problem = await schemaProblem(tool.inputSchema as Record<string, unknown>);
   return problem === undefined ? tool : `its inputSchema is no valid JSON Schema (${problem})`;
 }
