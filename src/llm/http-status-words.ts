@@ -4,8 +4,8 @@
  * its error message as the AI SDK's provider read it and, when that is only the status text (a
  * body in no error shape the provider knows: Ollama's and Go servers' `404 page not found`, a
  * proxy's text), the body's own first characters. A 404 also names the URL asked and the model,
- * and, when the URL's path has no API version (`/v1`…), the usual cause: a base URL without its
- * path (trial 40 F10).
+ * and, unless the wire's API answered it ({@link answeredByApi}), the base URL rule of the wire
+ * (README, "Choosing a model").
  */
 
 import type { APICallError } from "@ai-sdk/provider";
@@ -22,10 +22,38 @@ export function httpStatusWords(error: APICallError, statusCode: number): string
   const model = modelOf(error.requestBodyValues);
   const modelWords = model === undefined ? "" : ` (model "${model}")`;
   const { shown, path } = shownUrl(error.url);
-  const cause = /\/v\d/.test(path)
+  const cause = answeredByApi(error, path)
     ? ""
-    : `; the base URL's path may be wrong (${baseUrlHint(path)})${model === undefined ? "" : `, or the server has no model "${model}"`}`;
+    : `; the base URL's path may be wrong (${baseUrlHint(path)}${ollamaRule(path)})${model === undefined ? "" : `, or the server has no model "${model}"`}`;
   return `HTTP 404 from ${shown}${modelWords}: ${words}${cause}`;
+}
+
+/**
+ * Ollama's base URL rule when `path` may be its wire's (`<OLLAMA_HOST>/v1/chat/completions`:
+ * api-keys.ts `wireBaseUrl`), else nothing.
+ */
+function ollamaRule(path: string): string {
+  return path.endsWith("/v1/chat/completions")
+    ? "; Ollama's (OLLAMA_HOST) is the server's address, host:port, to which turnloop adds /v1"
+    : "";
+}
+
+/**
+ * Whether a 404 at `path` came from the wire's API itself, so its base URL is right: the path has
+ * its version once (`/v1/`, not `/v1/v1/`) and the provider read the body's own JSON error (or
+ * the error has no body: not an answer from a server). A plain or HTML page, another vendor's
+ * error shape or an empty body is a server without this path (trial 40 F10; round 3, session 43,
+ * N5: Anthropic's wire with a doubled /v1, `OLLAMA_HOST=http://host:11434/api`).
+ */
+function answeredByApi(error: APICallError, path: string): boolean {
+  if (!/\/v\d/.test(path) || /\/(v\d+)\/\1\//.test(path)) {
+    return false;
+  }
+  if (error.responseBody === undefined) {
+    return true;
+  }
+  const words = jsonMessageOf(error.responseBody.replace(/\s+/g, " ").trim());
+  return words !== undefined && error.message.replace(/\s+/g, " ").includes(words);
 }
 
 /**

@@ -89,6 +89,6 @@ test("a 404 on Anthropic's wire keeps the server's words in another vendor's err
     { env: { ANTHROPIC_API_KEY: "sk-test" } },
   );
   expect(result.stderr.split("\n").filter((line) => line.startsWith("turnloop: "))[0]).toBe(
-    `turnloop: HTTP 404 from ${model.url}/v1/messages (model "claude-sonnet-4-5"): Not Found (Not Found: /v1/messages)`,
+    `turnloop: HTTP 404 from ${model.url}/v1/messages (model "claude-sonnet-4-5"): Not Found (Not Found: /v1/messages); the base URL's path may be wrong (an Anthropic Messages API one is the host alone or ends in /v1: turnloop adds /v1 when it is missing, then /messages), or the server has no model "claude-sonnet-4-5"`,
   );
 });

@@ -4,7 +4,7 @@ import { test } from "../support/fixtures.js";
 // A model server answering 404 (trial 40 F10): the usual cause is a base URL without its `/v1`
 // (`--base-url http://127.0.0.1:8000` for a vLLM serving `/v1`). Through the built CLI's `-p`,
 // every wire: the message names the URL asked and the model, keeps the server's own words and
-// says the likely cause; a 404 whose path has its version keeps the server's message alone.
+// says the likely cause; a 404 the API itself explains keeps the server's message alone.
 
 /** The `turnloop:` lines of `stderr` (no retry lines: a 404 is not retried). */
 function errorLines(stderr: string): string[] {
@@ -28,9 +28,9 @@ test("a base URL without /v1: the URL, the model, the server's words and the lik
     `turnloop: HTTP 404 from ${model.url}/chat/completions (model "${name}"): Not Found (404 page not found); the base URL's path may be wrong (an OpenAI-compatible one usually ends in /v1), or the server has no model "${name}"`;
   expect(seen).toEqual({
     "openai-compatible:x": [chat("x")],
-    // Ollama's base URL gets the /v1 it lacks (base-url-rules.test.ts): the path has its version.
+    // Ollama's base URL gets the /v1 it lacks (base-url-rules.test.ts); a page is no API's answer.
     "ollama:qwen3": [
-      `turnloop: HTTP 404 from ${model.url}/v1/chat/completions (model "qwen3"): Not Found (404 page not found)`,
+      `turnloop: HTTP 404 from ${model.url}/v1/chat/completions (model "qwen3"): Not Found (404 page not found); the base URL's path may be wrong (an OpenAI-compatible one usually ends in /v1; Ollama's (OLLAMA_HOST) is the server's address, host:port, to which turnloop adds /v1), or the server has no model "qwen3"`,
     ],
     "openai:gpt-5": [
       `turnloop: HTTP 404 from ${model.url}/responses (model "gpt-5"): Not Found (404 page not found); the base URL's path may be wrong (an OpenAI Responses API one usually ends in /v1; turnloop adds /responses), or the server has no model "gpt-5"`,

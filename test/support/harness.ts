@@ -33,6 +33,8 @@ export interface HarnessOptions {
   authorize?: Authorize;
   server?: FakeModelServerOptions;
   tuning?: ProviderTuning;
+  /** The model's base URL after the fake server's origin; default `/v1`. */
+  baseUrlPath?: string;
   /** Where the session is kept; default the file store in the harness's temporary home. */
   store?: (home: string) => SessionStore;
 }
@@ -69,7 +71,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const cwd = await mkdtemp(join(tmpdir(), "turnloop-cwd-"));
   const wire = options.wire ?? "openai-chat";
   const resolved = resolveModel(
-    { model: options.model ?? MODEL_FOR_WIRE[wire], baseUrl: `${server.url}/v1` },
+    {
+      model: options.model ?? MODEL_FOR_WIRE[wire],
+      baseUrl: `${server.url}${options.baseUrlPath ?? "/v1"}`,
+    },
     { OPENAI_API_KEY: "test-key", ANTHROPIC_API_KEY: "test-key" },
   );
   if (!resolved.ok) {
