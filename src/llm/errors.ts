@@ -3,7 +3,12 @@
  * retried) and the retry policy that acts on it (case 18); failure-words.ts says it in words.
  */
 
-import { APICallError, JSONParseError, LoadAPIKeyError } from "@ai-sdk/provider";
+import {
+  APICallError,
+  JSONParseError,
+  LoadAPIKeyError,
+  TypeValidationError,
+} from "@ai-sdk/provider";
 import type { ErrorType } from "../events/events.js";
 import { errorKindsOf, statusOfError } from "./error-kind.js";
 import {
@@ -56,6 +61,10 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
   if (APICallError.isInstance(error)) {
     return apiCallFailure(error);
   }
+  const refused = refusedErrorEvent(error);
+  if (refused !== undefined) {
+    return refused;
+  }
   const malformed = malformedEvent(error);
   if (malformed !== undefined) {
     // An event that is not JSON was torn or garbled on its way (a proxy): a network failure, as a
@@ -91,6 +100,32 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
     return { errorType: "network", message: boundedMessage(text), retryable: true };
   }
   return { errorType: "malformed_response", message: boundedMessage(text), retryable: false };
+}
+
+/**
+ * A Responses API `error` or `response.failed` event the AI SDK's schema refused (no
+ * `sequence_number`; the error nested under `error`, its `type` and `code` null) that carries the
+ * server's message: that error, said and typed as any in-stream error ({@link plainStreamFailure}),
+ * not a malformed answer that hides why the server failed (round 3, session 43, N4).
+ */
+function refusedErrorEvent(error: unknown): ClassifiedFailure | undefined {
+  if (!TypeValidationError.isInstance(error)) {
+    return undefined;
+  }
+  const event = asRecord(error.value);
+  if (event === undefined || (event.type !== "error" && event.type !== "response.failed")) {
+    return undefined;
+  }
+  const inner = asRecord(asRecord(event.response)?.error) ?? asRecord(event.error) ?? event;
+  return typeof inner.message === "string"
+    ? plainStreamFailure(event, streamErrorWords(errorKindsOf(event)[0], inner.message))
+    : undefined;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** An HTTP answer's failure (or an in-stream `error` event the AI SDK reports as one). */
