@@ -40,7 +40,7 @@ const HELD_BACK_LOST_WITH_SHUTDOWN =
 
 /** What the heartbeat says once when it finds the database gone (postgres/lease.ts). */
 const HEARTBEAT_UNREACHABLE =
-  /^turnloop: postgres:\/\/postgres@127\.0\.0\.1:\d+\/t_\w+ is unreachable \(.*not currently accepting connections\): the leases of this worker's session are not renewed; retrying every 2500 ms\n$/;
+  /^turnloop: postgres:\/\/postgres@127\.0\.0\.1:\d+\/t_\w+ is unreachable \(host 127\.0\.0\.1, port \d+, database t_\w+: database "t_\w+" is not currently accepting connections, code 55000\): the leases of this worker's session are not renewed; retrying every 2500 ms\n$/;
 
 let server: FakeModelServer;
 let home: string;

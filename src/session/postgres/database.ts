@@ -252,7 +252,7 @@ export class Database {
   /**
    * Why the database could not be reached, for its operator (the heartbeat's "unreachable" line):
    * where `pg` connects (`host h, port 5432` or `socket /run/postgresql/.s.PGSQL.5432`, then the
-   * database), the driver's reason with no password, and its code (`ECONNREFUSED`, a SQLSTATE)
+   * database), the driver's reason with no password, and its code (`code ECONNREFUSED`, a SQLSTATE)
    * unless the reason names it. `pg`'s reasons alone may name none of these ("Connection
    * terminated unexpectedly"; an empty one with code ECONNREFUSED when every address refused).
    */
@@ -260,7 +260,7 @@ export class Database {
     const cause = error instanceof DatabaseError ? error.cause : error;
     const reason = redactPassword(errorMessage(cause), this.#url);
     const code = errorCode(cause);
-    const said = [reason, code !== undefined && !reason.includes(code) ? code : ""]
+    const said = [reason, code !== undefined && !reason.includes(code) ? `code ${code}` : ""]
       .filter((part) => part !== "")
       .join(", ");
     const place = this.#place();
