@@ -68,8 +68,8 @@ function userInfoEnd(rest: string): number {
   return delimiter === 0 ? -1 : rest.lastIndexOf("@", delimiter - 1);
 }
 
-/** `url`'s scheme, user name, password (if any) and the rest, read as text. */
-function userInfoOf(
+/** `url`'s scheme, user name, password (if any) and the rest, read as text (no parser's reading). */
+export function userInfoOf(
   url: string,
 ): { scheme: string; user: string; password?: string; rest: string } | undefined {
   const scheme = SCHEME.exec(url)?.[0];
@@ -200,7 +200,10 @@ export function redactDatabaseUrl(url: string): string {
   if (problem !== undefined) {
     return `${shown} (${problem})`;
   }
-  return driverReading(url) === undefined ? `${shown} (not a valid URL)` : shown;
+  // As `pg` reads one: an empty host (`u@/db?host=/run/postgresql`) is a socket folder's URL.
+  return URL.canParse(url) || URL.canParse(url.replace("@/", "@h/"))
+    ? shown
+    : `${shown} (not a valid URL)`;
 }
 
 /**
@@ -212,60 +215,4 @@ export function urlPasswordProblem(url: string): string | undefined {
   return password !== undefined && /[/?#]/.test(password)
     ? "its password holds / ? or #, which end a URL's user part: write them percent-encoded, %2F %3F %23"
     : undefined;
-}
-
-/**
- * `text` (a driver's error) with `url`'s password as `***` where the driver can have put it: in
- * a URL (its user part, {@link redactedText}) or the URL as written. A password the parser reads
- * whole never reaches `pg`'s messages, which name the user, host, database and file paths (a
- * user named as the password stays shown). One it reads otherwise (`p@ss#word`: host `ss`) may
- * land in the host, database or port `pg` names: then the written password, decoded, and each
- * such part of 4 characters or more taken from it are `***` anywhere in `text`.
- */
-export function redactPassword(text: string, url: string): string {
-  const shown = redactedText(text.split(url).join(redactedUrl(url)));
-  const written = userInfoOf(url)?.password ?? "";
-  const parsed = driverReading(url);
-  if (written === "" || (parsed !== undefined && parsed.password === decoded(written))) {
-    return shown;
-  }
-  const whole = [written, decoded(written)];
-  const parts = Object.values(parsed ?? {})
-    .flatMap((part) => [part, decoded(part)])
-    .filter((part) => part.length > 3 && whole.some((value) => value.includes(part)));
-  let masked = shown;
-  const longestFirst = [...new Set([...whole, ...parts])].sort((a, b) => b.length - a.length);
-  for (const value of longestFirst.filter((candidate) => candidate !== "")) {
-    masked = masked.split(value).join(URL_SECRET);
-  }
-  return masked;
-}
-
-/**
- * `url`'s parts as `pg` reads them (pg-connection-string: spaces and stray `%` encoded first, an
- * empty host allowed), the password decoded; undefined when no parser takes it.
- */
-function driverReading(url: string): Record<string, string> | undefined {
-  const encoded = / |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(url)
-    ? encodeURI(url).replace(/%25(\d\d)/g, "%$1")
-    : url;
-  for (const candidate of [encoded, encoded.replace("@/", "@___DUMMY___/")]) {
-    if (URL.canParse(candidate, "postgres://base")) {
-      const { username, password, hostname, port, pathname } = new URL(
-        candidate,
-        "postgres://base",
-      );
-      return { username, password: decoded(password), hostname, port, pathname: pathname.slice(1) };
-    }
-  }
-  return undefined;
-}
-
-/** `value` percent-decoded, or as it is when it is not valid percent-encoding. */
-function decoded(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
 }

@@ -8,8 +8,9 @@
 
 import type { Client, Pool, PoolClient } from "pg";
 import { errorCode, errorMessage } from "../../events/errors.js";
-import { redactDatabaseUrl, redactPassword } from "../../llm/shown-values.js";
+import { redactDatabaseUrl } from "../../llm/shown-values.js";
 import { SessionLockedError } from "../session-store.js";
+import { redactPassword } from "./driver-reasons.js";
 import { MissingSessionError } from "./lease.js";
 import { migrate } from "./schema.js";
 
