@@ -15,8 +15,9 @@ import { monotonicMilliseconds } from "./support.mjs";
  * published when a socket starts connecting): a `data` listener added before the HTTP client's
  * stamps each read, and the socket's own `_write`/`_writev` (the calls that hand bytes to the OS,
  * after any cork) are wrapped to stamp each write.
- * @returns {{stop: () => void, requests: (port: number) => Array<{firstWrite: number,
- *   lastRead: number}>}} `requests(port)`: for each request on sockets connected to `port`, in
+ * @returns {{stop: () => void, sockets: (port: number) => number, requests: (port: number) =>
+ *   Array<{firstWrite: number, lastRead: number}>}} `sockets(port)`: how many sockets connected to
+ *   `port` (one while keep-alive holds); `requests(port)`: for each request on them, in
  *   order, when its first bytes were written and when the last bytes of its answer were read
  *   (monotonic ms). A request is a run of writes on one socket; its answer, the reads that follow
  *   until the next write on any watched socket to `port`.
@@ -38,6 +39,9 @@ export function watchClientSockets() {
   subscribe("net.client.socket", onSocket);
   return {
     stop: () => unsubscribe("net.client.socket", onSocket),
+    sockets: (port) =>
+      new Set(timeline.flatMap((entry) => (entry.socket.remotePort === port ? [entry.socket] : [])))
+        .size,
     requests: (port) => requestsOf(timeline.filter((entry) => entry.socket.remotePort === port)),
   };
 }

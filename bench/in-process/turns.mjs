@@ -73,7 +73,8 @@ export async function turnOverhead(options) {
     );
     await session.close();
     const requests = await model.requests();
-    const client = sockets.requests(Number(new URL(model.url).port));
+    const port = Number(new URL(model.url).port);
+    const client = sockets.requests(port);
     const samples = [];
     for (let turn = 0; turn + 1 < requests.length; turn++) {
       const tool = tools.get(toolOrder[turn] ?? "");
@@ -102,7 +103,15 @@ export async function turnOverhead(options) {
           (tool.cpuComplete - tool.cpuStart),
       });
     }
-    return { outcome, requests: requests.length, clientRequests: client.length, samples, schedule };
+    const clientSockets = sockets.sockets(port);
+    return {
+      outcome,
+      requests: requests.length,
+      clientRequests: client.length,
+      clientSockets,
+      samples,
+      schedule,
+    };
   } finally {
     sockets.stop();
     await model.close();
@@ -176,7 +185,8 @@ export async function turnOverheadFloor(options, beforeRequest) {
       messages.push({ role: "tool", tool_call_id: callId, content: "1. line 1" });
     }
     const requests = await model.requests();
-    const client = sockets?.requests(Number(new URL(model.url).port)) ?? [];
+    const port = Number(new URL(model.url).port);
+    const client = sockets?.requests(port) ?? [];
     const samples = [];
     for (let turn = 0; turn + 1 < requests.length; turn++) {
       const responseEnd = client[turn]?.lastRead ?? Number.NaN;
@@ -196,7 +206,8 @@ export async function turnOverheadFloor(options, beforeRequest) {
         cpuPerTurnWithoutTool,
       });
     }
-    return { requests: requests.length, clientRequests: client.length, samples };
+    const clientSockets = sockets?.sockets(port) ?? 0;
+    return { requests: requests.length, clientRequests: client.length, clientSockets, samples };
   } finally {
     sockets?.stop();
     await model.close();
