@@ -47,6 +47,24 @@ export function watchClientSockets() {
 }
 
 /**
+ * The client's stamps of each of the fake model's `recorded` requests, in order.
+ * @param {{requests: (port: number) => Array<{firstWrite: number, lastRead: number}>}} watched
+ * @param {string} url The fake model's URL.
+ * @param {number} recorded How many requests the fake model recorded.
+ * @throws Error when the client wrote a different number of requests to it (the gaps would pair
+ *   one request's end with another's start).
+ */
+export function clientRequests(watched, url, recorded) {
+  const client = watched.requests(Number(new URL(url).port));
+  if (client.length !== recorded) {
+    throw new Error(
+      `the client wrote ${client.length} requests, the fake model received ${recorded}`,
+    );
+  }
+  return client;
+}
+
+/**
  * @param {Array<{kind: "read" | "write", at: number}>} timeline
  * @returns {Array<{firstWrite: number, lastRead: number}>}
  */

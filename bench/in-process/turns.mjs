@@ -2,7 +2,7 @@
 
 import { request as httpRequest } from "node:http";
 import { BENCH_PROMPT } from "../scenario.mjs";
-import { watchClientSockets } from "./client-stamps.mjs";
+import { clientRequests, watchClientSockets } from "./client-stamps.mjs";
 import {
   mainThreadSchedule,
   monotonicMilliseconds,
@@ -73,8 +73,7 @@ export async function turnOverhead(options) {
     );
     await session.close();
     const requests = await model.requests();
-    const port = Number(new URL(model.url).port);
-    const client = sockets.requests(port);
+    const client = clientRequests(sockets, model.url, requests.length);
     const samples = [];
     for (let turn = 0; turn + 1 < requests.length; turn++) {
       const tool = tools.get(toolOrder[turn] ?? "");
@@ -103,7 +102,7 @@ export async function turnOverhead(options) {
           (tool.cpuComplete - tool.cpuStart),
       });
     }
-    const clientSockets = sockets.sockets(port);
+    const clientSockets = sockets.sockets(Number(new URL(model.url).port));
     return {
       outcome,
       requests: requests.length,
@@ -185,8 +184,7 @@ export async function turnOverheadFloor(options, beforeRequest) {
       messages.push({ role: "tool", tool_call_id: callId, content: "1. line 1" });
     }
     const requests = await model.requests();
-    const port = Number(new URL(model.url).port);
-    const client = sockets?.requests(port) ?? [];
+    const client = sockets === undefined ? [] : clientRequests(sockets, model.url, requests.length);
     const samples = [];
     for (let turn = 0; turn + 1 < requests.length; turn++) {
       const responseEnd = client[turn]?.lastRead ?? Number.NaN;
@@ -206,7 +204,7 @@ export async function turnOverheadFloor(options, beforeRequest) {
         cpuPerTurnWithoutTool,
       });
     }
-    const clientSockets = sockets?.sockets(port) ?? 0;
+    const clientSockets = sockets?.sockets(Number(new URL(model.url).port)) ?? 0;
     return { requests: requests.length, clientRequests: client.length, clientSockets, samples };
   } finally {
     sockets?.stop();
