@@ -67,7 +67,9 @@ function largestSocketWrite(): () => number {
     };
   };
   subscribe("net.client.socket", onSocket as (message: unknown) => void);
-  onTestFinished(() => unsubscribe("net.client.socket", onSocket as (message: unknown) => void));
+  onTestFinished(() => {
+    unsubscribe("net.client.socket", onSocket as (message: unknown) => void);
+  });
   return () => largest;
 }
 
