@@ -1,7 +1,7 @@
 /**
  * A huge string in pieces of bounded length, for the stages that copy a huge message (issue 27
  * item 3): the model request's body (huge-messages.ts) and the event log's line
- * (session/event-line.ts).
+ * (session/event-line.ts); and a long string body's UTF-8 encoded in pieces (request-body.ts).
  */
 
 /** UTF-16 code units of a huge string handled at a time (1 Mi). */
