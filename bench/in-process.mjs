@@ -13,14 +13,14 @@
  *
  * Benchmarks (options in brackets):
  * - `turn-overhead` [dist, cwd, home, turns]: one prompt of `turns` tool turns and an answer; per turn,
- *   the gap between the end of a model response and the arrival of the next request, and the tool's
- *   own time inside that gap.
- * - `turn-overhead-floor` [turns]: the same requests made by a tiny fetch loop.
+ *   the gap between the end of a model response and the next request (both stamped in this process:
+ *   in-process/client-stamps.mjs), and the tool's own time inside that gap.
+ * - `turn-overhead-floor` [turns]: the same requests made by a tiny node:http loop, stamped alike.
  * - `turn-gap-cpu` [dist, cwd, home, turns]: the same prompt; per turn, the main thread's CPU time
  *   inside that gap (a worker samples /proc), which leaves out work done while a request waits.
  * - `turn-allocation` [dist, cwd, home, turns, warmup?, samplingInterval?]: the same prompt; heap
  *   KiB allocated per turn after `warmup` turns (collected objects included), in all and by place.
- * - `turn-allocation-floor` [turns, warmup?, samplingInterval?]: the same for the tiny fetch loop.
+ * - `turn-allocation-floor` [turns, warmup?, samplingInterval?]: the same for the tiny node:http loop.
  * - `relay` [dist, cwd, home, deltas, tokensPerSecond]: a streamed answer of `deltas` text deltas,
  *   timed at a session subscriber.
  * - `relay-floor` [deltas, tokensPerSecond]: the same stream read by a tiny fetch + SSE parser.

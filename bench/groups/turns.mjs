@@ -72,12 +72,16 @@ export async function benchTurnOverhead(context) {
   context.rows.push(
     {
       id: "3a",
-      figure: "per-turn overhead p50 (response end → next request, minus the view tool's time)",
+      figure:
+        "per-turn overhead p50 (response end → next request, both stamped in the client, minus the view tool's time)",
       unit: "ms",
       value: percentile(overheads, 0.5),
       spread: p10ToP90(overheads),
       target: atMost(1, "≤ 1 ms"),
-      floor: { value: percentile(floorOverheads, 0.5), label: "tiny fetch loop, same requests" },
+      floor: {
+        value: percentile(floorOverheads, 0.5),
+        label: "tiny node:http loop, same requests",
+      },
       runs: runsText,
       command,
     },
@@ -88,7 +92,7 @@ export async function benchTurnOverhead(context) {
       value: percentile(overheads, 0.99),
       spread: minToMax(runP99),
       target: atMost(5, "≤ 5 ms"),
-      floor: { value: percentile(floorOverheads, 0.99), label: "tiny fetch loop" },
+      floor: { value: percentile(floorOverheads, 0.99), label: "tiny node:http loop" },
       runs: `${runsText}; spread = p99 of each session`,
       command,
     },
@@ -99,7 +103,7 @@ export async function benchTurnOverhead(context) {
       unit: "ms",
       value: percentile(cpu, 0.5),
       spread: p10ToP90(cpu),
-      floor: { value: percentile(floorCpu, 0.5), label: "tiny fetch loop, CPU per request" },
+      floor: { value: percentile(floorCpu, 0.5), label: "tiny node:http loop, CPU per request" },
       runs: `${runsText.split(";")[0]}; /proc/self/task/<pid>/schedstat at each event`,
       command,
     },
@@ -115,7 +119,7 @@ const ALLOCATION_WARMUP = 5;
  * {@link ALLOCATION_WARMUP} turns), two runs; unlike 3c it does not move with the machine's load
  * (runs of one build agree within about 1 %), so it shows a change to a turn's work that 3c's
  * spread hides. Its largest places (packages, Node's internals) are in the row's text; its floor is
- * the tiny fetch loop's allocation per request (one run), sampled the same way.
+ * the tiny node:http loop's allocation per request (one run), sampled the same way.
  * @param {{dist: string, cwd: string, home: string, turns: number}} options
  * @returns {Promise<Row>}
  */
@@ -140,7 +144,7 @@ async function allocationRow(options) {
     unit: "bytes-per-turn",
     value: percentile(perTurn, 0.5),
     spread: minToMax(perTurn),
-    floor: { value: floor.kibPerTurn * 1024, label: "tiny fetch loop, same requests" },
+    floor: { value: floor.kibPerTurn * 1024, label: "tiny node:http loop, same requests" },
     runs: `2 sessions × ${options.turns} tool turns; V8's sampling heap profiler, a sample about every 512 bytes, its own profile's building left out; largest: ${largest}`,
     command: `${inProcessCommand("turn-allocation", {
       ...allocationOptions,

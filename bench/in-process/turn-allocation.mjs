@@ -73,7 +73,7 @@ export async function turnAllocation(options) {
 
 /**
  * The floor of `turn-allocation`: the same chain of requests made by `turn-overhead-floor`'s tiny
- * fetch loop (Node's `fetch`, each response read as text), sampled the same way from request
+ * loop (node:http's global agent, each response read as text), sampled the same way from request
  * `warmup + 1` to the end.
  * @param {{turns: number, warmup?: number, samplingInterval?: number}} options
  */

@@ -2,6 +2,7 @@
 
 import { Worker } from "node:worker_threads";
 import { BENCH_PROMPT } from "../scenario.mjs";
+import { clientRequests, watchClientSockets } from "./client-stamps.mjs";
 import { openBenchSession, startFakeModelElsewhere } from "./support.mjs";
 
 /**
@@ -25,9 +26,11 @@ while (Atomics.load(workerData.stop, 0) === 0) {
 parentPort.postMessage(samples);`;
 
 /**
- * For each tool turn k, the gap of figure 3 (the fake model's last byte of response k → request
- * k+1's arrival) in wall time and in main-thread CPU time, the latter from the sampler above (the
- * last sample at or before each end; so within about 0.1 ms plus the sampler's own waits). Unlike
+ * For each tool turn k, the gap of figure 3 (response k's last bytes read → request k+1's first
+ * bytes handed to the OS, both stamped in this process as 3a's are: client-stamps.mjs) in wall
+ * time and in main-thread CPU time, the latter from the sampler above (the last sample at or
+ * before each end, on the same monotonic clock; so within about 0.1 ms plus the sampler's own
+ * waits). `wireWall` is the gap by the fake model's stamps, as this figure read before. Unlike
  * 3c (CPU from one `assistant.turn_start` to the next), it leaves out what the process does while
  * a request waits for its answer, so it shows work moved into that wait (the first turn's JIT and
  * one-time work, src/llm/first-response.ts). Linux only (`/proc`).
@@ -38,6 +41,7 @@ export async function turnGapCpu(options) {
   const worker = new Worker(SAMPLER, { eval: true, workerData: { pid: process.pid, stop } });
   const sampled = new Promise((resolve) => worker.once("message", resolve));
   const model = await startFakeModelElsewhere({ toolTurns: options.turns, answerDeltas: 8 });
+  const sockets = watchClientSockets();
   try {
     const { session, settings } = await openBenchSession({
       ...options,
@@ -47,16 +51,23 @@ export async function turnGapCpu(options) {
     const outcome = await session.prompt(settings, BENCH_PROMPT);
     await session.close();
     const requests = await model.requests();
+    const client = clientRequests(sockets, model.url, requests.length);
     Atomics.store(stop, 0, 1);
     const samples = /** @type {number[]} */ (await sampled);
     const gaps = [];
     for (let turn = 0; turn + 1 < requests.length; turn++) {
-      const start = requests[turn].finishedAt;
-      const end = requests[turn + 1].receivedAt;
-      gaps.push({ wall: end - start, cpu: onCpuAt(samples, end) - onCpuAt(samples, start) });
+      const start = client[turn].lastRead;
+      const end = client[turn + 1].firstWrite;
+      const wireWall = requests[turn + 1].receivedAt - requests[turn].finishedAt;
+      gaps.push({
+        wall: end - start,
+        wireWall,
+        cpu: onCpuAt(samples, end) - onCpuAt(samples, start),
+      });
     }
-    return { outcome, requests: requests.length, gaps };
+    return { outcome, requests: requests.length, clientRequests: client.length, gaps };
   } finally {
+    sockets.stop();
     Atomics.store(stop, 0, 1);
     await worker.terminate();
     await model.close();

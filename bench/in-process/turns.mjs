@@ -1,6 +1,8 @@
 /** `turn-overhead` and its floor `turn-overhead-floor`. */
 
+import { request as httpRequest } from "node:http";
 import { BENCH_PROMPT } from "../scenario.mjs";
+import { clientRequests, watchClientSockets } from "./client-stamps.mjs";
 import {
   mainThreadSchedule,
   monotonicMilliseconds,
@@ -10,16 +12,22 @@ import {
 } from "./support.mjs";
 
 /**
- * Per-turn overhead: for each tool turn k, the gap between the end of response k (the fake server
- * handed its last byte to the OS) and the arrival of request k+1, minus the `view` call's own time
- * (tool.execution_start → tool.execution_complete, seen by a subscriber). Also the spans inside the
- * gap: response end → `assistant.turn_end` seen, turn end → tool start, tool, tool end → next
- * request arrived; and, robust to a busy machine, the main thread's CPU time per turn without the
- * tool's (from one `assistant.turn_start` to the next, minus tool start → complete).
+ * Per-turn overhead: for each tool turn k, the gap between the end of response k and request k+1,
+ * both stamped in this process (client-stamps.mjs: the last bytes of the answer read, the first
+ * bytes of the next request handed to the OS), minus the `view` call's own time
+ * (tool.execution_start → tool.execution_complete, seen by a subscriber) and minus the
+ * subscriber's own read of the CPU clock at the next `assistant.turn_start` (`harness`, a /proc
+ * read of tens of microseconds here). `wireGap` is the same gap by the fake model's stamps (its
+ * last byte written → the next request's headers parsed in its own process), which also holds
+ * the fake model's wake-up. Also the spans inside the gap: response end → `assistant.turn_end`
+ * seen, turn end → tool start, tool, tool end → next request written; and, robust to a busy
+ * machine, the main thread's CPU time per turn without the tool's (from one
+ * `assistant.turn_start` to the next, minus tool start → complete).
  * @param {{dist: string, cwd: string, home: string, turns: number}} options
  */
 export async function turnOverhead(options) {
   const model = await startFakeModelElsewhere({ toolTurns: options.turns, answerDeltas: 8 });
+  const sockets = watchClientSockets();
   try {
     const { session, settings } = await openBenchSession({
       ...options,
@@ -28,8 +36,10 @@ export async function turnOverhead(options) {
     });
     /** @type {number[]} */
     const turnEnds = [];
-    /** Main-thread CPU ms at each `assistant.turn_start`. */
+    /** Main-thread CPU ms at each `assistant.turn_start`, and when its read began and ended. */
     const turnStartCpu = [];
+    /** @type {Array<[number, number]>} */
+    const turnStartRead = [];
     /** @type {Map<string, {start: number, complete: number, cpuStart: number, cpuComplete: number}>} */
     const tools = new Map();
     const toolOrder = [];
@@ -37,9 +47,11 @@ export async function turnOverhead(options) {
       const now = monotonicMilliseconds();
       if (event.type === "assistant.turn_start") {
         turnStartCpu.push(mainThreadSchedule().onCpu);
+        turnStartRead.push([now, monotonicMilliseconds()]);
       } else if (event.type === "assistant.turn_end") {
         turnEnds.push(now);
       } else if (event.type === "tool.execution_start") {
+        // Read after the start's stamp and before the complete's: inside the tool's time.
         const cpuStart = mainThreadSchedule().onCpu;
         tools.set(event.data.toolCallId, {
           start: now,
@@ -51,8 +63,8 @@ export async function turnOverhead(options) {
       } else if (event.type === "tool.execution_complete") {
         const tool = tools.get(event.data.toolCallId);
         if (tool !== undefined) {
-          tool.complete = now;
           tool.cpuComplete = mainThreadSchedule().onCpu;
+          tool.complete = monotonicMilliseconds();
         }
       }
     });
@@ -61,33 +73,57 @@ export async function turnOverhead(options) {
     );
     await session.close();
     const requests = await model.requests();
+    const client = clientRequests(sockets, model.url, requests.length);
     const samples = [];
     for (let turn = 0; turn + 1 < requests.length; turn++) {
-      const response = requests[turn];
-      const next = requests[turn + 1];
       const tool = tools.get(toolOrder[turn] ?? "");
-      if (response === undefined || next === undefined || tool === undefined) {
+      const responseEnd = client[turn]?.lastRead ?? Number.NaN;
+      const nextRequest = client[turn + 1]?.firstWrite ?? Number.NaN;
+      if (tool === undefined) {
         continue;
       }
-      const gap = next.receivedAt - response.finishedAt;
+      const gap = nextRequest - responseEnd;
       const toolTime = tool.complete - tool.start;
+      const harness = overlap(turnStartRead[turn + 1], responseEnd, nextRequest);
       samples.push({
         gap,
+        wireGap:
+          (requests[turn + 1]?.receivedAt ?? Number.NaN) -
+          (requests[turn]?.finishedAt ?? Number.NaN),
         tool: toolTime,
-        overhead: gap - toolTime,
-        responseEndToTurnEnd: (turnEnds[turn] ?? Number.NaN) - response.finishedAt,
+        harness,
+        overhead: gap - toolTime - harness,
+        responseEndToTurnEnd: (turnEnds[turn] ?? Number.NaN) - responseEnd,
         turnEndToToolStart: tool.start - (turnEnds[turn] ?? Number.NaN),
-        toolEndToNextRequest: next.receivedAt - tool.complete,
+        toolEndToNextRequest: nextRequest - tool.complete,
         cpuPerTurnWithoutTool:
           (turnStartCpu[turn + 1] ?? Number.NaN) -
           (turnStartCpu[turn] ?? Number.NaN) -
           (tool.cpuComplete - tool.cpuStart),
       });
     }
-    return { outcome, requests: requests.length, samples, schedule };
+    const clientSockets = sockets.sockets(Number(new URL(model.url).port));
+    return {
+      outcome,
+      requests: requests.length,
+      clientRequests: client.length,
+      clientSockets,
+      samples,
+      schedule,
+    };
   } finally {
+    sockets.stop();
     await model.close();
   }
+}
+
+/**
+ * How much of `span` lies between `start` and `end` (ms; 0 without a span): a subscriber may be
+ * handed an event after its request was written (src/session/held-delivery.ts).
+ * @param {[number, number] | undefined} span @param {number} start @param {number} end
+ */
+function overlap(span, start, end) {
+  return span === undefined ? 0 : Math.max(0, Math.min(span[1], end) - Math.max(span[0], start));
 }
 
 /** The one tool the floor offers: the fake model answers a request offering none with text. */
@@ -103,27 +139,33 @@ const FLOOR_TOOLS = [
 ];
 
 /**
- * The floor of per-turn overhead: a tiny fetch loop that makes the same chain of requests (it
- * answers each `view` call with a fixed result, no tool runs) and reads each response to its end.
- * `beforeRequest`, if given, is awaited before each request with its index from 0
- * (turn-allocation.mjs starts its sampling there).
+ * The floor of per-turn overhead: a tiny loop that makes the same chain of requests through
+ * node:http's global agent, as turnloop's src/llm/http-fetch.ts does (it answers each `view` call
+ * with a fixed result, no tool runs), reads each response to its end, and is stamped as
+ * {@link turnOverhead} is (client-stamps.mjs; its read of the CPU clock before each request left
+ * out of the gap as `harness`). `beforeRequest`, if given, is awaited before each request with its
+ * index from 0 (turn-allocation.mjs starts its sampling there; then the sockets are not watched,
+ * so that the floor's heap holds none of the stamps, and the gaps read NaN).
  * @param {{turns: number}} options
  * @param {(turn: number) => Promise<unknown> | undefined} [beforeRequest]
  */
 export async function turnOverheadFloor(options, beforeRequest) {
   const model = await startFakeModelElsewhere({ toolTurns: options.turns, answerDeltas: 8 });
+  const sockets = beforeRequest === undefined ? watchClientSockets() : undefined;
   try {
     const messages = [{ role: "user", content: BENCH_PROMPT }];
     const cpuAtTurn = [];
+    /** @type {Array<[number, number]>} */
+    const cpuRead = [];
     for (let turn = 0; turn <= options.turns; turn++) {
       await beforeRequest?.(turn);
+      const readStart = monotonicMilliseconds();
       cpuAtTurn.push(mainThreadSchedule().onCpu);
-      const response = await fetch(`${model.baseUrl}/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ model: "bench-model", messages, tools: FLOOR_TOOLS, stream: true }),
-      });
-      const text = await response.text();
+      cpuRead.push([readStart, monotonicMilliseconds()]);
+      const text = await postText(
+        `${model.baseUrl}/chat/completions`,
+        JSON.stringify({ model: "bench-model", messages, tools: FLOOR_TOOLS, stream: true }),
+      );
       const callId = /"id":"(call_[^"]+)"/.exec(text)?.[1];
       if (callId === undefined) {
         break;
@@ -142,15 +184,55 @@ export async function turnOverheadFloor(options, beforeRequest) {
       messages.push({ role: "tool", tool_call_id: callId, content: "1. line 1" });
     }
     const requests = await model.requests();
+    const client = sockets === undefined ? [] : clientRequests(sockets, model.url, requests.length);
     const samples = [];
     for (let turn = 0; turn + 1 < requests.length; turn++) {
-      const gap = requests[turn + 1].receivedAt - requests[turn].finishedAt;
+      const responseEnd = client[turn]?.lastRead ?? Number.NaN;
+      const nextRequest = client[turn + 1]?.firstWrite ?? Number.NaN;
+      const gap = nextRequest - responseEnd;
+      const harness = overlap(cpuRead[turn + 1], responseEnd, nextRequest);
       const cpuPerTurnWithoutTool =
         (cpuAtTurn[turn + 1] ?? Number.NaN) - (cpuAtTurn[turn] ?? Number.NaN);
-      samples.push({ gap, tool: 0, overhead: gap, cpuPerTurnWithoutTool });
+      samples.push({
+        gap,
+        wireGap:
+          (requests[turn + 1]?.receivedAt ?? Number.NaN) -
+          (requests[turn]?.finishedAt ?? Number.NaN),
+        tool: 0,
+        harness,
+        overhead: gap - harness,
+        cpuPerTurnWithoutTool,
+      });
     }
-    return { requests: requests.length, samples };
+    const clientSockets = sockets?.sockets(Number(new URL(model.url).port)) ?? 0;
+    return { requests: requests.length, clientRequests: client.length, clientSockets, samples };
   } finally {
+    sockets?.stop();
     await model.close();
   }
+}
+
+/**
+ * POSTs a JSON `body` with node:http's global agent (keep-alive) and reads the answer as text.
+ * @param {string} url @param {string} body
+ * @returns {Promise<string>}
+ */
+function postText(url, body) {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+    });
+    outgoing.on("error", reject);
+    outgoing.on("response", (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk) => {
+        text += chunk;
+      });
+      response.on("error", reject);
+      response.on("end", () => resolve(text));
+    });
+    outgoing.end(body);
+  });
 }

@@ -13,6 +13,7 @@ export const taskCompleteTool = defineTool({
   input: z.object({ summary: z.string().describe("What was done, in a few sentences.") }),
   kind: "think",
   mutates: false,
+  changesNothing: true,
   execute: async ({ summary }) => ({
     content: `Task complete: ${summary}`,
     isError: false,

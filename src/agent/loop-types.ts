@@ -91,7 +91,8 @@ export interface Conversation {
   emit(event: EventInput): void;
   /**
    * Makes the events emitted so far durable; awaited after the prompt's `user.message` (before the
-   * first request) and before a tool runs. Rejects: the request is not sent, the tool does not run.
+   * first request) and before a tool that can change anything runs (tool-calls.ts). Rejects: the
+   * request is not sent, the tool does not run.
    */
   checkpoint?(): Promise<void>;
   /**

@@ -345,6 +345,7 @@ function toolContext(
       : { unavailableTool: settings.unavailableTool }),
     emit: conversation.emit,
     ...(conversation.checkpoint === undefined ? {} : { checkpoint: conversation.checkpoint }),
+    ...(conversation.recorded === undefined ? {} : { recorded: conversation.recorded }),
     signal,
     ...(settings.client === undefined ? {} : { client: settings.client }),
     commands: settings.commands,

@@ -57,8 +57,16 @@ export interface ToolCallContext {
   onUnknownTool?: UnknownToolCallback;
   unavailableTool?: UnavailableToolLookup;
   emit: (event: EventInput) => void;
-  /** Makes the events so far durable (the session store's commit); awaited before a tool runs. */
+  /**
+   * Makes the events so far durable (the session store's commit); awaited before a tool runs,
+   * unless the tool changes nothing (define-tool.ts `Tool.changesNothing`).
+   */
   checkpoint?: () => Promise<void>;
+  /**
+   * Resolves once the store holds the events so far, durable or not (loop-types.ts
+   * `Conversation.recorded`); awaited before a tool that changes nothing runs.
+   */
+  recorded?: () => Promise<void>;
   signal: AbortSignal;
   client?: ClientCapabilities;
   commands: CommandSetup;

@@ -296,7 +296,11 @@ async function runTool(
   const signal = controller.signal;
   const stopFollowing = whenAborted(context.signal, () => controller.abort(context.signal.reason));
   try {
-    await context.checkpoint?.();
+    // Durable before a tool that can change anything starts; written is enough for one that
+    // cannot (its call and result are synced at the turn's end: README, commit points).
+    await (tool.changesNothing === true
+      ? (context.recorded ?? context.checkpoint)
+      : context.checkpoint)?.();
     context.emit({ type: "tool.execution_running", data: { toolCallId: toolCall.toolCallId } });
     return await tool.execute(input, toolContext(context, toolCall, signal, hidden));
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { ClientRequest } from "node:http";
+import { stringPieces } from "./string-pieces.js";
 
 /**
  * A request's body as `httpFetch` (http-fetch.ts) takes and sends it. One kind is a body sent as
@@ -7,8 +8,14 @@ import type { ClientRequest } from "node:http";
  * block made one allocation of the body's size (100–360 KiB late in a long session) at every
  * request. Freeing such a block raises glibc's dynamic mmap threshold,
  * after which later large blocks come from its arenas and leave holes the process keeps
- * (bench/notes/mem42.md). Sent as pieces, the body's bytes are the views they already are.
+ * (bench/notes/mem42.md). Sent as pieces, the body's bytes are the views they already are. A
+ * string body (the Anthropic and Responses wires' whole body, made by the AI SDK) is encoded in
+ * pieces of at most {@link STRING_PIECE_LENGTH} code units, each under glibc's first mmap
+ * threshold (128 KiB), so no block of the body's size is made.
  */
+
+/** Code units of a string body encoded into one piece: at most 96 KiB of UTF-8 (3 bytes a unit). */
+export const STRING_PIECE_LENGTH = 32_768;
 
 /**
  * A body of byte pieces sent one after another, with their total length declared
@@ -32,7 +39,8 @@ export class BodyPieces {
 export type RequestBody = Uint8Array | BodyPieces | ReadableStream<Uint8Array> | undefined;
 
 /**
- * `fetch`'s `body` as `httpFetch` sends it: a string encoded as UTF-8, bytes as they are.
+ * `fetch`'s `body` as `httpFetch` sends it: a string encoded as UTF-8 (one piece of bytes, or
+ * {@link BodyPieces} when longer than {@link STRING_PIECE_LENGTH}), bytes as they are.
  * @throws TypeError for any other kind of body (a `Blob`, `FormData` …).
  */
 export function bodyOf(body: RequestInit["body"] | BodyPieces): RequestBody {
@@ -40,7 +48,11 @@ export function bodyOf(body: RequestInit["body"] | BodyPieces): RequestBody {
     return body ?? undefined;
   }
   if (typeof body === "string") {
-    return Buffer.from(body);
+    return body.length <= STRING_PIECE_LENGTH
+      ? Buffer.from(body)
+      : new BodyPieces(
+          Array.from(stringPieces(body, STRING_PIECE_LENGTH), (piece) => Buffer.from(piece)),
+        );
   }
   if (body instanceof Uint8Array) {
     return body;

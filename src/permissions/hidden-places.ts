@@ -21,7 +21,7 @@ import picomatch from "picomatch";
 import {
   type ExistencePlan,
   existencePlan,
-  ruledOutPlaces,
+  listedPlaces,
 } from "../tools/sandbox/place-listings.js";
 import { normalAbsolutePath } from "../tools/sandbox/policy.js";
 import { isInside } from "../tools/sandbox/real-paths.js";
@@ -52,7 +52,8 @@ export interface HiddenPlaceJudgement {
  * Judges a call of `toolName` on `paths` (absolute, as given and with links resolved) against
  * `hiddenPlaces`, with the session's `allow` rules (patterns absolute or relative to `cwd`).
  * Undefined for a tool that is not one of the file tools. Synchronous: the places are read on the
- * calling thread, a listing of each folder holding several of them or an `existsSync` each, and
+ * calling thread, a listing of each folder holding several of them or an `existsSync` each (none
+ * for a place its folder's listing names), and
  * a `realpath` each of those that exist, at the first call judged in a turn of the event loop,
  * for every call of that turn ({@link readThisTurn}).
  */
@@ -167,7 +168,10 @@ interface PlaceSpelling {
  * spellings as configured are made once per plan ({@link planOf}); a call whose places resolve to
  * themselves answers that array, unchanged.
  */
-function spellings(planned: PlannedPlaces, ruledOut: readonly boolean[]): readonly PlaceSpelling[] {
+function spellings(
+  planned: PlannedPlaces,
+  listed: ReadonlyArray<"absent" | "named" | "unknown">,
+): readonly PlaceSpelling[] {
   const configured = planned.spelled;
   let spelled: PlaceSpelling[] | undefined;
   for (let index = 0; index < configured.length; index++) {
@@ -175,8 +179,13 @@ function spellings(planned: PlannedPlaces, ruledOut: readonly boolean[]): readon
     if (place === undefined) {
       continue;
     }
+    // A place its folder's listing names is resolved at once: `realpath` fails only where
+    // `existsSync` would have said false (a link that leads nowhere), which is rare.
+    const seen = listed[index];
     const real =
-      ruledOut[index] !== true && existsSync(place.path) ? realPathOr(place.path) : place.path;
+      seen === "named" || (seen !== "absent" && existsSync(place.path))
+        ? realPathOr(place.path)
+        : place.path;
     if (real !== place.path) {
       spelled ??= configured.slice(0, index + 1);
       spelled.push({ path: real, shown: place.shown });
@@ -220,7 +229,7 @@ function placesThisTurn(planned: PlannedPlaces): readonly PlaceSpelling[] {
   const read = thisTurn().places;
   let places = read.get(planned);
   if (places === undefined) {
-    places = spellings(planned, ruledOutPlaces(planned.plan));
+    places = spellings(planned, listedPlaces(planned.plan));
     read.set(planned, places);
   }
   return places;

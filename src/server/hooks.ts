@@ -252,8 +252,13 @@ export class HookRunner {
   }
 
   private withHooks(tool: AnyTool): AnyTool {
+    const host = this.host;
     return {
       ...tool,
+      // The app's postToolUse hook runs inside the call, so the call may change something.
+      get changesNothing() {
+        return tool.changesNothing === true && !host.enabled();
+      },
       execute: async (input: unknown, context: ToolContext): Promise<ToolResult> => {
         const preContext = isObjectInput(input) ? this.contexts.get(input) : undefined;
         const result = await tool.execute(input, context);

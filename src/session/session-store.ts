@@ -10,7 +10,8 @@
  * lease and gives a {@link SessionAppender}. `append` returns at once (an implementation may write
  * right away, as the file store does, or queue); an event is durable once a later `commit`
  * resolves. The session commits after a prompt's `user.message` (before the model is asked),
- * before a tool starts running, at `assistant.turn_end` and before a prompt is answered.
+ * before a tool that can change anything starts running, at `assistant.turn_end` and before a
+ * prompt is answered.
  */
 
 import type { RepairNote, SessionEvent } from "../events/events.js";
@@ -138,7 +139,8 @@ export interface CommitOptions {
    * writes at once or throws (files: the line is in the page cache, which every reader and a kill
    * of this process keep) resolves at once, neither syncing nor waiting for a sync under way (one
    * that fails stops the prompt: session-journal.ts); the checkpoints make the events durable
-   * (README: before a tool runs, at a turn's end, before a prompt is answered). A store that
+   * (README: before a tool that can change anything runs, at a turn's end, before a prompt is
+   * answered; also before a tool that changes nothing, as `recorded`). A store that
    * writes later (PostgreSQL: `append` holds events back) commits as usual, in call order.
    */
   recorded?: boolean;

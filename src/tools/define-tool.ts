@@ -143,6 +143,15 @@ export interface Tool<Input = unknown> {
   /** Whether a call can change anything outside the process. When in doubt, `true`. */
   mutates: boolean;
   /**
+   * True only for a built-in tool no call of which can change anything, whatever its arguments and
+   * whatever the user's rules or hooks do: `view`, `grep`, `glob`, `update_plan`, `task_complete`
+   * (never an MCP tool, an SDK app's tool, `bash`, `edit`, `create`). The log is then not synced
+   * before the call runs, only written (agent/tool-calls.ts): there is nothing a crash could leave
+   * ahead of it, and the call and its result are synced at the turn's end (README, commit points).
+   * Absent: synced before it runs.
+   */
+  changesNothing?: boolean;
+  /**
    * Calls may run at the same time as the batch's other calls even though the tool mutates,
    * because something else orders its work (an SDK app runs its own tools, as with Copilot,
    * whose parallel custom-tool calls and their permission prompts arrive together).

@@ -48,6 +48,7 @@ export const globTool = defineTool<GlobInput>({
   input: globInput,
   kind: "search",
   mutates: false,
+  changesNothing: true,
   execute: (input, context) => runGuarded("glob", context.signal, () => globFiles(input, context)),
   scope: (input, cwd) => ({
     title: `Find ${input.pattern}${input.path === undefined ? "" : ` in ${input.path}`}`,

@@ -81,6 +81,7 @@ export const grepTool = defineTool<GrepOptions>({
   input: grepInput,
   kind: "search",
   mutates: false,
+  changesNothing: true,
   execute: (options, context) => runGrep(options, context),
   scope: (options, cwd) => ({
     title: `Search for ${options.pattern}${options.path === undefined ? "" : ` in ${options.path}`}`,

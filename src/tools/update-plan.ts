@@ -35,6 +35,7 @@ export const updatePlanTool = defineTool<UpdatePlanInput>({
   input: updatePlanInput,
   kind: "think",
   mutates: false,
+  changesNothing: true,
   execute: async (input) => ({
     ...textResult(describePlan(input.entries)),
     effects: [{ type: "plan_updated", entries: input.entries }],

@@ -71,6 +71,7 @@ export const viewTool = defineTool<ViewInput>({
   input: viewInput,
   kind: "read",
   mutates: false,
+  changesNothing: true,
   execute: (input, context) => runGuarded("view", context.signal, () => view(input, context)),
   scope: (input, cwd) => ({
     title: `Read ${input.path}`,

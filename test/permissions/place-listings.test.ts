@@ -8,7 +8,7 @@ import { useTemporaryDirectory } from "../tools/tool-context.js";
 
 // The hidden places' existence read by folder (src/tools/sandbox/place-listings.ts): a folder
 // holding several places is listed once per call, and only the places its listing does not rule
-// out are looked at (`existsSync`: no `Stats` object made); the decisions are those of a look at
+// out or name are looked at (`existsSync`: no `Stats` object made); the decisions are those of a look at
 // every place, and a place made between two calls counts, as does a place added to the list.
 
 let directory = "";
@@ -55,7 +55,8 @@ describe("the hidden places' existence, read by folder", () => {
     await writeFile(join(home, ".later", "notes"), "later");
     await view(join(home, ".later", "notes"));
     expect({ looked, kinds }).toEqual({
-      looked: [".ssh", ".aws", ".SSH", ".config/gh"].map((name) => join(home, name)).concat(own),
+      // `.ssh`, `.aws` and `.SSH` are named by the home's listing: resolved without a look first.
+      looked: [join(home, ".config/gh"), own],
       kinds: [
         "allow",
         `${home}/.aws is hidden from the agent`,
@@ -97,10 +98,11 @@ describe("the hidden places of one turn of the event loop", () => {
     await symlink(vault, join(home, ".aws"));
     const second = await turn(join(vault, "token"));
     expect({ first, second }).toEqual({
-      first: { result: ["allow", "allow"], seen: [join(home, ".ssh"), ...owns] },
+      // `.ssh` and `.aws`, named by the home's listing, are resolved without a look first.
+      first: { result: ["allow", "allow"], seen: owns },
       second: {
         result: [`${home}/.aws is hidden from the agent`, `${home}/.aws is hidden from the agent`],
-        seen: [join(home, ".ssh"), join(home, ".aws"), ...owns],
+        seen: owns,
       },
     });
   });

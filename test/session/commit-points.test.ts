@@ -1,11 +1,13 @@
 import { createHook } from "node:async_hooks";
 import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { z } from "zod";
 import { FileSessionStore } from "../../src/session/file-store.js";
 import { metadataPath } from "../../src/session/session-metadata.js";
 import { defineTool } from "../../src/tools/define-tool.js";
+import { builtinTools, viewTool } from "../../src/tools/index.js";
 import { TOOL_TURN, UNTIL_TOOL_START } from "../support/event-sequences.js";
 import { test } from "../support/fixtures.js";
 
@@ -82,6 +84,49 @@ describe("commit points", () => {
     expect(synced).toEqual([
       "user.message",
       "tool.execution_start",
+      "assistant.turn_end",
+      "tool.execution_start",
+      "assistant.turn_end",
+      "assistant.turn_end",
+    ]);
+  });
+
+  test("a built-in tool that changes nothing runs without a sync before it: its call is synced at the turn's end, a tool that may change something still waits for one", async ({
+    openHarness,
+  }) => {
+    // Defined next to each tool (define-tool.ts `changesNothing`): the read-only built-ins.
+    expect(
+      builtinTools()
+        .filter((tool) => tool.changesNothing === true)
+        .map((tool) => tool.name),
+    ).toEqual(["view", "grep", "glob", "update_plan"]);
+    const probe = defineTool({
+      name: "probe",
+      description: "Answers at once.",
+      input: z.object({}),
+      kind: "other",
+      mutates: false,
+      execute: async () => ({ content: "probed", isError: false }),
+    });
+    const harness = await openHarness({ tools: [viewTool, probe] });
+    const path = join(harness.cwd, "notes.txt");
+    await writeFile(path, "one line\n");
+    harness.server.enqueue(
+      { toolCalls: [{ id: "call_1", name: "view", arguments: JSON.stringify({ path }) }] },
+      { toolCalls: [{ id: "call_2", name: "probe", arguments: "{}" }] },
+      { text: "done" },
+    );
+    const synced = await syncedUpTo(harness.session.transcriptPath, async () => {
+      expect(await harness.prompt("view, then probe")).toEqual({ stopReason: "end_turn" });
+    });
+
+    expect(harness.server.requests).toHaveLength(3);
+    const viewed = (await harness.persisted()).find(
+      (event) => event.type === "tool.execution_complete",
+    );
+    expect(viewed?.data).toMatchObject({ toolCallId: "call_1", success: true });
+    expect(synced).toEqual([
+      "user.message",
       "assistant.turn_end",
       "tool.execution_start",
       "assistant.turn_end",

@@ -88,17 +88,29 @@ interface Listing {
  * listed or that no listing answers for: such a place may exist, for an `lstat` to tell.
  */
 export function ruledOutPlaces(plan: ExistencePlan): boolean[] {
+  return listedPlaces(plan).map((listed) => listed === "absent");
+}
+
+/**
+ * What a listing made now says of each of `plan`'s places, in their order: `absent` as in
+ * {@link ruledOutPlaces}; `named` when the place is itself an entry of its listed folder (its
+ * name found, in some case: it may exist, so an `existsSync` before resolving it adds nothing,
+ * hidden-places.ts); `unknown` otherwise.
+ */
+export function listedPlaces(plan: ExistencePlan): Array<"absent" | "named" | "unknown"> {
   const listings = new Map<string, Listing | undefined>();
   for (const [folder, count] of plan.folders) {
     listings.set(folder, tooLongToList.has(folder) ? undefined : listingOf(folder, count));
   }
-  return plan.lookups.map((lookup) => {
+  return plan.lookups.map((lookup, index) => {
     const listing = lookup === undefined ? undefined : listings.get(lookup.folder);
-    return (
-      lookup !== undefined &&
-      listing !== undefined &&
-      !listing.lowerCaseNames.has(lookup.lowerCaseName)
-    );
+    if (lookup === undefined || listing === undefined) {
+      return "unknown";
+    }
+    if (!listing.lowerCaseNames.has(lookup.lowerCaseName)) {
+      return "absent";
+    }
+    return dirname(plan.places[index] ?? "") === lookup.folder ? "named" : "unknown";
   });
 }
 
