@@ -59,7 +59,7 @@ test.for(CASES)("$name: the path asked is $path", async (one, { cli, model, home
   expect({
     code: result.code,
     stdout: result.stdout,
-    paths: model.requests.map((r) => r.path),
+    paths: model.requests.map((request) => request.path),
   }).toEqual({
     code: 0,
     stdout: "ok\n",
