@@ -88,8 +88,8 @@ describe("TURNLOOP_HOME inside the project folder", () => {
   });
 
   // Whether to warn is decided by one function (src/cli/home-variable.ts `homeInProjectWarning`,
-  // which -p, the interactive face and the server call with the run's folder, src/cli/run.ts):
-  // each place of the home and the folder in-process; the -p child above shows the line.
+  // which src/cli/run.ts calls with the run config's folder): each place of the home and the
+  // folder in-process; the -p child above shows the line.
   test("from a folder below the project's root too; none once the home ignores itself, nor outside a repository", async ({
     home: userHome,
     repository,
