@@ -6,75 +6,66 @@ import { test } from "../support/fixtures.js";
 // One rule per wire for what a base URL may be, wherever it is given (`--base-url`,
 // `TURNLOOP_BASE_URL`, a config profile's `baseUrl`, the vendor's variable): Anthropic's and
 // Ollama's may be the host alone or end in /v1 (turnloop adds the /v1 they lack), the OpenAI
-// wires' are used as given. Trial 42 F2: `--base-url http://host` and a profile's host-only
-// `baseUrl` on Anthropic's wire asked `http://host/messages`, though the 404's hint said the host
-// alone works; F12: `OLLAMA_HOST=http://host/v1` asked `/v1/v1/chat/completions`. Each run is
-// the built CLI's `-p`; the fake model records the path each asked.
+// wires' are used as given. Trial 42 F2: `--base-url http://host` on Anthropic's wire asked
+// `http://host/messages`, though the 404's hint said the host alone works; F12:
+// `OLLAMA_HOST=http://host/v1` asked `/v1/v1/chat/completions`. Every wire × form × place is
+// checked in-process on the way `-p` takes it (test/session/base-url-places.test.ts); here one
+// case a wire runs the built CLI's `-p`, the fake model recording the path it asked.
 
-const WIRES = [
-  { model: "anthropic:claude-sonnet-4-5", type: "anthropic", variable: "ANTHROPIC_BASE_URL" },
-  { model: "ollama:qwen3", type: "ollama", variable: "OLLAMA_HOST" },
-  { model: "openai-chat:gpt-4.1", type: "openai-chat", variable: "OPENAI_BASE_URL" },
+const CASES = [
+  {
+    name: "Anthropic's host alone in --base-url",
+    args: (url: string) => ["--model", "anthropic:claude-sonnet-4-5", "--base-url", url],
+    env: () => ({}),
+    config: undefined,
+    form: "",
+    path: "/v1/messages",
+  },
+  {
+    name: "OLLAMA_HOST ending in /v1",
+    args: () => ["--model", "ollama:qwen3"],
+    env: (url: string) => ({ OLLAMA_HOST: url }),
+    config: undefined,
+    form: "/v1",
+    path: "/v1/chat/completions",
+  },
+  {
+    name: "an OpenAI Chat profile's host alone, used as given",
+    args: () => ["--model", "lab:gpt-4.1"],
+    env: () => ({ KEY: "k" }),
+    config: "openai-chat",
+    form: "",
+    path: "/chat/completions",
+  },
 ];
 
-test("each wire's base URL rule holds for a flag, TURNLOOP_BASE_URL, a profile and the vendor's variable", async ({
-  cli,
-  model,
-  home,
-}) => {
-  const seen = [];
-  for (const wire of WIRES) {
-    for (const form of ["", "/v1"]) {
-      const url = `${model.url}${form}`;
-      await writeFile(
-        join(home, "config.json"),
-        JSON.stringify({ providers: { lab: { type: wire.type, baseUrl: url, apiKeyEnv: "KEY" } } }),
-      );
-      const places: Record<string, { args: string[]; env: Record<string, string> }> = {
-        "--base-url": { args: ["--model", wire.model, "--base-url", url], env: {} },
-        TURNLOOP_BASE_URL: { args: ["--model", wire.model], env: { TURNLOOP_BASE_URL: url } },
-        profile: { args: ["--model", `lab:${wire.model.split(":")[1]}`], env: { KEY: "k" } },
-        [wire.variable]: { args: ["--model", wire.model], env: { [wire.variable]: url } },
-      };
-      for (const [place, { args, env }] of Object.entries(places)) {
-        model.enqueue({ text: "ok" });
-        const before = model.requests.length;
-        const result = await cli([...args, "-p", "hi"], {
-          env: {
-            TURNLOOP_BASE_URL: undefined,
-            OPENAI_API_KEY: "sk-test",
-            ANTHROPIC_API_KEY: "sk-test",
-            ...env,
-          },
-        });
-        seen.push({
-          wire: wire.type,
-          form,
-          place,
-          code: result.code,
-          path: model.requests[before]?.path,
-        });
-      }
-    }
+test.for(CASES)("$name: the path asked is $path", async (one, { cli, model, home }) => {
+  const url = `${model.url}${one.form}`;
+  if (one.config !== undefined) {
+    await writeFile(
+      join(home, "config.json"),
+      JSON.stringify({ providers: { lab: { type: one.config, baseUrl: url, apiKeyEnv: "KEY" } } }),
+    );
   }
-  const expected = WIRES.flatMap((wire) =>
-    ["", "/v1"].flatMap((form) =>
-      ["--base-url", "TURNLOOP_BASE_URL", "profile", wire.variable].map((place) => ({
-        wire: wire.type,
-        form,
-        place,
-        code: 0,
-        path: {
-          anthropic: "/v1/messages",
-          ollama: "/v1/chat/completions",
-          // Used as given: a host alone asks the host's /chat/completions.
-          "openai-chat": form === "" ? "/chat/completions" : "/v1/chat/completions",
-        }[wire.type],
-      })),
-    ),
-  );
-  expect(seen).toEqual(expected);
-}, 600_000);
+  model.enqueue({ text: "ok" });
+  const result = await cli([...one.args(url), "-p", "hi"], {
+    env: {
+      TURNLOOP_BASE_URL: undefined,
+      OPENAI_API_KEY: "sk-test",
+      ANTHROPIC_API_KEY: "sk-test",
+      ...one.env(url),
+    },
+  });
+  expect({
+    code: result.code,
+    stdout: result.stdout,
+    paths: model.requests.map((request) => request.path),
+  }).toEqual({
+    code: 0,
+    stdout: "ok\n",
+    paths: [one.path],
+  });
+});
 
 test("a 404 on Anthropic's wire keeps the server's words in another vendor's error shape", async ({
   cli,

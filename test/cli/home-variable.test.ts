@@ -4,8 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test as plainTest } from "vitest";
+import { homeInProjectWarning } from "../../src/cli/home-variable.js";
 import { ChildFixture } from "../acp/child-process.js";
 import { test } from "../support/fixtures.js";
+import { usageErrorOutcomes } from "../support/usage-errors.js";
 
 // Trial of round 3, session 39: a relative TURNLOOP_HOME was read against the current folder, so
 // the session logs landed inside the repository (F10); one naming a file was reported as its
@@ -18,47 +20,36 @@ const RELATIVE =
   'turnloop: TURNLOOP_HOME=relhome is a relative path; give an absolute one (TURNLOOP_HOME="$PWD/relhome" for this folder\'s): read against the current folder, each folder would have a store of its own, and one inside a project would put the session logs among its files\n';
 
 describe("TURNLOOP_HOME that no store can be kept at", () => {
-  test.for([["-p", "hi"], ["-p", "hi", "--output-format", "json"], ["sessions"]])(
-    "relative, %s: exit 64 naming the variable; nothing made in the current folder",
-    async (args, { cli, model, repository }) => {
-      model.enqueue({ text: "Hello." });
-      const result = await cli(args, { env: { TURNLOOP_HOME: "relhome" } });
-      expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
-        code: 64,
-        stdout: "",
-        stderr: RELATIVE,
-      });
-      expect(existsSync(join(repository, "relhome"))).toBe(false);
-      expect(model.requests).toHaveLength(0);
-    },
-  );
-
-  test("a file, or a path through one: exit 64 naming the variable, not its config.json", async ({
+  // The check is one line of runCommand (src/cli/run.ts `homeVariableProblem`) before any command
+  // but --help, --version and acp runs: each refusal goes through the built CLI's runCommand in
+  // one child (test/support/usage-error-runner.mjs), the first also as a CLI child of its own.
+  test("relative, for -p, -p's JSON and sessions; a file, or a path through one: exit 64 naming the variable; nothing made", async ({
     cli,
+    environment,
     model,
     repository,
   }) => {
     const file = join(repository, "notes.txt");
     await writeFile(file, "x\n");
-    const results = [];
-    for (const home of [file, join(file, "sub")]) {
-      const result = await cli(["-p", "hi", "--output-format", "json"], {
-        env: { TURNLOOP_HOME: home },
-      });
-      results.push({ code: result.code, stdout: result.stdout, stderr: result.stderr });
-    }
-    expect(results).toEqual([
+    const relative = RELATIVE.replace(/^turnloop: /, "").trimEnd();
+    const json = ["-p", "hi", "--output-format", "json"];
+    const { actual, expected } = await usageErrorOutcomes({ cli, environment, repository }, [
+      { args: json, env: { TURNLOOP_HOME: "relhome" }, stderr: relative },
+      { args: ["-p", "hi"], env: { TURNLOOP_HOME: "relhome" }, stderr: relative },
+      { args: ["sessions"], env: { TURNLOOP_HOME: "relhome" }, stderr: relative },
       {
-        code: 64,
-        stdout: "",
-        stderr: `turnloop: TURNLOOP_HOME=${file} is not a folder; name a folder (one not there yet is made)\n`,
+        args: json,
+        env: { TURNLOOP_HOME: file },
+        stderr: `TURNLOOP_HOME=${file} is not a folder; name a folder (one not there yet is made)`,
       },
       {
-        code: 64,
-        stdout: "",
-        stderr: `turnloop: TURNLOOP_HOME=${file}/sub is not a folder: a part of its path is a file\n`,
+        args: json,
+        env: { TURNLOOP_HOME: join(file, "sub") },
+        stderr: `TURNLOOP_HOME=${file}/sub is not a folder: a part of its path is a file`,
       },
     ]);
+    expect(actual).toEqual(expected);
+    expect(existsSync(join(repository, "relhome"))).toBe(false);
     expect(model.requests).toHaveLength(0);
   });
 
@@ -96,40 +87,38 @@ describe("TURNLOOP_HOME inside the project folder", () => {
     expect(existsSync(join(home, "session-state"))).toBe(true);
   });
 
-  test("from a folder below the project's root too; none once the home ignores itself", async ({
-    cli,
-    model,
+  // Whether to warn is decided by one function (src/cli/home-variable.ts `homeInProjectWarning`,
+  // which src/cli/run.ts calls with the run config's folder): each place of the home and the
+  // folder in-process; the -p child above shows the line.
+  test("from a folder below the project's root too; none once the home ignores itself, nor outside a repository", async ({
+    home: userHome,
     repository,
   }) => {
     const home = join(repository, ".turnloop-home");
     const below = join(repository, "src");
     await mkdir(below);
-    model.enqueue({ text: "One." }, { text: "Two." });
-    const warned = await cli(["-p", "hi", "--quiet"], { env: { TURNLOOP_HOME: home }, cwd: below });
-    await writeFile(join(home, ".gitignore"), "*\n");
-    const quiet = await cli(["-p", "hi", "--quiet"], { env: { TURNLOOP_HOME: home }, cwd: below });
-    expect([warned, quiet].map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))).toEqual([
-      { code: 0, stdout: "One.\n", stderr: warning(home, repository) },
-      { code: 0, stdout: "Two.\n", stderr: "" },
-    ]);
-  });
-
-  test("none when no folder up is a repository (a scratch folder: nothing would commit it)", async ({
-    cli,
-    model,
-  }) => {
+    await mkdir(home);
     const scratch = await mkdtemp(join(tmpdir(), "turnloop-scratch-"));
     try {
-      const home = join(scratch, "sessions-home");
-      model.enqueue({ text: "Hello." });
-      const result = await cli(["-p", "hi", "--quiet"], {
-        env: { TURNLOOP_HOME: home },
-        cwd: scratch,
-      });
-      expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
-        code: 0,
-        stdout: "Hello.\n",
-        stderr: "",
+      const warn = (folder: string, cwd: string) =>
+        homeInProjectWarning({ TURNLOOP_HOME: folder }, cwd);
+      const before = {
+        root: await warn(home, repository),
+        below: await warn(home, below),
+        outside: await warn(userHome, below),
+        scratch: await warn(join(scratch, "sessions-home"), scratch),
+      };
+      await writeFile(join(home, ".gitignore"), "*\n");
+      const warned = { ...before, ignoring: await warn(home, below) };
+      const line = warning(home, repository)
+        .replace(/^turnloop: warning: /, "")
+        .trimEnd();
+      expect(warned).toEqual({
+        root: line,
+        below: line,
+        outside: undefined,
+        scratch: undefined,
+        ignoring: undefined,
       });
     } finally {
       await rm(scratch, { recursive: true, force: true });
