@@ -118,8 +118,8 @@ export function notesForUnmetTargets(context) {
     notes.push({
       title: "3a / 3b per-turn overhead",
       lines: [
-        `- Main-thread CPU per turn, without the tool's: p50 ${formatDuration(spans.cpuPerTurnWithoutTool)} (figure 3c), against ${formatDuration(rows.find((row) => row.id === "3c")?.floor?.value)} for the tiny fetch loop: most of the overhead is work, not only waiting for a CPU.`,
-        `- Of the median gap of ${formatDuration(spans.gap)}: the \`view\` tool ${formatDuration(spans.tool)}; response end → \`assistant.turn_end\` ${formatDuration(spans.responseEndToTurnEnd)} (the AI SDK finishing the stream through our fetch wrapper, the reply assembled, events written); turn end → tool start ${formatDuration(spans.turnEndToToolStart)}; tool end → next request at the server ${formatDuration(spans.toolEndToNextRequest)} (history → AI SDK prompt, tool schemas, JSON body, fetch).`,
+        `- Main-thread CPU per turn, without the tool's: p50 ${formatDuration(spans.cpuPerTurnWithoutTool)} (figure 3c), against ${formatDuration(rows.find((row) => row.id === "3c")?.floor?.value)} for the tiny node:http loop: most of the overhead is work, not only waiting for a CPU.`,
+        `- Of the median gap of ${formatDuration(spans.gap)}: the \`view\` tool ${formatDuration(spans.tool)}; response end → \`assistant.turn_end\` ${formatDuration(spans.responseEndToTurnEnd)} (the AI SDK finishing the stream through our fetch wrapper, the reply assembled, events written); turn end → tool start ${formatDuration(spans.turnEndToToolStart)}; tool start → tool running ${formatDuration(spans.toolStartToRunning)} (permission gate, the log's checkpoint); tool end → next request written ${formatDuration(spans.toolEndToNextRequest)} (history → AI SDK prompt, tool schemas, JSON body, fetch).`,
         ...(details.requestLayers !== undefined
           ? [
               `- One short request costs, in main-thread CPU: ${details.requestLayers.layers.map((layer) => `${layer.layer} ${formatDuration(layer.cpuMillisecondsPerRequest)}`).join("; ")} (table "One short model request, layer by layer"). Each step up is what that layer adds per turn.`,

@@ -15,14 +15,16 @@ import {
  * Per-turn overhead: for each tool turn k, the gap between the end of response k and request k+1,
  * both stamped in this process (client-stamps.mjs: the last bytes of the answer read, the first
  * bytes of the next request handed to the OS), minus the `view` call's own time
- * (tool.execution_start → tool.execution_complete, seen by a subscriber) and minus the
+ * (tool.execution_running → tool.execution_complete, seen by a subscriber: from when the tool
+ * itself runs, so the permission gate and the log's checkpoint before it count as overhead) and
+ * minus the
  * subscriber's own read of the CPU clock at the next `assistant.turn_start` (`harness`, a /proc
  * read of tens of microseconds here). `wireGap` is the same gap by the fake model's stamps (its
  * last byte written → the next request's headers parsed in its own process), which also holds
  * the fake model's wake-up. Also the spans inside the gap: response end → `assistant.turn_end`
- * seen, turn end → tool start, tool, tool end → next request written; and, robust to a busy
- * machine, the main thread's CPU time per turn without the tool's (from one
- * `assistant.turn_start` to the next, minus tool start → complete).
+ * seen, turn end → tool start, tool start → tool running, tool, tool end → next request written;
+ * and, robust to a busy machine, the main thread's CPU time per turn without the tool's (from one
+ * `assistant.turn_start` to the next, minus tool running → complete).
  * @param {{dist: string, cwd: string, home: string, turns: number}} options
  */
 export async function turnOverhead(options) {
@@ -40,7 +42,7 @@ export async function turnOverhead(options) {
     const turnStartCpu = [];
     /** @type {Array<[number, number]>} */
     const turnStartRead = [];
-    /** @type {Map<string, {start: number, complete: number, cpuStart: number, cpuComplete: number}>} */
+    /** @type {Map<string, {start: number, running: number, complete: number, cpuRunning: number, cpuComplete: number}>} */
     const tools = new Map();
     const toolOrder = [];
     session.subscribe((event) => {
@@ -51,15 +53,21 @@ export async function turnOverhead(options) {
       } else if (event.type === "assistant.turn_end") {
         turnEnds.push(now);
       } else if (event.type === "tool.execution_start") {
-        // Read after the start's stamp and before the complete's: inside the tool's time.
-        const cpuStart = mainThreadSchedule().onCpu;
         tools.set(event.data.toolCallId, {
           start: now,
+          running: Number.NaN,
           complete: Number.NaN,
-          cpuStart,
+          cpuRunning: Number.NaN,
           cpuComplete: Number.NaN,
         });
         toolOrder.push(event.data.toolCallId);
+      } else if (event.type === "tool.execution_running") {
+        const tool = tools.get(event.data.toolCallId);
+        if (tool !== undefined) {
+          tool.running = now;
+          // Read after the running stamp and before the complete's: inside the tool's time.
+          tool.cpuRunning = mainThreadSchedule().onCpu;
+        }
       } else if (event.type === "tool.execution_complete") {
         const tool = tools.get(event.data.toolCallId);
         if (tool !== undefined) {
@@ -83,7 +91,7 @@ export async function turnOverhead(options) {
         continue;
       }
       const gap = nextRequest - responseEnd;
-      const toolTime = tool.complete - tool.start;
+      const toolTime = tool.complete - tool.running;
       const harness = overlap(turnStartRead[turn + 1], responseEnd, nextRequest);
       samples.push({
         gap,
@@ -95,11 +103,12 @@ export async function turnOverhead(options) {
         overhead: gap - toolTime - harness,
         responseEndToTurnEnd: (turnEnds[turn] ?? Number.NaN) - responseEnd,
         turnEndToToolStart: tool.start - (turnEnds[turn] ?? Number.NaN),
+        toolStartToRunning: tool.running - tool.start,
         toolEndToNextRequest: nextRequest - tool.complete,
         cpuPerTurnWithoutTool:
           (turnStartCpu[turn + 1] ?? Number.NaN) -
           (turnStartCpu[turn] ?? Number.NaN) -
-          (tool.cpuComplete - tool.cpuStart),
+          (tool.cpuComplete - tool.cpuRunning),
       });
     }
     const clientSockets = sockets.sockets(Number(new URL(model.url).port));
