@@ -45,11 +45,11 @@ export function addDiagnostics(add, context) {
       tool: "view tool: tool.execution_running → tool.execution_complete",
       overhead: "gap − tool (the per-turn overhead)",
       responseEndToTurnEnd: "response end → assistant.turn_end emitted (stream end, parse, events)",
-      turnEndToToolStart: "assistant.turn_end → tool.execution_start (as a subscriber receives them)",
+      turnEndToToolStart:
+        "assistant.turn_end → tool.execution_start (as a subscriber receives them)",
       toolStartToRunning:
         "tool.execution_start → tool.execution_running (validation, permission gate, the log's checkpoint)",
-      toolEndToNextRequest:
-        "tool.execution_complete → next request written (build + send request)",
+      toolEndToNextRequest: "tool.execution_complete → next request written (build + send request)",
     };
     for (const [key, label] of Object.entries(names)) {
       add(
