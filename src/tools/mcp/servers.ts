@@ -8,7 +8,8 @@
 import type { AnyTool } from "../define-tool.js";
 import type { McpServerConfig, McpServerConfigs } from "./config.js";
 import { CONNECT_TIMEOUT_MS, McpConnection, type McpServerState } from "./connection.js";
-import { type McpToolNaming, namesToolOf, OfferedTools, unavailableServerTool } from "./tools.js";
+import { type McpToolAssignment, OfferedTools } from "./offered-tools.js";
+import { type McpToolNaming, namesToolOf, unavailableServerTool } from "./tools.js";
 
 export { mcpStatusNotice } from "./status-notice.js";
 
@@ -66,6 +67,11 @@ export interface McpServersOptions {
   onRenamedTools?: (serverName: string, sentences: readonly string[]) => void;
   /** How the tools are named to the model (tools.ts); `turnloop` by default. */
   toolNaming?: McpToolNaming;
+  /**
+   * The names a resumed session's log gave its servers' tools, in order (offered-tools.ts
+   * `OfferedTools.restore`): each keeps naming the same server's same tool.
+   */
+  restoredToolNames?: readonly McpToolAssignment[];
 }
 
 export class McpServers {
@@ -89,6 +95,7 @@ export class McpServers {
     this.offered = new OfferedTools(options.toolNaming, (serverName, sentences) =>
       options.onRenamedTools?.(serverName, sentences),
     );
+    this.offered.restore(options.restoredToolNames ?? []);
     this.deadline = Date.now() + this.startupWaitMs;
     this.connections = Object.entries(configs).map(([name, config]) => this.start(name, config));
   }
@@ -242,7 +249,7 @@ export class McpServers {
 
   /**
    * The tools of the connected servers, as they are now, each under a name unique among them and
-   * `taken` (the session's other tools), as tools.ts `OfferedTools` says; each change of what was
+   * `taken` (the session's other tools), as offered-tools.ts `OfferedTools` says; each change of what was
    * renamed is said through `onRenamedTools`.
    */
   tools(taken: Iterable<string> = []): AnyTool[] {
