@@ -18,7 +18,8 @@ export const DEFAULT_STARTUP_WAIT_MS = 5_000;
 
 /**
  * Told once, before a call of a server's tool waits for the server to start: the server, and the
- * words of the wait (`waiting for MCP server fs to start (at most 60 s)`).
+ * words of the wait (`waiting for MCP server fs to start (at most 57.3 s more)`: what is left of
+ * its connection attempt, connection.ts `attemptEnds`).
  */
 export type WaitingForServer = (wait: { serverName: string; message: string }) => void;
 
@@ -293,9 +294,9 @@ export class McpServers {
   /**
    * What a call of `toolName`, a tool not offered to the model, is about, when it names a tool of
    * one of these servers (`<server>__<tool>` or `<server>-<tool>`, by the session's naming): a
-   * server still starting is waited for, until it connects or fails (at most its connect
-   * timeout) or `signal` aborts, said first through `waiting` (`waiting for MCP server fs to
-   * start (at most 60 s)`); the tool, when it is now offered; otherwise the words the call
+   * server still starting is waited for, until it connects or fails (at most what is left of its
+   * connection attempt) or `signal` aborts, said first through `waiting` (`waiting for MCP server
+   * fs to start (at most 57.3 s more)`); the tool, when it is now offered; otherwise the words the call
    * is answered with ({@link McpConnection.unavailable}: the server stopped or failed to start,
    * and why; or that it is turned off). Undefined when no server's name prefixes `toolName`, or
    * its server is connected (then the tool does not exist).
@@ -314,8 +315,9 @@ export class McpServers {
       return `MCP server ${connection.name} is turned off; its tools are unavailable until it is turned on again`;
     }
     if (connection.state === "pending") {
-      const limit = connection.connectTimeoutMs / 1000;
-      const message = `waiting for MCP server ${connection.name} to start (at most ${limit} s)`;
+      // Only what is left of the attempt (connection.ts `attemptEnds`), in tenths of a second.
+      const left = Math.max(0, Math.ceil((connection.attemptEnds - Date.now()) / 100) / 10);
+      const message = `waiting for MCP server ${connection.name} to start (at most ${left} s more)`;
       waiting?.({ serverName: connection.name, message });
       await new Promise<void>((resolve) => {
         const done = () => {
