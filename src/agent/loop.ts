@@ -37,7 +37,7 @@ import {
   type ToolCallOutcome,
 } from "./tool-calls.js";
 import { applyEffects } from "./tool-effects.js";
-import { toolSpecifications } from "./tool-specifications.js";
+import { namingToolServers, toolSpecifications } from "./tool-specifications.js";
 
 export type {
   AgentSettings,
@@ -116,7 +116,9 @@ async function runTurns(
     );
     counters.turns++;
     if (turn.kind !== "reply") {
-      next = turn;
+      // A refusal naming an MCP tool names its server too (the schema is the server's).
+      next =
+        turn.kind === "fail" ? { ...turn, failure: namingToolServers(turn.failure, tools) } : turn;
       break;
     }
     const { reply, turnId } = turn;
