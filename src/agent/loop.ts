@@ -37,7 +37,7 @@ import {
   type ToolCallOutcome,
 } from "./tool-calls.js";
 import { applyEffects } from "./tool-effects.js";
-import { namingToolServers, toolSpecifications } from "./tool-specifications.js";
+import { toolSpecifications } from "./tool-specifications.js";
 
 export type {
   AgentSettings,
@@ -116,9 +116,7 @@ async function runTurns(
     );
     counters.turns++;
     if (turn.kind !== "reply") {
-      // A refusal naming an MCP tool names its server too (the schema is the server's).
-      next =
-        turn.kind === "fail" ? { ...turn, failure: namingToolServers(turn.failure, tools) } : turn;
+      next = await withToolServers(turn, tools);
       break;
     }
     const { reply, turnId } = turn;
@@ -384,4 +382,19 @@ function fail(emit: Conversation["emit"], failure: ProviderFailure): PromptOutco
   };
   emit({ type: "session.error", data });
   return { error: data };
+}
+
+/**
+ * `step`, a refusal naming an offered MCP tool also naming its server (tools/mcp/refused-tools.ts,
+ * loaded then: not on the start-up path).
+ */
+async function withToolServers<Step extends NextStep>(
+  step: Step,
+  tools: readonly AnyTool[],
+): Promise<Step> {
+  if (step.kind !== "fail" || !tools.some((tool) => tool.mcp)) {
+    return step;
+  }
+  const { namingToolServers } = await import("../tools/mcp/refused-tools.js");
+  return { ...step, failure: namingToolServers(step.failure, tools) } satisfies NextStep as Step;
 }
