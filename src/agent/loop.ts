@@ -116,7 +116,7 @@ async function runTurns(
     );
     counters.turns++;
     if (turn.kind !== "reply") {
-      next = turn;
+      next = await withToolServers(turn, tools);
       break;
     }
     const { reply, turnId } = turn;
@@ -383,4 +383,19 @@ function fail(emit: Conversation["emit"], failure: ProviderFailure): PromptOutco
   };
   emit({ type: "session.error", data });
   return { error: data };
+}
+
+/**
+ * `step`, a refusal naming an offered MCP tool also naming its server (tools/mcp/refused-tools.ts,
+ * loaded then: not on the start-up path).
+ */
+async function withToolServers<Step extends NextStep>(
+  step: Step,
+  tools: readonly AnyTool[],
+): Promise<Step> {
+  if (step.kind !== "fail" || !tools.some((tool) => tool.mcp)) {
+    return step;
+  }
+  const { namingToolServers } = await import("../tools/mcp/refused-tools.js");
+  return { ...step, failure: namingToolServers(step.failure, tools) } satisfies NextStep as Step;
 }

@@ -40,7 +40,7 @@ export type UnknownToolCallback = (request: {
  * still starting has connected), or what the call is answered with instead of "does not exist"
  * (its MCP server stopped, and why); undefined when it is unknown. Before it waits (for a server
  * still starting) it calls `waiting` once, with the server and what the call waits on (`waiting
- * for MCP server fs to start (at most 60 s)`). Never rejects.
+ * for MCP server fs to start (at most 57.3 s more)`). Never rejects.
  */
 export type UnavailableToolLookup = (
   toolName: string,

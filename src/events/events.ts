@@ -142,7 +142,7 @@ export interface SessionEventData {
   "tool.execution_partial_result": { toolCallId: string; partialOutput: string };
   /**
    * What a call waits on before its tool runs (Copilot's, ephemeral), e.g. `waiting for MCP
-   * server fs to start (at most 60 s)`; ended by its `tool.execution_running` or `_complete`.
+   * server fs to start (at most 57.3 s more)`; ended by its `tool.execution_running` or `_complete`.
    */
   "tool.execution_progress": { toolCallId: string; progressMessage: string };
   /** The one result of a tool call, whatever happened (success, error, denial, cancel, crash). */

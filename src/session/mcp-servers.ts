@@ -226,6 +226,7 @@ export async function startMcpServers(
     version: PRODUCER_VERSION,
     ...(options.startupWaitMs === undefined ? {} : { startupWaitMs: options.startupWaitMs }),
     ...(options.toolNaming === undefined ? {} : { toolNaming: options.toolNaming }),
+    restoredToolNames: session.mcpToolNames.assignments(),
     ...statusEvents(session, options.log),
   });
   session.useMcpServers(started);

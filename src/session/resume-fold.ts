@@ -8,6 +8,7 @@
 
 import { History } from "../agent/history.js";
 import type { SessionEvent, SessionEventOf, SessionEventType } from "../events/events.js";
+import type { McpToolAssignment } from "../tools/mcp/offered-tools.js";
 import { openAppender } from "./idle-lease.js";
 import { OpenWork } from "./open-work.js";
 import type { OpeningOptions } from "./opening.js";
@@ -43,6 +44,44 @@ export interface ConversationState {
   readonly openWork: OpenWork;
   /** What `session.shutdown` reports, over every stored event (usage-totals.ts `SessionMetrics`). */
   readonly metrics: SessionMetrics;
+  /** The names the session's MCP tools were called by ({@link McpToolNames}). */
+  readonly mcpToolNames: McpToolNames;
+}
+
+/**
+ * The name → (server, tool) of every MCP tool call in a log, from its `tool.execution_start`
+ * (`toolName`, `mcpServerName`, `mcpToolName`; a start without `mcpToolName` is left out), in
+ * order: a resumed session's servers give the same names to the same tools
+ * (tools/mcp/offered-tools.ts `OfferedTools.restore`), so a name in its history never comes to
+ * name another server's tool.
+ */
+export class McpToolNames {
+  #assignments = new Map<string, McpToolAssignment>();
+
+  record(event: SessionEvent): void {
+    if (event.type !== "tool.execution_start") {
+      return;
+    }
+    const { toolName, mcpServerName, mcpToolName } = event.data;
+    if (mcpServerName !== undefined && mcpToolName !== undefined) {
+      // Its latest meaning last: a name recorded again moves to the end.
+      this.#assignments.delete(toolName);
+      this.#assignments.set(toolName, {
+        name: toolName,
+        serverName: mcpServerName,
+        toolName: mcpToolName,
+      });
+    }
+  }
+
+  /** Each name once, with the tool it named last, in the order of those last calls. */
+  assignments(): McpToolAssignment[] {
+    return [...this.#assignments.values()];
+  }
+
+  clear(): void {
+    this.#assignments.clear();
+  }
 }
 
 /** Folds one event of a conversation (rewind.ts) into `state`. */
@@ -50,6 +89,7 @@ export function foldEvent(state: ConversationState, event: SessionEvent): void {
   state.history.apply(event);
   state.grants.record(event);
   state.openWork.apply(event);
+  state.mcpToolNames.record(event);
   if (event.type === "session.instructions_loaded") {
     state.instructions = event.data;
   } else if (event.type === "session.model_change") {
@@ -75,6 +115,7 @@ export function foldConversationAgain(
   state.history.clear();
   state.grants.clear();
   state.openWork.clear();
+  state.mcpToolNames.clear();
   foldConversation(state, events);
 }
 
@@ -96,6 +137,7 @@ export class ResumeFold implements ConversationState {
   changedModel: string | undefined;
   openWork = new OpenWork();
   metrics = new SessionMetrics();
+  mcpToolNames = new McpToolNames();
   /** Whether a `session.snapshot_rewind` was read. */
   rewound = false;
   /** Events folded. */
@@ -116,6 +158,7 @@ export class ResumeFold implements ConversationState {
       this.changedModel = undefined;
       this.openWork = new OpenWork();
       this.metrics = new SessionMetrics();
+      this.mcpToolNames = new McpToolNames();
       this.rewound = false;
       this.#folded = 0;
     }
@@ -164,6 +207,7 @@ async function foldAgain(
     changedModel: undefined,
     openWork: new OpenWork(),
     metrics: new SessionMetrics(),
+    mcpToolNames: new McpToolNames(),
   };
   for (const event of events) {
     state.metrics.apply(event);

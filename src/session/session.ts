@@ -20,6 +20,7 @@ import {
   type ConversationState,
   foldConversationAgain,
   foldStored,
+  McpToolNames,
   openForResume,
 } from "./resume-fold.js";
 import { conversationEvents, rewindCut } from "./rewind.js";
@@ -67,6 +68,8 @@ export class Session {
   readonly openWork: OpenWork;
   /** What `session.shutdown` reports, folded from every stored event (usage-totals.ts `SessionMetrics`). */
   readonly metrics: SessionMetrics;
+  /** The names its MCP tools were called by (resume-fold.ts `McpToolNames`), kept on resume. */
+  readonly mcpToolNames: McpToolNames;
   readonly journal: SessionJournal;
   private readonly listeners = new Set<SessionListener>();
   /** Secrets of the host's environment out of every event, before it is written, folded or sent. */
@@ -115,6 +118,7 @@ export class Session {
     this.changedModel = folded?.changedModel;
     this.openWork = folded?.openWork ?? new OpenWork();
     this.metrics = folded?.metrics ?? new SessionMetrics();
+    this.mcpToolNames = folded?.mcpToolNames ?? new McpToolNames();
     this.journal = new SessionJournal(appender, stored, { fold: this.fold, publish: this.publish });
     this.running = new RunningPrompt(start.sessionId, appender);
     followOthers(appender, this.journal, (event) => this.journal.handOnStored(event));

@@ -12,6 +12,8 @@ import { test } from "../support/fixtures.js";
  * valid JSON Schema (`"type": "strin"`) was offered as it was, and a provider that checks
  * schemas refused every request. Each tool is checked alone now (tools/mcp/tool-list.ts): a bad
  * one is left out with one line naming the server, the tool and what is wrong; the others stay.
+ * A schema that passes the meta-schema but cannot be compiled (a `$ref` to nowhere) is left out
+ * the same way (session 43, N2).
  */
 
 const SERVER = fileURLToPath(new URL("../support/mcp/listed-tools-server.mjs", import.meta.url));
@@ -25,11 +27,18 @@ const TOOLS = [
   },
   // Round 3, session 43, N7: offered as "raw__", a name no call could mean.
   { name: "", description: "nameless", inputSchema: { type: "object", properties: {} } },
+  // Passes the meta-schema, but its `$ref` points nowhere: no checker can compile it (N2).
+  {
+    name: "dangling",
+    description: "bad reference",
+    inputSchema: { type: "object", properties: { x: { $ref: "#/defs/none" } } },
+  },
 ];
 const LEFT_OUT = [
   'MCP server raw: tool "untyped" is left out: inputSchema.type: Invalid input: expected "object"',
   'MCP server raw: tool "odd" is left out: its inputSchema is no valid JSON Schema (/properties/q/type must be equal to one of the allowed values)',
   "MCP server raw: tool 4 of the list is left out: its name is empty (a tool is called by its name)",
+  'MCP server raw: tool "dangling" is left out: its inputSchema cannot be compiled (can\'t resolve reference #/defs/none from id #)',
 ];
 
 test("-p: the server's good tool is offered and runs; each bad one is said in one line", async ({

@@ -101,7 +101,7 @@ export interface ToolCall {
   partialOutput?: string;
   /**
    * What the call waits on before its tool runs (`tool.execution_progress`, live: e.g. `waiting
-   * for MCP server fs to start (at most 60 s)`) and since when (ms since the epoch); gone at its end.
+   * for MCP server fs to start (at most 57.3 s more)`) and since when (ms since the epoch); gone at its end.
    */
   progress?: { message: string; since: number };
   imageCount?: number;

@@ -192,12 +192,17 @@ export function parseServerEntry(name: string, value: unknown): McpServerConfig 
     };
   }
   const given = (record as { url?: unknown }).url;
-  if (typeof given === "string" && !httpUrl(given)) {
-    return `server "${name}": "url" is not an http:// or https:// URL: ${JSON.stringify(redactedUrl(given).slice(0, 200))}`;
-  }
-  const passwordProblem = typeof given === "string" ? urlPasswordProblem(given) : undefined;
+  // The password first: one holding `#`, `/` or `?` most often makes the URL unreadable
+  // (`http://u:ab#cd@h` reads as host `u`, port `ab`), and the hint says how to write it.
+  const passwordProblem =
+    typeof given === "string" && /^https?:\/\//i.test(given)
+      ? urlPasswordProblem(given)
+      : undefined;
   if (passwordProblem !== undefined) {
     return `server "${name}": "url" ${redactedUrl(given as string)}: ${passwordProblem}`;
+  }
+  if (typeof given === "string" && !httpUrl(given)) {
+    return `server "${name}": "url" is not an http:// or https:// URL: ${JSON.stringify(redactedUrl(given).slice(0, 200))}`;
   }
   const parsed = entrySchemas().remote.safeParse(value);
   if (!parsed.success) {

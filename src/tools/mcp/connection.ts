@@ -4,8 +4,8 @@
  *
  * The client library (about 1 MiB of modules with its packages), our stdio transport, the
  * words of remote failures (remote-failure.ts), the remote transports (remote-transport.ts) and
- * the check of a tool list (tool-list.ts) are loaded with the first connection, so a run with no
- * MCP server configured never loads them (issue 26; test/cli/modules-loaded.test.ts checks it).
+ * the check of a tool list (tool-list.ts) are loaded with the first connection (client-modules.ts),
+ * so a run with no MCP server configured never loads them (issue 26; test/cli/modules-loaded.test.ts checks it).
  */
 
 import type {
@@ -15,41 +15,10 @@ import type {
   Transport,
 } from "@modelcontextprotocol/client";
 import { errorCode, errorMessage } from "../../events/errors.js";
+import { type ClientModules, loadClientModules } from "./client-modules.js";
 import { DEFAULT_TOOL_TIMEOUT_MS, type McpServerConfig, toolSelected } from "./config.js";
 import type { ProcessGroupStdioTransport } from "./stdio-transport.js";
 import type { CheckedTools } from "./tool-list.js";
-
-/** The modules a connection needs, loaded once, by the first connection. */
-interface ClientModules {
-  client: typeof import("@modelcontextprotocol/client");
-  transport: typeof import("./stdio-transport.js");
-  /** The words of a remote server's failures. */
-  remote: typeof import("./remote-failure.js");
-  /** The HTTP transports of a remote server. */
-  remoteTransport: typeof import("./remote-transport.js");
-  /** A server's tool list, checked one tool at a time. */
-  toolList: typeof import("./tool-list.js");
-}
-
-let clientModules: Promise<ClientModules> | undefined;
-
-/** Loads the MCP client library and our stdio transport (once per process). */
-function loadClientModules(): Promise<ClientModules> {
-  clientModules ??= Promise.all([
-    import("@modelcontextprotocol/client"),
-    import("./stdio-transport.js"),
-    import("./remote-failure.js"),
-    import("./remote-transport.js"),
-    import("./tool-list.js"),
-  ]).then(([client, transport, remote, remoteTransport, toolList]) => ({
-    client,
-    transport,
-    remote,
-    remoteTransport,
-    toolList,
-  }));
-  return clientModules;
-}
 
 /** A call of a server that is not connected, or stopped during the call ({@link McpConnection.unavailable}). */
 export class McpServerUnavailableError extends Error {}
@@ -80,8 +49,13 @@ export class McpConnection {
   tools: McpTool[] = [];
   /** A sentence for each tool of its list left out (tool-list.ts), e.g. a schema no provider takes. */
   leftOut: string[] = [];
-  /** Settles (never rejects) once the server is connected or has failed. */
+  /**
+   * Settles (never rejects) once the server is connected or has failed: at the latest when the
+   * attempt ends ({@link attemptEnds}), whatever the requests of the attempt still wait on.
+   */
   readonly ready: Promise<void>;
+  /** When the connection attempt ends (ms since the epoch): its start plus {@link connectTimeoutMs}. */
+  readonly attemptEnds: number;
   /** Created once the client library is loaded (the connection is `pending` until then). */
   private client: Client | undefined;
   /** The modules of {@link loadClientModules}, once loaded. */
@@ -101,6 +75,7 @@ export class McpConnection {
     readonly config: McpServerConfig,
     private readonly options: McpConnectionOptions,
   ) {
+    this.attemptEnds = Date.now() + this.connectTimeoutMs;
     this.ready = this.connect();
   }
 
@@ -230,6 +205,11 @@ export class McpConnection {
 
   private async connect(): Promise<void> {
     const timeout = this.connectTimeoutMs;
+    // The whole attempt ends at the connect timeout: each request's own timeout leaves the
+    // module loading, the spawn, the requests after the first and a transport's start (the
+    // HTTP+SSE fallback's GET has none) unbounded.
+    const attempt = setTimeout(() => this.attemptOver(), timeout);
+    attempt.unref();
     try {
       const modules = await loadClientModules();
       this.modules = modules;
@@ -261,7 +241,23 @@ export class McpConnection {
         this.fail(this.connectTimedOut(error) ?? error);
         await this.transport?.close().catch(() => undefined);
       }
+    } finally {
+      clearTimeout(attempt);
     }
+  }
+
+  /** The attempt's time is over: a server still `pending` fails, said as a request's timeout. */
+  private attemptOver(): void {
+    if (this.state === "pending") {
+      this.fail(new Error(this.noAnswerWords()));
+      void this.transport?.close().catch(() => undefined);
+    }
+  }
+
+  /** `initialize (or tools/list) got no answer within 60 s (the connect timeout)`. */
+  private noAnswerWords(): string {
+    const request = this.initialized ? "tools/list" : "initialize";
+    return `${request} got no answer within ${this.connectTimeoutMs / 1000} s (the connect timeout)`;
   }
 
   /**
@@ -270,12 +266,9 @@ export class McpConnection {
    * for any other error.
    */
   private connectTimedOut(error: unknown): Error | undefined {
-    if (errorCode(error) !== "REQUEST_TIMEOUT") {
-      return undefined;
-    }
-    const request = this.initialized ? "tools/list" : "initialize";
-    const words = `${request} got no answer within ${this.connectTimeoutMs / 1000} s (the connect timeout)`;
-    return new Error(words, { cause: error });
+    return errorCode(error) === "REQUEST_TIMEOUT"
+      ? new Error(this.noAnswerWords(), { cause: error })
+      : undefined;
   }
 
   private async open(client: Client, modules: ClientModules, timeout: number): Promise<void> {

@@ -8,7 +8,8 @@
 import type { AnyTool } from "../define-tool.js";
 import type { McpServerConfig, McpServerConfigs } from "./config.js";
 import { CONNECT_TIMEOUT_MS, McpConnection, type McpServerState } from "./connection.js";
-import { type McpToolNaming, namesToolOf, OfferedTools, unavailableServerTool } from "./tools.js";
+import { type McpToolAssignment, OfferedTools } from "./offered-tools.js";
+import { type McpToolNaming, namesToolOf, unavailableServerTool } from "./tools.js";
 
 export { mcpStatusNotice } from "./status-notice.js";
 
@@ -17,7 +18,8 @@ export const DEFAULT_STARTUP_WAIT_MS = 5_000;
 
 /**
  * Told once, before a call of a server's tool waits for the server to start: the server, and the
- * words of the wait (`waiting for MCP server fs to start (at most 60 s)`).
+ * words of the wait (`waiting for MCP server fs to start (at most 57.3 s more)`: what is left of
+ * its connection attempt, connection.ts `attemptEnds`).
  */
 export type WaitingForServer = (wait: { serverName: string; message: string }) => void;
 
@@ -66,6 +68,11 @@ export interface McpServersOptions {
   onRenamedTools?: (serverName: string, sentences: readonly string[]) => void;
   /** How the tools are named to the model (tools.ts); `turnloop` by default. */
   toolNaming?: McpToolNaming;
+  /**
+   * The names a resumed session's log gave its servers' tools, in order (offered-tools.ts
+   * `OfferedTools.restore`): each keeps naming the same server's same tool.
+   */
+  restoredToolNames?: readonly McpToolAssignment[];
 }
 
 export class McpServers {
@@ -89,6 +96,7 @@ export class McpServers {
     this.offered = new OfferedTools(options.toolNaming, (serverName, sentences) =>
       options.onRenamedTools?.(serverName, sentences),
     );
+    this.offered.restore(options.restoredToolNames ?? []);
     this.deadline = Date.now() + this.startupWaitMs;
     this.connections = Object.entries(configs).map(([name, config]) => this.start(name, config));
   }
@@ -242,7 +250,7 @@ export class McpServers {
 
   /**
    * The tools of the connected servers, as they are now, each under a name unique among them and
-   * `taken` (the session's other tools), as tools.ts `OfferedTools` says; each change of what was
+   * `taken` (the session's other tools), as offered-tools.ts `OfferedTools` says; each change of what was
    * renamed is said through `onRenamedTools`.
    */
   tools(taken: Iterable<string> = []): AnyTool[] {
@@ -286,9 +294,9 @@ export class McpServers {
   /**
    * What a call of `toolName`, a tool not offered to the model, is about, when it names a tool of
    * one of these servers (`<server>__<tool>` or `<server>-<tool>`, by the session's naming): a
-   * server still starting is waited for, until it connects or fails (at most its connect
-   * timeout) or `signal` aborts, said first through `waiting` (`waiting for MCP server fs to
-   * start (at most 60 s)`); the tool, when it is now offered; otherwise the words the call
+   * server still starting is waited for, until it connects or fails (at most what is left of its
+   * connection attempt) or `signal` aborts, said first through `waiting` (`waiting for MCP server
+   * fs to start (at most 57.3 s more)`); the tool, when it is now offered; otherwise the words the call
    * is answered with ({@link McpConnection.unavailable}: the server stopped or failed to start,
    * and why; or that it is turned off). Undefined when no server's name prefixes `toolName`, or
    * its server is connected (then the tool does not exist).
@@ -307,8 +315,9 @@ export class McpServers {
       return `MCP server ${connection.name} is turned off; its tools are unavailable until it is turned on again`;
     }
     if (connection.state === "pending") {
-      const limit = connection.connectTimeoutMs / 1000;
-      const message = `waiting for MCP server ${connection.name} to start (at most ${limit} s)`;
+      // Only what is left of the attempt (connection.ts `attemptEnds`), in tenths of a second.
+      const left = Math.max(0, Math.ceil((connection.attemptEnds - Date.now()) / 100) / 10);
+      const message = `waiting for MCP server ${connection.name} to start (at most ${left} s more)`;
       waiting?.({ serverName: connection.name, message });
       await new Promise<void>((resolve) => {
         const done = () => {

@@ -5,8 +5,9 @@
  * tool whose `inputSchema` is no valid JSON Schema (`{"type": "strin"}`) was offered as it was,
  * so a provider that checks schemas (OpenAI's API does) refused every request of the session.
  * Here each tool is read by the MCP schema of a tool, and its `inputSchema` checked against the
- * JSON Schema meta-schema (ajv: draft-07 when the schema says so, 2020-12, MCP's default, else);
- * a tool that fails either is left out with one sentence naming it and what is wrong, and the
+ * JSON Schema meta-schema (ajv: draft-07 when the schema says so, 2020-12, MCP's default, else)
+ * and compiled (a schema the meta-schema lets through may still be unusable: a `$ref` to nowhere);
+ * a tool that fails any of these is left out with one sentence naming it and what is wrong, and the
  * server's other tools are kept.
  */
 
@@ -70,7 +71,7 @@ async function checkedTool(
     return "its name is empty (a tool is called by its name)";
   }
   const problem = await schemaProblem(tool.inputSchema as Record<string, unknown>);
-  return problem === undefined ? tool : `its inputSchema is no valid JSON Schema (${problem})`;
+  return problem === undefined ? tool : `its inputSchema ${problem}`;
 }
 
 /** Any keyword and format a provider may take is let through: only the schema's shape is checked. */
@@ -90,7 +91,12 @@ function ajvClass(module: object, name: string): new (options: typeof AJV_OPTION
 /** The two checkers, made once: draft-07's and 2020-12's meta-schemas. */
 let checkers: Promise<{ draft07: Ajv; draft2020: Ajv }> | undefined;
 
-/** Why `schema` is no valid JSON Schema (ajv's first error), or undefined when it is one. */
+/**
+ * What is wrong with `schema`, said after "its inputSchema": `is no valid JSON Schema (<ajv's
+ * first error>)` when the meta-schema refuses it, `cannot be compiled (<why>)` when it passes the
+ * meta-schema but no checker can use it (a `$ref` to nowhere: `can't resolve reference
+ * #/defs/none from id #`); undefined when it is a usable JSON Schema.
+ */
 async function schemaProblem(schema: Record<string, unknown>): Promise<string | undefined> {
   checkers ??= Promise.all([import("ajv"), import("ajv/dist/2020.js")]).then(
     ([draft07, draft2020]) => ({
@@ -102,14 +108,35 @@ async function schemaProblem(schema: Record<string, unknown>): Promise<string | 
   const { $schema, ...rest } = schema;
   const ajv = typeof $schema === "string" && /draft-0[4-7]/.test($schema) ? draft07 : draft2020;
   try {
-    if (ajv.validateSchema(rest) === true) {
-      return undefined;
+    if (ajv.validateSchema(rest) !== true) {
+      const first = ajv.errors?.[0];
+      const why =
+        first === undefined
+          ? "rejected"
+          : `${first.instancePath || "/"} ${first.message ?? ""}`.trim();
+      return `is no valid JSON Schema (${why})`;
     }
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return `is no valid JSON Schema (${error instanceof Error ? error.message : String(error)})`;
   }
-  const first = ajv.errors?.[0];
-  return first === undefined
-    ? "rejected"
-    : `${first.instancePath || "/"} ${first.message ?? ""}`.trim();
+  return compileProblem(ajv, rest);
+}
+
+/**
+ * Why `ajv` cannot compile `schema` (`cannot be compiled (…)`), or undefined when it can. The
+ * compiled schema is removed again, so two tools' schemas with the same `$id` do not clash.
+ */
+function compileProblem(ajv: Ajv, schema: Record<string, unknown>): string | undefined {
+  try {
+    ajv.compile(schema);
+    return undefined;
+  } catch (error) {
+    return `cannot be compiled (${error instanceof Error ? error.message : String(error)})`;
+  } finally {
+    try {
+      ajv.removeSchema(schema);
+    } catch {
+      // Nothing was added to remove.
+    }
+  }
 }
