@@ -22,6 +22,7 @@ import { terminalText } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf, UserMessageData } from "../events/events.js";
 import { attachedFilesLine, givenPrompt, ranLines } from "../session/prompt-attachments.js";
+import { LOST_PROMPT_WORDS } from "../session/session-store.js";
 import {
   manualCompactionWords,
   type Prompt,
@@ -156,8 +157,10 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
       renderToolResult(state, event.data);
       releaseHeldErrors(state);
       return;
-    case "assistant.turn_end":
     case "assistant.turn_start":
+      renderLostPrompt(state);
+      return;
+    case "assistant.turn_end":
     case "assistant.usage":
     case "assistant.message_delta":
     case "assistant.reasoning_delta":
@@ -312,6 +315,23 @@ function renderUserMessage(state: RenderState, data: UserMessageData): void {
   if (files !== undefined) {
     state.lines.push(files);
   }
+  state.prompt = { ...closedPrompt(), open: true };
+}
+
+/**
+ * A turn the session model found answering a prompt the log lost (session-model/types.ts
+ * `Prompt.lost`): that prompt's place, in the words of every view ({@link LOST_PROMPT_WORDS}).
+ */
+function renderLostPrompt(state: RenderState): void {
+  const prompt = state.fold.answeredPrompt;
+  if (prompt?.lost !== true || prompt === state.answered) {
+    return;
+  }
+  closePrompt(state);
+  if (state.lines.length > 0) {
+    state.lines.push("");
+  }
+  state.lines.push(`> (${LOST_PROMPT_WORDS})`);
   state.prompt = { ...closedPrompt(), open: true };
 }
 
