@@ -46,7 +46,8 @@ export interface LogScan {
   /** The first `user.message` with source `user`, on one line (see {@link oneLine}). */
   firstPrompt: string | null;
   /**
-   * Timestamp of the last event that was work in the session: not a `session.resume` or
+   * Timestamp of the latest event that was work in the session, never before its start
+   * (`later`: a fork's copied events keep their earlier times): not a `session.resume` or
    * `session.shutdown`, which an editor's `session/load` or an app's `resumeSession` that only
    * reads the session also writes (so reading a session does not make it the one `--continue`
    * takes, a trial's finding).
@@ -57,12 +58,13 @@ export interface LogScan {
 }
 
 /**
- * 4: `turns` without the failed attempts sent again (3 counted them: stored scans of 3 are made
+ * 5: `lastTimestamp` never before `session.start`'s `startTime` or an earlier event's (4 took the
+ * last event's: a fork's copied events made it earlier than its start); 4: `turns` without the failed attempts sent again (3 counted them: stored scans of 3 are made
  * again once); 3: `lastTimestamp` without opening and closing events (2 counted them: stored scans of 2 are
  * made again once); 2: counts of the log's chain, with `lastId` (1 counted lines that looked
  * like events).
  */
-const METADATA_VERSION = 4;
+const METADATA_VERSION = 5;
 const FIRST_PROMPT_LENGTH = 80;
 /** Characters of a prompt looked at for its title. */
 const PROMPT_SCAN_LIMIT = 65_536;
@@ -94,7 +96,7 @@ export function scanEvent(scan: LogScan, event: SessionEvent, byteLength: number
   scan.size += byteLength;
   scan.eventCount += 1;
   if (event.type !== "session.resume" && event.type !== "session.shutdown") {
-    scan.lastTimestamp = event.timestamp;
+    scan.lastTimestamp = later(scan.lastTimestamp, event.timestamp);
   }
   scan.lastId = event.id;
   if (event.type === "assistant.turn_start") {
@@ -106,6 +108,7 @@ export function scanEvent(scan: LogScan, event: SessionEvent, byteLength: number
     scan.failedTurn = null;
   } else if (event.type === "session.start" && scan.start === null) {
     scan.start = startOf(event.data);
+    scan.lastTimestamp = later(scan.lastTimestamp, scan.start?.startTime ?? null);
   } else if (event.type === "user.message" && scan.firstPrompt === null) {
     scan.firstPrompt = promptOf(event.data);
   } else if (event.type === "session.model_change") {
@@ -207,6 +210,19 @@ export async function writeMetadata(directory: string, scan: LogScan): Promise<v
     await rm(temporary, { force: true });
     throw error;
   }
+}
+
+/**
+ * The later of two ISO-8601 times (one that does not parse loses), so that a session's last
+ * activity is never before its start nor before an earlier event: a fork's copied events keep the
+ * source's times, before the fork's `session.start` (fork.ts).
+ */
+function later(current: string | null, next: string | null): string | null {
+  if (current === null || next === null) {
+    return next ?? current;
+  }
+  const nextTime = Date.parse(next);
+  return Number.isNaN(nextTime) || nextTime < Date.parse(current) ? current : next;
 }
 
 function startOf(data: unknown): LogScan["start"] {

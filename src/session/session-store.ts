@@ -218,8 +218,9 @@ export interface SessionSummary {
   /** ISO-8601, from `session.start`: when the session was created. */
   startTime: string | null;
   /**
-   * ISO-8601: timestamp of the last event other than `session.resume` and `session.shutdown`
-   * (a read that reopens the session is not work in it; session-metadata.ts), else the log's
+   * ISO-8601: timestamp of the latest event other than `session.resume` and `session.shutdown`
+   * (a read that reopens the session is not work in it; session-metadata.ts), never before
+   * {@link startTime} (a fork's copied events keep their earlier times), else the log's
    * modification time.
    */
   lastActivity: string;
