@@ -22,12 +22,12 @@ import { terminalText } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf, UserMessageData } from "../events/events.js";
 import { attachedFilesLine, givenPrompt, ranLines } from "../session/prompt-attachments.js";
-import { LOST_PROMPT_WORDS } from "../session/session-store.js";
 import {
   manualCompactionWords,
   type Prompt,
   SessionFold,
 } from "../session/session-model/session-model.js";
+import { LOST_PROMPT_WORDS } from "../session/session-store.js";
 import { idleReopens, repairsBeforeReopens } from "./idle-reopens.js";
 import { planChecklist } from "./plan-checklist.js";
 import { closedPrompt, type PromptState, stopLine } from "./prompt-stop.js";
@@ -122,6 +122,11 @@ type OutcomeEvent = Extract<
 
 function renderEvent(state: RenderState, event: SessionEvent): void {
   if (event.type === "session.model_change") {
+    // A switch between prompts follows the stop line of the prompt before (the session model's
+    // `betweenPrompts`, as a manual compaction is headed); one during a prompt stays in it.
+    if (state.fold.betweenPrompts) {
+      closePrompt(state);
+    }
     // Where the session switched models: what it said then (`session … now uses …`).
     state.lines.push(`model: ${event.data.previousModel ?? "?"} → ${event.data.newModel}`);
     return;
