@@ -122,13 +122,7 @@ type OutcomeEvent = Extract<
 
 function renderEvent(state: RenderState, event: SessionEvent): void {
   if (event.type === "session.model_change") {
-    // A switch between prompts follows the stop line of the prompt before (the session model's
-    // `betweenPrompts`, as a manual compaction is headed); one during a prompt stays in it.
-    if (state.fold.betweenPrompts) {
-      closePrompt(state);
-    }
-    // Where the session switched models: what it said then (`session … now uses …`).
-    state.lines.push(`model: ${event.data.previousModel ?? "?"} → ${event.data.newModel}`);
+    renderModelChange(state, event.data);
     return;
   }
   if (isSdkAppEvent(event)) {
@@ -183,6 +177,17 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
     default:
       renderOutcome(state, event);
   }
+}
+
+/** A model switch; between prompts (the session model's `betweenPrompts`) after the stop line. */
+function renderModelChange(
+  state: RenderState,
+  data: SessionEventOf<"session.model_change">["data"],
+) {
+  if (state.fold.betweenPrompts) {
+    closePrompt(state);
+  }
+  state.lines.push(`model: ${data.previousModel ?? "?"} → ${data.newModel}`);
 }
 
 function renderResume(state: RenderState, event: SessionEventOf<"session.resume">): void {
@@ -323,21 +328,12 @@ function renderUserMessage(state: RenderState, data: UserMessageData): void {
   state.prompt = { ...closedPrompt(), open: true };
 }
 
-/**
- * A turn the session model found answering a prompt the log lost (session-model/types.ts
- * `Prompt.lost`): that prompt's place, in the words of every view ({@link LOST_PROMPT_WORDS}).
- */
+/** A turn answering a prompt the log lost (the session model's `Prompt.lost`): its place. */
 function renderLostPrompt(state: RenderState): void {
   const prompt = state.fold.answeredPrompt;
-  if (prompt?.lost !== true || prompt === state.answered) {
-    return;
+  if (prompt?.lost === true && prompt !== state.answered) {
+    renderUserMessage(state, { content: `(${LOST_PROMPT_WORDS})`, source: "user" });
   }
-  closePrompt(state);
-  if (state.lines.length > 0) {
-    state.lines.push("");
-  }
-  state.lines.push(`> (${LOST_PROMPT_WORDS})`);
-  state.prompt = { ...closedPrompt(), open: true };
 }
 
 function renderAssistantMessage(
