@@ -3,6 +3,7 @@ import type { SessionEvent, SessionEventData, ToolRequest } from "../events/even
 import { imageDataProblem } from "../llm/image-data.js";
 import type { HistoryMessage } from "../llm/provider.js";
 import { KnownFiles } from "../tools/tool-support.js";
+import { interruptionNote, LOST_PROMPT_TEXT, NO_REPLY_NOTE } from "./history-notes.js";
 import { ContextMeter } from "./token-estimate.js";
 
 /**
@@ -65,11 +66,17 @@ export class History {
   private interruption: string | undefined;
   /** The latest reply when a failure broke it off: a retry takes it out of the view. */
   private brokenReply: HistoryMessage | undefined;
+  /**
+   * Whether no prompt is being answered: none yet, or the latest one's stop was logged (a turn
+   * end's `stopReason`, an `abort`, a `session.error`). See {@link LOST_PROMPT_TEXT}.
+   */
+  private betweenPrompts = true;
 
   /** Folds one event. Events that do not change the conversation are ignored. */
   apply(event: SessionEvent): void {
     switch (event.type) {
       case "user.message":
+        this.betweenPrompts = false;
         this.addUserMessage(event.data);
         return;
       case "assistant.message":
@@ -79,33 +86,21 @@ export class History {
         this.addResult(event.data);
         this.knownFiles.apply(event);
         return;
+      case "session.error":
+        this.betweenPrompts = true;
+        return;
       case "abort":
-        // A cut reply's cancel came from elsewhere (a signal, the app leaving): say so.
-        if (this.interruption !== undefined && event.data.reason !== USER_CANCEL_REASON) {
-          this.interruption = `[Your previous reply was interrupted before it finished: ${event.data.reason}.]`;
-        }
+        this.aborted(event.data.reason);
         return;
       case "assistant.retry":
         this.dropBrokenReply();
         return;
       case "assistant.turn_start":
-        if (event.data.purpose === "compaction") {
-          this.compactionTurns.add(event.data.turnId);
-        }
+        this.turnStarted(event.data);
         return;
-      case "assistant.turn_end": {
-        // A turn whose process ended before any reply was logged (closed at resume,
-        // src/session/open-work.ts): the prompt before it got no answer; say so.
-        const { status, turnId } = event.data;
-        if (
-          status === "interrupted" &&
-          !this.compactionTurns.has(turnId) &&
-          this.messages.at(-1)?.role === "user"
-        ) {
-          this.interruption ??= NO_REPLY_NOTE;
-        }
+      case "assistant.turn_end":
+        this.turnEnded(event.data);
         return;
-      }
       case "assistant.usage":
         if (!this.compactionTurns.has(event.data.turnId)) {
           this.meter.report(event.data.inputTokens, event.data.outputTokens);
@@ -128,6 +123,36 @@ export class History {
     }
   }
 
+  private aborted(reason: string): void {
+    this.betweenPrompts = true;
+    // A cut reply's cancel came from elsewhere (a signal, the app leaving): say so.
+    if (this.interruption !== undefined && reason !== USER_CANCEL_REASON) {
+      this.interruption = `[Your previous reply was interrupted before it finished: ${reason}.]`;
+    }
+  }
+
+  private turnStarted({ purpose, turnId }: SessionEventData["assistant.turn_start"]): void {
+    if (purpose === "compaction") {
+      this.compactionTurns.add(turnId);
+    } else if (purpose === undefined && this.betweenPrompts) {
+      // The prompt this turn answers was on a damaged line of the log: its place is kept.
+      this.betweenPrompts = false;
+      this.addUserMessage({ content: LOST_PROMPT_TEXT, source: "user" });
+    }
+  }
+
+  private turnEnded({ status, turnId, stopReason }: SessionEventData["assistant.turn_end"]): void {
+    const conversation = !this.compactionTurns.has(turnId);
+    if (stopReason !== undefined || (status === "interrupted" && conversation)) {
+      this.betweenPrompts = true;
+    }
+    // A turn whose process ended before any reply was logged (closed at resume,
+    // src/session/open-work.ts): the prompt before it got no answer; say so.
+    if (status === "interrupted" && conversation && this.messages.at(-1)?.role === "user") {
+      this.interruption ??= NO_REPLY_NOTE;
+    }
+  }
+
   /**
    * Empties the view, as a new History has it, so that a rewound conversation is folded again
    * (src/session/rewind.ts); references to {@link messages} stay current.
@@ -143,6 +168,7 @@ export class History {
     this.latestUser = undefined;
     this.interruption = undefined;
     this.brokenReply = undefined;
+    this.betweenPrompts = true;
     this.knownFiles.clear();
     this.truncationWarned.clear();
     this.undecodableImages.count = 0;
@@ -338,25 +364,6 @@ export class History {
     this.messages.splice(position, 0, message);
     this.meter.add(message);
   }
-}
-
-/** The note for a prompt whose turn was interrupted before the model's reply was logged. */
-const NO_REPLY_NOTE =
-  "[Your reply to the previous message was interrupted before any of it was recorded: the process running it ended. That message got no answer.]";
-
-/**
- * The note a reply cut off mid-stream leaves for the model, at the start of the next user
- * message, so that it does not take its partial reply for a finished one (Claude Code adds
- * "[Request interrupted by user]" the same way); `undefined` for a reply that finished.
- * The log keeps the user's words as written: the note is only in the model's view.
- */
-function interruptionNote(data: SessionEventData["assistant.message"]): string | undefined {
-  if (data.interrupted !== true) {
-    return undefined;
-  }
-  return data.error === undefined
-    ? "[Your previous reply was interrupted by the user before it finished.]"
-    : `[Your previous reply broke off before it finished: ${data.error.message}]`;
 }
 
 type AssistantMessage = Extract<HistoryMessage, { role: "assistant" }>;

@@ -27,6 +27,7 @@ import {
   type Prompt,
   SessionFold,
 } from "../session/session-model/session-model.js";
+import { LOST_PROMPT_WORDS } from "../session/session-store.js";
 import { idleReopens, repairsBeforeReopens } from "./idle-reopens.js";
 import { planChecklist } from "./plan-checklist.js";
 import { closedPrompt, type PromptState, stopLine } from "./prompt-stop.js";
@@ -121,8 +122,7 @@ type OutcomeEvent = Extract<
 
 function renderEvent(state: RenderState, event: SessionEvent): void {
   if (event.type === "session.model_change") {
-    // Where the session switched models: what it said then (`session … now uses …`).
-    state.lines.push(`model: ${event.data.previousModel ?? "?"} → ${event.data.newModel}`);
+    renderModelChange(state, event.data);
     return;
   }
   if (isSdkAppEvent(event)) {
@@ -156,8 +156,10 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
       renderToolResult(state, event.data);
       releaseHeldErrors(state);
       return;
-    case "assistant.turn_end":
     case "assistant.turn_start":
+      renderLostPrompt(state);
+      return;
+    case "assistant.turn_end":
     case "assistant.usage":
     case "assistant.message_delta":
     case "assistant.reasoning_delta":
@@ -175,6 +177,17 @@ function renderEvent(state: RenderState, event: SessionEvent): void {
     default:
       renderOutcome(state, event);
   }
+}
+
+/** A model switch; between prompts (the session model's `betweenPrompts`) after the stop line. */
+function renderModelChange(
+  state: RenderState,
+  data: SessionEventOf<"session.model_change">["data"],
+) {
+  if (state.fold.betweenPrompts) {
+    closePrompt(state);
+  }
+  state.lines.push(`model: ${data.previousModel ?? "?"} → ${data.newModel}`);
 }
 
 function renderResume(state: RenderState, event: SessionEventOf<"session.resume">): void {
@@ -313,6 +326,14 @@ function renderUserMessage(state: RenderState, data: UserMessageData): void {
     state.lines.push(files);
   }
   state.prompt = { ...closedPrompt(), open: true };
+}
+
+/** A turn answering a prompt the log lost (the session model's `Prompt.lost`): its place. */
+function renderLostPrompt(state: RenderState): void {
+  const prompt = state.fold.answeredPrompt;
+  if (prompt?.lost === true && prompt !== state.answered) {
+    renderUserMessage(state, { content: `(${LOST_PROMPT_WORDS})`, source: "user" });
+  }
 }
 
 function renderAssistantMessage(

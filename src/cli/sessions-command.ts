@@ -5,6 +5,7 @@ import type { SessionEvent } from "../events/events.js";
 import { age } from "../session/age.js";
 import { databaseUrlOf, openSessionStore } from "../session/open-store.js";
 import { turnloopHome } from "../session/paths.js";
+import { foldSession } from "../session/session-model/session-model.js";
 import { resolveSessionId, type SessionStore, summaryLine } from "../session/session-store.js";
 import type { Command } from "./arguments.js";
 import { renderConversation } from "./render.js";
@@ -132,11 +133,12 @@ function folderGone(folder: string): boolean {
 
 /**
  * What `sessions show` adds under a conversation: that nothing was asked yet (a session an editor
- * opened and left: its log holds little more than its start), and that its folder is gone.
+ * opened and left: its log holds little more than its start; not one whose prompt the session
+ * model found lost with a damaged line), and that its folder is gone.
  */
 function notes(events: readonly SessionEvent[]): string {
   const start = events.find((event) => event.type === "session.start");
-  const asked = events.some((event) => event.type === "user.message");
+  const asked = foldSession(events).prompts.length > 0;
   const lines = [
     ...(asked ? [] : ["(no prompt yet: nothing was asked in this session)"]),
     ...(start?.type === "session.start" && folderGone(start.data.cwd)

@@ -5,10 +5,15 @@ import type { StdinBytes } from "./prompt-input.js";
 /** Piped input longer than this is cut (bytes of UTF-8): the head and the tail are kept. */
 export const STDIN_MAX_BYTES = 100 * 1024;
 
-/** Piped input that was cut: how many bytes it had, and how many of them were sent. */
+/**
+ * Piped input that was cut: how many bytes it had, how many of them were sent, and whether both
+ * ends sent are whole lines (false when a line longer than half of {@link STDIN_MAX_BYTES} at
+ * either end was cut inside: no line end to cut at).
+ */
 export interface StdinCut {
   total: number;
   kept: number;
+  wholeLines: boolean;
 }
 
 /** A prompt with its piped input attached (`cut` when only its ends were), or why not. */
@@ -38,8 +43,8 @@ export function stdinText(
 
 /**
  * The prompt with piped text after it as an attachment block. Text past {@link STDIN_MAX_BYTES}
- * keeps its first and last halves, each cut at a line end ({@link headLines}, {@link tailLines}),
- * with a note saying how much was cut.
+ * keeps its first and last halves, each cut at a line end ({@link headLines}, {@link tailLines})
+ * unless a line longer than a half is cut inside, with a note saying how much was cut.
  */
 export function withStdinAttachment(prompt: string, piped: string): AttachedPrompt {
   const bytes = Buffer.byteLength(piped);
@@ -50,9 +55,14 @@ export function withStdinAttachment(prompt: string, piped: string): AttachedProm
   const half = STDIN_MAX_BYTES / 2;
   const head = headLines(encoded.subarray(0, half));
   const tail = tailLines(encoded.subarray(bytes - half));
-  const kept = head.length + tail.length;
-  const body = cutBody(head.toString("utf8"), tail.toString("utf8"), bytes, kept);
-  return { ok: true, text: attachmentBlock(prompt, body, bytes), cut: { total: bytes, kept } };
+  const kept = head.bytes.length + tail.bytes.length;
+  const body = cutBody(head.bytes.toString("utf8"), tail.bytes.toString("utf8"), bytes, kept);
+  const wholeLines = head.whole && tail.whole;
+  return {
+    ok: true,
+    text: attachmentBlock(prompt, body, bytes),
+    cut: { total: bytes, kept, wholeLines },
+  };
 }
 
 /**
@@ -67,16 +77,17 @@ export function cutStdinAttachment(prompt: string, ends: StdinBytes): AttachedPr
     return cutUtf16Attachment(prompt, ends);
   }
   // UTF-8 and windows-1252 alike: a byte 0x0a is a line feed, never part of another character.
-  const headBytes = headLines(head);
-  const tailBytes = tailLines(tail);
-  const headText = stdinText(headBytes);
-  const tailText = stdinText(tailBytes);
+  const headEnd = headLines(head);
+  const tailEnd = tailLines(tail);
+  const headText = stdinText(headEnd.bytes);
+  const tailText = stdinText(tailEnd.bytes);
   if (!headText.ok || !tailText.ok) {
     return headText.ok ? tailText : headText;
   }
-  const kept = headBytes.length + tailBytes.length;
+  const kept = headEnd.bytes.length + tailEnd.bytes.length;
   const body = cutBody(headText.text, tailText.text, total, kept);
-  return { ok: true, text: attachmentBlock(prompt, body, total), cut: { total, kept } };
+  const wholeLines = headEnd.whole && tailEnd.whole;
+  return { ok: true, text: attachmentBlock(prompt, body, total), cut: { total, kept, wholeLines } };
 }
 
 /** {@link cutStdinAttachment} of UTF-16 (its byte order mark at the head): cut in code units. */
@@ -91,21 +102,27 @@ function cutUtf16Attachment(prompt: string, { head, tail, total }: StdinBytes): 
   const headEnd = decoded.text.lastIndexOf("\n") + 1;
   const tailStart = tailText.indexOf("\n") + 1;
   const headKept = headEnd > 0 ? decoded.text.slice(0, headEnd) : decoded.text;
-  const tailKept =
-    tailStart > 0 && tailStart < tailText.length ? tailText.slice(tailStart) : tailText;
+  const tailWhole = tailStart > 0 && tailStart < tailText.length;
+  const tailKept = tailWhole ? tailText.slice(tailStart) : tailText;
   // Two bytes a code unit: what the line ends left out of the bytes kept.
   const dropped = 2 * (decoded.text.length - headKept.length + tailText.length - tailKept.length);
   const kept = headBytes.length + tailBytes.length - dropped;
   const body = cutBody(headKept, tailKept, total, kept);
-  return { ok: true, text: attachmentBlock(prompt, body, total), cut: { total, kept } };
+  const wholeLines = headEnd > 0 && tailWhole;
+  return { ok: true, text: attachmentBlock(prompt, body, total), cut: { total, kept, wholeLines } };
 }
 
 /**
  * `turnloop: warning: …` for piped input that was cut: the person who piped it is told, as the
- * model is by the note in the attachment, that the answer rests on its ends only.
+ * model is by the note in the attachment, that the answer rests on its ends only, and whether a
+ * line longer than an end was cut inside ({@link StdinCut.wholeLines}).
  */
-export function stdinCutWarning({ total, kept }: StdinCut): string {
-  return `turnloop: warning: stdin had ${total} bytes; only its first and last lines, ${kept} bytes (${STDIN_MAX_BYTES / 2048} KiB at most at each end), were sent: the ${total - kept} bytes between them were cut`;
+export function stdinCutWarning({ total, kept, wholeLines }: StdinCut): string {
+  const most = `${STDIN_MAX_BYTES / 2048} KiB at most at each end`;
+  const sent = wholeLines
+    ? `only its first and last lines, ${kept} bytes (${most}), were sent`
+    : `only ${kept} bytes of its ends were sent (${most}; a line longer than that is cut inside)`;
+  return `turnloop: warning: stdin had ${total} bytes; ${sent}: the ${total - kept} bytes between them were cut`;
 }
 
 /** The attachment block after `prompt`; `bytes`: how many the piped input had. */
@@ -120,19 +137,28 @@ function cutBody(head: string, tail: string, total: number, kept: number): strin
   return `${ended}[… ${total - kept} bytes of the piped input cut here; it had ${total} bytes …]\n${tail}`;
 }
 
+/** What an end of cut input keeps, and whether it is whole lines (false: a line cut inside). */
+interface KeptEnd {
+  bytes: Buffer;
+  whole: boolean;
+}
+
 /** `head` up to its last line feed, so that its last line is whole; without one, a whole character. */
-function headLines(head: Buffer): Buffer {
+function headLines(head: Buffer): KeptEnd {
   const end = head.lastIndexOf(0x0a);
-  return head.subarray(0, end >= 0 ? end + 1 : utf8End(head));
+  return end >= 0
+    ? { bytes: head.subarray(0, end + 1), whole: true }
+    : { bytes: head.subarray(0, utf8End(head)), whole: false };
 }
 
 /**
  * `tail` after its first line feed, so that its first line is whole; without one before its
  * last byte (its end is one long line), from its first whole character.
  */
-function tailLines(tail: Buffer): Buffer {
+function tailLines(tail: Buffer): KeptEnd {
   const start = tail.indexOf(0x0a) + 1;
-  return tail.subarray(start > 0 && start < tail.length ? start : utf8Start(tail));
+  const whole = start > 0 && start < tail.length;
+  return { bytes: tail.subarray(whole ? start : utf8Start(tail)), whole };
 }
 
 /** Where `bytes` end without cutting a UTF-8 sequence: before a last sequence that is cut. */

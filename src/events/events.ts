@@ -42,14 +42,14 @@ export interface SessionEventData {
   /** First event of every session. */
   "session.start": {
     sessionId: string;
-    /** Schema version of this file's events. */
-    version: 1;
+    /** Schema version of this file's events. */ version: 1;
     producer: "turnloop";
     producerVersion: string;
-    /** ISO-8601. */
-    startTime: string;
+    /** ISO-8601. */ startTime: string;
     cwd: string;
     model: string;
+    /** A fork's (SDK `sessions.fork`, session/fork.ts): its source's id, marking its title. */
+    forkedFrom?: string;
   };
   /** Appended when a session is reopened; lists the damage the reader skipped. */
   "session.resume": SessionResumeData;

@@ -13,6 +13,7 @@
 
 import type { SessionHost } from "./host.js";
 import type { SessionLockedError } from "./session-locked-error.js";
+import { LOST_PROMPT_WORDS } from "./session-store.js";
 
 /** Sessions of the folder checked for a holder at most, newest first (each check reads a lock). */
 const CHECKED_SESSIONS = 20;
@@ -32,7 +33,7 @@ export async function continueRefusal(
     free === undefined
       ? "; no other session of this folder is free to continue"
       : `, or continue the newest one nobody has open with --resume ${free.sessionId.slice(0, 8)} ` +
-        `(${free.firstPrompt === null ? "no prompt yet" : JSON.stringify(free.firstPrompt)}, ` +
+        `(${free.firstPrompt === null ? LOST_PROMPT_WORDS : JSON.stringify(free.firstPrompt)}, ` +
         `last active ${free.lastActivity})`;
   return (
     `${error.message} --continue takes the newest session of this folder, ` +
@@ -40,7 +41,10 @@ export async function continueRefusal(
   );
 }
 
-/** The newest session of `cwd` with a prompt, other than `held`, that no live process holds. */
+/**
+ * The newest session of `cwd` with a prompt, other than `held`, that no live process holds. One
+ * with turns and no readable prompt counts: its prompt was lost with a damaged line.
+ */
 async function newestFree(host: SessionHost, cwd: string, held: string) {
   const sessions = (await host.list({ cwd }))
     .filter((session) => session.sessionId !== held && session.problem === undefined)

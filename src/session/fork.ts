@@ -13,7 +13,7 @@ import type { SessionStore } from "./session-store.js";
 /**
  * Writes the fork of `source` (a session's stored events) into `store` and returns its id. The
  * fork starts with a `session.start` of its own (new id and start time, the source's cwd and
- * model), then the source's events before `toEventId` (exclusive; all when absent) with their
+ * model, `forkedFrom` the source's id), then the source's events before `toEventId` (exclusive; all when absent) with their
  * ids, chained anew; `title`, when given, is recorded as `session.title_changed`. A tool call the
  * cut leaves without a result gets an interrupted one when the fork is resumed.
  * @throws RewindTargetError when `toEventId` is not in the source's conversation or is its
@@ -38,7 +38,7 @@ export async function forkSession(
   const copied: SessionEvent[] = [
     {
       ...start,
-      data: { ...start.data, sessionId, startTime },
+      data: { ...start.data, sessionId, startTime, forkedFrom: start.data.sessionId },
       id: randomUUID(),
       timestamp: startTime,
     },

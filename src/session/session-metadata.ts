@@ -43,10 +43,16 @@ export interface LogScan {
   start: { cwd: string; model: string; startTime: string } | null;
   /** The `newModel` of the last `session.model_change`: the model a resume uses, when set. */
   model: string | null;
-  /** The first `user.message` with source `user`, on one line (see {@link oneLine}). */
-  firstPrompt: string | null;
   /**
-   * Timestamp of the last event that was work in the session: not a `session.resume` or
+   * The first `user.message` with source `user`, on one line (see {@link oneLine}); in a fork,
+   * marked as one ({@link forkTitle}).
+   */
+  firstPrompt: string | null;
+  /** The `forkedFrom` of `session.start`: the session this one is a fork of. */
+  forkedFrom: string | null;
+  /**
+   * Timestamp of the latest event that was work in the session, never before its start
+   * (`later`: a fork's copied events keep their earlier times): not a `session.resume` or
    * `session.shutdown`, which an editor's `session/load` or an app's `resumeSession` that only
    * reads the session also writes (so reading a session does not make it the one `--continue`
    * takes, a trial's finding).
@@ -57,12 +63,13 @@ export interface LogScan {
 }
 
 /**
- * 4: `turns` without the failed attempts sent again (3 counted them: stored scans of 3 are made
+ * 5: forks' titles marked (`forkTitle`), `lastTimestamp` never before `session.start`'s `startTime` or an earlier event's (4 took the
+ * last event's: a fork's copied events made it earlier than its start); 4: `turns` without the failed attempts sent again (3 counted them: stored scans of 3 are made
  * again once); 3: `lastTimestamp` without opening and closing events (2 counted them: stored scans of 2 are
  * made again once); 2: counts of the log's chain, with `lastId` (1 counted lines that looked
  * like events).
  */
-const METADATA_VERSION = 4;
+const METADATA_VERSION = 5;
 const FIRST_PROMPT_LENGTH = 80;
 /** Characters of a prompt looked at for its title. */
 const PROMPT_SCAN_LIMIT = 65_536;
@@ -81,6 +88,7 @@ export function emptyScan(): LogScan {
     start: null,
     model: null,
     firstPrompt: null,
+    forkedFrom: null,
     lastTimestamp: null,
     lastId: null,
   };
@@ -94,7 +102,7 @@ export function scanEvent(scan: LogScan, event: SessionEvent, byteLength: number
   scan.size += byteLength;
   scan.eventCount += 1;
   if (event.type !== "session.resume" && event.type !== "session.shutdown") {
-    scan.lastTimestamp = event.timestamp;
+    scan.lastTimestamp = later(scan.lastTimestamp, event.timestamp);
   }
   scan.lastId = event.id;
   if (event.type === "assistant.turn_start") {
@@ -106,8 +114,11 @@ export function scanEvent(scan: LogScan, event: SessionEvent, byteLength: number
     scan.failedTurn = null;
   } else if (event.type === "session.start" && scan.start === null) {
     scan.start = startOf(event.data);
+    const { forkedFrom } = event.data as { forkedFrom?: unknown };
+    scan.forkedFrom = typeof forkedFrom === "string" ? forkedFrom : null;
+    scan.lastTimestamp = later(scan.lastTimestamp, scan.start?.startTime ?? null);
   } else if (event.type === "user.message" && scan.firstPrompt === null) {
-    scan.firstPrompt = promptOf(event.data);
+    scan.firstPrompt = forkTitle(scan.forkedFrom, promptOf(event.data));
   } else if (event.type === "session.model_change") {
     scan.model = event.data.newModel;
   }
@@ -184,6 +195,7 @@ export function readMetadata(directory: string): LogScan | undefined {
     start,
     model: typeof scan.model === "string" ? scan.model : null,
     firstPrompt: typeof scan.firstPrompt === "string" ? scan.firstPrompt : null,
+    forkedFrom: typeof scan.forkedFrom === "string" ? scan.forkedFrom : null,
     lastTimestamp: typeof scan.lastTimestamp === "string" ? scan.lastTimestamp : null,
     lastId: typeof scan.lastId === "string" ? scan.lastId : null,
     failedTurn: typeof scan.failedTurn === "string" ? scan.failedTurn : null,
@@ -207,6 +219,30 @@ export async function writeMetadata(directory: string, scan: LogScan): Promise<v
     await rm(temporary, { force: true });
     throw error;
   }
+}
+
+/**
+ * The later of two ISO-8601 times (one that does not parse loses), so that a session's last
+ * activity is never before its start nor before an earlier event: a fork's copied events keep the
+ * source's times, before the fork's `session.start` (fork.ts).
+ */
+function later(current: string | null, next: string | null): string | null {
+  if (current === null || next === null) {
+    return next ?? current;
+  }
+  const nextTime = Date.parse(next);
+  return Number.isNaN(nextTime) || nextTime < Date.parse(current) ? current : next;
+}
+
+/**
+ * A fork's title: `(fork of <first 8 characters of its source's id>) <prompt>`, so that a fork
+ * and its source, which begin with the same prompt, are told apart in lists and in the Copilot
+ * SDK's `session.list` `summary` (the Copilot wire describes no mark of a fork).
+ */
+function forkTitle(forkedFrom: string | null, prompt: string | null): string | null {
+  return forkedFrom === null || prompt === null
+    ? prompt
+    : `(fork of ${forkedFrom.slice(0, 8)}) ${prompt}`;
 }
 
 function startOf(data: unknown): LogScan["start"] {

@@ -220,8 +220,9 @@ export interface SessionSummary {
   /** ISO-8601, from `session.start`: when the session was created. */
   startTime: string | null;
   /**
-   * ISO-8601: timestamp of the last event other than `session.resume` and `session.shutdown`
-   * (a read that reopens the session is not work in it; session-metadata.ts), else the log's
+   * ISO-8601: timestamp of the latest event other than `session.resume` and `session.shutdown`
+   * (a read that reopens the session is not work in it; session-metadata.ts), never before
+   * {@link startTime} (a fork's copied events keep their earlier times), else the log's
    * modification time.
    */
   lastActivity: string;
@@ -246,11 +247,22 @@ export interface SessionSummary {
 }
 
 /**
- * The line that stands for a session in lists and pickers: its first prompt, else why its log
- * cannot be read, else `(no prompt yet)` (a session an editor opened and sent nothing to).
+ * What every view says where a prompt was lost: its `user.message` was on a damaged line the
+ * reader skipped, yet the model's turns answering it were read (session-model/types.ts
+ * `Prompt.lost`; in lists, a session with turns and no readable prompt).
  */
-export function summaryLine(summary: Pick<SessionSummary, "firstPrompt" | "problem">): string {
-  return summary.firstPrompt ?? summary.problem ?? "(no prompt yet)";
+export const LOST_PROMPT_WORDS = "a prompt lost with a damaged line of the log";
+
+/**
+ * The line that stands for a session in lists and pickers: its first prompt, else why its log
+ * cannot be read, else `({@link LOST_PROMPT_WORDS})` when it has turns (they answered a prompt
+ * whose line was damaged), else `(no prompt yet)` (a session an editor opened and sent nothing to).
+ */
+export function summaryLine(
+  summary: Pick<SessionSummary, "firstPrompt" | "problem" | "turns">,
+): string {
+  const none = summary.turns > 0 ? `(${LOST_PROMPT_WORDS})` : "(no prompt yet)";
+  return summary.firstPrompt ?? summary.problem ?? none;
 }
 
 /** The port. Every method validates the session id (`paths.ts`: `InvalidSessionIdError`). */

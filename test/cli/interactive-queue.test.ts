@@ -81,7 +81,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): inputs sent while a prom
       // Enter sends the two lines as one prompt.
       terminal.key("Enter");
       await terminal.waitFor(/Sent later\./);
-      // The model is told its cut reply was interrupted (agent/history.ts interruptionNote).
+      // The model is told its cut reply was interrupted (agent/history-notes.ts interruptionNote).
       expect(fixture.lastMessage(1)).toBe(
         "[Your previous reply was interrupted by the user before it finished.]\n\nfollow-up one\nfollow-up two",
       );

@@ -7,6 +7,7 @@ import {
   type ToolCallStatus,
 } from "../../session/session-model/session-model.js";
 import { stateWords } from "../../session/session-model/tool-call.js";
+import { LOST_PROMPT_WORDS } from "../../session/session-store.js";
 import { assignDefined, count, type Fields, text } from "./fields.js";
 import { promptSent, promptShown } from "./prompt-text.js";
 import { stopReasonOf } from "./stop-reason.js";
@@ -61,8 +62,7 @@ export class Folder {
       this.origin = parsed;
     }
     // A timestamp that does not parse keeps the time of the event before it.
-    const at = Number.isNaN(parsed) ? this.lastAt : parsed - this.origin;
-    return at;
+    return Number.isNaN(parsed) ? this.lastAt : parsed - this.origin;
   }
 
   get currentPrompt(): ViewPrompt {
@@ -165,6 +165,7 @@ export class Folder {
       content: promptShown(data),
       ...promptSent(data),
       source: text(data.source) ?? "user",
+      ...(data.lost === true ? { lost: true as const } : {}),
       stopReason: "unfinished",
       marks,
       closingMarks: [],
@@ -174,6 +175,16 @@ export class Folder {
     const folded = this.model.answeredPrompt;
     if (folded !== undefined) {
       this.foldPrompts.set(prompt, folded);
+    }
+  }
+
+  /** The session model's prompt of the turn starting now was lost (`Prompt.lost`): its view's. */
+  private startLostPrompt(at: number): void {
+    const folded = this.model.answeredPrompt;
+    const current = this.prompts.at(-1);
+    const drawn = current !== undefined && this.foldPrompts.get(current) === folded;
+    if (folded?.lost === true && !drawn) {
+      this.startPrompt(at, { content: `(${LOST_PROMPT_WORDS})`, source: "user", lost: true });
     }
   }
 
@@ -199,6 +210,7 @@ export class Folder {
   }
 
   startTurn(at: number, data: Fields): void {
+    this.startLostPrompt(at);
     const turnId = text(data.turnId) ?? `turn-${this.turns.length + 1}`;
     // The session model folded this `turn_start` first (fold.ts); an implicit turn it never saw.
     const folded = this.model.turnsById.get(turnId);
@@ -259,8 +271,7 @@ export class Folder {
 
   startImplicitTurn(at: number): ViewTurn {
     this.startTurn(at, { turnId: `implicit-${this.turns.length + 1}` });
-    const turn = this.turns.at(-1) as ViewTurn;
-    return turn;
+    return this.turns.at(-1) as ViewTurn;
   }
 
   endTurn(at: number, data: Fields): void {

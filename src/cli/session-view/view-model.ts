@@ -183,6 +183,11 @@ export interface ViewPrompt {
   /** What the model got with the prompt besides its text: attached files, piped stdin, resources. */
   attachments: SentAttachment[];
   source: string;
+  /**
+   * Set on a prompt whose `user.message` was on a damaged line (the session model's
+   * `Prompt.lost`): its {@link content} says so.
+   */
+  lost?: true;
   /** ACP stop reason, `error`, or `unfinished` (still running, or cut short). */
   stopReason: string;
   /** Marks before the prompt's first turn (all of them, for a prompt without turns). */

@@ -69,6 +69,36 @@ export class FoldState {
     return this.model.prompts.findLast((prompt) => prompt.source !== "autopilot");
   }
 
+  /**
+   * Whether no prompt is being answered: none was given yet, or the latest one (not a nudge)
+   * recorded its stop ({@link recordStop}; a stop an older log's finish reason implies does not
+   * count, since an autopilot nudge may follow it). A conversation turn starting then answers a
+   * prompt the log lost ({@link promptLost}).
+   */
+  get betweenPrompts(): boolean {
+    return this.answeredPrompt === undefined || this.stopRecorded;
+  }
+
+  /**
+   * The `user.message` before the conversation turn starting at `at` (`eventId`: its
+   * `assistant.turn_start`) was lost with a damaged line: a prompt stands for it (types.ts
+   * `Prompt.lost`), so that the turn answers a prompt and every view says what happened.
+   */
+  promptLost(eventId: string, at: number): Prompt {
+    const prompt: Prompt = {
+      eventId,
+      at,
+      content: "",
+      source: "user",
+      imageCount: 0,
+      attachedFiles: [],
+      lost: true,
+    };
+    this.model.prompts.push(prompt);
+    this.promptGiven();
+    return prompt;
+  }
+
   /** A new prompt (not a nudge) is being answered: nothing is known of its stop. */
   promptGiven(): void {
     this.stopRecorded = false;

@@ -10,6 +10,8 @@ import type { Change, Turn } from "./types.js";
 /**
  * A model request begins; every request counts in the usage (usage-totals.ts), and it takes the
  * number of the turn it is by that rule: a request after a retried failure has that turn's number.
+ * A conversation request while no prompt is being answered answers one the log lost (fold-state.ts
+ * `promptLost`).
  */
 export function turnStart(
   state: FoldState,
@@ -26,6 +28,9 @@ export function turnStart(
     data.purpose === "compaction" &&
     compaction?.betweenPrompts === true &&
     compaction.endedAt === undefined;
+  if (data.purpose === undefined && state.betweenPrompts) {
+    state.promptLost(event.id, at);
+  }
   const turn: Turn = {
     turnId: data.turnId,
     number,

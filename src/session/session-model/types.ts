@@ -24,6 +24,13 @@ export interface Prompt {
    */
   attachedFiles: string[];
   /**
+   * Set on a prompt the log lost: a conversation turn started while no prompt was being answered
+   * (none given yet, or the latest one had recorded its stop), so the `user.message` before it was
+   * on a damaged line the reader skipped (event-log-reading.ts). Its `content` is empty and its
+   * `eventId` is the `assistant.turn_start`'s; every view says it was lost with a damaged line.
+   */
+  lost?: true;
+  /**
    * How the loop answering it stopped ({@link PromptStop}), on the prompt the user (or a hook)
    * gave; an autopilot nudge continues that prompt and never holds a stop. `undefined` while it
    * runs, and for an older log that does not say it.
