@@ -6,7 +6,7 @@
  */
 
 import type { SessionEvent } from "../events/events.js";
-import { INTERRUPTED } from "../session/open-work.js";
+import { INTERRUPTED, isPromptInterrupted } from "../session/open-work.js";
 
 /**
  * The `session.resume` events of reopens after which the conversation did not go on (no prompt,
@@ -47,7 +47,8 @@ export function idleReopens(
  * `items` in the order the views draw them: the events a reopen wrote to close what its log left
  * open (session/open-work.ts `closingEvents`, written right after its `session.resume`: the
  * interrupted results of calls left without one, `assistant.turn_end` with status `interrupted`,
- * a failed `session.compaction_complete`) moved before that `session.resume`, so that a call a
+ * a failed `session.compaction_complete`, the `session.error` ending a prompt left between two
+ * turns) moved before that `session.resume`, so that a call a
  * kill cut off is drawn with its outcome in its own prompt, before that prompt's stop and the
  * `— resumed` line, as the interactive screen draws it (the call's line stays where it began).
  * Any other order is kept. `eventOf` reads an item's event (items may carry line numbers).
@@ -84,6 +85,8 @@ function closesOpenWork(event: SessionEvent): boolean {
       return event.data.status === "interrupted";
     case "session.compaction_complete":
       return event.data.success === false && event.data.error === INTERRUPTED;
+    case "session.error":
+      return isPromptInterrupted(event.data);
     default:
       return false;
   }

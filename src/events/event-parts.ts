@@ -156,6 +156,11 @@ export type SessionResumeData = {
   interruptedTurns?: number;
   /** Compactions left open closed as failed, interrupted (their ends follow); absent: 0. */
   interruptedCompactions?: number;
+  /**
+   * Prompts left without an end and no turn of theirs open (a process killed between two
+   * turns), ended by a `session.error` that follows (session/open-work.ts); absent: 0.
+   */
+  interruptedPrompts?: number;
   /** What is new of `repaired` (unlisted by earlier resumes) and what was closed, said once. */
   notice?: string;
 } & ResumeDetails;

@@ -4,11 +4,12 @@
  * subscription per session however many apps follow it, each stored event encoded once and sent to
  * every follower, in log order; each follower's own prompts, owner watch, permission handler
  * registration and `settings_ignored` warning; the owner's live events (session/live-events.ts)
- * to every follower too; the subscription closed when the last one leaves.
+ * to every follower too, and the session's deletion by another worker; the subscription closed
+ * when the last one leaves.
  */
 
 import type { SessionEvent, SessionEventData } from "../events/events.js";
-import { ServerToClient } from "../protocol/copilot.js";
+import { ServerToClient, type SessionLifecycleNotification } from "../protocol/copilot.js";
 import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
 import { type PromptEnd, SentPrompts } from "../session/prompt-end.js";
 import type { SessionSubscription } from "../session/session-follower.js";
@@ -187,8 +188,34 @@ function listenLive(
     }
   };
   const live = new FollowedLiveEvents(send, async () => (await subscribed()).readNow());
-  const stop = server.host.store.live?.listen(sessionId, (event) => live.live(event));
+  const stop = server.host.store.live?.listen(
+    sessionId,
+    (event) => live.live(event),
+    () => followedDeleted(server, sessionId, followers),
+  );
   return { live, stopLive: stop ?? (() => undefined) };
+}
+
+/**
+ * Another worker deleted `sessionId` (session/live-events.ts): every app following it here is
+ * told as the deleting server's apps are (`session.lifecycle` `session.deleted`, Copilot SDK
+ * protocol: /work/shared/reference/copilot-protocol.md §1.4) and stops following it; their later
+ * methods naming it say it was deleted (`ServerContext.deleted`, remote-sessions.ts `foundDeleted`).
+ */
+function followedDeleted(
+  server: ServerContext,
+  sessionId: string,
+  followers: ReadonlyMap<ClientConnection, Follower>,
+): void {
+  if (followedBy(server).get(sessionId)?.followers !== followers) {
+    return; // Told already, or nobody follows it through this subscription any more.
+  }
+  server.deleted.add(sessionId);
+  const notice: SessionLifecycleNotification = { type: "session.deleted", sessionId };
+  for (const { connection } of [...followers.values()]) {
+    connection.notify(ServerToClient.sessionLifecycle, notice);
+    leave(server, sessionId, connection).catch(() => undefined);
+  }
 }
 
 /**

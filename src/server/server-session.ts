@@ -205,12 +205,7 @@ export class ServerSession {
     if (this.closed !== undefined || this.ending) {
       throw invalidParams(`session ${this.id} is closing`);
     }
-    const problem = this.choices.unavailable();
-    if (problem !== undefined) {
-      throw invalidParams(
-        `session.send: ${problem.replace(/\.$/, "")}; or switch the session's model (session.model.switchTo). Nothing was sent or stored.`,
-      );
-    }
+    this.choices.refuseUnrunnable("session.send", "Nothing was sent or stored.");
     const messageId = remote?.promptId ?? randomUUID();
     const job = { ...jobOf(params, this.choices.mode, remote), messageId };
     this.sends.add(job, params.mode === "immediate");

@@ -11,6 +11,7 @@ import type { ModelConfiguration } from "../llm/models.js";
 import type { Provider } from "../llm/provider.js";
 import type { SessionMode } from "../protocol/copilot.js";
 import type { SessionHost } from "../session/host.js";
+import { invalidParams } from "./params.js";
 
 /** How a server session starts: its model (or why it cannot run here), mode and source. */
 export interface SessionStart {
@@ -77,6 +78,21 @@ export class SessionChoices {
     const model = resolution.configuration;
     this.resolved = { model, provider: this.host.provider(model) };
     return undefined;
+  }
+
+  /**
+   * Refuses `method` while the model cannot run here ({@link unavailable}), as a request the app
+   * can mend: it switches the model.
+   * @throws ResponseError `-32602` "`<method>`: `<why>`; or switch the session's model
+   *   (session.model.switchTo). `<outcome>`".
+   */
+  refuseUnrunnable(method: string, outcome: string): void {
+    const problem = this.unavailable();
+    if (problem !== undefined) {
+      throw invalidParams(
+        `${method}: ${problem.replace(/\.$/, "")}; or switch the session's model (session.model.switchTo). ${outcome}`,
+      );
+    }
   }
 
   private runnable(): { model: ModelConfiguration; provider: Provider } {

@@ -244,10 +244,13 @@ const effortParams = z.looseObject({
 /**
  * `session.model.setReasoningEffort {reasoningEffort}` → `{reasoningEffort}`: the effort of the
  * next prompts on the same model; records `session.model_change` when it changes.
+ * @throws ResponseError `-32602` while the model cannot run here (session-choices.ts
+ *   `refuseUnrunnable`).
  */
 export function effortSetMethod(connection: ClientConnection, raw: unknown) {
   const params = parseParams("session.model.setReasoningEffort", effortParams, raw);
   const session = openSession(connection.server, params.sessionId);
+  session.choices.refuseUnrunnable("session.model.setReasoningEffort", "Nothing was changed.");
   session.switchModel(session.choices.model, params.reasoningEffort);
   return { reasoningEffort: params.reasoningEffort };
 }
@@ -264,12 +267,14 @@ export function sessionModelsMethod(connection: ClientConnection, raw: unknown) 
  * history now. Answers Copilot's result shape `{success, tokensRemoved, messagesRemoved,
  * summaryContent?}`; a compaction that fails or would remove nothing answers `success: false`
  * with `error`.
- * @throws invalid params when a prompt is running.
+ * @throws invalid params when a prompt is running, or while the model cannot run here
+ *   (session-choices.ts `refuseUnrunnable`).
  */
 export async function historyCompactMethod(connection: ClientConnection, raw: unknown) {
   const method = "session.history.compact";
   const params = parseParams(method, historyCompactParams, raw);
   const session = openSession(connection.server, params.sessionId);
+  session.choices.refuseUnrunnable(method, "Nothing was compacted.");
   const instructions = params.customInstructions ?? params.instructions ?? "";
   try {
     const result = await session.compact(instructions);

@@ -43,7 +43,8 @@ export function sessionModes(auto: string): readonly { id: SessionMode; descript
 export interface CommandContext {
   host: SessionHost;
   session: Session;
-  model: ModelConfiguration;
+  /** The model in use: its id (it may not run here: a reopened session's, until switched). */
+  model: Pick<ModelConfiguration, "id">;
   mode: SessionMode;
   /** The rest of the line after `/name`, trimmed (`""` when none). */
   argument: string;
@@ -364,7 +365,7 @@ function sessionsText(sessions: readonly SessionSummary[], currentId: string): s
 async function newSession(
   host: SessionHost,
   current: Session,
-  currentModel: ModelConfiguration,
+  currentModel: Pick<ModelConfiguration, "id">,
 ): Promise<CommandOutcome> {
   const resolved = host.resolveModel();
   if (!resolved.ok) {

@@ -21,7 +21,11 @@ export const FOLLOWED_LIVE_TYPES: ReadonlySet<SessionEventType> = new Set([
   "session.mcp_server_status_changed",
 ]);
 
-/** A store's channel for {@link FOLLOWED_LIVE_TYPES} events between workers (PostgreSQL: NOTIFY). */
+/**
+ * A store's channel for {@link FOLLOWED_LIVE_TYPES} events between workers, and for the deletion
+ * of a session (the followers' apps are told at once: the Copilot SDK's `session.lifecycle`
+ * `session.deleted`) (PostgreSQL: NOTIFY).
+ */
 export interface LiveEvents {
   /**
    * Sends `event` of `sessionId` to every other worker following it. Never throws nor waits: one
@@ -30,7 +34,13 @@ export interface LiveEvents {
   publish(sessionId: string, event: SessionEvent): void;
   /**
    * Calls `onEvent` with each event another worker publishes for `sessionId`, in the order they
-   * arrive, until the returned function is called.
+   * arrive, and `onDeleted` when another worker (or process) deletes the session, or it is found
+   * deleted when listening starts or starts again, until the returned function is called.
+   * `onDeleted` may be called more than once.
    */
-  listen(sessionId: string, onEvent: (event: SessionEvent) => void): () => void;
+  listen(
+    sessionId: string,
+    onEvent: (event: SessionEvent) => void,
+    onDeleted: () => void,
+  ): () => void;
 }

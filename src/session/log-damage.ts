@@ -175,6 +175,7 @@ function conversationSchemas(parts: Parts) {
       interruptedToolCalls: optionalNumber,
       interruptedTurns: optionalNumber,
       interruptedCompactions: optionalNumber,
+      interruptedPrompts: optionalNumber,
       notice: optionalString,
       continuePendingWork: boolean.optional(),
       sessionWasActive: boolean.optional(),

@@ -131,12 +131,12 @@ class DeferredPostgresStore implements SessionStore {
         () => undefined, // The store could not load: no worker follows through it.
       );
     },
-    listen: (sessionId, onEvent) => {
+    listen: (sessionId, onEvent, onDeleted) => {
       let stop: (() => void) | undefined;
       let stopped = false;
       this.#load().then(
         (store) => {
-          stop = stopped ? undefined : store.live.listen(sessionId, onEvent);
+          stop = stopped ? undefined : store.live.listen(sessionId, onEvent, onDeleted);
         },
         () => undefined,
       );

@@ -14,10 +14,29 @@ import type {
   SessionEventData,
   ToolRequest,
 } from "../events/events.js";
+import { OpenPrompt } from "./open-prompt.js";
 import type { StoredLog } from "./session-store.js";
 
 /** What the closing events say of work a process that ended left open. */
 export const INTERRUPTED = "interrupted: the process running it ended before it finished";
+
+/**
+ * The error of a prompt whose process ended while it ran: what every app following the session
+ * is told before its `session.idle` (prompt-end.ts), as a local prompt's failure is; and the
+ * `session.error` a reopen writes to end a prompt no closed turn ends ({@link OpenWork.closingEvents}),
+ * which the session model reads as the stop `interrupted` (session-model/apply-event.ts).
+ */
+export const PROMPT_INTERRUPTED: SessionEventData["session.error"] = {
+  errorType: "server",
+  message: `the prompt was ${INTERRUPTED} (the session was reopened since)`,
+};
+
+/** Whether a `session.error`'s data is {@link PROMPT_INTERRUPTED}'s. */
+export function isPromptInterrupted(data: SessionEventData["session.error"]): boolean {
+  return (
+    data.errorType === PROMPT_INTERRUPTED.errorType && data.message === PROMPT_INTERRUPTED.message
+  );
+}
 
 /** The turns and the compaction of a log not ended yet, folded an event at a time. */
 export class OpenWork {
@@ -31,9 +50,12 @@ export class OpenWork {
    * or cancelled before the call's result was written.
    */
   readonly #held = new Map<string, "asked" | "denied" | "cancelled">();
+  /** The prompt being answered, and whether the log ends it. */
+  readonly #prompt = new OpenPrompt();
 
   /** Folds one event of the log. */
   apply(event: SessionEvent): void {
+    this.#prompt.apply(event);
     switch (event.type) {
       case "tool.execution_start":
         this.#mayHaveRun.add(event.data.toolCallId);
@@ -76,6 +98,7 @@ export class OpenWork {
 
   /** Forgets everything folded (a rewound conversation is folded again). */
   clear(): void {
+    this.#prompt.clear();
     this.#turns.clear();
     this.#compaction = undefined;
     this.#mayHaveRun.clear();
@@ -89,14 +112,27 @@ export class OpenWork {
 
   /** What {@link closingEvents} closes, with `toolCalls` calls left without a result. */
   closed(toolCalls: number): ClosedWork {
-    return { toolCalls, turns: this.#turns.size, compactions: this.#compaction ? 1 : 0 };
+    const turns = this.#turns.size;
+    const compactions = this.#compaction ? 1 : 0;
+    return { toolCalls, turns, compactions, prompts: this.#promptLeftOpen() ? 1 : 0 };
+  }
+
+  /**
+   * Whether the prompt being answered has no end in the log and no turn that {@link closingEvents}
+   * closes ends it: its process was killed between two turns (open-prompt.ts). A turn or a
+   * compaction left open is closed as interrupted, which ends it (prompt-end.ts).
+   */
+  #promptLeftOpen(): boolean {
+    return this.#prompt.open && this.#turns.size === 0 && this.#compaction === undefined;
   }
 
   /**
    * The events that close what is open, in the order the loop would have written them: an
    * interrupted result for each call of `pendingCalls` ("Not run" for one that never started: not
    * handled yet, or held at a permission question: {@link interruptedResults}), then an `assistant.turn_end` with status
-   * `interrupted` for each open turn, then a failed `session.compaction_complete`.
+   * `interrupted` for each open turn, then a failed `session.compaction_complete`; when no turn
+   * was open and the prompt being answered has no end, a `session.error`
+   * {@link PROMPT_INTERRUPTED} ends it.
    */
   closingEvents(pendingCalls: readonly ToolRequest[]): EventInput[] {
     const turnEnds: EventInput[] = [...this.#turns.keys()].map((turnId) => ({
@@ -123,7 +159,10 @@ export class OpenWork {
         ? "may-have-run"
         : (this.#held.get(call.toolCallId) ?? "not-started"),
     );
-    return [...results, ...turnEnds, ...compactionEnd];
+    const promptEnd: EventInput[] = this.#promptLeftOpen()
+      ? [{ type: "session.error", data: { ...PROMPT_INTERRUPTED } }]
+      : [];
+    return [...results, ...turnEnds, ...compactionEnd, ...promptEnd];
   }
 }
 
@@ -184,6 +223,7 @@ export function resumeData(log: StoredLog, closed: ClosedWork): SessionEventData
     ...(closed.toolCalls === 0 ? {} : { interruptedToolCalls: closed.toolCalls }),
     ...(closed.turns === 0 ? {} : { interruptedTurns: closed.turns }),
     ...(closed.compactions === 0 ? {} : { interruptedCompactions: closed.compactions }),
+    ...(closed.prompts === 0 ? {} : { interruptedPrompts: closed.prompts }),
     ...(notice === undefined ? {} : { notice }),
   };
 }
@@ -193,6 +233,8 @@ export interface ClosedWork {
   toolCalls: number;
   turns: number;
   compactions: number;
+  /** Prompts left without an end, no turn of theirs open (0 or 1): ended as interrupted. */
+  prompts: number;
 }
 
 /**
@@ -241,6 +283,10 @@ export function repairNotice(
       ...(closed.compactions > 0 ? [count(closed.compactions, "compaction")] : []),
     ];
     parts.push(`closed ${open.join(" and ")} left open when its process ended, as interrupted`);
+  }
+  if (closed.prompts > 0) {
+    const prompts = count(closed.prompts, "prompt");
+    parts.push(`ended ${prompts} left without an end when its process ended, as interrupted`);
   }
   return parts.length === 0 ? undefined : `repaired the session log: ${parts.join("; ")}`;
 }

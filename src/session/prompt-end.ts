@@ -8,7 +8,7 @@ import { MODEL_CALL_SKIPPED } from "../agent/decide-next.js";
 import type { StopReason } from "../events/event-parts.js";
 import type { SessionEvent, SessionEventData } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
-import { INTERRUPTED } from "./open-work.js";
+import { INTERRUPTED, PROMPT_INTERRUPTED } from "./open-work.js";
 import type { LeaseGone, PromptWithdrawal, RefusedPrompt } from "./session-store.js";
 
 /**
@@ -21,14 +21,11 @@ export type PromptEnd =
   | { error: SessionEventData["session.error"]; stored?: false };
 
 /**
- * The error of a prompt whose process ended while it ran, read where the reopen that followed
- * closed its open turn or compaction as interrupted (open-work.ts): what every app following the
- * session is told before its `session.idle`, as a local prompt's failure is.
+ * The error of a prompt whose process ended while it ran (open-work.ts), read where the reopen
+ * that followed closed its open turn or compaction as interrupted, or stored by that reopen when
+ * no turn of it was open.
  */
-export const PROMPT_INTERRUPTED: SessionEventData["session.error"] = {
-  errorType: "server",
-  message: `the prompt was ${INTERRUPTED} (the session was reopened since)`,
-};
+export { PROMPT_INTERRUPTED };
 
 /**
  * Reads where each prompt ends out of a session's stored events, given in log order (a follower

@@ -327,7 +327,8 @@ export interface SessionStore {
    */
   list(filter?: { cwd?: string | undefined }): Promise<SessionSummary[]>;
   /**
-   * Deletes a session nobody holds, with its files folder.
+   * Deletes a session nobody holds, with its files folder; a store with {@link live} tells the
+   * other workers following it (live-events.ts `onDeleted`).
    * @returns `false` when there was no such session.
    * @throws SessionLockedError when it is held (this process included).
    */

@@ -193,6 +193,51 @@ test("/resume of a session whose profile is no longer in the config: refused nam
   ]);
 });
 
+// Session 43: the interactive `--resume` of such a session refused (exit 64), where ACP and the
+// server open it and say why at the first prompt. It opens it now, says why as a notice, refuses a
+// prompt (nothing sent or stored) until `/model` switches to a model that runs here.
+test("interactive --resume of a session whose profile is no longer in the config: opened, the reason said, /model switches and runs", async ({
+  cli,
+  home,
+  model: lab,
+}) => {
+  const { env, id, log, before } = await sessionOfRemovedProfile(cli, home, lab);
+  lab.enqueue({ text: "Two." });
+  const result = await cli(["--resume", id], {
+    env,
+    stdin: "first try\n/model lab:fake-model\nsecond\n",
+  });
+  expect(result.code, result.stderr).toBe(0);
+  const problem = `the session's model home:kept names the config profile "home", which no config file here defines (providers.home): add it back to resume on its endpoint with its key, or resume with another model (--model <provider>:<model>).`;
+  const note = `${problem} Nothing is sent until /model <provider>:<model> switches this session to a model that runs here (/model lists the choices).`;
+  expect(result.stdout.split("\n")).toEqual([
+    expect.stringMatching(/^turnloop in /),
+    `model home:kept · session ${id} · /help lists the commands`,
+    "> hi",
+    "One.",
+    "[stop: end_turn]",
+    "",
+    expect.stringMatching(/^— resumed /),
+    note,
+    `> ${note}`,
+    "> ",
+    "/model lab:fake-model",
+    "  model: lab:fake-model",
+    "> Two.",
+    "> ",
+    `session ${id}`,
+    "",
+  ]);
+  const after = await readFile(log, "utf8");
+  expect(after.startsWith(before)).toBe(true);
+  expect(after).not.toContain("first try");
+  expect(after).toContain('"previousModel":"home:kept","newModel":"lab:fake-model"');
+  expect(sent(lab)).toEqual([
+    ["/v1/chat/completions", `Bearer ${KEYS.HOME_KEY}`, "kept"],
+    ["/v1/chat/completions", `Bearer ${KEYS.LAB_KEY}`, "fake-model"],
+  ]);
+});
+
 /**
  * A session run on `home:kept` (profile `home`), then the config rewritten without `home`: the
  * configured model (lab's) still runs, and is not put in its place. The log's text as it was.

@@ -1,7 +1,8 @@
 /**
  * Following a session across workers (issue 22): a subscriber on one PostgreSQL store sees what
  * another store (another worker) commits, through `LISTEN/NOTIFY`, and rows that came without a
- * notification through the poll: a missed notification costs latency, never an event.
+ * notification through the poll: a missed notification costs latency, never an event. A
+ * session's deletion reaches the other workers' live listeners (postgres/live.ts).
  */
 
 import { afterEach, describe, expect, it } from "vitest";
@@ -92,6 +93,30 @@ describe.skipIf(postgresUnavailable !== undefined)(
         { seq: 1, event: start },
         { seq: 2, event: message },
       ]);
+    });
+
+    it("a session's deletion reaches the live listeners on another worker, one made before they listened too", async () => {
+      const { owner, reader } = await twoWorkers();
+      for (const sessionId of ["s1", "s2"]) {
+        const appender = await owner.create(sessionId);
+        appendAfter(appender, [sessionStart(sessionId)], undefined);
+        await appender.commit();
+        await appender.close();
+      }
+      // s1 goes before the reader listens: the notification reached no one there.
+      expect(await owner.delete("s1")).toBe(true);
+      const told: string[] = [];
+      for (const sessionId of ["s1", "s2"]) {
+        const stop = reader.live.listen(
+          sessionId,
+          () => undefined,
+          () => told.push(sessionId),
+        );
+        cleanups.push(async () => stop());
+      }
+      await expect.poll(() => told).toEqual(["s1"]);
+      expect(await owner.delete("s2")).toBe(true);
+      await expect.poll(() => told).toEqual(["s1", "s2"]);
     });
   },
 );

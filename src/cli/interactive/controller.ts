@@ -1,7 +1,6 @@
 import { isNothingToCompact } from "../../agent/compaction.js";
 import { cancelReason, errorMessage, USER_CANCEL_REASON } from "../../events/errors.js";
 import type { SessionEvent } from "../../events/events.js";
-import type { ModelConfiguration } from "../../llm/models.js";
 import {
   COMMANDS,
   type CommandOutcome,
@@ -17,8 +16,8 @@ import type { SandboxPolicy } from "../../tools/sandbox/policy.js";
 import { abortNote, INTERACTIVE_GO_ON, outcomeNote } from "../event-notes.js";
 import { commandBody, unknownCommandText } from "./command-output.js";
 import { type ConversationView, failedPromptEnding } from "./conversation-view.js";
-import { openingBanner, ServersStart, screenTrustQuestion, WAITING_CANCELLED } from "./open.js";
-import { attachFiles, INTERACTIVE_SETTINGS, runTypedCommand, saveInput } from "./prompt-input.js";
+import * as open from "./open.js";
+import * as promptInput from "./prompt-input.js";
 
 /**
  * What the interactive face does with what the user typed: prompts go to the session (with
@@ -28,7 +27,7 @@ import { attachFiles, INTERACTIVE_SETTINGS, runTypedCommand, saveInput } from ".
  */
 export class Controller {
   session: Session;
-  model: ModelConfiguration;
+  model: open.FaceModel;
   mode: SessionMode;
   usage = new UsageTotals();
   /** `Date.now()` when the running prompt or shell command started. */
@@ -43,12 +42,12 @@ export class Controller {
   private context: string[] = [];
   private work: Promise<void> = Promise.resolve();
   /** The session's MCP servers being started, which a prompt waits for (open.ts). */
-  private readonly servers = new ServersStart();
+  private readonly servers = new open.ServersStart();
 
   constructor(
     private readonly host: SessionHost,
     session: Session,
-    model: ModelConfiguration,
+    model: open.FaceModel,
     mode: SessionMode,
   ) {
     this.session = session;
@@ -78,7 +77,7 @@ export class Controller {
       return this.work;
     }
     // Not waited for, never rejects: the input history is a convenience (prompt-input.ts).
-    void saveInput(this.host.home, input);
+    void promptInput.saveInput(this.host.home, input);
     this.work = this.dispatch(input).catch((error: unknown) => {
       this.view?.note(`error: ${errorMessage(error)}`, "error");
     });
@@ -174,11 +173,14 @@ export class Controller {
 
   private async prompt(text: string): Promise<void> {
     // The files attached are named under the prompt, from its event (transcript.ts).
-    const { content, problems } = await attachFiles(text, this.session.cwd);
+    const { content, problems } = await promptInput.attachFiles(text, this.session.cwd);
     for (const problem of problems) {
       this.view?.note(problem, "error");
     }
     const settings = this.agentSettings();
+    if (settings === undefined) {
+      return this.view?.restoreInput?.(text); // Nothing was sent or stored: back in the box.
+    }
     this.ending = undefined;
     // Waiting before the busy line is drawn: its keys are the question's (Esc no).
     const started = this.servers.wait();
@@ -186,7 +188,7 @@ export class Controller {
     try {
       if (!(await started)) {
         // Cancelled before it began: nothing was stored or sent (the input history keeps it).
-        this.view?.note(WAITING_CANCELLED, "error");
+        this.view?.note(open.WAITING_CANCELLED, "error");
         return;
       }
       const context = this.context.splice(0);
@@ -214,6 +216,9 @@ export class Controller {
   private async compact(instructions: string): Promise<void> {
     this.commandNote(undefined);
     const settings = this.agentSettings();
+    if (settings === undefined) {
+      return;
+    }
     this.setBusy(Date.now());
     try {
       const result = await this.session.compact(settings, instructions);
@@ -232,13 +237,16 @@ export class Controller {
     return policy === "danger-full-access" ? undefined : policy;
   }
 
-  /** The agent settings of the next turn: the model, the mode and the permission question. */
-  private agentSettings(): SessionAgentSettings {
+  /** The next turn's agent settings: model, mode, permission question; none while it cannot run. */
+  private agentSettings(): SessionAgentSettings | undefined {
+    if (open.saidUnrunnable(this.model, this.view)) {
+      return undefined;
+    }
     const ask = this.view?.ask;
     return this.host.agentSettings(this.session, this.model, {
       autopilot: this.mode === "autopilot",
       permissionMode: () => permissionModeOf(this.mode, this.host.configOf(this.session)),
-      settingNames: INTERACTIVE_SETTINGS,
+      settingNames: promptInput.INTERACTIVE_SETTINGS,
       ...(ask === undefined ? {} : { ask }),
     });
   }
@@ -253,13 +261,10 @@ export class Controller {
     this.setBusy(Date.now());
     try {
       // The user's own command, through the host's runner in the host's command environment.
-      const place = {
-        commands: this.host.commands,
-        cwd: this.session.cwd,
-        sessionDirectory: this.session.directory,
-        secrets: this.host.secrets,
-      };
-      this.context.push(await runTypedCommand(command, place, controller.signal, this.view));
+      const place = promptInput.shellPlaceOf(this.host, this.session);
+      this.context.push(
+        await promptInput.runTypedCommand(command, place, controller.signal, this.view),
+      );
     } finally {
       this.shell = undefined;
       this.setBusy(undefined);
@@ -323,14 +328,7 @@ export class Controller {
     this.session = session;
     this.context = [];
     if (session.start.sessionId !== previous.start.sessionId) {
-      // A reopened session's own model; a new one's (`/new`: the model new sessions get).
-      const resolved =
-        session.resumeEvent === undefined
-          ? this.host.resolveModel(session.start.model)
-          : this.host.modelOfResumed(session);
-      if (resolved.ok) {
-        this.model = resolved.configuration;
-      }
+      this.model = open.faceModelOf(this.host, session);
     }
     this.view?.clear();
     await this.follow(session, said);
@@ -362,7 +360,7 @@ export class Controller {
         session,
         {},
         (line, about) => about ?? whenDrawn(() => view?.note(line)),
-        view === undefined ? undefined : screenTrustQuestion(view),
+        view === undefined ? undefined : open.screenTrustQuestion(view),
       )
       .catch((error: unknown) =>
         whenDrawn(() => view?.note(`MCP: ${errorMessage(error)}`, "error")),
@@ -372,8 +370,9 @@ export class Controller {
       this.usage.apply(event);
     }
     const unavailable = (previous: string) => this.host.modelForSession(previous).unavailable;
-    view?.note(openingBanner(session, this.model, events, unavailable), "dim");
+    view?.note(open.openingBanner(session, this.model, events, unavailable), "dim");
     view?.history(events);
+    open.saidUnrunnable(this.model, view);
     if (said !== undefined) {
       this.commandNote(said);
     }

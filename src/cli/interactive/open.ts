@@ -21,7 +21,7 @@ import type { ConversationView } from "./conversation-view.js";
  */
 export function openingBanner(
   session: Session,
-  model: ModelConfiguration,
+  model: { id: string },
   events: readonly SessionEvent[] = [],
   unavailable: (previous: string) => string | undefined = () => undefined,
 ): string {
@@ -80,8 +80,54 @@ export type SessionChoice =
   /** `cwdGiven`: `--cwd` was on the command line, so the session must work in that folder. */
   | { kind: "id"; idOrPrefix: string; cwdGiven: boolean };
 
+/**
+ * A reopened session's model that cannot run here (its config profile removed, its key not set
+ * and no configured model in its place): its id, and why (host-models.ts's words). The face opens
+ * the session, says why, and refuses prompts until `/model` switches it, as ACP and the server do.
+ */
+export interface UnrunnableModel {
+  id: string;
+  problem: string;
+}
+
+/** The model of the face's next prompts: one that runs, or why the session's cannot. */
+export type FaceModel = ModelConfiguration | UnrunnableModel;
+
+/** The note saying why `model` cannot run and how to go on (at the open, and at each prompt). */
+export function unrunnableNote(model: UnrunnableModel): string {
+  return `${model.problem} Nothing is sent until /model <provider>:<model> switches this session to a model that runs here (/model lists the choices).`;
+}
+
+/**
+ * The model `session`, just opened, runs with: a new one's, a reopened one's (host.ts
+ * `modelOfResumed`, which records a switch), or why it cannot run here.
+ */
+export function faceModelOf(host: SessionHost, session: Session): FaceModel {
+  const resolved =
+    session.resumeEvent === undefined
+      ? host.resolveModel(session.start.model)
+      : host.modelOfResumed(session);
+  if (resolved.ok) {
+    return resolved.configuration;
+  }
+  const problem = resolved.message.replace(/^turnloop: /, "");
+  return { id: session.changedModel ?? session.start.model, problem };
+}
+
+/** Says why `model` cannot run here in `view` ({@link unrunnableNote}). @returns whether it cannot. */
+export function saidUnrunnable(
+  model: FaceModel,
+  view: Pick<ConversationView, "note"> | undefined,
+): model is UnrunnableModel {
+  if (!("problem" in model)) {
+    return false;
+  }
+  view?.note(unrunnableNote(model), "error");
+  return true;
+}
+
 export type Opened =
-  | { ok: true; session: Session; model: ModelConfiguration }
+  | { ok: true; session: Session; model: FaceModel }
   | { ok: false; message: string; code: number };
 
 /**
@@ -117,16 +163,9 @@ export async function openSession(
     if (!sessionId.ok) {
       return failed(sessionId.message, sessionId.code);
     }
-    // Its model is checked before anything is written: a refused reopen leaves the log as it was.
-    const session = await host.open(sessionId.sessionId, undefined, ({ start, state }) =>
-      host.modelRefusal(state.changedModel ?? start.model),
-    );
-    const resolved = host.modelOfResumed(session);
-    if (!resolved.ok) {
-      await host.close(session);
-      return failed(resolved.message.replace(/^turnloop: /, ""));
-    }
-    return { ok: true, session, model: resolved.configuration };
+    // A model that cannot run here is said, not refused: `/model` switches it (as ACP, the server).
+    const session = await host.open(sessionId.sessionId);
+    return { ok: true, session, model: faceModelOf(host, session) };
   } catch (error) {
     if (error instanceof SessionLockedError) {
       // --continue's newest session is open elsewhere: the refusal names the other ways on.

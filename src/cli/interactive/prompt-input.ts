@@ -3,7 +3,9 @@ import { join, relative, resolve } from "node:path";
 import { plainText } from "../../events/errors.js";
 import type { SecretValue } from "../../events/secrets.js";
 import type { ModelSettingNames } from "../../llm/models.js";
+import type { SessionHost } from "../../session/host.js";
 import { attachedFileBlock, ranEnding, shellContext } from "../../session/prompt-attachments.js";
+import type { Session } from "../../session/session.js";
 import type { CommandSetup } from "../../tools/command-runner.js";
 import type { ConversationView } from "./conversation-view.js";
 
@@ -123,6 +125,15 @@ export interface ShellPlace {
   /** The session's folder; an output too long to show is saved under `user-commands/` in it. */
   sessionDirectory: string;
   secrets: readonly SecretValue[];
+}
+
+/** Where a `!command` runs in `session`: the host's runner, in the host's command environment. */
+export function shellPlaceOf(
+  host: Pick<SessionHost, "commands" | "secrets">,
+  session: Pick<Session, "cwd" | "directory">,
+): ShellPlace {
+  const { commands, secrets } = host;
+  return { commands, cwd: session.cwd, sessionDirectory: session.directory, secrets };
 }
 
 /**

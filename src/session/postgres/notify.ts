@@ -211,8 +211,10 @@ export interface ListenHandlers {
   commits(sessions: readonly string[] | "all"): void;
   /** A message may wait in the inbox (inbox.ts). */
   inbox(): void;
-  /** A session's holder sent an ephemeral event, `payload` (live.ts). */
+  /** A session's holder sent an ephemeral event, or a session was deleted: `payload` (live.ts). */
   live(payload: string): void;
+  /** `LISTEN` took effect (started, or again after a failure): what was sent before was missed. */
+  listening(): void;
 }
 
 /**
@@ -301,6 +303,7 @@ export class CommitListener {
     );
     // What was sent before the LISTEN took effect reached no one here.
     this.#wakeAll();
+    this.#handlers.listening();
     return client;
   }
 

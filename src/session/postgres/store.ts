@@ -41,7 +41,7 @@ import {
   toHolder,
   type Worker,
 } from "./lease.js";
-import { PostgresLiveEvents } from "./live.js";
+import { notifyDeleted, PostgresLiveEvents } from "./live.js";
 import { CommitListener, CommitNotifier } from "./notify.js";
 import { listRows, readRows } from "./read.js";
 import { exportRows, importRows } from "./transfer.js";
@@ -122,6 +122,7 @@ export class PostgresSessionStore implements SessionStore {
         },
         inbox: () => this.#inbox.wake(),
         live: (payload) => this.#live.received(payload),
+        listening: () => this.#live.listening(),
       },
       options.pollMs,
     );
@@ -217,6 +218,7 @@ export class PostgresSessionStore implements SessionStore {
     return listRows(this.#database, filter);
   }
 
+  /** See {@link SessionStore.delete}: the followers on other workers are told at its commit (live.ts). */
   async delete(sessionId: string): Promise<boolean> {
     validateSessionId(sessionId);
     const deleted = await this.#database.transaction(async (client) => {
@@ -237,6 +239,7 @@ export class PostgresSessionStore implements SessionStore {
         throw lockedError(sessionId, row.owner, this.location);
       }
       await client.query("DELETE FROM sessions WHERE id = $1", [sessionId]);
+      await notifyDeleted(client, this.#worker.id, sessionId);
       return true;
     });
     if (deleted) {

@@ -1,6 +1,7 @@
 /** How each event type changes the session model (session-model.ts). */
 
 import type { SessionEvent, SessionEventData } from "../../events/events.js";
+import { isPromptInterrupted } from "../open-work.js";
 import { attachedFileNames } from "../prompt-attachments.js";
 import type { FoldState } from "./fold-state.js";
 import { turnEnd, turnStart, usage } from "./model-requests.js";
@@ -222,7 +223,8 @@ function applyMark(state: FoldState, event: MarkEvent, at: number): Change {
       return state.mark({ kind: "autopilot_stopped", at, continues: event.data.continues });
     case "session.error": {
       const { errorType, message } = event.data;
-      state.recordStop("error");
+      // A reopen's end of a prompt its process left between two turns (open-work.ts).
+      state.recordStop(isPromptInterrupted(event.data) ? "interrupted" : "error");
       return state.mark({ kind: "error", at, errorType, message });
     }
     case "abort":
