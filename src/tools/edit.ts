@@ -57,7 +57,11 @@ export const editTool = defineTool<EditInput>({
   input: editInput,
   kind: "edit",
   mutates: true,
-  execute: (input, context) => runGuarded("edit", context.signal, () => editFile(input, context)),
+  execute: (input, context) =>
+    runGuarded("edit", context.signal, () => editFile(input, context), {
+      cwd: context.cwd,
+      outcome: "the file was not changed",
+    }),
   check: checkEdit,
   scope: (input, cwd) => ({
     title: `Edit ${input.path}`,
@@ -188,7 +192,9 @@ async function readTextFile(
   if (stats.size > MAX_VIEW_FILE_BYTES) {
     return refused(
       `File ${absolutePath} is too large to edit (${stats.size} bytes; the limit is ` +
-        `${MAX_VIEW_FILE_BYTES}).`,
+        `${MAX_VIEW_FILE_BYTES}). Change it with a bash command that streams it instead ` +
+        "(sed -i, or a short awk or python script), after finding the lines with grep or " +
+        "view with a view_range.",
     );
   }
   const bytes = await readFile(absolutePath, { signal: context.signal });
