@@ -89,7 +89,5 @@ test("a rule `/permissions save` wrote applies to the next session without a que
   runs(harness, "echo saved > first.txt");
   expect(await harness.prompt(next, "write it again")).toEqual({ stopReason: "end_turn" });
   expect(asked()).toBe(1);
-  expect(completions(await harness.persisted(next))).toEqual([
-    { success: true, error: undefined },
-  ]);
+  expect(completions(await harness.persisted(next))).toEqual([{ success: true, error: undefined }]);
 });
