@@ -104,7 +104,16 @@ async function editFile(input: EditInput, context: ToolContext): Promise<ToolRes
 
 /** {@link Tool.check} of `edit`: whatever would refuse the edit, else the change it would make. */
 async function checkEdit(input: EditInput, context: ToolContext): Promise<ToolCheck> {
-  const plan = await planEdit(input, context);
+  let plan: Awaited<ReturnType<typeof planEdit>>;
+  try {
+    plan = await planEdit(input, context);
+  } catch (error) {
+    // A file that cannot be read (an editor refusing its buffer) fails here, before the question,
+    // in the words the run would use, as an edit that cannot apply does (trial 43 F3).
+    const failed = () => Promise.reject(error);
+    const outcome = { cwd: context.cwd, outcome: "the file was not changed" };
+    return { kind: "refused", result: await runGuarded("edit", context.signal, failed, outcome) };
+  }
   if (plan.kind === "refused") {
     return plan;
   }
