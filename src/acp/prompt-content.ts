@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { PromptBlock, PromptImage, UserMessageData } from "../events/events.js";
+import { tagBody } from "../events/tag-body.js";
 import { base64Bytes } from "../llm/convert.js";
 import { imageDataProblem } from "../llm/image-data.js";
 import { givenPrompt, isEmptyPrompt } from "../session/prompt-attachments.js";
@@ -203,7 +204,9 @@ function contextOpening(uri: string): string {
 function embeddedResourceText(resource: acp.EmbeddedResourceResource): string {
   const location = displayUri(resource.uri);
   if ("text" in resource) {
-    const body = resource.text.endsWith("\n") ? resource.text : `${resource.text}\n`;
+    // The text cannot close the block (trial 43: `</context>` in it ended it early).
+    const text = tagBody(resource.text, "context");
+    const body = text.endsWith("\n") ? text : `${text}\n`;
     return `${contextOpening(resource.uri)}${body}</context>`;
   }
   const details = `${base64Bytes(resource.blob)} bytes${resource.mimeType == null ? "" : `, ${resource.mimeType}`}`;

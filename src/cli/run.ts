@@ -236,7 +236,7 @@ async function runSessionsTool(
 
 /**
  * Whether `command` may open sessions of other folders than the current one, each with its own
- * folder's project file (host.ts `runIn`): `"resumed"` for `-p --resume <id>` and `turnloop
+ * folder's project file (session-runs.ts `in`): `"resumed"` for `-p --resume <id>` and `turnloop
  * --resume <id>` (the session's folder may be another), `"served"` for `turnloop acp` and the SDK
  * server (an editor or app names each session's folder); `undefined` for any other.
  */
@@ -257,7 +257,7 @@ function opensOtherFolders(command: FaceCommand): "resumed" | "served" | undefin
  * config again, trusted. `otherFolders` ({@link opensOtherFolders}): a problem of the current
  * folder's project files does not stop the face (its sessions may work in other folders); the
  * config is resolved without them (a served face warns of the problem), and a session of this
- * folder meets it when it is opened (host.ts `runIn`).
+ * folder meets it when it is opened (session-runs.ts `in`).
  */
 async function configure(
   options: FaceOptions,

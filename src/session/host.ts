@@ -26,11 +26,11 @@ import { ModelHost, type ModelHostSettings, type ModelResolution } from "./host-
 import { type McpStartOptions, openMcpServers, startupWaitFrom } from "./mcp-servers.js";
 import { openSessionStore } from "./open-store.js";
 import { type Reopening, ReopenRefusedError } from "./opening.js";
-import { sameFolder } from "./paths.js";
 import type { ConversationState } from "./resume-fold.js";
 import type { RunConfig } from "./run-config.js";
 import { HostSandbox } from "./sandbox-setup.js";
 import { Session, type SessionAgentSettings } from "./session.js";
+import { SessionRuns } from "./session-runs.js";
 import {
   resolveSessionId,
   type SessionStore,
@@ -67,22 +67,21 @@ export class SessionHost extends ModelHost {
   readonly store: SessionStore;
   /** How commands run unless a face picks another runner, and the host environment's secrets. */
   get commands(): PreparedRun["commands"] {
-    return this.run.commands;
+    return this.runs.host.commands;
   }
 
   /** The sandbox of this host's sessions' commands (README, "Sandbox"). */
   get sandbox(): HostSandbox {
-    return this.run.sandbox;
+    return this.runs.host.sandbox;
   }
 
   get secrets(): PreparedRun["secrets"] {
-    return this.run.secrets;
+    return this.runs.host.secrets;
   }
 
-  /** The run config's rules parsed and its system prompt file read, once. */
-  private readonly run: PreparedRun;
-  /** The prepared run of each session working in another folder than {@link config}'s cwd. */
-  private readonly folderRuns = new WeakMap<Session, PreparedRun>();
+  /** The run of each session: the host's own (its rules parsed, its system prompt file read
+   * once) or its folder's (session-runs.ts). */
+  private readonly runs: SessionRuns;
   /** Sessions opened through this host and not closed yet, by id. */
   private readonly sessions = new Map<string, Session>();
   /** Reopens in flight, by id ({@link open} is single-flight). */
@@ -111,12 +110,13 @@ export class SessionHost extends ModelHost {
     // variable whose name looks secret (command-environment.ts).
     const environment = commandEnvironment(env, profileKeys, config.keptVariables);
     const commands = { runner: new ProcessRunner(), env: environment };
-    this.run = prepareRun(config, settings.home, {
+    const run = prepareRun(config, settings.home, {
       commands,
       sandbox: new HostSandbox(config, commands.env, settings.home, commands.runner),
       secrets: secretValues(env, profileKeys),
       ...(contextWindow === undefined ? {} : { contextWindow }),
     });
+    this.runs = new SessionRuns(run, settings.home, env);
   }
 
   /**
@@ -152,22 +152,7 @@ export class SessionHost extends ModelHost {
   }
 
   private runOf(session: Session): PreparedRun {
-    return this.folderRuns.get(session) ?? this.run;
-  }
-
-  /**
-   * The prepared run of sessions in `cwd`: the host's own in its folder (or without the flags to
-   * resolve another), else `cwd`'s project file with the same flags (folder-run.ts, loaded then);
-   * that too in the host's folder when its project file was not read (`projectSkipped`).
-   * @throws ConfigError naming `cwd`'s invalid project file.
-   */
-  private async runIn(cwd: string): Promise<PreparedRun> {
-    const { flags, projectSkipped } = this.config;
-    if (flags === undefined || (sameFolder(cwd, this.config.cwd.value) && !projectSkipped)) {
-      return this.run;
-    }
-    const { folderRun } = await import("./folder-run.js");
-    return folderRun(flags, cwd, this.env, this.home, this.run);
+    return this.runs.of(session);
   }
 
   // Sessions.
@@ -184,7 +169,7 @@ export class SessionHost extends ModelHost {
     modelId: string,
     options: { sessionId?: string; saveAtFirstPrompt?: boolean; morePrompts?: boolean } = {},
   ) {
-    const run = await this.runIn(cwd);
+    const run = await this.runs.in(cwd);
     const opening = { ...options, ...this.openingOptions() };
     return this.track(await Session.create(this.store, cwd, modelId, opening), run);
   }
@@ -221,12 +206,12 @@ export class SessionHost extends ModelHost {
     if (opening === undefined) {
       // Its folder and that folder's config are checked before anything is written: a refused
       // reopen leaves the log as it was (no `session.resume`).
-      let run = this.run;
+      let run = this.runs.host;
       const beforeResume = async ({ cwd, model }: Reopening["start"], state: ConversationState) => {
         if (!isDirectory(cwd)) {
           throw new SessionFolderGoneError(sessionId, cwd);
         }
-        run = await this.runIn(cwd);
+        run = await this.runs.in(cwd);
         const contextWindow = (id: string) => this.contextWindowOf(id, run.config);
         const refusal = refuse?.({ start: { cwd, model }, state, contextWindow });
         if (refusal !== undefined) {
@@ -387,9 +372,7 @@ export class SessionHost extends ModelHost {
 
   private track(session: Session, run: PreparedRun): Session {
     this.sessions.set(session.id, session);
-    if (run !== this.run) {
-      this.folderRuns.set(session, run);
-    }
+    this.runs.track(session, run);
     return session;
   }
 }

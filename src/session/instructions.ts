@@ -2,6 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { errorCode } from "../events/errors.js";
 import type { SessionEventOf } from "../events/events.js";
+import { tagBody } from "../events/tag-body.js";
 import { readProjectFile, wholeUtf8Prefix } from "../tools/project-file.js";
 import { decodeFileBytes } from "../tools/text-decoding.js";
 import type { Session } from "./session.js";
@@ -112,7 +113,9 @@ export function loadInstructions(cwd: string, home: string): LoadedInstructions 
         message: `${file.path} was cut to fit: ${cutReason(file, bytes)}; README "Project instructions" says how the budget is shared`,
       });
     }
-    const body = [text.trim(), ...note].filter((part) => part !== "").join("\n");
+    const body = [tagBody(text.trim(), "instructions"), ...note]
+      .filter((part) => part !== "")
+      .join("\n");
     sections.push(`<instructions path="${file.path}">\n${body}\n</instructions>`);
   }
   const text =

@@ -52,7 +52,10 @@ export const createTool = defineTool<CreateInput>({
   kind: "edit",
   mutates: true,
   execute: (input, context) =>
-    runGuarded("create", context.signal, () => createFile(input, context)),
+    runGuarded("create", context.signal, () => createFile(input, context), {
+      cwd: context.cwd,
+      outcome: "nothing was created",
+    }),
   check: checkCreate,
   scope: (input, cwd) => ({
     title: `Create ${input.path}`,

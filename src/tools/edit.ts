@@ -57,7 +57,11 @@ export const editTool = defineTool<EditInput>({
   input: editInput,
   kind: "edit",
   mutates: true,
-  execute: (input, context) => runGuarded("edit", context.signal, () => editFile(input, context)),
+  execute: (input, context) =>
+    runGuarded("edit", context.signal, () => editFile(input, context), {
+      cwd: context.cwd,
+      outcome: "the file was not changed",
+    }),
   check: checkEdit,
   scope: (input, cwd) => ({
     title: `Edit ${input.path}`,
@@ -100,7 +104,16 @@ async function editFile(input: EditInput, context: ToolContext): Promise<ToolRes
 
 /** {@link Tool.check} of `edit`: whatever would refuse the edit, else the change it would make. */
 async function checkEdit(input: EditInput, context: ToolContext): Promise<ToolCheck> {
-  const plan = await planEdit(input, context);
+  let plan: Awaited<ReturnType<typeof planEdit>>;
+  try {
+    plan = await planEdit(input, context);
+  } catch (error) {
+    // A file that cannot be read (an editor refusing its buffer) fails here, before the question,
+    // in the words the run would use, as an edit that cannot apply does (trial 43 F3).
+    const failed = () => Promise.reject(error);
+    const outcome = { cwd: context.cwd, outcome: "the file was not changed" };
+    return { kind: "refused", result: await runGuarded("edit", context.signal, failed, outcome) };
+  }
   if (plan.kind === "refused") {
     return plan;
   }
@@ -188,7 +201,9 @@ async function readTextFile(
   if (stats.size > MAX_VIEW_FILE_BYTES) {
     return refused(
       `File ${absolutePath} is too large to edit (${stats.size} bytes; the limit is ` +
-        `${MAX_VIEW_FILE_BYTES}).`,
+        `${MAX_VIEW_FILE_BYTES}). Change it with a bash command that streams it instead ` +
+        "(sed -i, or a short awk or python script), after finding the lines with grep or " +
+        "view with a view_range.",
     );
   }
   const bytes = await readFile(absolutePath, { signal: context.signal });

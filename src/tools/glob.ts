@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { findFiles, loadSearchPackages, type SearchPackages } from "./gitignore.js";
@@ -11,6 +11,7 @@ import {
   missingPathMessage,
   resolveToolPath,
   runGuarded,
+  shownPath,
   statIfExists,
   textResult,
 } from "./tool-support.js";
@@ -34,8 +35,8 @@ export type GlobInput = z.infer<typeof globInput>;
 /**
  * `glob {pattern, path?}`: files matching a glob under `path` (default: the working directory),
  * newest first, one per line as `./relative/path` from the working directory (Copilot CLI's
- * format; `../` above it; absolute paths when the pattern is absolute). Gitignored, `.git` and
- * `node_modules` entries are skipped, hidden (dot) ones unless the pattern names one (gitignore.ts
+ * format), absolute outside it (tool-support.ts `shownPath`) or for an absolute pattern.
+ * Gitignored, `.git` and `node_modules` entries are skipped, hidden (dot) ones unless the pattern names one (gitignore.ts
  * `namesHiddenEntry`), and so are the files the session's path deny rules cover
  * ({@link ToolContext.hidden}).
  */
@@ -85,14 +86,12 @@ async function globFiles(input: GlobInput, context: ToolContext): Promise<ToolRe
     matches.map((match) => join(globRoot, match)),
     context.signal,
   );
+  // From the working directory whatever `path` searched (Copilot CLI's `./src/a.ts`; relative to
+  // `path`, `./cli/x.ts` named no file); outside it absolute, as `grep` names an `--add-dir`
+  // folder's files, never `../` (trial 43 F5).
   const shown = newestFirst.slice(0, MAX_GLOB_RESULTS).map((path) => {
-    if (isAbsolute(input.pattern)) {
-      return path;
-    }
-    // From the working directory, whatever `path` searched: the path the next `view` takes (and
-    // `grep`'s results' form); relative to `path`, `./cli/x.ts` named no file.
-    const relativePath = relative(context.cwd, path);
-    return relativePath.startsWith("..") ? relativePath : `./${relativePath}`;
+    const inside = isAbsolute(input.pattern) ? path : shownPath(context.cwd, path);
+    return isAbsolute(inside) ? inside : `./${inside}`;
   });
   if (newestFirst.length > shown.length) {
     shown.push(

@@ -17,7 +17,7 @@ export const BUILTIN_INPUT_JSON_SCHEMAS: Readonly<Record<string, JsonObject>> = 
         minItems: 1,
         maxItems: 2,
         type: "array",
-        items: { type: "number" },
+        items: { type: "integer", minimum: -9007199254740991, maximum: 9007199254740991 },
       },
     },
     required: ["path"],

@@ -40,6 +40,19 @@ export function resolveToolPath(cwd: string, path: string): string {
 }
 
 /**
+ * How a file tool names a file or folder in what the model reads: relative to the working
+ * directory `cwd` (`.` for itself) when it is inside it, absolute outside it (an `--add-dir`
+ * folder, `/tmp`), never `../` (trial 43 F5). `path` is absolute.
+ */
+export function shownPath(cwd: string, path: string): string {
+  const inside = relative(cwd, path);
+  if (inside === "") {
+    return ".";
+  }
+  return inside === ".." || inside.startsWith("../") || isAbsolute(inside) ? path : inside;
+}
+
+/**
  * The test for the files a search of the folder `root` (absolute) must leave out
  * ({@link ToolContext.hidden}), taking the absolute paths the search finds below `root`. Each is
  * judged as found and with `root`'s links resolved, so searching a link to a folder does not
@@ -116,12 +129,15 @@ function isAbortError(error: unknown, signal: AbortSignal): boolean {
 
 /**
  * Runs a tool body and turns anything it throws into an error result, so a tool never throws.
- * An abort becomes `"<what> cancelled."`.
+ * An abort becomes `"<what> cancelled."`. With `files` (a file tool's working directory and what
+ * did not happen, `nothing was created`), a file-system refusal is said in words
+ * (file-system-errors.ts, loaded then), else `"<what> failed: <message>"`.
  */
 export async function runGuarded(
   what: string,
   signal: AbortSignal,
   body: () => Promise<ToolResult>,
+  files?: { cwd: string; outcome: string },
 ): Promise<ToolResult> {
   if (signal.aborted) {
     return errorResult(`${what} cancelled.`);
@@ -132,7 +148,15 @@ export async function runGuarded(
     if (isAbortError(error, signal)) {
       return errorResult(`${what} cancelled.`);
     }
-    return errorResult(`${what} failed: ${errorMessage(error)}`);
+    const problem =
+      files === undefined
+        ? undefined
+        : (await import("./file-system-errors.js")).fileSystemProblem(
+            error,
+            files.cwd,
+            files.outcome,
+          );
+    return errorResult(problem ?? `${what} failed: ${errorMessage(error)}`);
   }
 }
 

@@ -45,10 +45,13 @@ const READ_IN_PIECES_BYTES = 1024 * 1024;
 
 const viewInput = z.object({
   path: z.string().refine(isGivenPath, BLANK_PATH.file),
+  // Refused at the edge rather than read as another range (trial 43 F6: [0, 2] and [1.5, 3]
+  // were taken as [1, 2] and [1, 3]); an end before the start is refused by `showNumberedLines`.
   view_range: z
-    .array(z.number())
+    .array(z.number().int("line numbers are whole numbers"))
     .min(1)
     .max(2)
+    .refine((range) => (range[0] ?? 1) >= 1, "lines are numbered from 1: start at 1 or after")
     .optional()
     .describe("[start, end], 1-based, inclusive; end -1 = end of file"),
 });
@@ -72,7 +75,11 @@ export const viewTool = defineTool<ViewInput>({
   kind: "read",
   mutates: false,
   changesNothing: true,
-  execute: (input, context) => runGuarded("view", context.signal, () => view(input, context)),
+  execute: (input, context) =>
+    runGuarded("view", context.signal, () => view(input, context), {
+      cwd: context.cwd,
+      outcome: "nothing was read",
+    }),
   scope: (input, cwd) => ({
     title: `Read ${input.path}`,
     paths: [resolveToolPath(cwd, input.path)],

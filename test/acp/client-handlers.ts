@@ -20,6 +20,8 @@ export interface ClientBehaviour {
   answerPermission: PermissionAnswerer;
   /** Content `fs/read_text_file` returns instead of the disk's, by path (an editor's unsaved buffer). */
   buffers: Map<string, string>;
+  /** Paths whose `fs/read_text_file` the client answers with an error (a buffer it cannot read). */
+  unreadable?: Set<string>;
   /**
    * The environment the client's terminals start from, before `terminal/create`'s `env` is laid
    * over it (an editor's own environment); default: the test process's.
@@ -60,6 +62,9 @@ export function testClientApp(behaviour: ClientBehaviour): acp.ClientApp {
     })
     .onRequest(methods.fs.readTextFile, async ({ params }) => {
       record(methods.fs.readTextFile, params);
+      if (behaviour.unreadable?.has(params.path) === true) {
+        throw new Error("cannot read this buffer");
+      }
       const content = behaviour.buffers.get(params.path) ?? (await readFile(params.path, "utf8"));
       return { content };
     })

@@ -10,7 +10,7 @@ import { ChildFixture } from "./child-process.js";
 // A trial of session 17's build (round 3, session 18, #1): `turnloop acp` started in a folder whose
 // `.turnloop/config.json` is invalid refused every `session/new` and `session/load`, even of
 // folders whose config is fine; and one started in a good folder answered "Internal error" for a
-// session in a folder with an invalid file. Config is per folder (src/session/host.ts `runIn`):
+// session in a folder with an invalid file. Config is per folder (src/session/session-runs.ts `in`):
 // that folder's requests fail naming the file and key, the others work, and the agent stays up.
 
 const fixture = ChildFixture.forEachTest();

@@ -7,12 +7,12 @@ import { acpByteStream } from "../../src/acp/framing.js";
 import type { SessionEvent } from "../../src/events/events.js";
 import type { FaceOptions } from "../../src/session/face-options.js";
 import { SessionHost } from "../../src/session/host.js";
-import { resolveRunConfig } from "../../src/session/run-config.js";
+import { type RunConfig, resolveRunConfig } from "../../src/session/run-config.js";
 import type { AnyTool } from "../../src/tools/define-tool.js";
-import { defaultFaceOptions } from "../support/face-options.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { closeModelPlace, type ModelPlace, openModelPlace } from "../support/model-place.js";
 import { allowOnce, type ClientBehaviour, testClientApp } from "./client-handlers.js";
+import { filesConfig, harnessEnvironment, harnessFlags } from "./harness-config.js";
 
 /** One JSON-RPC message as it crossed the wire, in order. */
 export interface WireMessage {
@@ -27,6 +27,12 @@ export interface AcpHarnessOptions {
   env?: NodeJS.ProcessEnv;
   maxMessageBytes?: number;
   extraTools?: AnyTool[];
+  /**
+   * Resolve the run config as `turnloop acp` does (face-config.ts `configuredFace`: the config
+   * files of the home and the cwd, with `TURNLOOP_HOME` the harness's home) rather than from the
+   * flags and environment alone.
+   */
+  readConfigFiles?: boolean;
 }
 
 /** Where sessions and the fake model live; shared across reconnects (an agent restart). */
@@ -57,24 +63,16 @@ export class AcpHarness {
   private readonly options: AcpHarnessOptions;
   private readonly toAgent: ReadableStreamDefaultController<Uint8Array>;
 
-  private constructor(place: Place, options: AcpHarnessOptions) {
+  private constructor(place: Place, options: AcpHarnessOptions, config?: RunConfig) {
     this.place = place;
     ({ server: this.server, home: this.home, cwd: this.cwd } = place);
     place.current = this;
     this.options = options;
-    const env = {
-      // As a real editor starts the agent: with a PATH (bubblewrap is found there).
-      PATH: process.env.PATH,
-      TURNLOOP_MODEL: "openai-compatible:fake-model",
-      TURNLOOP_BASE_URL: `${place.server.url}/v1`,
-      TURNLOOP_RETRY_BASE_DELAY_MS: "1",
-      TURNLOOP_MAX_RETRIES: "1",
-      ...options.env,
-    };
+    const env = harnessEnvironment(place, options);
     const host = new SessionHost({
       home: place.home,
       env,
-      config: resolveRunConfig({ ...defaultFaceOptions(place.cwd), ...options.face }, env),
+      config: config ?? resolveRunConfig(harnessFlags(place, options), env),
     });
     this.agent = new TurnloopAcpAgent({
       settings: host,
@@ -122,7 +120,7 @@ export class AcpHarness {
     onTestFinished(async () => {
       await place.current?.close();
     });
-    const harness = new AcpHarness(place, options);
+    const harness = new AcpHarness(place, options, await filesConfig(place, options));
     await harness.initialize();
     return harness;
   }
@@ -268,7 +266,7 @@ export class AcpHarness {
   /** A new agent and client on the same home, server and cwd: what a restart looks like. */
   async restart(options: AcpHarnessOptions = this.options): Promise<AcpHarness> {
     await this.disconnect();
-    const harness = new AcpHarness(this.place, options);
+    const harness = new AcpHarness(this.place, options, await filesConfig(this.place, options));
     await harness.initialize();
     return harness;
   }

@@ -157,7 +157,7 @@ describe("a session resumed from another folder runs with its own folder's proje
 // A fresh user's trial (round 3, session 16, #5): an invalid `.turnloop/config.json` in the folder
 // turnloop was run in stopped `-p --resume` of another folder's session (exit 64), though that
 // file does not apply to it. A face resuming a session by id reads the current folder's project
-// files only for a session of that folder (src/cli/run.ts `configure`, host.ts `runIn`).
+// files only for a session of that folder (src/cli/run.ts `configure`, session-runs.ts `in`).
 describe("an invalid project file in the current folder and a session resumed by id", () => {
   async function invalidFolder(): Promise<{ folder: string; path: string }> {
     const folder = await mkdtemp(join(tmpdir(), "turnloop-invalid-"));

@@ -76,6 +76,18 @@ describe("glob", () => {
     expect(result.content).toBe(join(directory, "src/index.ts"));
   });
 
+  // Trial 43 F5: an `--add-dir` folder's files were named `../nogit/src.js`, where `grep` names
+  // them absolute; outside the working directory both now do.
+  it("names files outside the working directory absolute, not ../", async () => {
+    await writeFileAt("project/keep.ts");
+    await writeFileAt("added/src.js");
+    const context = makeContext(join(directory, "project"));
+    const outside = await runTool(globTool, { pattern: "*.js", path: "../added" }, context);
+    expect(outside).toEqual({ content: join(directory, "added/src.js"), isError: false });
+    const inside = await runTool(globTool, { pattern: "*.ts" }, context);
+    expect(inside).toEqual({ content: "./keep.ts", isError: false });
+  });
+
   it("caps the list with a note", async () => {
     for (let index = 0; index < 105; index += 1) {
       await writeFileAt(`many/file${index}.txt`, index);
