@@ -385,10 +385,7 @@ function fail(emit: Conversation["emit"], failure: ProviderFailure): PromptOutco
   return { error: data };
 }
 
-/**
- * `step`, a refusal naming an offered MCP tool also naming its server (tools/mcp/refused-tools.ts,
- * loaded then: not on the start-up path).
- */
+/** `step`; a refusal naming an offered MCP tool also names its server (loaded only then). */
 async function withToolServers<Step extends NextStep>(
   step: Step,
   tools: readonly AnyTool[],
