@@ -179,7 +179,7 @@ export class Controller {
     }
     const settings = this.agentSettings();
     if (settings === undefined) {
-      return this.view?.restoreInput?.(text); // Nothing was sent or stored: back in the box.
+      return; // Not sent or stored; the box stays free for `/model`, ↑ brings the message back.
     }
     this.ending = undefined;
     // Waiting before the busy line is drawn: its keys are the question's (Esc no).
