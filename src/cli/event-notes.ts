@@ -155,3 +155,27 @@ export function compactionNote(data: SessionEventOf<"session.compaction_complete
       }
     : { text: `compaction failed (${trigger}): ${error ?? "unknown error"}`, failed: true };
 }
+
+/**
+ * What `sessions show` writes of a compaction's end (render.ts): `compacted: <before> → <after>
+ * tokens` and, on success, the summary the model works from on, each of its lines indented two
+ * spaces under `summary:` (as the Markdown export and the HTML view show it); a cancelled one
+ * (agent/compaction.ts records it as failed with the error `cancelled`) or a failed one in a line.
+ */
+export function compactionLines(
+  data: SessionEventOf<"session.compaction_complete">["data"],
+): string[] {
+  const { success, preCompactionTokens, postCompactionTokens, error, summaryContent } = data;
+  if (!success) {
+    return [
+      error === "cancelled"
+        ? "compaction cancelled: the conversation is unchanged"
+        : `compaction failed: ${error ?? "unknown error"}`,
+    ];
+  }
+  const summary = summaryContent?.split("\n").map((line) => `  ${line}`) ?? [];
+  return [
+    `compacted: ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`,
+    ...(summary.length === 0 || summaryContent === "" ? [] : ["summary:", ...summary]),
+  ];
+}

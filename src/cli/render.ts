@@ -28,6 +28,7 @@ import {
   SessionFold,
 } from "../session/session-model/session-model.js";
 import { LOST_PROMPT_WORDS } from "../session/session-store.js";
+import { compactionLines } from "./event-notes.js";
 import { idleReopens, repairsBeforeReopens } from "./idle-reopens.js";
 import { planChecklist } from "./plan-checklist.js";
 import { closedPrompt, type PromptState, stopLine } from "./prompt-stop.js";
@@ -242,19 +243,10 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
     case "abort":
       lines.push(`aborted: ${event.data.reason}`);
       return;
-    case "session.compaction_complete": {
-      const { success, preCompactionTokens, postCompactionTokens, error } = event.data;
+    case "session.compaction_complete":
       headManualCompaction(state, event.type);
-      // agent/compaction.ts records a cancelled compaction as failed with the error `cancelled`.
-      lines.push(
-        success
-          ? `compacted: ${preCompactionTokens} → ${postCompactionTokens ?? "?"} tokens`
-          : error === "cancelled"
-            ? "compaction cancelled: the conversation is unchanged"
-            : `compaction failed: ${error ?? "unknown error"}`,
-      );
+      lines.push(...compactionLines(event.data));
       return;
-    }
     case "session.warning":
       lines.push(`warning: ${event.data.message}`);
       return;

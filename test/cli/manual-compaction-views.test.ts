@@ -107,6 +107,8 @@ test("sessions show and sessions view set a manual compaction between prompts ap
     "",
     `— ${HEADING}`,
     "compacted: N → N tokens",
+    "summary:",
+    "  Task: count.",
     "",
     "— resumed N-N-NTN:N:N.NZ",
     "",

@@ -306,6 +306,9 @@ describe("renderConversation", () => {
         "  ◐ Write the fix",
         "  ☐ Run the tests",
         "compacted: 9000 → 1200 tokens",
+        // The summary the model works from on (trial 43's second developer, F7).
+        "summary:",
+        "  …",
         "[no stop recorded]",
         "",
         "— resumed 2026-03-01T12:00:00.000Z (skipped 1 damaged line)",
