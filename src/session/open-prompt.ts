@@ -15,7 +15,7 @@ const STOPPING_FINISHES: ReadonlySet<FinishReason> = new Set(["stop", "length", 
 
 /** The prompt being answered, folded an event at a time: whether it has an end. */
 export class OpenPrompt {
-  /** A prompt (not an autopilot nudge, which continues it) was given. */
+  /** A prompt (a `user.message` of source `user`) was given. */
   #given = false;
   /** Its stop was recorded (a turn end's `stopReason`, an interrupted turn, `abort`, `session.error`). */
   #recorded = false;
@@ -34,7 +34,9 @@ export class OpenPrompt {
   apply(event: SessionEvent): void {
     switch (event.type) {
       case "user.message":
-        if (event.data.source !== "autopilot") {
+        // A prompt: not an autopilot nudge, which continues one, nor a hook's context (an SDK
+        // app's `sessionStart` writes one before the first prompt, then the session is idle).
+        if (event.data.source === "user") {
           this.#given = true;
           this.#recorded = false;
           this.#inferred = false;

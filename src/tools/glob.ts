@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { findFiles, loadSearchPackages, type SearchPackages } from "./gitignore.js";
@@ -11,7 +11,6 @@ import {
   missingPathMessage,
   resolveToolPath,
   runGuarded,
-  shownPath,
   statIfExists,
   textResult,
 } from "./tool-support.js";
@@ -35,7 +34,7 @@ export type GlobInput = z.infer<typeof globInput>;
 /**
  * `glob {pattern, path?}`: files matching a glob under `path` (default: the working directory),
  * newest first, one per line as `./relative/path` from the working directory (Copilot CLI's
- * format), absolute outside it (tool-support.ts `shownPath`) or for an absolute pattern.
+ * format; `../` above it), absolute when the pattern or `path` is absolute, as `grep` names them.
  * Gitignored, `.git` and `node_modules` entries are skipped, hidden (dot) ones unless the pattern names one (gitignore.ts
  * `namesHiddenEntry`), and so are the files the session's path deny rules cover
  * ({@link ToolContext.hidden}).
@@ -86,12 +85,18 @@ async function globFiles(input: GlobInput, context: ToolContext): Promise<ToolRe
     matches.map((match) => join(globRoot, match)),
     context.signal,
   );
-  // From the working directory whatever `path` searched (Copilot CLI's `./src/a.ts`; relative to
-  // `path`, `./cli/x.ts` named no file); outside it absolute, as `grep` names an `--add-dir`
-  // folder's files, never `../` (trial 43 F5).
+  // Named as the search was given, as `grep` names them (trial 43 F5: an `--add-dir` folder's
+  // files were `../x` here, absolute there): absolute for an absolute pattern or `path`, else
+  // from the working directory (Copilot CLI's `./src/a.ts`; relative to `path`, `./cli/x.ts`
+  // named no file).
+  const absolute =
+    isAbsolute(input.pattern) || (input.path !== undefined && isAbsolute(input.path));
   const shown = newestFirst.slice(0, MAX_GLOB_RESULTS).map((path) => {
-    const inside = isAbsolute(input.pattern) ? path : shownPath(context.cwd, path);
-    return isAbsolute(inside) ? inside : `./${inside}`;
+    if (absolute) {
+      return path;
+    }
+    const relativePath = relative(context.cwd, path);
+    return relativePath.startsWith("..") ? relativePath : `./${relativePath}`;
   });
   if (newestFirst.length > shown.length) {
     shown.push(

@@ -121,9 +121,10 @@ async function ageSession(fixture: InteractiveFixture, sessionId: string, days: 
   await rm(join(folder, "metadata.json"), { force: true });
   const path = join(folder, "events.jsonl");
   const text = await readFile(path, "utf8");
-  const aged = text.replace(/"timestamp":"([^"]+)"/g, (_whole, time: string) => {
+  // `session.start`'s `startTime` too: a session's last activity is never before its start.
+  const aged = text.replace(/"(timestamp|startTime)":"([^"]+)"/g, (_whole, key, time: string) => {
     const moved = new Date(Date.parse(time) - days * 24 * 3_600_000).toISOString();
-    return `"timestamp":"${moved}"`;
+    return `"${key}":"${moved}"`;
   });
   await writeFile(path, aged);
 }

@@ -240,7 +240,9 @@ export function describeSessionStore(name: string, createStore: () => Promise<St
           cwd: "/work/b",
           model: "openai:gpt-5",
           startTime: "2026-03-02T10:00:00.000Z",
-          lastActivity: newer.at(-1)?.timestamp,
+          // Its events are stamped before its start (as a fork's copied ones are): last activity
+          // is never before the start (trial 43 F4); the older session's is its last event's.
+          lastActivity: "2026-03-02T10:00:00.000Z",
           turns: 2,
           eventCount: 6,
           size: size(newer),

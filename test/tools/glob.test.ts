@@ -77,13 +77,16 @@ describe("glob", () => {
   });
 
   // Trial 43 F5: an `--add-dir` folder's files were named `../nogit/src.js`, where `grep` names
-  // them absolute; outside the working directory both now do.
-  it("names files outside the working directory absolute, not ../", async () => {
+  // them absolute: glob names them as the search was given, as grep does.
+  it("names files as its path was given: absolute for an absolute path, else from the working directory", async () => {
     await writeFileAt("project/keep.ts");
     await writeFileAt("added/src.js");
     const context = makeContext(join(directory, "project"));
-    const outside = await runTool(globTool, { pattern: "*.js", path: "../added" }, context);
-    expect(outside).toEqual({ content: join(directory, "added/src.js"), isError: false });
+    const added = join(directory, "added");
+    const absolute = await runTool(globTool, { pattern: "*.js", path: added }, context);
+    expect(absolute).toEqual({ content: join(added, "src.js"), isError: false });
+    const relativeResult = await runTool(globTool, { pattern: "*.js", path: "../added" }, context);
+    expect(relativeResult).toEqual({ content: "../added/src.js", isError: false });
     const inside = await runTool(globTool, { pattern: "*.ts" }, context);
     expect(inside).toEqual({ content: "./keep.ts", isError: false });
   });

@@ -113,12 +113,13 @@ describe("view reads", () => {
 
   // Root reads any file, so as root the view runs in a child process as the user `nobody`
   // (uid 65534), through the built tool (dist/tools/view.js): the case never skips.
-  it("a file it may not read, with the open's error", async () => {
+  it("a file it may not read: the file system's refusal in words", async () => {
     const path = join(directory, "secret.txt");
     await writeFile(path, "hidden\n");
     await chmod(path, 0o000);
     const expected = {
-      content: `view failed: EACCES: permission denied, open '${path}'`,
+      // The file tools' words for a file-system refusal (trial 43's second developer, F4).
+      content: "secret.txt: permission denied (by the file system); nothing was read.",
       isError: true,
     };
     if (process.getuid?.() === 0) {
