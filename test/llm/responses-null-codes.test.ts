@@ -1,23 +1,13 @@
 import { expect } from "vitest";
 import { test } from "../support/fixtures.js";
-import { responsesTextStart, sse } from "../support/wire-error-cases.js";
+import { failedResponse, responsesTextStart, sse } from "../support/wire-error-cases.js";
 
 // The Responses API's `error` and `response.failed` events whose error names no code or type
 // (`code: null`, `type: null`) keep the server's message (round 3, session 43, N4), also when the
 // event is out of the AI SDK's schema (no `sequence_number`, the error nested under `error`):
 // the server said why it failed, which a "stream event the wire does not have" hid.
 
-const FAILED_RESPONSE = {
-  id: "resp_1",
-  object: "response",
-  created_at: 1,
-  model: "gpt-5",
-  status: "failed",
-  output: [],
-  error: { code: null, message: "Failed: the server said why." },
-  incomplete_details: null,
-  usage: null,
-};
+const FAILED_RESPONSE = failedResponse({ code: null, message: "Failed: the server said why." });
 
 test("an error event or response.failed with no code keeps the server's message", async ({
   openHarness,

@@ -106,17 +106,7 @@ const WAYS: Record<
           sse("response.failed", {
             type: "response.failed",
             sequence_number: 1,
-            response: {
-              id: "resp_1",
-              object: "response",
-              created_at: 1,
-              model: "gpt-5",
-              status: "failed",
-              output: [],
-              error: { code: code ?? type, message },
-              incomplete_details: null,
-              usage: null,
-            },
+            response: failedResponse({ code: code ?? type, message }),
           }),
         ],
       }),
@@ -194,4 +184,19 @@ export function errorAfterText(kind: Kind): string[] {
   const { code, type, message } = OPENAI[kind];
   const error = { type: "error", sequence_number: 4, code: code ?? type, message, param: null };
   return [...responsesTextStart(), sse("error", error)];
+}
+
+/** A Responses API `response` object of status `failed` carrying `error` (`{code, message}`). */
+export function failedResponse(error: { code: string | null; message: string }) {
+  return {
+    id: "resp_1",
+    object: "response",
+    created_at: 1,
+    model: "gpt-5",
+    status: "failed",
+    output: [],
+    error,
+    incomplete_details: null,
+    usage: null,
+  };
 }
