@@ -40,9 +40,10 @@ export function resolveToolPath(cwd: string, path: string): string {
 }
 
 /**
- * How a file tool names a file or folder in what the model reads: relative to the working
- * directory `cwd` (`.` for itself) when it is inside it, absolute outside it (an `--add-dir`
- * folder, `/tmp`), never `../` (trial 43 F5). `path` is absolute.
+ * How a file tool's refusal names a file or folder (file-system-errors.ts): relative to the
+ * working directory `cwd` (`.` for itself) when it is inside it, absolute outside it (an
+ * `--add-dir` folder, `/tmp`). `path` is absolute. (glob and grep name their results as their
+ * `path` was given.)
  */
 export function shownPath(cwd: string, path: string): string {
   const inside = relative(cwd, path);
