@@ -1,3 +1,9 @@
+import type {
+  ReadableStreamAsyncIterator,
+  ReadableStreamGetReaderOptions,
+  ReadableStreamReader,
+  StreamPipeOptions,
+} from "node:stream/web";
 import { DONE, transformedSource, type ValueSource, ValueTransform } from "./value-transform.js";
 
 /**
@@ -17,35 +23,93 @@ import { DONE, transformedSource, type ValueSource, ValueTransform } from "./val
  * source's end closes it). The values are taken from the {@link ValueSource} itself, not read back
  * out of this stream's queue: a read and an enqueue per value were about a tenth of a tool turn's
  * heap allocation (figure 3d, bench/notes/turn19.md). With options, `ReadableStream`'s own.
+ *
+ * It has `ReadableStream`'s members, but the web stream behind them (a native object on Node 20,
+ * made transferable: about 25 µs of the main thread each, two a model request) is made only when
+ * one of them needs it (`getReader`, `pipeTo`, `values`, async iteration, `cancel`, `pipeThrough`
+ * with options): piped through a `ValueTransform`, teed, or taken with {@link valuesOf}, as every
+ * model response of the bundle is, it never is (bench/notes/turn44.md). So it is no
+ * `instanceof ReadableStream`, and Node's functions that take a web stream (`Readable.fromWeb`,
+ * `structuredClone`) refuse it.
  */
-export class LockKeepingStream<T> extends ReadableStream<T> {
+export class LockKeepingStream<T> implements ReadableStream<T> {
   readonly #source: ValueSource<T>;
+  /** The web stream over {@link #source}, once a member needed it. */
+  #stream: ReadableStream<T> | undefined;
+  /** Whether the source was taken ({@link takeValues}): locked, as by a reader. */
+  #taken = false;
 
   constructor(source: ValueSource<T>) {
-    super(
-      {
-        // A pull that enqueues nothing would not be called again for the read waiting on it: the
-        // source gives at least one value unless it ended.
-        pull: async (controller) => {
-          const value = await source.next();
-          if (value === DONE) {
-            controller.close();
-          } else {
-            controller.enqueue(value);
-          }
-        },
-        cancel: (reason) => source.cancel(reason),
-      },
-      // Pulled only for a read waiting: piped (below), nothing reads it, and a pull to fill a
-      // queue would take values from the source beside the pipe.
-      { highWaterMark: 0 },
-    );
     this.#source = source;
+  }
+
+  /** The web stream over the source, made at its first use ({@link LockKeepingStream}). */
+  #web(): ReadableStream<T> {
+    if (this.#stream === undefined) {
+      const source = this.#source;
+      this.#stream = new ReadableStream<T>(
+        {
+          // A pull that enqueues nothing would not be called again for the read waiting on it:
+          // the source gives at least one value unless it ended.
+          pull: async (controller) => {
+            const value = await source.next();
+            if (value === DONE) {
+              controller.close();
+            } else {
+              controller.enqueue(value);
+            }
+          },
+          cancel: (reason) => source.cancel(reason),
+        },
+        // Pulled only for a read waiting: piped (below), nothing reads it, and a pull to fill a
+        // queue would take values from the source beside the pipe.
+        { highWaterMark: 0 },
+      );
+    }
+    return this.#stream;
+  }
+
+  get locked(): boolean {
+    return this.#taken || (this.#stream?.locked ?? false);
+  }
+
+  /** @throws TypeError when the stream is locked, as `ReadableStream`'s. */
+  getReader(options: { mode: "byob" }): ReadableStreamBYOBReader;
+  getReader(): ReadableStreamDefaultReader<T>;
+  getReader(options?: ReadableStreamGetReaderOptions): ReadableStreamReader<T>;
+  getReader(options?: ReadableStreamGetReaderOptions): ReadableStreamReader<T> {
+    this.#refuseIfTaken();
+    return this.#web().getReader(options);
+  }
+
+  /** As `ReadableStream`'s: rejects with a TypeError when the stream is locked. */
+  cancel(reason?: unknown): Promise<void> {
+    return this.#taken ? Promise.reject(lockedError()) : this.#web().cancel(reason);
+  }
+
+  pipeTo(destination: WritableStream<T>, options?: StreamPipeOptions): Promise<void> {
+    return this.#taken ? Promise.reject(lockedError()) : this.#web().pipeTo(destination, options);
+  }
+
+  values(options?: { preventCancel?: boolean }): ReadableStreamAsyncIterator<T> {
+    this.#refuseIfTaken();
+    return this.#web().values(options);
+  }
+
+  [Symbol.asyncIterator](options?: { preventCancel?: boolean }): ReadableStreamAsyncIterator<T> {
+    return this.values(options);
+  }
+
+  get [Symbol.toStringTag](): string {
+    return "ReadableStream";
   }
 
   /** Its values without a reader's reads: the stream is locked, as it is by a reader. */
   takeValues(): ValueSource<T> {
-    this.getReader();
+    this.#refuseIfTaken();
+    // A web stream made already is locked too (its reader is never released): `locked` says so.
+    this.#stream?.getReader();
+    this.#taken = true;
     return this.#source;
   }
 
@@ -58,17 +122,18 @@ export class LockKeepingStream<T> extends ReadableStream<T> {
    * source's end or failure). The AI SDK's OpenAI models tee the parsed events (to look for an error
    * before any output), its Anthropic model the transformed parts (for the first part).
    */
-  override tee(): [ReadableStream<T>, ReadableStream<T>] {
+  tee(): [ReadableStream<T>, ReadableStream<T>] {
     const [first, second] = teeSources(this.takeValues());
     return [new LockKeepingStream(first), new LockKeepingStream(second)];
   }
 
-  override pipeThrough<U>(
+  pipeThrough<U>(
     transform: { writable: WritableStream<T>; readable: ReadableStream<U> },
-    options?: Parameters<ReadableStream<T>["pipeTo"]>[1],
+    options?: StreamPipeOptions,
   ): ReadableStream<U> {
     if (options !== undefined) {
-      return super.pipeThrough(transform, options);
+      this.#refuseIfTaken();
+      return this.#web().pipeThrough(transform, options);
     }
     const transformer =
       transform instanceof ValueTransform ? transform.takeTransformer() : undefined;
@@ -76,12 +141,26 @@ export class LockKeepingStream<T> extends ReadableStream<T> {
       return new LockKeepingStream<U>(transformedSource(this.takeValues(), transformer));
     }
     // Locked and never read: its source is written to the transform directly.
-    const reader = this.getReader();
+    const source = this.takeValues();
     const writer = transform.writable.getWriter();
-    void writer.closed.then(undefined, (error: unknown) => reader.cancel(error).catch(ignored));
-    void pumpKeepingLocks(this.#source, writer);
+    void writer.closed.then(undefined, (error: unknown) => source.cancel(error).catch(ignored));
+    void pumpKeepingLocks(source, writer);
     return transform.readable;
   }
+
+  /** @throws TypeError when the source was taken, as `ReadableStream`'s for a locked stream. */
+  #refuseIfTaken(): void {
+    if (this.#taken) {
+      throw lockedError();
+    }
+  }
+}
+
+/** What `ReadableStream`'s members throw for a locked stream (Node's `ERR_INVALID_STATE`). */
+function lockedError(): TypeError {
+  return Object.assign(new TypeError("Invalid state: ReadableStream is locked"), {
+    code: "ERR_INVALID_STATE",
+  });
 }
 
 /**
