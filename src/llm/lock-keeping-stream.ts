@@ -83,12 +83,15 @@ export class LockKeepingStream<T> implements ReadableStream<T> {
   }
 
   /** As `ReadableStream`'s: rejects with a TypeError when the stream is locked. */
-  cancel(reason?: unknown): Promise<void> {
-    return this.#taken ? Promise.reject(lockedError()) : this.#web().cancel(reason);
+  async cancel(reason?: unknown): Promise<void> {
+    this.#refuseIfTaken();
+    return this.#web().cancel(reason);
   }
 
-  pipeTo(destination: WritableStream<T>, options?: StreamPipeOptions): Promise<void> {
-    return this.#taken ? Promise.reject(lockedError()) : this.#web().pipeTo(destination, options);
+  /** As `ReadableStream`'s: rejects with a TypeError when the stream is locked. */
+  async pipeTo(destination: WritableStream<T>, options?: StreamPipeOptions): Promise<void> {
+    this.#refuseIfTaken();
+    return this.#web().pipeTo(destination, options);
   }
 
   values(options?: { preventCancel?: boolean }): ReadableStreamAsyncIterator<T> {
@@ -98,10 +101,6 @@ export class LockKeepingStream<T> implements ReadableStream<T> {
 
   [Symbol.asyncIterator](options?: { preventCancel?: boolean }): ReadableStreamAsyncIterator<T> {
     return this.values(options);
-  }
-
-  get [Symbol.toStringTag](): string {
-    return "ReadableStream";
   }
 
   /** Its values without a reader's reads: the stream is locked, as it is by a reader. */
@@ -151,16 +150,9 @@ export class LockKeepingStream<T> implements ReadableStream<T> {
   /** @throws TypeError when the source was taken, as `ReadableStream`'s for a locked stream. */
   #refuseIfTaken(): void {
     if (this.#taken) {
-      throw lockedError();
+      throw new TypeError("Invalid state: ReadableStream is locked");
     }
   }
-}
-
-/** What `ReadableStream`'s members throw for a locked stream (Node's `ERR_INVALID_STATE`). */
-function lockedError(): TypeError {
-  return Object.assign(new TypeError("Invalid state: ReadableStream is locked"), {
-    code: "ERR_INVALID_STATE",
-  });
 }
 
 /**
