@@ -29,8 +29,8 @@ import { DONE, transformedSource, type ValueSource, ValueTransform } from "./val
  * one of them needs it (`getReader`, `pipeTo`, `values`, async iteration, `cancel`, `pipeThrough`
  * with options): piped through a `ValueTransform`, teed, or taken with {@link valuesOf}, as every
  * model response of the bundle is, it never is (bench/notes/turn44.md). So it is no
- * `instanceof ReadableStream`, and Node's functions that take a web stream (`Readable.fromWeb`,
- * `structuredClone`) refuse it.
+ * `instanceof ReadableStream`, and a Node function that checks for a web stream
+ * (`Readable.fromWeb`) refuses it.
  */
 export class LockKeepingStream<T> implements ReadableStream<T> {
   readonly #source: ValueSource<T>;
