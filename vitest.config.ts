@@ -1,6 +1,5 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
-import { FileDurationSequencer } from "./test/support/file-order.js";
 
 // Every Node process started with NODE_EXTRA_CA_CERTS set parses that certificate bundle before
 // its first line (a machine-wide bundle: about 40-70 ms of CPU a process here, `node -e 0` 0.05 s
@@ -67,9 +66,6 @@ export default defineConfig({
     // a third worker on 2 cores read 644.8 s of vitest against 607.6 s with two, though with the
     // cache's order (longest first) it read 562 s against 614 (bench/notes/suite39.md).
     maxWorkers: workerCount(),
-    // Files start longest first by a committed table of their durations, the same order on a clean
-    // clone (CI) as with vitest's results cache (test/support/file-order.ts; bench/notes/suite44.md).
-    sequence: { sequencer: FileDurationSequencer },
     // `expect.poll` waits for what a loaded machine may take a while to show (a server's start).
     expect: { poll: { timeout: 10_000 } },
     // The hooks of the support modules' cleanups, for every file (test/support/cleanups.ts).
