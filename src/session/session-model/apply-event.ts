@@ -8,9 +8,11 @@ import type { Change, Compaction } from "./types.js";
 
 const NONE: Change = { kind: "none" };
 
-/** Applies one event at time `at` (ms since the epoch). Exhaustive: a new event type is placed here. */
+/**
+ * Applies one event at time `at` (ms since the epoch). Exhaustive: a new event type is placed here.
+ * The stop rule folds it first: a turn starting between prompts answers a lost prompt (prompt-stops.ts).
+ */
 export function applyEvent(state: FoldState, event: SessionEvent, at: number): Change {
-  // The stop rule first: a turn starting between prompts answers a lost prompt (prompt-stops.ts).
   state.stops.apply(event, (given) => state.newPrompt(given, at));
   switch (event.type) {
     case "session.start":
