@@ -11,6 +11,7 @@ import { InvalidSessionIdError } from "../session/paths.js";
 import type { Session } from "../session/session.js";
 import { elsewhereAdvice, folderElsewhereIn } from "../session/session-folder.js";
 import { SessionLockedError } from "../session/session-store.js";
+import { sessionTitle } from "../session/session-title.js";
 import { StorageError, storeFailure } from "../session/storage-error.js";
 import { modelUnavailable } from "./authentication.js";
 import { editorServers } from "./editor-mcp-servers.js";
@@ -303,11 +304,12 @@ export async function listPage(
     if (summary.cwd === null) {
       continue;
     }
+    const title = sessionTitle(summary);
     sessions.push({
       sessionId: summary.sessionId,
       cwd: summary.cwd,
       updatedAt: summary.lastActivity,
-      ...(summary.firstPrompt === null ? {} : { title: summary.firstPrompt }),
+      ...(title === null ? {} : { title }),
     });
   }
   const page = sessions.slice(start, start + LIST_PAGE_SIZE);

@@ -17,7 +17,19 @@ export function closedPrompt(): PromptState {
   return { open: false, stopped: false };
 }
 
-/** The stop line of a prompt the session model folded: `[stop: <stop>]`, or that none is known. */
-export function stopLine(prompt: Prompt | undefined): string {
-  return prompt?.stop === undefined ? "[no stop recorded]" : `[stop: ${prompt.stop}]`;
+/**
+ * What every view adds to the stop `interrupted` of a prompt the log leaves without a stop while
+ * the session has no live writer: its process ended, and the next open records it (open-work.ts).
+ */
+export const PROCESS_ENDED_WORDS = "its process ended; recorded when the session is next opened";
+
+/**
+ * The stop line of a prompt the session model folded: `[stop: <stop>]`, or that none is known;
+ * `processEnded` (no live writer): none is known because its process ended.
+ */
+export function stopLine(prompt: Prompt | undefined, processEnded = false): string {
+  if (prompt?.stop !== undefined) {
+    return `[stop: ${prompt.stop}]`;
+  }
+  return processEnded ? `[stop: interrupted (${PROCESS_ENDED_WORDS})]` : "[no stop recorded]";
 }

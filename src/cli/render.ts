@@ -21,6 +21,7 @@ import { durationWords } from "../events/durations.js";
 import { terminalText } from "../events/errors.js";
 import { isSdkAppEvent } from "../events/event-categories.js";
 import type { SessionEvent, SessionEventOf, UserMessageData } from "../events/events.js";
+import { isPromptInterrupted } from "../session/interrupted-work.js";
 import { attachedFilesLine, givenPrompt, ranLines } from "../session/prompt-attachments.js";
 import {
   manualCompactionWords,
@@ -67,6 +68,8 @@ export interface ConversationOptions {
    * then it is drawn though nothing follows it yet (idle-reopens.ts).
    */
   openNow?: boolean;
+  /** No live writer (the store's `holder`): a last prompt without a stop ended with its process. */
+  processEnded?: boolean;
 }
 
 /**
@@ -78,7 +81,7 @@ export interface ConversationOptions {
  */
 export function renderConversation(
   events: readonly SessionEvent[],
-  { startLine = true, openNow = false }: ConversationOptions = {},
+  { startLine = true, openNow = false, processEnded = false }: ConversationOptions = {},
 ): string {
   const state: RenderState = {
     lines: [],
@@ -98,7 +101,7 @@ export function renderConversation(
     }
     state.answered = state.fold.answeredPrompt;
   }
-  closePrompt(state);
+  closePrompt(state, false, processEnded);
   // Drawn on a terminal: the model's and the commands' text without control sequences.
   return state.lines.length === 0 ? "" : `${terminalText(state.lines.join("\n"))}\n`;
 }
@@ -237,7 +240,10 @@ function renderOutcome(state: RenderState, event: OutcomeEvent): void {
       const { errorType, statusCode, message } = event.data;
       const status = statusCode === undefined ? "" : `, ${statusCode}`;
       const to = state.pendingCalls.size === 0 ? lines : state.heldErrors;
-      to.push(`error (${errorType}${status}): ${message}`);
+      // A reopen's end of a prompt whose process ended: an interruption, not the server's error.
+      to.push(
+        isPromptInterrupted(event.data) ? message : `error (${errorType}${status}): ${message}`,
+      );
       return;
     }
     case "abort":
@@ -360,8 +366,9 @@ function renderToolResult(
  * Ends the open prompt: lists its calls that never got a result, then its stop line, the session
  * model's stop (session-model/types.ts `PromptStop`). `late`: a stop said after the prompt was
  * closed (an older log's `session.idle` after a reopen) still gets its line, once.
+ * `processEnded`: the session has no live writer (see `ConversationOptions`).
  */
-function closePrompt(state: RenderState, late = false): void {
+function closePrompt(state: RenderState, late = false, processEnded = false): void {
   const { prompt } = state;
   if (!prompt.open || prompt.stopped) {
     releaseHeldErrors(state, true);
@@ -379,7 +386,7 @@ function closePrompt(state: RenderState, late = false): void {
   }
   state.pendingCalls.clear();
   releaseHeldErrors(state);
-  state.lines.push(stopLine(state.answered));
+  state.lines.push(stopLine(state.answered, processEnded));
   prompt.stopped = true;
 }
 

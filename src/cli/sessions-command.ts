@@ -8,6 +8,7 @@ import { turnloopHome } from "../session/paths.js";
 import { foldSession } from "../session/session-model/session-model.js";
 import { resolveSessionId, type SessionStore, summaryLine } from "../session/session-store.js";
 import type { Command } from "./arguments.js";
+import { readWithWriter } from "./log-with-writer.js";
 import { renderConversation } from "./render.js";
 
 /** An id or prefix naming no session or several: a usage error, 64 as for `-p --resume`. */
@@ -46,8 +47,9 @@ export async function runSessionsCommand(
           io.stderr.write(`turnloop: ${resolved.message}\n`);
           return UNKNOWN_SESSION_EXIT_CODE;
         }
-        const { events, repaired } = await store.read(resolved.sessionId);
-        io.stdout.write(withRepairMarks(renderConversation(events), repaired) + notes(events));
+        const { events, repaired, processEnded } = await readWithWriter(store, resolved.sessionId);
+        const text = renderConversation(events, { processEnded });
+        io.stdout.write(withRepairMarks(text, repaired) + notes(events));
         if (repaired.length > 0) {
           io.stderr.write(
             `turnloop: skipped ${repaired.length} damaged ${repaired.length === 1 ? "line" : "lines"} while reading (marked under the session line)\n`,

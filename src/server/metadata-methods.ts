@@ -4,6 +4,7 @@
  * the open session and the store's listing.
  */
 
+import { sessionTitle } from "../session/session-title.js";
 import type { ClientConnection } from "./connection.js";
 import { parseParams, sessionOnlyParams } from "./params.js";
 import { openSession } from "./session-methods.js";
@@ -23,7 +24,11 @@ export async function snapshotMethod(connection: ClientConnection, raw: unknown)
   const { events } = await connection.server.host.readEvents(sessionId);
   const named = events.findLast((event) => event.type === "session.title_changed");
   const summary =
-    named?.type === "session.title_changed" ? named.data.title : (listed?.firstPrompt ?? null);
+    named?.type === "session.title_changed"
+      ? named.data.title
+      : listed === undefined
+        ? null
+        : sessionTitle(listed);
   return {
     sessionId,
     startTime: start.startTime,

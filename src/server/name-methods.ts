@@ -5,6 +5,7 @@
  */
 
 import { z } from "zod";
+import { sessionTitle } from "../session/session-title.js";
 import type { ClientConnection } from "./connection.js";
 import { parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
 import type { ServerSession } from "./server-session.js";
@@ -51,7 +52,7 @@ export async function nameGetMethod(connection: ClientConnection, raw: unknown) 
   }
   const summaries = await connection.server.host.list();
   const summary = summaries.find((candidate) => candidate.sessionId === sessionId);
-  return { name: summary?.firstPrompt ?? null };
+  return { name: summary === undefined ? null : sessionTitle(summary) };
 }
 
 /**

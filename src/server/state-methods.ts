@@ -10,6 +10,7 @@ import { toolSpecifications } from "../agent/tool-specifications.js";
 import type { EventInput } from "../events/events.js";
 import type { SessionListEntry } from "../protocol/copilot.js";
 import type { SessionSummary } from "../session/session-store.js";
+import { sessionTitle } from "../session/session-title.js";
 import { builtinTools } from "../tools/index.js";
 import type { ClientConnection } from "./connection.js";
 import { parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
@@ -32,12 +33,13 @@ export async function metadataMethod(connection: ClientConnection, raw: unknown)
  * no prompt or model).
  */
 export function sessionListEntry(summary: SessionSummary): SessionListEntry {
+  const title = sessionTitle(summary);
   return {
     sessionId: summary.sessionId,
     startTime: summary.startTime ?? summary.lastActivity,
     modifiedTime: summary.lastActivity,
     isRemote: false,
-    ...(summary.firstPrompt === null ? {} : { summary: summary.firstPrompt }),
+    ...(title === null ? {} : { summary: title }),
     ...(summary.cwd === null ? {} : { context: { cwd: summary.cwd } }),
     ...(summary.model === null ? {} : { model: summary.model }),
     turns: summary.turns,

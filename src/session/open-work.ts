@@ -14,29 +14,11 @@ import type {
   SessionEventData,
   ToolRequest,
 } from "../events/events.js";
-import { OpenPrompt } from "./open-prompt.js";
+import { INTERRUPTED, PROMPT_INTERRUPTED } from "./interrupted-work.js";
+import { PromptStops, type StoppablePrompt } from "./session-model/prompt-stops.js";
 import type { StoredLog } from "./session-store.js";
 
-/** What the closing events say of work a process that ended left open. */
-export const INTERRUPTED = "interrupted: the process running it ended before it finished";
-
-/**
- * The error of a prompt whose process ended while it ran: what every app following the session
- * is told before its `session.idle` (prompt-end.ts), as a local prompt's failure is; and the
- * `session.error` a reopen writes to end a prompt no closed turn ends ({@link OpenWork.closingEvents}),
- * which the session model reads as the stop `interrupted` (session-model/apply-event.ts).
- */
-export const PROMPT_INTERRUPTED: SessionEventData["session.error"] = {
-  errorType: "server",
-  message: `the prompt was ${INTERRUPTED} (the session was reopened since)`,
-};
-
-/** Whether a `session.error`'s data is {@link PROMPT_INTERRUPTED}'s. */
-export function isPromptInterrupted(data: SessionEventData["session.error"]): boolean {
-  return (
-    data.errorType === PROMPT_INTERRUPTED.errorType && data.message === PROMPT_INTERRUPTED.message
-  );
-}
+export { INTERRUPTED, isPromptInterrupted, PROMPT_INTERRUPTED } from "./interrupted-work.js";
 
 /** The turns and the compaction of a log not ended yet, folded an event at a time. */
 export class OpenWork {
@@ -50,12 +32,14 @@ export class OpenWork {
    * or cancelled before the call's result was written.
    */
   readonly #held = new Map<string, "asked" | "denied" | "cancelled">();
-  /** The prompt being answered, and whether the log ends it. */
-  readonly #prompt = new OpenPrompt();
+  /** The prompt being answered, and whether the log ends it: the session model's rule. */
+  readonly #prompt = new PromptStops<StoppablePrompt>();
 
   /** Folds one event of the log. */
   apply(event: SessionEvent): void {
-    this.#prompt.apply(event);
+    this.#prompt.apply(event, (given) => ({
+      source: given.type === "user.message" ? given.data.source : "user",
+    }));
     switch (event.type) {
       case "tool.execution_start":
         this.#mayHaveRun.add(event.data.toolCallId);
@@ -119,7 +103,8 @@ export class OpenWork {
 
   /**
    * Whether the prompt being answered has no end in the log and no turn that {@link closingEvents}
-   * closes ends it: its process was killed between two turns (open-prompt.ts). A turn or a
+   * closes ends it: its process was killed between two turns (session-model/prompt-stops.ts
+   * `PromptStops.open`, what every view shows without a stop). A turn or a
    * compaction left open is closed as interrupted, which ends it (prompt-end.ts).
    */
   #promptLeftOpen(): boolean {

@@ -99,7 +99,7 @@ test("a prompt killed between two turns is ended as interrupted by the next writ
     "",
     "> count",
     "↻ retry 1 in 50 s: HTTP 503: busy",
-    "error (server): the prompt was interrupted: the process running it ended before it finished (the session was reopened since)",
+    "the prompt was interrupted: the process running it ended before it finished (the session was reopened since)",
     "[stop: interrupted]",
     "",
     expect.stringMatching(/^— resumed \d{4}-\d\d-\d\dT[\d:.]+Z$/),

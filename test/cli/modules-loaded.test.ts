@@ -105,7 +105,7 @@ const BUNDLE_FILE_BOUND = { prompt: 17, acpInitialize: 10, acpSession: 15 };
  * after they changed read them again (session/session-runs.ts, trial 43 F1), `view_range`'s
  * checks and the file tools' words for a file-system refusal: 1,509,550, bounded at 1475 KiB;
  * with the session's other lanes merged, 1,516,589 bounded at 1482 KiB: a prompt left without an
- * end by a killed process tracked for its reopen (session/open-prompt.ts), a lost prompt's place in
+ * end by a killed process tracked for its reopen (then session/open-prompt.ts, now the fold's session-model/prompt-stops.ts), a lost prompt's place in
  * the history (agent/history-notes.ts), tag bodies escaped (events/tag-body.ts), the MCP names a
  * resumed session keeps, the read-only tools' commit point, the database reasons' redaction; in
  * session 44 a `LockKeepingStream` with `ReadableStream`'s members of its own, which makes its web

@@ -37,7 +37,8 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
         pathToFileURL(await viewFile(home, "golden-new-order", "v.html")).href,
       );
       expect(await fieldText(page, "cost")).toBe("$0.5310");
-      expect(await fieldText(page, "status")).toBe("running (or stopped mid-turn)");
+      // No process holds the hand-written log: its last prompt was interrupted (fold.ts).
+      expect(await fieldText(page, "status")).toBe("idle");
       expect(await attributes(page, ".turn-row", "data-status")).toEqual([
         "failed",
         "completed",
@@ -59,7 +60,7 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
       expect(await attributes(page, ".prompts li", "data-stop-reason")).toEqual([
         "end_turn",
         "cancelled",
-        "unfinished",
+        "interrupted",
       ]);
       expect(await attributes(page, ".permission-wait", "data-decision")).toEqual([
         "allowed",

@@ -38,7 +38,8 @@ describe("turnloop sessions show of a damaged log", () => {
         "[damaged line 11 skipped (torn_tail)]\n" +
         "\n> hi\ndone\n" +
         '→ view(path: "a.txt") … no result\n' +
-        "[no stop recorded]\n" +
+        // No process holds the log (no lock): its prompt's process ended.
+        "[stop: interrupted (its process ended; recorded when the session is next opened)]\n" +
         // The golden log's folder is not on this machine.
         "(its folder /w is gone: create or restore it to resume the session)\n",
       stderr: "turnloop: skipped 3 damaged lines while reading (marked under the session line)\n",

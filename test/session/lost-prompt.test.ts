@@ -11,11 +11,16 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { describe, expect, vi } from "vitest";
+import { listPage } from "../../src/acp/session-setup.js";
 import { runSessionsExport } from "../../src/cli/session-view/command.js";
 import { runSessionsCommand } from "../../src/cli/sessions-command.js";
+import { sessionListEntry } from "../../src/server/state-methods.js";
+import { SessionHost } from "../../src/session/host.js";
 import { openSessionStore } from "../../src/session/open-store.js";
+import { resolveRunConfig } from "../../src/session/run-config.js";
 import { Session } from "../../src/session/session.js";
 import { summaryLine } from "../../src/session/session-store.js";
+import { defaultFaceOptions } from "../support/face-options.js";
 import type { Wire } from "../support/fake-model-types.js";
 import { test } from "../support/fixtures.js";
 import type { Harness } from "../support/harness.js";
@@ -168,5 +173,31 @@ describe("a session whose prompts were lost with damaged lines", () => {
       "## Prompt 2 · end_turn",
       "> (a prompt lost with a damaged line of the log)",
     ]);
+  });
+});
+
+describe("a session whose only prompt was lost with a damaged line, listed to apps and editors", () => {
+  // Round 3 session 44: the CLI's views said the prompt was lost, while the SDK's session.list
+  // and session.getMetadata had no summary and ACP's session/list no title for it.
+  test("the SDK's summary and ACP's title say what the CLI's listing says", async ({
+    openHarness,
+  }) => {
+    const harness = await openHarness();
+    harness.server.enqueue({ text: "only answer" });
+    await harness.prompt("only prompt");
+    const sessionId = await damagePrompts(harness, "only prompt");
+    const [summary] = await openSessionStore(harness.home).list();
+    const host = new SessionHost({
+      home: harness.home,
+      env: {},
+      config: resolveRunConfig(defaultFaceOptions(harness.cwd), {}),
+    });
+    const listed = (await listPage(host, {})).sessions;
+    const words = "(a prompt lost with a damaged line of the log)";
+    expect({
+      cli: summary === undefined ? undefined : summaryLine(summary),
+      sdk: summary === undefined ? undefined : sessionListEntry(summary).summary,
+      acp: listed.map(({ sessionId, title }) => ({ sessionId, title })),
+    }).toEqual({ cli: words, sdk: words, acp: [{ sessionId, title: words }] });
   });
 });

@@ -14,6 +14,7 @@ import {
 import { databaseUrlOf, openSessionStore } from "../../session/open-store.js";
 import { turnloopHome } from "../../session/paths.js";
 import { resolveSessionId } from "../../session/session-store.js";
+import { readWithWriter } from "../log-with-writer.js";
 import { writeOutputFile } from "../output-file.js";
 import { buildSessionView } from "./fold.js";
 import { EXPORT_NOTE, sessionViewMarkdown } from "./markdown.js";
@@ -54,10 +55,11 @@ async function loadView(
   if (!resolved.ok) {
     return resolved;
   }
-  const log = await store.read(resolved.sessionId);
+  const log = await readWithWriter(store, resolved.sessionId);
   const numbered = log.events.map((event, index) => ({ event, line: log.seqs[index] ?? 0 }));
   const folder = store.filesFolder(resolved.sessionId);
-  return { ok: true, view: buildSessionView(numbered, log.repaired), folder };
+  const view = buildSessionView(numbered, log.repaired, { processEnded: log.processEnded });
+  return { ok: true, view, folder };
 }
 
 /** Renders `view` in `format`. JSON is the view's data (as the page draws it) with the note. */

@@ -12,13 +12,25 @@ import type { NumberedEvent, SessionView } from "./view-model.js";
 
 /**
  * Folds `events` (in file order, with their line numbers) and the reader's `repaired` notes into
- * a {@link SessionView}. Never throws on odd data: missing fields are left out.
+ * a {@link SessionView}. Never throws on odd data: missing fields are left out. `processEnded`:
+ * the session has no live writer (render.ts `ConversationOptions`), so nothing is running and a
+ * last prompt left `unfinished` was interrupted, its process ended (`ViewPrompt.processEnded`).
  */
 export function buildSessionView(
   events: readonly NumberedEvent[],
   repaired: readonly RepairNote[],
+  { processEnded = false }: { processEnded?: boolean } = {},
 ): SessionView {
-  return foldEvents(events, repaired);
+  const view = foldEvents(events, repaired);
+  if (processEnded) {
+    const last = view.prompts.at(-1);
+    if (last?.stopReason === "unfinished") {
+      last.stopReason = "interrupted";
+      last.processEnded = true;
+    }
+    view.summary.running = false;
+  }
+  return view;
 }
 
 /** See {@link buildSessionView}. */

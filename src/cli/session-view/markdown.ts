@@ -1,6 +1,7 @@
 import { durationWords } from "../../events/durations.js";
 import type { SentAttachment } from "../../session/prompt-attachments.js";
 import { manualCompactionWords } from "../../session/session-model/session-model.js";
+import { PROCESS_ENDED_WORDS } from "../prompt-stop.js";
 import type {
   SessionView,
   ViewMark,
@@ -179,7 +180,7 @@ export function sessionViewMarkdown(view: SessionView): string {
  */
 function promptSection(prompt: ViewPrompt, turns: ViewTurn[]): string[] {
   const lines = [
-    `## Prompt ${prompt.index} · ${prompt.stopReason}`,
+    `## Prompt ${prompt.index} · ${prompt.stopReason}${prompt.processEnded ? ` (${PROCESS_ENDED_WORDS})` : ""}`,
     "",
     ...prompt.content.split("\n").map((line) => `> ${line}`),
     "",

@@ -190,6 +190,11 @@ export interface ViewPrompt {
   lost?: true;
   /** ACP stop reason, `error`, or `unfinished` (still running, or cut short). */
   stopReason: string;
+  /**
+   * Set when the log leaves the prompt without a stop and the session has no live writer: its
+   * {@link stopReason} is `interrupted`, which the next open of the session records (fold.ts).
+   */
+  processEnded?: true;
   /** Marks before the prompt's first turn (all of them, for a prompt without turns). */
   marks: ViewMark[];
   /** Marks after the prompt's last turn ended, before the next prompt: a resume, an error … */

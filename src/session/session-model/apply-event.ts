@@ -1,8 +1,6 @@
 /** How each event type changes the session model (session-model.ts). */
 
 import type { SessionEvent, SessionEventData } from "../../events/events.js";
-import { isPromptInterrupted } from "../open-work.js";
-import { attachedFileNames } from "../prompt-attachments.js";
 import type { FoldState } from "./fold-state.js";
 import { turnEnd, turnStart, usage } from "./model-requests.js";
 import type { ToolCall } from "./tool-call.js";
@@ -10,8 +8,12 @@ import type { Change, Compaction } from "./types.js";
 
 const NONE: Change = { kind: "none" };
 
-/** Applies one event at time `at` (ms since the epoch). Exhaustive: a new event type is placed here. */
+/**
+ * Applies one event at time `at` (ms since the epoch). Exhaustive: a new event type is placed here.
+ * The stop rule folds it first: a turn starting between prompts answers a lost prompt (prompt-stops.ts).
+ */
 export function applyEvent(state: FoldState, event: SessionEvent, at: number): Change {
+  state.stops.apply(event, (given) => state.newPrompt(given, at));
   switch (event.type) {
     case "session.start":
     case "session.resume":
@@ -155,19 +157,9 @@ function applySessionEvent(state: FoldState, event: SessionLevelEvent, at: numbe
       model.model = event.data.newModel;
       return NONE;
     case "user.message": {
-      const { content, source, images } = event.data;
-      const prompt = {
-        eventId: event.id,
-        at,
-        content,
-        source,
-        imageCount: images?.length ?? 0,
-        attachedFiles: attachedFileNames(event.data),
-      };
-      model.prompts.push(prompt);
-      if (source !== "autopilot") {
-        state.promptGiven();
-      }
+      // A prompt the stop rule took (it made it: prompt-stops.ts), else an autopilot nudge.
+      const answered = state.answeredPrompt;
+      const prompt = answered?.eventId === event.id ? answered : state.newPrompt(event, at);
       return { kind: "prompt", prompt };
     }
     case "session.plan_updated":
@@ -177,9 +169,6 @@ function applySessionEvent(state: FoldState, event: SessionLevelEvent, at: numbe
       }));
       return { kind: "plan" };
     case "session.idle":
-      if (event.data.stopReason !== undefined) {
-        state.recordStop(event.data.stopReason);
-      }
       return NONE;
     case "session.instructions_loaded":
       model.instructionFiles = list(event.data.files).map((file) => file.path);
@@ -217,18 +206,14 @@ function applyMark(state: FoldState, event: MarkEvent, at: number): Change {
       return state.mark({ kind: "retry", at, ...retry, ...(statusCode ? { statusCode } : {}) });
     }
     case "session.task_complete":
-      state.taskComplete();
       return state.mark({ kind: "task_complete", at, summary: event.data.summary });
     case "session.autopilot_stopped":
       return state.mark({ kind: "autopilot_stopped", at, continues: event.data.continues });
     case "session.error": {
       const { errorType, message } = event.data;
-      // A reopen's end of a prompt its process left between two turns (open-work.ts).
-      state.recordStop(isPromptInterrupted(event.data) ? "interrupted" : "error");
       return state.mark({ kind: "error", at, errorType, message });
     }
     case "abort":
-      state.recordStop("cancelled");
       return state.mark({ kind: "abort", at, reason: event.data.reason });
     case "session.warning": {
       const { warningType, message } = event.data;

@@ -1,17 +1,11 @@
 /** The fold's state: the model being built and the indexes that find its parts. */
 
-import type { FinishReason, SessionEventData } from "../../events/events.js";
+import { attachedFileNames } from "../prompt-attachments.js";
 import { UsageTotals } from "../usage-totals.js";
+import { type PromptEvent, PromptStops } from "./prompt-stops.js";
 import type { ToolCall } from "./tool-call.js";
 import { ToolCalls } from "./tool-calls.js";
-import type { Change, Mark, Message, Prompt, PromptStop, SessionModel, Turn } from "./types.js";
-
-/** The stop an older log's last conversation turn implies by its finish reason (types.ts PromptStop). */
-const STOP_BY_FINISH: Partial<Record<FinishReason, PromptStop>> = {
-  stop: "end_turn",
-  length: "max_tokens",
-  "content-filter": "refusal",
-};
+import type { Change, Mark, Message, Prompt, SessionModel, Turn } from "./types.js";
 
 /** The fold's state between two events. */
 export class FoldState {
@@ -59,102 +53,48 @@ export class FoldState {
     return message;
   }
 
-  /** Whether the stop of the prompt being answered was recorded (not inferred): it stopped once. */
-  private stopRecorded = false;
-  /** Whether the prompt being answered called `task_complete` (an older log's `end_turn`). */
-  private taskCompleted = false;
+  /** The prompt being answered and its stop: the one rule (prompt-stops.ts). */
+  readonly stops = new PromptStops<Prompt>();
 
   /** The prompt a stop belongs to: the latest one not an autopilot nudge (which continues it). */
   get answeredPrompt(): Prompt | undefined {
-    return this.model.prompts.findLast((prompt) => prompt.source !== "autopilot");
+    return this.stops.answered;
   }
 
-  /**
-   * Whether no prompt is being answered: none was given yet, or the latest one (not a nudge)
-   * recorded its stop ({@link recordStop}; a stop an older log's finish reason implies does not
-   * count, since an autopilot nudge may follow it). A conversation turn starting then answers a
-   * prompt the log lost ({@link promptLost}).
-   */
+  /** Whether no prompt is being answered (prompt-stops.ts `PromptStops.betweenPrompts`). */
   get betweenPrompts(): boolean {
-    return this.answeredPrompt === undefined || this.stopRecorded;
+    return this.stops.betweenPrompts;
   }
 
   /**
-   * The `user.message` before the conversation turn starting at `at` (`eventId`: its
-   * `assistant.turn_start`) was lost with a damaged line: a prompt stands for it (types.ts
-   * `Prompt.lost`), so that the turn answers a prompt and every view says what happened.
+   * The prompt of `event` at time `at`, added to the model: a `user.message`'s, or, for a
+   * conversation turn starting while no prompt is being answered, one standing for the
+   * `user.message` before it that was lost with a damaged line (types.ts `Prompt.lost`): its
+   * `eventId` is the `assistant.turn_start`'s, so that the turn answers a prompt and every view
+   * says what happened.
    */
-  promptLost(eventId: string, at: number): Prompt {
-    const prompt: Prompt = {
-      eventId,
-      at,
-      content: "",
-      source: "user",
-      imageCount: 0,
-      attachedFiles: [],
-      lost: true,
-    };
+  newPrompt(event: PromptEvent, at: number): Prompt {
+    const prompt: Prompt =
+      event.type === "user.message"
+        ? {
+            eventId: event.id,
+            at,
+            content: event.data.content,
+            source: event.data.source,
+            imageCount: event.data.images?.length ?? 0,
+            attachedFiles: attachedFileNames(event.data),
+          }
+        : {
+            eventId: event.id,
+            at,
+            content: "",
+            source: "user",
+            imageCount: 0,
+            attachedFiles: [],
+            lost: true,
+          };
     this.model.prompts.push(prompt);
-    this.promptGiven();
     return prompt;
-  }
-
-  /** A new prompt (not a nudge) is being answered: nothing is known of its stop. */
-  promptGiven(): void {
-    this.stopRecorded = false;
-    this.taskCompleted = false;
-  }
-
-  /**
-   * Records how the prompt being answered stopped, as the log says it (a turn end's
-   * `stopReason`, an `abort`, a `session.error`, a reopen's `interrupted`, a live idle): the
-   * first recorded stop stands; an inferred one never replaces it.
-   */
-  recordStop(stop: PromptStop): void {
-    const prompt = this.answeredPrompt;
-    if (prompt === undefined || this.stopRecorded) {
-      return;
-    }
-    prompt.stop = stop;
-    this.stopRecorded = true;
-  }
-
-  /** `task_complete` was called: an older log's prompt then ended `end_turn`. */
-  taskComplete(): void {
-    this.taskCompleted = true;
-    const prompt = this.answeredPrompt;
-    if (prompt !== undefined && !this.stopRecorded) {
-      prompt.stop = "end_turn";
-    }
-  }
-
-  /** What a turn's end says of its prompt's stop (types.ts {@link PromptStop}). */
-  turnEnded(turn: Turn, data: SessionEventData["assistant.turn_end"]): void {
-    if (data.stopReason !== undefined) {
-      this.recordStop(data.stopReason);
-    } else if (turn.purpose === undefined && data.status === "interrupted") {
-      this.recordStop("interrupted");
-    } else if (turn.purpose === undefined) {
-      this.inferStop(data.finishReason, data.status === "cancelled");
-    }
-  }
-
-  /**
-   * An older log's conversation turn ended without a recorded stop: the prompt's stop is what
-   * its finish reason implies, until a later turn says otherwise.
-   */
-  private inferStop(finishReason: FinishReason | undefined, cancelled: boolean): void {
-    const prompt = this.answeredPrompt;
-    if (prompt === undefined || this.stopRecorded) {
-      return;
-    }
-    const byFinish = cancelled ? "cancelled" : STOP_BY_FINISH[finishReason ?? "other"];
-    const stop = byFinish ?? (this.taskCompleted ? "end_turn" : undefined);
-    if (stop === undefined) {
-      delete prompt.stop;
-    } else {
-      prompt.stop = stop;
-    }
   }
 
   mark(mark: Mark): Change {

@@ -10,8 +10,8 @@ import type { Change, Turn } from "./types.js";
 /**
  * A model request begins; every request counts in the usage (usage-totals.ts), and it takes the
  * number of the turn it is by that rule: a request after a retried failure has that turn's number.
- * A conversation request while no prompt is being answered answers one the log lost (fold-state.ts
- * `promptLost`).
+ * A conversation request while no prompt is being answered answers one the log lost (the stop
+ * rule made it before: prompt-stops.ts).
  */
 export function turnStart(
   state: FoldState,
@@ -28,9 +28,6 @@ export function turnStart(
     data.purpose === "compaction" &&
     compaction?.betweenPrompts === true &&
     compaction.endedAt === undefined;
-  if (data.purpose === undefined && state.betweenPrompts) {
-    state.promptLost(event.id, at);
-  }
   const turn: Turn = {
     turnId: data.turnId,
     number,
@@ -57,10 +54,8 @@ export function turnEnd(
   const abandoned = state.calls.abandonAnnounced(at);
   const turn = state.turnsById.get(data.turnId);
   if (turn === undefined) {
-    // Its `assistant.turn_start` was lost (a damaged line): the stop it records still stands.
-    if (data.stopReason !== undefined) {
-      state.recordStop(data.stopReason);
-    }
+    // Its `assistant.turn_start` was lost (a damaged line): the stop it records still stands
+    // (prompt-stops.ts).
     return { kind: "turn", turn, abandoned };
   }
   turn.status = data.status === "error" ? "failed" : data.status;
@@ -71,7 +66,6 @@ export function turnEnd(
   if (data.errorType !== undefined) {
     turn.errorType = data.errorType;
   }
-  state.turnEnded(turn, data);
   return { kind: "turn", turn, abandoned };
 }
 
