@@ -126,6 +126,32 @@ export function isRefusal(error: unknown): boolean {
   return code !== undefined && REFUSAL_SQLSTATE_CLASSES.has(code.slice(0, 2));
 }
 
+/** The first `error` each client emitted: the server's reason its connection ended. */
+const firstErrors = new WeakMap<Client, Error>();
+
+/**
+ * Keeps `client`'s first `error` ({@link connectionFailure}); listening at all keeps an error
+ * nobody else listens to from ending the process.
+ */
+function keepFirstError(client: Client): void {
+  client.on("error", (error: Error) => {
+    if (!firstErrors.has(client)) {
+      firstErrors.set(client, error);
+    }
+  });
+}
+
+/**
+ * Why the connection of `client` (one of {@link Database.ownClient}) ended: the first `error` it
+ * emitted (the server's `terminating connection due to administrator command`, SQLSTATE 57P01, at
+ * a fast stop or a `pg_terminate_backend`); `undefined` while it is sound. After that event `pg`
+ * refuses every statement with words of its own, no cause and no code ("Client has encountered a
+ * connection error and is not queryable"): such a client is not to be used again.
+ */
+export function connectionFailure(client: Client): Error | undefined {
+  return firstErrors.get(client);
+}
+
 /** The `pg` module, loaded on first use. */
 async function loadDriver(): Promise<Driver> {
   try {
@@ -166,7 +192,7 @@ export class Database {
       connectionString: this.#url,
       connectionTimeoutMillis: connectTimeoutMs(this.#url),
     });
-    client.on("error", () => undefined);
+    keepFirstError(client);
     await this.run(() => client.connect());
     return client;
   }
@@ -302,10 +328,12 @@ export class Database {
       allowExitOnIdle: true,
       connectionTimeoutMillis: connectTimeoutMs(this.#url),
     });
+    // An idle connection's failure: the pool drops that client, and the next query opens another.
     pool.on("error", () => undefined);
     // A connection cut while its client is checked out (the database stopped mid-query) emits
     // `error` on the client as well as failing its query; the pool listens only to idle ones, and
-    // an `error` nobody listens to would end the process. The query's failure reports it.
+    // an `error` nobody listens to would end the process. The query's failure reports it, and the
+    // pool drops a client that is no longer queryable when it is given back.
     pool.on("connect", (client) => client.on("error", () => undefined));
     try {
       const client = await pool.connect();
