@@ -258,8 +258,11 @@ export class Database {
     }
   }
 
-  /** `error` as a user may see it: the password cut out, the database named. */
-  redact(error: unknown): Error {
+  /**
+   * `error` as a user may see it: the password cut out, the database named; `connecting`: it is
+   * the failure of the store's first connection ({@link DatabaseError.connecting}).
+   */
+  redact(error: unknown, connecting = false): Error {
     if (error instanceof DatabaseError || !(error instanceof Error)) {
       return error instanceof Error ? error : new DatabaseError(String(error), undefined);
     }
@@ -273,7 +276,7 @@ export class Database {
       return error;
     }
     const message = redactPassword(errorMessage(error), this.#url);
-    return new DatabaseError(`${this.displayUrl}: ${message}`, error);
+    return new DatabaseError(`${this.displayUrl}: ${message}`, error, connecting);
   }
 
   /**
@@ -336,7 +339,9 @@ export class Database {
     // pool drops a client that is no longer queryable when it is given back.
     pool.on("connect", (client) => client.on("error", () => undefined));
     try {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((error: unknown) => {
+        throw this.redact(error, true);
+      });
       try {
         await migrate(client);
       } finally {
@@ -356,9 +361,15 @@ export class DatabaseError extends Error {
   override readonly name = "DatabaseError";
   /** The driver's code when it gave one: a SQLSTATE (`23505`, …) or a system error's (`ECONNREFUSED`). */
   readonly sqlState: string | undefined;
+  /**
+   * Whether the store's first connection failed (nothing listening, a role, password or database
+   * the server refused): nothing was written, and a prompt's error says so (storage-error.ts).
+   */
+  readonly connecting: boolean;
 
-  constructor(message: string, cause: Error | undefined) {
+  constructor(message: string, cause: Error | undefined, connecting = false) {
     super(message, { cause });
+    this.connecting = connecting;
     const code = cause !== undefined && "code" in cause ? cause.code : undefined;
     this.sqlState = typeof code === "string" ? code : undefined;
   }
