@@ -143,6 +143,25 @@ test("-p with a database that refuses connections stops before the model is aske
   });
 });
 
+// Trial r3s44 (pgfix): `-p --resume` with a database refusing connections printed a stack trace.
+test("-p --resume with a database that refuses connections: exit 1, the database's reason, no stack", async ({
+  cli,
+  model,
+}) => {
+  const url = "postgres://someone:secret@127.0.0.1:1/turnloop";
+  const result = await cli(["-p", "hi", "--resume", "abc"], {
+    env: { TURNLOOP_DATABASE_URL: url },
+  });
+  expect(model.requests).toHaveLength(0);
+  expect(result).toEqual({
+    code: 1,
+    signal: null,
+    stdout: "",
+    stderr:
+      "turnloop: postgres://someone:***@127.0.0.1:1/turnloop: connect ECONNREFUSED 127.0.0.1:1\n",
+  });
+});
+
 // A fresh user's check: the JSON result named a session_id although nothing was saved, so a
 // script's `--resume` of it found no session. It is null, with the error.
 test("-p --output-format json with a database that refuses connections: session_id null and the error", async ({
