@@ -50,34 +50,17 @@ export function storageError(location: string, error: unknown): StorageError {
 /**
  * `<location> could not be written (<cause>)`: one line, no stack. A database store that could
  * not connect at all wrote nothing: `could not connect to the session store <location> (<cause>,
- * code <SQLSTATE>)`, the code unless the cause names it (`connect ECONNREFUSED …`).
+ * code <SQLSTATE>)` (postgres/database.ts `DatabaseError.unconnected`, read by its shape: this
+ * module loads no database code).
  */
 export function storageProblem(error: unknown, fallbackLocation: string): string {
   const location = error instanceof StorageError ? error.location : fallbackLocation;
-  const reason = withoutPlace(errorMessage(error), location);
-  const unconnected = connectFailure(error);
-  if (unconnected === undefined) {
-    return `${location} could not be written (${reason})`;
-  }
-  const code =
-    unconnected.code === undefined || reason.includes(unconnected.code)
-      ? ""
-      : `, code ${unconnected.code}`;
-  return `could not connect to the session store ${location} (${reason}${code})`;
-}
-
-/**
- * The code of `error` (or of the error it wraps) when it is a store's failure to connect at all
- * (postgres/database.ts `DatabaseError.connecting`, its `sqlState`: a SQLSTATE or a system
- * error's code); `undefined` for any other error. Read by shape: this module loads no database code.
- */
-function connectFailure(error: unknown): { code: string | undefined } | undefined {
-  const failure = error instanceof StorageError ? error.cause : error;
-  if (!(failure instanceof Error) || !("connecting" in failure) || failure.connecting !== true) {
-    return undefined;
-  }
-  const code = "sqlState" in failure ? failure.sqlState : undefined;
-  return { code: typeof code === "string" ? code : undefined };
+  const { unconnected } = Object(error instanceof StorageError ? error.cause : error) as {
+    unconnected?: unknown;
+  };
+  return typeof unconnected === "string"
+    ? `could not connect to the session store ${location} (${unconnected})`
+    : `${location} could not be written (${withoutPlace(errorMessage(error), location)})`;
 }
 
 /** A promise rejected with {@link storageError}`(location, error)`, for a `catch` handler. */

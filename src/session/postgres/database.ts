@@ -260,7 +260,7 @@ export class Database {
 
   /**
    * `error` as a user may see it: the password cut out, the database named; `connecting`: it is
-   * the failure of the store's first connection ({@link DatabaseError.connecting}).
+   * the failure of the store's first connection ({@link DatabaseError.unconnected}).
    */
   redact(error: unknown, connecting = false): Error {
     if (error instanceof DatabaseError || !(error instanceof Error)) {
@@ -276,7 +276,13 @@ export class Database {
       return error;
     }
     const message = redactPassword(errorMessage(error), this.#url);
-    return new DatabaseError(`${this.displayUrl}: ${message}`, error, connecting);
+    const failure = new DatabaseError(`${this.displayUrl}: ${message}`, error);
+    const code = failure.sqlState;
+    if (connecting) {
+      failure.unconnected =
+        code === undefined || message.includes(code) ? message : `${message}, code ${code}`;
+    }
+    return failure;
   }
 
   /**
@@ -362,14 +368,15 @@ export class DatabaseError extends Error {
   /** The driver's code when it gave one: a SQLSTATE (`23505`, …) or a system error's (`ECONNREFUSED`). */
   readonly sqlState: string | undefined;
   /**
-   * Whether the store's first connection failed (nothing listening, a role, password or database
-   * the server refused): nothing was written, and a prompt's error says so (storage-error.ts).
+   * Set when the store's first connection failed (nothing listening; a role, password or database
+   * the server refused): the reason without the database's URL and with its code unless it names
+   * it (`role "bob" does not exist, code 28000`). Nothing was written, and a prompt's error says
+   * so (storage-error.ts `storageProblem`).
    */
-  readonly connecting: boolean;
+  unconnected: string | undefined;
 
-  constructor(message: string, cause: Error | undefined, connecting = false) {
+  constructor(message: string, cause: Error | undefined) {
     super(message, { cause });
-    this.connecting = connecting;
     const code = cause !== undefined && "code" in cause ? cause.code : undefined;
     this.sqlState = typeof code === "string" ? code : undefined;
   }
