@@ -148,7 +148,13 @@ async function startedHost(
   } catch (error) {
     problem = errorMessage(error);
   }
-  problem ??= host && (await unknownSession(host, options));
+  try {
+    problem ??= host && (await unknownSession(host, options));
+  } catch (error) {
+    // The store could not be read (a database refusing the connection): said as --continue says it.
+    io.stderr.write(`turnloop: ${errorMessage(error)}\n`);
+    return EXIT.error;
+  }
   if (problem !== undefined || host === undefined) {
     io.stderr.write(`turnloop: ${problem}\n`);
     return EXIT.usage;

@@ -47,10 +47,20 @@ export function storageError(location: string, error: unknown): StorageError {
   return error instanceof StorageError ? error : new StorageError(location, error);
 }
 
-/** `<location> could not be written (<cause>)`: one line, no stack. */
+/**
+ * `<location> could not be written (<cause>)`: one line, no stack. A database store that could
+ * not connect at all wrote nothing: `could not connect to the session store <location> (<cause>,
+ * code <SQLSTATE>)` (postgres/database.ts `DatabaseError.unconnected`, read by its shape: this
+ * module loads no database code).
+ */
 export function storageProblem(error: unknown, fallbackLocation: string): string {
   const location = error instanceof StorageError ? error.location : fallbackLocation;
-  return `${location} could not be written (${withoutPlace(errorMessage(error), location)})`;
+  const { unconnected } = Object(error instanceof StorageError ? error.cause : error) as {
+    unconnected?: unknown;
+  };
+  return typeof unconnected === "string"
+    ? `could not connect to the session store ${location} (${unconnected})`
+    : `${location} could not be written (${withoutPlace(errorMessage(error), location)})`;
 }
 
 /** A promise rejected with {@link storageError}`(location, error)`, for a `catch` handler. */

@@ -137,9 +137,28 @@ test("-p with a database that refuses connections stops before the model is aske
     signal: null,
     stdout: "",
     stderr:
-      "turnloop: postgres://someone:***@127.0.0.1:1/turnloop could not be written (connect " +
-      "ECONNREFUSED 127.0.0.1:1): the prompt was stopped; the session was not saved\n" +
+      "turnloop: could not connect to the session store postgres://someone:***@127.0.0.1:1/turnloop " +
+      "(connect ECONNREFUSED 127.0.0.1:1): the prompt was stopped; the session was not saved\n" +
       "0 turns · tokens not reported · <time> · session not saved\n",
+  });
+});
+
+// Trial r3s44 (pgfix): `-p --resume` with a database refusing connections printed a stack trace.
+test("-p --resume with a database that refuses connections: exit 1, the database's reason, no stack", async ({
+  cli,
+  model,
+}) => {
+  const url = "postgres://someone:secret@127.0.0.1:1/turnloop";
+  const result = await cli(["-p", "hi", "--resume", "abc"], {
+    env: { TURNLOOP_DATABASE_URL: url },
+  });
+  expect(model.requests).toHaveLength(0);
+  expect(result).toEqual({
+    code: 1,
+    signal: null,
+    stdout: "",
+    stderr:
+      "turnloop: postgres://someone:***@127.0.0.1:1/turnloop: connect ECONNREFUSED 127.0.0.1:1\n",
   });
 });
 
@@ -161,8 +180,8 @@ test("-p --output-format json with a database that refuses connections: session_
   expect(result.stderr).toBe(`turnloop: ${message}\n`);
   expect({ ...(printed as object), duration_ms: 0 }).toEqual(
     unsavedResult(
-      "postgres://someone:***@127.0.0.1:1/turnloop could not be written (connect " +
-        "ECONNREFUSED 127.0.0.1:1): the prompt was stopped; the session was not saved",
+      "could not connect to the session store postgres://someone:***@127.0.0.1:1/turnloop " +
+        "(connect ECONNREFUSED 127.0.0.1:1): the prompt was stopped; the session was not saved",
     ),
   );
 });
@@ -202,8 +221,8 @@ test("the piped interactive face with a database that refuses connections ends s
   // Storage refused the session: the piped run fails, as -p does (late-storage-errors.test.ts).
   expect(result.code).toBe(1);
   expect(result.stdout.split("\n").slice(2)).toEqual([
-    "> turnloop: postgres://someone:***@127.0.0.1:1/turnloop could not be written (connect " +
-      "ECONNREFUSED 127.0.0.1:1): the prompt was stopped; the session is not saved yet: the " +
+    "> turnloop: could not connect to the session store postgres://someone:***@127.0.0.1:1/turnloop " +
+      "(connect ECONNREFUSED 127.0.0.1:1): the prompt was stopped; the session is not saved yet: the " +
       "next prompt that storage accepts saves it, this one included",
     "> ",
     "the session was not saved: storage refused the prompt (the error above)",

@@ -92,7 +92,7 @@ describe("a driver's reason", () => {
     await database.close();
     const problem = storageProblem(storageError(database.displayUrl, error), "unused");
     expect(problem).toBe(
-      `postgres://turnloop:***@127.0.0.1:${closed}/turnloop (its password holds / ? or #, which end a URL's user part: write them percent-encoded, %2F %3F %23) could not be written (getaddrinfo ENOTFOUND ss)`,
+      `could not connect to the session store postgres://turnloop:***@127.0.0.1:${closed}/turnloop (its password holds / ? or #, which end a URL's user part: write them percent-encoded, %2F %3F %23) (getaddrinfo ENOTFOUND ss)`,
     );
   });
 });
@@ -114,6 +114,35 @@ describe.skipIf(postgresUnavailable !== undefined)("a server's refusal", () => {
       ]).toEqual([
         `${shown(role)}: role "role42x" does not exist`,
         `${shown(named)}: database "nosuchdb42" does not exist`,
+      ]);
+    } finally {
+      await database.drop();
+    }
+  });
+});
+
+describe.skipIf(postgresUnavailable !== undefined)("a login the server refuses", () => {
+  // Trial r3s44, F7: a role that does not exist was said as "… could not be written (role "bob"
+  // does not exist)", though nothing was written: the store could not connect.
+  test("a prompt's store failure says it could not connect, with the reason's SQLSTATE", async () => {
+    const database = await createTestDatabase();
+    try {
+      const role = new URL(database.url);
+      role.username = "bob";
+      const named = new URL(database.url);
+      named.pathname = "/nosuchdb42";
+      const problem = async (url: URL) => {
+        const store = new Database(url.href, [1]);
+        const error = await store.pool().then(
+          () => undefined,
+          (reason: unknown) => reason,
+        );
+        await store.close();
+        return storageProblem(storageError(store.displayUrl, error), "unused");
+      };
+      expect([await problem(role), await problem(named)]).toEqual([
+        `could not connect to the session store ${role.href} (role "bob" does not exist, code 28000)`,
+        `could not connect to the session store ${named.href} (database "nosuchdb42" does not exist, code 3D000)`,
       ]);
     } finally {
       await database.drop();

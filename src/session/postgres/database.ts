@@ -126,6 +126,32 @@ export function isRefusal(error: unknown): boolean {
   return code !== undefined && REFUSAL_SQLSTATE_CLASSES.has(code.slice(0, 2));
 }
 
+/** The first `error` each client emitted: the server's reason its connection ended. */
+const firstErrors = new WeakMap<Client, Error>();
+
+/**
+ * Keeps `client`'s first `error` ({@link connectionFailure}); listening at all keeps an error
+ * nobody else listens to from ending the process.
+ */
+function keepFirstError(client: Client): void {
+  client.on("error", (error: Error) => {
+    if (!firstErrors.has(client)) {
+      firstErrors.set(client, error);
+    }
+  });
+}
+
+/**
+ * Why the connection of `client` (one of {@link Database.ownClient}) ended: the first `error` it
+ * emitted (the server's `terminating connection due to administrator command`, SQLSTATE 57P01, at
+ * a fast stop or a `pg_terminate_backend`); `undefined` while it is sound. After that event `pg`
+ * refuses every statement with words of its own, no cause and no code ("Client has encountered a
+ * connection error and is not queryable"): such a client is not to be used again.
+ */
+export function connectionFailure(client: Client): Error | undefined {
+  return firstErrors.get(client);
+}
+
 /** The `pg` module, loaded on first use. */
 async function loadDriver(): Promise<Driver> {
   try {
@@ -166,7 +192,7 @@ export class Database {
       connectionString: this.#url,
       connectionTimeoutMillis: connectTimeoutMs(this.#url),
     });
-    client.on("error", () => undefined);
+    keepFirstError(client);
     await this.run(() => client.connect());
     return client;
   }
@@ -232,8 +258,11 @@ export class Database {
     }
   }
 
-  /** `error` as a user may see it: the password cut out, the database named. */
-  redact(error: unknown): Error {
+  /**
+   * `error` as a user may see it: the password cut out, the database named; `connecting`: it is
+   * the failure of the store's first connection ({@link DatabaseError.unconnected}).
+   */
+  redact(error: unknown, connecting = false): Error {
     if (error instanceof DatabaseError || !(error instanceof Error)) {
       return error instanceof Error ? error : new DatabaseError(String(error), undefined);
     }
@@ -247,7 +276,13 @@ export class Database {
       return error;
     }
     const message = redactPassword(errorMessage(error), this.#url);
-    return new DatabaseError(`${this.displayUrl}: ${message}`, error);
+    const failure = new DatabaseError(`${this.displayUrl}: ${message}`, error);
+    const code = failure.sqlState;
+    if (connecting) {
+      failure.unconnected =
+        code === undefined || message.includes(code) ? message : `${message}, code ${code}`;
+    }
+    return failure;
   }
 
   /**
@@ -302,13 +337,17 @@ export class Database {
       allowExitOnIdle: true,
       connectionTimeoutMillis: connectTimeoutMs(this.#url),
     });
+    // An idle connection's failure: the pool drops that client, and the next query opens another.
     pool.on("error", () => undefined);
     // A connection cut while its client is checked out (the database stopped mid-query) emits
     // `error` on the client as well as failing its query; the pool listens only to idle ones, and
-    // an `error` nobody listens to would end the process. The query's failure reports it.
+    // an `error` nobody listens to would end the process. The query's failure reports it, and the
+    // pool drops a client that is no longer queryable when it is given back.
     pool.on("connect", (client) => client.on("error", () => undefined));
     try {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((error: unknown) => {
+        throw this.redact(error, true);
+      });
       try {
         await migrate(client);
       } finally {
@@ -328,6 +367,13 @@ export class DatabaseError extends Error {
   override readonly name = "DatabaseError";
   /** The driver's code when it gave one: a SQLSTATE (`23505`, …) or a system error's (`ECONNREFUSED`). */
   readonly sqlState: string | undefined;
+  /**
+   * Set when the store's first connection failed (nothing listening; a role, password or database
+   * the server refused): the reason without the database's URL and with its code unless it names
+   * it (`role "bob" does not exist, code 28000`). Nothing was written, and a prompt's error says
+   * so (storage-error.ts `storageProblem`).
+   */
+  unconnected: string | undefined;
 
   constructor(message: string, cause: Error | undefined) {
     super(message, { cause });

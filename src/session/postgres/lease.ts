@@ -13,7 +13,7 @@ import type { Client, PoolClient } from "pg";
 import { shownCommand } from "../lock-file.js";
 import { isAlive, ownCommand } from "../session-lock.js";
 import { type LeaseGone, type LeaseHolder, SessionLockedError } from "../session-store.js";
-import type { Database } from "./database.js";
+import { connectionFailure, type Database } from "./database.js";
 
 /** How long a lease lasts without a heartbeat (issue 22: at least 10 s). */
 export const DEFAULT_LEASE_MS = 10_000;
@@ -328,6 +328,12 @@ export class LeaseKeeper {
     try {
       this.#client ??= this.#database.ownClient();
       const client = await this.#client;
+      // A connection the server ended since the last beat (a fast stop's 57P01) fails this beat
+      // with its reason, and is replaced at the next (`pg` would refuse the statement, no cause).
+      const ended = connectionFailure(client);
+      if (ended !== undefined) {
+        throw ended;
+      }
       // With no lease held, the renewal below renews nothing: it only finds the database there.
       const { rows } = await client.query<{ id: string }>(
         `UPDATE sessions AS s SET lease_until = now() + $3::double precision * interval '1 millisecond'
