@@ -11,7 +11,6 @@ import { errorCode, errorMessage } from "../../events/errors.js";
 import { redactDatabaseUrl } from "../../llm/shown-values.js";
 import { SessionLockedError } from "../session-store.js";
 import { redactPassword } from "./driver-reasons.js";
-import { MissingSessionError } from "./lease.js";
 import { migrate } from "./schema.js";
 
 /** The `pg` module's default export. */
@@ -380,4 +379,18 @@ export class DatabaseError extends Error {
     const code = cause !== undefined && "code" in cause ? cause.code : undefined;
     this.sqlState = typeof code === "string" ? code : undefined;
   }
+}
+
+/** The refusal of a session that does not exist: `code` `ENOENT`, as the file store's. */
+export class MissingSessionError extends Error {
+  override readonly name = "MissingSessionError";
+  readonly code = "ENOENT";
+  constructor(sessionId: string) {
+    super(`no session ${sessionId}`);
+  }
+}
+
+/** The `ENOENT` error of a session that does not exist. */
+export function missingSession(sessionId: string): Error {
+  return new MissingSessionError(sessionId);
 }

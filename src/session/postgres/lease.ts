@@ -13,7 +13,7 @@ import type { Client, PoolClient } from "pg";
 import { shownCommand } from "../lock-file.js";
 import { isAlive, ownCommand } from "../session-lock.js";
 import { type LeaseGone, type LeaseHolder, SessionLockedError } from "../session-store.js";
-import { connectionFailure, type Database } from "./database.js";
+import { connectionFailure, type Database, missingSession } from "./database.js";
 
 /** How long a lease lasts without a heartbeat (issue 22: at least 10 s). */
 export const DEFAULT_LEASE_MS = 10_000;
@@ -214,20 +214,6 @@ async function missingOrBusy(client: PoolClient, sessionId: string, where: strin
   );
   const [row] = rows;
   return row === undefined ? missingSession(sessionId) : lockedError(sessionId, row.owner, where);
-}
-
-/** The refusal of a session that does not exist: `code` `ENOENT`, as the file store's. */
-export class MissingSessionError extends Error {
-  override readonly name = "MissingSessionError";
-  readonly code = "ENOENT";
-  constructor(sessionId: string) {
-    super(`no session ${sessionId}`);
-  }
-}
-
-/** The `ENOENT` error of a session that does not exist. */
-export function missingSession(sessionId: string): Error {
-  return new MissingSessionError(sessionId);
 }
 
 /** Gives the lease up (a no-op when it was already lost). */

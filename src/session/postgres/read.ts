@@ -11,7 +11,7 @@ import { type ChainStart, LOG_START, LogChain } from "../event-log-reading.js";
 import type { SessionSummary, StoredLog } from "../session-store.js";
 import { byNewestActivity } from "../store.js";
 import type { Database } from "./database.js";
-import { missingSession } from "./lease.js";
+import { missingSession } from "./database.js";
 import { readText } from "./stored-text.js";
 
 /** A log as read, with the sizes the writer needs. */

@@ -9,7 +9,7 @@ import { decodeEventLine } from "../event-log.js";
 import { scanLog } from "../session-metadata.js";
 import { storableTimestamp, storedMetadata } from "./appender.js";
 import type { Database } from "./database.js";
-import { missingSession } from "./lease.js";
+import { missingSession } from "./database.js";
 import { exportedLog } from "./read.js";
 import { readText, storedText } from "./stored-text.js";
 
