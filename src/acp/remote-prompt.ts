@@ -14,8 +14,10 @@ import { noticeUpdate, promptEndNotice } from "./notices.js";
 export interface RemotePrompt {
   /** The id the owner records on its `user.message` (`promptId`). */
   id: string;
-  /** Set once the owner stored its `user.message`. */
-  started: boolean;
+  /** Set once this client cancelled it (`session/cancel`, or the request's own cancel). */
+  cancelled: boolean;
+  /** Settles once its inbox message was posted, or failed to be: an abort goes after it. */
+  posted: Promise<void>;
   settle: (end: FollowedEnd) => void;
 }
 

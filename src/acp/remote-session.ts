@@ -215,7 +215,8 @@ export class AcpRemoteSession {
       settle = resolve;
     });
     const id = this.#sent.add();
-    this.#prompt = { id, started: false, settle };
+    const prompt: RemotePrompt = { id, cancelled: false, posted: Promise.resolve(), settle };
+    this.#prompt = prompt;
     try {
       // The blocks as given go with the text, so the owner records the prompt as a local one,
       // and what the model gets only a note of, which the owner warns of as of a local one's.
@@ -224,11 +225,11 @@ export class AcpRemoteSession {
         ...(notSent === undefined ? {} : { notSent }),
       };
       const payload = { sessionId: this.id, prompt: text, promptId: id, ...given };
-      const epoch = await this.#context.host.store.inbox
-        ?.post(this.id, { kind: "prompt", payload })
-        .catch((error: unknown) => {
-          throw error instanceof InboxRefusedError ? invalidRequest(error.message) : error;
-        });
+      const posting = this.#context.host.store.inbox?.post(this.id, { kind: "prompt", payload });
+      prompt.posted = posting?.then(() => undefined).catch(() => undefined) ?? prompt.posted;
+      const epoch = await posting?.catch((error: unknown) => {
+        throw error instanceof InboxRefusedError ? invalidRequest(error.message) : error;
+      });
       if (epoch === undefined) {
         return "claim";
       }
@@ -245,20 +246,23 @@ export class AcpRemoteSession {
   }
 
   /**
-   * ACP v1 `session/cancel`: asks the owner to stop. A prompt the owner has not started yet is
-   * answered `cancelled` at once (the owner drops it from its queue).
+   * ACP v1 `session/cancel`: asks the owner to stop, with an abort sent once the prompt's own
+   * message is in the inbox (the owner takes them in order). The prompt is answered where the
+   * owner's stored events end it: its `abort`, which names it when it dropped it queued (then
+   * `cancelled`), or its end if it ended first. Never sooner: what this follower has read may lag
+   * behind what the owner stored, so a prompt not seen started here may run there already, and
+   * its stored events are this client's prompt's (bench/notes/flaky44.md).
    */
   cancel(): void {
     const prompt = this.#prompt;
-    if (prompt === undefined) {
+    if (prompt === undefined || prompt.cancelled) {
       return;
     }
-    this.#context.host.store.inbox
-      ?.post(this.id, { kind: "abort", payload: null })
+    prompt.cancelled = true;
+    const { inbox } = this.#context.host.store;
+    void prompt.posted
+      .then(() => inbox?.post(this.id, { kind: "abort", payload: null }))
       .catch(() => undefined);
-    if (!prompt.started) {
-      prompt.settle({ stopReason: "cancelled" });
-    }
   }
 
   /**
@@ -285,6 +289,8 @@ export class AcpRemoteSession {
     this.cancel();
     await subscription?.readNow();
     await subscription?.close();
+    // Nothing more is read: a prompt of this client the owner did not end as read is cancelled.
+    this.#prompt?.settle({ stopReason: "cancelled" });
     this.#permissions?.close();
     const unregister = this.#unregister;
     this.#unregister = async () => undefined;
@@ -349,7 +355,6 @@ export class AcpRemoteSession {
     // A new lease's takeover record: prompts addressed to the old one are settled.
     this.#ownerWatch?.stored(event);
     if (news?.kind === "started" && prompt?.id === news.promptId) {
-      prompt.started = true;
       // The client shows its own prompt; only the title it gives is news.
       updates = updates.filter((update) => update.sessionUpdate !== "user_message_chunk");
     } else if (news?.kind === "ended" && prompt !== undefined && news.promptId === prompt.id) {
@@ -362,8 +367,13 @@ export class AcpRemoteSession {
       return;
     }
     if (news?.kind === "dropped" && news.promptIds.includes(prompt.id)) {
+      // This client's cancel dropped it unrun: cancelled, as a local queued prompt's.
       const message = droppedPromptsMessage(this.id, news.cause, "this");
-      prompt.settle({ error: { errorType: "server", message } });
+      prompt.settle(
+        prompt.cancelled && news.cause === "abort"
+          ? { stopReason: "cancelled" }
+          : { error: { errorType: "server", message } },
+      );
     } else if (news?.kind === "ended" && news.promptId === prompt.id) {
       prompt.settle(news.end);
     }

@@ -4,8 +4,10 @@
  * with the error that says to send it again, in the wording the Copilot protocol's followers get
  * (session/dropped-prompts.ts), and the prompt never runs. A prompt the owner takes from the inbox
  * while its abort waits for the prompt it cancelled to end was sent after the abort: it runs next.
+ * The editor's own `session/cancel` of its queued prompt drops it too: that prompt is `cancelled`.
  */
 
+import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, test } from "vitest";
 import { approveAll } from "../../src/sdk/index.js";
 import { gate } from "../support/gate.js";
@@ -118,6 +120,38 @@ describe.skipIf(postgresUnavailable !== undefined)(
             droppedPromptIds: [droppedPromptId],
           },
         ]);
+        await owner.disconnect();
+      } finally {
+        await editor.stop();
+      }
+    });
+
+    test("the editor cancels its prompt queued behind the owner's: answered `cancelled` once the owner's abort that dropped it is stored", async () => {
+      const run = await ownerRunningHeld();
+      const { owner, editor, queueChanged } = run;
+      try {
+        const answer = editor.prompt(owner.sessionId, "queued behind the held one");
+        await queueChanged[0]?.opened;
+        await editor.agent.notify(acp.methods.agent.session.cancel, { sessionId: owner.sessionId });
+        // Cancelled, as a local queued prompt is (not 'send it again': its own client dropped it).
+        expect(await answer).toEqual({ stopReason: "cancelled" });
+        workers.fixture.model.setResponder(undefined);
+        // Answered after what the abort's commit holds: "held" ended by the same abort.
+        expect(editor.updates.map(withoutIds)).toEqual([
+          text("user_message_chunk", "first"),
+          { sessionUpdate: "session_info_update", title: "first", updatedAt: "<time>" },
+          text("agent_message_chunk", "first answer"),
+          text("user_message_chunk", "held"),
+          text("agent_thought_chunk", "⊘ cancelled\n"),
+        ]);
+        const stored = (await owner.getMessages()).slice(run.storedBefore);
+        expect(stored.map(({ type }) => type)).toEqual(ABORTED_PROMPT);
+        expect(stored.at(-1)?.data).toEqual({
+          reason: "user_initiated",
+          message: "cancelled by the user",
+          droppedPromptIds: [expect.any(String)],
+        });
+        expect(workers.fixture.model.requests.length - run.requestsBefore).toBe(1);
         await owner.disconnect();
       } finally {
         await editor.stop();
