@@ -112,7 +112,7 @@ export async function configuredFace(
       ? undefined
       : await mcpFileProblem(turnloopHome(env), projectFolder, options));
   if (fileProblem !== undefined) {
-    return { ok: false, message: fileProblem };
+    return { ok: false, message: await withCatalogueHint(fileProblem) };
   }
   const held = holding.held;
   const unread = projectFolder === null ? [] : unreadProjectFiles(projectFolder);
@@ -134,6 +134,21 @@ export async function configuredFace(
     ],
     ...(held === undefined ? {} : { held }),
   };
+}
+
+/**
+ * `problem` with the ids the model catalogue lists its model under when it is a config file's bare
+ * model name ({@link notAModel}'s `model: "gpt-4o" is not <provider>:<model> …`): model-catalogue.ts
+ * `catalogueModelHint`, whose module (and the catalogue, for a name that is not a common one)
+ * loads only for such a problem.
+ */
+async function withCatalogueHint(problem: string): Promise<string> {
+  const bare = /: model: "([^":]+)" is not <provider>:<model>/.exec(problem)?.[1];
+  if (bare === undefined) {
+    return problem;
+  }
+  const { catalogueModelHint } = await import("../llm/model-catalogue.js");
+  return `${problem}${catalogueModelHint(bare)}`;
 }
 
 /** The config files as `configuredFace` reads them, or a bad file's message. */
