@@ -16,6 +16,8 @@
  * loads it at start-up anyway.
  */
 
+import { urlPortProblem } from "../events/url-port.js";
+
 /** What a header's or an `env` variable's value is shown as. */
 export const REDACTED = "[redacted]";
 
@@ -203,7 +205,7 @@ export function redactDatabaseUrl(url: string): string {
   // As `pg` reads one: an empty host (`u@/db?host=/run/postgresql`) is a socket folder's URL.
   return URL.canParse(url) || URL.canParse(url.replace("@/", "@h/"))
     ? shown
-    : `${shown} (not a valid URL)`;
+    : `${shown} (${urlPortProblem(url) ?? "not a valid URL"})`;
 }
 
 /**

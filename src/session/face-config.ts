@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
 import { errorMessage } from "../events/errors.js";
+import { urlPortProblem } from "../events/url-port.js";
 import {
   endpointVariable,
   hasProviderPrefix,
@@ -314,7 +315,8 @@ function baseUrlProblem(settings: RunConfig, files: ReadonlySet<string>): string
   if (baseUrl === undefined || httpUrl(vendor?.url ?? baseUrl.value)) {
     return undefined;
   }
-  const problem = `"${baseUrl.value}" is not an http:// or https:// URL (e.g. http://127.0.0.1:8000/v1)`;
+  const fault = urlPortProblem(vendor?.url ?? baseUrl.value) ?? "is not an http:// or https:// URL";
+  const problem = `"${baseUrl.value}" ${fault} (e.g. http://127.0.0.1:8000/v1)`;
   if (!files.has(baseUrl.source)) {
     return `${baseUrl.source} ${problem}`;
   }
