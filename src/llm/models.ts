@@ -131,7 +131,12 @@ export function resolveModel(
   if (provider === "openai-compatible" && baseUrl === undefined) {
     return {
       ok: false,
-      message: `turnloop: ${id} needs an endpoint (e.g. http://127.0.0.1:8000/v1): set ${names.baseUrl}.`,
+      message: `turnloop: ${id} needs an endpoint (e.g. http://127.0.0.1:8000/v1): set ${names.baseUrl}${
+        // Set for the OpenAI providers alone (api-keys.ts `endpointVariable`), said so (trial 44 F5).
+        input.endpoints?.OPENAI_BASE_URL === undefined
+          ? ""
+          : " (OPENAI_BASE_URL is set, but only openai: and openai-chat: models read it)"
+      }.`,
     };
   }
   const key = apiKeyOf(provider, input.profile?.apiKeyVariable, env);
