@@ -131,12 +131,7 @@ export function resolveModel(
   if (provider === "openai-compatible" && baseUrl === undefined) {
     return {
       ok: false,
-      message: `turnloop: ${id} needs an endpoint (e.g. http://127.0.0.1:8000/v1): set ${names.baseUrl}${
-        // Set for the OpenAI providers alone (api-keys.ts `endpointVariable`), said so (trial 44 F5).
-        input.endpoints?.OPENAI_BASE_URL === undefined
-          ? ""
-          : " (OPENAI_BASE_URL is set, but only openai: and openai-chat: models read it)"
-      }.`,
+      message: noEndpointMessage(id, names, input.endpoints),
     };
   }
   const key = apiKeyOf(provider, input.profile?.apiKeyVariable, env);
@@ -162,6 +157,20 @@ export function resolveModel(
       ...(key.value === undefined ? {} : { apiKey: key.value }),
     },
   };
+}
+
+/** What an `openai-compatible:` model without an endpoint is told, in `names`' words, and with
+ * OPENAI_BASE_URL set, that only the OpenAI providers read it (trial 44 F5). */
+function noEndpointMessage(
+  id: string,
+  names: ModelSettingNames,
+  endpoints: ModelSettingsInput["endpoints"],
+): string {
+  const unread =
+    endpoints?.OPENAI_BASE_URL === undefined
+      ? ""
+      : " (OPENAI_BASE_URL is set, but only openai: and openai-chat: models read it)";
+  return `turnloop: ${id} needs an endpoint (e.g. http://127.0.0.1:8000/v1): set ${names.baseUrl}${unread}.`;
 }
 
 /**

@@ -137,12 +137,8 @@ export async function configuredFace(
   };
 }
 
-/**
- * `problem` with the ids the model catalogue lists its model under when it is a config file's bare
- * model name ({@link notAModel}'s `model: "gpt-4o" is not <provider>:<model> …`): model-catalogue.ts
- * `catalogueModelHint`, whose module (and the catalogue, for a name that is not a common one)
- * loads only for such a problem.
- */
+/** `problem` and, for a config file's bare model name, the ids the catalogue lists it under
+ * (model-catalogue.ts `catalogueModelHint`, loaded only then). */
 async function withCatalogueHint(problem: string): Promise<string> {
   const bare = /: model: "([^":]+)" is not <provider>:<model>/.exec(problem)?.[1];
   if (bare === undefined) {
