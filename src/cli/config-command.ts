@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { warningLine } from "../events/errors.js";
+import { warningLine, withoutPrefix } from "../events/errors.js";
 import { contextWindowOf } from "../llm/context-window.js";
 import { catalogueContextWindow } from "../llm/model-catalogue.js";
 import { redactDatabaseUrl, redactedConfig, redactedUrl } from "../llm/shown-values.js";
@@ -7,6 +7,7 @@ import { describeCommandEnvironment } from "../session/command-environment.js";
 import { configPaths } from "../session/config.js";
 import { type ProjectTrust, projectTrust, untrustedPhrase } from "../session/config-paths.js";
 import { configuredFace } from "../session/face-config.js";
+import { ModelHost } from "../session/host-models.js";
 import { gatherMcpServers, untrustedServerSource } from "../session/mcp-servers.js";
 import { turnloopHome } from "../session/paths.js";
 import type { HeldSettings } from "../session/project-holds.js";
@@ -33,7 +34,7 @@ export async function runConfigCommand(
     return 64;
   }
   const { config: settings, warnings, held } = configured;
-  for (const warning of warnings) {
+  for (const warning of [...warnings, ...noProviderWarning(settings, env)]) {
     process.stderr.write(`${warningLine(warning)}\n`);
   }
   const key = apiKeySource(settings.model?.resolved, env, settings.apiKeyVariable?.value);
@@ -72,6 +73,20 @@ export async function runConfigCommand(
   ];
   stdout.write(`${alignedRows(lines).join("\n")}\n`);
   return 0;
+}
+
+/**
+ * The model in force when it is a bare name (`gpt-4o`) that nothing gives a provider: -p, the
+ * interactive session and `turnloop acp` refuse it (exit 64), the SDK server runs it on the
+ * provider an app gives (server/server-model.ts), so it is a warning here, not an error.
+ */
+function noProviderWarning(settings: RunConfig, env: NodeJS.ProcessEnv): string[] {
+  const resolution = new ModelHost(settings, env).resolveModel();
+  return resolution.ok || resolution.noProvider !== true
+    ? []
+    : [
+        `${withoutPrefix(resolution.message).replace(/\.$/, "")}; -p, the interactive session and turnloop acp refuse it, the SDK server runs it on the provider an app gives`,
+      ];
 }
 
 /** The text form: the files, then one row per setting with its source. */

@@ -146,7 +146,7 @@ function listing(rows: readonly ListedServer[], cwd: string): string {
         .map((cell, column) => cell.padEnd(widths[column] ?? 0))
         .join("  ")
         .trimEnd();
-      const renamed = "renamedTools" in row ? (row.renamedTools ?? []) : [];
+      const renamed = "toolNotes" in row ? (row.toolNotes ?? []) : [];
       return `${line}\n${renamed.map((sentence) => `  ${sentence}\n`).join("")}`;
     })
     .join("");

@@ -8,6 +8,7 @@
  */
 
 import type { z } from "zod";
+import { urlPortProblem } from "./url-port.js";
 
 /**
  * The known name `name` starts (3+ characters given), else the nearest spelling when it is close
@@ -116,7 +117,7 @@ export function describeIssue(json: unknown, issue: z.core.$ZodIssue): string {
       return `must be one of ${issue.values.map((option) => JSON.stringify(option)).join(", ")}, not ${kindOf(value)}`;
     case "invalid_format":
       return issue.format === "url"
-        ? `${typeof value === "string" ? JSON.stringify(value) : kindOf(value)} is not an http:// or https:// URL (e.g. http://127.0.0.1:8000/v1)`
+        ? `${typeof value === "string" ? JSON.stringify(value) : kindOf(value)} ${(typeof value === "string" ? urlPortProblem(value) : undefined) ?? "is not an http:// or https:// URL"} (e.g. http://127.0.0.1:8000/v1)`
         : `${kindOf(value)} is not ${issue.format === "regex" ? "in the expected form" : `a valid ${issue.format}`}`;
     default:
       return `${kindOf(value)} is not a valid value here`;

@@ -224,6 +224,34 @@ export function catalogueContextWindow(modelId: string): number | undefined {
   return knownWindows.get(modelId);
 }
 
+/**
+ * Our ids `<provider>:<name>` whose provider's catalogue lists the bare model name `name`
+ * (`gpt-4o` → `openai:gpt-4o`, `openai-chat:gpt-4o`; `claude-sonnet-4-5` →
+ * `anthropic:claude-sonnet-4-5`), in {@link CATALOGUE_PROVIDERS}' order; empty when none does.
+ * For the hint of a model given without a provider: it loads the catalogue unless
+ * {@link COMMON_CONTEXT_WINDOWS} has the name, so it is asked only once a model failed to resolve.
+ */
+export function catalogueModelIds(name: string): string[] {
+  return Object.keys(CATALOGUE_PROVIDERS)
+    .map((prefix) => `${prefix}:${name}`)
+    .filter(
+      (modelId) =>
+        commonContextWindow(modelId) !== undefined ||
+        lookUp(modelId, { input_tokens: 0, output_tokens: 0 }) !== undefined,
+    );
+}
+
+/**
+ * ` (did you mean "openai:gpt-4o" or "openai-chat:gpt-4o"?)` for a bare model name the catalogue
+ * lists ({@link catalogueModelIds}); `""` for any other.
+ */
+export function catalogueModelHint(name: string): string {
+  const listed = name.includes(":") ? [] : catalogueModelIds(name);
+  return listed.length === 0
+    ? ""
+    : ` (did you mean ${listed.map((modelId) => `"${modelId}"`).join(" or ")}?)`;
+}
+
 /** The window of `modelId` in {@link COMMON_CONTEXT_WINDOWS}, or undefined when it is not there. */
 function commonContextWindow(modelId: string): number | undefined {
   const separator = modelId.indexOf(":");

@@ -64,6 +64,9 @@ export interface ModelConfiguration {
 export interface ModelSettingsInput {
   /** `<provider>:<model>`: `--model`, `TURNLOOP_MODEL` or a config file's. */
   model?: string;
+  /** Where `model` came from (`--model`, `TURNLOOP_MODEL`, a config file's path), named by the
+   * error of a model that names no provider; absent when it came from elsewhere (`/model`). */
+  modelSource?: string;
   /** `--base-url`, `TURNLOOP_BASE_URL` or a config file's; overrides `endpoints`. */
   baseUrl?: string;
   /** The providers' own endpoint variables that are set, by name, each as written. */
@@ -102,7 +105,14 @@ export function resolveModel(
   names: ModelSettingNames = COMMAND_LINE_SETTINGS,
 ):
   | { ok: true; configuration: ModelConfiguration }
-  | { ok: false; message: string; missingKey?: MissingKey; unusableKey?: true } {
+  | {
+      ok: false;
+      message: string;
+      missingKey?: MissingKey;
+      unusableKey?: true;
+      /** The model is a bare name (`gpt-4o`) and nothing gave it a provider. */
+      noProvider?: true;
+    } {
   const id = input.model;
   if (id === undefined || id.trim() === "") {
     return { ok: false, message: noModelMessage(names) };
@@ -111,10 +121,8 @@ export function resolveModel(
   const provider = input.profile?.type ?? (id.slice(0, separator) as ProviderName);
   const modelName = id.slice(separator + 1);
   if (separator <= 0 || !PROVIDER_NAMES.includes(provider) || modelName === "") {
-    return {
-      ok: false,
-      message: `turnloop: unknown model "${id}"${meantModelHint(id)}. Use <provider>:<model> with provider one of ${PROVIDER_NAMES.join(", ")}.`,
-    };
+    const message = unknownModelMessage(id, input.modelSource);
+    return separator < 0 ? { ok: false, message, noProvider: true } : { ok: false, message };
   }
   const baseUrl =
     input.baseUrl === undefined
@@ -123,7 +131,7 @@ export function resolveModel(
   if (provider === "openai-compatible" && baseUrl === undefined) {
     return {
       ok: false,
-      message: `turnloop: ${id} needs an endpoint (e.g. http://127.0.0.1:8000/v1): set ${names.baseUrl}.`,
+      message: noEndpointMessage(id, names, input.endpoints),
     };
   }
   const key = apiKeyOf(provider, input.profile?.apiKeyVariable, env);
@@ -149,6 +157,35 @@ export function resolveModel(
       ...(key.value === undefined ? {} : { apiKey: key.value }),
     },
   };
+}
+
+/** What an `openai-compatible:` model without an endpoint is told, in `names`' words, and with
+ * OPENAI_BASE_URL set, that only the OpenAI providers read it (trial 44 F5). */
+function noEndpointMessage(
+  id: string,
+  names: ModelSettingNames,
+  endpoints: ModelSettingsInput["endpoints"],
+): string {
+  const unread =
+    endpoints?.OPENAI_BASE_URL === undefined
+      ? ""
+      : " (OPENAI_BASE_URL is set, but only openai: and openai-chat: models read it)";
+  return `turnloop: ${id} needs an endpoint (e.g. http://127.0.0.1:8000/v1): set ${names.baseUrl}${unread}.`;
+}
+
+/**
+ * Why `id` is no model: its prefix names no provider (and the provider it is close to), or, for a
+ * bare name (`gpt-4o`, no colon), that it names none and where it came from (`source`). The ids
+ * the model catalogue lists a bare name under are added by session/host-models.ts, which loads
+ * the catalogue's module anyway (this one is loaded before `turnloop acp` answers initialize).
+ */
+function unknownModelMessage(id: string, source: string | undefined): string {
+  const use = `Use <provider>:<model> with provider one of ${PROVIDER_NAMES.join(", ")}.`;
+  if (id.includes(":")) {
+    return `turnloop: unknown model "${id}"${meantModelHint(id)}. ${use}`;
+  }
+  const from = source === undefined ? "" : ` from ${source}`;
+  return `turnloop: unknown model "${id}"${from}: it names no provider. ${use}`;
 }
 
 /**

@@ -16,6 +16,8 @@
  * loads it at start-up anyway.
  */
 
+import { urlPortProblem } from "../events/url-port.js";
+
 /** What a header's or an `env` variable's value is shown as. */
 export const REDACTED = "[redacted]";
 
@@ -157,7 +159,8 @@ export function redactedArguments(args: readonly string[]): string {
 
 /**
  * A config value (a server's entry, a provider profile, a held key's value) as shown: every
- * value under `headers` or `env` replaced by `[redacted]`, a string that is a URL by
+ * value under `headers` or `env` replaced by `[redacted]`, secret-looking `args`
+ * ({@link redactedServerArguments}), a string that is a URL by
  * {@link redactedUrl}, every other string by {@link redactedText}.
  * Returns a copy; the value given is not changed.
  */
@@ -177,9 +180,39 @@ export function redactedConfig(value: unknown): unknown {
       key,
       SECRET_MAPS.has(key) && typeof item === "object" && item !== null && !Array.isArray(item)
         ? Object.fromEntries(Object.keys(item).map((name) => [name, REDACTED]))
-        : redactedConfig(item),
+        : key === "args" && Array.isArray(item)
+          ? redactedServerArguments(item)
+          : redactedConfig(item),
     ]),
   );
+}
+
+/** A command-line option whose name looks secret (`--token`, `--api-key`, `-password`). */
+const SECRET_OPTION = new RegExp(`^-{1,2}[\\w.-]*(?:${SECRET_WORDS})[\\w.-]*$`, "i");
+
+/** Values in the known formats of access tokens: GitHub's, Slack's, AWS access key ids. */
+const TOKEN_FORMATS = /^(?:gh[pousr]_|github_pat_|xox[abpr]-|AKIA[0-9A-Z]{12})/;
+
+/**
+ * A server's `args` as shown (`turnloop config`, the trust questions): the value of an option
+ * whose name looks secret, written `--token=…` or as the next argument (`--api-key …`), and an
+ * argument in a known token format (`ghp_…`) as `[redacted]`; any other argument as
+ * {@link redactedConfig} shows a string. What runs is never changed: only what is shown.
+ */
+export function redactedServerArguments(args: readonly unknown[]): unknown[] {
+  return args.map((argument, index) => {
+    const before = index === 0 ? undefined : args[index - 1];
+    if (typeof argument !== "string") {
+      return redactedConfig(argument);
+    }
+    const equals = argument.indexOf("=");
+    if (argument.startsWith("-") && equals > 0 && SECRET_OPTION.test(argument.slice(0, equals))) {
+      return `${argument.slice(0, equals + 1)}${REDACTED}`;
+    }
+    const afterSecretOption =
+      typeof before === "string" && SECRET_OPTION.test(before) && !argument.startsWith("-");
+    return afterSecretOption || TOKEN_FORMATS.test(argument) ? REDACTED : redactedConfig(argument);
+  });
 }
 
 /** Whether `value` names a PostgreSQL database (`postgres://…` or `postgresql://…`). */
@@ -203,7 +236,7 @@ export function redactDatabaseUrl(url: string): string {
   // As `pg` reads one: an empty host (`u@/db?host=/run/postgresql`) is a socket folder's URL.
   return URL.canParse(url) || URL.canParse(url.replace("@/", "@h/"))
     ? shown
-    : `${shown} (not a valid URL)`;
+    : `${shown} (${urlPortProblem(url) ?? "not a valid URL"})`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
 import { errorMessage } from "../events/errors.js";
+import { urlPortProblem } from "../events/url-port.js";
 import {
   endpointVariable,
   hasProviderPrefix,
@@ -112,7 +113,7 @@ export async function configuredFace(
       ? undefined
       : await mcpFileProblem(turnloopHome(env), projectFolder, options));
   if (fileProblem !== undefined) {
-    return { ok: false, message: fileProblem };
+    return { ok: false, message: await withCatalogueHint(fileProblem) };
   }
   const held = holding.held;
   const unread = projectFolder === null ? [] : unreadProjectFiles(projectFolder);
@@ -134,6 +135,17 @@ export async function configuredFace(
     ],
     ...(held === undefined ? {} : { held }),
   };
+}
+
+/** `problem` and, for a config file's bare model name, the ids the catalogue lists it under
+ * (model-catalogue.ts `catalogueModelHint`, loaded only then). */
+async function withCatalogueHint(problem: string): Promise<string> {
+  const bare = /: model: "([^":]+)" is not <provider>:<model>/.exec(problem)?.[1];
+  if (bare === undefined) {
+    return problem;
+  }
+  const { catalogueModelHint } = await import("../llm/model-catalogue.js");
+  return `${problem}${catalogueModelHint(bare)}`;
 }
 
 /** The config files as `configuredFace` reads them, or a bad file's message. */
@@ -299,7 +311,8 @@ function baseUrlProblem(settings: RunConfig, files: ReadonlySet<string>): string
   if (baseUrl === undefined || httpUrl(vendor?.url ?? baseUrl.value)) {
     return undefined;
   }
-  const problem = `"${baseUrl.value}" is not an http:// or https:// URL (e.g. http://127.0.0.1:8000/v1)`;
+  const fault = urlPortProblem(vendor?.url ?? baseUrl.value) ?? "is not an http:// or https:// URL";
+  const problem = `"${baseUrl.value}" ${fault} (e.g. http://127.0.0.1:8000/v1)`;
   if (!files.has(baseUrl.source)) {
     return `${baseUrl.source} ${problem}`;
   }

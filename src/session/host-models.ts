@@ -1,4 +1,5 @@
 import { contextWindowOf } from "../llm/context-window.js";
+import { catalogueModelHint } from "../llm/model-catalogue.js";
 import {
   COMMAND_LINE_SETTINGS,
   commandLineSettings,
@@ -27,6 +28,8 @@ export type ModelResolution =
       message: string;
       missingKey?: MissingKey;
       unusableKey?: true;
+      /** The model is a bare name (`gpt-4o`) and nothing gave it a provider. */
+      noProvider?: true;
       /** The config profile a stored session's model names that no config file defines now
        * ({@link ModelHost.removedProfileProblem}): the request to reopen it is what is wrong. */
       removedProfile?: string;
@@ -82,7 +85,12 @@ export class ModelHost {
     const profile = name === undefined ? undefined : this.config.providers[name]?.value;
     if (modelId === undefined || name === undefined || profile === undefined) {
       const baseUrl = this.config.otherModelsBaseUrl?.value;
-      const input = { endpoints, ...(baseUrl === undefined ? {} : { baseUrl }) };
+      const source = written === this.config.model?.value ? this.config.model?.source : undefined;
+      const input = {
+        endpoints,
+        ...(baseUrl === undefined ? {} : { baseUrl }),
+        ...(source === undefined ? {} : { modelSource: source }),
+      };
       const resolution = resolveModel(
         modelId === undefined ? input : { ...input, model: modelId },
         this.env,
@@ -90,7 +98,10 @@ export class ModelHost {
       );
       return resolution.ok || modelId === undefined
         ? resolution
-        : withProfilesNamed(resolution, Object.keys(this.config.providers));
+        : withProfilesNamed(
+            withCatalogueHint(resolution, modelId),
+            Object.keys(this.config.providers),
+          );
     }
     const baseUrl = this.config.profileBaseUrls[name]?.value;
     const problem = profileProblem(modelId, name, this.config, this.env, this.settingNames);
@@ -306,6 +317,19 @@ function withProfilesNamed(resolution: ModelResolution, names: readonly string[]
   }
   const profiles = `, or <profile>:<model> with a profile of the config files' providers (${names.join(", ")}).`;
   return { ...resolution, message: resolution.message.replace(/\.$/, profiles) };
+}
+
+/**
+ * `resolution`'s message, for a bare model name that nothing gave a provider, with the ids the
+ * model catalogue lists `modelId` under (model-catalogue.ts `catalogueModelHint`:
+ * `(did you mean "openai:gpt-4o" or "openai-chat:gpt-4o"?)`); any other resolution as it is.
+ */
+function withCatalogueHint(resolution: ModelResolution, modelId: string): ModelResolution {
+  if (resolution.ok || resolution.noProvider !== true) {
+    return resolution;
+  }
+  const hint = catalogueModelHint(modelId);
+  return { ...resolution, message: resolution.message.replace(/ names no provider/, `$&${hint}`) };
 }
 
 /** Why a model that did not resolve cannot be used here, after its id ("whose key … is not set here"). */

@@ -28,6 +28,8 @@ test("a base URL from a flag, a variable or a file that is not http(s): exit 64 
   ];
   await writeFile(file, '{"baseUrl": "ftp://127.0.0.1/v1"}\n');
   runs.push(await cli(["-p", "hi"], { env: { TURNLOOP_BASE_URL: undefined } }));
+  await writeFile(file, '{"baseUrl": "http://127.0.0.1:48O1/v1"}\n');
+  runs.push(await cli(["-p", "hi"], { env: { TURNLOOP_BASE_URL: undefined } }));
   await writeFile(
     file,
     '{"providers": {"local": {"type": "openai-compatible", "baseUrl": "file:///v1"}}}\n',
@@ -39,9 +41,11 @@ test("a base URL from a flag, a variable or a file that is not http(s): exit 64 
     [
       `--base-url "notaurl" ${NOT_HTTP}`,
       `TURNLOOP_BASE_URL "ftp://127.0.0.1/v1" ${NOT_HTTP}`,
-      `TURNLOOP_BASE_URL "http://127.0.0.1:99999/v1" ${NOT_HTTP}`,
+      // Trial 44 F4: a port out of range or with a letter in it is named as the fault.
+      `TURNLOOP_BASE_URL "http://127.0.0.1:99999/v1" its port "99999" is no number from 0 to 65535 (e.g. http://127.0.0.1:8000/v1)`,
       `ANTHROPIC_BASE_URL "localhost:9000" ${NOT_HTTP}`,
       `${file}: baseUrl: "ftp://127.0.0.1/v1" ${NOT_HTTP}`,
+      `${file}: baseUrl: "http://127.0.0.1:48O1/v1" its port "48O1" is no number from 0 to 65535 (e.g. http://127.0.0.1:8000/v1)`,
       `${file}: providers.local.baseUrl: "file:///v1" ${NOT_HTTP}`,
     ].map((message) => ({ code: 64, stdout: "", stderr: `turnloop: ${message}\n` })),
   );

@@ -15,7 +15,21 @@ const servers = {
     url: `http://127.0.0.1:${CLOSED_PORT}/mcp`,
     headers: { Authorization: "Bearer ghp_SECRETHEADERTOKEN123", "X-Team": "hunter2-team" },
   },
-  db: { command: "node", args: ["server.mjs"], env: { DB_PASSWORD: "hunter2-in-config" } },
+  // Trial 44: args were shown as written, a token among them, while env and headers were not.
+  db: {
+    command: "node",
+    args: [
+      "server.mjs",
+      "--token=ghp_SECRETARGTOKEN456",
+      "--api-key",
+      "hunter2-arg",
+      "ghp_SECRETBAREARG789",
+      "--verbose",
+      "--port",
+      "8080",
+    ],
+    env: { DB_PASSWORD: "hunter2-in-config" },
+  },
   url: {
     type: "http",
     url: `http://user:pa55word@127.0.0.1:${CLOSED_PORT}/mcp?token=SECRETQUERY&region=eu`,
@@ -28,7 +42,21 @@ const shownServers = {
     url: `http://127.0.0.1:${CLOSED_PORT}/mcp`,
     headers: { Authorization: "[redacted]", "X-Team": "[redacted]" },
   },
-  db: { type: "stdio", command: "node", args: ["server.mjs"], env: { DB_PASSWORD: "[redacted]" } },
+  db: {
+    type: "stdio",
+    command: "node",
+    args: [
+      "server.mjs",
+      "--token=[redacted]",
+      "--api-key",
+      "[redacted]",
+      "[redacted]",
+      "--verbose",
+      "--port",
+      "8080",
+    ],
+    env: { DB_PASSWORD: "[redacted]" },
+  },
   url: {
     type: "http",
     url: `http://user:***@127.0.0.1:${CLOSED_PORT}/mcp?token=***&region=eu`,

@@ -59,6 +59,11 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
     ]);
     expect(await page.textContent("#export-note")).toMatch(/file contents, commands/);
 
+    // The rows are model requests (README: a retried attempt is a row of its own, not a turn):
+    // the heading counts them as what they are.
+    expect(await texts(page, "#timeline h2")).toEqual([
+      `Timeline: ${turnStarts.length} model requests`,
+    ]);
     expect(await attributes(page, ".turn-row", "data-turn")).toEqual(
       turnStarts.map((_, index) => String(index + 1)),
     );

@@ -123,3 +123,49 @@ describe("a bare model name runs on the provider in use", () => {
     expect(models).toEqual(["openai-compatible:other-model", "openai-compatible:third-model"]);
   });
 });
+
+// Trial 44 F3: `--model gpt-4o` with no provider anywhere said "unknown model" naming neither
+// where it came from nor the provider that serves it, and `turnloop config` showed it unwarned.
+describe("a bare model name that nothing gives a provider", () => {
+  test("-p names its source and the providers the model catalogue lists it under; config warns", async ({
+    cli,
+    model,
+    home,
+  }) => {
+    const use = `Use <provider>:<model> with provider one of ${PROVIDERS}.`;
+    const noModel = { TURNLOOP_MODEL: undefined };
+    const runs = [
+      await cli(["-p", "hi", "--model", "gpt-4o"], { env: noModel }),
+      await cli(["-p", "hi"], { env: { TURNLOOP_MODEL: "claude-sonnet-4-5" } }),
+      await cli(["-p", "hi"], { env: { TURNLOOP_MODEL: "my-local-model" } }),
+    ];
+    expect(runs.map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))).toEqual([
+      {
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: unknown model "gpt-4o" from --model: it names no provider (did you mean "openai:gpt-4o" or "openai-chat:gpt-4o"?). ${use}\n`,
+      },
+      {
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: unknown model "claude-sonnet-4-5" from TURNLOOP_MODEL: it names no provider (did you mean "anthropic:claude-sonnet-4-5"?). ${use}\n`,
+      },
+      {
+        code: 64,
+        stdout: "",
+        stderr: `turnloop: unknown model "my-local-model" from TURNLOOP_MODEL: it names no provider. ${use}\n`,
+      },
+    ]);
+    const shown = await cli(["config"], { env: { TURNLOOP_MODEL: "gpt-4o" } });
+    expect({ code: shown.code, stderr: shown.stderr }).toEqual({
+      code: 0,
+      stderr: `turnloop: warning: unknown model "gpt-4o" from TURNLOOP_MODEL: it names no provider (did you mean "openai:gpt-4o" or "openai-chat:gpt-4o"?). Use <provider>:<model> with provider one of ${PROVIDERS}; -p, the interactive session and turnloop acp refuse it, the SDK server runs it on the provider an app gives\n`,
+    });
+    await writeFile(join(home, "config.json"), '{"model": "gpt-4o"}\n');
+    const file = await cli(["-p", "hi"], { env: noModel });
+    expect(file.stderr).toBe(
+      `turnloop: ${join(home, "config.json")}: model: "gpt-4o" is not <provider>:<model> with provider one of ${PROVIDERS} (did you mean "openai:gpt-4o" or "openai-chat:gpt-4o"?)\n`,
+    );
+    expect(model.requests).toEqual([]);
+  });
+});

@@ -28,6 +28,8 @@ const TOOLS = [
   // Round 3, session 43, N7: offered as "raw__", a name no call could mean.
   { name: "", description: "nameless", inputSchema: { type: "object", properties: {} } },
   // Passes the meta-schema, but its `$ref` points nowhere: no checker can compile it (N2).
+  // Trial 44 F6: said in zod's words, "inputSchema: Invalid input: expected object, received undefined".
+  { name: "noschema", description: "no inputSchema" },
   {
     name: "dangling",
     description: "bad reference",
@@ -38,6 +40,7 @@ const LEFT_OUT = [
   'MCP server raw: tool "untyped" is left out: inputSchema.type: Invalid input: expected "object"',
   'MCP server raw: tool "odd" is left out: its inputSchema is no valid JSON Schema (/properties/q/type must be equal to one of the allowed values)',
   "MCP server raw: tool 4 of the list is left out: its name is empty (a tool is called by its name)",
+  'MCP server raw: tool "noschema" is left out: it has no inputSchema (MCP requires one, {"type": "object"} at least)',
   'MCP server raw: tool "dangling" is left out: its inputSchema cannot be compiled (can\'t resolve reference #/defs/none from id #)',
 ];
 
@@ -66,5 +69,30 @@ test("-p: the server's good tool is offered and runs; each bad one is said in on
   );
   expect(result.stderr.split("\n").filter((line) => line.includes("MCP server"))).toEqual(
     LEFT_OUT.map((line) => `turnloop: warning: ${line}`),
+  );
+});
+
+// Trial 44 F6: `mcp list --json` gave these sentences under `renamedTools`, though most name tools
+// left out, not renamed; they are the server's `toolNotes`.
+test("mcp list --json: the sentences about tools left out are the server's toolNotes", async ({
+  cli,
+  repository,
+}) => {
+  const config = join(repository, "servers.json");
+  const entry = { command: process.execPath, args: [SERVER, JSON.stringify(TOOLS)] };
+  await writeFile(config, JSON.stringify({ mcpServers: { raw: entry } }));
+  const result = await cli(["mcp", "list", "--json", "--mcp-config", config], {
+    env: MCP_STARTUP_WAIT,
+  });
+  expect(result.code, result.stderr).toBe(0);
+  const servers = JSON.parse(result.stdout) as Array<Record<string, unknown>>;
+  expect(servers.map(({ name, toolCount, toolNotes }) => ({ name, toolCount, toolNotes }))).toEqual(
+    [
+      {
+        name: "raw",
+        toolCount: 1,
+        toolNotes: LEFT_OUT.map((line) => line.replace("MCP server raw: ", "")),
+      },
+    ],
   );
 });

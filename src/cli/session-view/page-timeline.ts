@@ -206,7 +206,7 @@ function renderTimeline(root, view) {
     frame = requestAnimationFrame(function () { frame = 0; drawVisibleRows(false); });
   });
   root.appendChild(element("section", { id: "timeline" }, [
-    element("h2", { text: "Timeline: " + view.turns.length + " turns" }),
+    element("h2", { text: "Timeline: " + view.turns.length + " model requests" }),
     element("div", { class: "legend" }, [scaleChoice].concat(
       [["waiting", "request → first token"], ["streaming", "first → last token"], ["model", "model (first token not recorded)"],
        ["tool success", "tool"], ["tool failed", "failed tool"], ["tool denied", "denied"], ["permission", "permission wait"]]

@@ -9,6 +9,7 @@
 import { basename, dirname } from "node:path";
 import { z } from "zod";
 import { closestName, describeIssue, kindOf } from "../../events/setting-words.js";
+import { urlPortProblem } from "../../events/url-port.js";
 import { redactedUrl, urlPasswordProblem } from "../../llm/shown-values.js";
 import { jsonSyntaxMessage, readConfigFileText, readNamedFileText } from "../config-file-text.js";
 
@@ -202,7 +203,8 @@ export function parseServerEntry(name: string, value: unknown): McpServerConfig 
     return `server "${name}": "url" ${redactedUrl(given as string)}: ${passwordProblem}`;
   }
   if (typeof given === "string" && !httpUrl(given)) {
-    return `server "${name}": "url" is not an http:// or https:// URL: ${JSON.stringify(redactedUrl(given).slice(0, 200))}`;
+    const fault = urlPortProblem(given) ?? "is not an http:// or https:// URL";
+    return `server "${name}": "url" ${fault}: ${JSON.stringify(redactedUrl(given).slice(0, 200))}`;
   }
   const parsed = entrySchemas().remote.safeParse(value);
   if (!parsed.success) {

@@ -22,7 +22,7 @@ import { type McpToolNaming, mcpTool, qualifiedToolName, uniqueToolName } from "
 export class OfferedTools {
   /** Each server tool's turnloop tool, by the name it is offered under. */
   private readonly cache = new WeakMap<McpTool, Map<string, AnyTool>>();
-  /** The sentences last said about each server's names (see {@link renamedOf}). */
+  /** The sentences last said about each server's names (see {@link toolNotesOf}). */
   private readonly renamed = new Map<string, string[]>();
   /** Every name given in this session, and whose it is (`tool "c" of server a__b`), by name. */
   private readonly owners = new Map<string, { key: string; words: string }>();
@@ -120,13 +120,13 @@ export class OfferedTools {
   }
 
   /**
-   * `{ renamedTools }` for a server summary (servers.ts `McpServerSummary`): the sentences about
-   * server `serverName`'s names, e.g. `tool "echo" is listed twice; offered once, as w__echo`;
-   * `{}` when its tools are offered as usual.
+   * `{ toolNotes }` for a server summary (servers.ts `McpServerSummary`): the sentences about
+   * server `serverName`'s tools left out and names, e.g. `tool "echo" is listed twice; offered
+   * once, as w__echo`; `{}` when its tools are offered as listed.
    */
-  renamedOf(serverName: string): { renamedTools?: string[] } {
+  toolNotesOf(serverName: string): { toolNotes?: string[] } {
     const sentences = this.renamed.get(serverName) ?? [];
-    return sentences.length === 0 ? {} : { renamedTools: sentences };
+    return sentences.length === 0 ? {} : { toolNotes: sentences };
   }
 
   private wrapped(connection: McpConnection, tool: McpTool, name: string): AnyTool {

@@ -35,11 +35,13 @@ export interface McpServerSummary {
   /** Set while the server is turned off ({@link McpServers.disable}). */
   disabled?: true;
   /**
-   * Its tools not offered under their usual names ({@link McpServers.tools}): one sentence each,
-   * `tool "echo" is listed twice; offered once, as w__echo`, or `tool "get_data" is offered as
-   * w__get_data_2: w__get_data is tool "get.data" of server w`.
+   * Its tools not offered as it lists them ({@link McpServers.tools}): one sentence each, a tool
+   * left out (`tool "odd" is left out: its inputSchema is no valid JSON Schema (…)`), listed twice
+   * (`tool "echo" is listed twice; offered once, as w__echo`) or renamed (`tool "get_data" is
+   * offered as w__get_data_2: w__get_data is tool "get.data" of server w`). `mcp list --json`
+   * shows it as is (named `renamedTools` before session 44).
    */
-  renamedTools?: string[];
+  toolNotes?: string[];
 }
 
 export interface McpServersOptions {
@@ -379,7 +381,7 @@ export class McpServers {
       type: connection.config.type,
       ...(connection.error === undefined ? {} : { error: connection.error }),
       ...(this.disabled.has(connection.name) ? { disabled: true } : {}),
-      ...this.offered.renamedOf(connection.name),
+      ...this.offered.toolNotesOf(connection.name),
     };
   }
 

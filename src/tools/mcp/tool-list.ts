@@ -59,6 +59,14 @@ async function checkedTool(
   item: unknown,
   clientModule: typeof ClientModule,
 ): Promise<McpTool | string> {
+  // In the words of the other checks, not zod's "expected object, received undefined" (trial 44 F6).
+  if (
+    item !== null &&
+    typeof item === "object" &&
+    (item as Partial<McpTool>).inputSchema === undefined
+  ) {
+    return 'it has no inputSchema (MCP requires one, {"type": "object"} at least)';
+  }
   const parsed = clientModule.specTypeSchemas.Tool["~standard"].validate(item);
   if (parsed.issues !== undefined) {
     const issue = parsed.issues[0];
