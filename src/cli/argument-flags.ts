@@ -58,6 +58,7 @@ export const FLAGS = {
   out: { type: "string" },
   "no-open": { type: "boolean" },
   format: { type: "string" },
+  limit: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;

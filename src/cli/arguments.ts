@@ -50,7 +50,8 @@ export type Command =
     }
   /** `turnloop config`: the settings in force and where each came from. */
   | { kind: "config"; options: FaceOptions; json: boolean }
-  | { kind: "sessions-list"; json: boolean; store?: string }
+  /** `sessions list`; `limit`: only the newest that many (`--limit N`). */
+  | { kind: "sessions-list"; json: boolean; limit?: number; store?: string }
   | { kind: "sessions-show"; sessionId: string; store?: string }
   | { kind: "sessions-delete"; sessionId: string; store?: string }
   /** `turnloop sessions export <id> --format jsonl [--out F]`: the stored lines, exactly. */

@@ -29,6 +29,8 @@ export const NUMERIC_FLAGS = {
   "context-window": { min: 1_000, counts: "tokens" },
   // 0: a free port, chosen by the system and printed.
   port: { min: 0, max: 65_535, counts: "a TCP port" },
+  // `sessions list --limit N`: the newest N sessions.
+  limit: { min: 1, counts: "sessions listed" },
 } as const satisfies Record<string, NumericFlag>;
 
 export type NumericFlagName = keyof typeof NUMERIC_FLAGS;

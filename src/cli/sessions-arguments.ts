@@ -8,6 +8,7 @@ import { isDatabaseUrl, redactDatabaseUrl } from "../llm/shown-values.js";
 import { type ParsedValues, UsageError } from "./argument-flags.js";
 import { commandHint } from "./argument-suggestions.js";
 import type { Command } from "./arguments.js";
+import { numericFlag } from "./numeric-settings.js";
 import {
   GROUP_USAGE,
   SESSIONS_ACTIONS,
@@ -54,7 +55,11 @@ function sessionsAction(rest: readonly string[], values: ParsedValues): StoreCom
   }
   switch (action) {
     case "list":
-      return { kind: "sessions-list", json: values.json === true };
+      return {
+        kind: "sessions-list",
+        json: values.json === true,
+        ...(values.limit === undefined ? {} : { limit: numericFlag("limit", values.limit, 0) }),
+      };
     case "show":
       return { kind: "sessions-show", sessionId };
     case "delete":

@@ -40,7 +40,7 @@ export async function runSessionsCommand(
     const store = openSessionStore(home, databaseUrl);
     switch (command.kind) {
       case "sessions-list":
-        return await listSessions(store, command.json, io.stdout);
+        return await listSessions(store, command, io.stdout);
       case "sessions-show": {
         const resolved = await resolveSessionId(store, command.sessionId);
         if (!resolved.ok) {
@@ -79,17 +79,19 @@ export async function runSessionsCommand(
 }
 
 /**
- * `sessions list`: every session in the store's order, newest first: as JSON (the store's
- * summaries, absolute ISO-8601 times), or two lines each — id, age of the last activity
- * (`3 min ago`, `yesterday`: age.ts), turns and folder (`(folder gone)` after one that is not an
- * existing directory here: the session cannot be resumed until it is back), then the first prompt.
+ * `sessions list`: every session in the store's order, newest first, or the newest `limit`: as
+ * JSON (the store's summaries, absolute ISO-8601 times; an array of the first `limit` when given),
+ * or two lines each — id, age of the last activity (`3 min ago`, `yesterday`: age.ts), turns and
+ * folder (`(folder gone)` after one that is not an existing directory here: the session cannot be
+ * resumed until it is back), then the first prompt; after a cut list, how many were left out.
  */
 async function listSessions(
   store: SessionStore,
-  json: boolean,
+  { json, limit }: { json: boolean; limit?: number },
   stdout: NodeJS.WritableStream,
 ): Promise<number> {
-  const sessions = await store.list();
+  const all = await store.list();
+  const sessions = limit === undefined ? all : all.slice(0, limit);
   if (json) {
     stdout.write(`${JSON.stringify(sessions, null, 2)}\n`);
     return 0;
@@ -106,6 +108,11 @@ async function listSessions(
     stdout.write(
       `${session.sessionId}  ${age(session.lastActivity, now)}  ${turns}  ${session.cwd ?? "?"}${gone}\n    ${prompt}\n`,
     );
+  }
+  const left = all.length - sessions.length;
+  if (left > 0) {
+    const more = `${left} older session${left === 1 ? "" : "s"}`;
+    stdout.write(`(${more} not listed: --limit ${all.length} or no --limit lists all)\n`);
   }
   return 0;
 }

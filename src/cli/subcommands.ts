@@ -95,6 +95,7 @@ export const FLAG_READERS: { readonly [flag in keyof typeof FLAGS]: readonly Com
   out: ["sessions view", "sessions export"],
   "no-open": ["sessions view"],
   format: ["sessions export"],
+  limit: ["sessions list"],
   // Answered before any command runs (arguments.ts).
   help: [...SESSION_COMMANDS, ...SESSIONS_TOOLS, "mcp list", "mcp trust", "mcp untrust"],
   version: [...SESSION_COMMANDS, ...SESSIONS_TOOLS, "mcp list", "mcp trust", "mcp untrust"],
@@ -115,7 +116,7 @@ export interface Subcommand {
 }
 
 const SESSIONS_USAGE = {
-  list: "turnloop sessions [list] [--json]",
+  list: "turnloop sessions [list] [--json] [--limit N]",
   show: "turnloop sessions show <id>",
   delete: "turnloop sessions delete <id>",
   view: "turnloop sessions view <id> [--out F] [--no-open]",

@@ -11,7 +11,8 @@ Usage:
                                       serve the SDK's JSON-RPC protocol (also: turnloop serve)
   turnloop config [--json]            print the settings in force and where each came from
                                       (the session options given included)
-  turnloop sessions [--json]          list sessions, newest first
+  turnloop sessions [--json] [--limit N]
+                                      list sessions, newest first (only the newest N)
   turnloop sessions show <id>         print a session's conversation
   turnloop sessions delete <id>       delete a session
   turnloop sessions view <id> [--out F] [--no-open]

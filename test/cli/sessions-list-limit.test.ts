@@ -1,0 +1,108 @@
+/**
+ * Trial 44 (noticed): `turnloop sessions` printed every session (208 sessions, 416 lines), with no
+ * way to ask for fewer. `--limit N` lists the newest N and says how many older ones it left out;
+ * `--json --limit N` is the newest N summaries; without `--limit` the list stays whole.
+ */
+
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { afterEach, expect, test, vi } from "vitest";
+import { UsageError } from "../../src/cli/argument-flags.js";
+import { parseCommand } from "../../src/cli/arguments.js";
+import { runSessionsCommand } from "../../src/cli/sessions-command.js";
+import { logBytes, makeTemporaryDirectory, sessionStart, userMessage } from "../session/support.js";
+
+class Collected extends Writable {
+  text = "";
+  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+const IDS = [
+  "00000000-0000-4000-8000-000000000001",
+  "00000000-0000-4000-8000-000000000002",
+  "00000000-0000-4000-8000-000000000003",
+];
+
+/** A home with three sessions, the first oldest, each asked "prompt N" in `cwd`. */
+async function threeSessions(): Promise<{ home: string }> {
+  const home = await makeTemporaryDirectory();
+  for (const [index, sessionId] of IDS.entries()) {
+    const folder = join(home, "session-state", sessionId);
+    await mkdir(folder, { recursive: true });
+    const start = new Date(Date.UTC(2026, 2, 1 + index, 10));
+    const inputs = [
+      sessionStart(sessionId, home, start.toISOString()),
+      userMessage(`prompt ${index + 1}`),
+    ];
+    await writeFile(join(folder, "events.jsonl"), logBytes(inputs, start));
+  }
+  return { home };
+}
+
+/** `turnloop sessions <args>` run in-process: its exit code and stdout. */
+async function sessions(home: string, args: string[]) {
+  vi.stubEnv("TURNLOOP_HOME", home);
+  const command = parseCommand(["sessions", ...args], home);
+  if (command.kind !== "sessions-list") {
+    throw new Error(`not a sessions list: ${command.kind}`);
+  }
+  const stdout = new Collected();
+  const code = await runSessionsCommand(command, { stdout, stderr: new Collected() });
+  return { code, stdout: stdout.text };
+}
+
+test("--limit lists the newest N and says how many older ones it left out; without it, all", async () => {
+  const { home } = await threeSessions();
+  const line = (id: number) =>
+    `${IDS[id - 1]}  2026-03-0${id}  0 turns  ${home}\n    prompt ${id}\n`;
+  expect(await sessions(home, ["--limit", "2"])).toEqual({
+    code: 0,
+    stdout: `${line(3)}${line(2)}(1 older session not listed: --limit 3 or no --limit lists all)\n`,
+  });
+  expect(await sessions(home, ["list", "--limit", "3"])).toEqual({
+    code: 0,
+    stdout: `${line(3)}${line(2)}${line(1)}`,
+  });
+  expect(await sessions(home, [])).toEqual({ code: 0, stdout: `${line(3)}${line(2)}${line(1)}` });
+});
+
+test("--json --limit N is the newest N summaries", async () => {
+  const { home } = await threeSessions();
+  const { code, stdout } = await sessions(home, ["--json", "--limit", "1"]);
+  const listed = JSON.parse(stdout) as Array<{ sessionId: string; firstPrompt: string }>;
+  expect({
+    code,
+    listed: listed.map(({ sessionId, firstPrompt }) => ({ sessionId, firstPrompt })),
+  }).toEqual({
+    code: 0,
+    listed: [{ sessionId: IDS[2], firstPrompt: "prompt 3" }],
+  });
+});
+
+test("--limit takes a whole number ≥ 1, and only sessions list reads it", () => {
+  const refused = (args: string[]) => {
+    try {
+      parseCommand(args, "/");
+      return "accepted";
+    } catch (error) {
+      return error instanceof UsageError ? error.message : String(error);
+    }
+  };
+  expect([
+    refused(["sessions", "--limit", "0"]),
+    refused(["sessions", "--limit", "ten"]),
+    refused(["sessions", "show", "x", "--limit", "2"]),
+  ]).toEqual([
+    '--limit must be a whole number ≥ 1 (sessions listed), not "0"',
+    '--limit must be a whole number ≥ 1 (sessions listed), not "ten"',
+    expect.stringContaining("--limit"),
+  ]);
+});
