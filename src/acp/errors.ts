@@ -34,6 +34,18 @@ export function sessionNotFound(sessionId: string, kind: "not open" | "no log"):
 }
 
 /**
+ * ACP's `-32002` (Resource not found, `data.sessionId`: /work/shared/reference/acp.md §1.12) for
+ * a request on a session this connection followed on another worker (issue 22) that was deleted
+ * meanwhile, by an app of any worker: ACP v1 has no deletion notice, so its next request says it.
+ */
+export function sessionDeleted(sessionId: string): acp.RequestError {
+  const message = `Session ${sessionId} was deleted by another worker or app while followed here: it is gone (session/list lists the sessions that remain)`;
+  return new acp.RequestError(acp.RequestError.sessionNotFound(sessionId).code, message, {
+    sessionId,
+  });
+}
+
+/**
  * The JSON-RPC error that answers a prompt that failed (case 17): ACP has no error stop reason,
  * so a failure is an error, never an empty `end_turn`. An authentication failure is ACP's
  * auth-required `-32000`; anything else is `-32603` with the failure's message (already bounded
@@ -117,12 +129,15 @@ function bounded(message: string): string {
 
 /**
  * The `session/prompt` answer of a follower's prompt that ended so (remote-session.ts `prompt`).
- * @throws its failure: `-32603` when the owner was gone or refused it unstored, or its process
- * ended while it ran (`stored: false`), `-32602` naming
- * both sizes when it refused it beyond the window, else (its store refused the prompt's events,
- * or it failed as stored) as a local prompt's (`promptFailure`).
+ * @throws its failure: `-32002` when the session was deleted (`sessionDeleted`); `-32603` when
+ * the owner was gone or refused it unstored, or its process ended while it ran (`stored: false`);
+ * `-32602` naming both sizes when it refused it beyond the window; else (its store refused the
+ * prompt's events, or it failed as stored) as a local prompt's (`promptFailure`).
  */
 export function followedAnswer(end: FollowedEnd): acp.PromptResponse {
+  if ("deletedSession" in end) {
+    throw sessionDeleted(end.deletedSession);
+  }
   if ("ownerGone" in end) {
     throw internalError(end.ownerGone);
   }

@@ -24,9 +24,14 @@ export interface RemotePrompt {
 /**
  * How a follower's prompt ends: as its stored events end ({@link PromptEnd}); with the owner
  * gone before storing it (`ownerGone`, the error's message: owner-watch.ts); or refused by the
- * owner before it stored anything of it (`refused`: session-store.ts `SessionInbox.refuse`).
+ * owner before it stored anything of it (`refused`: session-store.ts `SessionInbox.refuse`); or
+ * with the session deleted by another worker or app (`deletedSession`: its id).
  */
-export type FollowedEnd = PromptEnd | { ownerGone: string } | { refused: PromptRefusal };
+export type FollowedEnd =
+  | PromptEnd
+  | { ownerGone: string }
+  | { refused: PromptRefusal }
+  | { deletedSession: string };
 
 /**
  * `updates` (a follower's, `notices`: whether its client offered them) of the stored `event` that

@@ -11,10 +11,11 @@
  * (the owner died), what it stored is delivered, the prompt ends with a `-32603` error saying so
  * (after a notice with the same text, notices.ts), and the next prompt claims the session. The
  * follower registers with the owner as a permission handler, and asks its client the owner's
- * questions (remote-permissions.ts).
+ * questions (remote-permissions.ts). When another worker or app deletes the session (the store's
+ * live events, live-events.ts `onDeleted`), a prompt waiting on it ends with `-32002` saying so,
+ * and the following stops (acp/deleted-sessions.ts answers the later requests).
  */
 
-import { hostname } from "node:os";
 import * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../events/events.js";
 import { droppedPromptsMessage, interruptedPromptMessage } from "../session/dropped-prompts.js";
@@ -23,9 +24,9 @@ import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
 import { SentPrompts } from "../session/prompt-end.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import { InboxRefusedError } from "../session/session-locked-error.js";
-import type { LeaseHolder, RefusedPrompt, StoredLog } from "../session/session-store.js";
+import type { RefusedPrompt, StoredLog } from "../session/session-store.js";
 import { builtinTools } from "../tools/index.js";
-import { followedAnswer, invalidParams, invalidRequest, sessionNotFound } from "./errors.js";
+import { followedAnswer, invalidParams, invalidRequest } from "./errors.js";
 import { type FollowAnswer, followAnswer } from "./modes.js";
 import { noticeUpdate, offersNotices } from "./notices.js";
 import { promptContent } from "./prompt-content.js";
@@ -52,43 +53,6 @@ export interface FollowedSession {
   mcpServers: readonly acp.McpServer[];
 }
 
-/**
- * `session/load` (`replay`) or `session/resume` of a session another live worker holds: follows
- * it (see above).
- * @returns `undefined` when it is not held by another worker (the store has no inbox, nobody holds
- * it, or this process does): open it here.
- * @throws `-32002` when the session cannot be read (the same as opening an unknown one).
- */
-export async function followElsewhere(
-  context: RemoteSessionContext,
-  sessionId: string,
-  replay: boolean,
-): Promise<AcpRemoteSession | undefined> {
-  const { store } = context.host;
-  if (store.inbox === undefined) {
-    return undefined;
-  }
-  const holder = await store.holder(sessionId).catch(() => undefined);
-  if (!heldElsewhere(holder)) {
-    return undefined;
-  }
-  try {
-    const log = await store.read(sessionId);
-    return await AcpRemoteSession.follow(context, sessionId, log, replay);
-  } catch {
-    throw sessionNotFound(sessionId, "no log");
-  }
-}
-
-/** Whether `holder` is a live process other than this one. */
-function heldElsewhere(holder: LeaseHolder | "unreadable" | undefined): holder is LeaseHolder {
-  return (
-    holder !== undefined &&
-    holder !== "unreadable" &&
-    (holder.pid !== process.pid || holder.hostname !== hostname())
-  );
-}
-
 export class AcpRemoteSession {
   readonly id: string;
   /** The session's working directory (its `session.start`). */
@@ -100,6 +64,8 @@ export class AcpRemoteSession {
   #ownerWatch: OwnerWatch | undefined;
   #permissions: RemotePermissions | undefined;
   #unregister: () => Promise<void> = async () => undefined;
+  #stopLive: () => void = () => undefined;
+  #deleted = false;
   #prompt: RemotePrompt | undefined;
   readonly #sent = new SentPrompts();
   #lastSent: Promise<void> = Promise.resolve();
@@ -123,14 +89,15 @@ export class AcpRemoteSession {
 
   /**
    * Follows `sessionId` from the end of `log` (just read); with `replay`, first sends the updates
-   * that replay `log` (ACP `session/load`) and resolves once they are written.
+   * that replay `log` (ACP `session/load`) and resolves once they are written. `onDeleted`: called
+   * once, when another worker or app deleted the session (its prompt then answered so).
    * @throws Error when the log has no `session.start`; the store's read errors.
    */
   static async follow(
     context: RemoteSessionContext,
     sessionId: string,
     log: StoredLog,
-    replay: boolean,
+    { replay, onDeleted }: { replay: boolean; onDeleted: () => void },
   ): Promise<AcpRemoteSession> {
     if (!log.events.some((event) => event.type === "session.start")) {
       throw new Error(`session ${sessionId} has no session.start event`);
@@ -146,6 +113,12 @@ export class AcpRemoteSession {
     remote.#subscription = await context.host.store.subscribe(sessionId, log.nextSeq, (event) =>
       remote.#stored(event),
     );
+    const stopLive = context.host.store.live?.listen(
+      sessionId,
+      () => undefined,
+      () => remote.#wasDeleted(onDeleted),
+    );
+    remote.#stopLive = stopLive ?? remote.#stopLive;
     const { inbox } = context.host.store;
     if (inbox !== undefined) {
       // Before any prompt: the owner reads the registration first (follower-handler.ts).
@@ -255,7 +228,7 @@ export class AcpRemoteSession {
    */
   cancel(): void {
     const prompt = this.#prompt;
-    if (prompt === undefined || prompt.cancelled) {
+    if (prompt === undefined || prompt.cancelled || this.#deleted) {
       return;
     }
     prompt.cancelled = true;
@@ -286,8 +259,10 @@ export class AcpRemoteSession {
     const subscription = this.#subscription;
     this.#subscription = undefined;
     this.#ownerWatch?.stop();
+    this.#stopLive();
     this.cancel();
-    await subscription?.readNow();
+    // A deleted session's log is gone: nothing left to deliver.
+    await subscription?.readNow().catch(() => undefined);
     await subscription?.close();
     // Nothing more is read: a prompt of this client the owner did not end as read is cancelled.
     this.#prompt?.settle({ stopReason: "cancelled" });
@@ -296,6 +271,17 @@ export class AcpRemoteSession {
     this.#unregister = async () => undefined;
     await unregister();
     await this.#lastSent;
+  }
+
+  /** The session was deleted: this client's prompt ends saying so, and the following stops. */
+  #wasDeleted(onDeleted: () => void): void {
+    if (this.#deleted) {
+      return;
+    }
+    this.#deleted = true;
+    this.#prompt?.settle({ deletedSession: this.id });
+    onDeleted();
+    this.close().catch(() => undefined);
   }
 
   /**

@@ -2,16 +2,13 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { SessionHost } from "../session/host.js";
 import { OpeningGate } from "../session/opening-gate.js";
 import { AcpSession } from "./acp-session.js";
+import { DeletedSessions } from "./deleted-sessions.js";
 import { invalidRequest, sessionNotFound } from "./errors.js";
+import { followElsewhere } from "./follow-elsewhere.js";
 import { defaultMode } from "./modes.js";
 import { applyConfigOption, applyMode, applyModel } from "./option-requests.js";
 import { refuseEmptyPrompt, refuseUndecodableImages } from "./prompt-content.js";
-import {
-  type AcpRemoteSession,
-  type FollowAnswer,
-  type FollowedSession,
-  followElsewhere,
-} from "./remote-session.js";
+import type { AcpRemoteSession, FollowAnswer, FollowedSession } from "./remote-session.js";
 import { hasUserPrompt } from "./replay.js";
 import type { AcpConnectionState, AcpSessionContext } from "./session-context.js";
 import {
@@ -41,6 +38,8 @@ export class AcpSessionRequests {
   private readonly sessions = new Map<string, AcpSession>();
   /** Sessions another worker holds, followed here (remote-session.ts), with their opening. */
   private readonly remotes = new Map<string, FollowedSession>();
+  /** Followed sessions deleted meanwhile: every request naming one answers so. */
+  private readonly deleted = new DeletedSessions();
   /** Ids being opened, so two opens of one log never race. */
   private readonly opening = new Set<string>();
   /** Loads and resumes in progress, that the other requests about it wait for (opening-gate.ts). */
@@ -91,14 +90,16 @@ export class AcpSessionRequests {
     if (followed === undefined) {
       return this.opened(sessionId).prompt(prompt, signal);
     }
-    const answer = await followed.remote.prompt(prompt, signal);
+    const { store } = this.host;
+    const failure = (error: unknown) => this.deleted.failure(store, sessionId, error);
+    const answer = await followed.remote.prompt(prompt, signal).catch(failure);
     if (answer !== "claim") {
       return answer;
     }
     this.remotes.delete(sessionId);
     const { remote, client, mcpServers } = followed;
     const reopen = () => this.reopen({ sessionId, cwd: remote.cwd }, client, mcpServers);
-    const claimed = await remote.claimedBy(reopen);
+    const claimed = await remote.claimedBy(reopen).catch(failure);
     return claimed.prompt(prompt, signal);
   }
 
@@ -127,9 +128,14 @@ export class AcpSessionRequests {
   /**
    * Runs `request` about `sessionId` at once, or, while the session is being loaded or resumed,
    * once that has answered; fails with the open's own error when it failed and left the session
-   * closed (one that was refused leaves an open session as it was: the request runs there).
+   * closed (one that was refused leaves an open session as it was: the request runs there); a
+   * followed session deleted meanwhile answers `-32002` saying so (deleted-sessions.ts).
    */
-  private afterOpening<T>(sessionId: string, request: () => T | Promise<T>): Promise<T> {
+  private afterOpening<T>(sessionId: string, answer: () => T | Promise<T>): Promise<T> {
+    const request = () => {
+      this.deleted.refuse(sessionId);
+      return answer();
+    };
     this.holdWhileCancelling(sessionId);
     const opening = this.openings.settled(sessionId);
     const afterFailure = (error: unknown) =>
@@ -176,6 +182,7 @@ export class AcpSessionRequests {
     params: acp.LoadSessionRequest,
     client: Client,
   ): Promise<acp.LoadSessionResponse> {
+    this.deleted.refuse(params.sessionId);
     await checkReopen(this.host, this.openHere(params.sessionId), params, "session/load");
     const followed = await this.followElsewhere(params.sessionId, client, params.mcpServers, true);
     if (followed !== undefined) {
@@ -207,6 +214,7 @@ export class AcpSessionRequests {
     params: acp.ResumeSessionRequest,
     client: Client,
   ): Promise<acp.ResumeSessionResponse> {
+    this.deleted.refuse(params.sessionId);
     await checkReopen(this.host, this.openHere(params.sessionId), params, "session/resume");
     const mcpServers = params.mcpServers ?? [];
     const followed = await this.followElsewhere(params.sessionId, client, mcpServers, false);
@@ -253,7 +261,12 @@ export class AcpSessionRequests {
     replay: boolean,
   ): Promise<FollowAnswer | undefined> {
     return this.exclusively(sessionId, async () => {
-      const remote = await followElsewhere(this.sessionContext(client), sessionId, replay);
+      const onDeleted = () => {
+        this.deleted.add(sessionId);
+        this.remotes.delete(sessionId);
+      };
+      const context = this.sessionContext(client);
+      const remote = await followElsewhere(context, sessionId, replay, onDeleted);
       if (remote !== undefined) {
         this.remotes.set(sessionId, { remote, client, mcpServers });
       }

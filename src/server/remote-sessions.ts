@@ -12,9 +12,10 @@
  */
 
 import { z } from "zod";
-import { errorCode, errorMessage } from "../events/errors.js";
+import { errorMessage } from "../events/errors.js";
 import type { SessionCreateResult } from "../protocol/copilot.js";
 import { registerHandler } from "../session/follower-handler.js";
+import { storeHasNo } from "../session/session-gone.js";
 import type { ClientConnection, ServerContext } from "./connection.js";
 import { ignoredSettingsWarning } from "./ignored-settings.js";
 import {
@@ -218,20 +219,12 @@ export async function foundDeleted(
   if (server.deleted.has(sessionId)) {
     return true;
   }
-  if (!followsHere(connection, sessionId) || !(await isGone(server, sessionId))) {
+  if (!followsHere(connection, sessionId) || !(await storeHasNo(server.host.store, sessionId))) {
     return false;
   }
   server.deleted.add(sessionId);
   await leave(server, sessionId, connection);
   return true;
-}
-
-/** Whether the store has no session `sessionId` (reading it says `ENOENT`). */
-function isGone(server: ServerContext, sessionId: string): Promise<boolean> {
-  return server.host.store.read(sessionId).then(
-    () => false,
-    (error: unknown) => errorCode(error) === "ENOENT",
-  );
 }
 
 /**
