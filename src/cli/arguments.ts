@@ -50,7 +50,6 @@ export type Command =
     }
   /** `turnloop config`: the settings in force and where each came from. */
   | { kind: "config"; options: FaceOptions; json: boolean }
-  /** `sessions list`; `limit`: only the newest that many (`--limit N`). */
   | { kind: "sessions-list"; json: boolean; limit?: number; store?: string }
   | { kind: "sessions-show"; sessionId: string; store?: string }
   | { kind: "sessions-delete"; sessionId: string; store?: string }
