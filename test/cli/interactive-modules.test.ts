@@ -33,8 +33,14 @@ const V8_FLAG = "-- v8 flag ";
  * test/cli/modules-loaded.test.ts does for `-p`.
  */
 const BOX_UNBUNDLED_MODULE_BOUND = 10;
-/** Bytes of the bundle files read before the box: 371,647 in session 38, bounded at 375 KiB. */
-const BOX_BYTE_BOUND = 375 * 1024;
+/**
+ * Bytes of the bundle files read before the box: 371,647 in session 38, bounded at 375 KiB; in
+ * session 44 385,919, bounded at 378 KiB: the config checks' words for a URL's port (url-port.ts)
+ * and a secret-looking MCP server argument (llm/shown-values.ts), a bare model name's source
+ * (face-config.ts), a store that could not connect told from one that could not write
+ * (storage-error.ts), and `sessions --limit`'s flag (the argument parser).
+ */
+const BOX_BYTE_BOUND = 378 * 1024;
 /**
  * Files of the bundled CLI read before the box: 30 on 2026-12-02 (round 3, session 8), most of
  * them chunks of a few hundred bytes that esbuild split out; 9 once the chunks that the same kinds
