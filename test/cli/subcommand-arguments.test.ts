@@ -21,11 +21,11 @@ const cases: UsageErrorCase[] = [
   },
   {
     args: ["sessions", "list", "extra"],
-    stderr: 'sessions list: unexpected argument "extra" (usage: turnloop sessions [list] [--json])',
+    stderr: 'sessions list: unexpected argument "extra" (usage: turnloop sessions [list] [--json] [--limit N])',
   },
   {
     args: ["sessions", "--format", "json"],
-    stderr: "sessions list does not take --format (usage: turnloop sessions [list] [--json])",
+    stderr: "sessions list does not take --format (usage: turnloop sessions [list] [--json] [--limit N])",
   },
   {
     args: ["sessions", "show", "abc", "--out", "x.txt"],
@@ -74,7 +74,7 @@ const SERVE_USAGE = "turnloop serve | --headless [--stdio | --port N [--host H]]
 const flagCases: UsageErrorCase[] = [
   {
     args: ["sessions", "list", "--bogus"],
-    stderr: "unknown option --bogus (usage: turnloop sessions [list] [--json])",
+    stderr: "unknown option --bogus (usage: turnloop sessions [list] [--json] [--limit N])",
   },
   { args: ["sessions", "--bogus"], stderr: `unknown option --bogus (usage: ${SESSIONS_USAGE})` },
   {
@@ -225,7 +225,7 @@ const unreadCases: UsageErrorCase[] = [
   },
   {
     args: ["sessions", "--model", "x"],
-    stderr: "sessions list does not take --model (usage: turnloop sessions [list] [--json])",
+    stderr: "sessions list does not take --model (usage: turnloop sessions [list] [--json] [--limit N])",
   },
   {
     args: ["mcp", "list", "--autopilot"],
