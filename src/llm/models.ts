@@ -88,6 +88,16 @@ export interface MissingKey {
   modelId: string;
 }
 
+/** Why a model id cannot be run ({@link resolveModel}): a message a person can act on. */
+export interface ModelFailure {
+  ok: false;
+  message: string;
+  missingKey?: MissingKey;
+  unusableKey?: true;
+  /** The model is a bare name (`gpt-4o`) and nothing gave it a provider. */
+  noProvider?: true;
+}
+
 /**
  * Resolves the model of `input`: the wire is its prefix's provider, or `input.profile`'s type (the
  * id, `lab:m`, is kept as given); the endpoint is `input.baseUrl`, else the provider's endpoint
@@ -103,16 +113,7 @@ export function resolveModel(
   input: ModelSettingsInput,
   env: NodeJS.ProcessEnv,
   names: ModelSettingNames = COMMAND_LINE_SETTINGS,
-):
-  | { ok: true; configuration: ModelConfiguration }
-  | {
-      ok: false;
-      message: string;
-      missingKey?: MissingKey;
-      unusableKey?: true;
-      /** The model is a bare name (`gpt-4o`) and nothing gave it a provider. */
-      noProvider?: true;
-    } {
+): { ok: true; configuration: ModelConfiguration } | ModelFailure {
   const id = input.model;
   if (id === undefined || id.trim() === "") {
     return { ok: false, message: noModelMessage(names) };

@@ -5,8 +5,8 @@ import {
   commandLineSettings,
   createProvider,
   hasProviderPrefix,
-  type MissingKey,
   type ModelConfiguration,
+  type ModelFailure,
   type ModelSettingNames,
   type ProviderTuning,
   resolveModel,
@@ -23,17 +23,11 @@ import { profileNameOf, type RunConfig, resolvedModel } from "./run-config.js";
 /** A model id resolved to a configuration, or why it cannot be (a message a person can act on). */
 export type ModelResolution =
   | { ok: true; configuration: ModelConfiguration }
-  | {
-      ok: false;
-      message: string;
-      missingKey?: MissingKey;
-      unusableKey?: true;
-      /** The model is a bare name (`gpt-4o`) and nothing gave it a provider. */
-      noProvider?: true;
+  | (ModelFailure & {
       /** The config profile a stored session's model names that no config file defines now
        * ({@link ModelHost.removedProfileProblem}): the request to reopen it is what is wrong. */
       removedProfile?: string;
-    };
+    });
 
 /** What a face tells its host about its models' settings (host.ts `SessionHostSettings`). */
 export interface ModelHostSettings {

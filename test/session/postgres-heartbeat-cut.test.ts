@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import { PostgresSessionStore } from "../../src/session/postgres/store.js";
 import { gate } from "../support/gate.js";
 import {
+  allowConnections,
   createTestDatabase,
   cutOff,
   postgresUnavailable,
@@ -32,21 +33,6 @@ async function leaseUntil(tested: TestDatabase, sessionId: string): Promise<numb
     [sessionId],
   );
   return rows[0]?.lease_until.getTime() ?? Number.NaN;
-}
-
-/** Undoes `cutOff`: `tested` takes connections again. */
-async function allowConnections(tested: TestDatabase): Promise<void> {
-  const url = new URL(tested.url);
-  const name = url.pathname.slice(1);
-  url.pathname = "/postgres";
-  const { default: pg } = await import("pg");
-  const admin = new pg.Client({ connectionString: url.href });
-  await admin.connect();
-  try {
-    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
-  } finally {
-    await admin.end();
-  }
 }
 
 describe.skipIf(postgresUnavailable !== undefined)(

@@ -144,11 +144,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return database;
 }
 
-/**
- * Ends every connection to `tested` and refuses new ones, as a stopped server would (an error no
- * retry waits out).
- */
-export async function cutOff(tested: TestDatabase): Promise<void> {
+/** Runs `queries` on the server's `postgres` database as `tested`'s user, `tested`'s name given. */
+async function asAdmin(
+  tested: TestDatabase,
+  queries: (admin: import("pg").Client, name: string) => Promise<void>,
+): Promise<void> {
   const url = new URL(tested.url);
   const name = url.pathname.slice(1);
   url.pathname = "/postgres";
@@ -156,12 +156,29 @@ export async function cutOff(tested: TestDatabase): Promise<void> {
   const admin = new pg.Client({ connectionString: url.href });
   await admin.connect();
   try {
+    await queries(admin, name);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * Ends every connection to `tested` and refuses new ones, as a stopped server would (an error no
+ * retry waits out).
+ */
+export async function cutOff(tested: TestDatabase): Promise<void> {
+  await asAdmin(tested, async (admin, name) => {
     await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
     await admin.query(
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
       [name],
     );
-  } finally {
-    await admin.end();
-  }
+  });
+}
+
+/** Undoes {@link cutOff}: `tested` takes connections again. */
+export async function allowConnections(tested: TestDatabase): Promise<void> {
+  await asAdmin(tested, async (admin, name) => {
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+  });
 }
