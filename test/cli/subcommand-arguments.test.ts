@@ -21,11 +21,13 @@ const cases: UsageErrorCase[] = [
   },
   {
     args: ["sessions", "list", "extra"],
-    stderr: 'sessions list: unexpected argument "extra" (usage: turnloop sessions [list] [--json] [--limit N])',
+    stderr:
+      'sessions list: unexpected argument "extra" (usage: turnloop sessions [list] [--json] [--limit N])',
   },
   {
     args: ["sessions", "--format", "json"],
-    stderr: "sessions list does not take --format (usage: turnloop sessions [list] [--json] [--limit N])",
+    stderr:
+      "sessions list does not take --format (usage: turnloop sessions [list] [--json] [--limit N])",
   },
   {
     args: ["sessions", "show", "abc", "--out", "x.txt"],
@@ -225,7 +227,8 @@ const unreadCases: UsageErrorCase[] = [
   },
   {
     args: ["sessions", "--model", "x"],
-    stderr: "sessions list does not take --model (usage: turnloop sessions [list] [--json] [--limit N])",
+    stderr:
+      "sessions list does not take --model (usage: turnloop sessions [list] [--json] [--limit N])",
   },
   {
     args: ["mcp", "list", "--autopilot"],
