@@ -63,11 +63,16 @@ async function views(home: string) {
   const json = JSON.parse(exported.json ?? "") as {
     summary: { running: boolean };
     prompts: Array<{ stopReason: string }>;
+    turns: Array<{ status: string; tools: Array<{ status: string }> }>;
   };
   return {
     show: shown.text.split("\n").slice(1),
     running: json.summary.running,
     stops: json.prompts.map((prompt) => prompt.stopReason),
+    turns: json.turns.map((turn) => ({
+      status: turn.status,
+      tools: turn.tools.map((tool) => tool.status),
+    })),
     promptHeadings: (exported.markdown ?? "")
       .split("\n")
       .filter((line) => line.startsWith("## Prompt")),
@@ -75,17 +80,35 @@ async function views(home: string) {
 }
 
 test("a prompt whose process was killed, before any reopen: every view says it was interrupted, and the log is left as it was", async () => {
-  const { home, folder } = await killedMidPrompt();
+  // Killed while its tool call ran: the turn and the call are interrupted too, as the reopen
+  // will record them (verify 44: the exports called the turn `open`).
+  const { home, folder } = await killedMidPrompt([
+    {
+      type: "assistant.message",
+      data: {
+        messageId: "m1",
+        content: "",
+        toolRequests: [{ toolCallId: "c1", name: "bash", arguments: { command: "sleep 60" } }],
+        finishReason: "tool-calls",
+      },
+    },
+    {
+      type: "tool.execution_start",
+      data: { toolCallId: "c1", toolName: "bash", arguments: { command: "sleep 60" } },
+    },
+  ]);
   const before = await readFile(join(folder, "events.jsonl"));
   expect(await views(home)).toEqual({
     show: [
       "",
       "> count",
+      '→ bash(command: "sleep 60") … no result',
       "[stop: interrupted (its process ended; recorded when the session is next opened)]",
       "",
     ],
     running: false,
     stops: ["interrupted"],
+    turns: [{ status: "interrupted", tools: ["interrupted"] }],
     promptHeadings: [
       "## Prompt 1 · interrupted (its process ended; recorded when the session is next opened)",
     ],
@@ -103,10 +126,11 @@ test("a prompt whose writer is alive is running", async () => {
   };
   await writeFile(join(folder, "lock"), `${JSON.stringify(owner)}\n`);
   const seen = await views(home);
-  expect({ show: seen.show, running: seen.running, stops: seen.stops }).toEqual({
+  expect({ show: seen.show, running: seen.running, stops: seen.stops, turns: seen.turns }).toEqual({
     show: ["", "> count", "[no stop recorded]", ""],
     running: true,
     stops: ["unfinished"],
+    turns: [{ status: "open", tools: [] }],
   });
 });
 

@@ -13,8 +13,10 @@ import type { NumberedEvent, SessionView } from "./view-model.js";
 /**
  * Folds `events` (in file order, with their line numbers) and the reader's `repaired` notes into
  * a {@link SessionView}. Never throws on odd data: missing fields are left out. `processEnded`:
- * the session has no live writer (render.ts `ConversationOptions`), so nothing is running and a
- * last prompt left `unfinished` was interrupted, its process ended (`ViewPrompt.processEnded`).
+ * the session has no live writer (render.ts `ConversationOptions`), so nothing is running: a
+ * last prompt left `unfinished` was interrupted, its process ended (`ViewPrompt.processEnded`),
+ * and a turn left open and its calls left running are `interrupted`, as the next open records
+ * them (open-work.ts).
  */
 export function buildSessionView(
   events: readonly NumberedEvent[],
@@ -27,6 +29,12 @@ export function buildSessionView(
     if (last?.stopReason === "unfinished") {
       last.stopReason = "interrupted";
       last.processEnded = true;
+    }
+    for (const turn of view.turns) {
+      turn.status = turn.status === "open" ? "interrupted" : turn.status;
+      for (const tool of turn.tools) {
+        tool.status = tool.status === "running" ? "interrupted" : tool.status;
+      }
     }
     view.summary.running = false;
   }
