@@ -58,7 +58,9 @@ function rangeProblem(label: string, spec: NumericFlag, value: string): string |
   ) {
     return undefined;
   }
-  const range = spec.max === undefined ? `≥ ${spec.min}` : `from ${spec.min} to ${spec.max}`;
+  // Past the largest whole number a double holds exactly, the bound a flag without one has.
+  const max = spec.max ?? (number > Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : undefined);
+  const range = max === undefined ? `≥ ${spec.min}` : `from ${spec.min} to ${max}`;
   return `${label} must be a whole number ${range} (${spec.counts}), not "${value}"`;
 }
 

@@ -99,10 +99,13 @@ test("--limit takes a whole number ≥ 1, and only sessions list reads it", () =
   expect([
     refused(["sessions", "--limit", "0"]),
     refused(["sessions", "--limit", "ten"]),
+    refused(["sessions", "--limit", "99999999999999999999"]),
     refused(["sessions", "show", "x", "--limit", "2"]),
   ]).toEqual([
     '--limit must be a whole number ≥ 1 (sessions listed), not "0"',
     '--limit must be a whole number ≥ 1 (sessions listed), not "ten"',
+    // verify 44: "≥ 1" alone for a whole number past the largest a double holds exactly.
+    '--limit must be a whole number from 1 to 9007199254740991 (sessions listed), not "99999999999999999999"',
     expect.stringContaining("--limit"),
   ]);
 });
