@@ -37,7 +37,8 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
         pathToFileURL(await viewFile(home, "golden-new-order", "v.html")).href,
       );
       expect(await fieldText(page, "cost")).toBe("$0.5310");
-      // No process holds the hand-written log: its last prompt was interrupted (fold.ts).
+      // No process holds the hand-written log: its last prompt and its open turn were
+      // interrupted (fold.ts), as the next open records them.
       expect(await fieldText(page, "status")).toBe("idle");
       expect(await attributes(page, ".turn-row", "data-status")).toEqual([
         "failed",
@@ -46,7 +47,7 @@ describe.skipIf(!hasBrowser)("turnloop sessions view, in headless Chromium", () 
         "completed",
         "completed",
         "cancelled",
-        "open",
+        "interrupted",
       ]);
       expect(await attributes(page, ".turn-row", "data-purpose")).toEqual([
         null,
