@@ -45,27 +45,7 @@ export class LockKeepingStream<T> implements ReadableStream<T> {
 
   /** The web stream over the source, made at its first use ({@link LockKeepingStream}). */
   #web(): ReadableStream<T> {
-    if (this.#stream === undefined) {
-      const source = this.#source;
-      this.#stream = new ReadableStream<T>(
-        {
-          // A pull that enqueues nothing would not be called again for the read waiting on it:
-          // the source gives at least one value unless it ended.
-          pull: async (controller) => {
-            const value = await source.next();
-            if (value === DONE) {
-              controller.close();
-            } else {
-              controller.enqueue(value);
-            }
-          },
-          cancel: (reason) => source.cancel(reason),
-        },
-        // Pulled only for a read waiting: piped (below), nothing reads it, and a pull to fill a
-        // queue would take values from the source beside the pipe.
-        { highWaterMark: 0 },
-      );
-    }
+    this.#stream ??= webStreamOf(this.#source);
     return this.#stream;
   }
 
@@ -303,3 +283,28 @@ async function pumpKeepingLocks<T>(
 
 /** For a promise whose failure another path reports. */
 function ignored(): void {}
+
+/**
+ * A web `ReadableStream` over `source`, pulled one value per read waiting: at a read it takes the
+ * source's next value (closing at {@link DONE}); its `cancel` cancels the source. Its
+ * `highWaterMark` is 0, so nothing is pulled to fill a queue: piped, nothing else takes values
+ * from the source beside the pipe.
+ */
+export function webStreamOf<T>(source: ValueSource<T>): ReadableStream<T> {
+  return new ReadableStream<T>(
+    {
+      // A pull that enqueues nothing would not be called again for the read waiting on it: the
+      // source gives at least one value unless it ended.
+      pull: async (controller) => {
+        const value = await source.next();
+        if (value === DONE) {
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      },
+      cancel: (reason) => source.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+}

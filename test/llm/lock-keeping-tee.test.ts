@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { LockKeepingStream, valuesOf } from "../../src/llm/lock-keeping-stream.js";
+import { LockKeepingStream, valuesOf, webStreamOf } from "../../src/llm/lock-keeping-stream.js";
 import { DONE, type ValueSource } from "../../src/llm/value-transform.js";
 import { type Step, sourceOf } from "../support/value-sources.js";
 
@@ -116,27 +116,6 @@ const CASES: Record<string, { steps: Step[]; reads: (a: Branch, b: Branch) => Pr
   },
 };
 
-/**
- * A web stream over `source`, pulled only for a read waiting: a `LockKeepingStream` was one before
- * session 44 (it now makes one only when a member needs it), so its `tee` is the reference.
- */
-function webStreamOf(source: ValueSource<number>): ReadableStream<number> {
-  return new ReadableStream<number>(
-    {
-      pull: async (controller) => {
-        const value = await source.next();
-        if (value === DONE) {
-          controller.close();
-        } else {
-          controller.enqueue(value);
-        }
-      },
-      cancel: (reason) => source.cancel(reason),
-    },
-    { highWaterMark: 0 },
-  );
-}
-
 async function run(
   name: string,
   tee: (source: ValueSource<number>) => ReadableStream<number>[],
@@ -156,6 +135,8 @@ async function run(
 
 describe("a LockKeepingStream's tee reads as ReadableStream's own", () => {
   test.each(Object.keys(CASES))("%s", async (name) => {
+    // The web stream a `LockKeepingStream` makes when a member needs one: its native `tee` is the
+    // reference for ours.
     const native = await run(name, (source) => webStreamOf(source).tee(), false);
     const ours = await run(name, (source) => new LockKeepingStream(source).tee(), false);
     const oursByValues = await run(name, (source) => new LockKeepingStream(source).tee(), true);
