@@ -4,8 +4,9 @@
  *
  *   node --expose-gc bench/in-process.mjs <benchmark> '<options as JSON>'
  *
- * With a `dist` option, `@ai-sdk/provider-utils` loads as turnloop's bundle has it
- * (bench/in-process/bundled-packages.mjs), so the request path measured is the command's.
+ * With a `dist` option, turnloop loads from a copy of it beside `@ai-sdk/provider-utils` and the
+ * provider packages as turnloop's bundle has them (bench/in-process/bundled-packages.mjs), so the
+ * request path measured is the command's.
  * It prints one JSON line with its measurements on stdout. `bench/run.mjs` drives it; it can also
  * be run by hand while working on one figure. Spans are measured with the machine's monotonic clock
  * (see `monotonicMilliseconds` in fake-model.mjs), the same clock the fake model server stamps its
@@ -38,9 +39,9 @@
  * - `rss-breakdown` [dist]: RSS and heap after each layer of turnloop is imported, in order.
  */
 
-import { register } from "node:module";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { distWithBundledPackages } from "./in-process/bundled-packages.mjs";
 
 /**
  * Each benchmark's module (bench/in-process/), imported when that benchmark runs, so that `import`
@@ -80,11 +81,8 @@ async function main(argv) {
   }
   const options = JSON.parse(optionsText ?? "{}");
   if (typeof options.dist === "string") {
-    options.dist = resolve(options.dist);
     // The packages as the bundle runs them (bench/in-process/bundled-packages.mjs).
-    register("./in-process/bundled-packages.mjs", import.meta.url, {
-      data: { dist: options.dist },
-    });
+    options.dist = await distWithBundledPackages(resolve(options.dist));
   }
   const benchmark = await load();
   const result = await benchmark(options);

@@ -2,6 +2,7 @@
  * session) costs. */
 
 import { BENCH_MODEL, BENCH_PROMPT } from "../scenario.mjs";
+import { importPackage } from "./bundled-packages.mjs";
 import {
   importDist,
   mainThreadSchedule,
@@ -25,7 +26,7 @@ import {
 async function makeLayers(options, baseUrl) {
   const [{ createOpenAICompatible }, { openAiChatQuirksFetch }, { createProvider, resolveModel }] =
     await Promise.all([
-      import("@ai-sdk/openai-compatible"),
+      importPackage(options.dist, "@ai-sdk/openai-compatible"),
       importDist(options.dist, "llm/openai-chat-quirks.js"),
       importDist(options.dist, "llm/models.js"),
     ]);

@@ -5,6 +5,7 @@
  */
 
 import { pathToFileURL } from "node:url";
+import { importPackage } from "./bundled-packages.mjs";
 import { collectGarbageReturned, exactResidentBytes } from "./memory-detail.mjs";
 import { importDist, monotonicMilliseconds } from "./support.mjs";
 
@@ -32,7 +33,7 @@ export async function rssBreakdown(options) {
   record("+ cli/arguments.js");
   await importDist(options.dist, "cli/prompt-command.js");
   record("+ cli/prompt-command.js (session, loop, tools, zod)");
-  await import("@ai-sdk/openai-compatible");
+  await importPackage(options.dist, "@ai-sdk/openai-compatible");
   record("+ @ai-sdk/openai-compatible");
   return { steps };
 }

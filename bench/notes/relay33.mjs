@@ -13,14 +13,13 @@
  */
 
 import { Session as Inspector } from "node:inspector";
-import { register } from "node:module";
 import { resolve } from "node:path";
+import { distWithBundledPackages } from "../in-process/bundled-packages.mjs";
 import { importDist, startFakeModelElsewhere } from "../in-process/support.mjs";
 import { BENCH_MODEL, BENCH_PROMPT } from "../scenario.mjs";
 
 const options = JSON.parse(process.argv[2] ?? "{}");
-options.dist = resolve(options.dist);
-register("../in-process/bundled-packages.mjs", import.meta.url, { data: { dist: options.dist } });
+options.dist = await distWithBundledPackages(resolve(options.dist));
 const startAt = 1_000;
 
 const model = await startFakeModelElsewhere({

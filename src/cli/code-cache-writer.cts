@@ -3,6 +3,12 @@
  * and folders written at the process's exit, and the removal of unused folders. Loaded by the
  * loader's exit handler, and only when a script compiled without a cache: a run whose every
  * script took its cache (the usual run) never loads this file.
+ *
+ * Such a run also writes again the caches that its other scripts took: it went where the runs
+ * before it did not (a first tool call loads scripts of its own), so the functions it compiled in
+ * the scripts it took (a tool call's, in the shared ones) were in no cache. Caches made by a run
+ * that called no tool, never written again, left them to every later run's first tool call
+ * (issue 26, figure 3b: bench/notes/turn45.md).
  */
 
 const fs = process.getBuiltinModule("node:fs");

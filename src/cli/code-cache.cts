@@ -19,10 +19,11 @@
  * When: a script whose cache is missing, unreadable or refused (short, damaged, made by another
  * V8: `cachedDataRejected`) compiles as before, and its cache is written at the process's exit
  * (after the run's work; a temporary file renamed over the old one), if the home exists; one
- * whose cache was accepted is never written again. A home that cannot be written only means no
- * cache. A run that makes a new folder there (a new build, Node, install or flags) then removes
- * the other folders of `cache/code` not modified in 30 days (code-cache-writer.cts), those that
- * pass the reader's checks (the user's own, not a link, nobody else can write them).
+ * whose cache was accepted is written again only by a run that writes a new one (why:
+ * code-cache-writer.cts). A home that cannot be written only means no cache. A run that makes a
+ * new folder there (a new build, Node, install or flags) then removes the other folders of
+ * `cache/code` not modified in 30 days (code-cache-writer.cts), those that pass the reader's
+ * checks (the user's own, not a link, nobody else can write them).
  * `TURNLOOP_NO_CODE_CACHE=1` (any non-empty value) turns it off: every script compiles and nothing
  * is read or written.
  *
@@ -54,6 +55,8 @@ interface PendingCache {
 
 const loaded = new Map<string, LoadedScript>();
 const pending: PendingCache[] = [];
+/** The scripts that took their cache. */
+const taken: PendingCache[] = [];
 const nodeRequires = new Map<string, NodeJS.Require>();
 /** One buffer for every script and cache file read, so that the run holds the largest alone. */
 let readBuffer = Buffer.allocUnsafeSlow(0);
@@ -121,6 +124,8 @@ function compiled(file: string, source: string): Wrapper {
       process.once("exit", writePendingCaches);
     }
     pending.push({ script, file: cacheFile, tag });
+  } else if (cacheFile !== undefined) {
+    taken.push({ script, file: cacheFile, tag });
   }
   return script.runInThisContext() as Wrapper;
 }
@@ -317,7 +322,7 @@ function versionTagFunction(): () => number {
   return process.getBuiltinModule("node:v8").cachedDataVersionTag;
 }
 
-/** At exit: the caches of the scripts that compiled without one, each written then renamed. */
+/** At exit: the caches of scripts compiled without one, then the others', each renamed in. */
 function writePendingCaches(): void {
   const tag = versionTag();
   try {
@@ -328,7 +333,7 @@ function writePendingCaches(): void {
       require("./code-cache-writer.cjs") as typeof import("./code-cache-writer.cjs");
     let room = freeBytes(folderOf(cacheRoot)) - KEEP_FREE_BYTES;
     let made: string | undefined;
-    for (const { script, file, tag: compiledUnder } of pending.splice(0)) {
+    for (const { script, file, tag: compiledUnder } of [...pending.splice(0), ...taken]) {
       if (compiledUnder !== tag || !trusted(file)) {
         continue;
       }

@@ -90,6 +90,53 @@ describe("V8's code cache of the bundle's scripts (issue 26)", () => {
     expect(files.map((file) => statSync(join(folder, file)).ino)).toEqual(inodes);
   });
 
+  test("a run that writes a new script's cache (a first tool call) writes again the caches it took, with the functions it compiled in them", async () => {
+    // Issue 26, figure 3b (bench/notes/turn45.md): caches made by a run that called no tool held
+    // none of a tool call's functions in the shared scripts, and were never written again, so
+    // every later run compiled them at its first tool call.
+    writeFileSync(join(cli.directory, "notes.md"), "The notes.\n");
+    const answered = await prompt();
+    const { folder, files } = cacheFiles();
+    const sizes = () => new Map(files.map((file) => [file, statSync(join(folder, file)).size]));
+    const inodes = () => files.map((file) => statSync(join(folder, file)).ino);
+    const [answeredSizes, answeredInodes] = [sizes(), inodes()];
+
+    const viewRun = async () => {
+      writeFileSync(cli.log, "");
+      let calls = 0;
+      cli.server.setResponder(() =>
+        calls++ === 0
+          ? {
+              toolCalls: [
+                { id: "call_1", name: "view", arguments: JSON.stringify({ path: "notes.md" }) },
+              ],
+            }
+          : { text: "All done." },
+      );
+      const env = cli.environment("openai-compatible:my-model");
+      const result = await runCli(["-p", "read the notes"], { cwd: cli.directory, env });
+      expect({ code: result.code, stdout: result.stdout }).toEqual({
+        code: 0,
+        stdout: "All done.\n",
+      });
+      const lines = readFileSync(cli.log, "utf8").split("\n");
+      return new Set(lines.filter((line) => line !== "").map((line) => line.split(" ")[0]));
+    };
+    // Scripts of its own (the hidden places' chunk) compile: every cache is written again.
+    expect(await viewRun()).toEqual(new Set(["accepted", "none"]));
+    const viewedInodes = inodes();
+    expect(viewedInodes.filter((inode, index) => inode === answeredInodes[index])).toEqual([]);
+    // The scripts the answer ran and the tool call ran more of hold more compiled code now.
+    const grown = [...sizes()].filter(([file, size]) => size > (answeredSizes.get(file) ?? 0));
+    expect(grown.map(([file]) => file)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^chunks-shared-/)]),
+    );
+    // The next tool call's run takes every cache and writes none.
+    expect(await viewRun()).toEqual(new Set(["accepted"]));
+    expect(inodes()).toEqual(viewedInodes);
+    expect(answered.length).toBeGreaterThan(5);
+  });
+
   test("neither a run that writes its caches nor one that takes them loads node:v8 (V8's tag comes from its binding), and neither warns", async () => {
     // A CommonJS preload that writes, at exit, the names of Node's own modules loaded: its exit
     // listener comes after the loader's (added while the first script compiled), which writes

@@ -78,8 +78,8 @@ async function makeTemplate(): Promise<CodeCacheTemplate> {
       TURNLOOP_MODEL: "openai-compatible:fake-model",
       TURNLOOP_BASE_URL: `${model.url}/v1`,
     });
-    // `-p` first: the scripts both paths load keep the caches of this run (an accepted cache is
-    // never written again), and most CLI runs of the suite are `-p`.
+    // `-p` first, as most CLI runs of the suite are; the `acp` turn, which loads scripts of its
+    // own, then writes again the caches it took, with what it compiled in them besides.
     model.enqueue({ text: "done" });
     const printed = await runCli(["-p", "say done"], { cwd, env: environment });
     if (printed.code !== 0) {
