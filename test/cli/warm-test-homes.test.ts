@@ -48,6 +48,26 @@ describe("a test home starts with the run's code cache, which -p takes", () => {
     expect(result.code).toBe(0);
     expect(linkedOrOwn(await cacheFiles(home))).toEqual(linkedOrOwn(before));
   });
+
+  test("-p calling tools: the same (the template's run called them; a run that writes a new script's cache writes every cache again)", async ({
+    home,
+    model,
+    cli,
+  }) => {
+    const before = await cacheFiles(home);
+    model.enqueue(
+      {
+        toolCalls: [
+          { id: "v", name: "view", arguments: JSON.stringify({ path: "." }) },
+          { id: "b", name: "bash", arguments: JSON.stringify({ command: "echo ran" }) },
+        ],
+      },
+      { text: "done" },
+    );
+    const result = await cli(["-p", "look", "--allow-all-tools"]);
+    expect({ stdout: result.stdout, code: result.code }).toEqual({ stdout: "done\n", code: 0 });
+    expect(linkedOrOwn(await cacheFiles(home))).toEqual(linkedOrOwn(before));
+  });
 });
 
 describe("a test home starts with the run's code cache, which acp takes", () => {

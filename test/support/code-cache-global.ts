@@ -6,7 +6,8 @@
  * Nothing is made until a test file asks: the set-up serves a loopback HTTP address (handed to the
  * test files as `inject("codeCacheService")`) whose first request makes the template, a temporary
  * home where the run's own built CLI (`dist/`, test/support/cli.ts `CLI_PATH`) answered once with
- * `-p` and once over `acp` (initialize, session/new, session/prompt) against a fake model; each
+ * `-p` (after one call of each common built-in tool) and once over `acp` (initialize,
+ * session/new, session/prompt) against a fake model; each
  * later request gets the same. Every request answers (status 200) `{"template": "<home>"}`, or
  * `{"template": null, "reason": "…"}` when none could be made (no `dist/`, a CLI that failed):
  * homes are then cold, as before, and the reason is printed once. The template is removed when the
@@ -15,7 +16,7 @@
 
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -62,7 +63,28 @@ function serve(): Promise<string> {
   });
 }
 
-/** A home whose `cache/code` holds the caches of a `-p` run and an `acp` turn, or why not. */
+/** One call of each built-in tool the suite's CLI runs call most, in the template's `-p` run. */
+const TEMPLATE_TOOL_CALLS = [
+  { id: "view", name: "view", arguments: JSON.stringify({ path: "notes.md" }) },
+  { id: "bash", name: "bash", arguments: JSON.stringify({ command: "echo done" }) },
+  { id: "grep", name: "grep", arguments: JSON.stringify({ pattern: "one" }) },
+  { id: "glob", name: "glob", arguments: JSON.stringify({ pattern: "*.md" }) },
+  {
+    id: "create",
+    name: "create",
+    arguments: JSON.stringify({ path: "made.md", file_text: "made\n" }),
+  },
+  {
+    id: "edit",
+    name: "edit",
+    arguments: JSON.stringify({ path: "notes.md", old_str: "two", new_str: "three" }),
+  },
+];
+
+/**
+ * A home whose `cache/code` holds the caches of a `-p` run calling tools and of an `acp` turn, or
+ * why not.
+ */
 async function makeTemplate(): Promise<CodeCacheTemplate> {
   if (!existsSync(CLI_PATH)) {
     return { template: null, reason: `${CLI_PATH} is missing` };
@@ -78,10 +100,16 @@ async function makeTemplate(): Promise<CodeCacheTemplate> {
       TURNLOOP_MODEL: "openai-compatible:fake-model",
       TURNLOOP_BASE_URL: `${model.url}/v1`,
     });
-    // `-p` first, as most CLI runs of the suite are; the `acp` turn, which loads scripts of its
-    // own, then writes again the caches it took, with what it compiled in them besides.
-    model.enqueue({ text: "done" });
-    const printed = await runCli(["-p", "say done"], { cwd, env: environment });
+    // `-p` first, as most CLI runs of the suite are, calling the built-in tools most of them call
+    // (their scripts cached too: a run that writes a new script's cache writes again every cache
+    // it took, src/cli/code-cache.cts); the `acp` turn, which loads scripts of its own, then
+    // writes again the caches it took, with what it compiled in them besides.
+    await writeFile(join(cwd, "notes.md"), "one\ntwo\n");
+    model.enqueue({ toolCalls: TEMPLATE_TOOL_CALLS }, { text: "done" });
+    const printed = await runCli(["-p", "say done", "--allow-all-tools"], {
+      cwd,
+      env: environment,
+    });
     if (printed.code !== 0) {
       throw new Error(`-p exited ${printed.code}: ${printed.stderr}`);
     }
