@@ -159,7 +159,9 @@ export async function answerAtOwner(
 }
 
 /**
- * `session.send` of a followed session: the prompt goes to the owner's inbox. When no live
+ * `session.send` of a followed session: the prompt goes to the owner's inbox, once the events
+ * stored before it were delivered (a prompt that ended already ends for this client as for a
+ * local session's app, its idle not held for this prompt: remote-followers.ts). When no live
  * worker holds the session any more (it died, or closed the session), this worker claims it
  * (issue 22): the events stored meanwhile are delivered, `claim` resumes the session here with
  * the client's `session.resume` params, the events that stored are delivered too (every event
@@ -176,12 +178,16 @@ export async function sendToOwner(
   const { sessionId } = params;
   const following = followerOf(connection, sessionId);
   const remote = following?.follower;
+  // What the owner stored before this send is read first, as a local session's app has every
+  // event told before its send arrives: a prompt that ended there already ends here too (its
+  // idle is not held back for this prompt), however far the subscription's reading lags.
+  const subscription = await following?.here.subscribed;
+  await subscription?.readNow();
   const promptId = await postPrompt(server, params, remote);
   if (promptId !== undefined) {
     // The owner records it on the prompt's `user.message`: the app's sendAndWait finds it there.
     return { messageId: promptId };
   }
-  const subscription = await following?.here.subscribed;
   await subscription?.readNow();
   remote?.ownerWatch.stop();
   try {
