@@ -16,7 +16,7 @@ import { idleData } from "../events/idle.js";
 import { ServerToClient } from "../protocol/copilot.js";
 import { interruptedPromptMessage } from "../session/dropped-prompts.js";
 import { createEnvelope } from "../session/envelope.js";
-import { followedLeases } from "../session/followed-leases.js";
+import { fenceGoneHolder, followedLeases } from "../session/followed-leases.js";
 import type { SessionInbox } from "../session/session-store.js";
 import { sendIdle } from "./client-link.js";
 import type { ServerContext } from "./connection.js";
@@ -47,11 +47,11 @@ function onlyFollowing(here: FollowedHere): Follower[] {
 async function holderGone(inbox: SessionInbox, here: FollowedHere): Promise<void> {
   const { session } = here;
   const { sessionId } = session;
-  const settled = await inbox.withdraw(sessionId, []);
-  if (settled.ownerStopped === false) {
+  const subscription = await here.subscribed;
+  const cause = await fenceGoneHolder(inbox, sessionId, () => subscription.readNow());
+  if (cause === undefined) {
     return; // A live worker holds it (another claimed it): its followers read the claim.
   }
-  await (await here.subscribed).readNow();
   const followers = onlyFollowing(here);
   for (const { prompts } of followers) {
     prompts.ownerGone();
@@ -59,7 +59,7 @@ async function holderGone(inbox: SessionInbox, here: FollowedHere): Promise<void
   if (followers.length === 0 || !here.ends.promptOpen) {
     return;
   }
-  const message = interruptedPromptMessage(sessionId, "followed", settled.ownerStopped);
+  const message = interruptedPromptMessage(sessionId, "followed", cause);
   const error = createEnvelope(
     { type: "session.error", data: { errorType: "server", message } },
     null,

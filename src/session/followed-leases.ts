@@ -10,7 +10,7 @@
  */
 
 import { ownerCheckMs } from "./owner-watch.js";
-import type { SessionInbox } from "./session-store.js";
+import type { LeaseGone, SessionInbox } from "./session-store.js";
 
 /** One followed session, as its face watches it ({@link FollowedLeases.watch}). */
 export interface FollowedLease {
@@ -94,4 +94,23 @@ export function followedLeases(inbox: Pick<SessionInbox, "unheld">): FollowedLea
     byInbox.set(inbox, leases);
   }
   return leases;
+}
+
+/**
+ * Fences the lease of `sessionId`, which no live worker held when checked, as a follower's prompt
+ * watch does (the inbox's `withdraw`, here withdrawing nothing), then delivers what the holder
+ * stored (`readNow`). @returns why the holder is gone (session-store.ts {@link LeaseGone}), or
+ * `undefined` when a live worker holds the session again (another worker claimed it).
+ */
+export async function fenceGoneHolder(
+  inbox: Pick<SessionInbox, "withdraw">,
+  sessionId: string,
+  readNow: () => Promise<void>,
+): Promise<LeaseGone | undefined> {
+  const { ownerStopped } = await inbox.withdraw(sessionId, []);
+  if (ownerStopped === false) {
+    return undefined;
+  }
+  await readNow();
+  return ownerStopped;
 }
