@@ -34,11 +34,6 @@ export class FollowedLeases {
     this.#periodMs = periodMs;
   }
 
-  /** Number of sessions watched (a session two faces follow counts twice). */
-  get size(): number {
-    return this.#leases.size;
-  }
-
   /** Checks `lease` from the next check on. @returns what stops checking it. */
   watch(lease: FollowedLease): () => void {
     this.#leases.add(lease);
