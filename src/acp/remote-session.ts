@@ -9,7 +9,8 @@
  * holds the session any more, the prompt is not sent: the caller claims the session here. While a
  * prompt waits on the owner, the owner's lease is checked (session/owner-watch.ts): when it lapsed
  * (the owner died), what it stored is delivered, the prompt ends with a `-32603` error saying so
- * (after a notice with the same text, notices.ts), and the next prompt claims the session. The
+ * (after a notice with the same text, notices.ts), and the next prompt claims the session; while
+ * none waits, an owner that dies running a prompt is told as a notice (followed-holder.ts). The
  * follower registers with the owner as a permission handler, and asks its client the owner's
  * questions (remote-permissions.ts). When another worker or app deletes the session (the store's
  * live events, live-events.ts `onDeleted`), a prompt waiting on it ends with `-32002` saying so,
@@ -27,6 +28,7 @@ import { InboxRefusedError } from "../session/session-locked-error.js";
 import type { RefusedPrompt, StoredLog } from "../session/session-store.js";
 import { builtinTools } from "../tools/index.js";
 import { followedAnswer, invalidParams, invalidRequest } from "./errors.js";
+import { FollowedHolder } from "./followed-holder.js";
 import { type FollowAnswer, followAnswer } from "./modes.js";
 import { noticeUpdate, offersNotices } from "./notices.js";
 import { promptContent } from "./prompt-content.js";
@@ -65,6 +67,8 @@ export class AcpRemoteSession {
   #permissions: RemotePermissions | undefined;
   #unregister: () => Promise<void> = async () => undefined;
   #stopLive: () => void = () => undefined;
+  #stopHolderWatch: () => void = () => undefined;
+  readonly #holder: FollowedHolder;
   #deleted = false;
   #prompt: RemotePrompt | undefined;
   readonly #sent = new SentPrompts();
@@ -76,6 +80,7 @@ export class AcpRemoteSession {
     const start = log.events.find((event) => event.type === "session.start");
     this.cwd = start?.type === "session.start" ? start.data.cwd : "";
     this.#model = start?.type === "session.start" ? start.data.model : "";
+    this.#holder = new FollowedHolder(sessionId, log.events);
     const extraTools = context.extraTools;
     this.#mapper = new UpdateMapper({
       mode: "replay",
@@ -124,6 +129,12 @@ export class AcpRemoteSession {
       // Before any prompt: the owner reads the registration first (follower-handler.ts).
       remote.#permissions = new RemotePermissions(context.client, sessionId, inbox);
       remote.#unregister = await registerHandler(inbox, sessionId, context.host.env);
+      remote.#stopHolderWatch = remote.#holder.watch(inbox, {
+        onlyFollowing: () => !remote.#sent.waiting && !remote.#sent.ownerClosed && !remote.#deleted,
+        readNow: async () => remote.#subscription?.readNow(),
+        told: () => remote.#sent.ownerGone(),
+        say: (notice) => remote.#send(noticeUpdate(notice, offersNotices(context.offered))),
+      });
     }
     remote.#ownerWatch = watchOwner(
       context.host.store,
@@ -247,6 +258,7 @@ export class AcpRemoteSession {
    */
   async claimedBy<Claimed>(claim: () => Promise<Claimed>): Promise<Claimed> {
     this.#ownerWatch?.stop();
+    this.#stopHolderWatch();
     try {
       return await claim();
     } finally {
@@ -259,6 +271,7 @@ export class AcpRemoteSession {
     const subscription = this.#subscription;
     this.#subscription = undefined;
     this.#ownerWatch?.stop();
+    this.#stopHolderWatch();
     this.#stopLive();
     this.cancel();
     // A deleted session's log is gone: nothing left to deliver.
@@ -336,6 +349,7 @@ export class AcpRemoteSession {
   #stored(event: SessionEvent): void {
     const prompt = this.#prompt;
     let updates = this.#mapper.map(event);
+    this.#holder.read(event);
     const news = this.#sent.stored(event);
     this.#permissions?.stored(event);
     // A new lease's takeover record: prompts addressed to the old one are settled.

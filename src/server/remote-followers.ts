@@ -4,20 +4,22 @@
  * subscription per session however many apps follow it, each stored event encoded once and sent to
  * every follower, in log order; each follower's own prompts, owner watch, permission handler
  * registration and `settings_ignored` warning; the owner's live events (session/live-events.ts)
- * to every follower too, and the session's deletion by another worker; the subscription closed
- * when the last one leaves.
+ * to every follower too, and the session's deletion by another worker; the holder's lease, checked
+ * for the apps that only follow (remote-holder-gone.ts); the subscription closed when the last
+ * one leaves.
  */
 
 import type { SessionEvent, SessionEventData } from "../events/events.js";
 import { ServerToClient, type SessionLifecycleNotification } from "../protocol/copilot.js";
 import { type OwnerWatch, watchOwner } from "../session/owner-watch.js";
-import { type PromptEnd, SentPrompts } from "../session/prompt-end.js";
+import { type PromptEnd, PromptEnds, SentPrompts } from "../session/prompt-end.js";
 import type { SessionSubscription } from "../session/session-follower.js";
 import type { StoredLog } from "../session/session-store.js";
 import { promptModeAfter } from "./client-link.js";
 import type { ClientConnection, ServerContext } from "./connection.js";
 import { notificationFrame } from "./notification-text.js";
 import { FollowedEvents } from "./remote-events.js";
+import { watchHolder } from "./remote-holder-gone.js";
 import { FollowedLiveEvents } from "./remote-live.js";
 import { endedIdle, endPrompts, endRefused, type FollowedSession } from "./remote-prompt-end.js";
 import { RemoteQuestions } from "./remote-questions.js";
@@ -53,6 +55,10 @@ export interface FollowedHere {
   subscribed: Promise<SessionSubscription>;
   /** Stops listening for the owner's live events (session/live-events.ts). */
   stopLive: () => void;
+  /** Where the holder's prompts end, read from every stored event (whose prompt is open). */
+  ends: PromptEnds;
+  /** Stops checking the holder's lease for the apps that only follow (remote-holder-gone.ts). */
+  stopWatch?: () => void;
 }
 
 /** The sessions each server follows for its clients, by session id. */
@@ -107,6 +113,7 @@ export async function join(
     if (sessions.get(sessionId) === here) {
       sessions.delete(sessionId);
       here.stopLive();
+      here.stopWatch?.();
     }
     throw error;
   }
@@ -127,8 +134,10 @@ function subscribe(
   const events = new FollowedEvents(start, questions, (model) =>
     server.host.contextWindowOf(model),
   );
+  const ends = new PromptEnds();
   for (const event of log.events) {
     events.past(event);
+    ends.read(event);
     session.promptMode = promptModeAfter(event, session.promptMode);
   }
   const followers = new Map<ClientConnection, Follower>();
@@ -141,6 +150,7 @@ function subscribe(
       }),
     );
     session.promptMode = promptModeAfter(event, session.promptMode);
+    ends.read(event);
     // The owner's idle goes once to every follower it ends for (none of its prompts waits).
     const told: ClientConnection[] = [];
     const idleFor: ClientConnection[] = [];
@@ -167,7 +177,9 @@ function subscribe(
     }
     live.stored(event);
   });
-  return { session, questions, followers, subscribed, stopLive };
+  const here: FollowedHere = { session, questions, followers, subscribed, stopLive, ends };
+  here.stopWatch = watchHolder(server, here);
+  return here;
 }
 
 /**
@@ -266,6 +278,7 @@ export async function leave(
   if (here.followers.size === 0) {
     sessions.delete(sessionId);
     here.stopLive();
+    here.stopWatch?.();
     const subscription = await here.subscribed.catch(() => undefined);
     await subscription?.close();
   }

@@ -55,13 +55,22 @@ export function droppedPromptsMessage(
   }
 }
 
-/** The owner was gone ({@link LeaseGone}) while it ran the prompt, which ended there unfinished. */
+/**
+ * The owner was gone ({@link LeaseGone}) while it ran the prompt, which ended there unfinished:
+ * `this` one the client waits on, one `sent from this worker`, or (`followed`) a prompt the client
+ * only saw start (another client's: session/followed-leases.ts).
+ */
 export function interruptedPromptMessage(
   sessionId: string,
-  prompt: "this" | "sent from this worker",
+  prompt: "this" | "sent from this worker" | "followed",
   cause: LeaseGone,
 ): string {
-  const named = prompt === "this" ? "this prompt" : "a prompt sent from this worker";
+  const named =
+    prompt === "this"
+      ? "this prompt"
+      : prompt === "followed"
+        ? "a prompt"
+        : "a prompt sent from this worker";
   return `${ownerOf(sessionId)} ${goneBecause(cause)} while running ${named}: it ended there unfinished`;
 }
 

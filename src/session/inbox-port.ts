@@ -77,6 +77,13 @@ export interface SessionInbox {
    */
   withdraw(sessionId: string, promptIds: readonly string[]): Promise<PromptWithdrawal>;
   /**
+   * The sessions among `sessionIds` no live worker holds (by the rule {@link withdraw} fences by),
+   * in one read however many they are; held sessions and those the store has not are left out.
+   * Fences nothing: a follower that finds its session here calls {@link withdraw}, which fences
+   * and says why (session/followed-leases.ts).
+   */
+  unheld(sessionIds: readonly string[]): Promise<string[]>;
+  /**
    * Delivers the messages sent to sessions this store instance holds, until closed; from the call
    * on, the leases this store instance holds and takes say that it takes messages
    * ({@link LeaseHolder.takesInbox}): call it before taking the leases whose messages it serves.

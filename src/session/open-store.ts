@@ -116,6 +116,7 @@ class DeferredPostgresStore implements SessionStore {
     post: async (sessionId, message) => (await this.#load()).inbox.post(sessionId, message),
     withdraw: async (sessionId, promptIds) =>
       (await this.#load()).inbox.withdraw(sessionId, promptIds),
+    unheld: async (sessionIds) => (await this.#load()).inbox.unheld(sessionIds),
     receive: async (onMessage) => (await this.#load()).inbox.receive(onMessage),
     refuse: async (sessionId, promptId, refusal) =>
       (await this.#load()).inbox.refuse(sessionId, promptId, refusal),

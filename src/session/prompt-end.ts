@@ -51,6 +51,14 @@ export class PromptEnds {
   /** A prompt's `user.message` was read and no end after it. */
   #promptOpen = false;
 
+  /**
+   * Whether the last prompt read started (its `user.message`) and no end of it was read: the
+   * holder was running it (a follower told of the holder's death says so: followed-leases.ts).
+   */
+  get promptOpen(): boolean {
+    return this.#promptOpen;
+  }
+
   /** @returns how the prompt ended when `event` is its last stored event, else `undefined`. */
   read(event: SessionEvent): PromptEnd | undefined {
     const end = this.#read(event);

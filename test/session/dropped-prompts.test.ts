@@ -42,14 +42,18 @@ describe("what a follower's client is told of prompts the owner dropped", () => 
       (["ended", "lapsed", "released"] as const).flatMap((cause) => [
         interruptedPromptMessage("s-1", "this", cause),
         interruptedPromptMessage("s-1", "sent from this worker", cause),
+        interruptedPromptMessage("s-1", "followed", cause),
       ]),
     ).toEqual([
       `${owner} stopped (its process is gone) while running this prompt: it ended there unfinished`,
       `${owner} stopped (its process is gone) while running a prompt sent from this worker: it ended there unfinished`,
+      `${owner} stopped (its process is gone) while running a prompt: it ended there unfinished`,
       `${owner} let its lease lapse (not renewed in time) while running this prompt: it ended there unfinished`,
       `${owner} let its lease lapse (not renewed in time) while running a prompt sent from this worker: it ended there unfinished`,
+      `${owner} let its lease lapse (not renewed in time) while running a prompt: it ended there unfinished`,
       `${owner} lost its lease (no worker holds the session) while running this prompt: it ended there unfinished`,
       `${owner} lost its lease (no worker holds the session) while running a prompt sent from this worker: it ended there unfinished`,
+      `${owner} lost its lease (no worker holds the session) while running a prompt: it ended there unfinished`,
     ]);
   });
 });

@@ -27,6 +27,7 @@ import type { Database } from "./database.js";
 import { leaseGone, liveLeaseSql, toHolder, type Worker } from "./lease.js";
 import type { CommitListener } from "./notify.js";
 import { readJson, readText, storedJson, storedText } from "./stored-text.js";
+import { unheldSessions } from "./unheld.js";
 
 /** The channel announcing inbox messages; the payload is the session id. */
 export const INBOX_CHANNEL = "turnloop_inbox";
@@ -287,6 +288,13 @@ export class InboxReceiver implements SessionInbox {
   async withdraw(sessionId: string, promptIds: readonly string[]): Promise<PromptWithdrawal> {
     validateSessionId(sessionId);
     return withdrawPrompts(this.#database, sessionId, promptIds, this.#worker.leaseMs);
+  }
+
+  async unheld(sessionIds: readonly string[]): Promise<string[]> {
+    for (const sessionId of sessionIds) {
+      validateSessionId(sessionId);
+    }
+    return unheldSessions(this.#database, sessionIds, this.#worker.leaseMs);
   }
 
   async refuse(sessionId: string, promptId: string, refusal: PromptRefusal): Promise<boolean> {
