@@ -207,6 +207,12 @@ export interface SessionListEntry {
   isRemote: false;
   /** The first prompt, on one line. */
   summary?: string;
+  /**
+   * The name the session was given (`session.name.set`, `setAuto`, a fork's name), when it has
+   * one: Copilot's `LocalSessionMetadataValue.name` (`@github/copilot-sdk` 1.0.14
+   * `dist/generated/rpc.d.ts`).
+   */
+  name?: string;
   context?: { cwd: string };
   /**
    * turnloop: model id from `session.start`, turns so far (a failed attempt sent again is not

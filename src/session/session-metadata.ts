@@ -1,6 +1,6 @@
 /**
  * The file store's listing metadata: `<session folder>/metadata.json`, what `turnloop sessions`
- * and `session/list` show of a session (start, title, counts, last activity) together with the
+ * and `session/list` show of a session (start, title, name, counts, last activity) together with the
  * number of bytes of `events.jsonl` it describes. The writer stores it from the events it appends
  * (no reading) at its first commit, at commits outside a prompt (its end, close) and at a
  * checkpoint inside one that is 64 KiB past it (see `LISTING_TAIL_BYTES` and the comment above it
@@ -51,6 +51,11 @@ export interface LogScan {
   /** The `forkedFrom` of `session.start`: the session this one is a fork of. */
   forkedFrom: string | null;
   /**
+   * The `title` of the last `session.title_changed`: the name the session was given
+   * (`session.name.set` / `setAuto`, a fork's name), as `session.name.get` answers it.
+   */
+  name: string | null;
+  /**
    * Timestamp of the latest event that was work in the session, never before its start
    * (`later`: a fork's copied events keep their earlier times): not a `session.resume` or
    * `session.shutdown`, which an editor's `session/load` or an app's `resumeSession` that only
@@ -63,13 +68,14 @@ export interface LogScan {
 }
 
 /**
+ * 6: `name` (5 had none: stored scans of 5 are made again once, which reads the name from the log);
  * 5: forks' titles marked (`forkTitle`), `lastTimestamp` never before `session.start`'s `startTime` or an earlier event's (4 took the
  * last event's: a fork's copied events made it earlier than its start); 4: `turns` without the failed attempts sent again (3 counted them: stored scans of 3 are made
  * again once); 3: `lastTimestamp` without opening and closing events (2 counted them: stored scans of 2 are
  * made again once); 2: counts of the log's chain, with `lastId` (1 counted lines that looked
  * like events).
  */
-const METADATA_VERSION = 5;
+const METADATA_VERSION = 6;
 const FIRST_PROMPT_LENGTH = 80;
 /** Characters of a prompt looked at for its title. */
 const PROMPT_SCAN_LIMIT = 65_536;
@@ -89,6 +95,7 @@ export function emptyScan(): LogScan {
     model: null,
     firstPrompt: null,
     forkedFrom: null,
+    name: null,
     lastTimestamp: null,
     lastId: null,
   };
@@ -121,6 +128,8 @@ export function scanEvent(scan: LogScan, event: SessionEvent, byteLength: number
     scan.firstPrompt = forkTitle(scan.forkedFrom, promptOf(event.data));
   } else if (event.type === "session.model_change") {
     scan.model = event.data.newModel;
+  } else if (event.type === "session.title_changed") {
+    scan.name = event.data.title;
   }
 }
 
@@ -196,6 +205,7 @@ export function readMetadata(directory: string): LogScan | undefined {
     model: typeof scan.model === "string" ? scan.model : null,
     firstPrompt: typeof scan.firstPrompt === "string" ? scan.firstPrompt : null,
     forkedFrom: typeof scan.forkedFrom === "string" ? scan.forkedFrom : null,
+    name: typeof scan.name === "string" ? scan.name : null,
     lastTimestamp: typeof scan.lastTimestamp === "string" ? scan.lastTimestamp : null,
     lastId: typeof scan.lastId === "string" ? scan.lastId : null,
     failedTurn: typeof scan.failedTurn === "string" ? scan.failedTurn : null,

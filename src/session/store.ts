@@ -143,6 +143,7 @@ async function summarizeSession(
     eventCount: scan.eventCount,
     size: scan.size,
     firstPrompt: scan.firstPrompt,
+    ...(scan.name === null ? {} : { name: scan.name }),
   };
   return scan.start === null
     ? { ...summary, problem: "events.jsonl has no readable session.start" }

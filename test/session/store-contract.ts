@@ -265,6 +265,32 @@ export function describeSessionStore(name: string, createStore: () => Promise<St
       ]);
     });
 
+    it("lists the name a session was given last (session.title_changed), none before one", async () => {
+      const { store } = await setUp();
+      const named = await stored(store, "named", [
+        userMessage("fix the build"),
+        ...turn("t1"),
+        { type: "session.title_changed", data: { title: "build fix" } },
+      ]);
+      const appender = leased((await store.open("named")).appender);
+      appendAll(
+        appender,
+        [{ type: "session.title_changed", data: { title: "release" } }],
+        named.at(-1),
+      );
+      await appender.commit();
+      await stored(store, "unnamed", [userMessage("say hello"), ...turn("t1")]);
+      const listed = (await store.list()).map(({ sessionId, firstPrompt, name }) => ({
+        sessionId,
+        firstPrompt,
+        name,
+      }));
+      expect(listed).toEqual([
+        { sessionId: "named", firstPrompt: "fix the build", name: "release" },
+        { sessionId: "unnamed", firstPrompt: "say hello", name: undefined },
+      ]);
+    });
+
     it.skipIf(!canCountReads)(
       "lists without reading whole logs: a session with an 8 MB prompt costs little to list",
       async () => {

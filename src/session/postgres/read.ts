@@ -187,6 +187,7 @@ interface SummaryRow {
   event_count: number;
   size: string;
   title: string | null;
+  name: string | null;
 }
 
 /**
@@ -201,7 +202,7 @@ export async function listRows(
   const { rows } = await database.run(() =>
     pool.query<SummaryRow>(
       `SELECT id, cwd, model, start_time, last_activity, updated_at, turns, event_count, size,
-         title FROM sessions WHERE next_seq > 1`,
+         title, name FROM sessions WHERE next_seq > 1`,
     ),
   );
   const wanted = filter.cwd === undefined ? undefined : resolve(filter.cwd);
@@ -221,6 +222,7 @@ function readSummaryRow(row: SummaryRow): SummaryRow {
     start_time: readText(row.start_time),
     last_activity: readText(row.last_activity),
     title: readText(row.title),
+    name: readText(row.name),
   };
 }
 
@@ -235,6 +237,7 @@ function toSummary(row: SummaryRow, where: string): SessionSummary {
     eventCount: row.event_count,
     size: Number(row.size),
     firstPrompt: row.title,
+    ...(row.name === null ? {} : { name: row.name }),
     eventsPath: `${where} (session ${row.id})`,
   };
   return row.start_time === null ? { ...summary, problem: "no session.start event" } : summary;

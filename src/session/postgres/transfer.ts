@@ -49,9 +49,9 @@ export async function importRows(database: Database, sessionId: string, log: Buf
   const scan = scanLog(log);
   const stored = await database.transaction(async (client) => {
     const { rowCount } = await client.query(
-      `INSERT INTO sessions (id, status, next_seq, cwd, model, start_time, title, last_activity,
-         turns, event_count, size)
-       VALUES ($1, 'idle', $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO sessions (id, status, next_seq, cwd, model, start_time, title, name,
+         last_activity, turns, event_count, size)
+       VALUES ($1, 'idle', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
       [
         sessionId,
         lines.length + 1,
