@@ -221,6 +221,11 @@ export interface SessionListEntry {
   model?: string;
   turns: number;
   problem?: string;
+  /**
+   * turnloop: the last prompt has no end and no live process holds the session (its process
+   * ended mid-prompt; the next resume records it), as `turnloop sessions` says it.
+   */
+  interrupted?: true;
 }
 
 /** Copilot's permission request kinds, as an app's handler sees them. */

@@ -45,6 +45,7 @@ export function sessionListEntry(summary: SessionSummary): SessionListEntry {
     ...(summary.model === null ? {} : { model: summary.model }),
     turns: summary.turns,
     ...(summary.problem === undefined ? {} : { problem: summary.problem }),
+    ...(summary.interrupted === true ? { interrupted: true } : {}),
   };
 }
 

@@ -22,8 +22,10 @@ import type { PromptBlock, SessionEvent, UserMessageData } from "../events/event
 import { randomUUID } from "../events/random-id.js";
 import { EventLog, type KeepEvent, type OpenedEventLog } from "./event-log.js";
 import { EventLogParser, LOG_START } from "./event-log-reading.js";
+import { foldPrompt, isPromptState } from "./listed-prompt.js";
 import { givenPrompt } from "./prompt-attachments.js";
 import type { IdleLock } from "./session-lock.js";
+import type { PromptStopsState } from "./session-model/prompt-stops.js";
 import { createFile, writeAndClose } from "./small-file.js";
 
 /** What a listing shows of one log, and how many of its bytes that covers. */
@@ -56,6 +58,11 @@ export interface LogScan {
    */
   name: string | null;
   /**
+   * Where the prompts stand: the session model's stop rule folded over the log (listed-prompt.ts),
+   * which says whether the last prompt has an end; `null` before any event it reads.
+   */
+  prompt: PromptStopsState | null;
+  /**
    * Timestamp of the latest event that was work in the session, never before its start
    * (`later`: a fork's copied events keep their earlier times): not a `session.resume` or
    * `session.shutdown`, which an editor's `session/load` or an app's `resumeSession` that only
@@ -68,6 +75,7 @@ export interface LogScan {
 }
 
 /**
+ * 7: `prompt` (6 had none: stored scans of 6 are made again once);
  * 6: `name` (5 had none: stored scans of 5 are made again once, which reads the name from the log);
  * 5: forks' titles marked (`forkTitle`), `lastTimestamp` never before `session.start`'s `startTime` or an earlier event's (4 took the
  * last event's: a fork's copied events made it earlier than its start); 4: `turns` without the failed attempts sent again (3 counted them: stored scans of 3 are made
@@ -75,7 +83,7 @@ export interface LogScan {
  * made again once); 2: counts of the log's chain, with `lastId` (1 counted lines that looked
  * like events).
  */
-const METADATA_VERSION = 6;
+const METADATA_VERSION = 7;
 const FIRST_PROMPT_LENGTH = 80;
 /** Characters of a prompt looked at for its title. */
 const PROMPT_SCAN_LIMIT = 65_536;
@@ -96,6 +104,7 @@ export function emptyScan(): LogScan {
     firstPrompt: null,
     forkedFrom: null,
     name: null,
+    prompt: null,
     lastTimestamp: null,
     lastId: null,
   };
@@ -112,6 +121,7 @@ export function scanEvent(scan: LogScan, event: SessionEvent, byteLength: number
     scan.lastTimestamp = later(scan.lastTimestamp, event.timestamp);
   }
   scan.lastId = event.id;
+  scan.prompt = foldPrompt(scan.prompt, event);
   if (event.type === "assistant.turn_start") {
     scan.turns += 1;
   } else if (event.type === "assistant.turn_end") {
@@ -190,7 +200,12 @@ export function readMetadata(directory: string): LogScan | undefined {
     return undefined;
   }
   const { version, scan } = value as { version?: unknown; scan?: Partial<LogScan> };
-  if (version !== METADATA_VERSION || typeof scan !== "object" || scan === null) {
+  if (
+    version !== METADATA_VERSION ||
+    typeof scan !== "object" ||
+    scan === null ||
+    !isPromptState(scan.prompt)
+  ) {
     return undefined;
   }
   const numbers = [scan.size, scan.eventCount, scan.turns];

@@ -226,12 +226,9 @@ export interface SessionSummary {
    * modification time.
    */
   lastActivity: string;
-  /**
-   * Turns: model requests (`assistant.turn_start` events) but the failed attempts sent again
-   * (session-metadata.ts `LogScan`).
-   */
+  /** Model requests (`assistant.turn_start`) but failed attempts sent again (session-metadata.ts). */
   turns: number;
-  /** Number of stored events (the file store: lines that look like one, without parsing). */
+  /** Number of stored events. */
   eventCount: number;
   /** Bytes the session's events take in the store. */
   size: number;
@@ -239,6 +236,8 @@ export interface SessionSummary {
   firstPrompt: string | null;
   /** The name the session was given last (`session.title_changed`), when it was given one. */
   name?: string;
+  /** The last prompt has no end and no live process holds the session (its process ended). */
+  interrupted?: true;
   /** Where the log is (the file store: the path of `events.jsonl`). */
   eventsPath: string;
   /**

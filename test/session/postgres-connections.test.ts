@@ -55,10 +55,10 @@ describe.skipIf(postgresUnavailable !== undefined)("the PostgreSQL store's conne
     expect(await versions(tested)).toEqual(EVERY_VERSION);
 
     // A database left at version 1 by an older turnloop: version 2 added `inbox.epoch`, 3
-    // `sessions.name`.
+    // `sessions.name`, 4 `sessions.prompt_open`.
     await tested.pool.query("DELETE FROM schema_migrations WHERE version > 1");
     await tested.pool.query("ALTER TABLE inbox DROP COLUMN epoch");
-    await tested.pool.query("ALTER TABLE sessions DROP COLUMN name");
+    await tested.pool.query("ALTER TABLE sessions DROP COLUMN name, DROP COLUMN prompt_open");
     expect(await (await worker(tested.url)).list()).toEqual([]);
     expect(await versions(tested)).toEqual(EVERY_VERSION);
     const { rows } = await tested.pool.query<{ column_name: string }>(
@@ -91,7 +91,7 @@ describe.skipIf(postgresUnavailable !== undefined)("the PostgreSQL store's conne
     await stored("unnamed", []);
     // As version 2 left it: no `name` column, the events as they were.
     await tested.pool.query("DELETE FROM schema_migrations WHERE version > 2");
-    await tested.pool.query("ALTER TABLE sessions DROP COLUMN name");
+    await tested.pool.query("ALTER TABLE sessions DROP COLUMN name, DROP COLUMN prompt_open");
     const names = (await (await worker(tested.url)).list()).map(({ sessionId, name }) => ({
       sessionId,
       name,

@@ -291,6 +291,45 @@ export function describeSessionStore(name: string, createStore: () => Promise<St
       ]);
     });
 
+    it("lists a prompt left without an end as interrupted while no live process holds the session", async () => {
+      const { store } = await setUp();
+      const killed = [
+        userMessage("count"),
+        { type: "assistant.turn_start", data: { turnId: "t1" } },
+      ];
+      await stored(store, "killed", killed as EventInput[]);
+      await stored(store, "held", killed as EventInput[]);
+      await stored(store, "answered", [
+        userMessage("count"),
+        { type: "assistant.turn_start", data: { turnId: "t1" } },
+        {
+          type: "assistant.turn_end",
+          data: { turnId: "t1", status: "completed", stopReason: "end_turn" },
+        },
+      ]);
+      await stored(store, "cancelled", [
+        userMessage("count"),
+        { type: "abort", data: { reason: "user" } },
+      ]);
+      const holder = await current?.holdInAnotherProcess("held");
+      try {
+        const listed = (await store.list()).map(({ sessionId, interrupted }) => ({
+          sessionId,
+          interrupted,
+        }));
+        expect(listed.sort((left, right) => left.sessionId.localeCompare(right.sessionId))).toEqual(
+          [
+            { sessionId: "answered", interrupted: undefined },
+            { sessionId: "cancelled", interrupted: undefined },
+            { sessionId: "held", interrupted: undefined },
+            { sessionId: "killed", interrupted: true },
+          ],
+        );
+      } finally {
+        await holder?.kill();
+      }
+    });
+
     it.skipIf(!canCountReads)(
       "lists without reading whole logs: a session with an 8 MB prompt costs little to list",
       async () => {

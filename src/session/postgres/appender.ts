@@ -14,6 +14,7 @@ import type { Pool } from "pg";
 import { errorMessage } from "../../events/errors.js";
 import { isEphemeral, type SessionEvent } from "../../events/events.js";
 import { serializeEvent } from "../event-log.js";
+import { promptOpen } from "../listed-prompt.js";
 import { type LogScan, scanEvent } from "../session-metadata.js";
 import { type CommitOptions, LeaseLostError, type SessionAppender } from "../session-store.js";
 import { CommitQueue, eventCount, HeldBackLostError, listedTypes } from "../storage-error.js";
@@ -74,7 +75,7 @@ export async function writeRows(
       `WITH lease AS (
          UPDATE sessions SET next_seq = $4, event_count = $5, turns = $6, size = $7,
            cwd = $8, model = $9, start_time = $10, title = $11, name = $12,
-           last_activity = coalesce($13, last_activity), updated_at = now()
+           last_activity = coalesce($13, last_activity), prompt_open = $20, updated_at = now()
          WHERE id = $1 AND owner_id = $2 AND epoch = $3
          RETURNING id
        ), written AS (
@@ -99,6 +100,7 @@ export async function writeRows(
         rows.map((row) => storedText(row.data)),
         notify ?? null,
         COMMITS_CHANNEL,
+        promptOpen(scan.prompt),
       ],
     );
   }, once);

@@ -9,7 +9,7 @@
  * - `sessions`: one row per session: its writer lease (`owner_id` the worker's id, `owner` who it
  *   is as JSON `{pid, hostname, command, acquiredAt}`, `epoch` raised by every claim,
  *   `lease_until`), `next_seq`, and the listing metadata the writer keeps at each commit (`name`
- *   since version 3).
+ *   since version 3, `prompt_open` since 4).
  * - `events`: one row per line of the session's log; `data` is exactly the line the file store
  *   writes in `events.jsonl`, its `\n` included (query it with `data::jsonb`), `seq` its line
  *   number, `epoch` the lease under which it was written.
@@ -78,6 +78,9 @@ const MIGRATIONS: readonly string[] = [
      ORDER BY session_id, seq DESC
    ) AS named
    WHERE sessions.id = named.session_id;`,
+  // Whether the last prompt has no end in the log (listed-prompt.ts), for listings: with no live
+  // lease, its process ended mid-prompt. Sessions stored before say so from their next commit.
+  "ALTER TABLE sessions ADD COLUMN prompt_open boolean NOT NULL DEFAULT false;",
 ];
 
 /** Key of the advisory lock migrations hold (any fixed number; "turnloop" in ASCII, cut). */
