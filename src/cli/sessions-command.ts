@@ -9,6 +9,7 @@ import { foldSession } from "../session/session-model/session-model.js";
 import { resolveSessionId, type SessionStore, summaryLine } from "../session/session-store.js";
 import type { Command } from "./arguments.js";
 import { readWithWriter } from "./log-with-writer.js";
+import { PROCESS_ENDED_WORDS } from "./prompt-stop.js";
 import { renderConversation } from "./render.js";
 
 /** An id or prefix naming no session or several: a usage error, 64 as for `-p --resume`. */
@@ -83,7 +84,8 @@ export async function runSessionsCommand(
  * JSON (the store's summaries, absolute ISO-8601 times; an array of the first `limit` when given),
  * or two lines each — id, age of the last activity (`3 min ago`, `yesterday`: age.ts), turns and
  * folder (`(folder gone)` after one that is not an existing directory here: the session cannot be
- * resumed until it is back), then the first prompt; after a cut list, how many were left out.
+ * resumed until it is back), then the first prompt (with the stop `sessions show` gives a prompt
+ * whose process ended before it did: `interrupted`); after a cut list, how many were left out.
  */
 async function listSessions(
   store: SessionStore,
@@ -102,7 +104,8 @@ async function listSessions(
   }
   const now = Date.now();
   for (const session of sessions) {
-    const prompt = summaryLine(session);
+    const stop = session.interrupted ? `  [stop: interrupted (${PROCESS_ENDED_WORDS})]` : "";
+    const prompt = `${summaryLine(session)}${stop}`;
     const turns = `${session.turns} turn${session.turns === 1 ? "" : "s"}`;
     const gone = session.cwd !== null && folderGone(session.cwd) ? " (folder gone)" : "";
     stdout.write(

@@ -207,6 +207,12 @@ export interface SessionListEntry {
   isRemote: false;
   /** The first prompt, on one line. */
   summary?: string;
+  /**
+   * The name the session was given (`session.name.set`, `setAuto`, a fork's name), when it has
+   * one: Copilot's `LocalSessionMetadataValue.name` (`@github/copilot-sdk` 1.0.14
+   * `dist/generated/rpc.d.ts`).
+   */
+  name?: string;
   context?: { cwd: string };
   /**
    * turnloop: model id from `session.start`, turns so far (a failed attempt sent again is not
@@ -215,6 +221,11 @@ export interface SessionListEntry {
   model?: string;
   turns: number;
   problem?: string;
+  /**
+   * turnloop: the last prompt has no end and no live process holds the session (its process
+   * ended mid-prompt; the next resume records it), as `turnloop sessions` says it.
+   */
+  interrupted?: true;
 }
 
 /** Copilot's permission request kinds, as an app's handler sees them. */

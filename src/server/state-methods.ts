@@ -10,7 +10,7 @@ import { toolSpecifications } from "../agent/tool-specifications.js";
 import type { EventInput } from "../events/events.js";
 import type { SessionListEntry } from "../protocol/copilot.js";
 import type { SessionSummary } from "../session/session-store.js";
-import { sessionTitle } from "../session/session-title.js";
+import { firstPromptTitle } from "../session/session-title.js";
 import { builtinTools } from "../tools/index.js";
 import type { ClientConnection } from "./connection.js";
 import { parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
@@ -29,21 +29,23 @@ export async function metadataMethod(connection: ClientConnection, raw: unknown)
 
 /**
  * A stored session as `session.list` and `session.getMetadata` answer it (Copilot's
- * `SessionMetadata` wire shape, ISO-8601 times; `problem`, turnloop's, says why a damaged log has
- * no prompt or model).
+ * `SessionMetadata` wire shape, with `LocalSessionMetadataValue`'s `name` when the session was
+ * given one; ISO-8601 times; `problem`, turnloop's, says why a damaged log has no prompt or model).
  */
 export function sessionListEntry(summary: SessionSummary): SessionListEntry {
-  const title = sessionTitle(summary);
+  const title = firstPromptTitle(summary);
   return {
     sessionId: summary.sessionId,
     startTime: summary.startTime ?? summary.lastActivity,
     modifiedTime: summary.lastActivity,
     isRemote: false,
     ...(title === null ? {} : { summary: title }),
+    ...(summary.name === undefined ? {} : { name: summary.name }),
     ...(summary.cwd === null ? {} : { context: { cwd: summary.cwd } }),
     ...(summary.model === null ? {} : { model: summary.model }),
     turns: summary.turns,
     ...(summary.problem === undefined ? {} : { problem: summary.problem }),
+    ...(summary.interrupted === true ? { interrupted: true } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * The file store's listing metadata: `<session folder>/metadata.json`, what `turnloop sessions`
- * and `session/list` show of a session (start, title, counts, last activity) together with the
+ * and `session/list` show of a session (start, title, name, counts, last activity) together with the
  * number of bytes of `events.jsonl` it describes. The writer stores it from the events it appends
  * (no reading) at its first commit, at commits outside a prompt (its end, close) and at a
  * checkpoint inside one that is 64 KiB past it (see `LISTING_TAIL_BYTES` and the comment above it
@@ -22,8 +22,10 @@ import type { PromptBlock, SessionEvent, UserMessageData } from "../events/event
 import { randomUUID } from "../events/random-id.js";
 import { EventLog, type KeepEvent, type OpenedEventLog } from "./event-log.js";
 import { EventLogParser, LOG_START } from "./event-log-reading.js";
+import { foldPrompt, isPromptState } from "./listed-prompt.js";
 import { givenPrompt } from "./prompt-attachments.js";
 import type { IdleLock } from "./session-lock.js";
+import type { PromptStopsState } from "./session-model/prompt-stops.js";
 import { createFile, writeAndClose } from "./small-file.js";
 
 /** What a listing shows of one log, and how many of its bytes that covers. */
@@ -51,6 +53,16 @@ export interface LogScan {
   /** The `forkedFrom` of `session.start`: the session this one is a fork of. */
   forkedFrom: string | null;
   /**
+   * The `title` of the last `session.title_changed`: the name the session was given
+   * (`session.name.set` / `setAuto`, a fork's name), as `session.name.get` answers it.
+   */
+  name: string | null;
+  /**
+   * Where the prompts stand: the session model's stop rule folded over the log (listed-prompt.ts),
+   * which says whether the last prompt has an end; `null` before any event it reads.
+   */
+  prompt: PromptStopsState | null;
+  /**
    * Timestamp of the latest event that was work in the session, never before its start
    * (`later`: a fork's copied events keep their earlier times): not a `session.resume` or
    * `session.shutdown`, which an editor's `session/load` or an app's `resumeSession` that only
@@ -63,13 +75,15 @@ export interface LogScan {
 }
 
 /**
+ * 7: `prompt` (6 had none: stored scans of 6 are made again once);
+ * 6: `name` (5 had none: stored scans of 5 are made again once, which reads the name from the log);
  * 5: forks' titles marked (`forkTitle`), `lastTimestamp` never before `session.start`'s `startTime` or an earlier event's (4 took the
  * last event's: a fork's copied events made it earlier than its start); 4: `turns` without the failed attempts sent again (3 counted them: stored scans of 3 are made
  * again once); 3: `lastTimestamp` without opening and closing events (2 counted them: stored scans of 2 are
  * made again once); 2: counts of the log's chain, with `lastId` (1 counted lines that looked
  * like events).
  */
-const METADATA_VERSION = 5;
+const METADATA_VERSION = 7;
 const FIRST_PROMPT_LENGTH = 80;
 /** Characters of a prompt looked at for its title. */
 const PROMPT_SCAN_LIMIT = 65_536;
@@ -89,6 +103,8 @@ export function emptyScan(): LogScan {
     model: null,
     firstPrompt: null,
     forkedFrom: null,
+    name: null,
+    prompt: null,
     lastTimestamp: null,
     lastId: null,
   };
@@ -105,6 +121,7 @@ export function scanEvent(scan: LogScan, event: SessionEvent, byteLength: number
     scan.lastTimestamp = later(scan.lastTimestamp, event.timestamp);
   }
   scan.lastId = event.id;
+  scan.prompt = foldPrompt(scan.prompt, event);
   if (event.type === "assistant.turn_start") {
     scan.turns += 1;
   } else if (event.type === "assistant.turn_end") {
@@ -121,6 +138,8 @@ export function scanEvent(scan: LogScan, event: SessionEvent, byteLength: number
     scan.firstPrompt = forkTitle(scan.forkedFrom, promptOf(event.data));
   } else if (event.type === "session.model_change") {
     scan.model = event.data.newModel;
+  } else if (event.type === "session.title_changed") {
+    scan.name = event.data.title;
   }
 }
 
@@ -181,7 +200,12 @@ export function readMetadata(directory: string): LogScan | undefined {
     return undefined;
   }
   const { version, scan } = value as { version?: unknown; scan?: Partial<LogScan> };
-  if (version !== METADATA_VERSION || typeof scan !== "object" || scan === null) {
+  if (
+    version !== METADATA_VERSION ||
+    typeof scan !== "object" ||
+    scan === null ||
+    !isPromptState(scan.prompt)
+  ) {
     return undefined;
   }
   const numbers = [scan.size, scan.eventCount, scan.turns];
@@ -196,6 +220,7 @@ export function readMetadata(directory: string): LogScan | undefined {
     model: typeof scan.model === "string" ? scan.model : null,
     firstPrompt: typeof scan.firstPrompt === "string" ? scan.firstPrompt : null,
     forkedFrom: typeof scan.forkedFrom === "string" ? scan.forkedFrom : null,
+    name: typeof scan.name === "string" ? scan.name : null,
     lastTimestamp: typeof scan.lastTimestamp === "string" ? scan.lastTimestamp : null,
     lastId: typeof scan.lastId === "string" ? scan.lastId : null,
     failedTurn: typeof scan.failedTurn === "string" ? scan.failedTurn : null,

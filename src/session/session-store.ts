@@ -226,17 +226,18 @@ export interface SessionSummary {
    * modification time.
    */
   lastActivity: string;
-  /**
-   * Turns: model requests (`assistant.turn_start` events) but the failed attempts sent again
-   * (session-metadata.ts `LogScan`).
-   */
+  /** Model requests (`assistant.turn_start`) but failed attempts sent again (session-metadata.ts). */
   turns: number;
-  /** Number of stored events (the file store: lines that look like one, without parsing). */
+  /** Number of stored events. */
   eventCount: number;
   /** Bytes the session's events take in the store. */
   size: number;
   /** The title: the first `user.message` with source `user`, on one line, ≤ 80 characters. */
   firstPrompt: string | null;
+  /** The name the session was given last (`session.title_changed`), when it was given one. */
+  name?: string;
+  /** The last prompt has no end and no live process holds the session (its process ended). */
+  interrupted?: true;
   /** Where the log is (the file store: the path of `events.jsonl`). */
   eventsPath: string;
   /**
@@ -254,15 +255,16 @@ export interface SessionSummary {
 export const LOST_PROMPT_WORDS = "a prompt lost with a damaged line of the log";
 
 /**
- * The line that stands for a session in lists and pickers: its first prompt, else why its log
- * cannot be read, else `({@link LOST_PROMPT_WORDS})` when it has turns (they answered a prompt
- * whose line was damaged), else `(no prompt yet)` (a session an editor opened and sent nothing to).
+ * The line that stands for a session in lists and pickers: the name it was given, else its first
+ * prompt, else why its log cannot be read, else `({@link LOST_PROMPT_WORDS})` when it has turns
+ * (they answered a prompt whose line was damaged), else `(no prompt yet)` (a session an editor
+ * opened and sent nothing to).
  */
 export function summaryLine(
-  summary: Pick<SessionSummary, "firstPrompt" | "problem" | "turns">,
+  summary: Pick<SessionSummary, "firstPrompt" | "name" | "problem" | "turns">,
 ): string {
   const none = summary.turns > 0 ? `(${LOST_PROMPT_WORDS})` : "(no prompt yet)";
-  return summary.firstPrompt ?? summary.problem ?? none;
+  return summary.name ?? summary.firstPrompt ?? summary.problem ?? none;
 }
 
 /** The port. Every method validates the session id (`paths.ts`: `InvalidSessionIdError`). */

@@ -14,6 +14,7 @@ import { statSync } from "node:fs";
 import { open, readdir, rm, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { errorCode, errorMessage, isMissingFileError } from "../events/errors.js";
+import { promptOpen } from "./listed-prompt.js";
 import { eventsPath, isValidSessionId, sessionDirectory, sessionsRoot } from "./paths.js";
 import { SessionLock, SessionLockedError } from "./session-lock.js";
 import {
@@ -112,8 +113,9 @@ async function summarizeSession(
   const path = eventsPath(home, sessionId);
   const empty = { sessionId, cwd: null, model: null, startTime: null, eventsPath: path };
   let scan: LogScan;
+  let size: number;
   try {
-    scan = await currentScan(directory, path);
+    ({ scan, size } = await currentScan(directory, path));
   } catch (error) {
     // No events.jsonl, or a stray file named like a session: not a session.
     if (isMissingFileError(error)) {
@@ -143,6 +145,8 @@ async function summarizeSession(
     eventCount: scan.eventCount,
     size: scan.size,
     firstPrompt: scan.firstPrompt,
+    ...(scan.name === null ? {} : { name: scan.name }),
+    ...((await interrupted(directory, path, scan, size)) ? { interrupted: true } : {}),
   };
   return scan.start === null
     ? { ...summary, problem: "events.jsonl has no readable session.start" }
@@ -150,18 +154,45 @@ async function summarizeSession(
 }
 
 /**
+ * Whether the log at `path`, `size` bytes long when `scan` of it was made, leaves its last prompt
+ * without an end while no live process holds the session: its process ended mid-prompt. Only a
+ * session whose prompt is open costs a read of its lock. The log has not grown since `size` once
+ * no holder is seen: a writer that ended the prompt and let the session go meanwhile is not taken
+ * for one that died. Reads only (the next open records the end: open-work.ts). Never throws.
+ */
+async function interrupted(
+  directory: string,
+  path: string,
+  scan: LogScan,
+  size: number,
+): Promise<boolean> {
+  if (!promptOpen(scan.prompt)) {
+    return false;
+  }
+  try {
+    return (await SessionLock.holder(directory)) === undefined && statSync(path).size === size;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The metadata of the log at `path`, brought up to date: stored metadata as is when the log's
  * complete lines are exactly what it describes, else continued over the bytes past it, else (none
  * stored, or it describes more than the log has) a scan of the whole log. A changed result is
  * stored for the next listing (a failure to store it only costs that listing a scan).
+ * @returns the scan, and the log's size in bytes when it was read (past `scan.size` by a torn tail).
  * @throws the log's I/O errors (`ENOENT` when there is none).
  */
-async function currentScan(directory: string, path: string): Promise<LogScan> {
+async function currentScan(
+  directory: string,
+  path: string,
+): Promise<{ scan: LogScan; size: number }> {
   // Synchronous, as readMetadata: cheaper than a trip through the I/O threads for each session.
   const { size } = statSync(path);
   const stored = readMetadata(directory);
   if (stored !== undefined && stored.size === size) {
-    return stored;
+    return { scan: stored, size };
   }
   const base = stored !== undefined && stored.size < size ? stored : emptyScan();
   // The bytes past the metadata; the whole log when they hold an event only it can judge.
@@ -171,7 +202,7 @@ async function currentScan(directory: string, path: string): Promise<LogScan> {
   if (scan.size > 0 && (scan.size !== base.size || stored === undefined)) {
     await writeMetadata(directory, scan).catch(() => undefined);
   }
-  return scan;
+  return { scan, size };
 }
 
 /** The bytes of the file at `path` from `start` to `end`. @throws its I/O errors. */

@@ -11,6 +11,7 @@ import { afterEach, expect, test, vi } from "vitest";
 import { UsageError } from "../../src/cli/argument-flags.js";
 import { parseCommand } from "../../src/cli/arguments.js";
 import { runSessionsCommand } from "../../src/cli/sessions-command.js";
+import type { EventInput } from "../../src/events/events.js";
 import { logBytes, makeTemporaryDirectory, sessionStart, userMessage } from "../session/support.js";
 
 class Collected extends Writable {
@@ -31,16 +32,20 @@ const IDS = [
   "00000000-0000-4000-8000-000000000003",
 ];
 
-/** A home with three sessions, the first oldest, each asked "prompt N" in `cwd`. */
+/**
+ * A home with three sessions, the first oldest, each asked "prompt N" in `cwd` and cancelled
+ * before a turn (a prompt left without an end would list as interrupted).
+ */
 async function threeSessions(): Promise<{ home: string }> {
   const home = await makeTemporaryDirectory();
   for (const [index, sessionId] of IDS.entries()) {
     const folder = join(home, "session-state", sessionId);
     await mkdir(folder, { recursive: true });
     const start = new Date(Date.UTC(2026, 2, 1 + index, 10));
-    const inputs = [
+    const inputs: EventInput[] = [
       sessionStart(sessionId, home, start.toISOString()),
       userMessage(`prompt ${index + 1}`),
+      { type: "abort", data: { reason: "user" } },
     ];
     await writeFile(join(folder, "events.jsonl"), logBytes(inputs, start));
   }

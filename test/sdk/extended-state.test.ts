@@ -143,6 +143,35 @@ describe("session.name", () => {
     await unnamed.sendAndWait({ prompt: "say hello" });
     expect(await unnamed.rpc.name.get()).toEqual({ name: "say hello" });
     await unnamed.disconnect();
+
+    // The list (`sessions.list`, as the SDK's generated `rpc.sessions.list` sends it) gives each
+    // entry's `name` where one was set (Copilot's `LocalSessionMetadataValue.name`), beside the
+    // first prompt as its `summary`.
+    const { sessions } = await setup.client.rpc.sessions.list({});
+    const entry = (sessionId: string) => {
+      const found = sessions.find((candidate) => candidate.sessionId === sessionId);
+      return found === undefined ? undefined : { ...found, startTime: "t", modifiedTime: "t" };
+    };
+    const common = { startTime: "t", modifiedTime: "t", isRemote: false };
+    const context = { cwd: setup.fixture.cwd };
+    expect([entry(session.sessionId), entry(unnamed.sessionId)]).toEqual([
+      {
+        sessionId: session.sessionId,
+        ...common,
+        name: "release notes",
+        context,
+        model: MODEL,
+        turns: 0,
+      },
+      {
+        sessionId: unnamed.sessionId,
+        ...common,
+        summary: "say hello",
+        context,
+        model: MODEL,
+        turns: 1,
+      },
+    ]);
   });
 });
 

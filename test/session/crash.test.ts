@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SessionEvent } from "../../src/events/events.js";
 import { EventLog, readEventLog } from "../../src/session/event-log.js";
 import { FileSessionStore } from "../../src/session/file-store.js";
+import { PromptStops, type StoppablePrompt } from "../../src/session/session-model/prompt-stops.js";
 import { makeTemporaryDirectory } from "./support.js";
 
 const repositoryRoot = join(import.meta.dirname, "..", "..");
@@ -195,6 +196,13 @@ describe("crash safety", () => {
       const eventsPath = join(home, "session-state", sessionId, "events.jsonl");
       const { events } = await readEventLog(eventsPath);
       const start = events[0];
+      // The stop rule over the whole log: a prompt the kill left open lists as interrupted.
+      const stops = new PromptStops<StoppablePrompt>();
+      for (const event of events) {
+        stops.apply(event, (given) => ({
+          source: given.type === "user.message" ? given.data.source : "user",
+        }));
+      }
       expected.push({
         sessionId,
         cwd: "/work",
@@ -204,6 +212,7 @@ describe("crash safety", () => {
         turns: events.filter((event) => event.type === "assistant.turn_start").length,
         eventCount: events.length,
         firstPrompt: "list me after a kill",
+        ...(stops.open ? { interrupted: true } : {}),
       });
     }
     const listed = await new FileSessionStore(home).list();

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { appendFile, mkdir, readdir, utimes, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -128,5 +128,59 @@ describe("the file store's listing metadata", () => {
     }
     expect(await store.list()).toEqual([]);
     expect(await readdir(sessionsRoot(home))).toEqual(["being-created"]);
+  });
+});
+
+describe("the file store's listing metadata of an earlier version", () => {
+  it("lists a name an earlier version's metadata (5, without names) left out, read from the log once", async () => {
+    const home = await makeTemporaryDirectory();
+    const events = buildEvents([
+      sessionStart("named"),
+      userMessage("fix the build"),
+      { type: "assistant.turn_start", data: { turnId: "t1" } },
+      {
+        type: "assistant.turn_end",
+        data: { turnId: "t1", status: "completed", stopReason: "end_turn" },
+      },
+      { type: "session.title_changed", data: { title: "build fix" } },
+    ]);
+    const log = toJsonl(events);
+    await mkdir(sessionDirectory(home, "named"), { recursive: true });
+    await writeFile(eventsPath(home, "named"), log);
+    // What turnloop wrote before names were listed: the same log, described in full.
+    const scan = {
+      size: Buffer.byteLength(log),
+      eventCount: 5,
+      turns: 1,
+      failedTurn: null,
+      start: { cwd: "/work/project", model: "openai:gpt-5", startTime: "2026-03-01T10:00:00.000Z" },
+      model: null,
+      firstPrompt: "fix the build",
+      forkedFrom: null,
+      lastTimestamp: events.at(-1)?.timestamp,
+      lastId: events.at(-1)?.id,
+    };
+    const metadata = join(sessionDirectory(home, "named"), "metadata.json");
+    await writeFile(metadata, `${JSON.stringify({ version: 5, scan })}\n`);
+    const store = new FileSessionStore(home);
+    const expected = {
+      sessionId: "named",
+      cwd: "/work/project",
+      model: "openai:gpt-5",
+      startTime: "2026-03-01T10:00:00.000Z",
+      lastActivity: events.at(-1)?.timestamp,
+      turns: 1,
+      eventCount: 5,
+      size: Buffer.byteLength(log),
+      firstPrompt: "fix the build",
+      name: "build fix",
+      eventsPath: eventsPath(home, "named"),
+    };
+    expect(await store.list()).toEqual([expected]);
+    // Described again with the name: the next listing reads it from there.
+    expect(JSON.parse(await readFile(metadata, "utf8"))).toMatchObject({
+      scan: { name: "build fix" },
+    });
+    expect(await store.list()).toEqual([expected]);
   });
 });

@@ -54,9 +54,11 @@ describe.skipIf(postgresUnavailable !== undefined)("the PostgreSQL store's conne
     expect(await Promise.all([first.list(), second.list()])).toEqual([[], []]);
     expect(await versions(tested)).toEqual(EVERY_VERSION);
 
-    // A database left at version 1 by an older turnloop: version 2 added `inbox.epoch`.
+    // A database left at version 1 by an older turnloop: version 2 added `inbox.epoch`, 3
+    // `sessions.name`, 4 `sessions.prompt_open`.
     await tested.pool.query("DELETE FROM schema_migrations WHERE version > 1");
     await tested.pool.query("ALTER TABLE inbox DROP COLUMN epoch");
+    await tested.pool.query("ALTER TABLE sessions DROP COLUMN name, DROP COLUMN prompt_open");
     expect(await (await worker(tested.url)).list()).toEqual([]);
     expect(await versions(tested)).toEqual(EVERY_VERSION);
     const { rows } = await tested.pool.query<{ column_name: string }>(
@@ -71,6 +73,34 @@ describe.skipIf(postgresUnavailable !== undefined)("the PostgreSQL store's conne
     await expect((await worker(tested.url)).list()).rejects.toThrow(
       `the database has schema version ${SCHEMA_VERSION + 1}, newer than this turnloop's ${SCHEMA_VERSION}; upgrade turnloop`,
     );
+  });
+
+  it("names the sessions of a database left at version 2 from their stored events", async () => {
+    const tested = await database();
+    const store = await worker(tested.url);
+    const stored = async (sessionId: string, titles: string[]) => {
+      const appender = await store.create(sessionId);
+      const inputs = titles.map((title) => ({ type: "session.title_changed", data: { title } }));
+      for (const event of buildEvents([sessionStart(sessionId), ...(inputs as never[])])) {
+        appender.append(event);
+      }
+      await appender.close();
+    };
+    // U+FFFE is stored escaped (stored-text.ts): the name is read back as given.
+    await stored("renamed", ["first", "second \uFFFE"]);
+    await stored("unnamed", []);
+    // As version 2 left it: no `name` column, the events as they were.
+    await tested.pool.query("DELETE FROM schema_migrations WHERE version > 2");
+    await tested.pool.query("ALTER TABLE sessions DROP COLUMN name, DROP COLUMN prompt_open");
+    const names = (await (await worker(tested.url)).list()).map(({ sessionId, name }) => ({
+      sessionId,
+      name,
+    }));
+    expect(names).toEqual([
+      { sessionId: "renamed", name: "second \uFFFE" },
+      { sessionId: "unnamed", name: undefined },
+    ]);
+    expect(await versions(tested)).toEqual(EVERY_VERSION);
   });
 
   it("renews the lease on the heartbeat's own connection while every pool connection waits", async () => {

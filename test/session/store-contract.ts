@@ -265,6 +265,71 @@ export function describeSessionStore(name: string, createStore: () => Promise<St
       ]);
     });
 
+    it("lists the name a session was given last (session.title_changed), none before one", async () => {
+      const { store } = await setUp();
+      const named = await stored(store, "named", [
+        userMessage("fix the build"),
+        ...turn("t1"),
+        { type: "session.title_changed", data: { title: "build fix" } },
+      ]);
+      const appender = leased((await store.open("named")).appender);
+      appendAll(
+        appender,
+        [{ type: "session.title_changed", data: { title: "release" } }],
+        named.at(-1),
+      );
+      await appender.commit();
+      await stored(store, "unnamed", [userMessage("say hello"), ...turn("t1")]);
+      const listed = (await store.list()).map(({ sessionId, firstPrompt, name }) => ({
+        sessionId,
+        firstPrompt,
+        name,
+      }));
+      expect(listed).toEqual([
+        { sessionId: "named", firstPrompt: "fix the build", name: "release" },
+        { sessionId: "unnamed", firstPrompt: "say hello", name: undefined },
+      ]);
+    });
+
+    it("lists a prompt left without an end as interrupted while no live process holds the session", async () => {
+      const { store } = await setUp();
+      const killed = [
+        userMessage("count"),
+        { type: "assistant.turn_start", data: { turnId: "t1" } },
+      ];
+      await stored(store, "killed", killed as EventInput[]);
+      await stored(store, "held", killed as EventInput[]);
+      await stored(store, "answered", [
+        userMessage("count"),
+        { type: "assistant.turn_start", data: { turnId: "t1" } },
+        {
+          type: "assistant.turn_end",
+          data: { turnId: "t1", status: "completed", stopReason: "end_turn" },
+        },
+      ]);
+      await stored(store, "cancelled", [
+        userMessage("count"),
+        { type: "abort", data: { reason: "user" } },
+      ]);
+      const holder = await current?.holdInAnotherProcess("held");
+      try {
+        const listed = (await store.list()).map(({ sessionId, interrupted }) => ({
+          sessionId,
+          interrupted,
+        }));
+        expect(listed.sort((left, right) => left.sessionId.localeCompare(right.sessionId))).toEqual(
+          [
+            { sessionId: "answered", interrupted: undefined },
+            { sessionId: "cancelled", interrupted: undefined },
+            { sessionId: "held", interrupted: undefined },
+            { sessionId: "killed", interrupted: true },
+          ],
+        );
+      } finally {
+        await holder?.kill();
+      }
+    });
+
     it.skipIf(!canCountReads)(
       "lists without reading whole logs: a session with an 8 MB prompt costs little to list",
       async () => {

@@ -198,6 +198,8 @@ describe("listing sessions (old logs, without metadata)", () => {
       firstPrompt: "orphan prompt",
       eventsPath: headlessPath,
       problem: "events.jsonl has no readable session.start",
+      // Its prompt has no end and nothing holds it: its process ended (round 3 session 45).
+      interrupted: true,
     });
     expect(sessions.find((session) => session.sessionId === unreadable)).toEqual({
       sessionId: unreadable,

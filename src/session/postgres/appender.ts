@@ -14,6 +14,7 @@ import type { Pool } from "pg";
 import { errorMessage } from "../../events/errors.js";
 import { isEphemeral, type SessionEvent } from "../../events/events.js";
 import { serializeEvent } from "../event-log.js";
+import { promptOpen } from "../listed-prompt.js";
 import { type LogScan, scanEvent } from "../session-metadata.js";
 import { type CommitOptions, LeaseLostError, type SessionAppender } from "../session-store.js";
 import { CommitQueue, eventCount, HeldBackLostError, listedTypes } from "../storage-error.js";
@@ -73,17 +74,17 @@ export async function writeRows(
     return pool.query<{ id: string }>(
       `WITH lease AS (
          UPDATE sessions SET next_seq = $4, event_count = $5, turns = $6, size = $7,
-           cwd = $8, model = $9, start_time = $10, title = $11,
-           last_activity = coalesce($12, last_activity), updated_at = now()
+           cwd = $8, model = $9, start_time = $10, title = $11, name = $12,
+           last_activity = coalesce($13, last_activity), prompt_open = $20, updated_at = now()
          WHERE id = $1 AND owner_id = $2 AND epoch = $3
          RETURNING id
        ), written AS (
          INSERT INTO events (session_id, seq, epoch, type, ts, data)
          SELECT lease.id, row.seq, $3, row.type, row.ts, row.data
-         FROM lease, unnest($13::bigint[], $14::text[], $15::timestamptz[], $16::text[])
+         FROM lease, unnest($14::bigint[], $15::text[], $16::timestamptz[], $17::text[])
            AS row(seq, type, ts, data)
        )
-       SELECT id, CASE WHEN $17::text IS NOT NULL THEN pg_notify($18, $17) END FROM lease`,
+       SELECT id, CASE WHEN $18::text IS NOT NULL THEN pg_notify($19, $18) END FROM lease`,
       [
         lease.sessionId,
         worker.id,
@@ -99,6 +100,7 @@ export async function writeRows(
         rows.map((row) => storedText(row.data)),
         notify ?? null,
         COMMITS_CHANNEL,
+        promptOpen(scan.prompt),
       ],
     );
   }, once);
@@ -110,8 +112,8 @@ export async function writeRows(
 }
 
 /**
- * The listing metadata of `scan` as the `sessions` columns `cwd`, `model`, `start_time`, `title`
- * and `last_activity` hold them (stored-text.ts).
+ * The listing metadata of `scan` as the `sessions` columns `cwd`, `model`, `start_time`, `title`,
+ * `name` and `last_activity` hold them (stored-text.ts).
  */
 export function storedMetadata(scan: LogScan): (string | null)[] {
   return [
@@ -119,6 +121,7 @@ export function storedMetadata(scan: LogScan): (string | null)[] {
     scan.model ?? scan.start?.model ?? null,
     scan.start?.startTime ?? null,
     scan.firstPrompt,
+    scan.name,
     scan.lastTimestamp,
   ].map(storedOptionalText);
 }

@@ -12,6 +12,7 @@ import type { SessionSummary, StoredLog } from "../session-store.js";
 import { byNewestActivity } from "../store.js";
 import type { Database } from "./database.js";
 import { missingSession } from "./database.js";
+import { liveLeaseSql } from "./lease.js";
 import { readText } from "./stored-text.js";
 
 /** A log as read, with the sizes the writer needs. */
@@ -187,21 +188,27 @@ interface SummaryRow {
   event_count: number;
   size: string;
   title: string | null;
+  name: string | null;
+  /** The last prompt has no end and the lease is not live (lease.ts `liveLeaseSql`). */
+  interrupted: boolean;
 }
 
 /**
  * Every session with at least one stored event, newest activity first (ties by id); with
- * `filter.cwd`, those started in that folder.
+ * `filter.cwd`, those started in that folder. `leaseMs`: this worker's lease, which judges
+ * whether another's is live (lease.ts `liveLeaseSql`).
  */
 export async function listRows(
   database: Database,
   filter: { cwd?: string | undefined },
+  leaseMs: number,
 ): Promise<SessionSummary[]> {
   const pool = await database.pool();
   const { rows } = await database.run(() =>
     pool.query<SummaryRow>(
       `SELECT id, cwd, model, start_time, last_activity, updated_at, turns, event_count, size,
-         title FROM sessions WHERE next_seq > 1`,
+         title, name, prompt_open AND NOT ${liveLeaseSql(leaseMs)} AS interrupted
+       FROM sessions WHERE next_seq > 1`,
     ),
   );
   const wanted = filter.cwd === undefined ? undefined : resolve(filter.cwd);
@@ -221,6 +228,7 @@ function readSummaryRow(row: SummaryRow): SummaryRow {
     start_time: readText(row.start_time),
     last_activity: readText(row.last_activity),
     title: readText(row.title),
+    name: readText(row.name),
   };
 }
 
@@ -235,6 +243,8 @@ function toSummary(row: SummaryRow, where: string): SessionSummary {
     eventCount: row.event_count,
     size: Number(row.size),
     firstPrompt: row.title,
+    ...(row.name === null ? {} : { name: row.name }),
+    ...(row.interrupted ? { interrupted: true } : {}),
     eventsPath: `${where} (session ${row.id})`,
   };
   return row.start_time === null ? { ...summary, problem: "no session.start event" } : summary;

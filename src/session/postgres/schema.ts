@@ -8,7 +8,8 @@
  * Tables:
  * - `sessions`: one row per session: its writer lease (`owner_id` the worker's id, `owner` who it
  *   is as JSON `{pid, hostname, command, acquiredAt}`, `epoch` raised by every claim,
- *   `lease_until`), `next_seq`, and the listing metadata the writer keeps at each commit.
+ *   `lease_until`), `next_seq`, and the listing metadata the writer keeps at each commit (`name`
+ *   since version 3, `prompt_open` since 4).
  * - `events`: one row per line of the session's log; `data` is exactly the line the file store
  *   writes in `events.jsonl`, its `\n` included (query it with `data::jsonb`), `seq` its line
  *   number, `epoch` the lease under which it was written.
@@ -64,6 +65,22 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX inbox_waiting ON inbox (session_id, id) WHERE taken_at IS NULL;`,
   // The lease a message was sent to: only that owner takes it (inbox.ts).
   "ALTER TABLE inbox ADD COLUMN epoch bigint;",
+  // The name a session was given last (its last `session.title_changed`), for listings; filled
+  // from the events stored before (a row whose JSON holds `\u0000`, which jsonb refuses, left
+  // out: its name is stored at its writer's next commit). The title is read as stored
+  // (stored-text.ts), as the column keeps it.
+  `ALTER TABLE sessions ADD COLUMN name text;
+   UPDATE sessions SET name = named.title
+   FROM (
+     SELECT DISTINCT ON (session_id) session_id, data::jsonb -> 'data' ->> 'title' AS title
+     FROM events
+     WHERE type = 'session.title_changed' AND data NOT LIKE '%\\\\u0000%'
+     ORDER BY session_id, seq DESC
+   ) AS named
+   WHERE sessions.id = named.session_id;`,
+  // Whether the last prompt has no end in the log (listed-prompt.ts), for listings: with no live
+  // lease, its process ended mid-prompt. Sessions stored before say so from their next commit.
+  "ALTER TABLE sessions ADD COLUMN prompt_open boolean NOT NULL DEFAULT false;",
 ];
 
 /** Key of the advisory lock migrations hold (any fixed number; "turnloop" in ASCII, cut). */

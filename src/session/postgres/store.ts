@@ -215,7 +215,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   list(filter: { cwd?: string | undefined } = {}): Promise<SessionSummary[]> {
-    return listRows(this.#database, filter);
+    return listRows(this.#database, filter, this.#worker.leaseMs);
   }
 
   /** See {@link SessionStore.delete}: the followers on other workers are told at its commit (live.ts). */

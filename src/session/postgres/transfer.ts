@@ -6,6 +6,7 @@
  */
 
 import { decodeEventLine } from "../event-log.js";
+import { promptOpen } from "../listed-prompt.js";
 import { scanLog } from "../session-metadata.js";
 import { storableTimestamp, storedMetadata } from "./appender.js";
 import type { Database } from "./database.js";
@@ -49,9 +50,10 @@ export async function importRows(database: Database, sessionId: string, log: Buf
   const scan = scanLog(log);
   const stored = await database.transaction(async (client) => {
     const { rowCount } = await client.query(
-      `INSERT INTO sessions (id, status, next_seq, cwd, model, start_time, title, last_activity,
-         turns, event_count, size)
-       VALUES ($1, 'idle', $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO sessions (id, status, next_seq, cwd, model, start_time, title, name,
+         last_activity, turns, event_count, size, prompt_open)
+       VALUES ($1, 'idle', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       ON CONFLICT (id) DO NOTHING`,
       [
         sessionId,
         lines.length + 1,
@@ -59,6 +61,7 @@ export async function importRows(database: Database, sessionId: string, log: Buf
         scan.turns,
         scan.eventCount,
         log.length,
+        promptOpen(scan.prompt),
       ],
     );
     if (rowCount === 0) {

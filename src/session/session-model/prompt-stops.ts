@@ -30,6 +30,20 @@ export interface StoppablePrompt {
 }
 
 /**
+ * {@link PromptStops}' state as plain JSON data, for a reader that folds a log in pieces and keeps
+ * what it folded in between (session-metadata.ts: a listing's `metadata.json`).
+ */
+export interface PromptStopsState {
+  /** The prompt being answered (who gave it, its stop once known); `null` before any. */
+  answered: StoppablePrompt | null;
+  stopRecorded: boolean;
+  taskCompleted: boolean;
+  answeredByTurn: boolean;
+  /** The turns started and not ended, `[turnId, purpose]` (`null`: a conversation turn). */
+  turns: Array<[string, TurnPurpose | null]>;
+}
+
+/**
  * The event a prompt is made for: its `user.message` (not an autopilot nudge), or the
  * conversation turn that answers a prompt the log lost with a damaged line ({@link PromptStops.apply}).
  */
@@ -116,6 +130,37 @@ export class PromptStops<P extends StoppablePrompt> {
       default:
         return;
     }
+  }
+
+  /** What it folded, as plain data ({@link PromptStopsState}: `P`'s other fields left out). */
+  get state(): PromptStopsState {
+    const answered = this.#answered;
+    return {
+      answered:
+        answered === undefined
+          ? null
+          : {
+              source: answered.source,
+              ...(answered.stop === undefined ? {} : { stop: answered.stop }),
+            },
+      stopRecorded: this.#stopRecorded,
+      taskCompleted: this.#taskCompleted,
+      answeredByTurn: this.#answeredByTurn,
+      turns: Array.from(this.#purposes, ([turnId, purpose]) => [turnId, purpose ?? null]),
+    };
+  }
+
+  /** A fold that goes on from `state` (what {@link state} gave). */
+  static from(state: PromptStopsState): PromptStops<StoppablePrompt> {
+    const stops = new PromptStops<StoppablePrompt>();
+    stops.#answered = state.answered === null ? undefined : { ...state.answered };
+    stops.#stopRecorded = state.stopRecorded;
+    stops.#taskCompleted = state.taskCompleted;
+    stops.#answeredByTurn = state.answeredByTurn;
+    for (const [turnId, purpose] of state.turns) {
+      stops.#purposes.set(turnId, purpose ?? undefined);
+    }
+    return stops;
   }
 
   /** Forgets everything folded (a rewound conversation is folded again). */
