@@ -251,18 +251,33 @@ function actionOf(
 /**
  * `message` ended with the usage of the subcommand `positionals` name, or with `(see turnloop
  * --help)` when they name none. For an unknown flag, `misspelt` is the name given (without
- * dashes): the closest flag the subcommand reads is suggested (`; did you mean --json?`).
+ * dashes): the closest flag the subcommand reads is suggested (`; did you mean --json?`). For a
+ * flag without its value, `flag` is its name. A group named without an action (`turnloop sessions
+ * --limit`) ends with the usage of the one action that reads the flag (or the suggested one),
+ * when only one does; with the group's usage otherwise.
  */
 export function withUsage(
   message: string,
-  place: { positionals: readonly string[]; headless: boolean; misspelt?: string },
+  place: { positionals: readonly string[]; headless: boolean; misspelt?: string; flag?: string },
 ): string {
   const subcommand = subcommandOf(place.positionals, place.headless);
   const known = subcommand === undefined ? Object.keys(FLAGS) : subcommand.flags;
   const suggestion = place.misspelt === undefined ? undefined : closestName(place.misspelt, known);
   const hint = suggestion === undefined ? "" : `; did you mean --${suggestion}?`;
-  const usage = subcommand === undefined ? "(see turnloop --help)" : `(usage: ${subcommand.usage})`;
+  const flag = suggestion ?? place.flag;
+  const usage =
+    subcommand === undefined
+      ? "(see turnloop --help)"
+      : `(usage: ${(flag === undefined ? undefined : onlyReaderUsage(subcommand.name, flag)) ?? subcommand.usage})`;
   return `${message}${hint} ${usage}`;
+}
+
+/** The usage of the one action of `group` (`sessions`, `mcp`) that reads `flag`, if only one does. */
+function onlyReaderUsage(group: string, flag: string): string | undefined {
+  const actions: Record<string, Subcommand> | undefined =
+    group === "sessions" ? SESSIONS_ACTIONS : group === "mcp" ? MCP_ACTIONS : undefined;
+  const readers = Object.values(actions ?? {}).filter((action) => action.flags.includes(flag));
+  return readers.length === 1 ? readers[0]?.usage : undefined;
 }
 
 /**
