@@ -251,10 +251,8 @@ function actionOf(
 /**
  * `message` ended with the usage of the subcommand `positionals` name, or with `(see turnloop
  * --help)` when they name none. For an unknown flag, `misspelt` is the name given (without
- * dashes): the closest flag the subcommand reads is suggested (`; did you mean --json?`). For a
- * flag without its value, `flag` is its name. A group named without an action (`turnloop sessions
- * --limit`) ends with the usage of the one action that reads the flag (or the suggested one),
- * when only one does; with the group's usage otherwise.
+ * dashes): the closest flag the subcommand reads is suggested (`; did you mean --json?`); with
+ * it, or `flag` (one without its value), a group gives the usage of its only action reading it.
  */
 export function withUsage(
   message: string,
@@ -272,12 +270,12 @@ export function withUsage(
   return `${message}${hint} ${usage}`;
 }
 
-/** The usage of the one action of `group` (`sessions`, `mcp`) that reads `flag`, if only one does. */
 function onlyReaderUsage(group: string, flag: string): string | undefined {
-  const actions: Record<string, Subcommand> | undefined =
-    group === "sessions" ? SESSIONS_ACTIONS : group === "mcp" ? MCP_ACTIONS : undefined;
-  const readers = Object.values(actions ?? {}).filter((action) => action.flags.includes(flag));
-  return readers.length === 1 ? readers[0]?.usage : undefined;
+  const actions = group === "sessions" ? SESSIONS_ACTIONS : group === "mcp" ? MCP_ACTIONS : {};
+  const [only, other] = Object.values<Subcommand>(actions).filter((action) =>
+    action.flags.includes(flag),
+  );
+  return other === undefined ? only?.usage : undefined;
 }
 
 /**

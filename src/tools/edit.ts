@@ -17,7 +17,6 @@ import {
   resolveToolPath,
   runGuarded,
   statIfExists,
-  textHash,
   textResult,
 } from "./tool-support.js";
 import { MAX_VIEW_FILE_BYTES } from "./view.js";
@@ -144,15 +143,9 @@ async function planEdit(
   }
   const path = resolveLinks(absolutePath);
   if (await changedSinceKnown(context.knownFiles, path, () => file.text)) {
-    // A `view_range` the editor served records the disk text's hash (editor-text.ts): the model
-    // may have seen only lines the buffer's unsaved changes are not in.
-    const unsaved =
-      file.text !== file.decoded.text &&
-      context.knownFiles.hashOf(path) === textHash(file.decoded.text)
-        ? " The editor holds changes to it not saved to disk, which a view_range shows only in " +
-          "its own lines: view it without view_range."
-        : "";
-    return refuse(changedFileMessage(absolutePath, "the edit was not made") + unsaved);
+    const { unsavedChangesNote } = await import("./editor-text.js");
+    const note = unsavedChangesNote(file.text, file.decoded.text, context.knownFiles.hashOf(path));
+    return refuse(changedFileMessage(absolutePath, "the edit was not made") + note);
   }
   const replacement = replaceOnce(file.text, input.old_str, input.new_str);
   if (replacement.kind !== "replaced") {

@@ -1,9 +1,8 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { defineTool, type LineRange, type ToolContext, type ToolResult } from "./define-tool.js";
+import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js";
 import { listDirectory } from "./directory-listing.js";
-import { editorText } from "./editor-text.js";
 import { fileLines } from "./file-lines.js";
 import { readImage } from "./image-file.js";
 import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
@@ -132,10 +131,10 @@ async function view(input: ViewInput, context: ToolContext): Promise<ToolResult>
   const text =
     readThroughClient === undefined || decoded.encoding !== "utf-8"
       ? decoded.text
-      : await editorText(
+      : await (await import("./editor-text.js")).editorText(
           (lines) => readThroughClient.call(context.client, absolutePath, context.signal, lines),
           decoded.text,
-          input.view_range === undefined ? undefined : clientLines(input.view_range),
+          input.view_range === undefined ? undefined : linesToRead(input.view_range),
         );
   const shown = showLines(text, input.view_range, encodingNote(decoded));
   // Part of the file shown or all of it, the model now knows this text (tool-support.ts).
@@ -286,12 +285,6 @@ function linesToRead(range: readonly number[] | undefined): { start: number; las
   const { start, end } = requestedRange(range);
   const most = start + MAX_VIEW_LINES - 1;
   return { start, last: end === -1 ? most : Math.min(end, most) };
-}
-
-/** The lines a `view` of `range` may show, as a client is asked for them (`line`, `limit`). */
-function clientLines(range: readonly number[]): LineRange {
-  const { start, last } = linesToRead(range);
-  return { line: start, limit: last - start + 1 };
 }
 
 /** The first and last line a `view_range` asks for (1-based; last -1: to the end of the file). */
