@@ -63,8 +63,9 @@ export type ViewInput = z.infer<typeof viewInput>;
  * `view {path, view_range?}`: a text file as numbered lines (`1. text`, Copilot CLI's format), or a
  * directory as a two-level listing. Binary files and images give a one-line notice, never bytes
  * (images as content: `readImage` in image-file.ts). UTF-8 text is read through the client when
- * it offers `readTextFile`, so the model sees the editor's unsaved changes. A file's result carries
- * its `knownFile` (the hash of its whole text, also for a `view_range`), which `edit` checks.
+ * it offers `readTextFile`, so the model sees the editor's unsaved changes (a `view_range` asks for
+ * its lines: editor-text.ts). A file's result carries its `knownFile` (the hash of its whole text,
+ * also for a `view_range`), which `edit` checks.
  */
 export const viewTool = defineTool<ViewInput>({
   name: "view",
