@@ -20,10 +20,10 @@ export function acpClientCapabilities(access: AcpClientAccess): ClientCapabiliti
   const { client, sessionId, offered } = access;
   const capabilities: ClientCapabilities = {};
   if (offered?.fs?.readTextFile === true) {
-    capabilities.readTextFile = async (path, signal) => {
+    capabilities.readTextFile = async (path, signal, lines) => {
       const response = await client.request(
         acp.methods.client.fs.readTextFile,
-        { sessionId, path },
+        { sessionId, path, ...lines },
         { cancellationSignal: signal, stopWaitingOnCancel: true },
       );
       return response.content;

@@ -41,10 +41,11 @@ export function parseErrorMessage(error: unknown, argv: readonly string[]): stri
       const value = argv[argv.indexOf(flag) + 1] ?? "";
       return numericFlagProblem(name, value);
     }
+    const needs = isNumericFlag(name) ? "a number" : "a value";
     const problem = ambiguous
-      ? `${flag} needs a value; to give one that starts with "-", write ${flag}=VALUE`
-      : `${flag} needs a value`;
-    return withUsage(problem, wordsOf(argv));
+      ? `${flag} needs ${needs}; to give one that starts with "-", write ${flag}=VALUE`
+      : `${flag} needs ${needs}`;
+    return withUsage(problem, { ...wordsOf(argv), flag: name });
   }
   return undefined;
 }

@@ -251,18 +251,31 @@ function actionOf(
 /**
  * `message` ended with the usage of the subcommand `positionals` name, or with `(see turnloop
  * --help)` when they name none. For an unknown flag, `misspelt` is the name given (without
- * dashes): the closest flag the subcommand reads is suggested (`; did you mean --json?`).
+ * dashes): the closest flag the subcommand reads is suggested (`; did you mean --json?`); with
+ * it, or `flag` (one without its value), a group gives the usage of its only action reading it.
  */
 export function withUsage(
   message: string,
-  place: { positionals: readonly string[]; headless: boolean; misspelt?: string },
+  place: { positionals: readonly string[]; headless: boolean; misspelt?: string; flag?: string },
 ): string {
   const subcommand = subcommandOf(place.positionals, place.headless);
   const known = subcommand === undefined ? Object.keys(FLAGS) : subcommand.flags;
   const suggestion = place.misspelt === undefined ? undefined : closestName(place.misspelt, known);
   const hint = suggestion === undefined ? "" : `; did you mean --${suggestion}?`;
-  const usage = subcommand === undefined ? "(see turnloop --help)" : `(usage: ${subcommand.usage})`;
+  const flag = suggestion ?? place.flag;
+  const usage =
+    subcommand === undefined
+      ? "(see turnloop --help)"
+      : `(usage: ${(flag === undefined ? undefined : onlyReaderUsage(subcommand.name, flag)) ?? subcommand.usage})`;
   return `${message}${hint} ${usage}`;
+}
+
+function onlyReaderUsage(group: string, flag: string): string | undefined {
+  const actions = group === "sessions" ? SESSIONS_ACTIONS : group === "mcp" ? MCP_ACTIONS : {};
+  const [only, other] = Object.values<Subcommand>(actions).filter((action) =>
+    action.flags.includes(flag),
+  );
+  return other === undefined ? only?.usage : undefined;
 }
 
 /**

@@ -22,10 +22,19 @@ export type ToolKind =
  * and the disk otherwise. (The client's terminals come as a command runner: {@link CommandSetup}.)
  */
 export interface ClientCapabilities {
-  /** Reads a text file (absolute path), unsaved editor changes included. */
-  readTextFile?(path: string, signal: AbortSignal): Promise<string>;
+  /**
+   * Reads a text file (absolute path), unsaved editor changes included; with `lines`, only those
+   * lines (fewer or none past the file's end), as ACP `fs/read_text_file` reads them.
+   */
+  readTextFile?(path: string, signal: AbortSignal, lines?: LineRange): Promise<string>;
   /** Writes a text file (absolute path). */
   writeTextFile?(path: string, content: string, signal: AbortSignal): Promise<void>;
+}
+
+/** Lines of a file: from `line` (1-based) on, at most `limit` of them (ACP `fs/read_text_file`). */
+export interface LineRange {
+  line: number;
+  limit: number;
 }
 
 /** What a tool gets besides its arguments. */

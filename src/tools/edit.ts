@@ -143,7 +143,9 @@ async function planEdit(
   }
   const path = resolveLinks(absolutePath);
   if (await changedSinceKnown(context.knownFiles, path, () => file.text)) {
-    return refuse(changedFileMessage(absolutePath, "the edit was not made"));
+    const { unsavedChangesNote } = await import("./editor-text.js");
+    const note = unsavedChangesNote(file.text, file.decoded.text, context.knownFiles.hashOf(path));
+    return refuse(changedFileMessage(absolutePath, "the edit was not made") + note);
   }
   const replacement = replaceOnce(file.text, input.old_str, input.new_str);
   if (replacement.kind !== "replaced") {

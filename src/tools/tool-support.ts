@@ -167,7 +167,8 @@ export async function runGuarded(
 // A successful `view` of a file (a `view_range` too: the hash is of the whole text), `edit` or
 // `create` returns a `knownFile` on its result (events/event-parts.ts `KnownFile`): the file's path, links resolved, and the hash
 // of its whole text as the call read or wrote it (through the client when it reads the file, so an
-// editor's unsaved buffer counts). The loop records it on `tool.execution_complete`, and the
+// editor's unsaved buffer counts; a `view_range` whose lines the editor and the disk agree on
+// records the disk's text: tools/editor-text.ts). The loop records it on `tool.execution_complete`, and the
 // session's history folds it into `KnownFiles` below (agent/history.ts), so a resumed, forked or
 // rewound session knows exactly what its log says. An `edit`, or a `create` that overwrites, of a
 // file with a hash whose text now hashes otherwise is refused; a file the model never viewed,

@@ -5,7 +5,7 @@ import { defineTool, type ToolContext, type ToolResult } from "./define-tool.js"
 import { listDirectory } from "./directory-listing.js";
 import { fileLines } from "./file-lines.js";
 import { readImage } from "./image-file.js";
-import { type DecodedFile, decodeFileBytes, withoutByteOrderMark } from "./text-decoding.js";
+import { type DecodedFile, decodeFileBytes } from "./text-decoding.js";
 import {
   BLANK_PATH,
   errorResult,
@@ -63,8 +63,9 @@ export type ViewInput = z.infer<typeof viewInput>;
  * `view {path, view_range?}`: a text file as numbered lines (`1. text`, Copilot CLI's format), or a
  * directory as a two-level listing. Binary files and images give a one-line notice, never bytes
  * (images as content: `readImage` in image-file.ts). UTF-8 text is read through the client when
- * it offers `readTextFile`, so the model sees the editor's unsaved changes. A file's result carries
- * its `knownFile` (the hash of its whole text, also for a `view_range`), which `edit` checks.
+ * it offers `readTextFile`, so the model sees the editor's unsaved changes (a `view_range` asks for
+ * its lines: editor-text.ts). A file's result carries its `knownFile` (the hash of its whole text,
+ * also for a `view_range`), which `edit` checks.
  */
 export const viewTool = defineTool<ViewInput>({
   name: "view",
@@ -131,8 +132,10 @@ async function view(input: ViewInput, context: ToolContext): Promise<ToolResult>
   const text =
     readThroughClient === undefined || decoded.encoding !== "utf-8"
       ? decoded.text
-      : withoutByteOrderMark(
-          await readThroughClient.call(context.client, absolutePath, context.signal),
+      : await (await import("./editor-text.js")).editorText(
+          (lines) => readThroughClient.call(context.client, absolutePath, context.signal, lines),
+          decoded.text,
+          input.view_range === undefined ? undefined : linesToRead(input.view_range),
         );
   const shown = showLines(text, input.view_range, encodingNote(decoded));
   // Part of the file shown or all of it, the model now knows this text (tool-support.ts).

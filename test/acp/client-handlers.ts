@@ -66,7 +66,7 @@ export function testClientApp(behaviour: ClientBehaviour): acp.ClientApp {
         throw new Error("cannot read this buffer");
       }
       const content = behaviour.buffers.get(params.path) ?? (await readFile(params.path, "utf8"));
-      return { content };
+      return { content: linesOf(content, params.line, params.limit) };
     })
     .onRequest(methods.fs.writeTextFile, async ({ params }) => {
       record(methods.fs.writeTextFile, params);
@@ -97,6 +97,19 @@ export function testClientApp(behaviour: ClientBehaviour): acp.ClientApp {
       terminals.release(params.terminalId);
       return {};
     });
+}
+
+/**
+ * `content`'s lines from `line` (1-based) on, at most `limit` of them, each with its line break,
+ * as an editor answers `fs/read_text_file` with `line` and `limit`; all of it without them.
+ */
+function linesOf(content: string, line?: number | null, limit?: number | null): string {
+  if (line == null && limit == null) {
+    return content;
+  }
+  const start = (line ?? 1) - 1;
+  const lines = content.split(/(?<=\n)/);
+  return lines.slice(start, limit == null ? undefined : start + limit).join("");
 }
 
 interface TerminalProcess {

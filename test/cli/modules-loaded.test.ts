@@ -117,13 +117,17 @@ const BUNDLE_FILE_BOUND = { prompt: 17, acpInitialize: 10, acpSession: 15 };
  * an endpoint (F5): 1,521,699, and the ACP initialize's 137,802 (face-config.ts and
  * setting-words.ts use the port check there); a server's secret-looking `args` redacted where
  * config values are shown (llm/shown-values.ts, loaded at the ACP initialize): 138,589, bounded
- * at 136 KiB. With the session's lanes merged: 1,522,792, bounded at 1488 KiB. In session 45
- * (lane sdkname) the writer keeps the stop rule's state and the session's name in the listing
- * metadata (session/listed-prompt.ts, `PromptStops.state` / `from`), so a listing tells a prompt
- * left open by a killed process without reading its log: 1,525,454, bounded at 1490 KiB. They
- * differ by a few bytes between checkouts: a CommonJS package's modules are keyed by their path.
+ * at 136 KiB. With the session's lanes merged: 1,522,792, bounded at 1488 KiB. In session 45:
+ * the writer keeps the stop rule's state and the session's name in the listing metadata
+ * (session/listed-prompt.ts, `PromptStops.state` / `from`), so a listing tells a prompt left open
+ * by a killed process without reading its log (+2.7 KB); a flag without its value under `sessions`
+ * or `mcp` ends with the usage of the one action that reads it (cli/subcommands.ts, 0.4 KB of the
+ * run chunk, loaded at the ACP initialize too); a `view_range` read through the editor asks for
+ * its lines alone (tools/editor-text.ts, loaded only when an editor serves the file). Merged:
+ * PROMPT_BYTES and ACP_BYTES, bounded at 1491 KiB and 137 KiB. They differ by a few bytes between
+ * checkouts: a CommonJS package's modules are keyed by their path.
  */
-const BUNDLE_BYTE_BOUND = { prompt: 1490 * 1024, acpInitialize: 136 * 1024 };
+const BUNDLE_BYTE_BOUND = { prompt: 1491 * 1024, acpInitialize: 137 * 1024 };
 /**
  * Modules no run loads (scripts/bundle.mjs): zod 3 itself (the AI SDK gets its kind names alone,
  * in a module named `zod3-kinds:…`), and a second, unbundled picomatch, which fdir used to require

@@ -92,6 +92,30 @@ const flagCases: UsageErrorCase[] = [
     args: ["sessions", "view", "abc", "--out"],
     stderr: "--out needs a value (usage: turnloop sessions view <id> [--out F] [--no-open])",
   },
+  // `turnloop sessions --limit` named the whole group's usage: `sessions` alone runs `sessions
+  // list`, the one action that reads --limit, so a flag that one action reads ends with that
+  // action's usage (a flag two actions read, --out, keeps the group's). A number flag without
+  // its value says it needs a number, under -p too.
+  {
+    args: ["sessions", "--limit"],
+    stderr: "--limit needs a number (usage: turnloop sessions [list] [--json] [--limit N])",
+  },
+  {
+    args: ["sessions", "list", "--limit"],
+    stderr: "--limit needs a number (usage: turnloop sessions [list] [--json] [--limit N])",
+  },
+  {
+    args: ["sessions", "--limt", "2"],
+    stderr:
+      "unknown option --limt; did you mean --limit? (usage: turnloop sessions [list] [--json] [--limit N])",
+  },
+  { args: ["sessions", "--out"], stderr: `--out needs a value (usage: ${SESSIONS_USAGE})` },
+  {
+    args: ["mcp", "--mcp-config"],
+    stderr:
+      "--mcp-config needs a value (usage: turnloop mcp list [--json] [--mcp-config F] [--ignore-config-errors])",
+  },
+  { args: ["-p", "hi", "--max-turns"], stderr: "--max-turns needs a number (see turnloop --help)" },
   {
     args: ["sessions", "compact", "abc", "--bogus"],
     stderr:
@@ -126,7 +150,7 @@ const flagCases: UsageErrorCase[] = [
     stderr: "unknown option --modle; did you mean --model? (usage: turnloop acp [session options])",
   },
   { args: ["serve", "--bogus"], stderr: `unknown option --bogus (usage: ${SERVE_USAGE})` },
-  { args: ["--headless", "--port"], stderr: `--port needs a value (usage: ${SERVE_USAGE})` },
+  { args: ["--headless", "--port"], stderr: `--port needs a number (usage: ${SERVE_USAGE})` },
   {
     args: ["serve", "extra"],
     stderr: `serve: unexpected argument "extra" (usage: ${SERVE_USAGE})`,

@@ -92,6 +92,40 @@ describe("MCP servers through the SDK server", () => {
     expect(livePids(log)).toEqual([]);
   });
 
+  // An MCP tool's result with `isError: true` is `success: false` for the app, with the text the
+  // model got (test/tools/mcp-error-wires.test.ts: said failed on every wire).
+  test("turnloop/sdk: a call the server answers with isError is success: false, said failed", async () => {
+    const client = fixture.client();
+    const session = await client.createSession({
+      mcpServers: { t: stdioEntry() },
+      onPermissionRequest: () => ({ kind: "approve-once" }),
+    });
+    const events = recordEvents(session);
+    fixture.model.enqueue(callingTools(["call_1", "t-fail", {}]), { text: "noted" });
+    await session.sendAndWait({ prompt: "try" });
+    const failed = "MCP tool t/fail failed: the widget is broken";
+    expect(requestMessages(fixture.model, -1).at(-1)).toEqual({
+      role: "tool",
+      tool_call_id: "call_1",
+      content: failed,
+    });
+    expect(
+      normalise(events, fixture).filter((event) => event.type === "tool.execution_complete"),
+    ).toEqual([
+      {
+        type: "tool.execution_complete",
+        data: {
+          toolCallId: "call_1",
+          toolName: "t-fail",
+          success: false,
+          result: { content: failed },
+          error: { message: failed, code: "failed" },
+        },
+      },
+    ]);
+    await client.stop();
+  });
+
   test("the official @github/copilot-sdk: mcpServers in its session config reach the model", async () => {
     const log = join(fixture.cwd, "copilot-server.log");
     const client = new CopilotClient({

@@ -161,8 +161,8 @@ describe("MCP tools in the loop", () => {
         toolCallId: "call_1",
         toolName: "t__fail",
         success: false,
-        result: { content: "the widget is broken" },
-        error: { message: "the widget is broken", code: "failed" },
+        result: { content: "MCP tool t/fail failed: the widget is broken" },
+        error: { message: "MCP tool t/fail failed: the widget is broken", code: "failed" },
       },
       {
         toolCallId: "call_2",

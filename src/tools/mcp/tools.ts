@@ -5,8 +5,9 @@
  * Schema; arguments are passed through as the model sent them (the server validates them and
  * answers bad ones with `isError`). Results keep their content types: text as text, images as
  * image content (for models that take them), resources as their text or a note, `isError` as an
- * error result. A result longer than {@link MAX_RESULT_CHARACTERS} is cut to its head and tail
- * like a command's output, and the whole result is saved in the session folder (mode 0600, with
+ * error result whose text says the call failed (on every wire, as turnloop's own failures do). A
+ * result longer than {@link MAX_RESULT_CHARACTERS} is cut to its head and tail like a command's
+ * output, and the whole result is saved in the session folder (mode 0600, with
  * secrets redacted as in `events.jsonl`).
  */
 
@@ -160,7 +161,7 @@ export function mcpTool(
     },
     scope: () => ({ title: `${connection.name}: ${title}`, paths: [] }),
     execute: (input, context) =>
-      runGuarded(`MCP tool ${connection.name}/${tool.name}`, context.signal, async () => {
+      runGuarded(what(connection, tool), context.signal, async () => {
         const result = await connection
           .callTool(tool.name, input, context.signal)
           .catch((error: unknown) => {
@@ -173,12 +174,30 @@ export function mcpTool(
         if (typeof result === "string") {
           return errorResult(result);
         }
-        return toToolResult(result, {
+        const shown = await toToolResult(result, {
           path: join(context.sessionDirectory, "mcp-results", `${context.toolCallId}.json`),
           secrets: context.secrets,
         });
+        return shown.isError ? { ...shown, content: failedText(connection, tool, shown) } : shown;
       }),
   });
+}
+
+/** How a call of `tool` is named in its results: `MCP tool <server>/<tool>`. */
+function what(connection: McpConnection, tool: McpTool): string {
+  return `MCP tool ${connection.name}/${tool.name}`;
+}
+
+/**
+ * The text of a result the server marked `isError`, said failed as a call that threw is
+ * (`runGuarded`: `MCP tool s/t failed: <message>`): only Anthropic's `tool_result` has a flag for
+ * it (`is_error`), while OpenAI Chat's `tool` message and Responses' `function_call_output` carry
+ * text alone, where the server's own words ("the widget is broken") read like a success.
+ */
+function failedText(connection: McpConnection, tool: McpTool, shown: ToolResult): string {
+  return shown.content === ""
+    ? `${what(connection, tool)} failed, with no message.`
+    : `${what(connection, tool)} failed: ${shown.content}`;
 }
 
 /**
