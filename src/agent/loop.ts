@@ -86,7 +86,8 @@ async function runTurns(
   const { emit } = conversation;
   const fixedTools = settings.autopilot ? [...settings.tools, taskCompleteTool] : settings.tools;
   const guard = new RepetitionGuard();
-  let specifications = toolSpecifications(fixedTools);
+  // The tools the first request offers, MCP servers' and the face's choice included.
+  let specifications = toolSpecifications(offeredTools(settings, fixedTools));
   const compaction = new CompactionGuard(settings, conversation, () => specifications, signal);
   const beyond = promptBeyondWindow(settings, prompt, specifications);
   if (beyond !== undefined) {
@@ -104,8 +105,7 @@ async function runTurns(
       counters.nudges++;
       emit({ type: "user.message", data: { content: AUTOPILOT_NUDGE, source: "autopilot" } });
     }
-    const available = [...fixedTools, ...(settings.changingTools?.() ?? [])];
-    const tools = settings.offerTools?.(available) ?? available;
+    const tools = offeredTools(settings, fixedTools);
     specifications = toolSpecifications(tools);
     const request = modelRequest(settings, conversation.history, specifications);
     // Compaction changes `history.messages` in place, so a replayed request sends the new view.
@@ -352,6 +352,15 @@ function toolContext(
     secrets: settings.secrets,
     knownFiles: conversation.history.knownFiles,
   };
+}
+
+/**
+ * The tools a model request offers: `fixedTools`, then the changing ones (MCP servers'), as the
+ * face chooses among them (`AgentSettings.offerTools`).
+ */
+function offeredTools(settings: AgentSettings, fixedTools: readonly AnyTool[]): readonly AnyTool[] {
+  const available = [...fixedTools, ...(settings.changingTools?.() ?? [])];
+  return settings.offerTools?.(available) ?? available;
 }
 
 function cancel(emit: Conversation["emit"], signal: AbortSignal): PromptOutcome {

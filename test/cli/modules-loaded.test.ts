@@ -117,10 +117,14 @@ const BUNDLE_FILE_BOUND = { prompt: 17, acpInitialize: 10, acpSession: 15 };
  * an endpoint (F5): 1,521,699, and the ACP initialize's 137,802 (face-config.ts and
  * setting-words.ts use the port check there); a server's secret-looking `args` redacted where
  * config values are shown (llm/shown-values.ts, loaded at the ACP initialize): 138,589, bounded
- * at 136 KiB. With the session's lanes merged: 1,522,792, bounded at 1488 KiB. They differ by a
- * few bytes between checkouts: a CommonJS package's modules are keyed by their path.
+ * at 136 KiB. With the session's lanes merged: 1,522,792, bounded at 1488 KiB; in session 45
+ * (lane trialfix) the refusal of a prompt whose system prompt and tools alone fill the window,
+ * with the tools the first request offers (agent/compaction-guard.ts, trial 45 F1), and the mark
+ * of a cut output's tail that starts inside a line, which every face reads (tools/command-output.ts
+ * `PARTIAL_LINE_MARK`, F2): 1,524,743, bounded at 1490 KiB. They differ by a few bytes between
+ * checkouts: a CommonJS package's modules are keyed by their path.
  */
-const BUNDLE_BYTE_BOUND = { prompt: 1488 * 1024, acpInitialize: 136 * 1024 };
+const BUNDLE_BYTE_BOUND = { prompt: 1490 * 1024, acpInitialize: 136 * 1024 };
 /**
  * Modules no run loads (scripts/bundle.mjs): zod 3 itself (the AI SDK gets its kind names alone,
  * in a module named `zod3-kinds:…`), and a second, unbundled picomatch, which fdir used to require
