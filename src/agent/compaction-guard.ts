@@ -362,16 +362,13 @@ function exhausted(
 }
 
 /**
- * Why `prompt` cannot be sent at all: the request it starts — the system prompt, `tools` (those
- * the first request offers) and the prompt, estimated as compaction estimates (token-estimate.ts:
- * its length, never its tokens, so a prompt of 50 MB costs no more than one of 50 bytes) —
- * exceeds the model's known context window, which no compaction can make room for (trial 32, F4);
- * so do the system prompt and tools alone when they fill the window the guard sends within, a
- * default one when none is known ({@link windowOf}; trial 45, F1: the message then says so, and
- * that a larger window or fewer tools is the cure, not a shorter prompt). The message names the
- * sizes and what to do in `settingNames`' words, the face's own. Undefined when it fits, or when
- * the window is not known (neither set by the user nor in the catalogue, llm/context-window.ts:
- * such a prompt is sent as it is) and the system prompt and tools leave room in the default.
+ * Why `prompt` cannot be sent at all: the system prompt, `tools` (the first request's) and the
+ * prompt, estimated as compaction estimates (token-estimate.ts: from lengths, so a 50 MB prompt
+ * costs no more than a short one), exceed the model's known context window (trial 32, F4); or the
+ * system prompt and tools alone fill the window the guard sends within, a default one when none
+ * is known ({@link windowOf}; trial 45, F1: the message says a larger window or fewer tools is the
+ * cure). The message names the sizes and what to do in `settingNames`' words, the face's own.
+ * Undefined otherwise: a prompt for a window not known (llm/context-window.ts) is sent as it is.
  */
 export function promptBeyondWindow(
   settings: NamedSettings,
@@ -383,7 +380,6 @@ export function promptBeyondWindow(
   const images = (prompt.images?.length ?? 0) * IMAGE_TOKENS;
   const tokens = fixed + images + estimateMessageTokens({ role: "user", content: prompt.content });
   const names = namesOf(settings);
-  // The window the guard sends within (a default when none is known): it would send nothing.
   const limit = windowOf(settings);
   if (fixed >= limit) {
     return {

@@ -37,7 +37,7 @@ import {
   type ToolCallOutcome,
 } from "./tool-calls.js";
 import { applyEffects } from "./tool-effects.js";
-import { toolSpecifications } from "./tool-specifications.js";
+import { offeredTools, toolSpecifications } from "./tool-specifications.js";
 
 export type {
   AgentSettings,
@@ -86,7 +86,6 @@ async function runTurns(
   const { emit } = conversation;
   const fixedTools = settings.autopilot ? [...settings.tools, taskCompleteTool] : settings.tools;
   const guard = new RepetitionGuard();
-  // The tools the first request offers, MCP servers' and the face's choice included.
   let specifications = toolSpecifications(offeredTools(settings, fixedTools));
   const compaction = new CompactionGuard(settings, conversation, () => specifications, signal);
   const beyond = promptBeyondWindow(settings, prompt, specifications);
@@ -352,15 +351,6 @@ function toolContext(
     secrets: settings.secrets,
     knownFiles: conversation.history.knownFiles,
   };
-}
-
-/**
- * The tools a model request offers: `fixedTools`, then the changing ones (MCP servers'), as the
- * face chooses among them (`AgentSettings.offerTools`).
- */
-function offeredTools(settings: AgentSettings, fixedTools: readonly AnyTool[]): readonly AnyTool[] {
-  const available = [...fixedTools, ...(settings.changingTools?.() ?? [])];
-  return settings.offerTools?.(available) ?? available;
 }
 
 function cancel(emit: Conversation["emit"], signal: AbortSignal): PromptOutcome {

@@ -292,16 +292,10 @@ export interface OutputLines {
 }
 
 /**
- * Reads a tool's output as the log holds it (whole, or cut to its start and end around an
- * {@link OMITTED_MARKER}) and picks the lines a face shows: up to `keep.first` lines from its
- * start and up to `keep.last` from its end (with `nonBlank`, blank lines are skipped and not
- * counted). Lines are the text's, split at line breaks, its trailing blank lines left out. The
- * line before the marker is never shown: the head's piece of a line the cut started in, or the
- * empty line a head ending on a line break leaves; either way the marker's N line breaks end N
- * lines from the last line of the head shown. The line after the marker is the first whole line
- * kept, shown, unless it starts with tools/command-output.ts `PARTIAL_LINE_MARK` (the cut ended
- * inside it): then it is not shown and counts as hidden with those N (N + 1 lines span the cut).
- * The marker's own line is never output. So one output gives one count on every face.
+ * The lines a face shows of a tool's output as logged (whole, or cut around an {@link OMITTED_MARKER}):
+ * up to `keep.first` from its start, `keep.last` from its end (`nonBlank`: blank ones skipped). The
+ * line before the marker (a cut line's piece, or the empty line after a whole head) is never shown;
+ * the one after, unless it starts with tools/command-output.ts `PARTIAL_LINE_MARK` (N + 1 cut).
  */
 export function outputLines(
   text: string,
