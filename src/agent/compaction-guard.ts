@@ -362,14 +362,13 @@ function exhausted(
 }
 
 /**
- * Why `prompt` cannot be sent at all: the request it starts — the system prompt, `tools` and the
- * prompt alone, estimated as compaction estimates (token-estimate.ts: its length, never its
- * tokens, so a prompt of 50 MB costs no more than one of 50 bytes) — exceeds the model's known
- * context window, which no compaction can make room for (trial 32, F4). The message names both
- * sizes and what to do in `settingNames`' words, the face's own. Undefined when it fits, when the
- * window is not known (neither set by the user nor in the catalogue, llm/context-window.ts: such
- * a prompt is sent as it is), or when the system prompt and tools alone fill it (the guard's own
- * failure, {@link fixedOverflow}: the prompt is not what to cut).
+ * Why `prompt` cannot be sent at all: the system prompt, `tools` (the first request's) and the
+ * prompt, estimated as compaction estimates (token-estimate.ts: from lengths, so a 50 MB prompt
+ * costs no more than a short one), exceed the model's known context window (trial 32, F4); or the
+ * system prompt and tools alone fill the window the guard sends within, a default one when none
+ * is known ({@link windowOf}; trial 45, F1: the message says a larger window or fewer tools is the
+ * cure). The message names the sizes and what to do in `settingNames`' words, the face's own.
+ * Undefined otherwise: a prompt for a window not known (llm/context-window.ts) is sent as it is.
  */
 export function promptBeyondWindow(
   settings: NamedSettings,
@@ -377,17 +376,22 @@ export function promptBeyondWindow(
   tools: readonly ToolSpecification[],
 ): (PromptTooLarge & { message: string }) | undefined {
   const { id, typeId } = settings.provider;
-  const window = knownContextWindowOf(id, settings, {}, typeId);
-  if (window === undefined) {
-    return undefined;
-  }
   const fixed = estimateFixedTokens({ system: settings.systemPrompt, tools });
   const images = (prompt.images?.length ?? 0) * IMAGE_TOKENS;
   const tokens = fixed + images + estimateMessageTokens({ role: "user", content: prompt.content });
-  if (tokens <= window || fixed >= window) {
+  const names = namesOf(settings);
+  const limit = windowOf(settings);
+  if (fixed >= limit) {
+    return {
+      estimatedTokens: tokens,
+      contextWindow: limit,
+      message: `the system prompt and the ${tools.length} tool definitions alone take about ${fixed} tokens, more than the context window of ${id}, ${limit} tokens, before any prompt; nothing was sent. If ${id}'s window is larger, set it with ${names.contextWindow}; else use a model with a larger window (${names.model}), or configure fewer MCP servers or tools.`,
+    };
+  }
+  const window = knownContextWindowOf(id, settings, {}, typeId);
+  if (window === undefined || tokens <= window) {
     return undefined;
   }
-  const names = namesOf(settings);
   return {
     estimatedTokens: tokens,
     contextWindow: window,

@@ -37,7 +37,7 @@ import {
   type ToolCallOutcome,
 } from "./tool-calls.js";
 import { applyEffects } from "./tool-effects.js";
-import { toolSpecifications } from "./tool-specifications.js";
+import { offeredTools, toolSpecifications } from "./tool-specifications.js";
 
 export type {
   AgentSettings,
@@ -86,7 +86,7 @@ async function runTurns(
   const { emit } = conversation;
   const fixedTools = settings.autopilot ? [...settings.tools, taskCompleteTool] : settings.tools;
   const guard = new RepetitionGuard();
-  let specifications = toolSpecifications(fixedTools);
+  let specifications = toolSpecifications(offeredTools(settings, fixedTools));
   const compaction = new CompactionGuard(settings, conversation, () => specifications, signal);
   const beyond = promptBeyondWindow(settings, prompt, specifications);
   if (beyond !== undefined) {
@@ -104,8 +104,7 @@ async function runTurns(
       counters.nudges++;
       emit({ type: "user.message", data: { content: AUTOPILOT_NUDGE, source: "autopilot" } });
     }
-    const available = [...fixedTools, ...(settings.changingTools?.() ?? [])];
-    const tools = settings.offerTools?.(available) ?? available;
+    const tools = offeredTools(settings, fixedTools);
     specifications = toolSpecifications(tools);
     const request = modelRequest(settings, conversation.history, specifications);
     // Compaction changes `history.messages` in place, so a replayed request sends the new view.

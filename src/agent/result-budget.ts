@@ -3,7 +3,12 @@ import { join } from "node:path";
 import { errorMessage, makeFolders } from "../events/errors.js";
 import { SecretStreamRedactor, type SecretValue } from "../events/secrets.js";
 import type { HistoryMessage } from "../llm/provider.js";
-import { findOmittedMarker, lineBreaksIn, omittedMarker } from "../tools/command-output.js";
+import {
+  findOmittedMarker,
+  lineBreaksIn,
+  markedTail,
+  omittedMarker,
+} from "../tools/command-output.js";
 import type { History } from "./history.js";
 import { estimateMessageTokens } from "./token-estimate.js";
 import type { ToolCallOutcome } from "./tool-calls.js";
@@ -85,7 +90,7 @@ export function turnResultBudget(input: TurnBudgetInput): FitResult {
 export function cutResult(text: string, characters: number, where: string): string {
   const room = Math.max(0, characters - where.length - 40);
   const head = text.slice(0, Math.floor(room * HEAD_SHARE));
-  const tail = text.slice(text.length - (room - head.length));
+  const { tail, startsLine } = tailFrom(text, text.slice(text.length - (room - head.length)));
   let omitted = Buffer.byteLength(text) - Buffer.byteLength(head) - Buffer.byteLength(tail);
   let lineBreaks = lineBreaksIn(text, head.length, text.length - tail.length);
   let whole = where;
@@ -96,7 +101,25 @@ export function cutResult(text: string, characters: number, where: string): stri
     lineBreaks += inner.lineBreaks - 2;
     whole = inner.where;
   }
-  return `${head}\n${omittedMarker(lineBreaks, omitted, whole)}\n${tail}`;
+  return `${head}\n${omittedMarker(lineBreaks, omitted, whole)}\n${markedTail(tail, !startsLine)}`;
+}
+
+/**
+ * The tail kept of `text` from its last characters, `window`: from the start of its first line
+ * that starts in the window (a line break before the window's last character), else the window
+ * whole, `startsLine` false unless a line break comes just before it (then marked as starting
+ * inside a line: tools/command-output.ts `markedTail`), so the faces know which line it begins with.
+ */
+function tailFrom(text: string, window: string): { tail: string; startsLine: boolean } {
+  const before = text.length - window.length;
+  if (window === "" || before === 0 || text[before - 1] === "\n") {
+    return { tail: window, startsLine: true };
+  }
+  const lineBreak = window.indexOf("\n");
+  if (lineBreak !== -1 && lineBreak < window.length - 1) {
+    return { tail: window.slice(lineBreak + 1), startsLine: true };
+  }
+  return { tail: window, startsLine: false };
 }
 
 /** Writes `content` with its secrets redacted, as every file under the session folder is. */

@@ -11,6 +11,7 @@ import type { ToolSpecification } from "../llm/provider.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { builtinTools } from "../tools/index.js";
 import { BUILTIN_INPUT_JSON_SCHEMAS } from "../tools/input-json-schemas.js";
+import type { AgentSettings } from "./loop-types.js";
 
 const specificationCache = new WeakMap<AnyTool, ToolSpecification>();
 
@@ -74,4 +75,16 @@ function converted(input: AnyTool["input"]): JsonObject {
     unrepresentable: "any",
   }) as JsonObject;
   return inputSchema;
+}
+
+/**
+ * The tools a model request offers: `fixedTools`, then the changing ones (MCP servers'), as the
+ * face chooses among them (`AgentSettings.offerTools`).
+ */
+export function offeredTools(
+  settings: Pick<AgentSettings, "changingTools" | "offerTools">,
+  fixedTools: readonly AnyTool[],
+): readonly AnyTool[] {
+  const available = [...fixedTools, ...(settings.changingTools?.() ?? [])];
+  return settings.offerTools?.(available) ?? available;
 }

@@ -10,6 +10,7 @@ import type { JsonObject } from "../events/events.js";
 import { outsideSandboxWords, type ToolCall } from "../session/session-model/session-model.js";
 import { NOT_PERSISTED, outcomeSymbol, stateWords } from "../session/session-model/tool-call.js";
 import { commandStop } from "../tools/bash.js";
+import { PARTIAL_LINE_MARK } from "../tools/command-output.js";
 
 /** Characters of a call's arguments a `-p` tool line shows. */
 export const SHORT_ARGUMENTS_LENGTH = 60;
@@ -291,13 +292,10 @@ export interface OutputLines {
 }
 
 /**
- * Reads a tool's output as the log holds it (whole, or cut to its start and end around an
- * {@link OMITTED_MARKER}) and picks the lines a face shows: up to `keep.first` lines from its
- * start and up to `keep.last` from its end (with `nonBlank`, blank lines are skipped and not
- * counted). Lines are the text's, split at line breaks, its trailing blank lines left out. A cut
- * output's head and tail end and start inside a line: those two pieces are never shown, and
- * count as hidden with the marker's N lines (N + 1 lines of the output span the cut); the
- * marker's own line is never output. So one output gives one count on every face.
+ * The lines a face shows of a tool's output as logged (whole, or cut around an {@link OMITTED_MARKER}):
+ * up to `keep.first` from its start, `keep.last` from its end (`nonBlank`: blank ones skipped). The
+ * line before the marker (a cut line's piece, or the empty line after a whole head) is never shown;
+ * the one after, unless it starts with tools/command-output.ts `PARTIAL_LINE_MARK` (N + 1 cut).
  */
 export function outputLines(
   text: string,
@@ -310,14 +308,16 @@ export function outputLines(
   const marker = at === -1 ? undefined : OMITTED_MARKER.exec(lines[at]?.trim() ?? "");
   // The lines seen whole: all, or the head's and the tail's with `gap` lines between them.
   const head = marker === undefined ? lines : lines.slice(0, Math.max(0, at - 1));
-  const tail = marker === undefined ? [] : lines.slice(at + 2);
+  const after = marker === undefined ? [] : lines.slice(at + 1);
+  const partial = after[0]?.startsWith(PARTIAL_LINE_MARK) === true ? 1 : 0;
+  const tail = after.slice(partial);
   const counted = marker?.[1];
   const gap =
     marker === undefined
       ? 0
       : counted === undefined
         ? undefined
-        : Number(counted.replaceAll(",", "")) + 1;
+        : Number(counted.replaceAll(",", "")) + partial;
   const shown = (line: string) => !nonBlank || line.trim() !== "";
   const first: string[] = [];
   let firstEnd = 0;

@@ -209,17 +209,65 @@ function mergeMetadata(
   return Object.keys(merged).length > 0 ? merged : undefined;
 }
 
+/**
+ * The usage of a reply as the log records it (`assistant.usage`): a count the server did not
+ * report is left out. The AI SDK's usage mappings fill 0 for a cache or reasoning count absent
+ * from the server's usage (Chat Completions `prompt_tokens_details.cached_tokens`, Responses
+ * `input_tokens_details.cached_tokens`, Anthropic `cache_read_input_tokens` …), so such a count is
+ * kept only when the raw usage the server sent (`usage.raw`) holds its field; without a raw usage,
+ * as the SDK gave it (README "JSON output": "a count no request reported is left out").
+ */
 function toUsage(usage: LanguageModelV3Usage | undefined): Usage {
   if (usage === undefined) {
     return {};
   }
   const result: Usage = {};
+  const { raw } = usage;
+  const reported = (fields: readonly (readonly string[])[]) =>
+    raw === undefined || fields.some((path) => fieldAt(raw, path) !== undefined);
   setDefined(result, "inputTokens", usage.inputTokens.total);
   setDefined(result, "outputTokens", usage.outputTokens.total);
-  setDefined(result, "cacheReadTokens", usage.inputTokens.cacheRead);
-  setDefined(result, "cacheWriteTokens", usage.inputTokens.cacheWrite);
-  setDefined(result, "reasoningTokens", usage.outputTokens.reasoning);
+  if (reported(CACHE_READ_FIELDS)) {
+    setDefined(result, "cacheReadTokens", usage.inputTokens.cacheRead);
+  }
+  if (reported(CACHE_WRITE_FIELDS)) {
+    setDefined(result, "cacheWriteTokens", usage.inputTokens.cacheWrite);
+  }
+  if (reported(REASONING_FIELDS)) {
+    setDefined(result, "reasoningTokens", usage.outputTokens.reasoning);
+  }
   return result;
+}
+
+/** Where each wire's raw usage holds the cache reads: Chat Completions, Responses, Anthropic. */
+const CACHE_READ_FIELDS = [
+  ["prompt_tokens_details", "cached_tokens"],
+  ["input_tokens_details", "cached_tokens"],
+  ["cache_read_input_tokens"],
+] as const;
+/** Where each wire's raw usage holds the cache writes. */
+const CACHE_WRITE_FIELDS = [
+  ["prompt_tokens_details", "cache_write_tokens"],
+  ["input_tokens_details", "cache_write_tokens"],
+  ["cache_creation_input_tokens"],
+] as const;
+/** Where each wire's raw usage holds the reasoning tokens. */
+const REASONING_FIELDS = [
+  ["completion_tokens_details", "reasoning_tokens"],
+  ["output_tokens_details", "reasoning_tokens"],
+  ["output_tokens_details", "thinking_tokens"],
+] as const;
+
+/** The value at `path` in `value`, a JSON object; `undefined` when absent or `null`. */
+function fieldAt(value: unknown, path: readonly string[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (typeof at !== "object" || at === null) {
+      return undefined;
+    }
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at ?? undefined;
 }
 
 function setDefined(target: Usage, key: keyof Usage, value: number | undefined): void {

@@ -65,11 +65,14 @@ export function parseRules(texts: readonly string[]): PermissionRule[] {
  * is asked about); then allow rules and session grants; then reads and searches inside the cwd
  * (or an added folder) run without asking; anything else is asked. Symlinks are resolved before
  * paths are judged, so a link out of the cwd asks. `policy` is read at each decision, so grants
- * recorded during the session apply at once. Returns the decider for calls of a session in `cwd`.
+ * recorded during the session apply at once. `asks`: whether the face can ask anyone (false: a
+ * question carries no prefix choice, {@link questionAbout}). Returns the decider for calls of a
+ * session in `cwd`.
  */
 export function permissionDecider(
   cwd: string,
   policy: () => PermissionPolicy | Promise<PermissionPolicy>,
+  { asks = true }: { asks?: boolean } = {},
 ): (subject: PermissionSubject) => Promise<PermissionDecision> {
   let realCwd: string | undefined;
   return async ({ tool, input, toolCall }) => {
@@ -115,7 +118,7 @@ export function permissionDecider(
     if (autoAllows(rules, subject, tool, inside, unclear, laterRun)) {
       return allow;
     }
-    const question = await questionAbout(tool, toolCall, scope, subject, rules, root);
+    const question = await questionAbout({ tool, toolCall, scope, subject, rules, root, asks });
     return {
       kind: "ask",
       question,
@@ -126,15 +129,29 @@ export function permissionDecider(
   };
 }
 
-/** The question about a call the rules leave to the user (see {@link PermissionQuestion}). */
-async function questionAbout(
-  tool: AnyTool,
-  toolCall: ToolRequest,
-  scope: ToolCallScope,
-  subject: RuleSubject,
-  rules: PermissionPolicy,
-  root: string,
-): Promise<PermissionQuestion> {
+/**
+ * The question about a call the rules leave to the user (see {@link PermissionQuestion}); without
+ * the prefix choice when nobody can be asked (`asks` false): finding a command's prefix loads the
+ * shell parser (mvdan-sh, 1.5 MB: half a second and more under `-p` with no terminal, trial 45),
+ * and a refusal that asks nobody offers no choice.
+ */
+async function questionAbout({
+  tool,
+  toolCall,
+  scope,
+  subject,
+  rules,
+  root,
+  asks,
+}: {
+  tool: AnyTool;
+  toolCall: ToolRequest;
+  scope: ToolCallScope;
+  subject: RuleSubject;
+  rules: PermissionPolicy;
+  root: string;
+  asks: boolean;
+}): Promise<PermissionQuestion> {
   return {
     toolCallId: toolCall.toolCallId,
     toolName: tool.name,
@@ -145,7 +162,7 @@ async function questionAbout(
     alwaysRule: alwaysRule(tool, subject, root),
     ...(tool.mcp === undefined ? {} : { mcp: tool.mcp }),
     ...(scope.command === undefined ? {} : { command: scope.command }),
-    ...prefixChoice(tool, scope.command),
+    ...(asks ? prefixChoice(tool, scope.command) : {}),
     ...(await notAllowedChoice(rules.allow, subject)),
     ...(scope.command === undefined || rules.confinement === undefined
       ? {}

@@ -83,7 +83,9 @@ export interface NoAskSituation {
  * `tool.execution_start` before anything is asked (the Copilot CLI's order).
  */
 export function createPermissionGate(options: PermissionGateOptions): Authorize {
-  const decide = permissionDecider(options.cwd, options.policy);
+  const decide = permissionDecider(options.cwd, options.policy, {
+    asks: options.ask !== undefined,
+  });
   return async ({ tool, input, toolCall, signal, start, check }): Promise<PermissionAnswer> => {
     start(toolCall.arguments);
     const decision = await decide({ tool, input, toolCall });

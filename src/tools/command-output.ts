@@ -81,6 +81,24 @@ export function omittedMarker(lineBreaks: number, bytes: number, where: string):
   return `[… ${lines} (${bytes} bytes) omitted; ${where}]`;
 }
 
+/**
+ * What starts the text after an {@link omittedMarker}'s line when that text begins inside a line
+ * (the cut left out the line's start): `…`. A text after the marker without it starts on a whole
+ * line. Every writer of the marker adds it (here, agent/result-budget.ts `cutResult`,
+ * tools/mcp/tools.ts), and cli/tool-line.ts `outputLines` reads it, so a face shows the first
+ * whole line kept after the cut and counts the lines left out exactly. (`\u2026` is `…`: the
+ * scripts loaded before `-p`'s first request are ASCII, test/cli/modules-loaded.test.ts.)
+ */
+export const PARTIAL_LINE_MARK = "\u2026";
+
+/**
+ * `tail` as it follows an {@link omittedMarker}'s line: `startsInsideLine` when the character
+ * before it in the whole text was not a line break, then with {@link PARTIAL_LINE_MARK} before it.
+ */
+export function markedTail(tail: string, startsInsideLine: boolean): string {
+  return startsInsideLine ? `${PARTIAL_LINE_MARK}${tail}` : tail;
+}
+
 /** A marker {@link omittedMarker} wrote, found in a text, and what it says. */
 export interface OmittedMarkerFound {
   /** Where its line starts in the text, and where it ends (before its closing line break). */
@@ -219,7 +237,7 @@ export class CommandOutput {
       // the log matters more than the copy, so the copy goes.
       await unlink(this.savePath).catch(() => undefined);
     }
-    const tail = this.shownTail();
+    const { text: tail, startsLine } = this.keptTail();
     const keptBytes = Buffer.byteLength(this.head) + Buffer.byteLength(tail);
     const omitted = Math.max(this.totalBytes - keptBytes, 0);
     let where = `full output saved to ${this.savePath}`;
@@ -236,7 +254,8 @@ export class CommandOutput {
       where = `the first ${this.savedBytes} bytes of the output saved to ${this.savePath}${capped ? ` (${cap})` : ""}`;
     }
     const lineBreaks = this.totalLineBreaks - this.headLineBreaks - lineBreaksIn(tail);
-    return `${this.head}\n${omittedMarker(lineBreaks, omitted, where)}\n${tail}`;
+    const marker = omittedMarker(lineBreaks, omitted, where);
+    return `${this.head}\n${marker}\n${markedTail(tail, !startsLine)}`;
   }
 
   /**
@@ -251,6 +270,19 @@ export class CommandOutput {
       return this.tail.slice(lineStart);
     }
     return this.tail.length > this.tailLimit ? this.tail.slice(1) : this.tail;
+  }
+
+  /**
+   * The tail the model reads: from the start of its first line that starts in the kept window
+   * (a line break before the window's last character), else the window's end, `startsLine`
+   * false (one long last line, or the end of one ending on a line break: its start is cut).
+   */
+  private keptTail(): { text: string; startsLine: boolean } {
+    const lineBreak = this.tail.indexOf("\n");
+    if (lineBreak !== -1 && lineBreak < this.tail.length - 1) {
+      return { text: this.tail.slice(lineBreak + 1), startsLine: true };
+    }
+    return { text: this.tail.slice(1), startsLine: false };
   }
 
   private startTruncating(): void {

@@ -38,14 +38,28 @@ test("session/prompt with a prompt beyond the window is a -32602 error in the ed
   }
 });
 
-test("a window the system prompt and tools alone fill: session/prompt fails before any request, in the editor's words", async () => {
+test("a window the system prompt and tools alone fill: session/prompt is the same -32602 refusal, saying so in the editor's words; nothing is sent or stored", async () => {
   const agent = fixture.startAgent({ TURNLOOP_CONTEXT_WINDOW: "1000" });
   await agent.initialize();
   const sessionId = await agent.newSession();
   const failure = await agent.prompt(sessionId, "hello").catch((error: unknown) => error);
-  expect((failure as { message: string }).message).toMatch(
-    /^The model request failed: The context is exhausted: the next request does not fit the context window of openai-compatible:fake-model \(1000 tokens; TURNLOOP_CONTEXT_WINDOW in the env of turnloop's entry in the editor's agent server settings \(or --context-window in its args\) sets it\): the system prompt and the \d+ tool definitions alone take about \d+ tokens, which no compaction can make room for: set the window the model's server really has, or configure fewer MCP servers$/,
+  const { code, message, data } = failure as { code: number; message: string; data: unknown };
+  expect({ code, data }).toEqual({
+    code: -32602,
+    data: {
+      errorType: "context_length_exceeded",
+      estimatedTokens: expect.any(Number),
+      contextWindow: 1000,
+      method: "session/prompt",
+    },
+  });
+  expect(message).toMatch(
+    /^session\/prompt: the system prompt and the \d+ tool definitions alone take about \d+ tokens, more than the context window of openai-compatible:fake-model, 1000 tokens, before any prompt; nothing was sent\. If openai-compatible:fake-model's window is larger, set it with TURNLOOP_CONTEXT_WINDOW in the env of turnloop's entry in the editor's agent server settings \(or --context-window in its args\); else use a model with a larger window \(TURNLOOP_MODEL in the env of turnloop's entry in the editor's agent server settings \(or --model in its args\)\), or configure fewer MCP servers or tools\.$/,
   );
   expect(fixture.server.requests).toHaveLength(0);
+  const kinds = agent.updates(sessionId).map((update) => update.sessionUpdate);
+  expect(kinds.filter((kind) => kind !== "available_commands_update")).toEqual([]);
   expect(await agent.end()).toBe(0);
+  const logged = await fixture.persisted(sessionId);
+  expect(JSON.stringify(logged)).not.toContain("hello");
 });

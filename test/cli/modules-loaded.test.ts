@@ -123,11 +123,14 @@ const BUNDLE_FILE_BOUND = { prompt: 17, acpInitialize: 10, acpSession: 15 };
  * by a killed process without reading its log (+2.7 KB); a flag without its value under `sessions`
  * or `mcp` ends with the usage of the one action that reads it (cli/subcommands.ts, 0.4 KB of the
  * run chunk, loaded at the ACP initialize too); a `view_range` read through the editor asks for
- * its lines alone (tools/editor-text.ts, loaded only when an editor serves the file). Merged:
- * PROMPT_BYTES and ACP_BYTES, bounded at 1491 KiB and 137 KiB. They differ by a few bytes between
- * checkouts: a CommonJS package's modules are keyed by their path.
+ * its lines alone (tools/editor-text.ts, loaded only when an editor serves the file); the refusal
+ * of a prompt whose system prompt and tools alone fill the window, with the tools the first
+ * request offers (agent/compaction-guard.ts), and the mark of a cut output's tail that starts
+ * inside a line, which every face reads (tools/command-output.ts `PARTIAL_LINE_MARK`) (+2.0 KB).
+ * Merged: PROMPT_BYTES and ACP_BYTES, bounded at BOUND_P KiB and 137 KiB. They differ by a few
+ * bytes between checkouts: a CommonJS package's modules are keyed by their path.
  */
-const BUNDLE_BYTE_BOUND = { prompt: 1491 * 1024, acpInitialize: 137 * 1024 };
+const BUNDLE_BYTE_BOUND = { prompt: 1493 * 1024, acpInitialize: 137 * 1024 };
 /**
  * Modules no run loads (scripts/bundle.mjs): zod 3 itself (the AI SDK gets its kind names alone,
  * in a module named `zod3-kinds:…`), and a second, unbundled picomatch, which fdir used to require

@@ -105,4 +105,53 @@ describe("a prompt beyond the model's context window", () => {
     expect(shown.stdout).not.toContain("word word");
     expect(shown.stdout).not.toContain("context window");
   });
+
+  test("a window the system prompt and tools alone fill (trial 45 F1): refused the same way, saying so, for a new session and one that goes on (--continue)", async ({
+    cli,
+    model,
+  }) => {
+    const fixedRefusal =
+      /^the system prompt and the \d+ tool definitions alone take about (\d+) tokens, more than the context window of openai-compatible:fake-model, 1000 tokens, before any prompt; nothing was sent\. If openai-compatible:fake-model's window is larger, set it with --context-window or TURNLOOP_CONTEXT_WINDOW; else use a model with a larger window \(--model or TURNLOOP_MODEL\), or configure fewer MCP servers or tools\.$/;
+    const refused = await cli([
+      "-p",
+      "refused at once",
+      "--context-window",
+      "1000",
+      "--output-format",
+      "json",
+    ]);
+    expect(refused.code).toBe(3);
+    const result = JSON.parse(refused.stdout) as Record<string, unknown>;
+    const error = result.error as { type: string; message: string };
+    expect(error.message).toMatch(fixedRefusal);
+    expect({ ...result, duration_ms: 0, error: { ...error, message: "" } }).toEqual({
+      type: "result",
+      subtype: "error_prompt_too_large",
+      is_error: true,
+      result: "",
+      stop_reason: null,
+      session_id: null,
+      num_turns: 0,
+      duration_ms: 0,
+      usage: {},
+      permission_denials: [],
+      left_running_pids: [],
+      error: { type: "context_length_exceeded", message: "" },
+    });
+    expect((await cli(["sessions"])).stdout).not.toContain("refused at once");
+
+    model.enqueue({ text: "first answer" });
+    const first = await cli(["-p", "first"]);
+    expect(first.code).toBe(0);
+    const sessionId = printedSessionId(first.stderr);
+    const continued = await cli(["-p", "never stored", "--continue", "--context-window", "1000"]);
+    expect(continued.code).toBe(3);
+    expect(continued.stderr.split("\n")[0]?.replace(/^turnloop: /, "")).toMatch(fixedRefusal);
+    expect(model.requests).toHaveLength(1);
+    const shown = await cli(["sessions", "show", sessionId]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain("first answer");
+    expect(shown.stdout).not.toContain("never stored");
+    expect(shown.stdout).not.toContain("context window");
+  });
 });

@@ -69,14 +69,15 @@ test("turnloop's own SDK: sendAndWait rejects with the same refusal, and the ses
   expect(users.map((message) => message.content)).toEqual(["short"]);
 });
 
-test("a window the system prompt and tools alone fill: sendAndWait rejects before any request, in the server's words", async () => {
+test("a window the system prompt and tools alone fill: sendAndWait rejects with the refusal before any request, in the server's words; nothing stored", async () => {
   fixture.env.TURNLOOP_CONTEXT_WINDOW = "1000";
   const client = await startCopilotClient(fixture);
   const session = await client.createSession({ onPermissionRequest: approveAll });
   const requests = fixture.model.requests.length;
   const failure = await session.sendAndWait({ prompt: "hello" }).catch((error: unknown) => error);
   expect(String(failure)).toMatch(
-    /^Error: The context is exhausted: the next request does not fit the context window of openai-compatible:fake-model \(1000 tokens; TURNLOOP_CONTEXT_WINDOW in the server's environment sets it\): the system prompt and the \d+ tool definitions alone take about \d+ tokens, which no compaction can make room for: set the window the model's server really has, or configure fewer MCP servers$/,
+    /^Error: the system prompt and the \d+ tool definitions alone take about \d+ tokens, more than the context window of openai-compatible:fake-model, 1000 tokens, before any prompt; nothing was sent\. If openai-compatible:fake-model's window is larger, set it with TURNLOOP_CONTEXT_WINDOW in the server's environment; else use a model with a larger window \(the session's model \(createSession\(\{ model: "<provider>:<model>" \}\)\) or TURNLOOP_MODEL in the server's environment\), or configure fewer MCP servers or tools\.$/,
   );
   expect(fixture.model.requests).toHaveLength(requests);
+  expect((await session.getEvents()).map((event) => event.type)).toEqual(["session.start"]);
 });

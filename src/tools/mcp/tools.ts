@@ -18,6 +18,7 @@ import { z } from "zod";
 import { errorCode, errorMessage, makeFolders } from "../../events/errors.js";
 import type { JsonObject } from "../../events/events.js";
 import { SecretStreamRedactor, type SecretValue } from "../../events/secrets.js";
+import { markedTail } from "../command-output.js";
 import { type AnyTool, defineTool, type ToolImage, type ToolResult } from "../define-tool.js";
 import { errorResult, runGuarded } from "../tool-support.js";
 import { type McpConnection, McpServerUnavailableError } from "./connection.js";
@@ -277,7 +278,8 @@ async function cutToLimit(text: string, result: CallToolResult, save: SaveTarget
   const head = text.slice(0, Math.floor(MAX_RESULT_CHARACTERS * 0.4));
   const tail = text.slice(-(MAX_RESULT_CHARACTERS - head.length));
   const omitted = text.length - head.length - tail.length;
-  return `${head}\n[… ${omitted} characters omitted; ${where}]\n${tail}`;
+  const inside = text[text.length - tail.length - 1] !== "\n";
+  return `${head}\n[… ${omitted} characters omitted; ${where}]\n${markedTail(tail, inside)}`;
 }
 
 function base64Bytes(data: string): number {

@@ -1,0 +1,122 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cutResult } from "../../src/agent/result-budget.js";
+import { outputLines } from "../../src/cli/tool-line.js";
+import type { CommandRequest } from "../../src/tools/command-runner.js";
+import { ProcessRunner } from "../../src/tools/process-runner.js";
+import { useTemporaryDirectory } from "../tools/tool-context.js";
+
+// Trial 45 F2: `head -c 300000 /dev/zero | tr '\0' x; echo; echo 'ERROR: real failure'; exit 7`
+// kept `ERROR: real failure` for the model, whole, after the cut marker, but every face took the
+// line after the marker for a piece of a line the cut began in: it showed no line and said
+// `… 2 more lines`. Every writer of the marker now marks a piece that starts inside a line
+// (tools/command-output.ts `PARTIAL_LINE_MARK`), and cli/tool-line.ts `outputLines`, which every
+// face reads a cut output through, shows the first whole line kept and counts the rest exactly.
+
+let directory: string;
+
+useTemporaryDirectory((path) => {
+  directory = path;
+});
+
+/** The model's copy of `command`'s output, cut past 1,000 characters (400 head, 600 tail). */
+async function cutOutput(command: string): Promise<string> {
+  const request: CommandRequest = {
+    cwd: directory,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    signal: new AbortController().signal,
+    timeoutMs: 60_000,
+    savePath: join(directory, "saved", "output.txt"),
+    secrets: [],
+  };
+  const result = await new ProcessRunner({ maxOutputCharacters: 1_000 }).run(command, request);
+  expect(result.truncated).toBe(true);
+  return result.output;
+}
+
+const SAVED = () => `full output saved to ${join(directory, "saved", "output.txt")}`;
+
+/** Line `index` of the eight-line output: 150 x's, then ` END<index>`. */
+const endLine = (index: number) => `${"x".repeat(150)} END${index}`;
+const EIGHT_LINES = `for i in 1 2 3 4 5 6 7 8; do printf 'x%.0s' $(seq 150); echo " END$i"; done; exit 7`;
+
+describe("the first whole line kept after a cut output's marker", () => {
+  it("is shown when the cut started inside a line and ended on a line break: the failure line, one line left out", async () => {
+    const output = await cutOutput(
+      "head -c 3000 /dev/zero | tr '\\0' x; echo; echo 'ERROR: real failure'; exit 7",
+    );
+    expect(output.endsWith("omitted; ".concat(SAVED(), "]\nERROR: real failure\n"))).toBe(true);
+    expect(outputLines(output, { last: 5 })).toEqual({
+      first: [],
+      last: ["ERROR: real failure"],
+      hidden: 1,
+      total: 2,
+      saved: SAVED(),
+    });
+  });
+
+  it("is shown when the head kept whole lines too: END6 to END8 after END1 and END2, three lines between", async () => {
+    const output = await cutOutput(EIGHT_LINES);
+    const all = { first: Number.POSITIVE_INFINITY, last: Number.POSITIVE_INFINITY };
+    expect(outputLines(output, all)).toEqual({
+      first: [endLine(1), endLine(2)],
+      last: [6, 7, 8].map(endLine),
+      hidden: 3,
+      total: 8,
+      saved: SAVED(),
+    });
+    expect(outputLines(output, { last: 5 })).toEqual({
+      first: [],
+      last: [6, 7, 8].map(endLine),
+      hidden: 5,
+      total: 8,
+      saved: SAVED(),
+    });
+  });
+
+  it("is not shown when the cut ended inside it (one long last line): marked, and counted with the lines cut", async () => {
+    const output = await cutOutput("seq 1 3; head -c 3000 /dev/zero | tr '\\0' y; echo; exit 7");
+    expect(output).toContain(`omitted; ${SAVED()}]\n\u2026yyy`);
+    expect(outputLines(output, { first: Number.POSITIVE_INFINITY, last: 5 })).toEqual({
+      first: ["1", "2", "3"],
+      last: [],
+      hidden: 1,
+      total: 4,
+      saved: SAVED(),
+    });
+  });
+
+  it("is shown after the turn's result budget cut (agent/result-budget.ts), which starts its tail on a line", () => {
+    const text = `${Array.from({ length: 500 }, (_, index) => `line ${index + 1}`).join("\n")}\n`;
+    const cut = cutResult(text, 1_000, "WHERE");
+    const lines = outputLines(cut, {
+      first: Number.POSITIVE_INFINITY,
+      last: Number.POSITIVE_INFINITY,
+    });
+    // Every line shown is whole and in place: the head's from line 1, the tail's on to line 500.
+    const numbers = [...lines.first, ...lines.last].map((line) => Number(line.slice(5)));
+    const headCount = lines.first.length;
+    expect(lines.first).toEqual(numbers.slice(0, headCount).map((_, index) => `line ${index + 1}`));
+    expect(lines.last).toEqual(
+      lines.last.map((_, index) => `line ${500 - lines.last.length + 1 + index}`),
+    );
+    expect({ hidden: lines.hidden, total: lines.total, saved: lines.saved }).toEqual({
+      hidden: 500 - lines.first.length - lines.last.length,
+      total: 500,
+      saved: "WHERE",
+    });
+  });
+
+  it("is not shown when the result budget's tail starts inside one long line: marked, and counted", () => {
+    const text = `first\n${"z".repeat(5_000)}\n`;
+    const cut = cutResult(text, 1_000, "WHERE");
+    expect(cut).toContain("omitted; WHERE]\n\u2026zzz");
+    expect(outputLines(cut, { first: Number.POSITIVE_INFINITY, last: 5 })).toEqual({
+      first: ["first"],
+      last: [],
+      hidden: 1,
+      total: 2,
+      saved: "WHERE",
+    });
+  });
+});
