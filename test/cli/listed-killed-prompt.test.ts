@@ -10,21 +10,13 @@
 import type { ChildProcess } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { afterEach, expect, vi } from "vitest";
 import { PROCESS_ENDED_WORDS } from "../../src/cli/prompt-stop.js";
 import { runSessionsCommand } from "../../src/cli/sessions-command.js";
 import { sessionListEntry } from "../../src/server/state-methods.js";
 import { openSessionStore } from "../../src/session/open-store.js";
+import { CollectedText } from "../support/collected-text.js";
 import { test } from "../support/fixtures.js";
-
-class Collected extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -33,9 +25,9 @@ afterEach(() => {
 /** `turnloop sessions [--json]` run in-process against `home`: its stdout. */
 async function listed(home: string, json: boolean): Promise<string> {
   vi.stubEnv("TURNLOOP_HOME", home);
-  const stdout = new Collected();
+  const stdout = new CollectedText();
   const command = { kind: "sessions-list" as const, json };
-  expect(await runSessionsCommand(command, { stdout, stderr: new Collected() })).toBe(0);
+  expect(await runSessionsCommand(command, { stdout, stderr: new CollectedText() })).toBe(0);
   return stdout.text;
 }
 

@@ -10,20 +10,12 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { afterEach, expect, test, vi } from "vitest";
 import { runSessionsExport } from "../../src/cli/session-view/command.js";
 import { runSessionsCommand } from "../../src/cli/sessions-command.js";
 import { PROMPT_INTERRUPTED } from "../../src/session/open-work.js";
 import { logBytes, makeTemporaryDirectory, sessionStart, userMessage } from "../session/support.js";
-
-class Collected extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
+import { CollectedText } from "../support/collected-text.js";
 
 const SESSION_ID = "3f0c4a52-5b8e-4a36-9d3e-2c1f0e7a9b11";
 
@@ -49,13 +41,13 @@ async function killedMidPrompt(extra: object[] = []): Promise<{ home: string; fo
 /** What `sessions show`, and the JSON and Markdown exports, say of the session. */
 async function views(home: string) {
   vi.stubEnv("TURNLOOP_HOME", home);
-  const shown = new Collected();
+  const shown = new CollectedText();
   const command = { kind: "sessions-show" as const, sessionId: SESSION_ID, json: false };
-  expect(await runSessionsCommand(command, { stdout: shown, stderr: new Collected() })).toBe(0);
+  expect(await runSessionsCommand(command, { stdout: shown, stderr: new CollectedText() })).toBe(0);
   const exported: Record<string, string> = {};
   for (const format of ["json", "markdown"] as const) {
-    const stdout = new Collected();
-    const io = { stdout, stderr: new Collected(), cwd: home, platform: process.platform };
+    const stdout = new CollectedText();
+    const io = { stdout, stderr: new CollectedText(), cwd: home, platform: process.platform };
     const env = { TURNLOOP_HOME: home };
     expect(await runSessionsExport({ sessionId: SESSION_ID, format }, { ...io, env })).toBe(0);
     exported[format] = stdout.text;

@@ -6,21 +6,13 @@
 
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { afterEach, expect, test, vi } from "vitest";
 import { UsageError } from "../../src/cli/argument-flags.js";
 import { parseCommand } from "../../src/cli/arguments.js";
 import { runSessionsCommand } from "../../src/cli/sessions-command.js";
 import type { EventInput } from "../../src/events/events.js";
 import { logBytes, makeTemporaryDirectory, sessionStart, userMessage } from "../session/support.js";
-
-class Collected extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
+import { CollectedText } from "../support/collected-text.js";
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -59,8 +51,8 @@ async function sessions(home: string, args: string[]) {
   if (command.kind !== "sessions-list") {
     throw new Error(`not a sessions list: ${command.kind}`);
   }
-  const stdout = new Collected();
-  const code = await runSessionsCommand(command, { stdout, stderr: new Collected() });
+  const stdout = new CollectedText();
+  const code = await runSessionsCommand(command, { stdout, stderr: new CollectedText() });
   return { code, stdout: stdout.text };
 }
 

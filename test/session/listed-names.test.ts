@@ -8,7 +8,6 @@
 
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { afterEach, expect, test, vi } from "vitest";
 import { listPage } from "../../src/acp/session-setup.js";
 import { runSessionsCommand } from "../../src/cli/sessions-command.js";
@@ -16,16 +15,9 @@ import type { EventInput } from "../../src/events/events.js";
 import { sessionListEntry } from "../../src/server/state-methods.js";
 import { SessionHost } from "../../src/session/host.js";
 import { resolveRunConfig } from "../../src/session/run-config.js";
+import { CollectedText } from "../support/collected-text.js";
 import { defaultFaceOptions } from "../support/face-options.js";
 import { logBytes, makeTemporaryDirectory, sessionStart, userMessage } from "./support.js";
-
-class Collected extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -74,9 +66,9 @@ test("turnloop sessions, ACP session/list and the SDK's entries show the name a 
   }
 
   vi.stubEnv("TURNLOOP_HOME", home);
-  const stdout = new Collected();
+  const stdout = new CollectedText();
   const command = { kind: "sessions-list" as const, json: false };
-  expect(await runSessionsCommand(command, { stdout, stderr: new Collected() })).toBe(0);
+  expect(await runSessionsCommand(command, { stdout, stderr: new CollectedText() })).toBe(0);
   expect(stdout.text).toBe(
     [
       `${UNNAMED}  2026-03-02  1 turn  ${home}`,

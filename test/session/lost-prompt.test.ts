@@ -9,7 +9,6 @@
 
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { describe, expect, vi } from "vitest";
 import { listPage } from "../../src/acp/session-setup.js";
 import { runSessionsExport } from "../../src/cli/session-view/command.js";
@@ -20,6 +19,7 @@ import { openSessionStore } from "../../src/session/open-store.js";
 import { resolveRunConfig } from "../../src/session/run-config.js";
 import { Session } from "../../src/session/session.js";
 import { summaryLine } from "../../src/session/session-store.js";
+import { CollectedText } from "../support/collected-text.js";
 import { defaultFaceOptions } from "../support/face-options.js";
 import type { Wire } from "../support/fake-model-types.js";
 import { test } from "../support/fixtures.js";
@@ -39,14 +39,6 @@ async function damagePrompts(harness: Harness, ...prompts: string[]): Promise<st
   });
   await writeFile(path, lines.join("\n"));
   return sessionId;
-}
-
-class Collected extends Writable {
-  text = "";
-  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
 }
 
 const LOST =
@@ -115,25 +107,25 @@ describe("a session whose prompts were lost with damaged lines", () => {
     const outputs: Record<string, string> = {};
     try {
       for (const kind of ["sessions-show", "sessions-list"] as const) {
-        const stdout = new Collected();
+        const stdout = new CollectedText();
         const command = { kind, sessionId, json: false };
-        expect(await runSessionsCommand(command, { stdout, stderr: new Collected() })).toBe(0);
+        expect(await runSessionsCommand(command, { stdout, stderr: new CollectedText() })).toBe(0);
         outputs[kind] = stdout.text;
       }
     } finally {
       vi.unstubAllEnvs();
     }
-    const markdown = new Collected();
+    const markdown = new CollectedText();
     const io = {
       stdout: markdown,
-      stderr: new Collected(),
+      stderr: new CollectedText(),
       cwd: harness.cwd,
       platform: process.platform,
     };
     const env = { TURNLOOP_HOME: harness.home };
     expect(await runSessionsExport({ sessionId, format: "markdown" }, { ...io, env })).toBe(0);
     // The HTML view draws the JSON export's data.
-    const data = new Collected();
+    const data = new CollectedText();
     const json = { ...io, stdout: data, env };
     expect(await runSessionsExport({ sessionId, format: "json" }, json)).toBe(0);
     const prompts = (JSON.parse(data.text) as { prompts: Array<Record<string, unknown>> }).prompts;
