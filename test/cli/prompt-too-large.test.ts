@@ -12,6 +12,22 @@ test.override({ git: true });
 const REFUSAL =
   /^turnloop: the prompt is about (\d+) tokens with the system prompt and tools \(99999 characters\), more than the context window of openai-compatible:fake-model, 8000 tokens; nothing was sent\. Send a smaller part of it or fewer files, use a model with a larger window \(--model or TURNLOOP_MODEL\), or, if openai-compatible:fake-model's window is larger, set it with --context-window or TURNLOOP_CONTEXT_WINDOW\.\n/;
 
+/** `--output-format json`'s result of a prompt refused before anything was stored or sent, its duration and message blanked. */
+const REFUSED_RESULT = {
+  type: "result",
+  subtype: "error_prompt_too_large",
+  is_error: true,
+  result: "",
+  stop_reason: null,
+  session_id: null,
+  num_turns: 0,
+  duration_ms: 0,
+  usage: {},
+  permission_denials: [],
+  left_running_pids: [],
+  error: { type: "context_length_exceeded", message: "" },
+};
+
 describe("a prompt beyond the model's context window", () => {
   test("is refused before any request, exit 3, nothing on stdout and no session saved; with no known window it is sent", async ({
     cli,
@@ -49,20 +65,7 @@ describe("a prompt beyond the model's context window", () => {
     const result = JSON.parse(refused.stdout) as Record<string, unknown>;
     expect(refused.stdout.trim().split("\n")).toHaveLength(1);
     const error = result.error as { type: string; message: string };
-    expect({ ...result, duration_ms: 0, error: { ...error, message: "" } }).toEqual({
-      type: "result",
-      subtype: "error_prompt_too_large",
-      is_error: true,
-      result: "",
-      stop_reason: null,
-      session_id: null,
-      num_turns: 0,
-      duration_ms: 0,
-      usage: {},
-      permission_denials: [],
-      left_running_pids: [],
-      error: { type: "context_length_exceeded", message: "" },
-    });
+    expect({ ...result, duration_ms: 0, error: { ...error, message: "" } }).toEqual(REFUSED_RESULT);
     expect(`turnloop: ${error.message}\n`).toMatch(REFUSAL);
     expect(refused.stderr).toMatch(REFUSAL);
     // stream-json: no event line of a prompt that never ran, only the same result line.
@@ -124,20 +127,7 @@ describe("a prompt beyond the model's context window", () => {
     const result = JSON.parse(refused.stdout) as Record<string, unknown>;
     const error = result.error as { type: string; message: string };
     expect(error.message).toMatch(fixedRefusal);
-    expect({ ...result, duration_ms: 0, error: { ...error, message: "" } }).toEqual({
-      type: "result",
-      subtype: "error_prompt_too_large",
-      is_error: true,
-      result: "",
-      stop_reason: null,
-      session_id: null,
-      num_turns: 0,
-      duration_ms: 0,
-      usage: {},
-      permission_denials: [],
-      left_running_pids: [],
-      error: { type: "context_length_exceeded", message: "" },
-    });
+    expect({ ...result, duration_ms: 0, error: { ...error, message: "" } }).toEqual(REFUSED_RESULT);
     expect((await cli(["sessions"])).stdout).not.toContain("refused at once");
 
     model.enqueue({ text: "first answer" });
