@@ -19,7 +19,7 @@ import { promptModeAfter } from "./client-link.js";
 import type { ClientConnection, ServerContext } from "./connection.js";
 import { notificationFrame } from "./notification-text.js";
 import { FollowedEvents } from "./remote-events.js";
-import { watchHolder } from "./remote-holder-gone.js";
+import { tellOnlyFollowing, watchHolder } from "./remote-holder-gone.js";
 import { FollowedLiveEvents } from "./remote-live.js";
 import { endedIdle, endPrompts, endRefused, type FollowedSession } from "./remote-prompt-end.js";
 import { RemoteQuestions } from "./remote-questions.js";
@@ -250,6 +250,10 @@ function watchPrompts(
       const { dropped, interrupted, cause } = gone;
       const news = { kind: "dropped", promptIds: dropped, cause, interrupted } as const;
       endPrompts(connection, session, news, null);
+    }
+    if (gone.cause !== "replaced") {
+      // The apps here that only follow the session hear of the death now too.
+      tellOnlyFollowing(here, gone.cause);
     }
   };
   return watchOwner(store, session.sessionId, () => prompts.waiting, onGone, {

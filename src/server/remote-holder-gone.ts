@@ -17,7 +17,7 @@ import { ServerToClient } from "../protocol/copilot.js";
 import { interruptedPromptMessage } from "../session/dropped-prompts.js";
 import { createEnvelope } from "../session/envelope.js";
 import { fenceGoneHolder, followedLeases } from "../session/followed-leases.js";
-import type { SessionInbox } from "../session/session-store.js";
+import type { LeaseGone, SessionInbox } from "../session/session-store.js";
 import { sendIdle } from "./client-link.js";
 import type { ServerContext } from "./connection.js";
 import { notificationFrame } from "./notification-text.js";
@@ -45,13 +45,24 @@ function onlyFollowing(here: FollowedHere): Follower[] {
 
 /** Fences the gone holder's lease, delivers what it stored, then tells each follower once. */
 async function holderGone(inbox: SessionInbox, here: FollowedHere): Promise<void> {
-  const { session } = here;
-  const { sessionId } = session;
+  const { sessionId } = here.session;
   const subscription = await here.subscribed;
   const cause = await fenceGoneHolder(inbox, sessionId, () => subscription.readNow());
   if (cause === undefined) {
     return; // A live worker holds it (another claimed it): its followers read the claim.
   }
+  tellOnlyFollowing(here, cause);
+}
+
+/**
+ * Tells each app of `here` that only follows it (none of its prompts waiting), once, that its
+ * holder is gone for `cause`, every event the holder stored delivered first: by this watch, or by
+ * the owner watch of an app of `here` whose prompt waited (remote-followers.ts), whichever saw
+ * the death first, so that every app of the session here is told at the death.
+ */
+export function tellOnlyFollowing(here: FollowedHere, cause: LeaseGone): void {
+  const { session } = here;
+  const { sessionId } = session;
   const followers = onlyFollowing(here);
   for (const { prompts } of followers) {
     prompts.ownerGone();

@@ -9,7 +9,7 @@
 import { expect, test } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
 import { approveAll, TurnloopClient } from "../../src/sdk/index.js";
-import { PROMPT_INTERRUPTED } from "../../src/session/prompt-end.js";
+import { interruptedPromptMessage } from "../../src/session/dropped-prompts.js";
 import { inLogOrder } from "./support.js";
 import {
   describeWorkers,
@@ -69,8 +69,7 @@ describeWorkers(
       fixture.model.enqueue({ text: "the first app again" });
       const again = await firstSession.sendAndWait({ prompt: "first again" });
       expect(again?.data.content).toBe("the first app again");
-      // The prompt cut short ends for each app: the first hears it from its owner watch, the
-      // second where the claim's repair closed the prompt's turn; then one idle for each prompt.
+      // The prompt cut short ends for each app when B sees A gone; then one idle for each prompt.
       await Promise.all([seenFirst.idle[3]?.opened, seenSecond.idle[3]?.opened]);
 
       const stored = (await secondSession.getMessages()).slice(before);
@@ -89,7 +88,7 @@ describeWorkers(
       expect(storedAmong(seenFirst.seen, stored)).toEqual(stored);
       expect(storedAmong(seenSecond.seen, stored)).toEqual(stored);
       // Each app sees the cut prompt end as a failed prompt ends on Copilot's wire: an error, then
-      // the idle (not aborted: nobody cancelled it), once; the second app where the log ends it.
+      // the idle (not aborted: nobody cancelled it), once.
       const interrupted = `the worker running session ${onA.sessionId} stopped (its process is gone) while running a prompt sent from this worker: it ended there unfinished`;
       // From the cut prompt to the claiming prompt, each app's whole stream.
       const aroundCut = (seen: readonly WireEvent[]) => {
@@ -116,13 +115,21 @@ describeWorkers(
         "session.resume",
         "assistant.turn_end",
       ]);
+      // The second app only follows: it is told at the death too (by whichever of B's checks saw
+      // it first, with the cause B's fence saw), and the claim's repair is not told again.
       expect(aroundCut(seenSecond.seen)).toEqual([
         "user.message",
         "assistant.turn_start",
+        {
+          type: "session.error",
+          data: {
+            errorType: "server",
+            message: interruptedPromptMessage(onA.sessionId, "followed", "ended"),
+          },
+        },
+        ...idles,
         "session.resume",
         "assistant.turn_end",
-        { type: "session.error", data: PROMPT_INTERRUPTED },
-        ...idles,
       ]);
       await first.stop();
       await second.stop();
