@@ -252,8 +252,8 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
     expect(received).toEqual([prompt("b")]);
   });
 
-  it("a withdrawal says why nobody holds the lease: the holder's process seen gone, then nobody's", async () => {
-    const { database, sender } = await threeWorkers();
+  it("a withdrawal says why nobody holds the lease: the holder's process seen gone, then to another worker nobody's, to the fencing worker again why it fenced", async () => {
+    const { database, sender, claimer } = await threeWorkers();
     const prompt = { kind: "prompt", payload: { sessionId: "s1", prompt: "a", promptId: "a" } };
     expect(await sender.inbox.post("s1", prompt as InboxMessage)).toBe(1);
     // The holder ran on this machine and its process is gone; its lease has not lapsed.
@@ -267,10 +267,16 @@ describe.skipIf(postgresUnavailable !== undefined)("the inbox between workers", 
       ownerStopped: "ended",
       epoch: 2,
     });
-    // Fenced: nobody holds the lease now, which a second follower is told as such.
-    expect(await sender.inbox.withdraw("s1", ["a"])).toEqual({
+    // Fenced: nobody holds the lease now, which a follower on another worker is told as such;
+    // a second follower on the fencing worker is told what its fence saw (postgres/fenced-here.ts).
+    expect(await claimer.inbox.withdraw("s1", ["a"])).toEqual({
       withdrawn: [],
       ownerStopped: "released",
+      epoch: 3,
+    });
+    expect(await sender.inbox.withdraw("s1", ["a"])).toEqual({
+      withdrawn: [],
+      ownerStopped: "ended",
       epoch: 3,
     });
   });

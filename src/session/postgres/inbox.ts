@@ -24,7 +24,7 @@ import {
   type SessionInbox,
 } from "../session-store.js";
 import type { Database } from "./database.js";
-import { fencedHere } from "./fenced-here.js";
+import { withdrawalCause } from "./fenced-here.js";
 import { leaseGone, liveLeaseSql, toHolder, type Worker } from "./lease.js";
 import type { CommitListener } from "./notify.js";
 import { readJson, readText, storedJson, storedText } from "./stored-text.js";
@@ -227,8 +227,8 @@ export async function withdrawPrompts(
     if (row === undefined) {
       return { withdrawn: [], ownerStopped: "released", epoch: undefined };
     }
-    let ownerStopped = leaseGone(row) ?? false;
-    const fenced = ownerStopped !== false && row.owner_id !== null;
+    const seen = leaseGone(row) ?? false;
+    const fenced = seen !== false && row.owner_id !== null;
     if (fenced) {
       await client.query(
         `UPDATE sessions SET owner_id = NULL, owner = NULL, lease_until = NULL, status = 'idle',
@@ -236,8 +236,8 @@ export async function withdrawPrompts(
         [sessionId],
       );
     }
-    const epoch = Number(row.epoch) + (fenced ? 1 : 0);
-    ownerStopped = fencedHere.cause(sessionId, epoch, ownerStopped, fenced);
+    const ownerStopped = withdrawalCause(database, sessionId, Number(row.epoch), seen, fenced);
+    const epoch = Number(row.epoch) + (ownerStopped === false ? 0 : 1);
     const withdrawn = await client.query<{ prompt_id: string }>(
       `DELETE FROM inbox WHERE session_id = $1 AND kind = 'prompt'
          AND payload->>'promptId' = ANY($2::text[]) AND (epoch IS NULL OR epoch < $3)
