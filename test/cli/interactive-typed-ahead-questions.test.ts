@@ -247,11 +247,14 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a que
         if (typing === "started before the question") {
           terminal.write("also run");
           await terminal.waitFor(/─{20,}\n *also run *\n─{20,}/);
+          // The question the round waits for next is its own: none is on the screen yet.
+          expect(terminal.screen()).not.toMatch(question);
           release();
           await terminal.waitFor(question);
           await waitUnwrapped(terminal, INPUT_HAS_KEYS);
           typeMessage(terminal, " the linter next", "key by key");
         } else {
+          expect(terminal.screen()).not.toMatch(question);
           release();
           await terminal.waitFor(question);
           typeMessage(terminal, message, typing);
