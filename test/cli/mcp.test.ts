@@ -1,7 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { trustProject } from "../../src/session/config-paths.js";
 import { ANSWER_TURN, TOOL_TURN } from "../support/event-sequences.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { printedSessionId, test } from "../support/fixtures.js";
@@ -107,9 +106,8 @@ describe("turnloop -p with MCP servers", () => {
     expect(serversOffered(model, 0)).toEqual(["personal", "shared"]);
     expect(offered(model, 0)).not.toContain("repo__echo");
 
-    // Trusted through the function `turnloop mcp trust` calls (its words and exit code: the
-    // untrust case below).
-    expect(await trustProject(home, repository)).toBe(repository);
+    const trust = await cli(["mcp", "trust"]);
+    expect(trust.code).toBe(0);
     const trusted = await cli(["-p", "hi"]);
     expect(trusted.code).toBe(0);
     // The project's `shared` wins over the user's and fails to start: reported, the rest go on.
@@ -186,7 +184,7 @@ describe("turnloop -p with MCP servers", () => {
       `mcpServers.repo          (not run: this project is not trusted; see turnloop mcp trust)    from ${projectConfig}`,
     ]);
 
-    expect(await trustProject(home, repository)).toBe(repository);
+    expect((await cli(["mcp", "trust"])).code).toBe(0);
     const trusted = await cli(["config", "--json"]);
     const json = JSON.parse(trusted.stdout) as { mcpServers: Record<string, { source: string }> };
     expect(json.mcpServers.repo?.source).toBe(projectConfig);
