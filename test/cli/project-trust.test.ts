@@ -31,7 +31,7 @@ async function trust({ cli, repository }: Pick<CliFixtures, "cli" | "repository"
 /**
  * Records the project as trusted through the function `turnloop mcp trust` calls
  * (src/cli/mcp-command.ts → config-paths.ts `trustProject`), in this process: for the tests whose
- * subject is what a trust changes, not the command (which {@link trust} runs once, above).
+ * subject is what a trust changes, not the command (which {@link trust} runs, in one test).
  */
 async function trustInProcess({ home, repository }: Pick<CliFixtures, "home" | "repository">) {
   expect(await trustProject(home, repository)).toBe(repository);
