@@ -1,5 +1,5 @@
 import { describe } from "vitest";
-import { tmuxMissing } from "../support/interactive-terminal.js";
+import { type InteractiveTerminal, tmuxMissing } from "../support/interactive-terminal.js";
 import {
   type InteractiveFixture,
   interactiveTest,
@@ -20,21 +20,19 @@ const WIDTHS = [40, 50, 80, 120] as const;
 const rule = (columns: number) => "─".repeat(columns);
 
 /**
- * Opens the face at `columns`, types `text` (then Enter if `enter`), and waits until the whole
- * screen is `expected` (interactive-terminal.ts `waitForScreen`: a pattern can match a screen caught
- * between two writes of one redraw); fails with the diff against the last screen.
+ * Types `text` (then Enter if `enter`) in `terminal`, and waits until the whole screen is
+ * `expected` (interactive-terminal.ts `waitForScreen`: a pattern can match a screen caught between
+ * two writes of one redraw), `sessionId` and the repository replaced; fails with the diff against
+ * the last screen.
  */
 async function expectScreenAfter(
   fixture: InteractiveFixture,
-  columns: number,
+  terminal: InteractiveTerminal,
+  sessionId: string,
   text: string,
   enter: boolean,
   expected: string[],
 ): Promise<void> {
-  const terminal = await fixture.openReady([], { columns, rows: 50 });
-  // The banner is drawn once the session is open: after it, the screen changes only by the keys.
-  const banner = await terminal.waitFor(/lists\s+the commands/);
-  const sessionId = printedSessionId(banner.replace(/\n/g, " "));
   if (enter) {
     terminal.type(text);
   } else {
@@ -245,12 +243,20 @@ const MENU: Record<(typeof WIDTHS)[number], string[]> = {
 };
 
 describe.skipIf(tmuxMissing())("turnloop (interactive): lists laid out at any width", () => {
+  // One face a width: the /mc menu typed, then erased (the screen as it opened), then /help sent.
   for (const columns of WIDTHS) {
-    interactiveTest(`/help at ${columns} columns`, async ({ fixture }) => {
-      await expectScreenAfter(fixture, columns, "/help", true, HELP[columns]);
-    });
-    interactiveTest(`the /mc menu at ${columns} columns`, async ({ fixture }) => {
-      await expectScreenAfter(fixture, columns, "/mc", false, MENU[columns]);
+    interactiveTest(`the /mc menu, then /help, at ${columns} columns`, async ({ fixture }) => {
+      const terminal = await fixture.openReady([], { columns, rows: 50 });
+      // The banner is drawn once the session is open: after it, the screen changes only by the keys.
+      const banner = await terminal.waitFor(/lists\s+the commands/);
+      const sessionId = printedSessionId(banner.replace(/\n/g, " "));
+      await expectScreenAfter(fixture, terminal, sessionId, "/mc", false, MENU[columns]);
+      terminal.key("BSpace", "BSpace", "BSpace");
+      await terminal.waitUntil(
+        (screen) => !screen.includes("/mc") && !screen.includes("→ mcp"),
+        "the menu closed with the text erased",
+      );
+      await expectScreenAfter(fixture, terminal, sessionId, "/help", true, HELP[columns]);
     });
   }
 });

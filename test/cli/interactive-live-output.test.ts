@@ -84,9 +84,56 @@ async function scrollbackAfterExit(
   return terminal.screen(2000);
 }
 
+/**
+ * In `terminal`'s session, idle: a reply with two `bash` calls, each waiting for a gate file of
+ * its own; the second call waits, its line drawn, while the first runs, then runs with its output
+ * under its own line.
+ */
+async function twoCommandsInOneReply(
+  fixture: InteractiveFixture,
+  terminal: InteractiveTerminal,
+): Promise<void> {
+  const first = "echo first-$((1+1)); while [ ! -e gate-1 ]; do sleep 0.05; done";
+  const second = "echo second-$((1+1)); while [ ! -e gate-2 ]; do sleep 0.05; done";
+  fixture.server.enqueue(
+    {
+      toolCalls: [
+        { id: "call_2", name: "bash", arguments: JSON.stringify({ command: first }) },
+        { id: "call_3", name: "bash", arguments: JSON.stringify({ command: second }) },
+      ],
+    },
+    { text: "Ran both." },
+  );
+  terminal.type("run both");
+  // The second call waits, its line drawn, while the first runs; then the second runs.
+  const firstRunning = await terminal.waitFor(/running [\d.]+ (?:ms|s|min)\n +first-2\n/);
+  expect(rowsBelow("› run both", firstRunning)).toEqual([
+    `● bash ${first}  running Ns`,
+    "  first-2",
+    `● bash ${second}  …`,
+  ]);
+  await writeFile(join(fixture.repository, "gate-1"), "");
+  const secondRunning = await terminal.waitFor(/running [\d.]+ (?:ms|s|min)\n +second-2\n/);
+  expect(rowsBelow("› run both", secondRunning)).toEqual([
+    `✓ bash ${first}  Ns`,
+    "  first-2",
+    `● bash ${second}  running Ns`,
+    "  second-2",
+  ]);
+  await writeFile(join(fixture.repository, "gate-2"), "");
+  const done = await terminal.waitFor(/Ran both\./);
+  expect(rowsBelow("› run both", done)).toEqual([
+    `✓ bash ${first}  Ns`,
+    "  first-2",
+    `✓ bash ${second}  Ns`,
+    "  second-2",
+    "Ran both.",
+  ]);
+}
+
 describe.skipIf(tmuxMissing())("the interactive screen: a running command's output", () => {
   interactiveTest(
-    "shows the output's last lines under the running call, then the usual result in their place; the scrollback keeps only the final view",
+    "shows the output's last lines under the running call, then the usual result in their place; two commands in one reply after it run one after the other, each showing its output under its own line; the scrollback keeps only the final views",
     async ({ fixture }) => {
       const command = `echo live-$((1+1)); ${WAIT_FOR_GATE}; echo live-$((2+1)); echo live-$((3+1))`;
       const terminal = await runCommand(fixture, command);
@@ -96,6 +143,8 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running command's outp
       const done = await terminal.waitFor(/Ran it\./);
       const final = [`✓ bash ${command}  Ns`, "  live-2", "  live-3", "  live-4"];
       expect(callBlock(done)).toEqual(final);
+      await terminal.idle();
+      await twoCommandsInOneReply(fixture, terminal);
       const scrollback = await scrollbackAfterExit(terminal);
       expect(callBlock(scrollback)).toEqual(final);
       // No frame of the running call was left behind in the scrollback.
@@ -173,49 +222,6 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running command's outp
       expect(scrollback.match(/bash for i/g)).toHaveLength(1);
       expect(scrollback).not.toMatch(/running \d/);
       expect(scrollback.match(/step-1/g)).toBeNull();
-    },
-  );
-
-  interactiveTest(
-    "two commands in one reply run one after the other, each showing its output under its own line",
-    async ({ fixture }) => {
-      const first = `echo first-$((1+1)); ${WAIT_FOR_GATE}`;
-      const second = `echo second-$((1+1)); while [ ! -e gate-2 ]; do sleep 0.05; done`;
-      fixture.server.enqueue(
-        {
-          toolCalls: [
-            { id: "call_1", name: "bash", arguments: JSON.stringify({ command: first }) },
-            { id: "call_2", name: "bash", arguments: JSON.stringify({ command: second }) },
-          ],
-        },
-        { text: "Ran both." },
-      );
-      const terminal = await fixture.openReady(["--allow-all-tools"], { columns: COLUMNS });
-      terminal.type("run both");
-      // The second call waits, its line drawn, while the first runs; then the second runs.
-      const firstRunning = await terminal.waitFor(/running [\d.]+ (?:ms|s|min)\n +first-2\n/);
-      expect(rowsBelow("› run both", firstRunning)).toEqual([
-        `● bash ${first}  running Ns`,
-        "  first-2",
-        `● bash ${second}  …`,
-      ]);
-      await writeFile(join(fixture.repository, "gate"), "");
-      const secondRunning = await terminal.waitFor(/running [\d.]+ (?:ms|s|min)\n +second-2\n/);
-      expect(rowsBelow("› run both", secondRunning)).toEqual([
-        `✓ bash ${first}  Ns`,
-        "  first-2",
-        `● bash ${second}  running Ns`,
-        "  second-2",
-      ]);
-      await writeFile(join(fixture.repository, "gate-2"), "");
-      const done = await terminal.waitFor(/Ran both\./);
-      expect(rowsBelow("› run both", done)).toEqual([
-        `✓ bash ${first}  Ns`,
-        "  first-2",
-        `✓ bash ${second}  Ns`,
-        "  second-2",
-        "Ran both.",
-      ]);
     },
   );
 

@@ -72,6 +72,70 @@ function expectNothingTrusted(fixture: InteractiveFixture, log: string): void {
   expect(existsSync(log)).toBe(false);
 }
 
+/**
+ * Round `index` (from 0) of a session's permission questions: the prompt "check" gets a reply whose
+ * `bash` call waits until the message is being typed as `typing` says, then `answer` and Enter
+ * answer; the message typed meanwhile is queued whole and reaches the model after the call. Every
+ * round makes three requests (the call, the answer after it, the queued message's).
+ */
+async function permissionRound(
+  fixture: InteractiveFixture,
+  terminal: InteractiveTerminal,
+  index: number,
+  typing: Typing | "started before the question",
+  answer: string,
+): Promise<void> {
+  const round = index + 1;
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const command = "echo COMMAND-RAN >> ran.log";
+  fixture.server.enqueue(
+    {
+      text: `Let me look at the tests first (round ${round}).`,
+      toolCalls: [{ id: `call_${round}`, name: "bash", arguments: JSON.stringify({ command }) }],
+      pause: { afterEvents: 2, until: held },
+    },
+    { text: `done with the check (round ${round})` },
+    { text: `linted (round ${round})` },
+  );
+  terminal.type("check");
+  await terminal.waitFor(new RegExp(`Let me look at the tests first \\(round ${round}\\)`));
+  const message = "also run the linter next";
+  const question = /\[t\] no, and tell the model why/;
+  if (typing === "started before the question") {
+    terminal.write("also run");
+    await terminal.waitFor(/─{20,}\n *also run *\n─{20,}/);
+    // The question the round waits for next is its own: none is on the screen yet.
+    expect(terminal.screen()).not.toMatch(question);
+    release();
+    await terminal.waitFor(question);
+    await waitUnwrapped(terminal, INPUT_HAS_KEYS);
+    typeMessage(terminal, " the linter next", "key by key");
+  } else {
+    expect(terminal.screen()).not.toMatch(question);
+    release();
+    await terminal.waitFor(question);
+    typeMessage(terminal, message, typing);
+  }
+  // Enter queued the message whole; the question still waits for its own answer.
+  const screen = await terminal.waitFor(/queued › .*linter next/);
+  expect(screen).toMatch(/queued › also run the linter next/);
+  expect(unwrapped(screen)).toMatch(QUESTION_HAS_KEYS);
+  expect(screen).toMatch(/\[a\] yes, always for bash\(echo COMMAND-RAN >> ran\.log\)/);
+  expect(existsSync(join(fixture.repository, "ran.log"))).toBe(false);
+  // This round's first request only: the rounds before it made three each.
+  expect(fixture.server.requests).toHaveLength(3 * index + 1);
+  terminal.write(answer);
+  await waitUnwrapped(terminal, /selected: \[[yn]\] [^·]+· Enter confirms/);
+  terminal.key("Enter");
+  await terminal.waitFor(new RegExp(`linted \\(round ${round}\\)`));
+  await terminal.idle();
+  expect(fixture.lastMessage(3 * index + 2)).toBe(message);
+  expect(existsSync(join(fixture.repository, "ran.log"))).toBe(answer === "y");
+}
+
 describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a question", () => {
   interactiveTest.for<Typing>(["one burst", "key by key"])(
     "typed at the trust question (%s), it trusts nothing and reaches the model whole once no is confirmed",
@@ -211,64 +275,31 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a que
     },
   );
 
-  interactiveTest.for<{ typing: Typing | "started before the question"; answer: string }>([
-    { typing: "one burst", answer: "n" },
-    { typing: "key by key", answer: "n" },
-    { typing: "started before the question", answer: "y" },
-  ])(
-    "typed at a permission question ($typing), it grants nothing and is queued whole; $answer and Enter answer",
-    async ({ typing, answer }, { fixture }) => {
-      let release = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      const command = "echo COMMAND-RAN >> ran.log";
-      fixture.server.enqueue(
-        {
-          text: "Let me look at the tests first.",
-          toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }],
-          pause: { afterEvents: 2, until: held },
-        },
-        { text: "done with the check" },
-        { text: "linted" },
-      );
+  // The three ways of typing at a permission question, one after another in one session: each
+  // round's prompt asks again (its own call, its own replies), with the rounds before it in the log.
+  interactiveTest(
+    "typed at a permission question (one burst, key by key, started before the question), it grants nothing and is queued whole; n or y and Enter answer",
+    async ({ fixture }) => {
+      const rounds: Array<{ typing: Typing | "started before the question"; answer: string }> = [
+        { typing: "one burst", answer: "n" },
+        { typing: "key by key", answer: "n" },
+        { typing: "started before the question", answer: "y" },
+      ];
       const terminal = await fixture.openReady([], { columns: 100, rows: 30 });
-      terminal.type("check");
-      await terminal.waitFor(/Let me look/);
-      const message = "also run the linter next";
-      const question = /\[t\] no, and tell the model why/;
-      if (typing === "started before the question") {
-        terminal.write("also run");
-        await terminal.waitFor(/─{20,}\n *also run *\n─{20,}/);
-        release();
-        await terminal.waitFor(question);
-        await waitUnwrapped(terminal, INPUT_HAS_KEYS);
-        typeMessage(terminal, " the linter next", "key by key");
-      } else {
-        release();
-        await terminal.waitFor(question);
-        typeMessage(terminal, message, typing);
+      for (const [index, { typing, answer }] of rounds.entries()) {
+        await permissionRound(fixture, terminal, index, typing, answer);
       }
-      // Enter queued the message whole; the question still waits for its own answer.
-      const screen = await terminal.waitFor(/queued › .*linter next/);
-      expect(screen).toMatch(/queued › also run the linter next/);
-      expect(unwrapped(screen)).toMatch(QUESTION_HAS_KEYS);
-      expect(screen).toMatch(/\[a\] yes, always for bash\(echo COMMAND-RAN >> ran\.log\)/);
-      expect(existsSync(join(fixture.repository, "ran.log"))).toBe(false);
-      expect(fixture.server.requests).toHaveLength(1);
-      terminal.write(answer);
-      await waitUnwrapped(terminal, /selected: \[[yn]\] [^·]+· Enter confirms/);
-      terminal.key("Enter");
-      await terminal.waitFor(/linted/);
-      await terminal.idle();
-      expect(fixture.lastMessage(2)).toBe(message);
-      expect(existsSync(join(fixture.repository, "ran.log"))).toBe(answer === "y");
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);
       const decisions = (await fixture.events(printedSessionId(terminal.screen(500))))
         .filter((event) => event.type === "permission.completed")
         .map((event) => [event.data.decision, event.data.scope]);
-      expect(decisions).toEqual([[answer === "y" ? "allowed" : "denied", "once"]]);
+      // One decision a round, as each answer was: n, n, then y.
+      expect(decisions).toEqual([
+        ["denied", "once"],
+        ["denied", "once"],
+        ["allowed", "once"],
+      ]);
     },
   );
 

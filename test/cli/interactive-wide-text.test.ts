@@ -41,31 +41,23 @@ async function expectNoOverflow(fixture: InteractiveFixture): Promise<void> {
 }
 
 describe.skipIf(tmuxMissing())("turnloop (interactive): wide text at any width", () => {
+  // One session a width: /sessions lists the past session, then a prompt's command asks.
   for (const columns of [40, 100]) {
     interactiveTest(
-      `/sessions lists a session whose first prompt is wide text, at ${columns} columns`,
+      `/sessions lists a session whose first prompt is wide text; a permission question for a command in wide text, then its outcome; at ${columns} columns`,
       async ({ fixture }) => {
         const past = await pastSession(fixture, `Japanese ${MIXED}`, "ok");
-        const terminal = await fixture.openReady([], { columns });
-        terminal.type("/sessions");
-        const listed = trimmed(await terminal.waitFor(new RegExp(past.slice(0, 8))));
-        expect(listed).toContain(past.slice(0, 8));
-        expect(listed).toContain("Japanese");
-        terminal.key("C-d");
-        expect((await terminal.exited()).code).toBe(0);
-        await expectNoOverflow(fixture);
-      },
-    );
-
-    interactiveTest(
-      `a permission question for a command in wide text, then its outcome, at ${columns} columns`,
-      async ({ fixture }) => {
         const command = `echo ${JAPANESE.repeat(25)}`;
         fixture.server.enqueue(
           { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
           { text: `${MIXED} done` },
         );
         const terminal = await fixture.openReady([], { columns });
+        terminal.type("/sessions");
+        const listed = trimmed(await terminal.waitFor(new RegExp(past.slice(0, 8))));
+        expect(listed).toContain(past.slice(0, 8));
+        expect(listed).toContain("Japanese");
+        await terminal.waitFor(/Enter send/);
         terminal.type("wide command");
         const question = trimmed(await terminal.waitFor(/\[t\]/));
         expect(question).toContain("[a] yes, always for bash(echo");

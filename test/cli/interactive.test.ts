@@ -9,46 +9,42 @@ import { interactiveTest, printedSessionId } from "./interactive-support.js";
 
 describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
   // A trial of session 17's build (round 3, session 18, #5): a file created empty showed `+0
-  // lines`; every face says it is empty.
-  interactiveTest("a file created empty says so on its tool line", async ({ fixture }) => {
-    fixture.server.enqueue(
-      {
-        toolCalls: [
-          { id: "call_1", name: "create", arguments: '{"path":"empty.txt","file_text":""}' },
-        ],
-      },
-      { text: "Created it." },
-    );
-    const terminal = await fixture.openReady(["--allow-all-tools"]);
-    terminal.type("Make an empty file");
-    const screen = await terminal.waitFor(/Created it\./);
-    expect(screen).toMatch(/✓ create empty\.txt +[\d.]+ (?:ms|s|min) \(empty file\)/);
-    terminal.key("C-d");
-    expect((await terminal.exited()).code).toBe(0);
-  });
-
-  // The trial of round 3, session 25 (#7): a README cut at line 1109 of 1959 said `· 1110 lines`
-  // (its output's lines, the cut note among them). The line says which lines of how many.
-  interactiveTest("a cut view says which lines of how many it showed", async ({ fixture }) => {
-    const text = Array.from({ length: 2500 }, (_, index) => `row ${index + 1}`).join("\n");
-    await writeFile(join(fixture.repository, "long.txt"), `${text}\n`);
-    fixture.server.enqueue(
-      { toolCalls: [{ id: "call_1", name: "view", arguments: '{"path":"long.txt"}' }] },
-      {
-        toolCalls: [
-          { id: "call_2", name: "view", arguments: '{"path":"long.txt","view_range":[10,20]}' },
-        ],
-      },
-      { text: "Read it." },
-    );
-    const terminal = await fixture.openReady();
-    terminal.type("Read long.txt");
-    const screen = await terminal.waitFor(/Read it\./);
-    expect(screen).toMatch(/✓ view long\.txt +[\d.]+ (?:ms|s|min) · lines 1–2000 of 2500\n/);
-    expect(screen).toMatch(/✓ view long\.txt .*[\d.]+ (?:ms|s|min) · lines 10–20\n/);
-    terminal.key("C-d");
-    expect((await terminal.exited()).code).toBe(0);
-  });
+  // lines`; every face says it is empty. The trial of round 3, session 25 (#7): a README cut at
+  // line 1109 of 1959 said `· 1110 lines` (its output's lines, the cut note among them). The line
+  // says which lines of how many. Both in one session, one prompt each.
+  interactiveTest(
+    "a file created empty says so on its tool line; a cut view says which lines of how many it showed",
+    async ({ fixture }) => {
+      const text = Array.from({ length: 2500 }, (_, index) => `row ${index + 1}`).join("\n");
+      await writeFile(join(fixture.repository, "long.txt"), `${text}\n`);
+      fixture.server.enqueue(
+        {
+          toolCalls: [
+            { id: "call_1", name: "create", arguments: '{"path":"empty.txt","file_text":""}' },
+          ],
+        },
+        { text: "Created it." },
+        { toolCalls: [{ id: "call_2", name: "view", arguments: '{"path":"long.txt"}' }] },
+        {
+          toolCalls: [
+            { id: "call_3", name: "view", arguments: '{"path":"long.txt","view_range":[10,20]}' },
+          ],
+        },
+        { text: "Read it." },
+      );
+      const terminal = await fixture.openReady(["--allow-all-tools"]);
+      terminal.type("Make an empty file");
+      const created = await terminal.waitFor(/Created it\./);
+      expect(created).toMatch(/✓ create empty\.txt +[\d.]+ (?:ms|s|min) \(empty file\)/);
+      await terminal.idle();
+      terminal.type("Read long.txt");
+      const screen = await terminal.waitFor(/Read it\./);
+      expect(screen).toMatch(/✓ view long\.txt +[\d.]+ (?:ms|s|min) · lines 1–2000 of 2500\n/);
+      expect(screen).toMatch(/✓ view long\.txt .*[\d.]+ (?:ms|s|min) · lines 10–20\n/);
+      terminal.key("C-d");
+      expect((await terminal.exited()).code).toBe(0);
+    },
+  );
 
   interactiveTest(
     "a two-turn tool prompt: the tool line, the Markdown answer, the events in order, Ctrl-D exits with the id",

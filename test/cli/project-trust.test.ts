@@ -3,6 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { parseCommand } from "../../src/cli/arguments.js";
+import { trustProject } from "../../src/session/config-paths.js";
 import { configuredFace } from "../../src/session/face-config.js";
 import { CLI_PATH } from "../support/cli.js";
 import { startFakeModelServer } from "../support/fake-model-server.js";
@@ -20,11 +21,20 @@ async function projectConfig(repository: string, settings: object): Promise<stri
   return path;
 }
 
-/** Records the project as trusted, as `turnloop mcp trust` does. */
+/** Records the project as trusted by running `turnloop mcp trust`: what it says, its exit code. */
 async function trust({ cli, repository }: Pick<CliFixtures, "cli" | "repository">) {
   const result = await cli(["mcp", "trust"]);
   expect(result.code, result.stderr).toBe(0);
   expect(result.stdout).toContain(repository);
+}
+
+/**
+ * Records the project as trusted through the function `turnloop mcp trust` calls
+ * (src/cli/mcp-command.ts → config-paths.ts `trustProject`), in this process: for the tests whose
+ * subject is what a trust changes, not the command (which {@link trust} runs, in one test).
+ */
+async function trustInProcess({ home, repository }: Pick<CliFixtures, "home" | "repository">) {
+  expect(await trustProject(home, repository)).toBe(repository);
 }
 
 /** The model asks for `bash touch pwned`, then says "Done.". */
@@ -169,7 +179,7 @@ describe("an untrusted project's endpoints", () => {
         "Bearer sk-secret",
       ]);
 
-      await trust({ cli, repository });
+      await trustInProcess({ home, repository });
       other.enqueue({ text: "hello" });
       const trusted = await cli(["-p", "hello"], { env });
       expect(trusted.code, trusted.stderr).toBe(0);
@@ -184,6 +194,7 @@ describe("an untrusted project's endpoints", () => {
 
   test("a profile of providers, and the model naming it, are held: no request carries the variable it names", async ({
     cli,
+    home,
     model,
     repository,
   }) => {
@@ -201,7 +212,7 @@ describe("an untrusted project's endpoints", () => {
     expect(untrusted.code).not.toBe(0);
     expect(model.requests).toEqual([]);
 
-    await trust({ cli, repository });
+    await trustInProcess({ home, repository });
     model.enqueue({ text: "hello" });
     const trusted = await cli(["-p", "hello"], { env });
     expect(trusted.code, trusted.stderr).toBe(0);
@@ -237,6 +248,7 @@ describe("an untrusted project's endpoints", () => {
 describe("an untrusted project's session store", () => {
   test("`turnloop sessions` keeps the user's store until the project is trusted", async ({
     cli,
+    home,
     repository,
   }) => {
     const store = "postgresql://someone:secret@127.0.0.1:1/theirs";
@@ -261,7 +273,7 @@ describe("an untrusted project's session store", () => {
       keys: { store: "postgresql://someone:***@127.0.0.1:1/theirs" },
       reason: "this project is not trusted",
     });
-    await trust({ cli, repository });
+    await trustInProcess({ home, repository });
     const trusted = await cli(["sessions", "--json"]);
     expect({ code: trusted.code, stdout: trusted.stdout }).toEqual({ code: 1, stdout: "" });
     expect(trusted.stderr).toContain("postgresql://someone:***@127.0.0.1:1/theirs");
@@ -271,13 +283,14 @@ describe("an untrusted project's session store", () => {
 describe("a trusted project whose files change", () => {
   test("is held again until trusted again: a model's edit cannot raise the next run's permissions", async ({
     cli,
+    home,
     model,
     repository,
   }) => {
     // Trusted as it was, with nothing loosened; then something (a sandboxed command under auto,
     // here a write) raises the mode, as a fresh user's trial had a model do.
     await projectConfig(repository, { maxTurns: 5 });
-    await trust({ cli, repository });
+    await trustInProcess({ home, repository });
     const path = await projectConfig(repository, { permissions: { mode: "full-access" } });
     touchPwned(model);
     const changed = await cli(["-p", "make pwned"]);
@@ -295,7 +308,7 @@ describe("a trusted project whose files change", () => {
         /^permissions\.mode held: "full-access" \(\.turnloop\/config\.json changed since this project was trusted on \d{4}-\d\d-\d\d \d\d:\d\d UTC; see turnloop mcp trust\) from \//,
       ),
     ]);
-    await trust({ cli, repository });
+    await trustInProcess({ home, repository });
     touchPwned(model);
     const trusted = await cli(["-p", "make pwned"]);
     expect(trusted.code, trusted.stderr).toBe(0);

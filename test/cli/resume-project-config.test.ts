@@ -56,13 +56,15 @@ async function repositorySession({
 }
 
 describe("a session resumed from another folder runs with its own folder's project config", () => {
-  test("-p --resume: the session's folder's deny rule applies, the start folder's does not", async ({
+  // One session of the repository, resumed from one other folder by each face in turn.
+  test("-p --resume, the interactive --resume and /resume: the session's folder's deny rule applies, the start folder's does not, and /permissions lists the session's folder's rules", async ({
     cli,
     model,
     repository,
   }) => {
     const id = await repositorySession({ cli, model, repository });
     const other = await otherFolder();
+    // -p --resume.
     // Both calls in one reply of one resumed run.
     model.enqueue(
       {
@@ -87,6 +89,28 @@ describe("a session resumed from another folder runs with its own folder's proje
     );
     expect(existsSync(join(repository, "denied.txt"))).toBe(false);
     expect(resumed.stderr).toMatch(/✓ bash echo hi/);
+
+    // The interactive --resume.
+    runs(model, "touch denied.txt");
+    const interactive = await cli(["--resume", id, "--allow-all-tools"], {
+      cwd: other,
+      stdin: "go\n",
+    });
+    expect(interactive.code).toBe(0);
+    expect(interactive.stdout).toContain(
+      `denied by the rule "bash(touch *)" in ${join(repository, ".turnloop", "config.json")}`,
+    );
+    expect(existsSync(join(repository, "denied.txt"))).toBe(false);
+
+    // /resume.
+    const command = await cli([], { cwd: other, stdin: `/resume ${id}\n/permissions\n` });
+    expect(command.code).toBe(0);
+    expect(command.stdout).toContain(`resumed session ${id} in ${repository}`);
+    const listed = command.stdout.slice(command.stdout.indexOf("rules from the config files"));
+    expect(listed).toContain(
+      `deny bash(touch *)  (from ${join(repository, ".turnloop", "config.json")})`,
+    );
+    expect(listed).not.toContain("bash(echo *)");
   });
 
   test("-p --resume: an invalid project file of the session's folder is a usage error naming it", async ({
@@ -101,39 +125,6 @@ describe("a session resumed from another folder runs with its own folder's proje
     expect(refused.code).toBe(64);
     expect(refused.stderr).toContain(`turnloop: the session's folder ${repository}: ${path}:`);
     expect(model.requests).toHaveLength(1);
-  });
-
-  test("the interactive --resume: the session's folder's deny rule applies", async ({
-    cli,
-    model,
-    repository,
-  }) => {
-    const id = await repositorySession({ cli, model, repository });
-    const other = await otherFolder();
-    runs(model, "touch denied.txt");
-    const resumed = await cli(["--resume", id, "--allow-all-tools"], { cwd: other, stdin: "go\n" });
-    expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toContain(
-      `denied by the rule "bash(touch *)" in ${join(repository, ".turnloop", "config.json")}`,
-    );
-    expect(existsSync(join(repository, "denied.txt"))).toBe(false);
-  });
-
-  test("/resume: the session's folder's rules are the ones /permissions lists", async ({
-    cli,
-    model,
-    repository,
-  }) => {
-    const id = await repositorySession({ cli, model, repository });
-    const other = await otherFolder();
-    const resumed = await cli([], { cwd: other, stdin: `/resume ${id}\n/permissions\n` });
-    expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toContain(`resumed session ${id} in ${repository}`);
-    const listed = resumed.stdout.slice(resumed.stdout.indexOf("rules from the config files"));
-    expect(listed).toContain(
-      `deny bash(touch *)  (from ${join(repository, ".turnloop", "config.json")})`,
-    );
-    expect(listed).not.toContain("bash(echo *)");
   });
 
   test("the interactive --resume opens in the mode of the session's folder's trusted project file", async ({

@@ -69,26 +69,12 @@ describe.skipIf(skip)("answers in a terminal", () => {
     expect(screen).toContain("The **build** passes:");
     expect(screen).toContain("```js");
   });
-
-  test("a waiting line with the elapsed time shows after a second, and is gone when the answer comes", async ({
-    model,
-    start,
-  }) => {
-    // The reply waits for the test: it comes only once the waiting line has been seen.
-    const seen = gate();
-    model.enqueue({ text: ["Slow ", "answer."], pause: { afterEvents: 0, until: seen.opened } });
-    const session = start(["-p", "take your time"], { NO_COLOR: undefined });
-    const waiting = await session.waitFor(/thinking… 1 s/);
-    seen.open();
-    expect(waiting).not.toContain("Slow answer.");
-    const screen = await session.waitFor(/\[exit 0\]/);
-    expect(screen).toContain("Slow answer.");
-    expect(screen).not.toContain("thinking…");
-  });
 });
 
 describe.skipIf(skip)("the waiting line is erased before anything else is printed", () => {
-  test("a permission question after a slow reply: no waiting line left beside it, nor beside the summary", async ({
+  // The waiting line before a run's first output and before a later answer, in one run: a slow
+  // tool call's reply, its question, then a slow answer in two pieces.
+  test("a waiting line with the elapsed time shows after a second; a permission question after a slow reply, and the slow answer after it, leave none beside them nor beside the summary", async ({
     model,
     start,
   }) => {
@@ -102,7 +88,7 @@ describe.skipIf(skip)("the waiting line is erased before anything else is printe
         ],
         pause: { afterEvents: 0, until: firstSeen.opened },
       },
-      { text: "Said hi.", pause: { afterEvents: 0, until: secondSeen.opened } },
+      { text: ["Said ", "hi."], pause: { afterEvents: 0, until: secondSeen.opened } },
     );
     const session = start(["-p", "say hi"], { NO_COLOR: undefined });
     await session.waitFor(/thinking… 1 s/);
@@ -110,10 +96,12 @@ describe.skipIf(skip)("the waiting line is erased before anything else is printe
     let screen = await session.waitFor(/\[t\] no, and tell the model why\n>/);
     expect(screen).not.toContain("thinking…");
     session.type("y");
-    await session.waitFor(/thinking… 1 s/);
+    const waiting = await session.waitFor(/thinking… 1 s/);
     secondSeen.open();
+    expect(waiting).not.toContain("Said hi.");
     screen = await session.waitFor(/\[exit 0\]/);
     expect(screen).toContain("Said hi.");
+    expect(screen).not.toContain("thinking…");
     expect(screen).not.toMatch(/thinking…|running…/);
   }, 60_000);
 });
