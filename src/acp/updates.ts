@@ -29,7 +29,7 @@ export interface UpdateMapperOptions {
   toolNamed: (name: string) => AnyTool | undefined;
   /** Context window of a model, in tokens (`usage_update.size`). */
   contextWindow: (modelId: string) => number;
-  /** Whether the session has had a user prompt already (its title is known). */
+  /** Whether the session has had a user prompt or a name already (its title is known). */
   titled: boolean;
   /** Whether the client offered `session.notices`: how turnloop's notices are sent (notices.ts). */
   notices: boolean;
@@ -105,14 +105,29 @@ export class UpdateMapper {
 
   /**
    * The updates for one event (often none). Exhaustive over the event union; an SDK app's own
-   * requests and reports (`isSdkAppEvent`) are no editor's business.
+   * requests and reports (`isSdkAppEvent`) are no editor's business, but for a name it gave the
+   * session ({@link named}).
    */
   map(event: SessionEvent): acp.SessionUpdate[] {
     const change = this.fold.apply(event);
+    if (event.type === "session.title_changed") {
+      return this.named(event.data.title, event.timestamp);
+    }
     if (isSdkAppEvent(event)) {
       return [];
     }
     return this.updatesOf(event, change);
+  }
+
+  /**
+   * A name given to the session (`session.title_changed`: an SDK app's `session.name.set`, a
+   * fork's name) as the editor's title: ACP v1 `session_info_update` with `title` and `updatedAt`
+   * (/work/shared/reference/acp.md §1.7), live and replayed alike; a first prompt after it
+   * no longer titles the session.
+   */
+  private named(title: string, timestamp: string): acp.SessionUpdate[] {
+    this.titled = true;
+    return [{ sessionUpdate: "session_info_update", title, updatedAt: timestamp }];
   }
 
   /** The updates of one event (see {@link map}). */
