@@ -51,6 +51,12 @@ function oneLine(text: string): string {
 /** Lines of a failed command's output shown under its tool line without --verbose. */
 export const FAILED_OUTPUT_LINES = 5;
 
+/**
+ * Characters shown without --verbose of a line the cut began in (one long line's end: its kept
+ * part may be 18,000 characters), as `sessions show` cuts its lines: `…` and its last 119.
+ */
+const LINE_END_LENGTH = 120;
+
 /** What a tool line says besides the name: a label instead of the arguments, the outcome, output lines. */
 export interface ToolOutcome {
   failed: boolean;
@@ -123,7 +129,8 @@ function cancelledCommand(text: string): { reason: string; output: string } | un
  * A finished call as `-p` shows it on stderr: its line (`✓`/`✗`, the name, the label or short
  * arguments, the outcome's detail, the duration without the time the user took to answer a
  * permission question, why it failed), and under it a failed command's output lines, the last
- * {@link FAILED_OUTPUT_LINES} unless `verbose`, each painted by `paint` (an SGR code, the text),
+ * {@link FAILED_OUTPUT_LINES} unless `verbose` (a line the cut began in, its end: {@link
+ * LINE_END_LENGTH}), each painted by `paint` (an SGR code, the text),
  * and apart, `note`, a completed command's note ({@link ToolOutcome.note}). A result that reached
  * the face but not the log (the session model's `resultNotPersisted`) is said on the line, yellow,
  * after its reason ({@link NOT_PERSISTED}).
@@ -149,7 +156,7 @@ export function toolLines(
   // --verbose: every line the log holds, the note where the result was cut.
   const keep = verbose
     ? { first: Number.POSITIVE_INFINITY, last: Number.POSITIVE_INFINITY }
-    : { last: FAILED_OUTPUT_LINES };
+    : { last: FAILED_OUTPUT_LINES, width: LINE_END_LENGTH };
   const lines = outputLines(outcome.output, keep);
   const dim = (row: string) => paint("2", `    ${row}`);
   const notes = outcome.note === undefined ? [] : outcome.note.split("\n");
