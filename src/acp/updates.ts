@@ -106,28 +106,21 @@ export class UpdateMapper {
   /**
    * The updates for one event (often none). Exhaustive over the event union; an SDK app's own
    * requests and reports (`isSdkAppEvent`) are no editor's business, but for a name it gave the
-   * session ({@link named}).
+   * session (`session.title_changed`: `session.name.set`, a fork's name): the editor's title, an
+   * ACP v1 `session_info_update` (/work/shared/reference/acp.md §1.7), live and replayed alike,
+   * which a first prompt after it no longer replaces.
    */
   map(event: SessionEvent): acp.SessionUpdate[] {
     const change = this.fold.apply(event);
     if (event.type === "session.title_changed") {
-      return this.named(event.data.title, event.timestamp);
+      this.titled = true;
+      const { title } = event.data;
+      return [{ sessionUpdate: "session_info_update", title, updatedAt: event.timestamp }];
     }
     if (isSdkAppEvent(event)) {
       return [];
     }
     return this.updatesOf(event, change);
-  }
-
-  /**
-   * A name given to the session (`session.title_changed`: an SDK app's `session.name.set`, a
-   * fork's name) as the editor's title: ACP v1 `session_info_update` with `title` and `updatedAt`
-   * (/work/shared/reference/acp.md §1.7), live and replayed alike; a first prompt after it
-   * no longer titles the session.
-   */
-  private named(title: string, timestamp: string): acp.SessionUpdate[] {
-    this.titled = true;
-    return [{ sessionUpdate: "session_info_update", title, updatedAt: timestamp }];
   }
 
   /** The updates of one event (see {@link map}). */
