@@ -1,6 +1,6 @@
 /**
  * An editor following a session another worker holds sees the name an app gives it, live (issue
- * 22; src/acp/updates.ts `named`): worker A (a real server process) holds a session its Copilot
+ * 22; src/acp/updates.ts `map`): worker A (a real server process) holds a session its Copilot
  * SDK client created and prompted; `turnloop acp` on the same database loaded it. The app names
  * the session (`session.name.set`, stored as `session.title_changed`). Before, the editor's title
  * stayed the first prompt until it loaded the session again; now the follower sends ACP v1's
