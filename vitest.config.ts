@@ -25,6 +25,7 @@ const PROCESS_SUITES = [
   "test/server/framing.test.ts",
   "test/server/host.test.ts",
   "test/server/input-end.test.ts",
+  "test/server/name-from-metadata.test.ts",
   "test/server/oversized-answers.test.ts",
   "test/server/plain-params.test.ts",
   "test/server/protocol.test.ts",

@@ -37,7 +37,13 @@ export function replayWith(
   return updates;
 }
 
-/** Whether the log has a prompt typed by the user (so the session has a title already). */
-export function hasUserPrompt(events: readonly SessionEvent[]): boolean {
-  return events.some((event) => event.type === "user.message" && event.data.source === "user");
+/**
+ * Whether the log titles the session already: a prompt typed by the user, or a name given
+ * (`session.title_changed`).
+ */
+export function hasTitle(events: readonly SessionEvent[]): boolean {
+  return (
+    events.some((event) => event.type === "user.message" && event.data.source === "user") ||
+    events.some((event) => event.type === "session.title_changed")
+  );
 }

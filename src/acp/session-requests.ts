@@ -9,7 +9,7 @@ import { defaultMode } from "./modes.js";
 import { applyConfigOption, applyMode, applyModel } from "./option-requests.js";
 import { refuseEmptyPrompt, refuseUndecodableImages } from "./prompt-content.js";
 import type { AcpRemoteSession, FollowAnswer, FollowedSession } from "./remote-session.js";
-import { hasUserPrompt } from "./replay.js";
+import { hasTitle } from "./replay.js";
 import type { AcpConnectionState, AcpSessionContext } from "./session-context.js";
 import {
   announceAfterAnswer,
@@ -310,7 +310,7 @@ export class AcpSessionRequests {
         model,
         mode: defaultMode(this.host.configOf(session)),
         folders: [...(params.additionalDirectories ?? [])],
-        titled: hasUserPrompt(stored?.events ?? []),
+        titled: hasTitle(stored?.events ?? []),
       });
       this.sessions.set(sessionId, acpSession);
       return acpSession;

@@ -29,7 +29,7 @@ export interface UpdateMapperOptions {
   toolNamed: (name: string) => AnyTool | undefined;
   /** Context window of a model, in tokens (`usage_update.size`). */
   contextWindow: (modelId: string) => number;
-  /** Whether the session has had a user prompt already (its title is known). */
+  /** Whether the session has had a user prompt or a name already (its title is known). */
   titled: boolean;
   /** Whether the client offered `session.notices`: how turnloop's notices are sent (notices.ts). */
   notices: boolean;
@@ -105,10 +105,18 @@ export class UpdateMapper {
 
   /**
    * The updates for one event (often none). Exhaustive over the event union; an SDK app's own
-   * requests and reports (`isSdkAppEvent`) are no editor's business.
+   * requests and reports (`isSdkAppEvent`) are no editor's business, but for a name it gave the
+   * session (`session.title_changed`: `session.name.set`, a fork's name): the editor's title, an
+   * ACP v1 `session_info_update` (/work/shared/reference/acp.md §1.7), live and replayed alike,
+   * which a first prompt after it no longer replaces.
    */
   map(event: SessionEvent): acp.SessionUpdate[] {
     const change = this.fold.apply(event);
+    if (event.type === "session.title_changed") {
+      this.titled = true;
+      const { title } = event.data;
+      return [{ sessionUpdate: "session_info_update", title, updatedAt: event.timestamp }];
+    }
     if (isSdkAppEvent(event)) {
       return [];
     }

@@ -11,9 +11,10 @@ import { terminalText } from "../events/errors.js";
 import type { JsonObject, SessionEventOf } from "../events/events.js";
 import { editChangeRows } from "../session/session-model/edit-change.js";
 import { outsideSandboxWords, type ToolCall } from "../session/session-model/session-model.js";
+import { exportShowsAll, hiddenLinesNote, outputLines } from "./output-lines.js";
 import { drawnAsPlan } from "./plan-checklist.js";
 import { abbreviate } from "./text-lines.js";
-import { exportShowsAll, hiddenLinesNote, outcomeMark, outputLines } from "./tool-line.js";
+import { outcomeMark } from "./tool-line.js";
 
 const ARGUMENTS_LENGTH = 60;
 const RESULT_LINES = 3;
@@ -54,7 +55,12 @@ export function toolResultLines(
   const text = toolCall?.output ?? result.result.content;
   const commandFailed = toolCall?.status === "failed" && toolCall.exitCode !== undefined;
   // A failed command's last lines say why; its exit code is on the call's line.
-  const lines = outputLines(text, commandFailed ? { last: RESULT_LINES } : { first: RESULT_LINES });
+  // A line the cut began in shows its end, cut from its start (output-lines.ts `outputLines`).
+  const width = RESULT_LINE_LENGTH;
+  const lines = outputLines(
+    text,
+    commandFailed ? { last: RESULT_LINES, width } : { first: RESULT_LINES, width },
+  );
   const note = hiddenLinesNote(
     lines,
     commandFailed ? "earlier" : "more",

@@ -1,7 +1,7 @@
 /**
- * What a `-p` tool line says about a finished call (the session model's `ToolCall`) and what every
- * face shows of a tool's output and the lines it leaves out ({@link outputLines}): here, as `-p`
- * loads it before its first request (test/cli/modules-loaded.test.ts bounds those).
+ * What a `-p` tool line says about a finished call (the session model's `ToolCall`), its output
+ * read as every face reads it (output-lines.ts): here, as `-p` loads it before its first request
+ * (test/cli/modules-loaded.test.ts bounds those).
  */
 
 import { durationWords } from "../events/durations.js";
@@ -10,7 +10,7 @@ import type { JsonObject } from "../events/events.js";
 import { outsideSandboxWords, type ToolCall } from "../session/session-model/session-model.js";
 import { NOT_PERSISTED, outcomeSymbol, stateWords } from "../session/session-model/tool-call.js";
 import { commandStop } from "../tools/bash.js";
-import { PARTIAL_LINE_MARK } from "../tools/command-output.js";
+import { hiddenLinesNote, outputLines } from "./output-lines.js";
 
 /** Characters of a call's arguments a `-p` tool line shows. */
 export const SHORT_ARGUMENTS_LENGTH = 60;
@@ -50,6 +50,12 @@ function oneLine(text: string): string {
 
 /** Lines of a failed command's output shown under its tool line without --verbose. */
 export const FAILED_OUTPUT_LINES = 5;
+
+/**
+ * Characters shown without --verbose of a line the cut began in (one long line's end: its kept
+ * part may be 18,000 characters), as `sessions show` cuts its lines: `…` and its last 119.
+ */
+const LINE_END_LENGTH = 120;
 
 /** What a tool line says besides the name: a label instead of the arguments, the outcome, output lines. */
 export interface ToolOutcome {
@@ -123,7 +129,8 @@ function cancelledCommand(text: string): { reason: string; output: string } | un
  * A finished call as `-p` shows it on stderr: its line (`✓`/`✗`, the name, the label or short
  * arguments, the outcome's detail, the duration without the time the user took to answer a
  * permission question, why it failed), and under it a failed command's output lines, the last
- * {@link FAILED_OUTPUT_LINES} unless `verbose`, each painted by `paint` (an SGR code, the text),
+ * {@link FAILED_OUTPUT_LINES} unless `verbose` (a line the cut began in, its end: {@link
+ * LINE_END_LENGTH}), each painted by `paint` (an SGR code, the text),
  * and apart, `note`, a completed command's note ({@link ToolOutcome.note}). A result that reached
  * the face but not the log (the session model's `resultNotPersisted`) is said on the line, yellow,
  * after its reason ({@link NOT_PERSISTED}).
@@ -149,7 +156,7 @@ export function toolLines(
   // --verbose: every line the log holds, the note where the result was cut.
   const keep = verbose
     ? { first: Number.POSITIVE_INFINITY, last: Number.POSITIVE_INFINITY }
-    : { last: FAILED_OUTPUT_LINES };
+    : { last: FAILED_OUTPUT_LINES, width: LINE_END_LENGTH };
   const lines = outputLines(outcome.output, keep);
   const dim = (row: string) => paint("2", `    ${row}`);
   const notes = outcome.note === undefined ? [] : outcome.note.split("\n");
@@ -256,145 +263,4 @@ function rest(text: string, whole: boolean): string {
   const cut = shown.endsWith("…") ? shown.length - 1 : first.length;
   const end = first.slice(cut).trimStart();
   return [...(end === "" ? [] : [`…${end}`]), ...others].join("\n");
-}
-
-/**
- * The marker a result too long to keep whole has where its middle was cut, on a line of its own
- * between its start and its end: `[… N lines (B bytes) omitted; WHERE]` (tools/command-output.ts
- * `omittedMarker`, written by the command runner and agent/result-budget.ts `cutResult`), `[… B
- * bytes omitted; WHERE]` in a log written before the lines were counted, `[… C characters
- * omitted; WHERE]` for an MCP tool's result (tools/mcp/tools.ts). Group 1: N, with its commas;
- * group 2: WHERE, where the whole output is (or why it is nowhere). (`\u2026` is `…`: the scripts
- * loaded before `-p`'s first request are ASCII, test/cli/modules-loaded.test.ts.)
- */
-const OMITTED_MARKER =
-  /^\[\u2026 (?:([\d,]+) lines? \()?\d+ (?:bytes|characters)\)? omitted; (.+)\]$/;
-
-/** What a face shows of a tool's output, read by {@link outputLines}. */
-export interface OutputLines {
-  /** The output's first lines shown, whole, above the note ({@link hiddenLinesNote}). */
-  first: string[];
-  /** The output's last lines shown, whole, under the note. */
-  last: string[];
-  /**
-   * Lines of the output (the command's, not the shortened text's) shown neither in `first` nor
-   * in `last`, nor skipped as blank between them; `undefined` when the log does not say (a
-   * marker without a line count).
-   */
-  hidden: number | undefined;
-  /** Lines of the output in all; `undefined` when the log does not say. */
-  total: number | undefined;
-  /**
-   * Where the whole output is when the log holds only its start and end: the marker's words
-   * (`full output saved to PATH`, or why it was not saved); `undefined` when the log holds it all.
-   */
-  saved: string | undefined;
-}
-
-/**
- * The lines a face shows of a tool's output as logged (whole, or cut around an {@link OMITTED_MARKER}):
- * up to `keep.first` from its start, `keep.last` from its end (`nonBlank`: blank ones skipped). The
- * line before the marker (a cut line's piece, or the empty line after a whole head) is never shown;
- * the one after, unless it starts with tools/command-output.ts `PARTIAL_LINE_MARK` (N + 1 cut).
- */
-export function outputLines(
-  text: string,
-  keep: { first?: number; last?: number },
-  nonBlank = false,
-): OutputLines {
-  const trimmed = text.replace(/\s+$/, "");
-  const lines = trimmed === "" ? [] : trimmed.split(/\r?\n/);
-  const at = lines.findIndex((line) => OMITTED_MARKER.test(line.trim()));
-  const marker = at === -1 ? undefined : OMITTED_MARKER.exec(lines[at]?.trim() ?? "");
-  // The lines seen whole: all, or the head's and the tail's with `gap` lines between them.
-  const head = marker === undefined ? lines : lines.slice(0, Math.max(0, at - 1));
-  const after = marker === undefined ? [] : lines.slice(at + 1);
-  const partial = after[0]?.startsWith(PARTIAL_LINE_MARK) === true ? 1 : 0;
-  const tail = after.slice(partial);
-  const counted = marker?.[1];
-  const gap =
-    marker === undefined
-      ? 0
-      : counted === undefined
-        ? undefined
-        : Number(counted.replaceAll(",", "")) + partial;
-  const shown = (line: string) => !nonBlank || line.trim() !== "";
-  const first: string[] = [];
-  let firstEnd = 0;
-  for (; firstEnd < head.length && first.length < (keep.first ?? 0); firstEnd++) {
-    const line = head[firstEnd] ?? "";
-    if (shown(line)) {
-      first.push(line);
-    }
-  }
-  // From the end: the tail, then (when nothing was cut) the head's lines after the first ones.
-  const rest = [...head.slice(firstEnd), ...(gap === 0 ? [] : [undefined]), ...tail];
-  const last: string[] = [];
-  let lastStart = rest.length;
-  for (; lastStart > 0 && last.length < (keep.last ?? 0); lastStart--) {
-    const line = rest[lastStart - 1];
-    if (line === undefined) {
-      break;
-    }
-    if (shown(line)) {
-      last.unshift(line);
-    }
-  }
-  // `rest` holds the cut as one entry: it stands for `gap` lines.
-  const unseen = gap === 0 ? lastStart : lastStart - 1;
-  return {
-    first,
-    last,
-    hidden: gap === undefined ? undefined : unseen + gap,
-    total: gap === undefined ? undefined : head.length + gap + tail.length,
-    saved: marker?.[2],
-  };
-}
-
-/**
- * The rows a face draws where it leaves out lines of a tool's output ({@link outputLines}), none
- * when it leaves out none: `… 496 earlier lines (WHOLE)`, `WHOLE` being the face's words for
- * where the log's copy is shown all (`turnloop sessions export 1a2b3c4d --format markdown shows
- * all`: {@link exportShowsAll}); for a cut output, `… 4,996 earlier lines; full output saved to`
- * and the saved file's path on a row of its own, never cut mid-name (a terminal wraps a path
- * wider than itself), then what the marker says after it. `some` lines when the log does not
- * count them. `place`: `earlier` above the output's last lines, `more` for lines left out after
- * or between the lines shown.
- */
-export function hiddenLinesNote(
-  lines: OutputLines,
-  place: "earlier" | "more",
-  whole: string,
-): string[] {
-  const { hidden, saved } = lines;
-  if (hidden === 0) {
-    return [];
-  }
-  const count =
-    hidden === undefined
-      ? `some ${place} lines`
-      : `${hidden.toLocaleString("en-US")} ${place} ${hidden === 1 ? "line" : "lines"}`;
-  if (saved === undefined) {
-    return [`… ${count} (${whole})`];
-  }
-  // `full output saved to PATH`, `the first B bytes of the output saved to PATH (…)`.
-  const file = /^(.+? saved to) (.+?)( \(this session's saved outputs are capped[^)]*\))?$/.exec(
-    saved,
-  );
-  if (file === null) {
-    return [`… ${count}; ${saved}`];
-  }
-  const [, words = "", path = "", cap] = file;
-  return [`… ${count}; ${words}`, path, ...(cap === undefined ? [] : [cap.trim()])];
-}
-
-/**
- * Where the whole of an output the log holds is shown: `turnloop sessions export 1a2b3c4d
- * --format markdown shows all`, the session named by its id's first 8 characters (a prefix the
- * `sessions` commands take); without an id, as `sessions show` names it for a prompt.
- */
-export function exportShowsAll(sessionId: string | undefined): string {
-  return sessionId === undefined
-    ? "sessions export --format markdown shows all"
-    : `turnloop sessions export ${sessionId.slice(0, 8)} --format markdown shows all`;
 }

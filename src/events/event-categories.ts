@@ -9,7 +9,8 @@ import type { SessionEvent, SessionEventType } from "./events.js";
  * Event types about an SDK app's own requests: its external tools, its model and mode switches,
  * its queue and context reports (Copilot's wire events). Only the SDK face shows them; every
  * other reader (the terminal faces, ACP, the session view) skips them with {@link isSdkAppEvent}
- * before its exhaustive switch, so adding such an event touches no other face. The session model
+ * before its exhaustive switch, so adding such an event touches no other face; ACP sends a name
+ * given (`session.title_changed`) as the editor's title (acp/updates.ts). The session model
  * still folds them (the current model comes from `session.model_change`).
  */
 const SDK_APP_EVENT_TYPES = [

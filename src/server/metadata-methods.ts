@@ -6,6 +6,7 @@
 
 import { sessionTitle } from "../session/session-title.js";
 import type { ClientConnection } from "./connection.js";
+import { listedSession } from "./name-methods.js";
 import { parseParams, sessionOnlyParams } from "./params.js";
 import { openSession } from "./session-methods.js";
 import { bareModelId } from "./wire-events.js";
@@ -19,16 +20,9 @@ export async function snapshotMethod(connection: ClientConnection, raw: unknown)
   const { sessionId } = parseParams("session.metadata.snapshot", sessionOnlyParams, raw);
   const session = openSession(connection.server, sessionId);
   const { start, directory, cwd } = session.session;
-  const summaries = await connection.server.host.list();
-  const listed = summaries.find((candidate) => candidate.sessionId === sessionId);
-  const { events } = await connection.server.host.readEvents(sessionId);
-  const named = events.findLast((event) => event.type === "session.title_changed");
-  const summary =
-    named?.type === "session.title_changed"
-      ? named.data.title
-      : listed === undefined
-        ? null
-        : sessionTitle(listed);
+  // The store's metadata, never the whole log (name-methods.ts `listedSession`).
+  const listed = await listedSession(connection, sessionId);
+  const summary = session.name ?? (listed === undefined ? null : sessionTitle(listed));
   return {
     sessionId,
     startTime: start.startTime,

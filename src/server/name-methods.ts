@@ -5,6 +5,7 @@
  */
 
 import { z } from "zod";
+import type { SessionSummary } from "../session/session-store.js";
 import { sessionTitle } from "../session/session-title.js";
 import type { ClientConnection } from "./connection.js";
 import { parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
@@ -20,17 +21,27 @@ const nameParams = z.looseObject({
 });
 const autoNameParams = z.looseObject({ sessionId: sessionIdSchema, summary: z.string() });
 
-/** The last name recorded in the session's log, if any. */
+/**
+ * The session as the store lists it (its metadata: metadata.json, PostgreSQL's `sessions` row;
+ * never its whole log), `undefined` when the store does not list it.
+ */
+export async function listedSession(
+  connection: ClientConnection,
+  sessionId: string,
+): Promise<SessionSummary | undefined> {
+  const summaries = await connection.server.host.list();
+  return summaries.find((candidate) => candidate.sessionId === sessionId);
+}
+
+/**
+ * The name given last: this server's (`session.name.set` while the session is open here), else
+ * the one the store's metadata keeps (its last `session.title_changed`).
+ */
 async function recordedName(
   connection: ClientConnection,
   session: ServerSession,
 ): Promise<string | undefined> {
-  if (session.name !== undefined) {
-    return session.name;
-  }
-  const { events } = await connection.server.host.readEvents(session.id);
-  const last = events.findLast((event) => event.type === "session.title_changed");
-  return last?.type === "session.title_changed" ? last.data.title : undefined;
+  return session.name ?? (await listedSession(connection, session.id))?.name;
 }
 
 /** Records `title` as the session's name: `session.title_changed`, which the app sees. */
@@ -41,18 +52,17 @@ function rename(session: ServerSession, title: string): void {
 
 /**
  * `session.name.get` → `{name}`: the name set last (`session.name.set`, `setAuto`, a fork's name),
- * else the session's first prompt (the title `session.list` shows), else `null`.
+ * else the session's first prompt (the title `session.list` shows), else `null`; from the store's
+ * metadata, never by reading the log.
  */
 export async function nameGetMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.name.get", sessionOnlyParams, raw);
   const session = openSession(connection.server, sessionId);
-  const name = await recordedName(connection, session);
-  if (name !== undefined) {
-    return { name };
+  if (session.name !== undefined) {
+    return { name: session.name };
   }
-  const summaries = await connection.server.host.list();
-  const summary = summaries.find((candidate) => candidate.sessionId === sessionId);
-  return { name: summary === undefined ? null : sessionTitle(summary) };
+  const listed = await listedSession(connection, sessionId);
+  return { name: listed === undefined ? null : sessionTitle(listed) };
 }
 
 /**

@@ -70,14 +70,22 @@ export function previewCut(preview: string): PreviewCut | undefined {
   };
 }
 
+/** What {@link omittedMarker} counts for a cut inside one line (no line break left out). */
+export const PART_OF_ONE_LINE = "part of 1 line";
+
 /**
  * The marker a result too long to keep whole has where its middle was cut, for the model and
- * every view (cli/tool-line.ts `outputLines` reads it): `[… 4,990 lines (18,951 bytes) omitted; WHERE]`.
- * `lineBreaks`: the line breaks in the text left out; `bytes`: its UTF-8 bytes; `where`: where
- * the whole output is, or why it is nowhere.
+ * every view (cli/output-lines.ts `outputLines` reads it): `[… 4,990 lines (18,951 bytes) omitted; WHERE]`,
+ * and `[… part of 1 line (B bytes) omitted; WHERE]` when the text left out holds no line break
+ * (the cut is inside one line: trial 45 said `0 lines` there). `lineBreaks`: the line breaks in
+ * the text left out; `bytes`: its UTF-8 bytes; `where`: where the whole output is, or why it is
+ * nowhere.
  */
 export function omittedMarker(lineBreaks: number, bytes: number, where: string): string {
-  const lines = `${lineBreaks.toLocaleString("en-US")} ${lineBreaks === 1 ? "line" : "lines"}`;
+  const lines =
+    lineBreaks === 0
+      ? PART_OF_ONE_LINE
+      : `${lineBreaks.toLocaleString("en-US")} ${lineBreaks === 1 ? "line" : "lines"}`;
   return `[… ${lines} (${bytes} bytes) omitted; ${where}]`;
 }
 
@@ -85,7 +93,7 @@ export function omittedMarker(lineBreaks: number, bytes: number, where: string):
  * What starts the text after an {@link omittedMarker}'s line when that text begins inside a line
  * (the cut left out the line's start): `…`. A text after the marker without it starts on a whole
  * line. Every writer of the marker adds it (here, agent/result-budget.ts `cutResult`,
- * tools/mcp/tools.ts), and cli/tool-line.ts `outputLines` reads it, so a face shows the first
+ * tools/mcp/tools.ts), and cli/output-lines.ts `outputLines` reads it, so a face shows the first
  * whole line kept after the cut and counts the lines left out exactly. (`\u2026` is `…`: the
  * scripts loaded before `-p`'s first request are ASCII, test/cli/modules-loaded.test.ts.)
  */
@@ -110,8 +118,12 @@ export interface OmittedMarkerFound {
   where: string;
 }
 
-/** {@link omittedMarker} on a line of its own; groups: the line breaks, the bytes, where. */
-const OMITTED_LINE = /\n\[\u2026 ([\d,]+) lines? \((\d+) bytes\) omitted; ([^\n]*)\]\n/;
+/**
+ * {@link omittedMarker} on a line of its own; groups: the line breaks (absent for
+ * {@link PART_OF_ONE_LINE}), the bytes, where.
+ */
+const OMITTED_LINE =
+  /\n\[\u2026 (?:([\d,]+) lines?|part of 1 line) \((\d+) bytes\) omitted; ([^\n]*)\]\n/;
 
 /**
  * The first {@link omittedMarker} on a line of its own in `text` (a command's output cut by its

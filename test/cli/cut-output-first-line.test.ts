@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cutResult } from "../../src/agent/result-budget.js";
-import { outputLines } from "../../src/cli/tool-line.js";
+import { hiddenLinesNote, outputLines } from "../../src/cli/output-lines.js";
 import type { CommandRequest } from "../../src/tools/command-runner.js";
 import { ProcessRunner } from "../../src/tools/process-runner.js";
 import { useTemporaryDirectory } from "../tools/tool-context.js";
@@ -10,7 +10,7 @@ import { useTemporaryDirectory } from "../tools/tool-context.js";
 // kept `ERROR: real failure` for the model, whole, after the cut marker, but every face took the
 // line after the marker for a piece of a line the cut began in: it showed no line and said
 // `… 2 more lines`. Every writer of the marker now marks a piece that starts inside a line
-// (tools/command-output.ts `PARTIAL_LINE_MARK`), and cli/tool-line.ts `outputLines`, which every
+// (tools/command-output.ts `PARTIAL_LINE_MARK`), and cli/output-lines.ts `outputLines`, which every
 // face reads a cut output through, shows the first whole line kept and counts the rest exactly.
 
 let directory: string;
@@ -74,16 +74,59 @@ describe("the first whole line kept after a cut output's marker", () => {
     });
   });
 
-  it("is not shown when the cut ended inside it (one long last line): marked, and counted with the lines cut", async () => {
+  it("is shown from inside when the cut ended inside it (one long last line): marked with `…`, the lines before it whole", async () => {
     const output = await cutOutput("seq 1 3; head -c 3000 /dev/zero | tr '\\0' y; echo; exit 7");
-    expect(output).toContain(`omitted; ${SAVED()}]\n\u2026yyy`);
-    expect(outputLines(output, { first: Number.POSITIVE_INFINITY, last: 5 })).toEqual({
+    const piece = `\u2026${"y".repeat(599)}`;
+    expect(output).toBe(
+      `1\n2\n3\n\n[… part of 1 line (2401 bytes) omitted; ${SAVED()}]\n${piece}\n`,
+    );
+    const lines = outputLines(output, { first: Number.POSITIVE_INFINITY, last: 5 });
+    expect(lines).toEqual({
       first: ["1", "2", "3"],
-      last: [],
-      hidden: 1,
+      last: [piece],
+      hidden: 0,
       total: 4,
       saved: SAVED(),
     });
+    expect(hiddenLinesNote(lines, "more", "ALL")).toEqual([
+      "… part of 1 line; full output saved to",
+      join(directory, "saved", "output.txt"),
+    ]);
+  });
+
+  // Trial 45's LOW: one huge line (a minified JSON error) ending in the words that matter.
+  it("is shown, its end, when the whole output is one long line: `part of 1 line` omitted, not `0 lines`", async () => {
+    const output = await cutOutput(
+      "head -c 3000 /dev/zero | tr '\\0' z; echo ' TAIL-OF-ONLY-LINE'; exit 5",
+    );
+    const piece = `\u2026${"z".repeat(581)} TAIL-OF-ONLY-LINE`;
+    expect(output).toBe(
+      `${"z".repeat(400)}\n[… part of 1 line (2019 bytes) omitted; ${SAVED()}]\n${piece}\n`,
+    );
+    const lines = outputLines(output, { last: 5 });
+    expect(lines).toEqual({ first: [], last: [piece], hidden: 0, total: 1, saved: SAVED() });
+    expect(hiddenLinesNote(lines, "earlier", "ALL")).toEqual([
+      "… part of 1 line; full output saved to",
+      join(directory, "saved", "output.txt"),
+    ]);
+    // Cut to a display's width from its start, so its end is what is seen.
+    expect(outputLines(output, { last: 5, width: 30 }).last).toEqual([
+      `\u2026${"z".repeat(11)} TAIL-OF-ONLY-LINE`,
+    ]);
+  });
+
+  it("is shown, the last line's end, when the cut began in the first of three long lines and ended in the last", async () => {
+    const output = await cutOutput(
+      "for i in 1 2 3; do head -c 3000 /dev/zero | tr '\\0' y; echo \" END$i\"; done; exit 3",
+    );
+    const piece = `\u2026${"y".repeat(594)} END3`;
+    expect(output).toContain(`[… 2 lines (8018 bytes) omitted; ${SAVED()}]\n${piece}\n`);
+    const lines = outputLines(output, { last: 5 });
+    expect(lines).toEqual({ first: [], last: [piece], hidden: 2, total: 3, saved: SAVED() });
+    expect(hiddenLinesNote(lines, "earlier", "ALL")).toEqual([
+      "… 2 earlier lines; full output saved to",
+      join(directory, "saved", "output.txt"),
+    ]);
   });
 
   it("is shown after the turn's result budget cut (agent/result-budget.ts), which starts its tail on a line", () => {
@@ -107,14 +150,17 @@ describe("the first whole line kept after a cut output's marker", () => {
     });
   });
 
-  it("is not shown when the result budget's tail starts inside one long line: marked, and counted", () => {
+  it("is shown from inside when the result budget's tail starts inside one long line: marked, `part of 1 line` omitted", () => {
     const text = `first\n${"z".repeat(5_000)}\n`;
     const cut = cutResult(text, 1_000, "WHERE");
-    expect(cut).toContain("omitted; WHERE]\n\u2026zzz");
+    const piece = `\u2026${"z".repeat(381)}`;
+    expect(cut).toBe(
+      `first\n${"z".repeat(567)}\n[… part of 1 line (4052 bytes) omitted; WHERE]\n${piece}\n`,
+    );
     expect(outputLines(cut, { first: Number.POSITIVE_INFINITY, last: 5 })).toEqual({
       first: ["first"],
-      last: [],
-      hidden: 1,
+      last: [piece],
+      hidden: 0,
       total: 2,
       saved: "WHERE",
     });

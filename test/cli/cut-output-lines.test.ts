@@ -7,7 +7,7 @@ import { withoutToolTimes } from "../support/tool-times.js";
 // A new user's trial (round 3): `seq 1 5000` kept for the model as its start and end around
 // `[… 4,146 lines (20299 bytes) omitted; full output saved to PATH]`, but the faces counted the
 // lines of that shortened text: `-p` said `… 851 more lines (--verbose shows all)`, `sessions
-// show` `… 853 earlier lines`. Each face now reads the marker (cli/tool-line.ts `outputLines`):
+// show` `… 853 earlier lines`. Each face now reads the marker (cli/output-lines.ts `outputLines`):
 // the lines it leaves out are 5000 less those it shows, and the saved file's path stands on a
 // row of its own.
 
@@ -148,6 +148,47 @@ describe("a cut command output counts the command's lines on every face", () => 
     const result = JSON.stringify(model.requests.at(-1)?.body ?? {});
     expect(result).toContain(`omitted; full output saved to ${saved}]`);
     expect(result).not.toContain("tool-results");
+  });
+
+  // Trial 45's LOW: one huge line (a minified JSON error) showed none of its kept end on `-p`
+  // and said `0 lines` omitted to the model; its end is now shown, from `…`, the cut inside it
+  // said as `part of 1 line`.
+  test("one long line cut inside: its end shown from `…` on -p and in sessions show, `part of 1 line` omitted", async ({
+    cli,
+    model,
+    home,
+  }) => {
+    const command = "head -c 40000 /dev/zero | tr '\\0' z; echo ' TAIL-OF-ONLY-LINE'; exit 5";
+    // The default window: the runner's cut alone, not the turn's result budget.
+    // Usage as a server that read the whole request counts it (no warning of a prompt cut short).
+    model.enqueue(bashCall(command), { text: "Done.", usage: { input: 9000, output: 5 } });
+    const { code, stderr } = await cli(["-p", "go", "--allow-all-tools"]);
+    expect(code, stderr).toBe(0);
+    const sessionId = printedSessionId(stderr);
+    const saved = join(home, "session-state", sessionId, "tool-outputs", "call_1.txt");
+    // The runner keeps 12,000 characters from the start and 18,000 from the end, `…` first.
+    const end = `${"z".repeat(17_981)} TAIL-OF-ONLY-LINE`;
+    const marker = `[… part of 1 line (10019 bytes) omitted; full output saved to ${saved}]`;
+    const content = `${"z".repeat(12_000)}\n${marker}\n…${end}\n<exited with exit code 5>`;
+    const body = model.requests.at(-1)?.body as { messages?: unknown[] } | undefined;
+    expect(body?.messages?.at(-1)).toEqual({ role: "tool", tool_call_id: "call_1", content });
+    expect(toolLines(stderr)).toEqual([
+      `✗ bash head -c 40000 /dev/zero | tr '\\0' z; echo ' TAIL-OF-ONLY-LI… failed (exit code 5) (N ms)`,
+      "    … part of 1 line; full output saved to",
+      `    ${saved}`,
+      // Its end, cut as sessions show cuts it (--verbose: as the log kept it).
+      `    …${end.slice(-119)}`,
+    ]);
+    // `sessions show` cuts it to its 120 characters from its start: its end is seen.
+    expect(await shown(cli, sessionId)).toEqual([
+      "> go",
+      `→ bash(command: "head -c 40000 /dev/zero | tr '\\\\0' z; echo ' TAIL…) ✗ failed (exit code 5)`,
+      "    … part of 1 line; full output saved to",
+      `    ${saved}`,
+      `    …${end.slice(-119)}`,
+      "Done.",
+      "[stop: end_turn]",
+    ]);
   });
 
   test("a log written before the marker counted lines says some lines, never a number", async ({

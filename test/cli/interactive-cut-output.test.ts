@@ -7,7 +7,7 @@ import { interactiveTest } from "./interactive-support.js";
 // A new user's trial (round 3): `seq 1 5000`, kept for the model as its start and end around a
 // marker counting the 4,000-odd lines left out, ended on the screen as its last four lines under
 // `… 1813 earlier lines`: the lines of the shortened text. The screen now counts the command's
-// lines (cli/tool-line.ts `outputLines`), and the saved file's path has a row of its own, wrapped
+// lines (cli/output-lines.ts `outputLines`), and the saved file's path has a row of its own, wrapped
 // only because it is wider than the screen.
 
 /** The terminal's width: the saved file's path is wider. */

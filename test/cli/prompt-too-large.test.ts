@@ -2,6 +2,7 @@ import { describe, expect } from "vitest";
 import { PROMPT_BEYOND_WINDOW } from "../support/context-limit.js";
 import { chatMessages } from "../support/fake-model-server.js";
 import { printedSessionId, test } from "../support/fixtures.js";
+import { unsavedPromptResult } from "../support/unsaved-result.js";
 
 // `-p` with a prompt beyond the model's known context window (trial 32, F4): refused before it is
 // stored or sent, exit 3, the advice in the command line's words; an unknown window sends it.
@@ -13,20 +14,10 @@ const REFUSAL =
   /^turnloop: the prompt is about (\d+) tokens with the system prompt and tools \(99999 characters\), more than the context window of openai-compatible:fake-model, 8000 tokens; nothing was sent\. Send a smaller part of it or fewer files, use a model with a larger window \(--model or TURNLOOP_MODEL\), or, if openai-compatible:fake-model's window is larger, set it with --context-window or TURNLOOP_CONTEXT_WINDOW\.\n/;
 
 /** `--output-format json`'s result of a prompt refused before anything was stored or sent, its duration and message blanked. */
-const REFUSED_RESULT = {
-  type: "result",
-  subtype: "error_prompt_too_large",
-  is_error: true,
-  result: "",
-  stop_reason: null,
-  session_id: null,
-  num_turns: 0,
-  duration_ms: 0,
-  usage: {},
-  permission_denials: [],
-  left_running_pids: [],
-  error: { type: "context_length_exceeded", message: "" },
-};
+const REFUSED_RESULT = unsavedPromptResult("error_prompt_too_large", {
+  type: "context_length_exceeded",
+  message: "",
+});
 
 describe("a prompt beyond the model's context window", () => {
   test("is refused before any request, exit 3, nothing on stdout and no session saved; with no known window it is sent", async ({

@@ -14,12 +14,12 @@ import { gate } from "../support/gate.js";
 import {
   claimAfterOwnerDied,
   editorOnDyingOwner,
-  killOwnerMidTurn,
+  killOwnerInItsPrompt,
+  OWNER_PROMPT_SEEN,
   said,
-  text,
   withoutIds,
 } from "./workers-acp-support.js";
-import { describeWorkers, holdAnswers, QUICK_OWNER_CHECK } from "./workers-support.js";
+import { describeWorkers, QUICK_OWNER_CHECK } from "./workers-support.js";
 
 describeWorkers(
   "an ACP follower's prompt on a worker that dies",
@@ -28,8 +28,9 @@ describeWorkers(
       "A killed with the editor's prompt queued: the prompt ends with an error, the next runs in the ACP process (offer: %s)",
       { timeout: 90_000 },
       async (offer) => {
-        const { fixture, env } = workers;
-        await editorOnDyingOwner(workers, offer, async ({ editor, workerA, onA }) => {
+        const { fixture } = workers;
+        await editorOnDyingOwner(workers, offer, async (parts) => {
+          const { editor, onA } = parts;
           const { sessionId } = onA;
           const queuedOnA = gate();
           onA.on((event) => {
@@ -37,19 +38,17 @@ describeWorkers(
               queuedOnA.open();
             }
           });
-          const requested = holdAnswers(fixture.model);
-          await onA.send({ prompt: "A's long prompt" });
-          await requested.opened;
-          const waited = editor.promptSettled(sessionId, "queued behind A's");
-          await queuedOnA.opened;
-          await killOwnerMidTurn(env.TURNLOOP_DATABASE_URL ?? "", sessionId, workerA);
+          let waited: ReturnType<typeof editor.promptSettled> | undefined;
+          await killOwnerInItsPrompt(workers, parts, async () => {
+            waited = editor.promptSettled(sessionId, "queued behind A's");
+            await queuedOnA.opened;
+          });
           const message = `the worker running session ${sessionId} stopped (its process is gone) before this prompt started; send it again to run it here`;
           expect(await waited).toEqual({ error: { code: -32603, message } });
           // A stored its prompt before asking the model (DESIGN.md, SessionStore), and nothing after
           // it (no turn ended): the editor sees that prompt, its title, and why its own prompt ended.
           expect(editor.updates.map(withoutIds)).toEqual([
-            text("user_message_chunk", "A's long prompt"),
-            { sessionUpdate: "session_info_update", title: "A's long prompt", updatedAt: "<time>" },
+            ...OWNER_PROMPT_SEEN,
             said(offer, { severity: "error", title: "Prompt not run", words: message }),
           ]);
           await claimAfterOwnerDied(editor, fixture.model, sessionId, offer, "queued behind A's");

@@ -13,24 +13,22 @@ import { expect, test, vi } from "vitest";
 import {
   claimAfterOwnerDied,
   editorOnDyingOwner,
-  killOwnerMidTurn,
+  killOwnerInItsPrompt,
+  OWNER_PROMPT_SEEN,
   said,
-  text,
   withoutIds,
 } from "./workers-acp-support.js";
-import { describeWorkers, holdAnswers, QUICK_OWNER_CHECK } from "./workers-support.js";
+import { describeWorkers, QUICK_OWNER_CHECK } from "./workers-support.js";
 
 describeWorkers(
   "an editor only following a session whose owner dies",
   (workers) => {
     test("A killed while running its own client's prompt: the editor gets one notice, then its prompt claims the session", async () => {
-      const { fixture, env } = workers;
-      await editorOnDyingOwner(workers, "notices", async ({ editor, workerA, onA }) => {
+      const { fixture } = workers;
+      await editorOnDyingOwner(workers, "notices", async (parts) => {
+        const { editor, onA } = parts;
         const { sessionId } = onA;
-        const requested = holdAnswers(fixture.model);
-        await onA.send({ prompt: "A's long prompt" });
-        await requested.opened;
-        await killOwnerMidTurn(env.TURNLOOP_DATABASE_URL ?? "", sessionId, workerA);
+        await killOwnerInItsPrompt(workers, parts);
         await vi.waitFor(
           () =>
             expect(editor.updates.map(({ sessionUpdate }) => sessionUpdate)).toContain("notice"),
@@ -38,8 +36,7 @@ describeWorkers(
         );
         const message = `the worker running session ${sessionId} stopped (its process is gone) while running a prompt: it ended there unfinished`;
         expect(editor.updates.map(withoutIds)).toEqual([
-          text("user_message_chunk", "A's long prompt"),
-          { sessionUpdate: "session_info_update", title: "A's long prompt", updatedAt: "<time>" },
+          ...OWNER_PROMPT_SEEN,
           said("notices", { severity: "error", title: "Prompt interrupted", words: message }),
         ]);
         await claimAfterOwnerDied(editor, fixture.model, sessionId, "notices", "again");

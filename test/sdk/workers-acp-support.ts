@@ -14,7 +14,7 @@ import { CLI_PATH } from "../support/cli.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { type Gate, gate } from "../support/gate.js";
 import type { TcpServer } from "./tcp-server.js";
-import { turnStartStored, type Workers } from "./workers-support.js";
+import { holdAnswers, turnStartStored, type Workers } from "./workers-support.js";
 
 /**
  * How the client answers `session/request_permission` (`signal`: aborted when the agent cancels
@@ -284,4 +284,26 @@ export async function killOwnerMidTurn(
   await turnStartStored(url, sessionId);
   workerA.process.kill("SIGKILL");
   await workerA.exited;
+}
+
+/** What an editor following A is sent of {@link killOwnerInItsPrompt}'s prompt, stored before A died. */
+export const OWNER_PROMPT_SEEN = [
+  text("user_message_chunk", "A's long prompt"),
+  { sessionUpdate: "session_info_update", title: "A's long prompt", updatedAt: "<time>" },
+];
+
+/**
+ * In {@link editorOnDyingOwner}'s `run`: A's own client sends "A's long prompt", which the model
+ * holds; once its request came, `whileHeld` runs, then A is killed mid-turn ({@link killOwnerMidTurn}).
+ */
+export async function killOwnerInItsPrompt(
+  workers: Workers,
+  { workerA, onA }: { workerA: TcpServer; onA: TurnloopSession },
+  whileHeld: () => Promise<void> = async () => undefined,
+): Promise<void> {
+  const requested = holdAnswers(workers.fixture.model);
+  await onA.send({ prompt: "A's long prompt" });
+  await requested.opened;
+  await whileHeld();
+  await killOwnerMidTurn(workers.env.TURNLOOP_DATABASE_URL ?? "", onA.sessionId, workerA);
 }

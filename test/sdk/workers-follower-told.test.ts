@@ -9,9 +9,10 @@
  * PostgreSQL.
  */
 
-import { expect, test, vi } from "vitest";
+import { expect, test } from "vitest";
 import { approveAll } from "../../src/sdk/index.js";
 import { gate } from "../support/gate.js";
+import { queryUntil } from "../support/postgres.js";
 import {
   describeWorkers,
   holdAnswers,
@@ -24,23 +25,9 @@ import {
 const RAN_ON_B = [...TEXT_PROMPT.slice(0, 2), "assistant.message_delta", ...TEXT_PROMPT.slice(2)];
 
 /** Resolves once nobody holds `sessionId`'s lease in `url`'s database (a follower fenced it). */
-async function leaseReleased(url: string, sessionId: string): Promise<void> {
-  const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await vi.waitFor(
-      async () => {
-        const { rows } = await client.query("SELECT owner_id FROM sessions WHERE id = $1", [
-          sessionId,
-        ]);
-        expect(rows).toEqual([{ owner_id: null }]);
-      },
-      { timeout: 60_000, interval: 50 },
-    );
-  } finally {
-    await client.end();
-  }
+function leaseReleased(url: string, sessionId: string): Promise<void> {
+  const sql = "SELECT owner_id FROM sessions WHERE id = $1";
+  return queryUntil(url, sql, [sessionId], (rows) => expect(rows).toEqual([{ owner_id: null }]));
 }
 
 describeWorkers(

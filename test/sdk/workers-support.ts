@@ -4,7 +4,7 @@
  * describe block's tests and removed after them.
  */
 
-import { afterAll, beforeAll, describe, expect, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
 import { approveAll, TurnloopClient, type TurnloopSession } from "../../src/sdk/index.js";
 import { TEST_OWNER_CHECK_VARIABLE } from "../../src/session/owner-watch.js";
@@ -12,7 +12,12 @@ import { CLI_PATH } from "../support/cli.js";
 import { FAILED_TURN } from "../support/event-sequences.js";
 import type { FakeModelServer } from "../support/fake-model-types.js";
 import { type Gate, gate } from "../support/gate.js";
-import { createTestDatabase, postgresUnavailable, type TestDatabase } from "../support/postgres.js";
+import {
+  createTestDatabase,
+  postgresUnavailable,
+  queryUntil,
+  type TestDatabase,
+} from "../support/postgres.js";
 import { type Fixture, startFixture } from "./support.js";
 import { startTcpServer, type TcpServer } from "./tcp-server.js";
 
@@ -258,23 +263,12 @@ export async function resendThenMarker(
 
 /**
  * Resolves once no prompt waits in the inbox of `url`'s database (its owner took them: a take
- * deletes the row and announces nothing, so this queries until then).
+ * deletes the row and announces nothing, so this queries until then: `queryUntil`).
  */
-export async function inboxPromptsTaken(url: string): Promise<void> {
-  const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await vi.waitFor(
-      async () => {
-        const { rows } = await client.query("SELECT 1 FROM inbox WHERE kind = 'prompt'");
-        expect(rows).toEqual([]);
-      },
-      { timeout: 60_000, interval: 50 },
-    );
-  } finally {
-    await client.end();
-  }
+export function inboxPromptsTaken(url: string): Promise<void> {
+  return queryUntil(url, "SELECT 1 FROM inbox WHERE kind = 'prompt'", [], (rows) =>
+    expect(rows).toEqual([]),
+  );
 }
 
 /** Opens once a prompt waits in the inbox of `url`'s database (at its `NOTIFY`, never by time). */
@@ -301,26 +295,11 @@ export async function promptInInbox(
 /**
  * Resolves once `sessionId`'s events stored in `url`'s database hold an `assistant.turn_start`
  * (a worker's open turn committed, not only its model request sent: a kill before the commit
- * leaves no turn to repair). Queries until then.
+ * leaves no turn to repair). Queries until then (`queryUntil`).
  */
-export async function turnStartStored(url: string, sessionId: string): Promise<void> {
-  const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await vi.waitFor(
-      async () => {
-        const { rows } = await client.query(
-          "SELECT 1 FROM events WHERE session_id = $1 AND type = 'assistant.turn_start'",
-          [sessionId],
-        );
-        expect(rows).not.toEqual([]);
-      },
-      { timeout: 60_000, interval: 50 },
-    );
-  } finally {
-    await client.end();
-  }
+export function turnStartStored(url: string, sessionId: string): Promise<void> {
+  const sql = "SELECT 1 FROM events WHERE session_id = $1 AND type = 'assistant.turn_start'";
+  return queryUntil(url, sql, [sessionId], (rows) => expect(rows).not.toEqual([]));
 }
 
 /**

@@ -13,7 +13,7 @@
 
 import { randomBytes } from "node:crypto";
 import type { Pool } from "pg";
-import { inject } from "vitest";
+import { inject, vi } from "vitest";
 import { postgresBinaries, startPostgresServer } from "../../scripts/postgres-server.mjs";
 import { afterEveryFile } from "./cleanups.js";
 
@@ -181,4 +181,31 @@ export async function allowConnections(tested: TestDatabase): Promise<void> {
   await asAdmin(tested, async (admin, name) => {
     await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
   });
+}
+
+/**
+ * Resolves once `holds` passes on the rows `sql` (with `params`) answers in `url`'s database, for
+ * what a worker changes without announcing it: queried on one connection every 50 ms, for 60 s
+ * at most (a bound a loaded machine meets, not a measure of speed), then `holds`' last failure.
+ */
+export async function queryUntil(
+  url: string,
+  sql: string,
+  params: readonly unknown[],
+  holds: (rows: unknown[]) => void,
+): Promise<void> {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await vi.waitFor(
+      async () => {
+        const { rows } = await client.query(sql, [...params]);
+        holds(rows);
+      },
+      { timeout: 60_000, interval: 50 },
+    );
+  } finally {
+    await client.end();
+  }
 }

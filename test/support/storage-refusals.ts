@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { type Message, spawnServer } from "../server/raw-peer.js";
 import type { CliResult } from "./cli.js";
+import { unsavedPromptResult } from "./unsaved-result.js";
 
 /** The `-p` summary line with its time cut out (timings are not asserted). */
 export function withoutTime(stderr: string): string {
@@ -31,23 +32,10 @@ export function refusal(home: string, file: string, unsaved = "the session was n
 
 /**
  * The `--output-format json` result of a prompt storage refused before anything was saved
- * (`duration_ms` as 0: set it so before comparing), `message` its error.
+ * (`duration_ms` as 0: set it so before comparing), `message` its error (unsaved-result.ts).
  */
 export function unsavedResult(message: unknown): Record<string, unknown> {
-  return {
-    type: "result",
-    subtype: "error_during_execution",
-    is_error: true,
-    result: "",
-    stop_reason: null,
-    session_id: null,
-    num_turns: 0,
-    duration_ms: 0,
-    usage: {},
-    permission_denials: [],
-    left_running_pids: [],
-    error: { type: "storage", message },
-  };
+  return unsavedPromptResult("error_during_execution", { type: "storage", message });
 }
 
 /** The events of `sessionId`'s log, their types. */

@@ -49,7 +49,7 @@ it("saves only what fits under the session's cap, and says the cap", async () =>
   const savePath = join(folder, "call_new.txt");
   const result = await new ProcessRunner().run(LONG_OUTPUT, request(savePath));
   expect(markerOf(result.output)).toBe(
-    `[… 0 lines (170000 bytes) omitted; the first 1000 bytes of the output saved to ${savePath} (this session's saved outputs are capped at 256 MiB)]`,
+    `[… part of 1 line (170000 bytes) omitted; the first 1000 bytes of the output saved to ${savePath} (this session's saved outputs are capped at 256 MiB)]`,
   );
   expect((await stat(savePath)).size).toBe(1000);
 });
@@ -59,7 +59,7 @@ it("saves nothing once the cap is reached, and says why", async () => {
   const savePath = join(folder, "call_new.txt");
   const result = await new ProcessRunner().run(LONG_OUTPUT, request(savePath));
   expect(markerOf(result.output)).toBe(
-    "[… 0 lines (170000 bytes) omitted; the full output was not saved: this session's saved outputs are capped at 256 MiB, and that is reached]",
+    "[… part of 1 line (170000 bytes) omitted; the full output was not saved: this session's saved outputs are capped at 256 MiB, and that is reached]",
   );
   expect(existsSync(savePath)).toBe(false);
 });

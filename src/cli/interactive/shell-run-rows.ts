@@ -1,11 +1,11 @@
 /**
  * The rows of the user's own `!command`s in the transcript (transcript.ts), live and reopened:
  * a blank row and its `$ command` line, then its output's last lines, as a model's command's are
- * drawn (tool-line.ts `hiddenLinesNote`).
+ * drawn (output-lines.ts `hiddenLinesNote`).
  */
 
 import { type Container, Spacer } from "@mariozechner/pi-tui";
-import { exportShowsAll, hiddenLinesNote, outputLines } from "../tool-line.js";
+import { exportShowsAll, hiddenLinesNote, outputLines } from "../output-lines.js";
 import type { ShellRunView } from "./conversation-view.js";
 import type { Theme } from "./theme.js";
 import { LiveOutputLines } from "./tool-call-view.js";

@@ -20,8 +20,9 @@ import {
 } from "../../session/session-model/tool-call.js";
 import { commandStop } from "../../tools/bash.js";
 import { viewSummary } from "../../tools/view.js";
+import { exportShowsAll, hiddenLinesNote, outputLines } from "../output-lines.js";
 import { lastLinesOf } from "../text-lines.js";
-import { callSummary, exportShowsAll, hiddenLinesNote, outputLines } from "../tool-line.js";
+import { callSummary } from "../tool-line.js";
 import type { Theme } from "./theme.js";
 
 /**
@@ -63,6 +64,8 @@ export class ToolCallView implements Component {
    * although it exited 0), drawn whole under its last lines, set while the call's rows are drawn.
    */
   private resultNote: string[] | undefined;
+  /** The columns an output row has for its text, set while the call's rows are drawn. */
+  private outputWidth: number | undefined;
   /** The last {@link PREVIEW_LINES} lines of the running call's output so far. */
   private liveLines: readonly string[] = [];
   /**
@@ -135,6 +138,7 @@ export class ToolCallView implements Component {
     const { theme } = this;
     this.hiddenNote = undefined;
     this.resultNote = undefined;
+    this.outputWidth = Math.max(1, width - 2);
     const [state, ...preview] = this.detail();
     const summary = this.summary();
     // A call without arguments to show (a `view` without a path) has no gap for them.
@@ -234,13 +238,14 @@ export class ToolCallView implements Component {
   }
 
   /**
-   * The last {@link PREVIEW_LINES} non-blank lines of `output` (tool-line.ts `outputLines`), dim;
+   * The last {@link PREVIEW_LINES} non-blank lines of `output` (output-lines.ts `outputLines`), dim;
    * when there are more, {@link hiddenNote} says how many earlier ones are left out and where all
    * are.
    */
   private lastOutputLines(output: string): string[] {
     const { theme } = this;
-    const lines = outputLines(output, { last: PREVIEW_LINES }, true);
+    // A line the cut began in: its end, cut from its start (output-lines.ts `outputLines`).
+    const lines = outputLines(output, { last: PREVIEW_LINES, width: this.outputWidth }, true);
     const note = hiddenLinesNote(lines, "earlier", exportShowsAll(this.sessionId()));
     this.hiddenNote = note.length === 0 ? undefined : note;
     return lines.last.map((line) => theme.dim(expandTabs(line)));
@@ -282,7 +287,7 @@ export class ToolCallView implements Component {
 
   /**
    * What a finished call other than a command's or a file change's says after its time: how many
-   * lines its result has (the tool's, when the log holds only the start and end: tool-line.ts
+   * lines its result has (the tool's, when the log holds only the start and end: output-lines.ts
    * `outputLines`); a `view` says which lines of how many it showed (tools/view.ts).
    */
   private resultSummary(output: string): string {
