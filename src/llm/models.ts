@@ -312,11 +312,16 @@ export function createProvider(
         // The SDK reports a finish from `message_delta` and again at the end of any body.
         isTerminator: (chunk) => isObjectOfType(chunk, "message_stop"),
         createModel: async () => {
-          const { createAnthropic } = await import("@ai-sdk/anthropic");
+          const [{ createAnthropic }, { withCacheBreakpoints }] = await Promise.all([
+            import("@ai-sdk/anthropic"),
+            import("./cache-breakpoints.js"),
+          ]);
           prepareReleasedLockErrors();
-          return createAnthropic(
-            endpointOptions(configuration, withHugeBodies(withStoredReplies())),
-          )(modelName);
+          return withCacheBreakpoints(
+            createAnthropic(endpointOptions(configuration, withHugeBodies(withStoredReplies())))(
+              modelName,
+            ),
+          );
         },
       });
     case "ollama":
