@@ -40,6 +40,8 @@ export interface AiSdkProviderOptions {
    * JSON body holds no second copy of them (issue 27 item 3). Default false.
    */
   sharesHugeTexts?: boolean;
+  /** See {@link Provider.endpoint}. */
+  endpoint?: string;
 }
 
 /**
@@ -53,6 +55,7 @@ export class AiSdkProvider implements Provider {
   readonly id: string;
   readonly typeId: string;
   readonly imageInput: ImageInput;
+  readonly endpoint: string | undefined;
   private readonly options: AiSdkProviderOptions;
   private readonly retry: RetryPolicy;
   /** What each {@link ModelAttempt} takes from this provider. */
@@ -63,6 +66,7 @@ export class AiSdkProvider implements Provider {
   constructor(options: AiSdkProviderOptions) {
     this.id = options.id;
     this.typeId = options.typeId ?? options.id;
+    this.endpoint = options.endpoint;
     this.options = options;
     const toolResults = options.toolResultImages ?? false;
     this.imageInput = { user: options.userImages ?? toolResults, toolResults };
@@ -77,6 +81,7 @@ export class AiSdkProvider implements Provider {
       isTerminator: options.isTerminator,
       sharesHugeTexts: options.sharesHugeTexts === true,
       typeId: this.typeId,
+      endpoint: options.endpoint,
     };
   }
 
@@ -135,6 +140,7 @@ export class AiSdkProvider implements Provider {
         this.imageInput.toolResults,
         this.imageInput.user,
         request.toolImages,
+        this.endpoint,
       ),
       tools: toFunctionTools(request.tools),
       ...(request.maxOutputTokens === undefined

@@ -14,7 +14,7 @@ import {
   vendorEndpoint,
   wireBaseUrl,
 } from "./api-keys.js";
-import { endpointOptions, withoutTrailingSlashes } from "./base-url.js";
+import { endpointName, endpointOptions, withoutTrailingSlashes } from "./base-url.js";
 import { withoutOpenAiItemIds } from "./convert.js";
 import { prepareReleasedLockErrors } from "./first-response.js";
 import { unsendableHeaderCharacter } from "./http-headers.js";
@@ -287,6 +287,7 @@ export function createProvider(
     typeId: typeIdOf(configuration),
     ...tuning,
     sharesHugeTexts: true,
+    endpoint: endpointName(provider, configuration.baseUrl),
   };
   // A model that takes no images gets a note instead, whatever its wire takes ({@link takesNoImages}).
   const images = !takesNoImages(modelName);
@@ -337,7 +338,12 @@ export function createProvider(
 /** The OpenAI Responses wire: stateless, so nothing is stored server-side (case 23). */
 function openAiResponsesProvider(
   configuration: ModelConfiguration,
-  common: { id: string; typeId: string; sharesHugeTexts: boolean } & ProviderTuning,
+  common: {
+    id: string;
+    typeId: string;
+    sharesHugeTexts: boolean;
+    endpoint: string;
+  } & ProviderTuning,
   images: boolean,
 ): Provider {
   const { modelName } = configuration;
