@@ -1,3 +1,4 @@
+import type { AnthropicProviderSettings } from "@ai-sdk/anthropic";
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
@@ -22,10 +23,18 @@ import type {
 const CACHE_CONTROL = { type: "ephemeral" } as const;
 
 /**
- * `model` (the AI SDK's Anthropic model) sending every request's prompt with the cache breakpoints
- * of {@link withBreakpoints}; loaded with the Anthropic provider, on its first request.
+ * The AI SDK's Anthropic model `modelName` created with `settings`, sending every request's prompt
+ * with the cache breakpoints of {@link withBreakpoints}; loaded on the first Anthropic request.
  */
-export function withCacheBreakpoints(model: LanguageModelV3): LanguageModelV3 {
+export async function anthropicModel(
+  settings: AnthropicProviderSettings,
+  modelName: string,
+): Promise<LanguageModelV3> {
+  const { createAnthropic } = await import("@ai-sdk/anthropic");
+  return withCacheBreakpoints(createAnthropic(settings)(modelName));
+}
+
+function withCacheBreakpoints(model: LanguageModelV3): LanguageModelV3 {
   const marked = (options: LanguageModelV3CallOptions): LanguageModelV3CallOptions => ({
     ...options,
     prompt: withBreakpoints(options.prompt),

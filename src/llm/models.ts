@@ -1,5 +1,5 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import type { RetryPolicy } from "./ai-sdk-provider.js";
+import type { AiSdkProviderOptions, RetryPolicy } from "./ai-sdk-provider.js";
 import { AiSdkProvider } from "./ai-sdk-provider.js";
 import {
   apiKeyVariable,
@@ -313,16 +313,10 @@ export function createProvider(
         // The SDK reports a finish from `message_delta` and again at the end of any body.
         isTerminator: (chunk) => isObjectOfType(chunk, "message_stop"),
         createModel: async () => {
-          const [{ createAnthropic }, { withCacheBreakpoints }] = await Promise.all([
-            import("@ai-sdk/anthropic"),
-            import("./cache-breakpoints.js"),
-          ]);
+          const { anthropicModel } = await import("./cache-breakpoints.js");
           prepareReleasedLockErrors();
-          return withCacheBreakpoints(
-            createAnthropic(endpointOptions(configuration, withHugeBodies(withStoredReplies())))(
-              modelName,
-            ),
-          );
+          const endpoint = endpointOptions(configuration, withHugeBodies(withStoredReplies()));
+          return anthropicModel(endpoint, modelName);
         },
       });
     case "ollama":
@@ -338,12 +332,7 @@ export function createProvider(
 /** The OpenAI Responses wire: stateless, so nothing is stored server-side (case 23). */
 function openAiResponsesProvider(
   configuration: ModelConfiguration,
-  common: {
-    id: string;
-    typeId: string;
-    sharesHugeTexts: boolean;
-    endpoint: string;
-  } & ProviderTuning,
+  common: Omit<AiSdkProviderOptions, "createModel">,
   images: boolean,
 ): Provider {
   const { modelName } = configuration;
