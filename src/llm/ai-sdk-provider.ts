@@ -42,6 +42,8 @@ export interface AiSdkProviderOptions {
   sharesHugeTexts?: boolean;
   /** See {@link Provider.endpoint}. */
   endpoint?: string;
+  /** Where the API key came from (a variable's name), said when the server refuses the key. */
+  keySource?: string | undefined;
 }
 
 /**
@@ -117,7 +119,8 @@ export class AiSdkProvider implements Provider {
     }
     const maxRetries = Math.min(this.retry.maxRetries, failure.maxRetries ?? Infinity);
     if (!failure.retryable || outcome.shown || attempt >= maxRetries) {
-      return { event: { type: "error", failure: publicFailure(failure) }, retry: false };
+      const said = withKeySource(failure, this.options.keySource);
+      return { event: { type: "error", failure: publicFailure(said) }, retry: false };
     }
     const delayMs = delayBeforeRetry(this.retry, attempt, failure);
     if (delayMs === undefined) {
@@ -268,6 +271,30 @@ class ProviderEvents implements AsyncIterator<LlmEvent> {
     this.#run = undefined;
     this.#finished = true;
   }
+}
+
+/**
+ * `failure` naming where the refused key came from, when the server refused it (401, or an
+ * `authentication` error in a stream; not a proxy's 407): `TURNLOOP_API_KEY` overrides every
+ * provider's own variable, and a stale one there was refused without a word of it (trial r3s46 F5).
+ */
+function withKeySource(
+  failure: ClassifiedFailure,
+  keySource: string | undefined,
+): ClassifiedFailure {
+  if (
+    keySource === undefined ||
+    failure.errorType !== "authentication" ||
+    failure.statusCode === 407
+  ) {
+    return failure;
+  }
+  const override =
+    keySource === "TURNLOOP_API_KEY" ? ", which overrides every provider's own key variable" : "";
+  return {
+    ...failure,
+    message: `${failure.message} (the API key from ${keySource} was refused${override})`,
+  };
 }
 
 function retryEvent(attempt: number, failure: ClassifiedFailure, delayMs: number): LlmEvent {

@@ -53,6 +53,8 @@ export interface ModelConfiguration {
   /** API base including the version path, e.g. `http://127.0.0.1:11434/v1`; absent = the vendor's. */
   baseUrl?: string;
   apiKey?: string;
+  /** The variable {@link apiKey} was read from (named when the key is refused; never the key). */
+  apiKeySource?: string;
   /** HTTP headers sent with every request to this model (a BYOK provider's `headers`). */
   headers?: Record<string, string>;
 }
@@ -155,7 +157,7 @@ export function resolveModel(
       provider,
       modelName,
       ...(baseUrl === undefined ? {} : { baseUrl: withoutTrailingSlashes(baseUrl) }),
-      ...(key.value === undefined ? {} : { apiKey: key.value }),
+      ...(key.value === undefined ? {} : { apiKey: key.value, apiKeySource: key.variable }),
     },
   };
 }
@@ -288,6 +290,7 @@ export function createProvider(
     ...tuning,
     sharesHugeTexts: true,
     endpoint: endpointName(provider, configuration.baseUrl),
+    keySource: configuration.apiKeySource,
   };
   // A model that takes no images gets a note instead, whatever its wire takes ({@link takesNoImages}).
   const images = !takesNoImages(modelName);
@@ -311,7 +314,7 @@ export function createProvider(
         ...common,
         toolResultImages: true,
         // The SDK reports a finish from `message_delta` and again at the end of any body.
-        isTerminator: (chunk) => isObjectOfType(chunk, "message_stop"),
+        isTerminator: (chunk) => (chunk as { type?: unknown } | null)?.type === "message_stop",
         createModel: async () => {
           const { anthropicModel } = await import("./cache-breakpoints.js");
           prepareReleasedLockErrors();
@@ -369,10 +372,6 @@ async function createCompatibleModel(
     includeUsage,
   }).chatModel(configuration.modelName);
   return withKeptMessages(withSyncChunkValidation(model, VERSION));
-}
-
-function isObjectOfType(value: unknown, type: string): boolean {
-  return typeof value === "object" && value !== null && (value as { type?: unknown }).type === type;
 }
 
 /**
