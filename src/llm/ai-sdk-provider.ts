@@ -282,19 +282,13 @@ function withKeySource(
   failure: ClassifiedFailure,
   keySource: string | undefined,
 ): ClassifiedFailure {
-  if (
-    keySource === undefined ||
-    failure.errorType !== "authentication" ||
-    failure.statusCode === 407
-  ) {
+  if (keySource === undefined || failure.errorType !== "authentication") {
     return failure;
   }
   const override =
     keySource === "TURNLOOP_API_KEY" ? ", which overrides every provider's own key variable" : "";
-  return {
-    ...failure,
-    message: `${failure.message} (the API key from ${keySource} was refused${override})`,
-  };
+  const message = `${failure.message} (the API key from ${keySource} was refused${override})`;
+  return failure.statusCode === 407 ? failure : { ...failure, message };
 }
 
 function retryEvent(attempt: number, failure: ClassifiedFailure, delayMs: number): LlmEvent {

@@ -333,14 +333,12 @@ export function usageText(totals: UsageTotals): string {
   // No request yet: nothing to report; requests made and none reported a count: said so.
   const tokens = (count: number | undefined) =>
     count ?? (totals.requests === 0 ? 0 : "not reported");
+  const read = totals.cacheReadTokens ?? 0;
+  const written = totals.cacheWriteTokens ?? 0;
   const cacheParts = [
-    ...((totals.cacheReadTokens ?? 0) > 0
-      ? [`${compactCount(totals.cacheReadTokens ?? 0)} read from cache`]
-      : []),
-    ...((totals.cacheWriteTokens ?? 0) > 0
-      ? [`${compactCount(totals.cacheWriteTokens ?? 0)} written to cache`]
-      : []),
-  ];
+    read > 0 ? `${compactCount(read)} read from cache` : "",
+    written > 0 ? `${compactCount(written)} written to cache` : "",
+  ].filter((part) => part !== "");
   const cached = cacheParts.length === 0 ? "" : ` (${cacheParts.join(", ")})`;
   return [
     `turns:          ${totals.turns}${turnDetails(totals)}`,
