@@ -86,6 +86,12 @@ export interface ReasoningPart {
   text: string;
   /** Signatures / encrypted content to replay verbatim (cases 22, 23). */
   providerMetadata?: ProviderMetadata;
+  /**
+   * The endpoint that issued {@link providerMetadata}, `<wire> <base URL>` (llm/base-url.ts
+   * `endpointName`): only it can read an encrypted or signed block, so the part is sent back to it
+   * alone (llm/convert.ts); absent in logs written before turnloop recorded it.
+   */
+  endpoint?: string;
 }
 
 /** A tool call the model asked for, as recorded in `assistant.message`. */

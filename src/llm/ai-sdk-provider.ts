@@ -40,6 +40,10 @@ export interface AiSdkProviderOptions {
    * JSON body holds no second copy of them (issue 27 item 3). Default false.
    */
   sharesHugeTexts?: boolean;
+  /** See {@link Provider.endpoint}. */
+  endpoint?: string;
+  /** Where the API key came from (a variable's name), said when the server refuses the key. */
+  keySource?: string | undefined;
 }
 
 /**
@@ -53,6 +57,7 @@ export class AiSdkProvider implements Provider {
   readonly id: string;
   readonly typeId: string;
   readonly imageInput: ImageInput;
+  readonly endpoint: string | undefined;
   private readonly options: AiSdkProviderOptions;
   private readonly retry: RetryPolicy;
   /** What each {@link ModelAttempt} takes from this provider. */
@@ -63,6 +68,7 @@ export class AiSdkProvider implements Provider {
   constructor(options: AiSdkProviderOptions) {
     this.id = options.id;
     this.typeId = options.typeId ?? options.id;
+    this.endpoint = options.endpoint;
     this.options = options;
     const toolResults = options.toolResultImages ?? false;
     this.imageInput = { user: options.userImages ?? toolResults, toolResults };
@@ -77,6 +83,7 @@ export class AiSdkProvider implements Provider {
       isTerminator: options.isTerminator,
       sharesHugeTexts: options.sharesHugeTexts === true,
       typeId: this.typeId,
+      endpoint: options.endpoint,
     };
   }
 
@@ -112,7 +119,8 @@ export class AiSdkProvider implements Provider {
     }
     const maxRetries = Math.min(this.retry.maxRetries, failure.maxRetries ?? Infinity);
     if (!failure.retryable || outcome.shown || attempt >= maxRetries) {
-      return { event: { type: "error", failure: publicFailure(failure) }, retry: false };
+      const said = withKeySource(failure, this.options.keySource);
+      return { event: { type: "error", failure: publicFailure(said) }, retry: false };
     }
     const delayMs = delayBeforeRetry(this.retry, attempt, failure);
     if (delayMs === undefined) {
@@ -135,6 +143,7 @@ export class AiSdkProvider implements Provider {
         this.imageInput.toolResults,
         this.imageInput.user,
         request.toolImages,
+        this.endpoint,
       ),
       tools: toFunctionTools(request.tools),
       ...(request.maxOutputTokens === undefined
@@ -262,6 +271,24 @@ class ProviderEvents implements AsyncIterator<LlmEvent> {
     this.#run = undefined;
     this.#finished = true;
   }
+}
+
+/**
+ * `failure` naming where the refused key came from, when the server refused it (401, or an
+ * `authentication` error in a stream; not a proxy's 407): `TURNLOOP_API_KEY` overrides every
+ * provider's own variable, and a stale one there was refused without a word of it (trial r3s46 F5).
+ */
+function withKeySource(
+  failure: ClassifiedFailure,
+  keySource: string | undefined,
+): ClassifiedFailure {
+  if (keySource === undefined || failure.errorType !== "authentication") {
+    return failure;
+  }
+  const override =
+    keySource === "TURNLOOP_API_KEY" ? ", which overrides every provider's own key variable" : "";
+  const message = `${failure.message} (the API key from ${keySource} was refused${override})`;
+  return failure.statusCode === 407 ? failure : { ...failure, message };
 }
 
 function retryEvent(attempt: number, failure: ClassifiedFailure, delayMs: number): LlmEvent {

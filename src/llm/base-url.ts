@@ -67,3 +67,18 @@ function withQuery(query: string, fetchFunction: typeof fetch): typeof fetch {
     return fetchFunction(fragment === undefined ? joined : `${joined}#${fragment}`, init);
   };
 }
+
+/**
+ * The endpoint a model's replies come from, as `<wire> <base URL>`: the wire and the base URL
+ * without its user name, password, query and fragment (`openai https://h/v1`), or the vendor's
+ * own (`anthropic default`). Recorded with the reasoning a reply carries for that endpoint alone
+ * (an encrypted or signed block, convert.ts), so it holds no secret the base URL may carry.
+ */
+export function endpointName(wire: string, baseUrl: string | undefined): string {
+  if (baseUrl === undefined) {
+    return `${wire} default`;
+  }
+  const path = splitBaseUrl(baseUrl).path;
+  const parsed = URL.canParse(path) ? new URL(path) : undefined;
+  return `${wire} ${parsed === undefined ? path : `${parsed.origin}${parsed.pathname}`}`;
+}

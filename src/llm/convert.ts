@@ -26,7 +26,9 @@ const keepAll: ReplayFilter = (metadata) => metadata;
  * whether the API takes images in tool results; `userImages` (default: the same) in user
  * messages (Chat Completions takes `image_url` parts there only); when not, a note names them.
  * `toolImages`: how tool results' images reach an API that takes none in tool results (see
- * {@link ToolImages}).
+ * {@link ToolImages}). `endpoint`: the provider's (provider.ts); a reasoning part with provider
+ * data is sent only to the endpoint that issued it (its encrypted or signed block is refused
+ * elsewhere, 400 `invalid_encrypted_content`), and never when the log did not record one.
  *
  * Each history message is converted once per set of these options and its conversion reused by
  * later requests, and the prompt of a history array is kept and extended by the messages added
@@ -41,13 +43,15 @@ export function toPrompt(
   imageInput = false,
   userImages = imageInput,
   toolImages: ToolImages = "note",
+  endpoint?: string,
 ): LanguageModelV3Prompt {
   const options: ConversionOptions = {
     replayFilter,
     imageInput,
     userImages,
     toolImages,
-    flags: `${imageInput} ${userImages} ${toolImages}`,
+    endpoint,
+    flags: `${imageInput} ${userImages} ${toolImages} ${endpoint}`,
   };
   if (toolImages === "user-message" && !imageInput) {
     return withImagesAfterResults(system, history, options);
@@ -111,7 +115,7 @@ function withImagesAfterResults(
     }
     const converted =
       message.role === "tool" && (message.images ?? []).length > 0
-        ? convertMessage(images.hold(message), options.replayFilter, options.imageInput)
+        ? convertMessage(images.hold(message), options)
         : convertedOnce(message, options);
     if (message.role === "assistant") {
       images.noteCalls(message.toolCalls);
@@ -145,7 +149,8 @@ interface ConversionOptions {
   imageInput: boolean;
   userImages: boolean;
   toolImages: ToolImages;
-  /** The three options above as one text. */
+  endpoint: string | undefined;
+  /** The four options above as one text. */
   flags: string;
 }
 
@@ -171,7 +176,7 @@ function convertedOnce(
   const converted =
     message.role === "user"
       ? userMessage(message, options.userImages, options.toolImages === "user-message")
-      : convertMessage(message, options.replayFilter, options.imageInput);
+      : convertMessage(message, options);
   conversions.set(message, { options, converted });
   return converted;
 }
@@ -241,8 +246,7 @@ class ImagesAfterResults {
 
 function convertMessage(
   message: HistoryMessage,
-  replayFilter: ReplayFilter,
-  imageInput: boolean,
+  { replayFilter, imageInput, endpoint }: ConversionOptions,
 ): LanguageModelV3Message | undefined {
   switch (message.role) {
     case "user":
@@ -260,6 +264,9 @@ function convertMessage(
     case "assistant": {
       const content: Extract<LanguageModelV3Message, { role: "assistant" }>["content"] = [];
       for (const reasoning of message.reasoningParts ?? []) {
+        if (reasoning.providerMetadata !== undefined && reasoning.endpoint !== endpoint) {
+          continue;
+        }
         content.push({
           type: "reasoning",
           text: reasoning.text,

@@ -139,6 +139,12 @@ function requestOf(
   for (const [name, value] of headers) {
     checkHeaderValue(name, value);
   }
+  if (url.username !== "" || url.password !== "") {
+    // One rule on every wire (README): the URL's user:password is HTTP Basic, in place of a key's
+    // Bearer on the OpenAI wires (Node's `auth` would give way to it and drop them unsaid).
+    const user = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+    headers.set("authorization", `Basic ${Buffer.from(user).toString("base64")}`);
+  }
   return {
     url,
     method: (init?.method ?? "GET").toUpperCase(),

@@ -46,6 +46,8 @@ export interface AttemptSettings {
   sharesHugeTexts: boolean;
   /** The provider's `<provider>:<model>`, which names its wire (answer-shape.ts). */
   typeId: string;
+  /** The provider's endpoint, recorded on reasoning parts with provider data (provider.ts). */
+  endpoint: string | undefined;
 }
 
 /**
@@ -182,7 +184,7 @@ export class ModelAttempt {
             return { ok: false, failure: await this.#said(cutOffFailure()), shown: this.#shown };
           }
           this.#ended = true;
-          return { type: "done", ...this.#assembler.reply() };
+          return { type: "done", ...this.#assembler.reply(this.#settings.endpoint) };
         }
         const part = this.#toolCallIds.assign(value);
         this.#watchdog.progress();

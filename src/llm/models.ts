@@ -1,5 +1,5 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import type { RetryPolicy } from "./ai-sdk-provider.js";
+import type { AiSdkProviderOptions, RetryPolicy } from "./ai-sdk-provider.js";
 import { AiSdkProvider } from "./ai-sdk-provider.js";
 import {
   apiKeyVariable,
@@ -14,7 +14,7 @@ import {
   vendorEndpoint,
   wireBaseUrl,
 } from "./api-keys.js";
-import { endpointOptions, withoutTrailingSlashes } from "./base-url.js";
+import { endpointName, endpointOptions, withoutTrailingSlashes } from "./base-url.js";
 import { withoutOpenAiItemIds } from "./convert.js";
 import { prepareReleasedLockErrors } from "./first-response.js";
 import { unsendableHeaderCharacter } from "./http-headers.js";
@@ -53,6 +53,8 @@ export interface ModelConfiguration {
   /** API base including the version path, e.g. `http://127.0.0.1:11434/v1`; absent = the vendor's. */
   baseUrl?: string;
   apiKey?: string;
+  /** The variable {@link apiKey} was read from (named when the key is refused; never the key). */
+  apiKeySource?: string;
   /** HTTP headers sent with every request to this model (a BYOK provider's `headers`). */
   headers?: Record<string, string>;
 }
@@ -155,7 +157,7 @@ export function resolveModel(
       provider,
       modelName,
       ...(baseUrl === undefined ? {} : { baseUrl: withoutTrailingSlashes(baseUrl) }),
-      ...(key.value === undefined ? {} : { apiKey: key.value }),
+      ...(key.value === undefined ? {} : { apiKey: key.value, apiKeySource: key.variable }),
     },
   };
 }
@@ -287,6 +289,8 @@ export function createProvider(
     typeId: typeIdOf(configuration),
     ...tuning,
     sharesHugeTexts: true,
+    endpoint: endpointName(provider, configuration.baseUrl),
+    keySource: configuration.apiKeySource,
   };
   // A model that takes no images gets a note instead, whatever its wire takes ({@link takesNoImages}).
   const images = !takesNoImages(modelName);
@@ -310,13 +314,12 @@ export function createProvider(
         ...common,
         toolResultImages: true,
         // The SDK reports a finish from `message_delta` and again at the end of any body.
-        isTerminator: (chunk) => isObjectOfType(chunk, "message_stop"),
+        isTerminator: (chunk) => (chunk as { type?: unknown } | null)?.type === "message_stop",
         createModel: async () => {
-          const { createAnthropic } = await import("@ai-sdk/anthropic");
+          const { anthropicModel } = await import("./cache-breakpoints.js");
           prepareReleasedLockErrors();
-          return createAnthropic(
-            endpointOptions(configuration, withHugeBodies(withStoredReplies())),
-          )(modelName);
+          const endpoint = endpointOptions(configuration, withHugeBodies(withStoredReplies()));
+          return anthropicModel(endpoint, modelName);
         },
       });
     case "ollama":
@@ -332,7 +335,7 @@ export function createProvider(
 /** The OpenAI Responses wire: stateless, so nothing is stored server-side (case 23). */
 function openAiResponsesProvider(
   configuration: ModelConfiguration,
-  common: { id: string; typeId: string; sharesHugeTexts: boolean } & ProviderTuning,
+  common: Omit<AiSdkProviderOptions, "createModel">,
   images: boolean,
 ): Provider {
   const { modelName } = configuration;
@@ -369,10 +372,6 @@ async function createCompatibleModel(
     includeUsage,
   }).chatModel(configuration.modelName);
   return withKeptMessages(withSyncChunkValidation(model, VERSION));
-}
-
-function isObjectOfType(value: unknown, type: string): boolean {
-  return typeof value === "object" && value !== null && (value as { type?: unknown }).type === type;
 }
 
 /**

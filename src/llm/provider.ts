@@ -41,6 +41,11 @@ export interface Provider {
    * user); absent: every image is sent.
    */
   readonly imageInput?: ImageInput;
+  /**
+   * Where its requests go, `<wire> <base URL>` (base-url.ts `endpointName`): recorded on the
+   * reasoning parts it returns with provider data, which only this endpoint is sent back.
+   */
+  readonly endpoint?: string;
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<LlmEvent>;
 }
 

@@ -127,12 +127,21 @@ export class ReplyAssembler {
     this.toolCalls.set(part.toolCallId, call);
   }
 
-  /** The reply so far. Calls the provider never completed count as cut off. */
-  reply(): { reply: AssistantReply; usage: Usage } {
+  /**
+   * The reply so far. Calls the provider never completed count as cut off. Reasoning parts with
+   * provider data record `endpoint` (the provider's, provider.ts), when given.
+   */
+  reply(endpoint?: string): { reply: AssistantReply; usage: Usage } {
     const finishReason: FinishReason = this.finish?.unified ?? "other";
     const toolCalls = [...this.toolCalls.values()].map((call) => toToolRequest(call, finishReason));
-    const reasoningParts = [...this.reasoning.values()].filter(
-      (part) => part.text !== "" || part.providerMetadata !== undefined,
+    const reasoningParts = [...this.reasoning.values()].flatMap((part) =>
+      part.text === "" && part.providerMetadata === undefined
+        ? []
+        : [
+            endpoint === undefined || part.providerMetadata === undefined
+              ? part
+              : { ...part, endpoint },
+          ],
     );
     const reply: AssistantReply = {
       content: this.content,

@@ -326,16 +326,20 @@ async function resumeCommand(
 
 /**
  * `/usage`: the session's turns (and retries), tokens and cost by the rule `-p`'s summary and
- * JSON result count a prompt's by (usage-totals.ts).
+ * JSON result count a prompt's by (usage-totals.ts); of the input, what was read from the prompt
+ * cache and written to it (Anthropic's wire; the cost counts both at their own rates).
  */
-function usageText(totals: UsageTotals): string {
+export function usageText(totals: UsageTotals): string {
   // No request yet: nothing to report; requests made and none reported a count: said so.
   const tokens = (count: number | undefined) =>
     count ?? (totals.requests === 0 ? 0 : "not reported");
-  const cached =
-    (totals.cacheReadTokens ?? 0) > 0
-      ? ` (${compactCount(totals.cacheReadTokens ?? 0)} read from cache)`
-      : "";
+  const read = totals.cacheReadTokens ?? 0;
+  const written = totals.cacheWriteTokens ?? 0;
+  const cacheParts = [
+    read > 0 ? `${compactCount(read)} read from cache` : "",
+    written > 0 ? `${compactCount(written)} written to cache` : "",
+  ].filter((part) => part !== "");
+  const cached = cacheParts.length === 0 ? "" : ` (${cacheParts.join(", ")})`;
   return [
     `turns:          ${totals.turns}${turnDetails(totals)}`,
     `input tokens:   ${tokens(totals.inputTokens)}${cached}`,

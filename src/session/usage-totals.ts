@@ -36,7 +36,8 @@ export class UsageTotals {
   /** Requests that reported a cost (the model's price was known). */
   pricedRequests = 0;
   /**
-   * Tokens the last request sent (input plus cached): how full the context is; after a compaction,
+   * Tokens the last request sent (its `inputTokens`, the whole input: what was read from or
+   * written to the cache is part of it): how full the context is; after a compaction,
    * its estimate of the next request (`postCompactionTokens`). `undefined` before any usage.
    */
   contextTokens: number | undefined;
@@ -125,7 +126,7 @@ export class UsageTotals {
       this.pricedRequests++;
     }
     if (data.inputTokens !== undefined) {
-      this.contextTokens = data.inputTokens + (data.cacheReadTokens ?? 0);
+      this.contextTokens = data.inputTokens;
     }
   }
 

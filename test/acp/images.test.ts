@@ -90,7 +90,12 @@ describe("images in ACP prompts", () => {
         content: [
           { type: "text", text: "What is in these pictures?" },
           { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } },
-          { type: "image", source: { type: "base64", media_type: "image/gif", data: GIF } },
+          {
+            type: "image",
+            source: { type: "base64", media_type: "image/gif", data: GIF },
+            // The request's last block: its prompt-cache breakpoint (llm/cache-breakpoints.ts).
+            cache_control: { type: "ephemeral" },
+          },
         ],
       },
     ]);

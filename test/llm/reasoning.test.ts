@@ -145,7 +145,12 @@ describe("Anthropic thinking is replayed with its signature", () => {
     const [stored] = dataOf(await harness.persisted(), "assistant.message");
     expect(stored?.reasoning).toBe("Let me check.");
     expect(stored?.reasoningParts).toEqual([
-      { text: "Let me check.", providerMetadata: { anthropic: { signature: "SIG_1" } } },
+      {
+        text: "Let me check.",
+        providerMetadata: { anthropic: { signature: "SIG_1" } },
+        // Sent back to this endpoint alone (reasoning-endpoint.test.ts).
+        endpoint: `anthropic ${harness.server.url}/v1`,
+      },
     ]);
     const expectedAssistant = {
       role: "assistant",

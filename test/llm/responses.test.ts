@@ -69,6 +69,8 @@ describe("case 23: Responses API, stateless replay", () => {
         providerMetadata: {
           openai: expect.objectContaining({ reasoningEncryptedContent: "ENC_1" }),
         },
+        // Sent back to this endpoint alone (reasoning-endpoint.test.ts).
+        endpoint: `openai ${harness.server.url}/v1`,
       },
     ]);
     const results = dataOf(persisted, "tool.execution_complete");

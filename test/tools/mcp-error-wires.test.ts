@@ -45,7 +45,13 @@ const EXPECTED: Record<Wire, unknown[]> = {
   ],
   anthropic: [
     { type: "tool_result", tool_use_id: "call_1", content: FAILED, is_error: true },
-    { type: "tool_result", tool_use_id: "call_2", content: "echo: fine" },
+    // The request's last block: its prompt-cache breakpoint (llm/cache-breakpoints.ts).
+    {
+      type: "tool_result",
+      tool_use_id: "call_2",
+      content: "echo: fine",
+      cache_control: { type: "ephemeral" },
+    },
   ],
 };
 

@@ -1,6 +1,6 @@
 import { type Component, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 import type { SessionMode } from "../../session/commands.js";
-import { compactCount, formatCost, type UsageTotals } from "../../session/usage-totals.js";
+import { compactCount, costText, type UsageTotals } from "../../session/usage-totals.js";
 import type { Theme } from "./theme.js";
 
 /** What the status line shows; the face updates it and asks for a render. */
@@ -120,7 +120,8 @@ export class StatusLine implements Component {
             `${compactCount(usage.inputTokens ?? 0)} in ${compactCount(usage.outputTokens ?? 0)} out`,
           ]
         : []),
-      ...(usage.costKnown ? [formatCost(usage.cost)] : []),
+      // Partial (`$0.0024 for 1 of 2 requests`) after a switch to a model with no price, as `/usage`.
+      ...(usage.costKnown ? [costText(usage)] : []),
     ].join(" · ");
   }
 }
