@@ -194,6 +194,38 @@ export interface SessionHooks {
   onErrorOccurred?: HookHandler<"errorOccurred">;
 }
 
+/**
+ * A question of the model's `ask_user` tool (`userInput.request`; the Copilot SDK's
+ * `UserInputRequest`): `choices` when the model offers some, `allowFreeform` whether another
+ * answer is welcome (absent: yes).
+ */
+export interface UserInputRequest {
+  question: string;
+  choices?: string[];
+  allowFreeform?: boolean;
+}
+
+/**
+ * The user's answer (the Copilot SDK's `UserInputResponse`): `answer` is what the model reads,
+ * `wasFreeform` whether it was typed rather than chosen.
+ */
+export interface UserInputResponse {
+  answer: string;
+  wasFreeform: boolean;
+}
+
+/**
+ * Answers the model's `ask_user` question. A throw, or an answer without a string `answer`, is
+ * what the model reads as "The user did not answer: <why>".
+ */
+export type UserInputHandler = (
+  request: UserInputRequest,
+  invocation: { sessionId: string },
+) => UserInputResponse | Promise<UserInputResponse>;
+
+/** A handler of the Copilot SDK's that turnloop does not call (see {@link SessionConfig}). */
+export type UnusedCopilotHandler = (...args: never[]) => unknown;
+
 /** `createSession` / `resumeSession` settings. */
 export interface SessionConfig {
   /** `<provider>:<model>`, e.g. `anthropic:claude-sonnet-4-5`; default: the server's `--model`. */
@@ -218,6 +250,23 @@ export interface SessionConfig {
    * approve them.
    */
   onSandboxBypassRequest?: PermissionHandler;
+  /**
+   * Answers the questions of the model's `ask_user` tool, offered only when this is set (sent as
+   * `requestUserInput: true`, the Copilot SDK's name and way).
+   */
+  onUserInputRequest?: UserInputHandler;
+  /**
+   * The Copilot SDK's handlers turnloop does not implement: accepted, sent as Copilot sends them
+   * (`requestElicitation`, `requestExitPlanMode`, `requestAutoModeSwitch: true`; `onMcpAuthRequest`
+   * by its name), and never called; the session's `session.warning` (`settings_ignored`) names them.
+   */
+  onElicitationRequest?: UnusedCopilotHandler;
+  /** See {@link onElicitationRequest}. */
+  onExitPlanModeRequest?: UnusedCopilotHandler;
+  /** See {@link onElicitationRequest}. */
+  onAutoModeSwitchRequest?: UnusedCopilotHandler;
+  /** See {@link onElicitationRequest}. */
+  onMcpAuthRequest?: UnusedCopilotHandler;
   /** Handlers the server calls (`hooks.invoke`) at each hook point; see {@link SessionHooks}. */
   hooks?: SessionHooks;
   /**
