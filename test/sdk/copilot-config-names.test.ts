@@ -188,6 +188,26 @@ describe("the Copilot SDK's settings in turnloop/sdk", () => {
     await session.disconnect();
   });
 
+  test("an answer of another shape is named to the model in one line", async () => {
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      onUserInputRequest: () => ({ answr: 42 }) as never,
+    });
+    const from = fixture.model.requests.length;
+    fixture.model.enqueue(
+      { toolCalls: [{ id: "call_ask", name: "ask_user", arguments: '{"question":"Colour?"}' }] },
+      { text: "No answer." },
+    );
+    await session.sendAndWait({ prompt: "Ask me." });
+    const results = chatBody(fixture.model.requests[from + 1]).messages.filter(
+      (message) => message.role === "tool",
+    );
+    expect(results.map((message) => message.content)).toEqual([
+      'The user did not answer: the app answered {"answr":42}, not {answer: string, wasFreeform: boolean} (answer is missing: it must be a string)',
+    ]);
+    await session.disconnect();
+  });
+
   test("every other Copilot setting is taken, sent as Copilot sends it, and said ignored", async () => {
     const names = (await copilotSettingNames()).filter(
       (name) => !(OWN_SETTINGS as readonly string[]).includes(name),
