@@ -141,7 +141,8 @@ export interface SessionHooks {
   /**
    * `{toolName, toolArgs}` → `{permissionDecision?: "allow" | "deny" | "ask",
    * permissionDecisionReason?, modifiedArgs?, additionalContext?}` before a call's permission
-   * question, and for a call of a tool that does not exist (output unused there). It fails
+   * question, and for a call of a tool that does not exist or whose arguments fail its schema
+   * (output unused there). It fails
    * closed: a handler that throws, answers no such object (`"deny"`, `permissionDecision:
    * "DENY"`) or does not answer in time (30 s, {@link HookHandler}) denies the call (the model reads why; `hook.end` has
    * `success: false` and the reason), and the app gets a `TurnloopSdkWarning` process warning
@@ -157,7 +158,7 @@ export interface SessionHooks {
   /**
    * `{toolName, toolArgs, error}` → `{additionalContext?}`, only after a call whose `resultType`
    * is `failure`: an error result, a `bash` command that exited non-zero or was killed, a tool
-   * that does not exist; `error` is the text the model reads. Not for a call refused (`denied`,
+   * that does not exist, arguments that fail the tool's schema; `error` is the text the model reads. Not for a call refused (`denied`,
    * `rejected`), timed out or cancelled. The model reads `additionalContext` after the batch's
    * results as `Tool "<toolName>" failed. Additional guidance from postToolUseFailure hooks:`
    * and the text.
