@@ -86,7 +86,11 @@ export interface TurnloopClientOptions {
   host?: string;
   /** The server's `TURNLOOP_CONNECTION_TOKEN`, sent in `connect`. */
   connectionToken?: string;
-  /** Receives the spawned server's stderr. Default: discarded (its end is kept for errors). */
+  /**
+   * Receives the spawned server's stderr as it comes (chunks of text, not whole lines), instead
+   * of the default: each line written to this process's stderr as `[turnloop server] <line>` (the
+   * server's config warnings, what it says at exit). Its end is kept for errors either way.
+   */
   onStderr?: (text: string) => void;
 }
 
