@@ -24,8 +24,8 @@ export interface HooksInvokeResult {
  * SDK's `SessionHooks` in its `dist/types.d.ts`). For one prompt with a tool call the order is
  * `sessionStart` (first prompt after create or resume only), `userPromptSubmitted`,
  * `userPromptTransformed`, then per call `preToolUse` and `postToolUse` or `postToolUseFailure`,
- * then `agentStop`; `sessionEnd` when the app detaches. An output that is absent, `null` or not
- * an object is "no opinion"; so is a hook that throws or does not answer within
+ * then `agentStop`; `sessionEnd` when the app detaches. An output that is absent or `null` is "no
+ * opinion"; so is one not of its hook's shape (hook-outputs.ts), and a hook that throws or does not answer within
  * {@link hookTimeoutMs} (30 s unless set) — except `preToolUse`, a guard, which fails closed: a
  * `preToolUse` that throws (an error answer to `hooks.invoke`), does not answer in time, or
  * answers what {@link preToolUseProblem} refuses denies the call.

@@ -49,6 +49,7 @@ import { errorMessage } from "../events/errors.js";
 import type { EventInput, HookType, JsonObject, JsonValue } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import type { Authorize } from "../permissions/permission-gate.js";
+import { hookOutputProblem } from "../protocol/hook-outputs.js";
 import type {
   AgentStopOutput,
   PostToolUseFailureOutput,
@@ -114,14 +115,18 @@ export class HookRunner {
 
   /**
    * Calls `hookType` with `input` (plus `sessionId`, `timestamp` in ms and `cwd`) and records it.
-   * @returns the app's output when it is an object; undefined for no opinion or failure.
+   * An answer not of the hook's shape (protocol/hook-outputs.ts) is a failure: no part of it is
+   * followed.
+   * @returns the app's output when it is an object of its hook's shape; undefined for no opinion
+   * or failure.
    */
   async call(
     hookType: HookType,
     input: JsonObject,
     signal?: AbortSignal,
   ): Promise<JsonObject | undefined> {
-    const answer = await this.answer(hookType, input, signal);
+    const check = (output: JsonValue) => hookOutputProblem(hookType, output);
+    const answer = await this.answer(hookType, input, signal, check);
     return answer.answered ? answer.output : undefined;
   }
 
