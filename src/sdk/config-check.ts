@@ -38,9 +38,11 @@ function toolsProblem(tools: unknown): string | undefined {
     return `tools must be an array of tools (defineTool), not ${shown(tools)}`;
   }
   for (const [index, tool] of tools.entries()) {
-    const named = isObject(tool) && typeof tool.name === "string" && tool.name !== "";
-    if (!named || typeof tool.handler !== "function") {
+    if (!isObject(tool) || typeof tool.name !== "string" || typeof tool.handler !== "function") {
       return `tools[${index}] must be ${TOOL}, not ${shown(tool)}`;
+    }
+    if (tool.name === "") {
+      return `tools[${index}] has an empty name: a tool's name is 1-64 letters, digits, '_' or '-'`;
     }
   }
   return undefined;
