@@ -311,6 +311,11 @@ export class SessionMetrics {
   linesRemoved = 0;
   /** The paths those calls changed, as given (resolved against the cwd by the reader). */
   readonly filesModified = new Set<string>();
+  /** Prompts the user sent: `user.message` events with `source: "user"`. */
+  userRequests = 0;
+  /** Input and output tokens of the last `assistant.usage` (0 before the first). */
+  lastCallInputTokens = 0;
+  lastCallOutputTokens = 0;
   /** Open conversation turns: turn id → when it started (ms since the epoch). */
   private readonly started = new Map<string, number>();
   /** The conversation turn a reply (`assistant.message`) ends. */
@@ -324,6 +329,13 @@ export class SessionMetrics {
     switch (event.type) {
       case "session.start":
         this.startTime ??= event.data.startTime;
+        return;
+      case "user.message":
+        this.userRequests += event.data.source === "user" ? 1 : 0;
+        return;
+      case "assistant.usage":
+        this.lastCallInputTokens = event.data.inputTokens ?? 0;
+        this.lastCallOutputTokens = event.data.outputTokens ?? 0;
         return;
       case "assistant.turn_start":
         if (event.data.purpose === undefined) {
