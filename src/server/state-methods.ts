@@ -145,8 +145,8 @@ export function usageMethod(connection: ClientConnection, raw: unknown) {
     sessionStartTime: metrics.startTime ?? new Date(0).toISOString(),
     codeChanges: { ...codeChanges, filesModifiedCount: codeChanges.filesModified.length },
     modelMetrics: Object.fromEntries(bare),
-    lastCallInputTokens: metrics.lastCallInputTokens,
-    lastCallOutputTokens: metrics.lastCallOutputTokens,
+    lastCallInputTokens: metrics.lastUsage.inputTokens ?? 0,
+    lastCallOutputTokens: metrics.lastUsage.outputTokens ?? 0,
     ...totals,
     requests,
   };
