@@ -22,7 +22,7 @@ import type { AnyTool, ClientCapabilities } from "../tools/define-tool.js";
 import type { CompactionOptions } from "./compaction.js";
 import type { ModelFailureSettings } from "./decide-next.js";
 import type { History } from "./history.js";
-import type { Authorize, UnavailableToolLookup, UnknownToolCallback } from "./tool-calls.js";
+import type { Authorize, CallNotRunCallback, UnavailableToolLookup } from "./tool-calls.js";
 
 /** How a session's loop behaves. Fixed for the length of a prompt. */
 export interface AgentSettings extends CompactionOptions, ModelFailureSettings {
@@ -52,11 +52,12 @@ export interface AgentSettings extends CompactionOptions, ModelFailureSettings {
   maxOutputTokens?: number;
   authorize: Authorize;
   /**
-   * Called for a call of a tool that does not exist, before its "does not exist" result is
-   * recorded (the SDK server: the app's `preToolUse` hook, which the Copilot CLI runs before that
-   * check, then its `postToolUseFailure` hook, whose guidance follows the result).
+   * Called for a call answered with an error without running (a tool that does not exist, bad
+   * arguments), before that result is recorded (the SDK server: the app's `preToolUse` hook, which
+   * the Copilot CLI runs before the tool's existence is checked, then its `postToolUseFailure`
+   * hook, whose guidance follows the result).
    */
-  onUnknownTool?: UnknownToolCallback;
+  onCallNotRun?: CallNotRunCallback;
   /** Asked about a call of a tool not offered, before it is answered "does not exist" (MCP). */
   unavailableTool?: UnavailableToolLookup;
   /** The face's client capabilities (ACP fs), passed on to tools. */

@@ -338,7 +338,7 @@ function toolContext(
     cwd: settings.cwd,
     sessionDirectory: settings.sessionDirectory,
     authorize: settings.authorize,
-    ...(settings.onUnknownTool === undefined ? {} : { onUnknownTool: settings.onUnknownTool }),
+    ...(settings.onCallNotRun === undefined ? {} : { onCallNotRun: settings.onCallNotRun }),
     ...(settings.unavailableTool === undefined
       ? {}
       : { unavailableTool: settings.unavailableTool }),

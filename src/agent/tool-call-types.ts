@@ -23,12 +23,15 @@ export type { Authorize, PermissionAnswer } from "../permissions/permission-gate
 /* What running a batch of tool calls (tool-calls.ts) takes from the loop and gives back. */
 
 /**
- * Told of a call of a tool that does not exist, with the error result the model reads for it
- * (`message`), before that result is recorded; `start` records `tool.execution_start` (the loop
- * calls it after, if the callback did not). @returns effects that go with the result (an SDK
- * app's `postToolUseFailure` guidance: a `follow_up`). Never rejects.
+ * Told of a call answered with an error without running (a tool that does not exist, arguments
+ * that are no JSON, fail the tool's schema or were cut off at the output token limit: `code`), with
+ * the error result the model reads for it (`message`), before that result is recorded; `start`
+ * records `tool.execution_start` (the loop calls it after, if the callback did not). @returns
+ * effects that go with the result (an SDK app's `postToolUseFailure` guidance: a `follow_up`).
+ * Never rejects.
  */
-export type UnknownToolCallback = (request: {
+export type CallNotRunCallback = (request: {
+  code: ToolErrorCode;
   toolCall: ToolRequest;
   message: string;
   signal: AbortSignal;
@@ -54,7 +57,7 @@ export interface ToolCallContext {
   cwd: string;
   sessionDirectory: string;
   authorize: Authorize;
-  onUnknownTool?: UnknownToolCallback;
+  onCallNotRun?: CallNotRunCallback;
   unavailableTool?: UnavailableToolLookup;
   emit: (event: EventInput) => void;
   /**

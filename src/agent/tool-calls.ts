@@ -161,8 +161,7 @@ async function settle(
     return settleUnknown(context, call, start, context.unavailableTool);
   }
   if (call.failure !== undefined) {
-    const unknown = call.failure.code === "unknown_tool";
-    return failedCall(context, toolCall, call.failure, start, unknown);
+    return failedCall(context, toolCall, call.failure, start);
   }
   if (context.signal.aborted) {
     start(toolCall.arguments);
@@ -216,7 +215,7 @@ async function settle(
  * A call of a tool not offered, in a session with a lookup (MCP servers; a session without one
  * answers at once, as it always did): run as any call when the lookup finds the tool now, answered
  * with the lookup's words when it says why the tool is unavailable (code `failed`), else with
- * "does not exist" after `onUnknownTool`.
+ * "does not exist" after `onCallNotRun`.
  */
 async function settleUnknown(
   context: ToolCallContext,
@@ -249,23 +248,23 @@ async function settleUnknown(
     typeof found === "string"
       ? { code: "failed" as const, message: found }
       : { code: "unknown_tool" as const, message: call.failure?.message ?? "" };
-  return failedCall(context, toolCall, failure, start, true);
+  return failedCall(context, toolCall, failure, start);
 }
 
 /**
- * A call answered with an error without running; for a tool not offered (`unknown`), the loop's
- * callback (an SDK app's hooks) is told first, with the words the model reads.
+ * A call answered with an error without running; the loop's callback (an SDK app's hooks) is told
+ * first, with the words the model reads.
  */
 async function failedCall(
   context: ToolCallContext,
   toolCall: ToolRequest,
   { code, message }: { code: ToolErrorCode; message: string },
   start: StartCall,
-  unknown: boolean,
 ): Promise<ToolCallOutcome> {
   const effects =
-    unknown && context.onUnknownTool !== undefined
-      ? await context.onUnknownTool({
+    context.onCallNotRun !== undefined
+      ? await context.onCallNotRun({
+          code,
           toolCall,
           message,
           signal: context.signal,

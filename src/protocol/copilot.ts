@@ -34,6 +34,8 @@ export const ServerToClient = {
   sessionEvent: "session.event",
   sessionLifecycle: "session.lifecycle",
   hooksInvoke: "hooks.invoke",
+  /** The model's `ask_user` question, to the app that set `requestUserInput` (server/ask-user.ts). */
+  userInputRequest: "userInput.request",
 } as const;
 
 /** `session.event` notification: every event, ephemeral ones included, in emission order. */

@@ -24,8 +24,8 @@ export interface HooksInvokeResult {
  * SDK's `SessionHooks` in its `dist/types.d.ts`). For one prompt with a tool call the order is
  * `sessionStart` (first prompt after create or resume only), `userPromptSubmitted`,
  * `userPromptTransformed`, then per call `preToolUse` and `postToolUse` or `postToolUseFailure`,
- * then `agentStop`; `sessionEnd` when the app detaches. An output that is absent, `null` or not
- * an object is "no opinion"; so is a hook that throws or does not answer within
+ * then `agentStop`; `sessionEnd` when the app detaches. An output that is absent or `null` is "no
+ * opinion"; so is one not of its hook's shape (hook-outputs.ts), and a hook that throws or does not answer within
  * {@link hookTimeoutMs} (30 s unless set) — except `preToolUse`, a guard, which fails closed: a
  * `preToolUse` that throws (an error answer to `hooks.invoke`), does not answer in time, or
  * answers what {@link preToolUseProblem} refuses denies the call.
@@ -196,7 +196,9 @@ export interface HookInputBase {
 export interface HookInputs {
   /**
    * Before the permission question of every call of a known tool whose arguments fit its schema,
-   * and, as the Copilot CLI does, of a call of a tool that does not exist (its output unused).
+   * and, as the Copilot CLI does for a call of a tool that does not exist, before the error result
+   * of a call that cannot run (no such tool; arguments that are no JSON, do not fit the tool's
+   * schema or were cut off): its output unused there.
    */
   preToolUse: { toolName: string; toolArgs: JsonObject };
   /**
@@ -210,12 +212,12 @@ export interface HookInputs {
   };
   /**
    * After a call whose `resultType` is `failure`: one that every face shows failed (an error
-   * result, a `bash` command that exited non-zero or was killed by a signal) and a call of a tool
-   * that does not exist (the Copilot CLI's `failure` too). Not for a call refused (`denied`:
-   * rules, hooks, the sandbox; `rejected`: the user or app said no), a `bash` command stopped at
-   * its timeout or an app's tool that answered `timeout`, a call cancelled, or a call with
-   * arguments that do not fit its tool (no `preToolUse` ran for it). `error` is the text the model
-   * reads as the call's result (`…\n<exited with exit code 4>` for a command).
+   * result, a `bash` command that exited non-zero or was killed by a signal), a call of a tool
+   * that does not exist (the Copilot CLI's `failure` too) and a call with arguments that do not
+   * fit its tool. Not for a call refused (`denied`: rules, hooks, the sandbox; `rejected`: the
+   * user or app said no), a `bash` command stopped at its timeout or an app's tool that answered
+   * `timeout`, or a call cancelled. `error` is the text the model reads as the call's result
+   * (`…\n<exited with exit code 4>` for a command).
    */
   postToolUseFailure: { toolName: string; toolArgs: JsonObject; error: string };
   /** Before every prompt; `prompt` is the app's text with its attachments' text. */

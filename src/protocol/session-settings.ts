@@ -215,6 +215,15 @@ export const COPILOT_ONLY_SETTINGS: Readonly<Record<string, unknown>> = {
       "requestedEnvironmentVariables",
       "traceparent",
       "tracestate",
+      // SessionConfig names the Copilot SDK keeps in the app or sends by `session.options.update`;
+      // turnloop/sdk sends them by name (src/sdk/copilot-names.ts) to be said ignored here.
+      "onMcpAuthRequest",
+      "gitHubTokenProvider",
+      "createSessionFsProvider",
+      "skipCustomInstructions",
+      "coauthorEnabled",
+      "manageScheduleEnabled",
+      "includedBuiltinSkills",
     ].map((name) => [name, undefined]),
   ),
   // Sent on every create and resume: turnloop behaves so anyway.

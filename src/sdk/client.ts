@@ -29,11 +29,17 @@ import {
 import { hookTimeoutMs } from "../protocol/hooks.js";
 import type { WireEvent } from "../protocol/wire-event.js";
 import { checkSessionConfig, checkWireSettings } from "./config-check.js";
+import { copilotWireSettings } from "./copilot-names.js";
 import { closedBeforeAnswering, connectionEnded } from "./requests.js";
 import { TurnloopSession } from "./session.js";
 import { declaration } from "./tools.js";
 import { connectTcp, defaultCliPath, spawnServer, type Transport } from "./transport.js";
-import type { ResumeSessionConfig, SessionConfig, TurnloopClientOptions } from "./types.js";
+import type {
+  ResumeSessionConfig,
+  SessionConfig,
+  TurnloopClientOptions,
+  UserInputRequest,
+} from "./types.js";
 
 /** Time a spawned server gets to exit after `stop` before it is killed (ms). */
 const STOP_GRACE_MS = 5_000;
@@ -83,7 +89,7 @@ export class TurnloopClient {
     checkSessionConfig("createSession", config);
     // Named here, as the Copilot SDK does, so the events sent before the answer find the session.
     const params = { ...this.wireConfig(config), sessionId: config.sessionId ?? randomUUID() };
-    const connection = await this.checkedWhileConnecting("createSession", config, params);
+    const connection = await this.checkedWhileConnecting("createSession", params);
     return this.open(connection, "session.create", params, config);
   }
 
@@ -106,7 +112,7 @@ export class TurnloopClient {
       ...(config.workingDirectory === undefined ? {} : { workingDirectory }),
       sessionId,
     };
-    const connection = await this.checkedWhileConnecting("resumeSession", config, params);
+    const connection = await this.checkedWhileConnecting("resumeSession", params);
     return this.open(connection, "session.resume", params, config);
   }
 
@@ -223,6 +229,17 @@ export class TurnloopClient {
       (params: { sessionId: string; hookType: HookType; input: JsonObject }) =>
         this.sessions.get(params.sessionId)?.invokeHook(params.hookType, params.input) ?? {},
     );
+    connection.onRequest(
+      ServerToClient.userInputRequest,
+      (params: { sessionId: string } & UserInputRequest) => {
+        const { sessionId, ...request } = params;
+        const session = this.sessions.get(sessionId);
+        if (session === undefined) {
+          throw new Error(`no session ${sessionId} in this client`);
+        }
+        return session.answerUserInput(request);
+      },
+    );
     connection.onClose(() => this.connectionClosed(connection));
     connection.listen();
     const result = (await this.call(connection, "connect", {
@@ -243,13 +260,9 @@ export class TurnloopClient {
    */
   private async checkedWhileConnecting(
     call: "createSession" | "resumeSession",
-    config: SessionConfig,
     params: Record<string, unknown>,
   ): Promise<MessageConnection> {
-    const [connection] = await Promise.all([
-      this.connected(),
-      checkWireSettings(call, config, params),
-    ]);
+    const [connection] = await Promise.all([this.connected(), checkWireSettings(call, params)]);
     return connection;
   }
 
@@ -293,7 +306,14 @@ export class TurnloopClient {
   private wireConfig(
     config: SessionConfig,
   ): { workingDirectory?: string } & Record<string, unknown> {
-    const { tools, onPermissionRequest, onSandboxBypassRequest, hooks, ...rest } = config;
+    const {
+      tools,
+      onPermissionRequest,
+      onSandboxBypassRequest,
+      hooks,
+      onEvent: _onEvent,
+      ...rest
+    } = config;
     const { sessionId: _sessionId, ...settings } = rest;
     // A server this client spawns works in `cwd` unless `cliArgs` has `--cwd`: its own folder is
     // the default. One listening on a port works in its own `--cwd` unless this client names a
@@ -301,7 +321,7 @@ export class TurnloopClient {
     const clientFolder = this.options.port === undefined ? undefined : this.options.cwd;
     const workingDirectory = config.workingDirectory ?? clientFolder;
     return {
-      ...settings,
+      ...copilotWireSettings(settings),
       // The server follows Copilot (no `streaming: true`, no deltas); this SDK streams by default.
       streaming: config.streaming ?? true,
       ...(workingDirectory === undefined ? {} : { workingDirectory }),

@@ -9,6 +9,7 @@
  */
 
 import { shownValue as shown } from "../protocol/plain-problems.js";
+import { COPILOT_HANDLER_SETTINGS } from "./copilot-names.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -37,9 +38,11 @@ function toolsProblem(tools: unknown): string | undefined {
     return `tools must be an array of tools (defineTool), not ${shown(tools)}`;
   }
   for (const [index, tool] of tools.entries()) {
-    const named = isObject(tool) && typeof tool.name === "string" && tool.name !== "";
-    if (!named || typeof tool.handler !== "function") {
+    if (!isObject(tool) || typeof tool.name !== "string" || typeof tool.handler !== "function") {
       return `tools[${index}] must be ${TOOL}, not ${shown(tool)}`;
+    }
+    if (tool.name === "") {
+      return `tools[${index}] has an empty name: a tool's name is 1-64 letters, digits, '_' or '-'`;
     }
   }
   return undefined;
@@ -78,29 +81,24 @@ export function checkSessionConfig(call: "createSession" | "resumeSession", conf
       isFunction,
     ) ??
     fieldProblem("onEvent", settings.onEvent, "a function", isFunction) ??
+    COPILOT_HANDLER_SETTINGS.map((name) =>
+      fieldProblem(name, settings[name], "a function", isFunction),
+    ).find((problem) => problem !== undefined) ??
     hooksProblem(settings.hooks);
   if (problem !== undefined) {
     throw new TypeError(`${call}: ${problem}`);
   }
 }
 
-/** Settings only this SDK reads: they do not go on the wire as they are. */
-const SDK_SETTINGS: readonly string[] = [
-  "tools",
-  "onPermissionRequest",
-  "onSandboxBypassRequest",
-  "onEvent",
-  "hooks",
-];
-
 function isFunction(value: unknown): boolean {
   return typeof value === "function";
 }
 
 /**
- * Checks the names of `config`'s settings and `params`, what `call` sends for them
- * (`session.create` / `session.resume` params), against the protocol's description. A setting of
- * the Copilot SDK's that turnloop does not implement passes (the server says it is ignored).
+ * Checks `params`, what `call` sends for an app's settings (`session.create` / `session.resume`
+ * params, the Copilot SDK's settings under their wire names: copilot-names.ts), against the
+ * protocol's description: their names, then their values. A setting of the Copilot SDK's that
+ * turnloop does not implement passes (the server says it is ignored).
  * Loads zod, through the description, on the first call only.
  * @throws TypeError `<call>: unknown setting "modle" (did you mean "model"?)` for a name neither
  * turnloop nor the Copilot SDK has; `<call>: <field> must be <what>, not <given>; …` as the
@@ -108,13 +106,12 @@ function isFunction(value: unknown): boolean {
  */
 export async function checkWireSettings(
   call: "createSession" | "resumeSession",
-  config: object,
   params: Record<string, unknown>,
 ): Promise<void> {
   const settings = await import("../protocol/session-settings.js");
   const { checkValue } = await import("../protocol/plain-problems.js");
-  const names = Object.entries(config).flatMap(([name, value]) =>
-    value === undefined || SDK_SETTINGS.includes(name) ? [] : [name],
+  const names = Object.entries(params).flatMap(([name, value]) =>
+    value === undefined ? [] : [name],
   );
   const { unknown } = settings.ignoredSettings(
     Object.fromEntries(names.map((name) => [name, true])),

@@ -4,7 +4,9 @@
  * which the runtime records (`hook.end` with `success: false` and the message): for most hooks
  * that is "no opinion", but `preToolUse`, a guard, fails closed, so the call is denied and the app
  * is told once per cause by a `TurnloopSdkWarning` process warning: it threw, it answered
- * something that is no decision ({@link preToolUseProblem}), or it did not answer in time.
+ * something that is no decision ({@link preToolUseProblem}), or it did not answer in time. Any
+ * other hook's answer not of its shape (protocol/hook-outputs.ts), which the runtime follows in no
+ * part, is told too, once per hook and session.
  */
 
 import { ResponseError } from "vscode-jsonrpc";
@@ -29,8 +31,11 @@ const HOOK_HANDLERS: Record<HookType, keyof SessionHooks> = {
 /** JSON-RPC's "internal error": the app's handler failed. */
 const HANDLER_FAILED = -32603;
 
-/** Why a `preToolUse` guard denied a call, one warning each per session. */
-export type GuardFailure = "threw" | "invalid" | "timeout";
+/**
+ * Why a `preToolUse` guard denied a call, one warning each per session; `invalid:<hook>` for
+ * another hook's answer of the wrong shape.
+ */
+export type GuardFailure = "threw" | "invalid" | "timeout" | `invalid:${HookType}`;
 
 /** A session's watch over its `preToolUse` guard. */
 export interface GuardWatch {
@@ -82,9 +87,28 @@ export async function answerHook(
   } finally {
     clearTimeout(late);
   }
-  const problem = guard ? preToolUseProblem(output) : undefined;
-  if (problem !== undefined) {
-    warnOnce("invalid", `${name} answered ${describeValue(output)}: ${problem}`);
+  if (guard) {
+    const problem = preToolUseProblem(output);
+    if (problem !== undefined) {
+      warnOnce("invalid", `${name} answered ${describeValue(output)}: ${problem}`);
+    }
+  } else {
+    await warnOfShape(hookType, output, watch);
   }
   return output === undefined ? {} : { output: output as JsonValue };
+}
+
+/**
+ * Warns, once per hook and session, of an answer to a hook other than `preToolUse` that is not of
+ * its shape (protocol/hook-outputs.ts), which the runtime ignores.
+ */
+async function warnOfShape(hookType: HookType, output: unknown, watch: GuardWatch): Promise<void> {
+  // zod is loaded already: the session's settings were checked with it (config-check.ts).
+  const { hookOutputProblem } = await import("../protocol/hook-outputs.js");
+  const problem = hookOutputProblem(hookType, output);
+  if (problem !== undefined && !watch.warned.has(`invalid:${hookType}`)) {
+    watch.warned.add(`invalid:${hookType}`);
+    const name = HOOK_HANDLERS[hookType];
+    sdkWarning(`${name} answered ${describeValue(output)}: ${problem}; the answer is ignored`);
+  }
 }

@@ -25,6 +25,9 @@ import type {
   PermissionRequest,
   SessionConfig,
   SessionHooks,
+  UserInputHandler,
+  UserInputRequest,
+  UserInputResponse,
 } from "./types.js";
 
 /** Default time `sendAndWait` waits for `session.idle` (ms). */
@@ -47,6 +50,7 @@ export class TurnloopSession {
   private tools = new Map<string, Tool>();
   private permissionHandlers: Pick<SessionConfig, PermissionHandlerName> = {};
   private hooks: SessionHooks | undefined;
+  private userInputHandler: UserInputHandler | undefined;
   /** The causes of failed `preToolUse` guards the app was warned about (hook-answers.ts). */
   private readonly guardWatch: GuardWatch;
   /** Running tool handlers by request id, aborted on `external_tool.completed`. */
@@ -229,6 +233,7 @@ export class TurnloopSession {
     this.tools = new Map((config.tools ?? []).map((tool) => [tool.name, tool]));
     this.permissionHandlers = config;
     this.hooks = config.hooks;
+    this.userInputHandler = config.onUserInputRequest;
     if (config.onEvent !== undefined) {
       this.on(config.onEvent);
     }
@@ -310,6 +315,14 @@ export class TurnloopSession {
   /** @internal Answers `hooks.invoke` (hook-answers.ts says how a failing handler is answered). */
   invokeHook(hookType: HookType, input: JsonObject): Promise<{ output?: JsonValue }> {
     return answerHook(this.hooks, hookType, input, this.sessionId, this.guardWatch);
+  }
+
+  /** @internal `userInput.request`'s answer. @throws the handler's Error, or that it has none. */
+  async answerUserInput(request: UserInputRequest): Promise<UserInputResponse> {
+    if (this.userInputHandler === undefined) {
+      throw new Error("this app has no onUserInputRequest handler for the session");
+    }
+    return await this.userInputHandler(request, { sessionId: this.sessionId });
   }
 
   /** @internal The connection closed or the session was detached. */

@@ -10,6 +10,7 @@ import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { type Message, type MessageWriter, StreamMessageWriter } from "vscode-jsonrpc/node.js";
 import { FramedMessageReader } from "./framed-reader.js";
+import { prefixedLines } from "./server-stderr.js";
 
 /** A byte stream to the server, framed for vscode-jsonrpc. */
 export interface Transport {
@@ -105,7 +106,8 @@ export async function firstLineNodeFlags(path: string): Promise<string[]> {
 /**
  * Spawns the server, in {@link serverEnvironment}`(env)`. A path ending in `.js`, `.mjs` or `.cjs`
  * runs with this process's Node, given the flags of the script's first line
- * ({@link firstLineNodeFlags}), as the script runs when started itself.
+ * ({@link firstLineNodeFlags}), as the script runs when started itself. Its stderr goes to
+ * `onStderr`, else to this process's stderr, each line prefixed (server-stderr.ts).
  * @throws Error when the process cannot be started (missing file, no permission).
  */
 export async function spawnServer(options: {
@@ -127,14 +129,21 @@ export async function spawnServer(options: {
   const env = serverEnvironment(options.env);
   const child = spawn(command, args, { cwd: options.cwd, env, stdio: "pipe" });
   let tail = "";
+  const toApp = prefixedLines((text) => process.stderr.write(text));
+  const onStderr = options.onStderr ?? toApp.onStderr;
   child.stderr.setEncoding("utf8").on("data", (text: string) => {
     tail = (tail + text).slice(-STDERR_TAIL);
-    options.onStderr?.(text);
+    onStderr(text);
   });
   // Writes after the child died must not crash the app; the connection reports the close.
   child.stdin.on("error", () => undefined);
   // "close": the child has exited and its stdio streams are closed (its stderr read to the end).
-  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  const closed = new Promise<void>((resolve) =>
+    child.once("close", () => {
+      toApp.flush();
+      resolve();
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     child.once("spawn", resolve);
     child.once("error", (error) =>

@@ -86,7 +86,11 @@ export interface TurnloopClientOptions {
   host?: string;
   /** The server's `TURNLOOP_CONNECTION_TOKEN`, sent in `connect`. */
   connectionToken?: string;
-  /** Receives the spawned server's stderr. Default: discarded (its end is kept for errors). */
+  /**
+   * Receives the spawned server's stderr as it comes (chunks of text, not whole lines), instead
+   * of the default: each line written to this process's stderr as `[turnloop server] <line>` (the
+   * server's config warnings, what it says at exit). Its end is kept for errors either way.
+   */
   onStderr?: (text: string) => void;
 }
 
@@ -141,7 +145,8 @@ export interface SessionHooks {
   /**
    * `{toolName, toolArgs}` → `{permissionDecision?: "allow" | "deny" | "ask",
    * permissionDecisionReason?, modifiedArgs?, additionalContext?}` before a call's permission
-   * question, and for a call of a tool that does not exist (output unused there). It fails
+   * question, and for a call of a tool that does not exist or whose arguments fail its schema
+   * (output unused there). It fails
    * closed: a handler that throws, answers no such object (`"deny"`, `permissionDecision:
    * "DENY"`) or does not answer in time (30 s, {@link HookHandler}) denies the call (the model reads why; `hook.end` has
    * `success: false` and the reason), and the app gets a `TurnloopSdkWarning` process warning
@@ -157,7 +162,7 @@ export interface SessionHooks {
   /**
    * `{toolName, toolArgs, error}` → `{additionalContext?}`, only after a call whose `resultType`
    * is `failure`: an error result, a `bash` command that exited non-zero or was killed, a tool
-   * that does not exist; `error` is the text the model reads. Not for a call refused (`denied`,
+   * that does not exist, arguments that fail the tool's schema; `error` is the text the model reads. Not for a call refused (`denied`,
    * `rejected`), timed out or cancelled. The model reads `additionalContext` after the batch's
    * results as `Tool "<toolName>" failed. Additional guidance from postToolUseFailure hooks:`
    * and the text.
@@ -194,6 +199,38 @@ export interface SessionHooks {
   onErrorOccurred?: HookHandler<"errorOccurred">;
 }
 
+/**
+ * A question of the model's `ask_user` tool (`userInput.request`; the Copilot SDK's
+ * `UserInputRequest`): `choices` when the model offers some, `allowFreeform` whether another
+ * answer is welcome (absent: yes).
+ */
+export interface UserInputRequest {
+  question: string;
+  choices?: string[];
+  allowFreeform?: boolean;
+}
+
+/**
+ * The user's answer (the Copilot SDK's `UserInputResponse`): `answer` is what the model reads,
+ * `wasFreeform` whether it was typed rather than chosen.
+ */
+export interface UserInputResponse {
+  answer: string;
+  wasFreeform: boolean;
+}
+
+/**
+ * Answers the model's `ask_user` question. A throw, or an answer without a string `answer`, is
+ * what the model reads as "The user did not answer: <why>".
+ */
+export type UserInputHandler = (
+  request: UserInputRequest,
+  invocation: { sessionId: string },
+) => UserInputResponse | Promise<UserInputResponse>;
+
+/** A handler of the Copilot SDK's that turnloop does not call (see {@link SessionConfig}). */
+export type UnusedCopilotHandler = (...args: never[]) => unknown;
+
 /** `createSession` / `resumeSession` settings. */
 export interface SessionConfig {
   /** `<provider>:<model>`, e.g. `anthropic:claude-sonnet-4-5`; default: the server's `--model`. */
@@ -218,6 +255,23 @@ export interface SessionConfig {
    * approve them.
    */
   onSandboxBypassRequest?: PermissionHandler;
+  /**
+   * Answers the questions of the model's `ask_user` tool, offered only when this is set (sent as
+   * `requestUserInput: true`, the Copilot SDK's name and way).
+   */
+  onUserInputRequest?: UserInputHandler;
+  /**
+   * The Copilot SDK's handlers turnloop does not implement: accepted, sent as Copilot sends them
+   * (`requestElicitation`, `requestExitPlanMode`, `requestAutoModeSwitch: true`; `onMcpAuthRequest`
+   * by its name), and never called; the session's `session.warning` (`settings_ignored`) names them.
+   */
+  onElicitationRequest?: UnusedCopilotHandler;
+  /** See {@link onElicitationRequest}. */
+  onExitPlanModeRequest?: UnusedCopilotHandler;
+  /** See {@link onElicitationRequest}. */
+  onAutoModeSwitchRequest?: UnusedCopilotHandler;
+  /** See {@link onElicitationRequest}. */
+  onMcpAuthRequest?: UnusedCopilotHandler;
   /** Handlers the server calls (`hooks.invoke`) at each hook point; see {@link SessionHooks}. */
   hooks?: SessionHooks;
   /**

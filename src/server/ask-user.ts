@@ -8,6 +8,7 @@
 
 import { z } from "zod";
 import { errorMessage } from "../events/errors.js";
+import { checkValue, shownValue } from "../protocol/plain-problems.js";
 import type { AnyTool } from "../tools/define-tool.js";
 import { defineTool } from "../tools/define-tool.js";
 import type { ClientLink } from "./client-link.js";
@@ -19,6 +20,20 @@ const askUserInput = z.object({
 });
 
 const answerSchema = z.looseObject({ answer: z.string(), wasFreeform: z.boolean().optional() });
+
+/**
+ * The text the model reads for the app's answer `value`: its `answer`, or one line naming the
+ * shape expected (the Copilot SDK's `UserInputResponse`) and what is wrong with it.
+ */
+function answerText(value: unknown): { content: string; isError: boolean } {
+  const checked = checkValue(answerSchema, value, "the answer");
+  return checked.ok
+    ? { content: checked.value.answer, isError: false }
+    : {
+        content: `The user did not answer: the app answered ${shownValue(value)}, not {answer: string, wasFreeform: boolean} (${checked.problems.join("; ")})`,
+        isError: true,
+      };
+}
 
 /** The `ask_user` tool of one session, asking through `link` (none: the tool is not offered). */
 export function askUserTools(
@@ -46,10 +61,7 @@ export function askUserTools(
         ...(input.allow_freeform === undefined ? {} : { allowFreeform: input.allow_freeform }),
       };
       try {
-        const answer = answerSchema.parse(
-          await link.request("userInput.request", params, context.signal),
-        );
-        return { content: answer.answer, isError: false };
+        return answerText(await link.request("userInput.request", params, context.signal));
       } catch (error) {
         return { content: `The user did not answer: ${errorMessage(error)}`, isError: true };
       }

@@ -8,7 +8,8 @@
  * Where each hook runs and what its output does (each input and output: src/protocol/hooks.ts):
  * - `preToolUse` {toolName, toolArgs}: in the permission path, before the gate, and, as the
  *   Copilot CLI does, for a call of a tool that does not exist before its "does not exist" result
- *   (its output changes nothing then); not for calls with bad arguments. `deny` refuses the call ("Denied by preToolUse
+ *   (its output changes nothing then), and so for a call whose arguments fail the tool's schema
+ *   (or are no JSON, or were cut off), which is answered with that failure. `deny` refuses the call ("Denied by preToolUse
  *   hook: <reason>"); `allow` skips asking (deny rules still apply); `ask` asks even where rules
  *   or the read-only default would allow; `modifiedArgs` (checked against the tool's schema)
  *   replace the arguments: the gate judges them and the tool runs them, while
@@ -19,7 +20,7 @@
  *   toolArgs, toolResult} for `success`: `modifiedResult` replaces, and `additionalContext` is
  *   appended to, what the model sees; `postToolUseFailure` {toolName, toolArgs, error: the text
  *   the model reads} for `failure` (a failed run, a command that exited non-zero or was killed,
- *   and a call of a tool that does not exist): as with Copilot, only `additionalContext` counts;
+ *   a call of a tool that does not exist, a call with bad arguments): as with Copilot, only `additionalContext` counts;
  *   the model reads it after the batch's results as a user message `Tool "<name>" failed.
  *   Additional guidance from postToolUseFailure hooks:\n<context>`. Neither for `denied`,
  *   `rejected` or `timeout` (Copilot's rule), nor for a call cancelled.
@@ -43,11 +44,12 @@
  */
 
 import type { ModelFailureCallback } from "../agent/decide-next.js";
-import type { UnknownToolCallback } from "../agent/tool-calls.js";
+import type { CallNotRunCallback } from "../agent/tool-calls.js";
 import { errorMessage } from "../events/errors.js";
 import type { EventInput, HookType, JsonObject, JsonValue } from "../events/events.js";
 import { randomUUID } from "../events/random-id.js";
 import type { Authorize } from "../permissions/permission-gate.js";
+import { hookOutputProblem } from "../protocol/hook-outputs.js";
 import type {
   AgentStopOutput,
   PostToolUseFailureOutput,
@@ -113,14 +115,18 @@ export class HookRunner {
 
   /**
    * Calls `hookType` with `input` (plus `sessionId`, `timestamp` in ms and `cwd`) and records it.
-   * @returns the app's output when it is an object; undefined for no opinion or failure.
+   * An answer not of the hook's shape (protocol/hook-outputs.ts) is a failure: no part of it is
+   * followed.
+   * @returns the app's output when it is an object of its hook's shape; undefined for no opinion
+   * or failure.
    */
   async call(
     hookType: HookType,
     input: JsonObject,
     signal?: AbortSignal,
   ): Promise<JsonObject | undefined> {
-    const answer = await this.answer(hookType, input, signal);
+    const check = (output: JsonValue) => hookOutputProblem(hookType, output);
+    const answer = await this.answer(hookType, input, signal, check);
     return answer.answered ? answer.output : undefined;
   }
 
@@ -207,13 +213,16 @@ export class HookRunner {
   }
 
   /**
-   * A call of a tool that does not exist, as the Copilot CLI hooks it (the Copilot SDK's
+   * A call answered with an error without running, as the Copilot CLI hooks a call of a tool that
+   * does not exist (the Copilot SDK's
    * `hooks_extended/should_invoke_posttoolusefailure_hook_for_failed_tool_result`, whose
    * `postToolUseFailure` gets "Tool 'view' does not exist…"): `preToolUse` (recorded, its output
    * unused), then `postToolUseFailure` with the result the model reads as its `error`, whose
-   * guidance goes with that result.
+   * guidance goes with that result. So too a call whose arguments are no JSON, fail the tool's
+   * schema or were cut off: a failure the model reads, which an app's audit must not miss (the
+   * reference names no order for those; this is the one Copilot has for a tool that is missing).
    */
-  readonly unknownTool: UnknownToolCallback = async ({ toolCall, message, signal, start }) => {
+  readonly callNotRun: CallNotRunCallback = async ({ toolCall, message, signal, start }) => {
     const toolArgs = toolCall.arguments;
     await this.call("preToolUse", { toolName: toolCall.name, toolArgs }, signal);
     start();

@@ -56,7 +56,7 @@ export async function createMethod(
   if (!choice.ok) {
     throw invalidParams(`session.create: ${choice.message}`);
   }
-  checkDeclaredTools(params.tools);
+  checkDeclaredTools("session.create", params.tools);
   await checkSandbox(server.host.sandbox, "session.create", params.sandbox);
   const cwd = await workingDirectory(server, params.workingDirectory);
   if (params.sessionId !== undefined && server.sessions.has(params.sessionId)) {
@@ -129,7 +129,7 @@ async function resume(
   params: ReturnType<typeof resumeParams.parse>,
 ): Promise<SessionCreateResult> {
   const { server } = connection;
-  checkDeclaredTools(params.tools);
+  checkDeclaredTools("session.resume", params.tools);
   await checkSandbox(server.host.sandbox, "session.resume", params.sandbox);
   await checkResumeFolder(server, params.sessionId, params.workingDirectory);
   const open = await openHere(server, params.sessionId);

@@ -179,7 +179,7 @@ export interface PromptSettingsRequest {
    * calls of tools that do not exist (`preToolUse`), `modelFailure` is asked about a failed model
    * request (`errorOccurred`).
    */
-  hooks: Pick<HookRunner, "wrapTool" | "unknownTool" | "modelFailure">;
+  hooks: Pick<HookRunner, "wrapTool" | "callNotRun" | "modelFailure">;
   /** The permission path of the session (hooks first). */
   authorize: Authorize;
   signal: AbortSignal;
@@ -212,7 +212,7 @@ export async function promptSettings(
     offerTools: (available) =>
       offeredTools(available, config, mode, externalTools).map((tool) => hooks.wrapTool(tool)),
     authorize: request.authorize,
-    onUnknownTool: hooks.unknownTool,
+    onCallNotRun: hooks.callNotRun,
     onModelFailure: hooks.modelFailure,
     // As the Copilot CLI: once the user rejects a call, the model is not asked again.
     endAfterRejection: true,

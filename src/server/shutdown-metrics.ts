@@ -52,6 +52,21 @@ export async function recordShutdown(
   await session.journal.commit().catch(() => undefined);
 }
 
+/**
+ * What `session.shutdown` and `session.usage.getMetrics` both report of `metrics`: per model its
+ * requests (`{count, cost}`, cost in US dollars) and usage, keyed by the model's full id (the wire
+ * names it bare: wire-events.ts), and the code changes, paths resolved against `cwd`.
+ */
+export function metricsOnWire(metrics: SessionMetrics, cwd: string) {
+  const modelMetrics: SessionShutdown["modelMetrics"] = {};
+  for (const [model, { requests, cost, ...usage }] of metrics.usage.byModel) {
+    modelMetrics[model] = { requests: { count: requests, cost }, usage };
+  }
+  const { linesAdded, linesRemoved } = metrics;
+  const filesModified = [...new Set([...metrics.filesModified].map((path) => resolve(cwd, path)))];
+  return { modelMetrics, codeChanges: { linesAdded, linesRemoved, filesModified } };
+}
+
 /** How the session ended: `routine` unless the app's `session.shutdown` said `error`. */
 export interface ShutdownCause {
   shutdownType: "routine" | "error";
@@ -79,18 +94,13 @@ export function shutdownEvent(
   cause: ShutdownCause,
   state: ShutdownState,
 ): EventInput {
-  const modelMetrics: SessionShutdown["modelMetrics"] = {};
-  for (const [model, { requests, cost, ...usage }] of metrics.usage.byModel) {
-    modelMetrics[model] = { requests: { count: requests, cost }, usage };
-  }
-  const { linesAdded, linesRemoved } = metrics;
-  const filesModified = new Set([...metrics.filesModified].map((path) => resolve(state.cwd, path)));
+  const { modelMetrics, codeChanges } = metricsOnWire(metrics, state.cwd);
   const data: SessionShutdown = {
     ...cause,
     sessionStartTime: Date.parse(metrics.startTime ?? ""),
     totalApiDurationMs: metrics.apiDurationMs,
     modelMetrics,
-    codeChanges: { linesAdded, linesRemoved, filesModified: [...filesModified] },
+    codeChanges,
     currentModel: state.currentModel,
     currentTokens: state.currentTokens,
     ...(state.eventsFileSizeBytes === undefined

@@ -15,6 +15,8 @@ import { builtinTools } from "../tools/index.js";
 import type { ClientConnection } from "./connection.js";
 import { parseParams, sessionIdSchema, sessionOnlyParams } from "./params.js";
 import { openSession } from "./session-methods.js";
+import { metricsOnWire } from "./shutdown-metrics.js";
+import { bareModelId } from "./wire-events.js";
 
 /** `session.getMetadata {sessionId}` → `{session?}`: the `session.list` entry of that id. */
 export async function metadataMethod(connection: ClientConnection, raw: unknown) {
@@ -109,33 +111,45 @@ export function toolsListMethod() {
 }
 
 /**
- * `session.usage.getMetrics` → the session's token totals and its number of model requests, by
- * the rule every face counts them (usage-totals.ts: every `assistant.turn_start`, failed and
- * cancelled ones included), and per model by the same rule its requests and their tokens
- * (usage-totals.ts `ModelUsageFold`). Answered from the open session's own fold of its stored
- * events (session.ts `metrics`, the one `session.shutdown` reports): the log is not read.
+ * `session.usage.getMetrics` → Copilot's `UsageGetMetricsResult` (the Copilot SDK's
+ * `dist/generated/rpc.d.ts`): per model (named bare, as on the rest of the wire) its requests
+ * `{count, cost}` and usage, API time, start time, code changes and the last call's tokens, from
+ * the same fold and the same reading as `session.shutdown` (shutdown-metrics.ts `metricsOnWire`);
+ * `totalPremiumRequestCost` is the sum of the requests' costs (US dollars). Besides, turnloop's
+ * session totals: tokens, and `requests` counted by the rule every face counts them
+ * (usage-totals.ts: every `assistant.turn_start`, failed and cancelled ones included). Answered
+ * from the open session's own fold of its stored events (session.ts `metrics`): the log is not read.
  */
 export function usageMethod(connection: ClientConnection, raw: unknown) {
   const { sessionId } = parseParams("session.usage.getMetrics", sessionOnlyParams, raw);
   const { session } = openSession(connection.server, sessionId);
+  const { metrics } = session;
   const totals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let requests = 0;
-  const byModel: Record<string, { requests: number; inputTokens: number; outputTokens: number }> =
-    {};
+  let cost = 0;
   // A session open here has its `session.start`, so every request is some model's.
-  for (const [model, usage] of session.metrics.usage.byModel) {
+  for (const usage of metrics.usage.byModel.values()) {
     requests += usage.requests;
+    cost += usage.cost;
     totals.inputTokens += usage.inputTokens;
     totals.outputTokens += usage.outputTokens;
     totals.cacheReadTokens += usage.cacheReadTokens;
     totals.cacheWriteTokens += usage.cacheWriteTokens;
-    byModel[model] = {
-      requests: usage.requests,
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
-    };
   }
-  return { ...totals, requests, modelMetrics: byModel };
+  const { modelMetrics, codeChanges } = metricsOnWire(metrics, session.cwd);
+  const bare = Object.entries(modelMetrics).map(([id, metric]) => [bareModelId(id), metric]);
+  return {
+    totalPremiumRequestCost: cost,
+    totalUserRequests: metrics.userRequests,
+    totalApiDurationMs: metrics.apiDurationMs,
+    sessionStartTime: metrics.startTime ?? new Date(0).toISOString(),
+    codeChanges: { ...codeChanges, filesModifiedCount: codeChanges.filesModified.length },
+    modelMetrics: Object.fromEntries(bare),
+    lastCallInputTokens: metrics.lastUsage.inputTokens ?? 0,
+    lastCallOutputTokens: metrics.lastUsage.outputTokens ?? 0,
+    ...totals,
+    requests,
+  };
 }
 
 /**

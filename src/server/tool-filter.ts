@@ -25,18 +25,23 @@ export const BUILT_IN_TOOL_NAMES: ReadonlySet<string> = new Set([
 /**
  * The app's declared tools (`session.create` / `session.resume` `tools`): names must be unique,
  * and a built-in name needs `overridesBuiltInTool`.
- * @throws `-32602` naming the tool.
+ * @throws `-32602` naming the tool, after `method` as the server's other refusals of its params
+ * (`session.create: tools[1] "dup" is declared twice`).
  */
-export function checkDeclaredTools(tools: readonly ToolDeclarationParams[] | undefined): void {
+export function checkDeclaredTools(
+  method: "session.create" | "session.resume",
+  tools: readonly ToolDeclarationParams[] | undefined,
+): void {
   const seen = new Set<string>();
-  for (const tool of tools ?? []) {
+  for (const [index, tool] of (tools ?? []).entries()) {
+    const named = `${method}: tools[${index}] ${JSON.stringify(tool.name)}`;
     if (seen.has(tool.name)) {
-      throw invalidParams(`tool ${tool.name} is declared twice`);
+      throw invalidParams(`${named} is declared twice`);
     }
     seen.add(tool.name);
     if (BUILT_IN_TOOL_NAMES.has(tool.name) && tool.overridesBuiltInTool !== true) {
       throw invalidParams(
-        `tool ${tool.name} clashes with a built-in tool: rename it or set overridesBuiltInTool`,
+        `${named} clashes with a built-in tool: rename it or set overridesBuiltInTool`,
       );
     }
   }

@@ -291,10 +291,9 @@ interface PendingChange {
 }
 
 /**
- * The session's metrics over every stored event (a rewind drops none): first start time, model
- * API time, requests and usage per model, code changed by successful `edit` and `create` calls;
- * what `session.shutdown` reports (server/shutdown-metrics.ts), folded as events arrive
- * (resume-fold.ts, session.ts), so no log is read then (issue 26, bench/notes/memory31.md). Here,
+ * The session's metrics over every stored event (a rewind drops none), what `session.shutdown`
+ * and `session.usage.getMetrics` report (server/shutdown-metrics.ts), folded as events arrive
+ * (resume-fold.ts, session.ts): no log is read then (issue 26, bench/notes/memory31.md). Here,
  * not a module of its own on the start-up path (test/cli/modules-loaded.test.ts).
  */
 export class SessionMetrics {
@@ -312,6 +311,9 @@ export class SessionMetrics {
   linesRemoved = 0;
   /** The paths those calls changed, as given (resolved against the cwd by the reader). */
   readonly filesModified = new Set<string>();
+  /** Prompts the user sent (`user.message`, `source: "user"`); the last `assistant.usage`. */
+  userRequests = 0;
+  lastUsage: { inputTokens?: number; outputTokens?: number } = {};
   /** Open conversation turns: turn id → when it started (ms since the epoch). */
   private readonly started = new Map<string, number>();
   /** The conversation turn a reply (`assistant.message`) ends. */
@@ -325,6 +327,12 @@ export class SessionMetrics {
     switch (event.type) {
       case "session.start":
         this.startTime ??= event.data.startTime;
+        return;
+      case "user.message":
+        this.userRequests += event.data.source === "user" ? 1 : 0;
+        return;
+      case "assistant.usage":
+        this.lastUsage = event.data;
         return;
       case "assistant.turn_start":
         if (event.data.purpose === undefined) {

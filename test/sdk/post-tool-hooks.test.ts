@@ -239,4 +239,55 @@ describe("post-tool hooks", () => {
     expect(next.at(-1)).toEqual({ role: "user", content: guidance("answer") });
     await session.disconnect();
   });
+
+  test("calls with bad arguments (an app's tool, a built-in, no JSON) get preToolUse, then postToolUseFailure", async () => {
+    const calls: HookCall[] = [];
+    const session = await client.createSession({
+      onPermissionRequest: approveAll,
+      tools: [answerTool()],
+      hooks: recordingHooks(calls),
+    });
+    const from = fixture.model.requests.length;
+    fixture.model.enqueue(
+      {
+        toolCalls: [
+          { id: "call_app", name: "answer", arguments: '{"resultType":3}' },
+          { id: "call_view", name: "view", arguments: '{"path":5}' },
+          { id: "call_json", name: "bash", arguments: '{"command": "echo' },
+        ],
+      },
+      { text: "done" },
+    );
+    await session.sendAndWait({ prompt: "go" });
+    const next = chatBody(fixture.model.requests[from + 1]).messages;
+    const read = new Map(
+      next.flatMap((message) =>
+        message.role === "tool" ? [[message.tool_call_id, String(message.content)]] : [],
+      ),
+    );
+    expect([...read.keys()]).toEqual(["call_app", "call_view", "call_json"]);
+    expect(read.get("call_app")).toMatch(/^Invalid arguments for 'answer': /);
+    expect(read.get("call_view")).toMatch(/^Invalid arguments for 'view': /);
+    expect(calls).toEqual([
+      ["preToolUse", { toolName: "answer", toolArgs: { resultType: 3 } }],
+      [
+        "postToolUseFailure",
+        { toolName: "answer", toolArgs: { resultType: 3 }, error: read.get("call_app") },
+      ],
+      ["preToolUse", { toolName: "view", toolArgs: { path: 5 } }],
+      [
+        "postToolUseFailure",
+        { toolName: "view", toolArgs: { path: 5 }, error: read.get("call_view") },
+      ],
+      ["preToolUse", { toolName: "bash", toolArgs: {} }],
+      ["postToolUseFailure", { toolName: "bash", toolArgs: {}, error: read.get("call_json") }],
+    ]);
+    const lastTool = next.findLastIndex((message) => message.role === "tool");
+    expect(next.slice(lastTool + 1)).toEqual([
+      { role: "user", content: guidance("answer") },
+      { role: "user", content: guidance("view") },
+      { role: "user", content: guidance("bash") },
+    ]);
+    await session.disconnect();
+  });
 });

@@ -31,6 +31,7 @@ describe("the SDK's errors", () => {
       client.createSession({ hooks: { onPreToolUse: true } } as never),
       client.resumeSession("some-id", { streaming: "yes" } as never),
       client.createSession("model" as never),
+      client.createSession({ tools: [defineTool("", { handler })] }),
     ]);
     expect(refusals).toEqual(
       [
@@ -40,9 +41,21 @@ describe("the SDK's errors", () => {
         "createSession: hooks.onPreToolUse must be a function, not true",
         'resumeSession: streaming must be true or false, not "yes"',
         'createSession: the settings must be an object, not "model"',
+        "createSession: tools[0] has an empty name: a tool's name is 1-64 letters, digits, '_' or '-'",
       ].map((message) => ({ status: "rejected", reason: new TypeError(message) })),
     );
     const tool = defineTool("lookup", { description: "Looks up", handler });
+    // Refused by the server, in its words for a session's params.
+    const declared = await Promise.allSettled([
+      client.createSession({ tools: [tool, defineTool("lookup", { handler })] }),
+      client.createSession({ tools: [defineTool("bash", { handler })] }),
+    ]);
+    expect(declared.map((result) => result.status === "rejected" && String(result.reason))).toEqual(
+      [
+        'Error: session.create: tools[1] "lookup" is declared twice',
+        'Error: session.create: tools[0] "bash" clashes with a built-in tool: rename it or set overridesBuiltInTool',
+      ],
+    );
     const session = await client.createSession({ tools: [tool] });
     expect(session.sessionId).toMatch(/^[0-9a-f-]{36}$/);
   });

@@ -44,7 +44,7 @@ describe("turnloop --headless --stdio on the wire", () => {
       tools: [{ name: "bash", description: "mine" }],
     });
     expect(badTool.error?.message).toBe(
-      "tool bash clashes with a built-in tool: rename it or set overridesBuiltInTool",
+      'session.create: tools[0] "bash" clashes with a built-in tool: rename it or set overridesBuiltInTool',
     );
     const ping = await peer.request("ping", { message: "still here" });
     expect(ping.result).toMatchObject({ message: "pong: still here", protocolVersion: 3 });

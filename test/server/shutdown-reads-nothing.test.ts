@@ -95,15 +95,18 @@ describe.runIf(process.platform === "linux")("session.usage.getMetrics of an ope
       answers.push((await peer.request("session.usage.getMetrics", { sessionId })).result);
     }
     const after = await bytesRead(pid);
+    const usage = { inputTokens: 12, outputTokens: 34, cacheReadTokens: 0, cacheWriteTokens: 0 };
     const metrics = {
-      inputTokens: 12,
-      outputTokens: 34,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
+      totalPremiumRequestCost: 0,
+      totalUserRequests: 1,
+      totalApiDurationMs: expect.any(Number),
+      sessionStartTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      codeChanges: { linesAdded: 0, linesRemoved: 0, filesModified: [], filesModifiedCount: 0 },
+      modelMetrics: { "fake-model": { requests: { count: 1, cost: 0 }, usage } },
+      lastCallInputTokens: 12,
+      lastCallOutputTokens: 34,
+      ...usage,
       requests: 1,
-      modelMetrics: {
-        "openai-compatible:fake-model": { requests: 1, inputTokens: 12, outputTokens: 34 },
-      },
     };
     expect(answers).toEqual([metrics, metrics, metrics]);
     expect(after - before).toBeLessThan(64 * 1024);
