@@ -36,9 +36,8 @@ export class UsageTotals {
   /** Requests that reported a cost (the model's price was known). */
   pricedRequests = 0;
   /**
-   * Tokens the last request sent (its `inputTokens`, the whole input: what was read from or
-   * written to the cache is part of it): how full the context is; after a compaction,
-   * its estimate of the next request (`postCompactionTokens`). `undefined` before any usage.
+   * The last request's `inputTokens` (cache reads and writes included; `undefined` before any
+   * usage): how full the context is; after a compaction, `postCompactionTokens`' estimate.
    */
   contextTokens: number | undefined;
   /**
