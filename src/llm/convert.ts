@@ -64,7 +64,8 @@ export function toPrompt(
   }
   const prompt = kept.prompt.slice();
   prompt[0] = { role: "system", content: system };
-  return prompt;
+  // No empty system prompt (an app's `systemMessage` replaced by ""): Anthropic refuses empty text.
+  return system === "" ? prompt.slice(1) : prompt;
 }
 
 /**
@@ -107,7 +108,7 @@ function withImagesAfterResults(
   history: readonly HistoryMessage[],
   options: ConversionOptions,
 ): LanguageModelV3Prompt {
-  const prompt: LanguageModelV3Prompt = [{ role: "system", content: system }];
+  const prompt: LanguageModelV3Prompt = system === "" ? [] : [{ role: "system", content: system }];
   const images = new ImagesAfterResults(options.userImages);
   for (const message of history) {
     if (message.role !== "tool") {

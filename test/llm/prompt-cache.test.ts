@@ -61,6 +61,22 @@ describe("Anthropic prompt-cache breakpoints", () => {
     }
   });
 
+  for (const wire of ["anthropic", "openai-responses", "openai-chat"] satisfies Wire[]) {
+    test(`${wire}: an empty system prompt (an app's replaced by "") is not sent`, async ({
+      openHarness,
+    }) => {
+      const harness = await openHarness({ wire, tools: [bashTool], systemPrompt: "" });
+      await threeRequests(harness);
+      const bodies = harness.server.requests.map((request) => JSON.stringify(request.body));
+      expect(bodies.map((body) => /"system"|"developer"/.test(body))).toEqual([
+        false,
+        false,
+        false,
+      ]);
+      expect(requestBody(harness, 0)).not.toHaveProperty("system");
+    });
+  }
+
   for (const wire of ["openai-responses", "openai-chat"] satisfies Wire[]) {
     test(`${wire}: no breakpoint is sent (the OpenAI API caches prefixes by itself)`, async ({
       openHarness,

@@ -35,6 +35,8 @@ export interface HarnessOptions {
   tuning?: ProviderTuning;
   /** The model's base URL after the fake server's origin; default `/v1`. */
   baseUrlPath?: string;
+  /** The system prompt; default the one turnloop builds for the harness's cwd. */
+  systemPrompt?: string;
   /** Where the session is kept; default the file store in the harness's temporary home. */
   store?: (home: string) => SessionStore;
 }
@@ -83,12 +85,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const settings: SessionAgentSettings = {
     provider: createProvider(resolved.configuration, { ...FAST_RETRIES, ...options.tuning }),
     tools: options.tools ?? [],
-    systemPrompt: buildSystemPrompt({
-      cwd,
-      platform: "linux",
-      date: new Date(0),
-      autopilot: false,
-    }),
+    systemPrompt:
+      options.systemPrompt ??
+      buildSystemPrompt({ cwd, platform: "linux", date: new Date(0), autopilot: false }),
     maxTurns: options.maxTurns ?? 100,
     autopilot: options.autopilot ?? false,
     maxAutopilotContinues: options.maxAutopilotContinues ?? 5,
