@@ -82,3 +82,22 @@ export function endpointName(wire: string, baseUrl: string | undefined): string 
   const parsed = URL.canParse(path) ? new URL(path) : undefined;
   return `${wire} ${parsed === undefined ? path : `${parsed.origin}${parsed.pathname}`}`;
 }
+
+/**
+ * The API key's source (`apiKeySource`, a variable's name) when `wire`'s requests carry the key,
+ * which a refusal names; `undefined` on the OpenAI wires when the base URL holds a user name or
+ * password: http-fetch.ts sends them as HTTP Basic in place of the key's Bearer (Anthropic's key
+ * goes in `x-api-key` beside it).
+ */
+export function sentKeyFrom(
+  wire: string,
+  model: { baseUrl?: string | undefined; apiKeySource?: string | undefined },
+): string | undefined {
+  if (wire === "anthropic" || model.baseUrl === undefined) {
+    return model.apiKeySource;
+  }
+  const path = splitBaseUrl(model.baseUrl).path;
+  const parsed = URL.canParse(path) ? new URL(path) : undefined;
+  const basic = parsed !== undefined && (parsed.username !== "" || parsed.password !== "");
+  return basic ? undefined : model.apiKeySource;
+}

@@ -14,7 +14,7 @@ import {
   vendorEndpoint,
   wireBaseUrl,
 } from "./api-keys.js";
-import { endpointName, endpointOptions, withoutTrailingSlashes } from "./base-url.js";
+import { endpointName, endpointOptions, sentKeyFrom, withoutTrailingSlashes } from "./base-url.js";
 import { withoutOpenAiItemIds } from "./convert.js";
 import { prepareReleasedLockErrors } from "./first-response.js";
 import { unsendableHeaderCharacter } from "./http-headers.js";
@@ -290,7 +290,7 @@ export function createProvider(
     ...tuning,
     sharesHugeTexts: true,
     endpoint: endpointName(provider, configuration.baseUrl),
-    keySource: configuration.apiKeySource,
+    keySource: sentKeyFrom(provider, configuration),
   };
   // A model that takes no images gets a note instead, whatever its wire takes ({@link takesNoImages}).
   const images = !takesNoImages(modelName);

@@ -18,10 +18,20 @@ describe("a refused API key names where it came from", () => {
       { OPENAI_API_KEY: "sk-stale-1" },
       "HTTP 401: invalid api key (the API key from OPENAI_API_KEY was refused)",
     ],
+    [
+      // The URL's user:password goes as HTTP Basic in place of the key's Bearer: the key was not
+      // sent, so it is not named (the re-check of trial r3s46's fixes).
+      { OPENAI_API_KEY: "sk-stale-1", BASE_URL_USER: "bob:pw@" },
+      "HTTP 401: invalid api key",
+    ],
   ] as const)("%o", async ([env, message], { openHarness }) => {
     const harness = await openHarness({ wire: "openai-chat" });
+    const user = "BASE_URL_USER" in env ? env.BASE_URL_USER : "";
     const resolved = resolveModel(
-      { model: "openai-chat:gpt-4.1", baseUrl: `${harness.server.url}/v1` },
+      {
+        model: "openai-chat:gpt-4.1",
+        baseUrl: `${harness.server.url.replace("//", `//${user}`)}/v1`,
+      },
       env,
     );
     if (!resolved.ok) {
