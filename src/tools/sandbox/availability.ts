@@ -69,12 +69,13 @@ const UNKNOWN_PROCESSOR: SandboxAvailability = {
 /**
  * bwrap's words when a mount below `/` went away while it bound `/` recursively (another program
  * unmounting a folder at that moment), or a path its arguments name was removed after they were
- * made (a `.git` folder found in a folder, deleted by another program): the machine's state,
- * not bubblewrap's, so the probe runs again (and a command, with its arguments made afresh:
+ * made (a `.git` folder found in a folder, deleted by another program: "Can't find source path"
+ * before bwrap resolved it, "Can't get type of source" after): the machine's state, not
+ * bubblewrap's, so the probe runs again (and a command, with its arguments made afresh:
  * {@link failedInMountSetup}).
  */
 export const VANISHED_MOUNT =
-  /Can't (?:bind mount|remount|find source path).*No such file or directory/;
+  /Can't (?:bind mount|remount|find source path|get type of source).*No such file or directory/;
 /** How many times the probe runs when mounts vanish under it before the sandbox is called unavailable. */
 const PROBE_ATTEMPTS = 3;
 

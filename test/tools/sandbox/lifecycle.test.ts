@@ -197,8 +197,9 @@ describe.skipIf(!sandboxReady)("a sandboxed command's life", () => {
     const hostTemporary = await mkdtemp(join(tmpdir(), "turnloop-host-tmp-"));
     const command = `ls /proc/${fixture.agent.pid} > /dev/null 2>&1 || echo "agent not visible"; ls ${hostTemporary} 2>&1 || true`;
     // The workspace `/` holds other programs' folders under /tmp, whose `.git` folders the
-    // arguments bind: one removed before bwrap starts is bwrap's "Can't find source path", which
-    // the runner meets by making the arguments afresh (availability.ts VANISHED_MOUNT); so here.
+    // arguments bind: one removed while bwrap starts is bwrap's "Can't find source path" (or "Can't
+    // get type of source"), which the runner meets by making the arguments afresh
+    // (availability.ts VANISHED_MOUNT); so here.
     let outcome: RunOutcome | undefined;
     for (let attempt = 0; attempt < 3; attempt++) {
       const wrap = sandboxWrap("workspace-write", { ...settings(), cwd: "/" });
