@@ -32,7 +32,7 @@ describe.skipIf(tmuxMissing())("a model stream that breaks off", () => {
       await terminal.idle();
       terminal.key("C-d");
       await terminal.exited();
-      const sessionId = printedSessionId(terminal.screen(100));
+      const sessionId = printedSessionId(await terminal.screen(100));
       const events = await fixture.events(sessionId);
       expect(
         events.flatMap((event) =>

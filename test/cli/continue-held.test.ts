@@ -42,8 +42,7 @@ describe.skipIf(tmuxMissing())(
           "",
           `${refusal("turnloop --resume NEWEST")}\n`,
         ]);
-        const screen = interactive
-          .screen(500)
+        const screen = (await interactive.screen(500))
           .split("\n")
           .filter((line) => !line.startsWith("[stty "))
           .map(shown);

@@ -268,7 +268,7 @@ describe.runIf(CAN_MOUNT && !tmuxMissing())(
         terminal.key("C-d");
         const { code } = await terminal.exited();
         expect(code).toBe(0);
-        const screen = terminal.screen(200);
+        const screen = await terminal.screen(200);
         expect(screen).toMatch(
           new RegExp(refusal(home, "events.jsonl", NOT_SAVED_YET).slice("turnloop: ".length)),
         );
@@ -290,8 +290,8 @@ describe.runIf(CAN_MOUNT && !tmuxMissing())(
       async ({ fixture }) => {
         const { home } = disk;
         const terminal = await firstPromptRefused(fixture);
-        expect(terminal.screen(200)).toContain(`the prompt was stopped; ${NOT_SAVED_YET}`);
-        expect(terminal.screen(200)).not.toContain("the session was not saved");
+        expect(await terminal.screen(200)).toContain(`the prompt was stopped; ${NOT_SAVED_YET}`);
+        expect(await terminal.screen(200)).not.toContain("the session was not saved");
         await disk.free();
         fixture.server.enqueue({ text: "Hello again." });
         terminal.type("Say it again");
@@ -309,7 +309,7 @@ describe.runIf(CAN_MOUNT && !tmuxMissing())(
         expect(
           events.filter((event) => event.type === "user.message").map((e) => e.data.content),
         ).toEqual(["Say hello", "Say it again"]);
-        expect(terminal.screen(200)).not.toContain("the session was not saved");
+        expect(await terminal.screen(200)).not.toContain("the session was not saved");
       },
     );
   },

@@ -53,7 +53,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): an 'always' answer's lin
         await terminal.waitFor(new RegExp(`^${answer}`, "m"));
       }
       await terminal.idle();
-      const screen = terminal.screen(200);
+      const screen = await terminal.screen(200);
       expect(callRows(screen, "bash")).toEqual([
         expect.stringMatching(/^✓ bash printf 'one\\ntwo\\n' {2}[\d.]+ (?:ms|s|min)$/),
         "  always allowed in this session: bash(printf 'one\\\\ntwo\\\\n')",

@@ -75,7 +75,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       terminal.type("/exit");
       expect((await terminal.exited()).code).toBe(0);
       // The new session had no prompt: it was not saved (issue 24 item 7).
-      expect(terminal.screen(500)).toContain("no prompt was sent: the session was not saved");
+      expect(await terminal.screen(500)).toContain("no prompt was sent: the session was not saved");
       expect(await readdir(join(fixture.home, "session-state"))).not.toContain(newId);
     },
   );
@@ -125,7 +125,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       terminal.type("/compact");
       await terminal.waitFor(/nothing to compact: the conversation is only its most recent turn/);
       await terminal.idle();
-      expect(terminal.screen(100).match(/nothing to compact/g)).toHaveLength(2);
+      expect((await terminal.screen(100)).match(/nothing to compact/g)).toHaveLength(2);
       fixture.server.enqueue({ text: "two" });
       terminal.type("second");
       await terminal.waitFor(/\btwo\b/);
@@ -137,7 +137,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       await terminal.idle();
       terminal.type("/exit");
       expect((await terminal.exited()).code).toBe(0);
-      const sessionId = printedSessionId(terminal.screen(500));
+      const sessionId = printedSessionId(await terminal.screen(500));
       const compactions = (await fixture.events(sessionId)).filter(
         (event) => event.type === "session.compaction_complete",
       );
@@ -172,13 +172,13 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       await terminal.waitFor(/Pears are green\./);
       terminal.type("/exit");
       await terminal.exited();
-      expect(printedSessionId(terminal.screen(500))).toBe(second);
+      expect(printedSessionId(await terminal.screen(500))).toBe(second);
 
       // The pears session was only opened and read: --continue takes the apples one, where the
       // last prompt was (README, `--continue`), as a session only read by an editor stays put.
       const continued = fixture.open(["--continue"]);
       await continued.waitFor(/Still red\./);
-      expect(continued.screen()).not.toMatch(/Pears/);
+      expect(await continued.screen()).not.toMatch(/Pears/);
       continued.key("C-d");
       expect((await continued.exited()).code).toBe(0);
     },
@@ -190,14 +190,14 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       const noModel = fixture.open([], { env: { TURNLOOP_MODEL: "" } });
       const { code } = await noModel.exited();
       expect(code).toBe(64);
-      expect(noModel.screen(500)).toMatch(/no model configured/);
+      expect(await noModel.screen(500)).toMatch(/no model configured/);
 
       // A stored session (one opened and closed without a prompt is not saved).
       const sessionId = await pastSession(fixture, "hi", "Hello.");
       const holder = await fixture.openReady(["--resume", sessionId.slice(0, 8)]);
       const second = fixture.open(["--resume", sessionId]);
       expect((await second.exited()).code).toBe(1);
-      expect(second.screen(500)).toMatch(/open|lock/i);
+      expect(await second.screen(500)).toMatch(/open|lock/i);
       expect((await holder.exitWithCtrlC()).code).toBe(0);
     },
   );
@@ -219,7 +219,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): commands and sessions", 
       expect(stty).toMatch(/(^| )icanon( |$)/);
       expect(stty).toMatch(/(^| )echo( |$)/);
       expect(terminal.cursorVisible()).toBe(true);
-      const screen = terminal.screen(500);
+      const screen = await terminal.screen(500);
       const sessionId = printedSessionId(screen);
       // The prompt was cancelled cleanly, not cut off mid-turn, and the screen says by what, as
       // the log's abort does (a cancel with Esc or Ctrl-C says only "cancelled").

@@ -13,8 +13,7 @@ describe.skipIf(tmuxMissing())("--resume of a session open elsewhere", () => {
     const holder = await fixture.openReady(["--resume", sessionId]);
     const second = fixture.open(["--resume", sessionId]);
     expect((await second.exited()).code).toBe(1);
-    const lines = second
-      .screen(500)
+    const lines = (await second.screen(500))
       .split("\n")
       .filter((line) => !line.startsWith("[stty "));
     const shown = lines.map((line) =>

@@ -68,7 +68,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       await terminal.waitFor(/@notes\.md/);
       terminal.type("say?");
       await terminal.waitFor(/Tuesday, says the file\./);
-      expect(terminal.screen()).toMatch(/attached notes\.md/);
+      expect(await terminal.screen()).toMatch(/attached notes\.md/);
       const first = fixture.lastMessage(0);
       expect(first).toMatch(/^what does @notes\.md say\?/);
       expect(first).toContain(
@@ -173,11 +173,11 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): input and display", () =
       );
       dumb.type("y");
       await dumb.waitFor(/Done in plain mode\./);
-      const plain = dumb.screen();
+      const plain = await dumb.screen();
       expect(plain).not.toMatch(/─{10}/);
       dumb.type("/exit");
       expect((await dumb.exited()).code).toBe(0);
-      const sessionId = printedSessionId(dumb.screen(500));
+      const sessionId = printedSessionId(await dumb.screen(500));
       expect(await fixture.eventTypes(sessionId)).toContain("permission.completed");
     },
   );

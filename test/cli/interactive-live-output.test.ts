@@ -81,7 +81,7 @@ async function scrollbackAfterExit(
   await terminal.idle();
   terminal.key("C-d");
   check((await terminal.exited()).code).toBe(0);
-  return terminal.screen(2000);
+  return await terminal.screen(2000);
 }
 
 /**

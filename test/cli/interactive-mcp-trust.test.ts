@@ -47,7 +47,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): project MCP trust", () =
       await terminal.idle();
       terminal.type("/mcp");
       await terminal.waitFor(/fs \(stdio\): connected, \d+ tools?/);
-      expect(terminal.screen()).not.toMatch(/not trusted|untrusted/);
+      expect(await terminal.screen()).not.toMatch(/not trusted|untrusted/);
       const trusted = JSON.parse(
         await readFile(join(fixture.home, "trusted-projects.json"), "utf8"),
       ) as { projects: Record<string, unknown> };

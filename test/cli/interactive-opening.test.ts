@@ -26,7 +26,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", (
       const opened = await terminal.waitFor(/\/help lists the commands/);
       terminal.key("C-d");
       await terminal.exited();
-      const sessionId = printedSessionId(terminal.screen(200));
+      const sessionId = printedSessionId(await terminal.screen(200));
       const banner = opened
         .split("\n")
         .slice(0, 2)
@@ -45,7 +45,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", (
         env: { TURNLOOP_MODEL: "anthropic:claude-sonnet-4-5", TURNLOOP_BASE_URL: undefined },
       });
       const { code } = await terminal.exited();
-      const screen = terminal.screen(200);
+      const screen = await terminal.screen(200);
       expect(code).toBe(64);
       expect(screen.split("\n").slice(0, 2)).toEqual([
         "turnloop: anthropic:claude-sonnet-4-5 needs an API key: set ANTHROPIC_API_KEY (or TURNLOOP_API_KEY).",
@@ -63,7 +63,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", (
       const terminal = fixture.open([]);
       const { code } = await terminal.exited();
       expect(code).toBe(64);
-      expect(terminal.screen(200).split("\n").slice(0, 2)).toEqual([
+      expect((await terminal.screen(200)).split("\n").slice(0, 2)).toEqual([
         `turnloop: ${config}: maxTurns: must be a number, not the string "many"`,
         "[exit 64]",
       ]);
@@ -106,7 +106,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): how the screen opens", (
       await terminal.waitFor(/Apples are red\./);
       terminal.key("C-d");
       await terminal.exited();
-      expect(printedSessionId(terminal.screen(500))).toBe(apples);
+      expect(printedSessionId(await terminal.screen(500))).toBe(apples);
     },
     60_000,
   );

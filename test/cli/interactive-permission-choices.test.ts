@@ -48,7 +48,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): permission choices at an
       ]);
       terminal.type("y");
       await terminal.waitFor(/echoed/);
-      expect(terminal.screen()).toMatch(/✓ bash echo 日本語/);
+      expect(await terminal.screen()).toMatch(/✓ bash echo 日本語/);
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);
     },
@@ -74,7 +74,9 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): permission choices at an
       ]);
       terminal.type("p");
       await terminal.waitFor(/ran the tests/);
-      expect(terminal.screen()).toMatch(/always allowed in this session: bash\(npx tape \*\)/);
+      expect(await terminal.screen()).toMatch(
+        /always allowed in this session: bash\(npx tape \*\)/,
+      );
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);
     },
@@ -118,7 +120,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): permission choices at an
       // Ctrl-C at the question cancels the prompt: the call is not run, the session stays open.
       terminal.key("C-c");
       await terminal.waitFor(/cancelled/);
-      expect(terminal.screen()).not.toMatch(/\[y\] yes/);
+      expect(await terminal.screen()).not.toMatch(/\[y\] yes/);
       expect(fixture.server.requests).toHaveLength(3);
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);

@@ -80,10 +80,10 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
       );
       terminal.type("p");
       await terminal.waitFor(/first run done/);
-      expect(terminal.screen()).toMatch(/ran npx tape test\/\*\.js/);
+      expect(await terminal.screen()).toMatch(/ran npx tape test\/\*\.js/);
       // The answer shows the rule it created, once (a fresh user's trial, item 8).
       expect(
-        terminal.screen().match(/always allowed in this session: bash\(npx tape \*\)/g),
+        (await terminal.screen()).match(/always allowed in this session: bash\(npx tape \*\)/g),
       ).toHaveLength(1);
 
       await terminal.idle();
@@ -95,7 +95,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
       await terminal.idle();
       terminal.type("clean up");
       await terminal.waitFor(/\$ rm -rf x/);
-      expect(terminal.screen()).toContain("[p] yes, always for bash(rm *) in this session");
+      expect(await terminal.screen()).toContain("[p] yes, always for bash(rm *) in this session");
       terminal.type("n");
       await terminal.waitFor(/not removed/);
       await terminal.idle();
@@ -142,7 +142,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): 'always' by command pref
       await terminal.idle();
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);
-      const events = await fixture.events(printedSessionId(terminal.screen(500)));
+      const events = await fixture.events(printedSessionId(await terminal.screen(500)));
       const permissions = events
         .filter((event) => event.type === "permission.completed")
         .map(({ data }) => [data.toolCallId, data.decision, data.scope, data.rule]);

@@ -29,7 +29,7 @@ describe.skipIf(tmuxMissing())("the interactive status row when a prompt ends", 
         await terminal.waitFor(/working \d+s · Esc cancels/);
         process.kill(terminal.cliPid(), signal);
         await terminal.exited();
-        const screen = terminal.screen(200);
+        const screen = await terminal.screen(200);
         expect(printedSessionId(screen)).toMatch(/^[0-9a-f-]{36}$/);
         expect(lastStatusRow(screen)).toMatch(new RegExp(`^${words} {2,}fake-model · ask`));
       },
@@ -45,7 +45,7 @@ describe.skipIf(tmuxMissing())("the interactive status row when a prompt ends", 
       await terminal.waitFor(/working \d+s · Esc cancels/);
       process.kill(terminal.cliPid(), "SIGTERM");
       await terminal.exited();
-      const screen = terminal.screen(200);
+      const screen = await terminal.screen(200);
       expect(screen).toContain("no prompt was sent: the session was not saved");
       expect(lastStatusRow(screen)).toMatch(/^cancelled by SIGTERM {2,}fake-model/);
     },

@@ -104,7 +104,7 @@ describe.skipIf(tmuxMissing())("the status line at a question", () => {
         (screen) => screenLines(screen).at(-1)?.startsWith("y/n or") === true,
         "the question's keys in the status line",
       );
-      expect(withoutSeconds(terminal.screen()).at(-1)).toBe(
+      expect(withoutSeconds(await terminal.screen()).at(-1)).toBe(
         "y/n or ↑/↓ select · Enter confirms · Esc no  fake-model · ask · ctx 0%",
       );
       expect(shown).toMatch(/Trust this project/);

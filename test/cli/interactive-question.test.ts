@@ -58,13 +58,13 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): what a permission questi
       await terminal.waitFor(
         /edit app\.js\s+interrupted\s*\n\s+Not run: the prompt was cancelled before/,
       );
-      expect(terminal.screen(200)).not.toMatch(/partly run/);
+      expect(await terminal.screen(200)).not.toMatch(/partly run/);
       expect(await readFile(join(fixture.repository, "app.js"), "utf8")).toBe(
         `first();\n${LONG}\nlast();\n`,
       );
       terminal.key("C-d");
       await terminal.exited();
-      const events = await fixture.events(printedSessionId(terminal.screen(500)));
+      const events = await fixture.events(printedSessionId(await terminal.screen(500)));
       const completed = events.find((event) => event.type === "tool.execution_complete");
       expect(completed?.data).toMatchObject({
         success: false,
@@ -99,10 +99,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): an edit that only adds l
       terminal.type("y");
       await terminal.waitFor(/\bedited\b/);
       await terminal.idle();
-      const rows = terminal
-        .screen(100)
-        .split("\n")
-        .map((line) => line.trimEnd());
+      const rows = (await terminal.screen(100)).split("\n").map((line) => line.trimEnd());
       const call = rows.findIndex((line) => /✓ edit app\.js/.test(line));
       expect(rows.slice(call + 1, call + 5)).toEqual([
         "  1   first();",

@@ -31,11 +31,11 @@ describe.skipIf(tmuxMissing())("reasoning on the full screen", () => {
     expect(rows(await live.idle())).toEqual(shown);
     live.key("C-d");
     expect((await live.exited()).code).toBe(0);
-    const sessionId = printedSessionId(live.screen(500));
+    const sessionId = printedSessionId(await live.screen(500));
 
     const reopened = fixture.open(["--resume", sessionId], { columns: 80 });
     await reopened.waitFor(/Done\./);
-    expect(rows(reopened.screen())).toEqual(shown);
+    expect(rows(await reopened.screen())).toEqual(shown);
     reopened.key("C-d");
     expect((await reopened.exited()).code).toBe(0);
   });

@@ -112,7 +112,7 @@ describe.skipIf(tmuxMissing())("a reopened session on the full screen", () => {
       ]);
       live.type("/exit");
       await live.exited();
-      expect(printedSessionId(live.screen(500))).toBe(sessionId);
+      expect(printedSessionId(await live.screen(500))).toBe(sessionId);
 
       // The same session reopened at the same size: the whole screen, every row, as it was live.
       const reopened = fixture.open(["--resume", String(sessionId)], size);
@@ -135,7 +135,7 @@ describe.skipIf(tmuxMissing())("a reopened session on the full screen", () => {
       await live.idle();
       live.key("C-d");
       await live.exited();
-      const sessionId = printedSessionId(live.screen(500));
+      const sessionId = printedSessionId(await live.screen(500));
 
       const reopened = fixture.open(["--resume", sessionId], { columns: 100 });
       await reopened.waitFor(/Hello\.[\s\S]*fake-model · ask · /);

@@ -52,7 +52,7 @@ describe.skipIf(tmuxMissing())("a reopened session on the full screen", () => {
 
       const reopened = fixture.open(["--resume", sessionId], { columns: 100, rows: 40 });
       await reopened.waitFor(/Done\./);
-      const rows = screenLines(reopened.screen());
+      const rows = screenLines(await reopened.screen());
       const from = rows.indexOf("Let me look.");
       expect(
         rows

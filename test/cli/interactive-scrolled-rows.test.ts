@@ -56,25 +56,22 @@ async function conversation(
 
 /** The scrollback and screen once a full redraw at `columns` (the same width) has written them. */
 async function redrawn(terminal: InteractiveTerminal, columns: number): Promise<string> {
-  const before = terminal.screen(HISTORY);
+  const before = await terminal.screen(HISTORY);
   terminal.resize(columns + 1, 30);
   await terminal.waitUntil(
     (shown) => shown.split("\n").some((row) => row.length === columns + 1),
     `the screen drawn at ${columns + 1} columns`,
   );
   terminal.resize(columns, 30);
-  let last = "";
-  await terminal
+  // The look that sees it again, else (after 5 s) the last one, for the caller's comparison.
+  return terminal
     .waitUntil(
-      () => {
-        last = terminal.screen(HISTORY);
-        return last === before;
-      },
+      (shown) => shown === before,
       "the same scrollback and screen after a full redraw",
       5_000,
+      HISTORY,
     )
-    .catch(() => undefined);
-  return last;
+    .catch(() => terminal.screen(HISTORY));
 }
 
 describe("pi-tui's row bookkeeping, which scrolled-rows.ts shifts", () => {
@@ -103,7 +100,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): rows scrolled above the 
         const terminal = await fixture.openReady([], { columns, rows: 30 });
         await conversation(terminal, "write a long answer", "first", first.open);
         await conversation(terminal, "and another", "second", second.open);
-        const shown = terminal.screen(HISTORY);
+        const shown = await terminal.screen(HISTORY);
         expect(shown).toContain("Paragraph 0 of first");
         expect(await redrawn(terminal, columns)).toBe(shown);
       },
@@ -126,7 +123,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): rows scrolled above the 
         "the screen drawn at 70 columns",
       );
       await conversation(terminal, "and another", "second", second.open);
-      const shown = terminal.screen(HISTORY);
+      const shown = await terminal.screen(HISTORY);
       expect(shown).toContain("Paragraph 0 of first");
       expect(await redrawn(terminal, 70)).toBe(shown);
     },

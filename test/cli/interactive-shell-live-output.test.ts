@@ -66,7 +66,7 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running `!command`'s o
       await terminal.idle();
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);
-      const scrollback = terminal.screen(2000);
+      const scrollback = await terminal.screen(2000);
       expect(runRows(command, scrollback)).toEqual(final);
       // No frame of the running command was left behind.
       expect(scrollback.match(/^ {2}shell-/gm)).toBeNull();
@@ -87,7 +87,7 @@ describe.skipIf(tmuxMissing())("the interactive screen: a running `!command`'s o
       await terminal.idle();
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);
-      const scrollback = terminal.screen(2000);
+      const scrollback = await terminal.screen(2000);
       expect(runRows(command, scrollback)).toEqual([
         `$ ${command}`,
         ...["step-1", "step-2", "step-3", "step-4", "step-5", "step-6"],

@@ -167,7 +167,7 @@ export { printedSessionId };
 export async function exitWithCtrlD(terminal: InteractiveTerminal): Promise<string> {
   terminal.key("C-d");
   expect((await terminal.exited()).code).toBe(0);
-  return printedSessionId(terminal.screen(500));
+  return printedSessionId(await terminal.screen(500));
 }
 
 /**

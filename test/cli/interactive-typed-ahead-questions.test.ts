@@ -108,13 +108,13 @@ async function permissionRound(
     terminal.write("also run");
     await terminal.waitFor(/─{20,}\n *also run *\n─{20,}/);
     // The question the round waits for next is its own: none is on the screen yet.
-    expect(terminal.screen()).not.toMatch(question);
+    expect(await terminal.screen()).not.toMatch(question);
     release();
     await terminal.waitFor(question);
     await waitUnwrapped(terminal, INPUT_HAS_KEYS);
     typeMessage(terminal, " the linter next", "key by key");
   } else {
-    expect(terminal.screen()).not.toMatch(question);
+    expect(await terminal.screen()).not.toMatch(question);
     release();
     await terminal.waitFor(question);
     typeMessage(terminal, message, typing);
@@ -270,7 +270,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a que
       expect(fixture.server.requests).toHaveLength(0);
       expectNothingTrusted(fixture, log);
       // Nothing of the message was stored: the session, never begun, has no log.
-      const sessionId = printedSessionId(terminal.screen(500));
+      const sessionId = printedSessionId(await terminal.screen(500));
       expect(existsSync(join(fixture.home, "session-state", sessionId))).toBe(false);
     },
   );
@@ -291,7 +291,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a que
       }
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);
-      const decisions = (await fixture.events(printedSessionId(terminal.screen(500))))
+      const decisions = (await fixture.events(printedSessionId(await terminal.screen(500))))
         .filter((event) => event.type === "permission.completed")
         .map((event) => [event.data.decision, event.data.scope]);
       // One decision a round, as each answer was: n, n, then y.

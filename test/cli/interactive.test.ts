@@ -68,7 +68,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
       terminal.key("C-d");
       const { code } = await terminal.exited();
       expect(code).toBe(0);
-      const sessionId = printedSessionId(terminal.screen(500));
+      const sessionId = printedSessionId(await terminal.screen(500));
       expect(await fixture.eventTypes(sessionId)).toEqual([
         "session.start",
         "user.message",
@@ -187,7 +187,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
       await terminal.idle();
       terminal.type("/exit");
       expect((await terminal.exited()).code).toBe(0);
-      const sessionId = printedSessionId(terminal.screen(500));
+      const sessionId = printedSessionId(await terminal.screen(500));
       const decisions = (await fixture.events(sessionId))
         .filter((event) => event.type === "permission.completed")
         .map((event) => [event.data.decision, event.data.scope]);
@@ -232,7 +232,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive)", () => {
       // Ctrl-C while idle asks to press it again (while busy it would cancel the prompt).
       await terminal.idle();
       expect((await terminal.exitWithCtrlC()).code).toBe(0);
-      const sessionId = printedSessionId(terminal.screen(500));
+      const sessionId = printedSessionId(await terminal.screen(500));
       const events = await fixture.events(sessionId);
       const types = events.map((event) => event.type);
       expect(types.filter((type) => type === "abort")).toHaveLength(2);

@@ -97,10 +97,7 @@ describe.skipIf(tmuxMissing())("a long edit's question and finished call", () =>
       terminal.type("y");
       await terminal.waitFor(/\bedited\b/);
       await terminal.idle();
-      const shown = terminal
-        .screen(100)
-        .split("\n")
-        .map((line) => line.trimEnd());
+      const shown = (await terminal.screen(100)).split("\n").map((line) => line.trimEnd());
       const call = shown.findIndex((line) => /✓ edit notes\.txt/.test(line));
       expect(shown.slice(call + 1, call + 8)).toEqual([
         "  1 - turnloop 1",

@@ -389,7 +389,7 @@ describe.runIf(CAN_MOUNT && !tmuxMissing())(
         terminal.type("Say a lot");
         await terminal.waitFor(/the prompt was stopped/);
         await terminal.idle();
-        const screen = terminal.screen(400);
+        const screen = await terminal.screen(400);
         expect(screen.match(/The end of the answer\./g)).toHaveLength(1);
         expect(screen.match(/could not be written/g)).toHaveLength(1);
         expect(screen).toMatch(new RegExp(refusedLog(disk.home)));
@@ -415,7 +415,7 @@ describe.runIf(CAN_MOUNT && !tmuxMissing())(
         terminal.type("go");
         await terminal.waitFor(/the prompt was stopped/);
         await terminal.idle();
-        const rows = terminal.screen(200).split("\n");
+        const rows = (await terminal.screen(200)).split("\n");
         const line = rows.findIndex((row) =>
           /^\s*✓ bash seq 1 8000\s+[\d.]+ (?:ms|s|min)$/.test(row),
         );

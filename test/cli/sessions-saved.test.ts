@@ -26,8 +26,8 @@ describe.skipIf(tmuxMissing())("a session is saved at its first prompt", () => {
       terminal.key("C-d");
       const { code } = await terminal.exited();
       expect(code).toBe(0);
-      expect(terminal.screen(200)).toContain("no prompt was sent: the session was not saved");
-      expect(terminal.screen(200)).not.toContain("resume it with");
+      expect(await terminal.screen(200)).toContain("no prompt was sent: the session was not saved");
+      expect(await terminal.screen(200)).not.toContain("resume it with");
       expect(await sessionFolders(fixture.home)).toEqual([]);
       const listed = await runCli(["sessions"], {
         cwd: fixture.repository,
@@ -49,7 +49,7 @@ describe.skipIf(tmuxMissing())("a session is saved at its first prompt", () => {
       terminal.key("C-d");
       const { code } = await terminal.exited();
       expect(code).toBe(0);
-      const screen = terminal.screen(200);
+      const screen = await terminal.screen(200);
       expect(screen).toContain(
         "the session was not saved: storage refused the prompt (the error above)",
       );
@@ -71,7 +71,9 @@ describe.skipIf(tmuxMissing())("a session is saved at its first prompt", () => {
       expect(others).toEqual([]);
       terminal.key("C-d");
       await terminal.exited();
-      expect(terminal.screen(200)).toContain(`resume it with: turnloop --resume ${sessionId}`);
+      expect(await terminal.screen(200)).toContain(
+        `resume it with: turnloop --resume ${sessionId}`,
+      );
       expect(await fixture.eventTypes(sessionId ?? "")).toEqual(ANSWERED_SESSION);
       const listed = await runCli(["sessions"], {
         cwd: fixture.repository,

@@ -32,7 +32,7 @@ describe.skipIf(tmuxMissing())("a reopened session's !command", () => {
       await live.idle();
       live.key("C-d");
       await live.exited();
-      const sessionId = printedSessionId(live.screen(500));
+      const sessionId = printedSessionId(await live.screen(500));
       // The model got the output with the prompt.
       expect(fixture.lastMessage(0)).toBe(
         "The user ran `printf 'a.txt\\nb.txt\\n'` in the terminal (exit 0). Its output:\n" +

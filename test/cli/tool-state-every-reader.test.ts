@@ -85,7 +85,7 @@ async function terminalWords(sessionId: string, cwd: string, env: NodeJS.Process
   });
   try {
     await terminal.waitFor(/Waiting\.[\s\S]*cancelled/);
-    const rows = screenLines(terminal.screen()).filter((row) => /^[✓✗⊘] /.test(row));
+    const rows = screenLines(await terminal.screen()).filter((row) => /^[✓✗⊘] /.test(row));
     terminal.key("C-d");
     expect((await terminal.exited()).code).toBe(0);
     return rows.map((row) => (row.startsWith("✓") ? undefined : row.split("  ").at(-1)));

@@ -7,6 +7,13 @@ import { expect } from "vitest";
 import { CLI_PATH } from "./cli.js";
 import { TerminalControl } from "./terminal-control.js";
 
+/**
+ * How long a synchronized update may stay open with nothing written before a wait takes the
+ * screen as it is (a program killed mid-frame leaves its frame open; one that runs ends it in
+ * milliseconds).
+ */
+const FRAME_LEFT_OPEN_MS = 5_000;
+
 const execFileAsync = promisify(execFile);
 
 /** Whether tmux can run here; interactive tests fail in CI without it (see {@link tmuxMissing}). */
@@ -36,7 +43,7 @@ export class InteractiveTerminal {
   /** The tmux server's socket name (`tmux -L`), for commands this class does not wrap. */
   readonly socketName = `turnloop-interactive-${randomUUID().slice(0, 8)}`;
   private readonly target = "main";
-  /** The waits' eyes on the pane (test/support/terminal-control.ts), started by the first wait. */
+  /** The waits' eyes on the pane (test/support/terminal-control.ts). */
   private readonly control = new TerminalControl(this.socketName, this.target);
 
   constructor(
@@ -57,13 +64,17 @@ export class InteractiveTerminal {
        * the CLI runs.
        */
       startWhen?: string;
+      /** The program and its arguments to run in place of `turnloop args` (the harness's own tests). */
+      program?: readonly string[];
     },
   ) {
     const env = { TERM: "xterm-256color", ...options.env };
     const assignments = Object.entries(env)
       .filter(([, value]) => value !== undefined)
       .map(([key, value]) => `${key}=${shellQuote(value ?? "")}`);
-    const cli = [process.execPath, CLI_PATH, ...args].map(shellQuote).join(" ");
+    const cli = (options.program ?? [process.execPath, CLI_PATH, ...args])
+      .map(shellQuote)
+      .join(" ");
     let run = `env -i ${assignments.join(" ")} ${cli}`;
     let after = `echo "[exit $?]"; echo "[stty $(stty -a | tr '\\n' ' ')]"; sleep 600`;
     if (options.recordIn !== undefined) {
@@ -99,28 +110,35 @@ export class InteractiveTerminal {
         ...(after === "" ? [] : [after]),
       ].join("; "),
     );
+    // The waits' client attaches at once, to see the program's frames from its first (a frame
+    // begun before it attached would look ended to it).
+    this.control.attach();
   }
 
-  /** What the pane shows (with `history` lines of scrollback), trailing blanks removed. */
-  screen(history = 0): string {
-    return this.tmux(...this.captureArguments(history)).replace(/\s+$/, "");
+  /**
+   * What the pane shows (with `history` lines of scrollback), trailing blanks removed: the first
+   * look that catches no frame half drawn ({@link poll}).
+   */
+  screen(history = 0): Promise<string> {
+    return this.poll(() => true, "for a whole frame", 15_000, history);
   }
 
   /**
    * {@link screen} without blocking the event loop, for the waits: the test process also runs the
    * fake model server, whose answers a blocking `tmux capture-pane` held back while it ran. Asked
-   * through the control client; a `tmux` process when that has ended (the session closed).
+   * through the control client, which says whether the capture caught a frame half drawn
+   * (terminal-control.ts `midFrame`); a `tmux` process when that has ended (the session closed).
    */
-  private async screenLater(history: number): Promise<string> {
+  private async screenLater(history: number): Promise<{ screen: string; midFrame: boolean }> {
     const captureArguments = this.captureArguments(history);
-    const lines = await this.control.run(captureArguments).catch(() => undefined);
-    if (lines !== undefined) {
-      return lines.join("\n").replace(/\s+$/, "");
+    const reply = await this.control.run(captureArguments).catch(() => undefined);
+    if (reply !== undefined) {
+      return { screen: reply.lines.join("\n").replace(/\s+$/, ""), midFrame: reply.midFrame };
     }
     const { stdout } = await execFileAsync("tmux", ["-L", this.socketName, ...captureArguments], {
       encoding: "utf8",
     });
-    return stdout.replace(/\s+$/, "");
+    return { screen: stdout.replace(/\s+$/, ""), midFrame: false };
   }
 
   private captureArguments(history: number): string[] {
@@ -188,15 +206,17 @@ export class InteractiveTerminal {
 
   /**
    * Polls the screen until `condition(screen)` holds (as {@link poll} looks; not a delay)
-   * and returns that screen; throws after `timeoutMs` with `what` and the last screen. For a state
-   * that takes several redraws, such as a resize, where one pattern can match a half-drawn screen.
+   * and returns that screen (with `history` lines of scrollback); throws after `timeoutMs` with
+   * `what` and the last screen. For a state that takes several redraws, such as a resize, where
+   * one pattern can match a screen between two of them.
    */
   waitUntil(
     condition: (screen: string) => boolean,
     what: string,
     timeoutMs = 15_000,
+    history = 0,
   ): Promise<string> {
-    return this.poll(condition, `until ${what}`, timeoutMs, 0);
+    return this.poll(condition, `until ${what}`, timeoutMs, history);
   }
 
   /**
@@ -212,8 +232,8 @@ export class InteractiveTerminal {
     timeoutMs = 15_000,
   ): Promise<string> {
     const drawn = (screen: string) => isDeepStrictEqual(normalise(screen), expected);
-    const screen = await this.poll(drawn, "for the expected screen", timeoutMs, 0).catch(() =>
-      this.screenLater(0),
+    const screen = await this.poll(drawn, "for the expected screen", timeoutMs, 0).catch(
+      async () => (await this.screenLater(0)).screen,
     );
     expect(normalise(screen)).toEqual(expected);
     return screen;
@@ -222,7 +242,11 @@ export class InteractiveTerminal {
   /**
    * Looks at the screen until `condition` holds: again once the pane has written something since
    * the last look (tmux's `%output`), at most every 50 ms and at least every second (a resize
-   * changes the screen without output); a look, not a delay, decides.
+   * changes the screen without output); a look, not a delay, decides. A screen caught inside one of
+   * the program's synchronized updates (pi-tui wraps each frame in one) is half drawn, its last rows
+   * perhaps not yet written (CI saw a status line cut short under a matched box): it counts only
+   * once the frame is ended, or when nothing more was written for {@link FRAME_LEFT_OPEN_MS} (a
+   * program killed mid-frame). `condition` sees every screen looked at, whole or not.
    */
   private async poll(
     condition: (screen: string) => boolean,
@@ -231,18 +255,27 @@ export class InteractiveTerminal {
     history: number,
   ): Promise<string> {
     const deadline = Date.now() + timeoutMs;
+    /** While the screens looked at are half drawn: the output count then, and since when. */
+    let open: { outputs: number; since: number } | undefined;
     for (;;) {
       const outputs = this.control.outputCount;
-      const screen = await this.screenLater(history);
-      if (condition(screen)) {
+      const { screen, midFrame } = await this.screenLater(history);
+      const leftOpen = open?.outputs === outputs && Date.now() - open.since >= FRAME_LEFT_OPEN_MS;
+      if (condition(screen) && (!midFrame || leftOpen)) {
         return screen;
       }
+      const now = this.control.outputCount;
+      open = !midFrame
+        ? undefined
+        : open?.outputs === now
+          ? open
+          : { outputs: now, since: Date.now() };
       const left = deadline - Date.now();
       if (left < 0) {
         throw new Error(`timed out waiting ${what}; the screen shows:\n${screen}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
-      await this.control.outputAfter(outputs, Math.min(1_000, left));
+      await this.control.outputAfter(open?.outputs ?? outputs, Math.min(1_000, left));
     }
   }
 

@@ -3,7 +3,9 @@
  * session, for test/support/interactive-terminal.ts's waits: it captures the pane through the
  * client's stdin (no `tmux` process spawned per look: about 19 ms of CPU each, measured in
  * bench/notes/suite36.md) and says when the pane has written something (`%output`), so a wait
- * looks again when the screen may have changed instead of every 50 ms.
+ * looks again when the screen may have changed instead of every 50 ms. It also follows the pane's
+ * synchronized updates (`CSI ? 2026 h` … `CSI ? 2026 l`, in which pi-tui wraps each frame it
+ * writes), so a look can tell a screen caught between two writes of one frame.
  */
 
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
@@ -14,13 +16,30 @@ interface PendingCommand {
   lines: string[];
   /** The `<time> <number>` of its reply's `%begin`, once that came: its `%end` repeats them. */
   block: string | undefined;
-  resolve: (lines: string[]) => void;
+  /** Whether a synchronized update was open when its reply began (set at its `%begin`). */
+  midFrame: boolean;
+  resolve: (reply: ControlReply) => void;
   reject: (error: Error) => void;
 }
 
+/** A command's reply, and whether tmux ran it inside one of the pane's synchronized updates. */
+export interface ControlReply {
+  lines: string[];
+  /**
+   * True when the pane had begun a synchronized update (`CSI ? 2026 h`) and not ended it when tmux
+   * ran the command: a capture then shows a frame half drawn. Exact, since tmux writes a control
+   * client's `%output` and command replies in one ordered queue, and parses each read of the pane
+   * into the screen as it queues its `%output` (tmux 3.2+'s control.c).
+   */
+  midFrame: boolean;
+}
+
+const FRAME_BEGIN = String.raw`\033[?2026h`;
+const FRAME_END = String.raw`\033[?2026l`;
+
 /**
- * The control client of session `target` on the tmux server `socketName`; started by the first
- * {@link capture}, stopped by {@link close} or when the session ends (then {@link capture} rejects
+ * The control client of session `target` on the tmux server `socketName`; started by {@link attach}
+ * or the first {@link run}, stopped by {@link close} or when the session ends (then {@link run} rejects
  * and the caller looks another way).
  */
 export class TerminalControl {
@@ -30,6 +49,9 @@ export class TerminalControl {
   /** How many `%output` notifications came: a wait compares it with the count at its capture. */
   private outputs = 0;
   private readonly outputWaiters = new Set<() => void>();
+  /** Whether the pane's last synchronized update is open, and the end of its last `%output`. */
+  private frameOpen = false;
+  private outputTail = "";
 
   constructor(
     private readonly socketName: string,
@@ -42,17 +64,17 @@ export class TerminalControl {
   }
 
   /**
-   * The reply's lines to `tmux <command>` (its words, each quoted for tmux's parser).
+   * The reply to `tmux <command>` (its words, each quoted for tmux's parser).
    * @throws (rejects) when tmux answers `%error`, or the client could not start or has ended.
    */
-  run(words: readonly string[]): Promise<string[]> {
+  run(words: readonly string[]): Promise<ControlReply> {
     const client = this.started();
     return new Promise((resolve, reject) => {
       if (this.ended !== undefined) {
         reject(this.ended);
         return;
       }
-      this.pending.push({ lines: [], block: undefined, resolve, reject });
+      this.pending.push({ lines: [], block: undefined, midFrame: false, resolve, reject });
       client.stdin.write(`${words.map(quote).join(" ")}\n`);
     });
   }
@@ -74,6 +96,11 @@ export class TerminalControl {
       const timer = setTimeout(done, atMostMs);
       this.outputWaiters.add(done);
     });
+  }
+
+  /** Starts the client (else the first {@link run} does): it sees `%output` from then on. */
+  attach(): void {
+    this.started();
   }
 
   /** Stops the client (its end is no error for the commands already answered). */
@@ -113,21 +140,38 @@ export class TerminalControl {
       }
       this.pending.shift();
       if (end[1] === "end") {
-        command.resolve(command.lines);
+        command.resolve({ lines: command.lines, midFrame: command.midFrame });
       } else {
         command.reject(new Error(`tmux: ${command.lines.join("\n")}`));
       }
     } else if (command !== undefined && /^%begin \d+ \d+ 1$/.test(line)) {
       // Flag 1: a reply to this client's own command (0: the attach's, before any of ours).
       command.block = line.slice("%begin ".length, -" 1".length);
+      command.midFrame = this.frameOpen;
     } else if (line.startsWith("%output ")) {
       this.outputs += 1;
+      this.followFrames(line);
       for (const waiter of [...this.outputWaiters]) {
         waiter();
       }
     } else if (line.startsWith("%exit")) {
       this.finish(new Error(`the terminal's control client exited: ${line}`));
     }
+  }
+
+  /**
+   * Follows the synchronized updates in one `%output %<pane> <bytes>` line, whose bytes tmux writes
+   * with control characters and `\` as octal escapes (`\033` for ESC; tmux(1) "CONTROL MODE").
+   * The last write's end is kept, for a marker split between two reads of the pane.
+   */
+  private followFrames(line: string): void {
+    const bytes = this.outputTail + line.slice(line.indexOf(" ", "%output ".length) + 1);
+    const begin = bytes.lastIndexOf(FRAME_BEGIN);
+    const end = bytes.lastIndexOf(FRAME_END);
+    if (begin !== end) {
+      this.frameOpen = begin > end;
+    }
+    this.outputTail = bytes.slice(-(FRAME_BEGIN.length - 1));
   }
 
   private finish(error: Error): void {
