@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { approveAll, type TurnloopClient } from "../../src/sdk/index.js";
-import { chatBody, fixtureForFile } from "./support.js";
+import { chatBody, fixtureForFile, sdkWarnings } from "./support.js";
 
 /**
  * Round 3 session 46, lane fixsdk (trial finding F5): an answer of a hook other than `preToolUse`
@@ -15,17 +15,7 @@ beforeAll(async () => {
   client = await fixture.startedClient();
 });
 
-const warnings: string[] = [];
-const onWarning = (warning: Error) => {
-  if (warning.name === "TurnloopSdkWarning") {
-    warnings.push(warning.message);
-  }
-};
-process.on("warning", onWarning);
-// The worker runs other files after this one (vitest.config.ts: isolate: false).
-afterAll(() => {
-  process.off("warning", onWarning);
-});
+const warnings = sdkWarnings();
 
 describe("hook answers of the wrong shape", () => {
   test("are recorded as failures, change nothing, and are told to the app once per hook", async () => {

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { PermissionHandler, TurnloopClient } from "../../src/sdk/index.js";
 import { callingTools } from "../support/replies.js";
-import { fixtureForFile, requestMessages } from "./support.js";
+import { fixtureForFile, requestMessages, sdkWarnings } from "./support.js";
 
 /**
  * An app's permission handler that gives no usable decision (a JavaScript app that forgets its
@@ -16,20 +16,7 @@ beforeAll(async () => {
   client = await fixture.startedClient();
 });
 
-const warnings: string[] = [];
-const onWarning = (warning: Error) => {
-  if (warning.name === "TurnloopSdkWarning") {
-    warnings.push(warning.message);
-  }
-};
-process.on("warning", onWarning);
-afterEach(() => {
-  warnings.length = 0;
-});
-// The worker runs other files after this one (vitest.config.ts: isolate: false).
-afterAll(() => {
-  process.off("warning", onWarning);
-});
+const warnings = sdkWarnings();
 
 /** The tool result the model got for `echo ran` under `handler`, and the prompt's answer. */
 async function promptWith(handler: PermissionHandler) {

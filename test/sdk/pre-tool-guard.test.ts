@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
+import { beforeAll, expect, test } from "vitest";
 import type { WireEvent } from "../../src/protocol/wire-event.js";
 import {
   approveAll,
@@ -10,7 +10,7 @@ import {
   type TurnloopSession,
 } from "../../src/sdk/index.js";
 import { callingTools } from "../support/replies.js";
-import { fixtureForFile } from "./support.js";
+import { fixtureForFile, sdkWarnings } from "./support.js";
 
 /**
  * An app's `preToolUse` guard fails closed (README, "Hooks"): one that throws, answers no
@@ -25,20 +25,7 @@ beforeAll(async () => {
   client = await fixture.startedClient();
 });
 
-const warnings: string[] = [];
-const onWarning = (warning: Error) => {
-  if (warning.name === "TurnloopSdkWarning") {
-    warnings.push(warning.message);
-  }
-};
-process.on("warning", onWarning);
-afterEach(() => {
-  warnings.length = 0;
-});
-// The worker runs other files after this one (vitest.config.ts: isolate: false).
-afterAll(() => {
-  process.off("warning", onWarning);
-});
+const warnings = sdkWarnings();
 
 /**
  * In one session of `on` (default: the file's client) guarded by `guard`, the model removes

@@ -116,6 +116,29 @@ class SdkFixture extends LateModelPlace implements Fixture {
   }
 }
 
+/**
+ * The messages of the `TurnloopSdkWarning` process warnings turnloop/sdk emits while the calling
+ * file's tests run, in order; emptied after each test. Node emits a warning on a tick of its own:
+ * wait one (`setImmediate`) before reading. The listener is removed after the file (the worker
+ * runs other files after it: vitest.config.ts, `isolate: false`).
+ */
+export function sdkWarnings(): string[] {
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => {
+    if (warning.name === "TurnloopSdkWarning") {
+      warnings.push(warning.message);
+    }
+  };
+  process.on("warning", onWarning);
+  afterEach(() => {
+    warnings.length = 0;
+  });
+  afterAll(() => {
+    process.off("warning", onWarning);
+  });
+  return warnings;
+}
+
 const NAMED_IDS: Record<string, string> = {
   turnId: "turn",
   messageId: "message",
