@@ -1,11 +1,14 @@
 import {
   approveAll,
   type CopilotClient,
+  type CopilotSession,
   defineTool,
+  type PermissionHandler,
   type PermissionRequest,
   type SessionHooks,
 } from "@github/copilot-sdk";
 import { beforeAll, describe, expect, test } from "vitest";
+import type { Reply } from "../support/fake-model-types.js";
 import { callingTools } from "../support/replies.js";
 import { chatBody, fixtureForFile, startCopilotClient } from "./support.js";
 
@@ -83,18 +86,42 @@ function answerTool() {
   });
 }
 
+/**
+ * A session of the file's client asking `onPermissionRequest`, offering the app's `answer` tool
+ * ({@link answerTool}) when `withAnswerTool`, its hooks recording into `calls` ({@link recordingHooks}).
+ */
+async function recordedSession(onPermissionRequest: PermissionHandler, withAnswerTool: boolean) {
+  const calls: HookCall[] = [];
+  const session = await client.createSession({
+    onPermissionRequest,
+    ...(withAnswerTool ? { tools: [answerTool()] } : {}),
+    hooks: recordingHooks(calls),
+  });
+  return { session, calls };
+}
+
+/**
+ * Queues `replies`, sends "go" and waits for its end. @returns the tool names the model's first
+ * request offered and the messages of the next one (what the model read after the calls).
+ */
+async function goAndRead(session: CopilotSession, ...replies: Reply[]) {
+  const from = fixture.model.requests.length;
+  fixture.model.enqueue(...replies);
+  await session.sendAndWait({ prompt: "go" });
+  const offered = (chatBody(fixture.model.requests[from]).tools ?? []).map(
+    (tool) => tool.function.name,
+  );
+  return { offered, next: chatBody(fixture.model.requests[from + 1]).messages };
+}
+
 const guidance = (tool: string) =>
   `Tool "${tool}" failed. Additional guidance from postToolUseFailure hooks:\n(${tool} failed)`;
 
 describe("post-tool hooks", () => {
   test("success, a failed command, a denied call, a timed-out command, a killed command, an unknown tool: the hooks each gets", async () => {
-    const calls: HookCall[] = [];
-    const session = await client.createSession({
-      onPermissionRequest: approvingBut,
-      hooks: recordingHooks(calls),
-    });
-    const from = fixture.model.requests.length;
-    fixture.model.enqueue(
+    const { session, calls } = await recordedSession(approvingBut, false);
+    const { offered, next } = await goAndRead(
+      session,
       callingTools(
         ["call_ok", "bash", { command: "echo fine" }],
         ["call_exit", "bash", { command: "echo out; exit 4" }],
@@ -105,11 +132,7 @@ describe("post-tool hooks", () => {
       ),
       { text: "done" },
     );
-    await session.sendAndWait({ prompt: "go" });
-    const names = (chatBody(fixture.model.requests[from]).tools ?? []).map(
-      (tool) => tool.function.name,
-    );
-    const missing = `Tool 'no_such_tool' does not exist. Available tools that can be called are ${names.join(", ")}.`;
+    const missing = `Tool 'no_such_tool' does not exist. Available tools that can be called are ${offered.join(", ")}.`;
     expect(calls).toEqual([
       ["preToolUse", { toolName: "bash", toolArgs: { command: "echo fine" } }],
       [
@@ -152,7 +175,6 @@ describe("post-tool hooks", () => {
 
     // What the model read next: the results (a success with its context appended), then the
     // failure hooks' guidance, in call order, after the batch's results.
-    const next = chatBody(fixture.model.requests[from + 1]).messages;
     const results = next.flatMap((message) =>
       message.role === "tool" ? [[message.tool_call_id, message.content]] : [],
     );
@@ -174,12 +196,7 @@ describe("post-tool hooks", () => {
   });
 
   test("a call the user rejects, and an app's tool that answers rejected, get no post-tool hook", async () => {
-    const calls: HookCall[] = [];
-    const session = await client.createSession({
-      onPermissionRequest: approvingBut,
-      tools: [answerTool()],
-      hooks: recordingHooks(calls),
-    });
+    const { session, calls } = await recordedSession(approvingBut, true);
     // A rejection ends the prompt: no further model request.
     fixture.model.enqueue(callingTools(["call_rejected", "bash", { command: "echo rejected" }]));
     await session.sendAndWait({ prompt: "go" });
@@ -193,14 +210,9 @@ describe("post-tool hooks", () => {
   });
 
   test("an app's tool: success, failure, denied and timeout answers, each as Copilot hooks it", async () => {
-    const calls: HookCall[] = [];
-    const session = await client.createSession({
-      onPermissionRequest: approveAll,
-      tools: [answerTool()],
-      hooks: recordingHooks(calls),
-    });
-    const from = fixture.model.requests.length;
-    fixture.model.enqueue(
+    const { session, calls } = await recordedSession(approveAll, true);
+    const { next } = await goAndRead(
+      session,
       callingTools(
         ["call_s", "answer", { resultType: "success" }],
         ["call_f", "answer", { resultType: "failure" }],
@@ -209,7 +221,6 @@ describe("post-tool hooks", () => {
       ),
       { text: "done" },
     );
-    await session.sendAndWait({ prompt: "go" });
     const pre = (resultType: string) => [
       "preToolUse",
       { toolName: "answer", toolArgs: { resultType } },
@@ -235,20 +246,14 @@ describe("post-tool hooks", () => {
         { toolName: "answer", toolArgs: { resultType: "failure" }, error: "answered failure" },
       ],
     ]);
-    const next = chatBody(fixture.model.requests[from + 1]).messages;
     expect(next.at(-1)).toEqual({ role: "user", content: guidance("answer") });
     await session.disconnect();
   });
 
   test("calls with bad arguments (an app's tool, a built-in, no JSON) get preToolUse, then postToolUseFailure", async () => {
-    const calls: HookCall[] = [];
-    const session = await client.createSession({
-      onPermissionRequest: approveAll,
-      tools: [answerTool()],
-      hooks: recordingHooks(calls),
-    });
-    const from = fixture.model.requests.length;
-    fixture.model.enqueue(
+    const { session, calls } = await recordedSession(approveAll, true);
+    const { next } = await goAndRead(
+      session,
       {
         toolCalls: [
           { id: "call_app", name: "answer", arguments: '{"resultType":3}' },
@@ -258,8 +263,6 @@ describe("post-tool hooks", () => {
       },
       { text: "done" },
     );
-    await session.sendAndWait({ prompt: "go" });
-    const next = chatBody(fixture.model.requests[from + 1]).messages;
     const read = new Map(
       next.flatMap((message) =>
         message.role === "tool" ? [[message.tool_call_id, String(message.content)]] : [],
