@@ -9,7 +9,7 @@ import {
   type TurnloopClient,
   type UserInputRequest,
 } from "../../src/sdk/index.js";
-import { chatBody, fixtureForFile } from "./support.js";
+import { askColour, chatBody, fixtureForFile } from "./support.js";
 
 /**
  * Round 3 session 46, lane fixsdk (trial finding F1): `turnloop/sdk` takes the Copilot SDK's
@@ -157,34 +157,13 @@ describe("the Copilot SDK's settings in turnloop/sdk", () => {
         return { answer: "blue", wasFreeform: false };
       },
     });
-    const from = fixture.model.requests.length;
-    fixture.model.enqueue(
-      {
-        toolCalls: [
-          {
-            id: "call_ask",
-            name: "ask_user",
-            arguments: JSON.stringify({ question: "Which colour?", choices: ["red", "blue"] }),
-          },
-        ],
-      },
-      { text: "Blue it is." },
-    );
-    const reply = await session.sendAndWait({ prompt: "Pick a colour with me." });
-    expect(reply?.data.content).toBe("Blue it is.");
+    const { reply, offered, results } = await askColour(fixture, session);
+    expect(reply).toBe("Blue it is.");
     expect(asked).toEqual([
       [{ question: "Which colour?", choices: ["red", "blue"] }, { sessionId: session.sessionId }],
     ]);
-    const offered = (chatBody(fixture.model.requests[from]).tools ?? []).map(
-      (tool) => tool.function.name,
-    );
     expect(offered).toContain("ask_user");
-    const results = chatBody(fixture.model.requests[from + 1]).messages.filter(
-      (message) => message.role === "tool",
-    );
-    expect(results.map((message) => [message.tool_call_id, message.content])).toEqual([
-      ["call_ask", "blue"],
-    ]);
+    expect(results).toEqual([["call_ask", "blue"]]);
     await session.disconnect();
   });
 

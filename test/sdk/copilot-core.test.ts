@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { stdioEntry } from "../support/mcp/servers.js";
 import { callingTools } from "../support/replies.js";
 import {
+  askColour,
   type ChatBody,
   chatBody,
   fixtureForFile,
@@ -330,30 +331,11 @@ describe("extended families", () => {
         return { answer: "blue", wasFreeform: false };
       },
     });
-    const from = fixture.model.requests.length;
-    fixture.model.enqueue(
-      {
-        toolCalls: [
-          {
-            id: "call_ask",
-            name: "ask_user",
-            arguments: JSON.stringify({ question: "Which colour?", choices: ["red", "blue"] }),
-          },
-        ],
-      },
-      { text: "Blue it is." },
-    );
-    const reply = await session.sendAndWait({ prompt: "Pick a colour with me." });
-    expect(reply?.data.content).toBe("Blue it is.");
+    const { reply, offered, results } = await askColour(fixture, session);
+    expect(reply).toBe("Blue it is.");
     expect(asked).toEqual([{ question: "Which colour?", choices: ["red", "blue"] }]);
-    const names = (chatBody(fixture.model.requests[from]).tools ?? []).map((t) => t.function.name);
-    expect(names).toContain("ask_user");
-    const results = chatBody(fixture.model.requests[from + 1]).messages.filter(
-      (m) => m.role === "tool",
-    );
-    expect(results.map((message) => [message.tool_call_id, message.content])).toEqual([
-      ["call_ask", "blue"],
-    ]);
+    expect(offered).toContain("ask_user");
+    expect(results).toEqual([["call_ask", "blue"]]);
     await session.disconnect();
     const without = await client.createSession({ onPermissionRequest: approveAll });
     expect(await offeredNames(without)).not.toContain("ask_user");

@@ -233,6 +233,41 @@ export function chatBody(request: RecordedRequest | undefined): ChatBody {
 }
 
 /**
+ * One prompt of `session` (either SDK's), "Pick a colour with me.": the model asks "Which colour?"
+ * of red and blue with `ask_user`, then answers "Blue it is.". @returns the reply's content, the
+ * tool names the model's first request offered, and the tool results its second carried, as
+ * `[tool_call_id, content]`.
+ */
+export async function askColour(
+  fixture: Pick<Fixture, "model">,
+  session: {
+    sendAndWait(options: { prompt: string }): Promise<{ data: { content: string } } | undefined>;
+  },
+): Promise<{ reply: string | undefined; offered: string[]; results: unknown[][] }> {
+  const from = fixture.model.requests.length;
+  fixture.model.enqueue(
+    {
+      toolCalls: [
+        {
+          id: "call_ask",
+          name: "ask_user",
+          arguments: JSON.stringify({ question: "Which colour?", choices: ["red", "blue"] }),
+        },
+      ],
+    },
+    { text: "Blue it is." },
+  );
+  const reply = await session.sendAndWait({ prompt: "Pick a colour with me." });
+  const offered = (chatBody(fixture.model.requests[from]).tools ?? []).map(
+    (tool) => tool.function.name,
+  );
+  const results = chatBody(fixture.model.requests[from + 1])
+    .messages.filter((message) => message.role === "tool")
+    .map((message) => [message.tool_call_id, message.content]);
+  return { reply: reply?.data.content, offered, results };
+}
+
+/**
  * The official `@github/copilot-sdk` client over the built CLI (with `args`, default `--yolo`),
  * started; stopped by the fixture's `close`.
  */
