@@ -70,7 +70,12 @@ const OWN_SETTINGS: ReadonlyArray<keyof ResumeSessionConfig> = [
  * handlers as their capability flags (`onElicitationRequest` → `requestElicitation`), renamed ones
  * under the wire's name (`configDirectory` → `configDir`, `suppressResumeEvent` → `disableResume`),
  * the ones it keeps in the app by their own. Absent: `defaultAgent` (turnloop reads it) and
- * `includeSubAgentStreamingEvents` (true is what turnloop does).
+ * `includeSubAgentStreamingEvents` (true is what turnloop does). Written out, not derived from
+ * src/protocol/session-settings.ts's `COPILOT_ONLY_SETTINGS`: this list states what the Copilot
+ * SDK's session settings are on the wire, and turnloop's list is what is tested against it (with
+ * a name missing there, `createSession` refuses it as unknown and this test fails); derived, it
+ * would be compared with itself. The server's list is the wider one: it also has what the Copilot SDK adds on its own
+ * (`traceparent`, `gitHubTokenProviderRegistrationId` …).
  */
 const IGNORED = [
   "reasoningSummary",
