@@ -1,15 +1,25 @@
 /**
- * An ACP follower's prompt queued on a worker that dies (issue 22): worker A (a real server
- * process) holds a session and runs its own client's prompt; `turnloop acp` on the same database
- * loads the session and sends a `session/prompt`, which waits in A's queue; A is killed with
- * SIGKILL. Once the ACP process sees A's process gone (same machine), the prompt is answered with
- * an error saying so (not left
- * waiting), told first as turnloop's notice, never as the reply (src/acp/notices.ts: a `notice`
- * to a client that offered `session.notices`, a thought to any other; it was an agent message),
- * and the editor's next prompt claims the session and runs in the ACP process.
+ * An editor on a session whose owner dies (issue 22): worker A (a real server process) holds a
+ * session and runs a prompt of its own client, held open by the model; `turnloop acp` on the same
+ * database loaded the session. A is killed with SIGKILL once its open turn is stored.
+ *
+ * With the editor's own prompt queued on A (a `session/prompt`, waiting in A's queue): once the
+ * ACP process sees A's process gone (same machine), the prompt is answered with an error saying so
+ * (not left waiting), told first as turnloop's notice, never as the reply (src/acp/notices.ts: a
+ * `notice` to a client that offered `session.notices`, a thought to any other; it was an agent
+ * message), and the editor's next prompt claims the session and runs in the ACP process.
+ *
+ * With the editor only following (it sent nothing; src/acp/followed-holder.ts,
+ * session/followed-leases.ts): before, it saw A's prompt and then nothing until some worker
+ * reopened the session; now the ACP process's next lease check fences A's lease and the editor
+ * gets turnloop's notice "Prompt interrupted" (ACP v1 has no other way to say it outside a
+ * prompt's answer), once: its next prompt claims the session, whose repair is said as for any
+ * claim, with no second notice.
+ *
+ * Both cases share one fake model and one database (a new session each).
  */
 
-import { expect, test } from "vitest";
+import { expect, test, vi } from "vitest";
 import { gate } from "../support/gate.js";
 import {
   claimAfterOwnerDied,
@@ -22,7 +32,7 @@ import {
 import { describeWorkers, QUICK_OWNER_CHECK } from "./workers-support.js";
 
 describeWorkers(
-  "an ACP follower's prompt on a worker that dies",
+  "an ACP editor on a session whose worker dies",
   (workers) => {
     test.for(["notices", "none"] as const)(
       "A killed with the editor's prompt queued: the prompt ends with an error, the next runs in the ACP process (offer: %s)",
@@ -55,6 +65,26 @@ describeWorkers(
         });
       },
     );
+
+    test("A killed while running its own client's prompt, the editor only following: the editor gets one notice, then its prompt claims the session", async () => {
+      const { fixture } = workers;
+      await editorOnDyingOwner(workers, "notices", async (parts) => {
+        const { editor, onA } = parts;
+        const { sessionId } = onA;
+        await killOwnerInItsPrompt(workers, parts);
+        await vi.waitFor(
+          () =>
+            expect(editor.updates.map(({ sessionUpdate }) => sessionUpdate)).toContain("notice"),
+          { timeout: 60_000, interval: 50 },
+        );
+        const message = `the worker running session ${sessionId} stopped (its process is gone) while running a prompt: it ended there unfinished`;
+        expect(editor.updates.map(withoutIds)).toEqual([
+          ...OWNER_PROMPT_SEEN,
+          said("notices", { severity: "error", title: "Prompt interrupted", words: message }),
+        ]);
+        await claimAfterOwnerDied(editor, fixture.model, sessionId, "notices", "again");
+      });
+    }, 90_000);
   },
   QUICK_OWNER_CHECK,
 );
