@@ -1,5 +1,9 @@
 import { expect, test } from "vitest";
-import { expectAcpPromptBeyondWindow, PROMPT_BEYOND_WINDOW } from "../support/context-limit.js";
+import {
+  expectAcpPromptBeyondWindow,
+  expectAcpPromptRefused,
+  PROMPT_BEYOND_WINDOW,
+} from "../support/context-limit.js";
 import { ANSWERED_SESSION } from "../support/event-sequences.js";
 import { ChildFixture } from "./child-process.js";
 
@@ -43,16 +47,7 @@ test("a window the system prompt and tools alone fill: session/prompt is the sam
   await agent.initialize();
   const sessionId = await agent.newSession();
   const failure = await agent.prompt(sessionId, "hello").catch((error: unknown) => error);
-  const { code, message, data } = failure as { code: number; message: string; data: unknown };
-  expect({ code, data }).toEqual({
-    code: -32602,
-    data: {
-      errorType: "context_length_exceeded",
-      estimatedTokens: expect.any(Number),
-      contextWindow: 1000,
-      method: "session/prompt",
-    },
-  });
+  const message = expectAcpPromptRefused(failure, 1000);
   expect(message).toMatch(
     /^session\/prompt: the system prompt and the \d+ tool definitions alone take about \d+ tokens, more than the context window of openai-compatible:fake-model, 1000 tokens, before any prompt; nothing was sent\. If openai-compatible:fake-model's window is larger, set it with TURNLOOP_CONTEXT_WINDOW in the env of turnloop's entry in the editor's agent server settings \(or --context-window in its args\); else use a model with a larger window \(TURNLOOP_MODEL in the env of turnloop's entry in the editor's agent server settings \(or --model in its args\)\), or configure fewer MCP servers or tools\.$/,
   );

@@ -177,22 +177,31 @@ export function viewEachFile(index: number): Reply {
 export const PROMPT_BEYOND_WINDOW = "word ".repeat(20_000).trimEnd();
 
 /**
- * Asserts that `failure` is ACP's refusal of `session/prompt` for {@link PROMPT_BEYOND_WINDOW}
- * with a window of 8,000 tokens (src/acp/errors.ts `promptFailure`): a JSON-RPC `-32602` error,
- * its data the estimate and the window, its message naming both sizes and that nothing was sent.
- * @returns the message, for the advice that follows those words.
+ * Asserts that `failure` is ACP's refusal of `session/prompt` over a context window of
+ * `contextWindow` tokens (src/acp/errors.ts `promptFailure`): a JSON-RPC `-32602` error, its data
+ * the estimate and the window. @returns the message, for the words.
  */
-export function expectAcpPromptBeyondWindow(failure: unknown): string {
+export function expectAcpPromptRefused(failure: unknown, contextWindow: number): string {
   const { code, message, data } = failure as { code: number; message: string; data: unknown };
   expect({ code, data }).toEqual({
     code: -32602,
     data: {
       errorType: "context_length_exceeded",
       estimatedTokens: expect.any(Number),
-      contextWindow: 8000,
+      contextWindow,
       method: "session/prompt",
     },
   });
+  return message;
+}
+
+/**
+ * Asserts that `failure` is ACP's refusal of `session/prompt` for {@link PROMPT_BEYOND_WINDOW}
+ * with a window of 8,000 tokens ({@link expectAcpPromptRefused}), its message naming both sizes
+ * and that nothing was sent. @returns the message, for the advice that follows those words.
+ */
+export function expectAcpPromptBeyondWindow(failure: unknown): string {
+  const message = expectAcpPromptRefused(failure, 8000);
   expect(message).toMatch(
     /^session\/prompt: the prompt is about \d+ tokens with the system prompt and tools \(99999 characters\), more than the context window of openai-compatible:fake-model, 8000 tokens; nothing was sent\. /,
   );
