@@ -2,9 +2,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cutResult } from "../../src/agent/result-budget.js";
 import { hiddenLinesNote, outputLines } from "../../src/cli/output-lines.js";
-import type { CommandRequest } from "../../src/tools/command-runner.js";
 import { ProcessRunner } from "../../src/tools/process-runner.js";
-import { useTemporaryDirectory } from "../tools/tool-context.js";
+import { commandRequest, useTemporaryDirectory } from "../tools/tool-context.js";
 
 // Trial 45 F2: `head -c 300000 /dev/zero | tr '\0' x; echo; echo 'ERROR: real failure'; exit 7`
 // kept `ERROR: real failure` for the model, whole, after the cut marker, but every face took the
@@ -21,15 +20,10 @@ useTemporaryDirectory((path) => {
 
 /** The model's copy of `command`'s output, cut past 1,000 characters (400 head, 600 tail). */
 async function cutOutput(command: string): Promise<string> {
-  const request: CommandRequest = {
-    cwd: directory,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-    signal: new AbortController().signal,
-    timeoutMs: 60_000,
-    savePath: join(directory, "saved", "output.txt"),
-    secrets: [],
-  };
-  const result = await new ProcessRunner({ maxOutputCharacters: 1_000 }).run(command, request);
+  const result = await new ProcessRunner({ maxOutputCharacters: 1_000 }).run(
+    command,
+    commandRequest(directory),
+  );
   expect(result.truncated).toBe(true);
   return result.output;
 }

@@ -8,7 +8,7 @@ import type { CommandRequest, CommandResult } from "../../src/tools/command-runn
 import { ProcessRunner } from "../../src/tools/process-runner.js";
 import { isDeadSoon, survivorsOf, uniqueSleepLength } from "../support/processes.js";
 import { threadPoolRequests } from "../support/thread-pool.js";
-import { useTemporaryDirectory } from "./tool-context.js";
+import { commandRequest, useTemporaryDirectory } from "./tool-context.js";
 
 let directory: string;
 
@@ -25,15 +25,7 @@ afterAll(async () => {
 
 /** A request in the test's folder with only `PATH` in the environment, unless told otherwise. */
 function request(overrides: Partial<CommandRequest> = {}): CommandRequest {
-  return {
-    cwd: directory,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-    signal: new AbortController().signal,
-    timeoutMs: 60_000,
-    savePath: join(directory, "saved", "output.txt"),
-    secrets: [],
-    ...overrides,
-  };
+  return commandRequest(directory, overrides);
 }
 
 /** A request whose signal aborts once the command printed a line (its background child's pid). */

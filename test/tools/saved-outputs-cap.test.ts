@@ -5,7 +5,7 @@ import { expect, it } from "vitest";
 import { MAX_SESSION_SAVED_BYTES } from "../../src/tools/command-output.js";
 import type { CommandRequest } from "../../src/tools/command-runner.js";
 import { ProcessRunner } from "../../src/tools/process-runner.js";
-import { useTemporaryDirectory } from "./tool-context.js";
+import { commandRequest, useTemporaryDirectory } from "./tool-context.js";
 
 // Trial 27, finding 10a: each call's saved output was capped at 64 MiB but a session's were not
 // (three `yes` calls left 193 MB in tool-outputs/). All the session's saved outputs together are
@@ -29,14 +29,7 @@ async function outputsHolding(bytes: number): Promise<string> {
 }
 
 function request(savePath: string): CommandRequest {
-  return {
-    cwd: directory,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-    signal: new AbortController().signal,
-    timeoutMs: 60_000,
-    savePath,
-    secrets: [],
-  };
+  return commandRequest(directory, { savePath });
 }
 
 /** The line between the head and the tail of a result cut for length. */

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach } from "vitest";
+import type { CommandRequest } from "../../src/tools/command-runner.js";
 import type { Tool, ToolContext, ToolResult } from "../../src/tools/define-tool.js";
 import { KnownFiles } from "../../src/tools/tool-support.js";
 import { localCommands, localSecrets } from "../support/commands.js";
@@ -37,6 +38,26 @@ export function makeContext(cwd: string, overrides: Partial<ToolContext> = {}): 
     commands: localCommands(),
     secrets: localSecrets(),
     knownFiles: new KnownFiles(),
+    ...overrides,
+  };
+}
+
+/**
+ * A command request in `directory` with only `PATH` in the environment, 60 s to run, no secrets,
+ * its output saved to `saved/output.txt` inside `directory` (a folder of the test's own: the
+ * runner makes the save folder 0700), unless `overrides` say otherwise.
+ */
+export function commandRequest(
+  directory: string,
+  overrides: Partial<CommandRequest> = {},
+): CommandRequest {
+  return {
+    cwd: directory,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    signal: new AbortController().signal,
+    timeoutMs: 60_000,
+    savePath: join(directory, "saved", "output.txt"),
+    secrets: [],
     ...overrides,
   };
 }
