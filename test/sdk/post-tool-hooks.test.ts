@@ -117,6 +117,15 @@ async function goAndRead(session: CopilotSession, ...replies: Reply[]) {
 const guidance = (tool: string) =>
   `Tool "${tool}" failed. Additional guidance from postToolUseFailure hooks:\n(${tool} failed)`;
 
+/** The messages after the last tool result of a request's `messages`. */
+function afterResults(messages: ReadonlyArray<{ role: string }>) {
+  return messages.slice(messages.findLastIndex((message) => message.role === "tool") + 1);
+}
+
+/** The user messages of the failure hooks' guidance for `tools`, in order. */
+const guidanceFor = (...tools: string[]) =>
+  tools.map((tool) => ({ role: "user", content: guidance(tool) }));
+
 describe("post-tool hooks", () => {
   test("success, a failed command, a denied call, a timed-out command, a killed command, an unknown tool: the hooks each gets", async () => {
     const { session, calls } = await recordedSession(approvingBut, false);
@@ -186,12 +195,7 @@ describe("post-tool hooks", () => {
       ["call_killed", "<exited after signal SIGKILL>"],
       ["call_missing", missing],
     ]);
-    const lastTool = next.findLastIndex((message) => message.role === "tool");
-    expect(next.slice(lastTool + 1)).toEqual([
-      { role: "user", content: guidance("bash") },
-      { role: "user", content: guidance("bash") },
-      { role: "user", content: guidance("no_such_tool") },
-    ]);
+    expect(afterResults(next)).toEqual(guidanceFor("bash", "bash", "no_such_tool"));
     await session.disconnect();
   });
 
@@ -285,12 +289,7 @@ describe("post-tool hooks", () => {
       ["preToolUse", { toolName: "bash", toolArgs: {} }],
       ["postToolUseFailure", { toolName: "bash", toolArgs: {}, error: read.get("call_json") }],
     ]);
-    const lastTool = next.findLastIndex((message) => message.role === "tool");
-    expect(next.slice(lastTool + 1)).toEqual([
-      { role: "user", content: guidance("answer") },
-      { role: "user", content: guidance("view") },
-      { role: "user", content: guidance("bash") },
-    ]);
+    expect(afterResults(next)).toEqual(guidanceFor("answer", "view", "bash"));
     await session.disconnect();
   });
 });
