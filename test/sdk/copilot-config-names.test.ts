@@ -74,8 +74,8 @@ const OWN_SETTINGS: ReadonlyArray<keyof ResumeSessionConfig> = [
  * src/protocol/session-settings.ts's `COPILOT_ONLY_SETTINGS`: this list states what the Copilot
  * SDK's session settings are on the wire, and turnloop's list is what is tested against it (with
  * a name missing there, `createSession` refuses it as unknown and this test fails); derived, it
- * would be compared with itself. The server's list is the wider one: it also has what the Copilot SDK adds on its own
- * (`traceparent`, `gitHubTokenProviderRegistrationId` …).
+ * would be compared with itself. turnloop's list is the wider one: it also has what the Copilot
+ * SDK adds to the wire on its own (`traceparent`, `gitHubTokenProviderRegistrationId` …).
  */
 const IGNORED = [
   "reasoningSummary",
