@@ -263,7 +263,8 @@ export interface SessionConfig {
   /**
    * The Copilot SDK's handlers turnloop does not implement: accepted, sent as Copilot sends them
    * (`requestElicitation`, `requestExitPlanMode`, `requestAutoModeSwitch: true`; `onMcpAuthRequest`
-   * by its name), and never called; the session's `session.warning` (`settings_ignored`) names them.
+   * by its name), and never called; the session's `session.warning` (`settings_ignored`) names
+   * them as the app wrote them (copilot-names.ts `inAppNames`).
    */
   onElicitationRequest?: UnusedCopilotHandler;
   /** See {@link onElicitationRequest}. */

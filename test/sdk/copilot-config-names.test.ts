@@ -66,19 +66,21 @@ const OWN_SETTINGS: ReadonlyArray<keyof ResumeSessionConfig> = [
 ];
 
 /**
- * The wire names of those settings, in the order the server names them ignored: the Copilot SDK's
- * handlers as their capability flags (`onElicitationRequest` → `requestElicitation`), renamed ones
- * under the wire's name (`configDirectory` → `configDir`, `suppressResumeEvent` → `disableResume`),
- * the ones it keeps in the app by their own. Absent: `defaultAgent` (turnloop reads it) and
- * `includeSubAgentStreamingEvents` (true is what turnloop does).
+ * Those settings as the app wrote them, in the order the server names them ignored, the order of
+ * their wire names: the Copilot SDK's handlers go as their capability flags
+ * (`onElicitationRequest` → `requestElicitation`), renamed ones under the wire's name
+ * (`configDirectory` → `configDir`, `suppressResumeEvent` → `disableResume`), the ones it keeps in
+ * the app by their own; turnloop/sdk names each in the warning as the app wrote it (round 3,
+ * session 47). Absent: `defaultAgent` (turnloop reads it) and `includeSubAgentStreamingEvents`
+ * (true is what turnloop does).
  */
 const IGNORED = [
   "reasoningSummary",
-  "isExperimentalMode",
+  "enableExperimentalMode",
   "contextTier",
   "modelCapabilities",
   "largeOutput",
-  "configDir",
+  "configDirectory",
   "enableConfigDiscovery",
   "canvases",
   "requestCanvasRenderer",
@@ -103,11 +105,11 @@ const IGNORED = [
   "manageScheduleEnabled",
   "onMcpAuthRequest",
   "askUserVariant",
-  "requestElicitation",
-  "requestMcpApps",
+  "onElicitationRequest",
+  "enableMcpApps",
   "githubMcpToolConfig",
-  "requestExitPlanMode",
-  "requestAutoModeSwitch",
+  "onExitPlanModeRequest",
+  "onAutoModeSwitchRequest",
   "additionalDirectories",
   "mcpOAuthTokenStorage",
   "authClientIdMetadataUrl",
@@ -135,7 +137,7 @@ const IGNORED = [
   "createSessionFsProvider",
   "featureFlags",
   "cloud",
-  "disableResume",
+  "suppressResumeEvent",
   "openCanvases",
 ];
 
