@@ -89,7 +89,8 @@ export interface TurnloopClientOptions {
   /**
    * Receives the spawned server's stderr as it comes (chunks of text, not whole lines), instead
    * of the default: each line written to this process's stderr as `[turnloop server] <line>` (the
-   * server's config warnings, what it says at exit). Its end is kept for errors either way.
+   * server's config warnings, what it says at exit), from its answer to `connect` on: a server
+   * that fails to start says why in the error alone. Its end is kept for errors either way.
    */
   onStderr?: (text: string) => void;
 }
