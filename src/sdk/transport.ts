@@ -10,7 +10,7 @@ import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { type Message, type MessageWriter, StreamMessageWriter } from "vscode-jsonrpc/node.js";
 import { FramedMessageReader } from "./framed-reader.js";
-import { prefixedLines } from "./server-stderr.js";
+import { heldUntilReleased, prefixedLines } from "./server-stderr.js";
 
 /** A byte stream to the server, framed for vscode-jsonrpc. */
 export interface Transport {
@@ -142,14 +142,10 @@ export async function spawnServer(options: {
   const toApp = prefixedLines((text) => process.stderr.write(text));
   const onStderr = options.onStderr ?? toApp.onStderr;
   // Held until `started` when it goes to this process's stderr (see above).
-  let held: string[] | undefined = options.onStderr === undefined ? [] : undefined;
+  const relay = heldUntilReleased(onStderr, options.onStderr === undefined);
   child.stderr.setEncoding("utf8").on("data", (text: string) => {
     tail = (tail + text).slice(-STDERR_TAIL);
-    if (held === undefined) {
-      onStderr(text);
-    } else {
-      held.push(text);
-    }
+    relay.write(text);
   });
   // Writes after the child died must not crash the app; the connection reports the close.
   child.stdin.on("error", () => undefined);
@@ -171,13 +167,7 @@ export async function spawnServer(options: {
     writer: settledWriter(child.stdin),
     owned: true,
     stderrTail: () => tail,
-    started: () => {
-      const texts = held ?? [];
-      held = undefined;
-      for (const text of texts) {
-        onStderr(text);
-      }
-    },
+    started: relay.release,
     exited: (boundMs) => withinBound(closed, boundMs),
     close: (graceMs) => stopChild(child, graceMs),
   };
