@@ -61,6 +61,7 @@ export async function runAcpCommand(
 const ACP_SETTING_NAMES: ModelSettingNames = {
   model:
     "TURNLOOP_MODEL in the env of turnloop's entry in the editor's agent server settings (or --model in its args)",
+  switchModel: "switch with the session's model setting (the editor's model picker) or /model",
   baseUrl:
     "TURNLOOP_BASE_URL in the env of turnloop's entry in the editor's agent server settings (or --base-url in its args)",
   resumeModel:

@@ -1,6 +1,7 @@
 import { abortReason, errorMessage } from "../events/errors.js";
 import type { ErrorType, EventInput } from "../events/events.js";
 import { idleData } from "../events/idle.js";
+import { type ModelSettingNames, withUnknownModelCure } from "../llm/model-setting-names.js";
 import type {
   AssistantReply,
   HistoryMessage,
@@ -134,7 +135,7 @@ async function runTurns(
       data: { turnId, status, finishReason: reply.finishReason, ...stopped },
     });
   }
-  return conclude(emit, next, guard, signal);
+  return conclude(emit, next, guard, signal, settings.settingNames);
 }
 
 /**
@@ -306,6 +307,7 @@ function conclude(
   step: Extract<NextStep, { kind: "stop" | "fail" }>,
   guard: RepetitionGuard,
   signal: AbortSignal,
+  names: ModelSettingNames | undefined,
 ): PromptOutcome {
   switch (step.kind) {
     case "stop":
@@ -319,7 +321,7 @@ function conclude(
         ...(step.emptyAnswer === undefined ? {} : { emptyAnswer: true }),
       };
     case "fail":
-      return fail(emit, step.failure);
+      return fail(emit, withUnknownModelCure(step.failure, names));
     default: {
       const unhandled: never = step;
       return unhandled;

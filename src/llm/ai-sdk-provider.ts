@@ -307,6 +307,7 @@ function publicFailure(failure: ClassifiedFailure): ProviderFailure {
     errorType: failure.errorType,
     message: failure.message,
     ...(failure.statusCode === undefined ? {} : { statusCode: failure.statusCode }),
+    ...(failure.unknownModel === undefined ? {} : { unknownModel: failure.unknownModel }),
   };
 }
 

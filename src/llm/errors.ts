@@ -26,7 +26,7 @@ import {
   streamErrorWords,
 } from "./failure-words.js";
 import { parseRetryAfter } from "./http-headers.js";
-import { baseUrlHint, httpStatusWords } from "./http-status-words.js";
+import { baseUrlHint, httpStatusWords, unknownModelOf } from "./http-status-words.js";
 import type { ProviderFailure } from "./provider.js";
 
 /** A failure with what the retry policy needs besides the public {@link ProviderFailure}. */
@@ -140,9 +140,14 @@ function apiCallFailure(error: APICallError): ClassifiedFailure {
     `${providerMessage} ${body}`,
   );
   const retryAfterMs = parseRetryAfter(error.responseHeaders);
+  const unknownModel =
+    inStream === undefined && statusCode !== undefined
+      ? unknownModelOf(error, statusCode)
+      : undefined;
   return {
     errorType,
     ...(inStream === undefined ? { statusCode } : {}),
+    ...(unknownModel === undefined ? {} : { unknownModel }),
     message: boundedMessage(
       inStream ?? (statusCode === undefined ? providerMessage : httpStatusWords(error, statusCode)),
     ),

@@ -10,6 +10,19 @@
 
 import type { APICallError } from "@ai-sdk/provider";
 
+/**
+ * The model a 404 answered by the wire's own API ({@link answeredByApi}) was asked for: the base
+ * URL is right, so the server has no such model (Anthropic's `not_found_error` "model: …",
+ * OpenAI's `model_not_found`). Undefined for any other failure, or a request naming no model.
+ */
+export function unknownModelOf(error: APICallError, statusCode: number): string | undefined {
+  if (statusCode !== 404) {
+    return undefined;
+  }
+  const model = modelOf(error.requestBodyValues);
+  return model !== undefined && answeredByApi(error, shownUrl(error.url).path) ? model : undefined;
+}
+
 /** Characters of a plain error body quoted (whitespace collapsed). */
 const QUOTED_BODY_LENGTH = 200;
 

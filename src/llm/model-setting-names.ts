@@ -6,6 +6,7 @@
 
 import { homedir } from "node:os";
 import { isAbsolute, join, relative } from "node:path";
+import type { ProviderFailure } from "./provider.js";
 
 /**
  * How a face names the settings that a model's configuration error (or a prompt too large for
@@ -19,6 +20,11 @@ export interface ModelSettingNames {
   model: string;
   /** Where an `openai-compatible` model's endpoint is set, e.g. `--base-url or TURNLOOP_BASE_URL`. */
   baseUrl: string;
+  /**
+   * How the user gives a session another model once the server said it has none of the name,
+   * a phrase after "the server has no model "x": ", e.g. `switch with /model`.
+   */
+  switchModel: string;
   /** Where another model is given to a session being reopened, e.g. `--model <provider>:<model>`. */
   resumeModel: string;
   /** Where a variable (a provider's key) is set: "" for the process's own environment as typed,
@@ -33,6 +39,7 @@ export interface ModelSettingNames {
 /** The command line's names: its flags and the variables of the shell it is typed in. */
 export const COMMAND_LINE_SETTINGS: ModelSettingNames = {
   model: "--model or TURNLOOP_MODEL",
+  switchModel: "choose another with --model or TURNLOOP_MODEL",
   baseUrl: "--base-url or TURNLOOP_BASE_URL",
   resumeModel: "--model <provider>:<model>",
   environment: "",
@@ -60,4 +67,22 @@ export function commandLineSettings(home: string): ModelSettingNames {
   const inHome = relative(homedir(), file);
   const shown = inHome.startsWith("..") || isAbsolute(inHome) ? file : `~/${inHome}`;
   return { ...COMMAND_LINE_SETTINGS, configFile: shown };
+}
+
+/**
+ * `failure` with its cure when the server has no model of the name asked for
+ * (`ProviderFailure.unknownModel`, a 404 from the wire's own API): `…; the server has no model
+ * "x": switch with /model`, in `names`' words (trial r3s46 F5); `failure` itself otherwise.
+ */
+export function withUnknownModelCure(
+  failure: ProviderFailure,
+  names: ModelSettingNames = COMMAND_LINE_SETTINGS,
+): ProviderFailure {
+  const model = failure.unknownModel;
+  return model === undefined
+    ? failure
+    : {
+        ...failure,
+        message: `${failure.message}; the server has no model "${model}": ${names.switchModel}`,
+      };
 }

@@ -132,6 +132,12 @@ export interface ProviderFailure {
   errorType: ErrorType | "cancelled";
   message: string;
   statusCode?: number;
+  /**
+   * The model a 404 from the wire's own API named (http-status-words.ts `unknownModelOf`): the
+   * base URL is right and the server has no such model, so the cure is another model, which
+   * a face names in its own words (model-setting-names.ts `withUnknownModelCure`).
+   */
+  unknownModel?: string;
 }
 
 /** What a provider stream yields. */

@@ -245,6 +245,7 @@ export class TurnloopClient {
     const result = (await this.call(connection, "connect", {
       ...(options.connectionToken === undefined ? {} : { token: options.connectionToken }),
     })) as { protocolVersion?: number };
+    transport.started();
     if (result.protocolVersion !== PROTOCOL_VERSION) {
       throw new Error(
         `turnloop server speaks protocol ${result.protocolVersion}; this SDK speaks ${PROTOCOL_VERSION}`,

@@ -7,6 +7,8 @@
  * ignores (src/server/ignored-settings.ts) what a Copilot SDK app would have sent.
  */
 
+import type { WireEvent } from "../protocol/wire-event.js";
+
 /**
  * Handlers the server asks through a request of its own, by the capability flag that says the
  * app has one (reference `copilot-protocol.md`, "Capability flags"): `true` when the handler is
@@ -55,4 +57,24 @@ export function copilotWireSettings(settings: Record<string, unknown>): Record<s
     wire[flag ?? COPILOT_WIRE_NAMES[name] ?? name] = typeof value === "function" ? true : value;
   }
   return wire;
+}
+
+/**
+ * `event` in the names the app wrote: the server's `settings_ignored` warning
+ * (src/server/ignored-settings.ts) names the settings it was sent, the wire's names; each the app
+ * set under another name ({@link COPILOT_HANDLER_FLAGS}, {@link COPILOT_WIRE_NAMES}: the
+ * `requestAutoModeSwitch` of an app's `onAutoModeSwitchRequest`) is named as `settings` has it,
+ * so that the warning does not mix the two (round 3, session 46's check). Any other event as is.
+ */
+export function inAppNames(event: WireEvent, settings: object): WireEvent {
+  if (event.type !== "session.warning" || event.data.warningType !== "settings_ignored") {
+    return event;
+  }
+  let message = event.data.message;
+  for (const [name, wire] of Object.entries({ ...COPILOT_HANDLER_FLAGS, ...COPILOT_WIRE_NAMES })) {
+    if ((settings as Record<string, unknown>)[name] !== undefined) {
+      message = message.replace(new RegExp(`\\b${wire}\\b`, "g"), name);
+    }
+  }
+  return { ...event, data: { ...event.data, message } };
 }

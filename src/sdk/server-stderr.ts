@@ -32,3 +32,30 @@ export function prefixedLines(write: (text: string) => void): {
     },
   };
 }
+
+/**
+ * `onStderr` behind a gate: `write` passes text on at once unless `hold`; held text waits for
+ * `release`, which passes it on in order and lets all later text through.
+ */
+export function heldUntilReleased(
+  onStderr: (text: string) => void,
+  hold: boolean,
+): { write: (text: string) => void; release: () => void } {
+  let held: string[] | undefined = hold ? [] : undefined;
+  return {
+    write: (text) => {
+      if (held === undefined) {
+        onStderr(text);
+      } else {
+        held.push(text);
+      }
+    },
+    release: () => {
+      const texts = held ?? [];
+      held = undefined;
+      for (const text of texts) {
+        onStderr(text);
+      }
+    },
+  };
+}

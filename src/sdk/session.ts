@@ -14,6 +14,7 @@ import type {
 } from "../events/events.js";
 import type { PermissionDecision, SessionMode } from "../protocol/copilot.js";
 import type { WireEvent, WireEventOf, WireEventType } from "../protocol/wire-event.js";
+import { inAppNames } from "./copilot-names.js";
 import { answerHook, type GuardWatch } from "./hook-answers.js";
 import { answerPermission, handlerOf, type PermissionHandlerName } from "./permission-answers.js";
 import { PromptWait } from "./prompt-wait.js";
@@ -61,9 +62,7 @@ export class TurnloopSession {
   /**
    * The `session.warning`s sent while the session opened (before the create or resume answer)
    * that no handler took, kept for the handlers the app adds right after ({@link handOver});
-   * `undefined` after. Other events of the opening (`session.start`) are the `onEvent`
-   * handler's only, as in the Copilot SDK.
-   */
+   * `undefined` after. Other events of the opening (`session.start`) are `onEvent`'s only. */
   private held: WireEvent[] | undefined = [];
 
   /**
@@ -73,7 +72,7 @@ export class TurnloopSession {
   constructor(
     readonly sessionId: string,
     private readonly connection: MessageConnection,
-    config: SessionConfig,
+    private readonly config: SessionConfig,
     hookTimeoutMs: number,
   ) {
     this.guardWatch = { warned: new Set(), timeoutMs: hookTimeoutMs };
@@ -256,8 +255,9 @@ export class TurnloopSession {
     });
   }
 
-  /** @internal Runs the app's side of an event, then the event handlers. */
-  dispatch(event: WireEvent): void {
+  /** @internal Runs the app's side of an event, then the event handlers (in the app's names). */
+  dispatch(wireEvent: WireEvent): void {
+    const event = inAppNames(wireEvent, this.config);
     if (this.disconnected) {
       return;
     }

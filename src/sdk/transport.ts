@@ -10,7 +10,7 @@ import type { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { type Message, type MessageWriter, StreamMessageWriter } from "vscode-jsonrpc/node.js";
 import { FramedMessageReader } from "./framed-reader.js";
-import { prefixedLines } from "./server-stderr.js";
+import { heldUntilReleased, prefixedLines } from "./server-stderr.js";
 
 /** A byte stream to the server, framed for vscode-jsonrpc. */
 export interface Transport {
@@ -20,6 +20,11 @@ export interface Transport {
   owned: boolean;
   /** The end of the server's stderr, for error messages. */
   stderrTail(): string;
+  /**
+   * The server answered `connect`: a spawned server's stderr held until then goes to the app's
+   * stderr now, and what follows as it comes ({@link spawnServer}). Nothing for a TCP connection.
+   */
+  started(): void;
   /**
    * Resolves once a spawned server has exited and its stderr is read to the end (its last words
    * are in {@link stderrTail}), or after `boundMs` milliseconds, whichever is first; at once for a
@@ -107,7 +112,12 @@ export async function firstLineNodeFlags(path: string): Promise<string[]> {
  * Spawns the server, in {@link serverEnvironment}`(env)`. A path ending in `.js`, `.mjs` or `.cjs`
  * runs with this process's Node, given the flags of the script's first line
  * ({@link firstLineNodeFlags}), as the script runs when started itself. Its stderr goes to
- * `onStderr`, else to this process's stderr, each line prefixed (server-stderr.ts).
+ * `onStderr` as it comes, else to this process's stderr, each line prefixed (server-stderr.ts),
+ * from the time the server answers `connect` ({@link Transport.started}, which writes what came
+ * before): a server that fails to start says why in the error the app gets (client.ts
+ * `withServerStderr`, its last 8 KB), which an app without a terminal needs, and so not twice on
+ * a terminal as well. What a running server writes goes to the terminal as it comes, and is
+ * repeated in an error only when the server ends before answering a request.
  * @throws Error when the process cannot be started (missing file, no permission).
  */
 export async function spawnServer(options: {
@@ -131,9 +141,11 @@ export async function spawnServer(options: {
   let tail = "";
   const toApp = prefixedLines((text) => process.stderr.write(text));
   const onStderr = options.onStderr ?? toApp.onStderr;
+  // Held until `started` when it goes to this process's stderr (see above).
+  const relay = heldUntilReleased(onStderr, options.onStderr === undefined);
   child.stderr.setEncoding("utf8").on("data", (text: string) => {
     tail = (tail + text).slice(-STDERR_TAIL);
-    onStderr(text);
+    relay.write(text);
   });
   // Writes after the child died must not crash the app; the connection reports the close.
   child.stdin.on("error", () => undefined);
@@ -155,6 +167,7 @@ export async function spawnServer(options: {
     writer: settledWriter(child.stdin),
     owned: true,
     stderrTail: () => tail,
+    started: relay.release,
     exited: (boundMs) => withinBound(closed, boundMs),
     close: (graceMs) => stopChild(child, graceMs),
   };
@@ -177,6 +190,7 @@ export function connectTcp(host: string, port: number): Promise<Transport> {
         writer: settledWriter(socket),
         owned: false,
         stderrTail: () => "",
+        started: () => undefined,
         exited: async () => undefined,
         close: () =>
           new Promise<void>((done) => {

@@ -89,7 +89,8 @@ export interface TurnloopClientOptions {
   /**
    * Receives the spawned server's stderr as it comes (chunks of text, not whole lines), instead
    * of the default: each line written to this process's stderr as `[turnloop server] <line>` (the
-   * server's config warnings, what it says at exit). Its end is kept for errors either way.
+   * server's config warnings, what it says at exit), from its answer to `connect` on: a server
+   * that fails to start says why in the error alone. Its end is kept for errors either way.
    */
   onStderr?: (text: string) => void;
 }
@@ -263,7 +264,8 @@ export interface SessionConfig {
   /**
    * The Copilot SDK's handlers turnloop does not implement: accepted, sent as Copilot sends them
    * (`requestElicitation`, `requestExitPlanMode`, `requestAutoModeSwitch: true`; `onMcpAuthRequest`
-   * by its name), and never called; the session's `session.warning` (`settings_ignored`) names them.
+   * by its name), and never called; the session's `session.warning` (`settings_ignored`) names
+   * them as the app wrote them (copilot-names.ts `inAppNames`).
    */
   onElicitationRequest?: UnusedCopilotHandler;
   /** See {@link onElicitationRequest}. */

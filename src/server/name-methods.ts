@@ -22,15 +22,15 @@ const nameParams = z.looseObject({
 const autoNameParams = z.looseObject({ sessionId: sessionIdSchema, summary: z.string() });
 
 /**
- * The session as the store lists it (its metadata: metadata.json, PostgreSQL's `sessions` row;
- * never its whole log), `undefined` when the store does not list it.
+ * The session as the store lists it, from its metadata alone (`SessionStore.summary`:
+ * metadata.json, PostgreSQL's `sessions` row; never its whole log nor another session's),
+ * `undefined` when the store does not list it.
  */
 export async function listedSession(
   connection: ClientConnection,
   sessionId: string,
 ): Promise<SessionSummary | undefined> {
-  const summaries = await connection.server.host.list();
-  return summaries.find((candidate) => candidate.sessionId === sessionId);
+  return connection.server.host.summary(sessionId);
 }
 
 /**

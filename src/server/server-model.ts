@@ -64,6 +64,7 @@ export function chooseModel(
 export const SERVER_SETTING_NAMES: ModelSettingNames = {
   model:
     "the session's model (createSession({ model: \"<provider>:<model>\" })) or TURNLOOP_MODEL in the server's environment",
+  switchModel: 'switch with session.setModel("<provider>:<model>")',
   baseUrl:
     "the session's provider (createSession({ model, provider: { type: \"openai\", baseUrl } })) or TURNLOOP_BASE_URL in the server's environment",
   resumeModel: 'resumeSession(sessionId, { model: "<provider>:<model>" })',

@@ -48,7 +48,7 @@ import type {
   StoredLog,
 } from "./session-store.js";
 import { CommitQueue, rejectAs } from "./storage-error.js";
-import { deleteSession, listSessions } from "./store.js";
+import { deleteSession, listSessions, summarizeSession } from "./store.js";
 
 /**
  * The subscribers of every file store of this process, by `events.jsonl` path: an appender wakes
@@ -160,6 +160,10 @@ export class FileSessionStore implements SessionStore {
 
   list(filter: { cwd?: string | undefined } = {}): Promise<SessionSummary[]> {
     return listSessions(this.location, filter);
+  }
+
+  summary(sessionId: string): Promise<SessionSummary | undefined> {
+    return summarizeSession(this.location, sessionId);
   }
 
   delete(sessionId: string): Promise<boolean> {

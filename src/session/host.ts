@@ -333,6 +333,11 @@ export class SessionHost extends ModelHost {
     return this.store.list(filter);
   }
 
+  /** One stored session as {@link list} lists it, from its metadata alone. See `SessionStore.summary`. */
+  async summary(sessionId: string): Promise<SessionSummary | undefined> {
+    return this.store.summary(sessionId);
+  }
+
   /**
    * The newest session in `cwd` that holds a prompt, for `--continue`: not an empty one an editor
    * opened (ACP `session/new` stores a session at once), which the pickers mark `(no prompt yet)`.

@@ -172,6 +172,10 @@ class DeferredPostgresStore implements SessionStore {
     return (await this.#load()).list(filter);
   }
 
+  async summary(sessionId: string): Promise<SessionSummary | undefined> {
+    return (await this.#load()).summary(sessionId);
+  }
+
   async delete(sessionId: string): Promise<boolean> {
     return (await this.#load()).delete(sessionId);
   }

@@ -328,6 +328,9 @@ export interface SessionStore {
    * `session.start` cwd is that folder (both resolved to absolute paths).
    */
   list(filter?: { cwd?: string | undefined }): Promise<SessionSummary[]>;
+  /** One session as {@link list} lists it, from its metadata alone (`metadata.json`, PostgreSQL's
+   * `sessions` row); `undefined` when the store lists none of that id (or the id is invalid). */
+  summary(sessionId: string): Promise<SessionSummary | undefined>;
   /**
    * Deletes a session nobody holds, with its files folder; a store with {@link live} tells the
    * other workers following it (live-events.ts `onDeleted`).

@@ -105,10 +105,18 @@ export async function deleteSession(home: string, sessionId: string): Promise<bo
   return true;
 }
 
-async function summarizeSession(
+/**
+ * The session `sessionId` of the TURNLOOP_HOME folder `home` as {@link listSessions} lists it,
+ * from its `metadata.json` (and the log bytes past it); `undefined` for an id that is no valid
+ * session id or a folder holding no log.
+ */
+export async function summarizeSession(
   home: string,
   sessionId: string,
 ): Promise<SessionSummary | undefined> {
+  if (!isValidSessionId(sessionId)) {
+    return undefined;
+  }
   const directory = sessionDirectory(home, sessionId);
   const path = eventsPath(home, sessionId);
   const empty = { sessionId, cwd: null, model: null, startTime: null, eventsPath: path };

@@ -4,7 +4,8 @@ import { test } from "../support/fixtures.js";
 // A model server answering 404 (trial 40 F10): the usual cause is a base URL without its `/v1`
 // (`--base-url http://127.0.0.1:8000` for a vLLM serving `/v1`). Through the built CLI's `-p`,
 // every wire: the message names the URL asked and the model, keeps the server's own words and
-// says the likely cause; a 404 the API itself explains keeps the server's message alone.
+// says the likely cause; a 404 the API itself explains keeps the server's message and names the
+// cure, another model, in the command line's words (trial r3s46 F5).
 
 /** The `turnloop:` lines of `stderr` (no retry lines: a 404 is not retried). */
 function errorLines(stderr: string): string[] {
@@ -43,7 +44,7 @@ test("a base URL without /v1: the URL, the model, the server's words and the lik
   ]);
 });
 
-test("a 404 at a /v1 URL with the server's JSON error: its message, the URL and the model", async ({
+test("a 404 at a /v1 URL with the server's JSON error: its message, the URL, the model and how to choose another", async ({
   cli,
   model,
 }) => {
@@ -57,6 +58,6 @@ test("a 404 at a /v1 URL with the server's JSON error: its message, the URL and 
   );
   expect(result.code).toBe(1);
   expect(errorLines(result.stderr).slice(0, 1)).toEqual([
-    `turnloop: HTTP 404 from ${model.url}/v1/chat/completions (model "nope"): The model \`nope\` does not exist`,
+    `turnloop: HTTP 404 from ${model.url}/v1/chat/completions (model "nope"): The model \`nope\` does not exist; the server has no model "nope": choose another with --model or TURNLOOP_MODEL`,
   ]);
 });

@@ -28,7 +28,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a prompt that failed for
         "───",
         "───",
         expect.stringMatching(
-          /^press ↑ to edit and resend, or send "continue" to try again +fake-model · ask · ctx 0%$/,
+          /^press ↑ to edit and resend, or send "continue" to try again +fake-model · ask · ctx 0% · 0 in 0 out$/,
         ),
       ]);
 

@@ -15,9 +15,11 @@ function rightOfStatus(screen: string): string {
 describe.skipIf(tmuxMissing())("the status line under --allow-all-tools", () => {
   interactiveTest("says full-access, and ask after /mode ask", async ({ fixture }) => {
     const terminal = await fixture.openReady(["--allow-all-tools"], { columns: 80 });
-    expect(rightOfStatus(await terminal.idle())).toBe("fake-model · full-access · ctx 0%");
+    expect(rightOfStatus(await terminal.idle())).toBe(
+      "fake-model · full-access · ctx 0% · 0 in 0 out",
+    );
     terminal.type("/mode ask");
     const asked = await terminal.waitFor(/fake-model · ask · ctx/);
-    expect(rightOfStatus(asked)).toBe("fake-model · ask · ctx 0%");
+    expect(rightOfStatus(asked)).toBe("fake-model · ask · ctx 0% · 0 in 0 out");
   });
 });

@@ -166,7 +166,7 @@ const HELP: Record<(typeof WIDTHS)[number], string[]> = {
     rule(80),
     "",
     rule(80),
-    "Enter send · Ctrl-J newline · / commands · @ file ...  fake-model · ask · ctx 0%",
+    "Enter send · Ctrl-J newline · / comma...  fake-model · ask · ctx 0% · 0 in 0 out",
   ],
   120: [
     "turnloop in REPO",
@@ -228,7 +228,7 @@ const MENU: Record<(typeof WIDTHS)[number], string[]> = {
     rule(80),
     " → mcp         The session's MCP servers: state and tool count",
     "   compact     what the summary should focus on (optional) — Summarise the…",
-    "Enter send · Ctrl-J newline · / commands · @ file ...  fake-model · ask · ctx 0%",
+    "Enter send · Ctrl-J newline · / comma...  fake-model · ask · ctx 0% · 0 in 0 out",
   ],
   120: [
     "turnloop in REPO",

@@ -51,7 +51,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): one trust question per r
         "`turnloop mcp trust` in it to allow them",
       ];
       const status =
-        "Enter send · Ctrl-J newline · / commands · @ file ...  fake-model · ask · ctx 0%";
+        "Enter send · Ctrl-J newline · / comma...  fake-model · ask · ctx 0% · 0 in 0 out";
       await terminal.waitForScreen([...top, rule, "", rule, status], (screen) =>
         shown(screen, repository),
       );

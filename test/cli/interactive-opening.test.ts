@@ -156,7 +156,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): the resume picker's ages
       rule(80),
       "",
       rule(80),
-      "type to filter · ↑/↓ choose · Enter opens · Esc ca...  fake-model · ask · ctx 0%",
+      "type to filter · ↑/↓ choose · Enter o...  fake-model · ask · ctx 0% · 0 in 0 out",
     ],
     // The first prompt as listings keep it: cut at 80 characters.
     120: [

@@ -61,7 +61,7 @@ describe.skipIf(tmuxMissing())("the status line at a question", () => {
             "  message",
           ],
           "",
-          "working Ns · y/a/p/n/t or ↑/↓ select · Enter confirms · Esc cancels  fake-model · ask · ctx 0%",
+          "working Ns · y/a/p/n/t or ↑/↓ select · Enter confirms · ...  fake-model · ask · ctx 0% · 10 in 5 out",
         ),
         (shown) => tail(withoutSeconds(shown)),
       );
@@ -73,7 +73,7 @@ describe.skipIf(tmuxMissing())("the status line at a question", () => {
             "  prompt",
           ],
           " hello",
-          "working Ns · Enter sends your message · Esc cancels  fake-model · ask · ctx 0%",
+          "working Ns · Enter sends your message · Esc cancels  fake-model · ask · ctx 0% · 10 in 5 out",
         ),
         (shown) => tail(withoutSeconds(shown)),
       );
@@ -84,7 +84,7 @@ describe.skipIf(tmuxMissing())("the status line at a question", () => {
       await terminal.waitFor(/Listed\./);
       const idle = await terminal.idle();
       expect(withoutSeconds(idle).at(-1)).toBe(
-        "Enter send · Ctrl-J newline · / commands · @ file · ! shell · Ctrl-D exit  fake-model · ask · ctx 0%",
+        "Enter send · Ctrl-J newline · / commands · @ file · ! s...  fake-model · ask · ctx 0% · 20 in 10 out",
       );
       terminal.key("C-d");
       expect((await terminal.exited()).code).toBe(0);
@@ -105,7 +105,7 @@ describe.skipIf(tmuxMissing())("the status line at a question", () => {
         "the question's keys in the status line",
       );
       expect(withoutSeconds(await terminal.screen()).at(-1)).toBe(
-        "y/n or ↑/↓ select · Enter confirms · Esc no  fake-model · ask · ctx 0%",
+        "y/n or ↑/↓ select · Enter confirms · Esc no  fake-model · ask · ctx 0% · 0 in 0 out",
       );
       expect(shown).toMatch(/Trust this project/);
       terminal.key("Escape");

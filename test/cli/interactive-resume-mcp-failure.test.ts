@@ -25,7 +25,7 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a failed MCP server afte
       terminal.type(`/resume ${earlier.slice(0, 8)}`);
       const rule = "─".repeat(100);
       const status =
-        "Enter send · Ctrl-J newline · / commands · @ file · ! shell · Ctrl-D exit  fake-model · ask · ctx 0%";
+        "Enter send · Ctrl-J newline · / commands · @ file · ! sh...  fake-model · ask · ctx 0% · 10 in 5 out";
       const screen = await terminal.waitForScreen([
         `turnloop in ${fixture.repository}`,
         `model openai-compatible:fake-model · session ${earlier} · /help lists the`,

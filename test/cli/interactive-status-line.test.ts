@@ -26,11 +26,11 @@ describe.skipIf(tmuxMissing())("the interactive status line", () => {
         expect({ idle, working: rightOfStatus(working, "fake-model") }).toEqual({
           idle:
             columns === 80
-              ? "fake-model · ask · ctx 0%"
+              ? "fake-model · ask · ctx 0% · 0 in 0 out"
               : "openai-compatible:fake-model · ask · ctx 0% · 0 in 0 out",
           working:
             columns === 80
-              ? "fake-model · ask · ctx 0%"
+              ? "fake-model · ask · ctx 0% · 0 in 0 out"
               : "openai-compatible:fake-model · ask · ctx 0% · 0 in 0 out",
         });
         terminal.key("Escape");

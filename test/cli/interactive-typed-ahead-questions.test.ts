@@ -262,7 +262,9 @@ describe.skipIf(tmuxMissing())("turnloop (interactive): a message typed at a que
         "─".repeat(100),
         "",
         "─".repeat(100),
-        expect.stringMatching(/^press Ctrl-C again to exit +fake-model · ask · ctx 0%$/),
+        expect.stringMatching(
+          /^press Ctrl-C again to exit +fake-model · ask · ctx 0% · 0 in 0 out$/,
+        ),
       ]);
       expect(screen).not.toMatch(/working \d+s/);
       terminal.key("C-c");

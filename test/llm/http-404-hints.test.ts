@@ -5,7 +5,9 @@ import { test } from "../support/fixtures.js";
 // whenever the server did not answer as the wire's API (a plain or HTML page, another vendor's
 // error shape), not only when the URL lacks a version (round 3, session 43, N5: Anthropic's wire
 // with a doubled /v1, and OLLAMA_HOST=http://host:11434/api, said "Not Found" and nothing else).
-// A 404 the API itself explains (its JSON error read by the provider) is said as it is.
+// A 404 the API itself explains (its JSON error read by the provider) is said as it is, with the
+// cure of a model the server does not have in the face's words (here the command line's, the
+// loop's default; trial r3s46 F5).
 
 const PAGE = { status: 404, body: "404 page not found" };
 const OTHER_SHAPE = { status: 404, body: { error: { message: "Not Found: /v1/messages" } } };
@@ -42,6 +44,6 @@ test("each wire's 404 names its base URL rule unless the API answered", async ({
     `HTTP 404 from <server>/v1/messages (model "claude-sonnet-4-5"): Not Found (Not Found: /v1/messages); ${anthropic}, or the server has no model "claude-sonnet-4-5"`,
     `HTTP 404 from <server>/api/v1/chat/completions (model "qwen3"): Not Found (404 page not found); ${chat}, or the server has no model "qwen3"`,
     `HTTP 404 from <server>/v1/v1/responses (model "gpt-5"): Not Found (404 page not found); ${path("an OpenAI Responses API one usually ends in /v1; turnloop adds /responses")}, or the server has no model "gpt-5"`,
-    `HTTP 404 from <server>/v1/chat/completions (model "nope"): The model \`nope\` does not exist`,
+    `HTTP 404 from <server>/v1/chat/completions (model "nope"): The model \`nope\` does not exist; the server has no model "nope": choose another with --model or TURNLOOP_MODEL`,
   ]);
 });

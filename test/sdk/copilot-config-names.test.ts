@@ -66,24 +66,26 @@ const OWN_SETTINGS: ReadonlyArray<keyof ResumeSessionConfig> = [
 ];
 
 /**
- * The wire names of those settings, in the order the server names them ignored: the Copilot SDK's
- * handlers as their capability flags (`onElicitationRequest` → `requestElicitation`), renamed ones
- * under the wire's name (`configDirectory` → `configDir`, `suppressResumeEvent` → `disableResume`),
- * the ones it keeps in the app by their own. Absent: `defaultAgent` (turnloop reads it) and
- * `includeSubAgentStreamingEvents` (true is what turnloop does). Written out, not derived from
- * src/protocol/session-settings.ts's `COPILOT_ONLY_SETTINGS`: this list states what the Copilot
- * SDK's session settings are on the wire, and turnloop's list is what is tested against it (with
- * a name missing there, `createSession` refuses it as unknown and this test fails); derived, it
- * would be compared with itself. turnloop's list is the wider one: it also has what the Copilot
- * SDK adds to the wire on its own (`traceparent`, `gitHubTokenProviderRegistrationId` …).
+ * Those settings as the app wrote them, in the order the server names them ignored, the order of
+ * their wire names: the Copilot SDK's handlers go as their capability flags
+ * (`onElicitationRequest` → `requestElicitation`), renamed ones under the wire's name
+ * (`configDirectory` → `configDir`, `suppressResumeEvent` → `disableResume`), the ones it keeps in
+ * the app by their own; turnloop/sdk names each in the warning as the app wrote it (round 3,
+ * session 47). Absent: `defaultAgent` (turnloop reads it) and `includeSubAgentStreamingEvents`
+ * (true is what turnloop does). Written out, not derived from src/protocol/session-settings.ts's
+ * `COPILOT_ONLY_SETTINGS`: this list states what the Copilot SDK's session settings are, and
+ * turnloop's list is what is tested against it (with a name missing there, `createSession`
+ * refuses it as unknown and this test fails); derived, it would be compared with itself.
+ * turnloop's list is the wider one: it also has what the Copilot SDK adds to the wire on its own
+ * (`traceparent`, `gitHubTokenProviderRegistrationId` …).
  */
 const IGNORED = [
   "reasoningSummary",
-  "isExperimentalMode",
+  "enableExperimentalMode",
   "contextTier",
   "modelCapabilities",
   "largeOutput",
-  "configDir",
+  "configDirectory",
   "enableConfigDiscovery",
   "canvases",
   "requestCanvasRenderer",
@@ -108,11 +110,11 @@ const IGNORED = [
   "manageScheduleEnabled",
   "onMcpAuthRequest",
   "askUserVariant",
-  "requestElicitation",
-  "requestMcpApps",
+  "onElicitationRequest",
+  "enableMcpApps",
   "githubMcpToolConfig",
-  "requestExitPlanMode",
-  "requestAutoModeSwitch",
+  "onExitPlanModeRequest",
+  "onAutoModeSwitchRequest",
   "additionalDirectories",
   "mcpOAuthTokenStorage",
   "authClientIdMetadataUrl",
@@ -140,7 +142,7 @@ const IGNORED = [
   "createSessionFsProvider",
   "featureFlags",
   "cloud",
-  "disableResume",
+  "suppressResumeEvent",
   "openCanvases",
 ];
 

@@ -86,6 +86,21 @@ describe("the SDK's errors", () => {
     expect(session.sessionId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  test("a model the server does not have: the send rejects naming setModel, the app's cure", async () => {
+    // Trial r3s46 F5: a 404 the model API itself answered named no cure; the app's is setModel.
+    const client = new TurnloopClient({ port: tcp.port, cwd: fixture.cwd });
+    fixture.onClose(() => client.stop());
+    const session = await client.createSession();
+    fixture.model.enqueue({
+      status: 404,
+      body: { error: { message: "The model `fake-model` does not exist", type: "not_found" } },
+    });
+    const failure = await session.sendAndWait({ prompt: "hi" }).catch((error: unknown) => error);
+    expect(String(failure)).toBe(
+      `Error: HTTP 404 from ${fixture.model.url}/v1/chat/completions (model "fake-model"): The model \`fake-model\` does not exist; the server has no model "fake-model": switch with session.setModel("<provider>:<model>")`,
+    );
+  });
+
   test("every call on a session whose server was killed -9 says the connection closed", async () => {
     const client = new TurnloopClient({ port: tcp.port, cwd: fixture.cwd });
     fixture.onClose(() => client.stop());

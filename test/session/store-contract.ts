@@ -263,6 +263,11 @@ export function describeSessionStore(name: string, createStore: () => Promise<St
       expect((await store.list({ cwd: "/work/a/" })).map((summary) => summary.sessionId)).toEqual([
         "older",
       ]);
+      // One session's summary, as listed, from its metadata alone; none for a session not stored.
+      expect(await store.summary("older")).toEqual(summaries[1]);
+      expect(await store.summary("newer")).toEqual(summaries[0]);
+      expect(await store.summary("absent")).toBeUndefined();
+      expect(await store.summary("../older")).toBeUndefined();
     });
 
     it("lists the name a session was given last (session.title_changed), none before one", async () => {

@@ -24,6 +24,7 @@ const SHELL_TIMEOUT_MS = 120_000;
  */
 export const INTERACTIVE_SETTINGS: ModelSettingNames = {
   model: "/model",
+  switchModel: "switch with /model",
   baseUrl: "--base-url or TURNLOOP_BASE_URL",
   resumeModel: "--model <provider>:<model>",
   environment: "",

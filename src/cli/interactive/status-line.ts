@@ -51,6 +51,13 @@ export function modeWord(mode: SessionMode, fullAccess: boolean): string {
 const KEYS = "Enter send · Ctrl-J newline · / commands · @ file · ! shell · Ctrl-D exit";
 
 /**
+ * The columns the left part keeps before the tokens on the right are dropped: room for what is
+ * happening, `working 999s`, and the `...` pi-tui's `truncateToWidth` ends a cut text with (its
+ * `· Esc cancels` and the key help are cut before the tokens go).
+ */
+const LEFT_ROOM = "working 999s...".length;
+
+/**
  * The line under the input box: on the left what is happening (working for N s, or the keys),
  * on the right model, mode, sandbox policy (when one confines commands), context used (%),
  * tokens and cost. Cut to the terminal's width.
@@ -87,7 +94,9 @@ export class StatusLine implements Component {
     const left = state.hint ?? activity(state);
     const painted =
       state.busySince === undefined && state.hint === undefined ? theme.dim : theme.accent;
-    const right = this.fittingRight(width);
+    const leftRoom =
+      state.hint === undefined ? LEFT_ROOM : Math.max(LEFT_ROOM, visibleWidth(state.hint));
+    const right = this.fittingRight(width, leftRoom);
     const room = width - visibleWidth(right) - 2;
     const shownLeft = truncateToWidth(left, Math.max(0, room));
     const gap = " ".repeat(Math.max(1, width - visibleWidth(shownLeft) - visibleWidth(right)));
@@ -95,15 +104,24 @@ export class StatusLine implements Component {
   }
 
   /**
-   * The right part, losing detail until the key help has room beside it: the provider prefix,
-   * then the tokens. Judged against the key help whatever the left shows, so the model is named
-   * one way at a width, idle or working (a fresh user's trial saw `fake` idle and
-   * `openai-compatible:fake` while working, the shorter left leaving room for the prefix).
+   * The right part, losing detail as the line narrows, in this order (README, "Status line"):
+   * the provider prefix (the opening line names the whole model) once the key help does not fit
+   * beside it whole; then the key help, cut from its end down to `leftRoom` ({@link LEFT_ROOM},
+   * or a one-off hint's whole width: what to do next); then the tokens. The context used and the
+   * cost stay (a line narrower than them is cut at its end). The prefix is judged against the
+   * key help whatever the left shows, so the model is named one way at a width, idle or working
+   * (a fresh user's trial saw `fake` idle and `openai-compatible:fake` while working, the shorter
+   * left leaving room for the prefix); trial r3s46 F6 saw the tokens dropped at 100 to 150
+   * columns to keep the key help whole.
    */
-  private fittingRight(width: number): string {
-    const variants = [this.right(true, true), this.right(false, true), this.right(false, false)];
-    const fits = (right: string) => width - visibleWidth(right) - 2 >= visibleWidth(KEYS);
-    return variants.find(fits) ?? this.right(false, false);
+  private fittingRight(width: number, leftRoom: number): string {
+    const leaves = (right: string, room: number) => width - visibleWidth(right) - 2 >= room;
+    const whole = this.right(true, true);
+    if (leaves(whole, visibleWidth(KEYS))) {
+      return whole;
+    }
+    const withTokens = this.right(false, true);
+    return leaves(withTokens, leftRoom) ? withTokens : this.right(false, false);
   }
 
   private right(provider: boolean, tokens: boolean): string {

@@ -205,11 +205,7 @@ export async function listRows(
 ): Promise<SessionSummary[]> {
   const pool = await database.pool();
   const { rows } = await database.run(() =>
-    pool.query<SummaryRow>(
-      `SELECT id, cwd, model, start_time, last_activity, updated_at, turns, event_count, size,
-         title, name, prompt_open AND NOT ${liveLeaseSql(leaseMs)} AS interrupted
-       FROM sessions WHERE next_seq > 1`,
-    ),
+    pool.query<SummaryRow>(`${summarySql(leaseMs)} WHERE next_seq > 1`),
   );
   const wanted = filter.cwd === undefined ? undefined : resolve(filter.cwd);
   return rows
@@ -217,6 +213,30 @@ export async function listRows(
     .filter((row) => wanted === undefined || (row.cwd !== null && resolve(row.cwd) === wanted))
     .map((row) => toSummary(row, database.displayUrl))
     .sort(byNewestActivity);
+}
+
+/**
+ * The session `sessionId` as {@link listRows} lists it, from its `sessions` row alone;
+ * `undefined` when there is none, or none with an event.
+ */
+export async function summaryRow(
+  database: Database,
+  sessionId: string,
+  leaseMs: number,
+): Promise<SessionSummary | undefined> {
+  const pool = await database.pool();
+  const { rows } = await database.run(() =>
+    pool.query<SummaryRow>(`${summarySql(leaseMs)} WHERE id = $1 AND next_seq > 1`, [sessionId]),
+  );
+  const [row] = rows;
+  return row === undefined ? undefined : toSummary(readSummaryRow(row), database.displayUrl);
+}
+
+/** The `SELECT` of a listing's {@link SummaryRow}s, before its `WHERE`. */
+function summarySql(leaseMs: number): string {
+  return `SELECT id, cwd, model, start_time, last_activity, updated_at, turns, event_count, size,
+         title, name, prompt_open AND NOT ${liveLeaseSql(leaseMs)} AS interrupted
+       FROM sessions`;
 }
 
 /** `row` with its text columns read back (stored-text.ts). */

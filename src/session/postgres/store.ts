@@ -43,7 +43,7 @@ import {
 } from "./lease.js";
 import { notifyDeleted, PostgresLiveEvents } from "./live.js";
 import { CommitListener, CommitNotifier } from "./notify.js";
-import { listRows, readRows } from "./read.js";
+import { listRows, readRows, summaryRow } from "./read.js";
 import { exportRows, importRows } from "./transfer.js";
 
 /** Options of {@link PostgresSessionStore}. */
@@ -216,6 +216,10 @@ export class PostgresSessionStore implements SessionStore {
 
   list(filter: { cwd?: string | undefined } = {}): Promise<SessionSummary[]> {
     return listRows(this.#database, filter, this.#worker.leaseMs);
+  }
+
+  summary(sessionId: string): Promise<SessionSummary | undefined> {
+    return summaryRow(this.#database, sessionId, this.#worker.leaseMs);
   }
 
   /** See {@link SessionStore.delete}: the followers on other workers are told at its commit (live.ts). */
