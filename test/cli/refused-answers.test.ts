@@ -5,9 +5,9 @@
  * reaches every face, the error says what could not be written, and the log stays readable.
  *
  * The free space is exact (`FullDisk.leave`): 8 blocks of 4 KiB hold the session's small files
- * (lock, log, metadata, input history) and a short reply, never {@link ANSWER} (60 KB) in one
+ * (lock, log, metadata, input history) and a short reply, never `ANSWER` (60 KB) in one
  * line, so the store refuses exactly the reply. The code cache is off: its writes would take
- * blocks first.
+ * blocks first. The interactive terminal's cases: refused-answers-interactive.test.ts.
  */
 
 import { execFileSync } from "node:child_process";
@@ -18,50 +18,21 @@ import { describe, expect } from "vitest";
 import { AcpChild } from "../acp/child-process.js";
 import { test } from "../support/fixtures.js";
 import { CAN_MOUNT, needingMount, useFullDisk } from "../support/full-disk.js";
-import { tmuxMissing } from "../support/interactive-terminal.js";
 import {
+  ANSWER,
+  FREE_BLOCKS,
   firstSession,
+  LOUD_CALL,
   lockDuringReply,
   loggedTypes,
+  refusedLog,
   serverSession,
+  UNRECORDED_WORDS,
   withoutTime,
 } from "../support/storage-refusals.js";
-import { interactiveTest } from "./interactive-support.js";
-
-/** A reply too long for what the disk has left: its log line needs 15 blocks. */
-const ANSWER = `${"All good here. ".repeat(4000)}\nThe end of the answer.`;
-
-/**
- * A command whose 39 KB of output, 8,000 short lines, the log cannot take in its result's line:
- * its head and tail (15,000 characters each, whole lines) need 8 blocks, all the disk has left
- * before the session's own files take theirs. (A 40 KB line with one line break at its end was
- * shown by 12,074 characters, its head alone: 3 blocks, which the log could take or not by how
- * many blocks the session's other files then held; it failed 2 of about 40 runs.)
- */
-const LOUD_COMMAND = "seq 1 8000";
-
-/** A reply asking for {@link LOUD_COMMAND}, then the answer after it (never asked for). */
-const LOUD_CALL = {
-  toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command: LOUD_COMMAND }) }],
-};
 
 /** An ACP update about a tool call. */
 type CallUpdate = Extract<acp.SessionUpdate, { sessionUpdate: "tool_call" | "tool_call_update" }>;
-
-/** What every face says of a call whose result the log refused (trial 39 F3). */
-const UNRECORDED_WORDS = "result is not in the session log: the log could not be written";
-
-/** Blocks left free: the session's small files fit, {@link ANSWER}'s line does not. */
-const FREE_BLOCKS = 8;
-
-/** What every face says of the refused reply: the log, its error, and what is kept. */
-function refusedLog(home: string): string {
-  return (
-    `${home}/session-state/[0-9a-f-]{36}/events\\.jsonl could not be written ` +
-    "\\(ENOSPC: no space left on device, write\\): the prompt was stopped; every event written " +
-    "before is kept"
-  );
-}
 
 /** `text` with {@link ANSWER} as `<ANSWER>`, so that a failure's diff stays readable. */
 function abbreviated(text: string): string {
@@ -374,59 +345,3 @@ describe.runIf(CAN_MOUNT)(needingMount("a session folder made unwritable mid-tur
     expect([resumed.code, resumed.stdout]).toEqual([0, "Third.\n"]);
   });
 });
-
-describe.runIf(CAN_MOUNT && !tmuxMissing())(
-  needingMount("the interactive face on a disk too full for the model's answer"),
-  () => {
-    const disk = useFullDisk(512, false, { TURNLOOP_NO_CODE_CACHE: "1" });
-
-    interactiveTest(
-      "the reply stays on screen, one error line, and the next prompt is answered",
-      async ({ fixture }) => {
-        const terminal = await fixture.openReady([], { env: disk.env, columns: 400 });
-        await disk.leave(FREE_BLOCKS);
-        fixture.server.enqueue({ text: ANSWER });
-        terminal.type("Say a lot");
-        await terminal.waitFor(/the prompt was stopped/);
-        await terminal.idle();
-        const screen = await terminal.screen(400);
-        expect(screen.match(/The end of the answer\./g)).toHaveLength(1);
-        expect(screen.match(/could not be written/g)).toHaveLength(1);
-        expect(screen).toMatch(new RegExp(refusedLog(disk.home)));
-        await disk.free();
-        fixture.server.enqueue({ text: "Hello again." });
-        terminal.type("Say it again");
-        await terminal.waitFor(/Hello again\./);
-        await terminal.idle();
-        terminal.key("C-d");
-        expect((await terminal.exited()).code).toBe(0);
-      },
-    );
-
-    interactiveTest(
-      "a command's result the log refused: its line says the result is not in the log",
-      async ({ fixture }) => {
-        const terminal = await fixture.openReady(["--allow-all-tools"], {
-          env: disk.env,
-          columns: 200,
-        });
-        await disk.leave(FREE_BLOCKS);
-        fixture.server.enqueue(LOUD_CALL, { text: "Never asked for." });
-        terminal.type("go");
-        await terminal.waitFor(/the prompt was stopped/);
-        await terminal.idle();
-        const rows = (await terminal.screen(200)).split("\n");
-        const line = rows.findIndex((row) =>
-          /^\s*✓ bash seq 1 8000\s+[\d.]+ (?:ms|s|min)$/.test(row),
-        );
-        // Trial 39 F3 on the screen: the call was drawn ✓ alone, as if its result were kept.
-        expect(rows.slice(line, line + 2).map((row) => row.trim())).toEqual([
-          expect.stringMatching(/^✓ bash seq 1 8000\s+[\d.]+ (?:ms|s|min)$/),
-          `its ${UNRECORDED_WORDS}`,
-        ]);
-        terminal.key("C-d");
-        expect((await terminal.exited()).code).toBe(0);
-      },
-    );
-  },
-);

@@ -151,3 +151,38 @@ export function lockDuringReply(
     return { text: "The answer.", pause: { afterEvents: 0, until: locked } };
   });
 }
+
+/**
+ * A reply too long for what the disk has left (test/cli/refused-answers*.test.ts: a full disk with
+ * {@link FREE_BLOCKS} free): its log line needs 15 blocks.
+ */
+export const ANSWER = `${"All good here. ".repeat(4000)}\nThe end of the answer.`;
+
+/**
+ * A command whose 39 KB of output, 8,000 short lines, the log cannot take in its result's line:
+ * its head and tail (15,000 characters each, whole lines) need 8 blocks, all the disk has left
+ * before the session's own files take theirs. (A 40 KB line with one line break at its end was
+ * shown by 12,074 characters, its head alone: 3 blocks, which the log could take or not by how
+ * many blocks the session's other files then held; it failed 2 of about 40 runs.)
+ */
+export const LOUD_COMMAND = "seq 1 8000";
+
+/** A reply asking for {@link LOUD_COMMAND}, then the answer after it (never asked for). */
+export const LOUD_CALL = {
+  toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command: LOUD_COMMAND }) }],
+};
+
+/** What every face says of a call whose result the log refused (trial 39 F3). */
+export const UNRECORDED_WORDS = "result is not in the session log: the log could not be written";
+
+/** Blocks left free: the session's small files fit, {@link ANSWER}'s line does not. */
+export const FREE_BLOCKS = 8;
+
+/** What every face says of the refused reply: the log, its error, and what is kept. */
+export function refusedLog(home: string): string {
+  return (
+    `${home}/session-state/[0-9a-f-]{36}/events\\.jsonl could not be written ` +
+    "\\(ENOSPC: no space left on device, write\\): the prompt was stopped; every event written " +
+    "before is kept"
+  );
+}

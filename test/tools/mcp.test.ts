@@ -2,51 +2,17 @@ import { statSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
-import { startMcpServers } from "../../src/session/mcp-servers.js";
-import type { McpServerConfigs } from "../../src/tools/mcp/config.js";
-import type { McpServers } from "../../src/tools/mcp/servers.js";
 import { requestedToolCall, TOOL_TURN } from "../support/event-sequences.js";
-import { type CliFixtures, test } from "../support/fixtures.js";
+import { test } from "../support/fixtures.js";
 import { chatMessages, type Harness, shape } from "../support/harness.js";
-import {
-  livePids,
-  serverLog,
-  startHttpServer,
-  stdioServer,
-  waitForLog,
-} from "../support/mcp/servers.js";
-
-/** A harness whose session has the servers `configure(logFile)` gives (`logFile` in its cwd). */
-function stateOf(servers: McpServers, name: string): string | undefined {
-  return servers.list().find((server) => server.name === name)?.state;
-}
-
-async function withServers(
-  openHarness: CliFixtures["openHarness"],
-  configure: (log: string) => McpServerConfigs,
-  options: { wire?: "openai-chat" | "anthropic"; startupWaitMs?: number } = {},
-): Promise<{ harness: Harness; servers: McpServers; log: string }> {
-  const harness = await openHarness(options.wire === undefined ? {} : { wire: options.wire });
-  const log = join(harness.cwd, "server.log");
-  const started = await startMcpServers(harness.session, configure(log), {
-    env: process.env,
-    startupWaitMs: options.startupWaitMs ?? 10_000,
-  });
-  if (started === undefined) {
-    throw new Error("no servers started");
-  }
-  return { harness, servers: started, log };
-}
+import { stdioServer, waitForLog } from "../support/mcp/servers.js";
+import { call, stateOf, withServers } from "./mcp-support.js";
 
 function toolNames(target: Harness, request: number): string[] {
   const body = target.server.requests[request]?.body as {
     tools?: Array<{ function: { name: string } }>;
   };
   return (body.tools ?? []).map((tool) => tool.function.name);
-}
-
-function call(name: string, args: object = {}, id = "call_1") {
-  return { toolCalls: [{ id, name, arguments: JSON.stringify(args) }] };
 }
 
 describe("MCP tools in the loop", () => {
@@ -341,72 +307,5 @@ describe("MCP tools in the loop", () => {
     } finally {
       delete process.env.TURNLOOP_TEST_MCP_TOKEN;
     }
-  });
-
-  test("a stdio server inherits no API keys of turnloop's, only its safe variables and its own env", async ({
-    openHarness,
-  }) => {
-    process.env.TURNLOOP_TEST_API_KEY = "do-not-pass-me";
-    try {
-      const { harness } = await withServers(openHarness, () => ({
-        t: { ...stdioServer(), env: { OWN_SETTING: "given" } },
-      }));
-      harness.server.enqueue(
-        {
-          toolCalls: ["TURNLOOP_TEST_API_KEY", "OWN_SETTING", "PATH"].map((name, index) => ({
-            id: `call_${index}`,
-            name: "t__env",
-            arguments: JSON.stringify({ name }),
-          })),
-        },
-        { text: "ok" },
-      );
-      await harness.prompt("env");
-      const results = harness.events
-        .filter((event) => event.type === "tool.execution_complete")
-        .map((event) => event.data.result.content);
-      expect(results).toEqual([
-        "TURNLOOP_TEST_API_KEY=(unset)",
-        "OWN_SETTING=given",
-        `PATH=${process.env.PATH}`,
-      ]);
-    } finally {
-      delete process.env.TURNLOOP_TEST_API_KEY;
-    }
-  });
-
-  test("Streamable HTTP on 127.0.0.1, with the configured headers", async ({ openHarness }) => {
-    const logFile = join(process.env.TMPDIR ?? "/tmp", `turnloop-mcp-http-${process.pid}.log`);
-    const http = await startHttpServer("--log", logFile);
-    try {
-      const { harness } = await withServers(openHarness, () => ({
-        web: { type: "http", url: http.url, headers: { "X-Test": "sent" } },
-      }));
-      harness.server.enqueue(call("web__echo", { text: "over http" }), { text: "done" });
-      await harness.prompt("web");
-      const complete = harness.events.find((event) => event.type === "tool.execution_complete");
-      expect(complete?.data).toMatchObject({
-        success: true,
-        result: { content: "echo: over http" },
-      });
-      expect(serverLog(logFile).some((entry) => entry.header === "sent")).toBe(true);
-    } finally {
-      await http.stop();
-    }
-  });
-
-  test("closing the session kills the server's whole process group", async ({ openHarness }) => {
-    const { harness, log } = await withServers(openHarness, (file) => ({
-      t: stdioServer("--grandchild", "--log", file),
-    }));
-    harness.server.enqueue({ text: "hi" });
-    await harness.prompt("hi");
-    const entries = await waitForLog(log, (lines) =>
-      lines.some((entry) => typeof entry.grandchild === "number"),
-    );
-    expect(entries.length).toBeGreaterThan(0);
-    expect(livePids(log).length).toBe(2);
-    await harness.session.close();
-    expect(livePids(log)).toEqual([]);
   });
 });
