@@ -176,7 +176,11 @@ describe.runIf(process.platform === "linux")(
         expect(timedOut.code, timedOut.stderr).toBe(0);
         model.enqueue({
           toolCalls: [
-            { id: "call_1", name: "bash", arguments: JSON.stringify({ command: start(sleeps[1] ?? "") }) },
+            {
+              id: "call_1",
+              name: "bash",
+              arguments: JSON.stringify({ command: start(sleeps[1] ?? "") }),
+            },
           ],
         });
         const startedFile = join(repository, "started");
@@ -199,8 +203,9 @@ describe.runIf(process.platform === "linux")(
           (JSON.parse(stdout) as { left_running_pids: unknown }).left_running_pids;
         expect([pidsIn(timedOut.stdout), pidsIn(cancelled.stdout)]).toEqual([first, second]);
         // The model reads what ran on, then the stop line.
-        const toolMessage = (model.requests[1]?.body as { messages: { role: string; content: unknown }[] })
-          .messages.find((message) => message.role === "tool");
+        const toolMessage = (
+          model.requests[1]?.body as { messages: { role: string; content: unknown }[] }
+        ).messages.find((message) => message.role === "tool");
         expect(toolMessage?.content).toBe(
           `Left running after the command was stopped: ${first?.[0]} \`${sleeps[0]}\`. They outlive this session: stop them (kill PID) when they are not needed.\nCommand timed out after 1 s; its process group was killed.`,
         );
