@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
 
 // Trial 40 F12: without the sandbox, processes a command left running (`nohup … &` with its output
@@ -203,9 +204,7 @@ describe.runIf(process.platform === "linux")(
           (JSON.parse(stdout) as { left_running_pids: unknown }).left_running_pids;
         expect([pidsIn(timedOut.stdout), pidsIn(cancelled.stdout)]).toEqual([first, second]);
         // The model reads what ran on, then the stop line.
-        const toolMessage = (
-          model.requests[1]?.body as { messages: { role: string; content: unknown }[] }
-        ).messages.find((message) => message.role === "tool");
+        const toolMessage = chatMessages(model, 1).find((message) => message.role === "tool");
         expect(toolMessage?.content).toBe(
           `Left running after the command was stopped: ${first?.[0]} \`${sleeps[0]}\`. They outlive this session: stop them (kill PID) when they are not needed.\nCommand timed out after 1 s; its process group was killed.`,
         );
