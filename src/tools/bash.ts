@@ -102,6 +102,18 @@ function notRunOutside(reason: string, refusal: string): string {
   return `The sandbox stopped this command: ${reason}. It was not run outside the sandbox: ${refusal}.`;
 }
 
+/** The last line {@link notRunOutside} writes. */
+const NOT_RUN_OUTSIDE = /(?:^|\n)The sandbox stopped this command: [^\n]*\. It was not run outside the sandbox: [^\n]*\.$/;
+
+/**
+ * Whether a `bash` call's result says the sandbox stopped the command and it was not run again
+ * outside (nobody could be asked, or the user said no): a refusal, which `-p` lists in
+ * `permission_denials` with the calls refused before they ran (trial 47 F5).
+ */
+export function refusedOutsideSandbox(content: string): boolean {
+  return NOT_RUN_OUTSIDE.test(content);
+}
+
 /** Said to the model before the output of a command run again outside the sandbox. */
 function ranOutside(reason: string): string {
   return `The sandbox stopped this command (${reason}); the user allowed it to run again outside the sandbox:`;
