@@ -103,7 +103,8 @@ function notRunOutside(reason: string, refusal: string): string {
 }
 
 /** The last line {@link notRunOutside} writes. */
-const NOT_RUN_OUTSIDE = /(?:^|\n)The sandbox stopped this command: [^\n]*\. It was not run outside the sandbox: [^\n]*\.$/;
+const NOT_RUN_OUTSIDE =
+  /(?:^|\n)The sandbox stopped this command: [^\n]*\. It was not run outside the sandbox: [^\n]*\.$/;
 
 /**
  * Whether a `bash` call's result says the sandbox stopped the command and it was not run again
