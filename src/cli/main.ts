@@ -48,6 +48,30 @@ for (const [name, stream] of [
     }
   });
 }
+// Until a face listens for SIGTERM or SIGHUP itself (the prompt's stops, the interactive face,
+// `acp`, the server: each before its first prompt), one of them ends turnloop with a line saying
+// so and the signal's exit code, instead of Node's silent exit (trial 47 F6). The first listener
+// a face adds hands them back to it, and to Node's default once it removes its own.
+const startupStops = (["SIGTERM", "SIGHUP"] as const).map((signal) => {
+  const listener = () => {
+    process.stderr.write(`turnloop: stopped by ${signal} before any prompt was sent\n`);
+    process.exit(signal === "SIGTERM" ? 143 : 129);
+  };
+  process.on(signal, listener);
+  return { signal, listener };
+});
+process.on("newListener", function handOverStops(event) {
+  if (event === "SIGTERM" || event === "SIGHUP") {
+    process.off("newListener", handOverStops);
+    // Once the face's listener is added: a signal left with no listener meanwhile would have
+    // Node stop watching it, and the face's would never be called.
+    queueMicrotask(() => {
+      for (const { signal, listener } of startupStops) {
+        process.off(signal, listener);
+      }
+    });
+  }
+});
 process.on("exit", () => {
   letGoOfClosedTerminal();
   if (outputFailure !== undefined && (process.exitCode ?? 0) === 0) {
