@@ -195,9 +195,7 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
     expect(existsSync(escaped)).toBe(false);
   });
 
-  // Trial 47 F5: a CI gate on `.permission_denials == []` passed a run whose commands the sandbox
-  // stopped from writing outside the workspace and from using the network. Such a command, not run
-  // outside (nobody could allow it), is now listed with the calls refused before they ran.
+  // Trial 47 F5: a CI gate on `.permission_denials == []` passed such a run.
   test("json: the commands the sandbox stopped and nobody allowed outside are in permission_denials", async () => {
     const commands = [`echo out > ${join(outside, "denied.txt")}`, probe(), "echo fine"];
     server.enqueue(
@@ -216,8 +214,7 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
     );
     const { subtype, permission_denials } = JSON.parse(result.stdout) as Record<string, unknown>;
     expect({ code: result.code, subtype, permission_denials }).toEqual({
-      code: 0,
-      subtype: "success",
+      ...{ code: 0, subtype: "success" },
       permission_denials: commands.slice(0, 2).map((command, index) => ({
         tool_name: "bash",
         tool_use_id: `call_${index + 1}`,
