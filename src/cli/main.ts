@@ -29,14 +29,55 @@ const VERSION = "0.1.0";
 // its turn open in the log and its session lock behind. A write to a terminal that is gone (its
 // window closed, `tmux kill-session`, a dropped ssh link) fails with EIO: the same, and the faces
 // treat it as SIGHUP. The prompt command and the interactive face also listen and cancel.
-for (const stream of [process.stdout, process.stderr]) {
+// Any other failed write (a full disk: `-p … > out.txt` on a full file system, ENOSPC) is said
+// once on stderr as one `turnloop:` line, and the run goes on to its end, its session kept:
+// the exit code is 1 where it would have been 0 (README, Exit codes; trial 47 F2).
+/** The first failed write to stdout or stderr other than EPIPE or EIO, as said on stderr. */
+let outputFailure: string | undefined;
+for (const [name, stream] of [
+  ["stdout", process.stdout],
+  ["stderr", process.stderr],
+] as const) {
   stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE" && error.code !== "EIO") {
-      throw error;
+    if (error.code === "EPIPE" || error.code === "EIO" || outputFailure !== undefined) {
+      return;
+    }
+    outputFailure = `turnloop: could not write to ${name}: ${error.message.replace(/, write$/, "")}`;
+    if (name === "stdout") {
+      process.stderr.write(`${outputFailure}\n`);
     }
   });
 }
-process.on("exit", letGoOfClosedTerminal);
+// Until a face listens for SIGTERM or SIGHUP itself (the prompt's stops, the interactive face,
+// `acp`, the server: each before its first prompt), one of them ends turnloop with a line saying
+// so and the signal's exit code, instead of Node's silent exit (trial 47 F6). The first listener
+// a face adds hands them back to it, and to Node's default once it removes its own.
+const startupStops = (["SIGTERM", "SIGHUP"] as const).map((signal) => {
+  const listener = () => {
+    process.stderr.write(`turnloop: stopped by ${signal} before any prompt was sent\n`);
+    process.exit(signal === "SIGTERM" ? 143 : 129);
+  };
+  process.on(signal, listener);
+  return { signal, listener };
+});
+process.on("newListener", function handOverStops(event) {
+  if (event === "SIGTERM" || event === "SIGHUP") {
+    process.off("newListener", handOverStops);
+    // Once the face's listener is added: a signal left with no listener meanwhile would have
+    // Node stop watching it, and the face's would never be called.
+    queueMicrotask(() => {
+      for (const { signal, listener } of startupStops) {
+        process.off(signal, listener);
+      }
+    });
+  }
+});
+process.on("exit", () => {
+  letGoOfClosedTerminal();
+  if (outputFailure !== undefined && (process.exitCode ?? 0) === 0) {
+    process.exitCode = 1;
+  }
+});
 
 /**
  * As the process ends, Node puts back the terminal settings that stdin, stdout and stderr had when

@@ -1,4 +1,5 @@
 import type { JsonObject, SessionEvent } from "../events/events.js";
+import { refusedOutsideSandbox } from "../tools/bash.js";
 
 /**
  * One refused tool call of a `-p` prompt, in the shape of Claude Code's `permission_denials`
@@ -13,9 +14,11 @@ export interface PermissionDenial {
 
 /**
  * Collects the refused calls of a prompt from its events: a `tool.execution_complete` whose
- * error code is `denied` (no terminal to ask on, a deny rule, the sandbox's refusal nobody could
- * allow) or `rejected` (the user said no), with the arguments of its `tool.execution_start`.
- * Holds the arguments of the calls still open only.
+ * error code is `denied` (no terminal to ask on, a deny rule) or `rejected` (the user said no),
+ * or a `bash` command the sandbox stopped that was not run outside it (tools/bash.ts
+ * `refusedOutsideSandbox`: it wrote outside the workspace or used the network, and nobody could
+ * allow it or the user said no), with the arguments of its `tool.execution_start`. Holds the
+ * arguments of the calls still open only.
  */
 export class PermissionDenials {
   readonly list: PermissionDenial[] = [];
@@ -28,7 +31,10 @@ export class PermissionDenials {
       const { toolCallId, toolName, error } = event.data;
       const input = this.openCalls.get(toolCallId) ?? {};
       this.openCalls.delete(toolCallId);
-      if (error?.code === "denied" || error?.code === "rejected") {
+      const content = event.data.result?.content;
+      const stopped =
+        toolName === "bash" && typeof content === "string" && refusedOutsideSandbox(content);
+      if (error?.code === "denied" || error?.code === "rejected" || stopped) {
         this.list.push({ tool_name: toolName, tool_use_id: toolCallId, tool_input: input });
       }
     }

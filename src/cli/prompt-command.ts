@@ -18,7 +18,7 @@ import { type PromptOutput, promptOutput } from "./prompt-output.js";
 import { openPromptSession, sayNotOpened, unknownSession } from "./prompt-session.js";
 import { watchPromptStops } from "./prompt-stops.js";
 import { Spinner } from "./spinner.js";
-import { stdinCutWarning } from "./stdin-attachment.js";
+import { stdinAttachedNotice, stdinCutWarning } from "./stdin-attachment.js";
 import { terminalPermission } from "./terminal-permission.js";
 import type { RendererOptions } from "./terminal-renderer.js";
 
@@ -240,8 +240,11 @@ async function checkedPrompt(options: PromptOptions, io: PromptIo): Promise<stri
     io.stderr.write(`turnloop: ${prompt.message}\n`);
     return EXIT.usage;
   }
+  // Said once: a cut's warning names how much was read too.
   if (prompt.cut !== undefined) {
     io.stderr.write(`${stdinCutWarning(prompt.cut)}\n`);
+  } else if (prompt.attached !== undefined) {
+    io.stderr.write(`${stdinAttachedNotice(prompt.attached)}\n`);
   }
   if (isEmptyPrompt(prompt.text, 0)) {
     // A blank prompt (`-p "$UNSET"`) would pay for a request and store a session for nothing.

@@ -40,7 +40,10 @@ export function watchPromptStops(
     if (stoppedBy !== undefined) {
       // Exiting now skips the tools' SIGTERM-then-SIGKILL: end their process groups first.
       killCommandProcessGroups();
-      streams.stderr.write(`\nturnloop: stopped; resume with --resume ${session.id}\n`);
+      const second = signal === "SIGINT" ? "Ctrl-C" : signal;
+      streams.stderr.write(
+        `\nturnloop: stopped at once by a second ${second}; resume with --resume ${session.id}\n`,
+      );
       process.exit(exitCode());
     }
     stoppedBy = signal;

@@ -18,7 +18,13 @@ export interface StdinCut {
 
 /** A prompt with its piped input attached (`cut` when only its ends were), or why not. */
 export type AttachedPrompt =
-  | { ok: true; text: string; cut?: StdinCut }
+  | {
+      ok: true;
+      text: string;
+      cut?: StdinCut;
+      /** How many bytes of piped stdin were attached to a prompt given as text; absent: none. */
+      attached?: number;
+    }
   | { ok: false; message: string };
 
 /**
@@ -49,7 +55,7 @@ export function stdinText(
 export function withStdinAttachment(prompt: string, piped: string): AttachedPrompt {
   const bytes = Buffer.byteLength(piped);
   if (bytes <= STDIN_MAX_BYTES) {
-    return { ok: true, text: attachmentBlock(prompt, piped, bytes) };
+    return { ok: true, text: attachmentBlock(prompt, piped, bytes), attached: bytes };
   }
   const encoded = Buffer.from(piped, "utf8");
   const half = STDIN_MAX_BYTES / 2;
@@ -62,6 +68,7 @@ export function withStdinAttachment(prompt: string, piped: string): AttachedProm
     ok: true,
     text: attachmentBlock(prompt, body, bytes),
     cut: { total: bytes, kept, wholeLines },
+    attached: bytes,
   };
 }
 
@@ -87,7 +94,12 @@ export function cutStdinAttachment(prompt: string, ends: StdinBytes): AttachedPr
   const kept = headEnd.bytes.length + tailEnd.bytes.length;
   const body = cutBody(headText.text, tailText.text, total, kept);
   const wholeLines = headEnd.whole && tailEnd.whole;
-  return { ok: true, text: attachmentBlock(prompt, body, total), cut: { total, kept, wholeLines } };
+  return {
+    ok: true,
+    text: attachmentBlock(prompt, body, total),
+    cut: { total, kept, wholeLines },
+    attached: total,
+  };
 }
 
 /** {@link cutStdinAttachment} of UTF-16 (its byte order mark at the head): cut in code units. */
@@ -109,7 +121,12 @@ function cutUtf16Attachment(prompt: string, { head, tail, total }: StdinBytes): 
   const kept = headBytes.length + tailBytes.length - dropped;
   const body = cutBody(headKept, tailKept, total, kept);
   const wholeLines = headEnd > 0 && tailWhole;
-  return { ok: true, text: attachmentBlock(prompt, body, total), cut: { total, kept, wholeLines } };
+  return {
+    ok: true,
+    text: attachmentBlock(prompt, body, total),
+    cut: { total, kept, wholeLines },
+    attached: total,
+  };
 }
 
 /**
@@ -123,6 +140,15 @@ export function stdinCutWarning({ total, kept, wholeLines }: StdinCut): string {
     ? `only its first and last lines, ${kept} bytes (${most}), were sent`
     : `only ${kept} bytes of its ends were sent (${most}; a line longer than that is cut inside)`;
   return `turnloop: warning: stdin had ${total} bytes; ${sent}: the ${total - kept} bytes between them were cut`;
+}
+
+/**
+ * `turnloop: read N bytes from stdin …`, said once when piped stdin was attached to a prompt
+ * given as text (trial 47 F4: a CI runner that feeds its job script to `bash` on stdin lost the
+ * script's later lines to `turnloop -p "…"`, silently): what was read, and how to give none.
+ */
+export function stdinAttachedNotice(bytes: number): string {
+  return `turnloop: read ${bytes} byte${bytes === 1 ? "" : "s"} from stdin as an attachment to the prompt; use </dev/null to give none`;
 }
 
 /** The attachment block after `prompt`; `bytes`: how many the piped input had. */

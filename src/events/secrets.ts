@@ -60,6 +60,23 @@ const CREDENTIAL_SETTING_WORDS = {
   first: new Set(["USE", "ENABLE", "DISABLE", "NO", "SKIP", "REQUIRE"]),
 };
 
+/**
+ * Kinds of token a name's last segment names, after the first and a version (`V2`) aside: JWT,
+ * plural too, or a segment ending so (`CI_JOB_JWT`, `CI_JOB_JWT_V2`: GitLab's job tokens), LOGIN
+ * (`SONAR_LOGIN`: SonarQube's login token) and PAT (`GH_PAT`, `AZURE_DEVOPS_EXT_PAT`: a personal
+ * access token). Only last: `JWT_ISSUER`, `LOGIN_SHELL` and `LOGNAME` are settings (trial 47 F3).
+ */
+const TOKEN_KIND_LAST = /^(?:.*JWTS?|LOGIN|PAT)$/;
+
+/** Whether a name's `segments` end with {@link TOKEN_KIND_LAST}, a version (`V2`) aside. */
+function endsWithTokenKind(segments: readonly string[]): boolean {
+  let end = segments.length;
+  while (end > 1 && /^V\d+$/.test(segments[end - 1] ?? "")) {
+    end -= 1;
+  }
+  return end > 1 && TOKEN_KIND_LAST.test(segments[end - 1] ?? "");
+}
+
 /** The segments of a variable's name, upper case: split on `_`, `-` and `.`. */
 function nameSegments(name: string): string[] {
   return name.toUpperCase().split(/[_.-]/);
@@ -73,18 +90,22 @@ function nameSegments(name: string): string[] {
  * (`MONKEY`, `BYPASS`), or starts with SECRET, PASSWORD or PASSWD, or is PWD after the first
  * (`MYSQL_PWD`; `PWD` and `OLDPWD` are the shell's folders), or names credentials
  * ({@link CREDENTIAL_SEGMENT}: CRED, CREDS, CREDENTIAL(S), AUTH) in a name that holds no place or
- * setting ({@link CREDENTIAL_SETTING_WORDS}). `OPENAI_API_KEY`, `AWS_SECRET_ACCESS_KEY`,
- * `PGPASSWORD`, `npm_token`, `DEPLOY_CREDS`, `BASIC_AUTH` are; `TOKENIZERS_PARALLELISM`,
+ * setting ({@link CREDENTIAL_SETTING_WORDS}), or ends with a kind of token ({@link
+ * TOKEN_KIND_LAST}: JWT, LOGIN, PAT). `OPENAI_API_KEY`, `AWS_SECRET_ACCESS_KEY`, `PGPASSWORD`,
+ * `npm_token`, `DEPLOY_CREDS`, `BASIC_AUTH`, `CI_JOB_JWT_V2`, `SONAR_LOGIN` are; `TOKENIZERS_PARALLELISM`,
  * `XKB_DEFAULT_KEYMAP`, `MONKEY_PATCH`, `GIT_AUTHOR_NAME` and `SSH_AUTH_SOCK` (a socket's path)
  * are not.
  */
 export function isSecretName(name: string): boolean {
   const segments = nameSegments(name);
-  return segments.some(
-    (segment, index) =>
-      (SECRET_SEGMENT.test(segment) && !isOrdinaryWord(segment)) ||
-      (index > 0 && segment === "PWD") ||
-      (CREDENTIAL_SEGMENT.test(segment) && !holdsCredentialSetting(segments)),
+  return (
+    endsWithTokenKind(segments) ||
+    segments.some(
+      (segment, index) =>
+        (SECRET_SEGMENT.test(segment) && !isOrdinaryWord(segment)) ||
+        (index > 0 && segment === "PWD") ||
+        (CREDENTIAL_SEGMENT.test(segment) && !holdsCredentialSetting(segments)),
+    )
   );
 }
 

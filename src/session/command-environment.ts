@@ -32,7 +32,8 @@ export const NO_TERMINAL_DEFAULTS: Readonly<Record<string, string>> = (() => {
  * (`TURNLOOP_DATABASE_URL`), and every one whose name looks secret (events/secrets.ts
  * `isSecretName`: a name segment that is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS
  * or PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD, or names credentials, CREDS,
- * CREDENTIAL(S) or AUTH, in a name that is no path or switch; the rule redaction follows too; Codex's default
+ * CREDENTIAL(S) or AUTH, in a name that is no path or switch, or ends with a kind of token, JWT,
+ * LOGIN or PAT; the rule redaction follows too; Codex's default
  * `shell_environment_policy` drops `*KEY*`, `*SECRET*` and `*TOKEN*` as substrings, which takes
  * `KEYMAP` and `TOKENIZERS_PARALLELISM` too) but those `kept` names (config
  * `shellEnvironment.keep`, run-config.ts `keptVariables`, which cannot bring back the first three
@@ -94,7 +95,7 @@ export function describeCommandEnvironment(
   kept: ReadonlyArray<{ readonly value: string }> = [],
 ): string {
   const dropped = droppedVariables(environment, keyVariables, kept);
-  const kinds = `not passed on: provider keys, ${DATABASE_URL_VARIABLE}, names with a part that is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD, or names credentials (CRED, CREDS, CREDENTIAL, AUTH) in a name that is no path or switch`;
+  const kinds = `not passed on: provider keys, ${DATABASE_URL_VARIABLE}, names with a part that is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD, or names credentials (CRED, CREDS, CREDENTIAL, AUTH) in a name that is no path or switch, or ends with a kind of token (JWT, LOGIN, PAT)`;
   const keeps =
     kept.length === 0
       ? ""

@@ -277,8 +277,9 @@ export class SessionJournal {
    * `session.error` (type `storage`) the store does not hold: every face says it, the SDK server
    * to the app too (it never learnt of it from the outcome). Resolves once every event of the
    * prompt reached the subscribers (or was dropped: held-delivery.ts).
-   * @returns the storage error the prompt ends with: this commit's, else the one reported at its
-   * `session.idle`; `undefined` when its writes all went through.
+   * @returns the storage error the prompt ends with: the one reported at its `session.idle` (the
+   * log's `session.error` names it), else this commit's; `undefined` when its writes all went
+   * through.
    */
   async endPrompt(): Promise<{ errorType: "storage"; message: string } | undefined> {
     const failed = this.#failedPrompt;
@@ -287,11 +288,14 @@ export class SessionJournal {
       await this.appender.commit({ endOfPrompt: true });
       this.#delivery.stored();
     } catch (error) {
-      const late = { errorType: "storage" as const, message: this.storageMessage(error) };
-      if (failed === undefined) {
-        const error = { type: "session.error" as const, data: late };
-        this.handOn(createEnvelope(error, this.#writer.lastPersistedId), true);
+      if (failed !== undefined) {
+        // The error the log's `session.error` names, which stopped the prompt: a later failure
+        // (the listing's metadata.json after events.jsonl) is not said instead (trial 47 F8).
+        return failed;
       }
+      const late = { errorType: "storage" as const, message: this.storageMessage(error) };
+      const event = { type: "session.error" as const, data: late };
+      this.handOn(createEnvelope(event, this.#writer.lastPersistedId), true);
       return late;
     } finally {
       this.#writeFailure = undefined;

@@ -102,6 +102,19 @@ function notRunOutside(reason: string, refusal: string): string {
   return `The sandbox stopped this command: ${reason}. It was not run outside the sandbox: ${refusal}.`;
 }
 
+/** The last line {@link notRunOutside} writes. */
+const NOT_RUN_OUTSIDE =
+  /(?:^|\n)The sandbox stopped this command: [^\n]*\. It was not run outside the sandbox: [^\n]*\.$/;
+
+/**
+ * Whether a `bash` call's result says the sandbox stopped the command and it was not run again
+ * outside (nobody could be asked, or the user said no): a refusal, which `-p` lists in
+ * `permission_denials` with the calls refused before they ran (trial 47 F5).
+ */
+export function refusedOutsideSandbox(content: string): boolean {
+  return NOT_RUN_OUTSIDE.test(content);
+}
+
 /** Said to the model before the output of a command run again outside the sandbox. */
 function ranOutside(reason: string): string {
   return `The sandbox stopped this command (${reason}); the user allowed it to run again outside the sandbox:`;
@@ -119,17 +132,21 @@ function toolResultOf(
   // Without the terminal's control sequences (a pager's or an editor's screen codes, colours).
   const text = plainText(result.output);
   const body = text === "" || text.endsWith("\n") ? text : `${text}\n`;
+  // Named only if still running as the result is made: one may have exited since the scan.
+  const running = stillRunning(result.leftRunning ?? []);
   switch (result.stopped) {
     case "timeout":
-      return errorResult(`${body}Command ${timedOut(timeoutSeconds)}; ${stopDescription}.`);
-    case "cancelled":
-      return errorResult(`${body}Command cancelled; ${stopDescription}.`);
+    case "cancelled": {
+      // Trial 47 F1: one outside the killed group (`(setsid server &)`) runs on; said before the
+      // stop line, which stays the last (commandStop).
+      const left = running.length === 0 ? "" : `${leftRunningNote(running, "was stopped")}\n`;
+      const why = result.stopped === "timeout" ? timedOut(timeoutSeconds) : "cancelled";
+      return errorResult(`${body}${left}Command ${why}; ${stopDescription}.`);
+    }
     case undefined:
       break;
   }
-  // Named only if still running as the result is made: one may have exited since the scan.
-  const running = stillRunning(result.leftRunning ?? []);
-  const left = running.length === 0 ? undefined : leftRunningNote(running);
+  const left = running.length === 0 ? undefined : leftRunningNote(running, "exited");
   const note = [stoppedNote(result), left, result.note]
     .filter((line) => line !== undefined)
     .map((line) => `\n${line}`)
@@ -179,26 +196,40 @@ export function backgroundStoppedNote(stop: BackgroundStop): string {
 }
 
 /**
- * Said after the exit line when a command (not in the sandbox) left processes running: which,
- * by pid and command line (tools/pipe-holders.ts `leftRunning`), for the model and every face's
- * tool line, so that a server or watcher left behind is known (trial 40 F12).
+ * Said when a command (not in the sandbox) left processes running: which, by pid and command
+ * line (tools/pipe-holders.ts `leftRunning`), for the model and every face's tool line, so that a
+ * server or watcher left behind is known (trial 40 F12): after the exit line once it `exited`;
+ * before the stop line once it `was stopped` (its timeout, a cancel: those outside its process
+ * group, trial 47 F1).
  */
-export function leftRunningNote(processes: readonly StoppedProcess[]): string {
+export function leftRunningNote(
+  processes: readonly StoppedProcess[],
+  ending: "exited" | "was stopped",
+): string {
   const named = processes.map(({ pid, command }) => `${pid} \`${command}\``).join(", ");
-  return `Left running after the command exited: ${named}. They outlive this session: stop them (kill PID) when they are not needed.`;
+  return `Left running after the command ${ending}: ${named}. They outlive this session: stop them (kill PID) when they are not needed.`;
 }
 
 /** The note {@link leftRunningNote} writes; group 1: its list, `PID \`command\``, comma-separated. */
 const LEFT_RUNNING =
-  /(?:^|\n)Left running after the command exited: (.*)\. They outlive this session/;
+  /(?:^|\n)Left running after the command (?:exited|was stopped): (.*)\. They outlive this session/;
+
+/**
+ * The note of a stopped command ({@link leftRunningNote}), right before its stop line (the last,
+ * or followed only by the loop's `[cancelled by …]` line).
+ */
+const LEFT_RUNNING_AT_STOP =
+  /(?:^|\n)(Left running after the command was stopped: [^\n]*)\nCommand (?:timed out after [\d.]+ s|cancelled); [^\n]*(?:\n\[cancelled by [^\]\n]+\])?$/;
 
 /**
  * The pids a command's result names as left running ({@link leftRunningNote}), in its order; `[]`
- * when it names none. Read back by the session model (`ToolCall.leftRunning`) for the faces that
- * sum them up (`-p`'s closing summary).
+ * when it names none. `content` is the text after the exit line, or with `stopped` the whole
+ * result of a stopped command. Read back by the session model (`ToolCall.leftRunning`) for the
+ * faces that sum them up (`-p`'s closing summary, `left_running_pids`).
  */
-export function leftRunningIn(content: string): number[] {
-  const list = LEFT_RUNNING.exec(content)?.[1] ?? "";
+export function leftRunningIn(content: string, stopped = false): number[] {
+  const text = stopped ? (LEFT_RUNNING_AT_STOP.exec(content)?.[1] ?? "") : content;
+  const list = LEFT_RUNNING.exec(text)?.[1] ?? "";
   return [...list.matchAll(/(?:^|, )(\d+) `/g)].map(([, pid]) => Number(pid));
 }
 

@@ -25,8 +25,11 @@ export type ProcessOutcome =
       /** Processes the command left running, by pid and command line (pipe-holders.ts `leftRunning`). */
       leftRunning: StoppedProcess[];
     }
-  | { kind: "timed-out" }
-  | { kind: "cancelled" }
+  | {
+      kind: "timed-out" | "cancelled";
+      /** Processes outside the killed group that held its output and run on (`(setsid server &)`). */
+      leftRunning: StoppedProcess[];
+    }
   | { kind: "spawn-failed"; message: string };
 
 /**
@@ -290,23 +293,25 @@ export class CommandProcess {
   }
 
   private outcomeAfterExit(): ProcessOutcome {
-    if (this.stopReason !== undefined) {
-      return { kind: this.stopReason };
-    }
     const leader = this.child.pid;
     // Those stopped above are not left running; pipes nobody held after the exit hold nobody.
     const stopped = new Set(this.backgroundStopped?.processes?.map((holder) => holder.pid));
     const pipes = this.abandoned ? this.pipes : new Set<string>();
     const signal = this.exitStatus?.signal ?? null;
-    // A leader killed by SIGKILL was killed with its group (killCommandProcessGroups): the
-    // others got the same signal, and one not yet ended is no process left running.
-    const killed = signal === "SIGKILL" || leader === undefined;
+    // A stopped command's group gets SIGKILL, as does a leader killed by SIGKILL
+    // (killCommandProcessGroups): one of the group not yet ended is no process left running, but
+    // one outside it that held the output runs on.
+    const groupKilled = this.stopReason !== undefined || signal === "SIGKILL";
+    const left = leader === undefined ? [] : leftRunning(leader, pipes, stopped, groupKilled);
+    if (this.stopReason !== undefined) {
+      return { kind: this.stopReason, leftRunning: left };
+    }
     return {
       kind: "exited",
       code: this.exitStatus?.code ?? null,
       signal,
       backgroundStopped: this.backgroundStopped,
-      leftRunning: killed ? [] : leftRunning(leader, pipes, stopped),
+      leftRunning: left,
     };
   }
 }

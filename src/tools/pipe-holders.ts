@@ -106,14 +106,17 @@ function commandLine(pid: string): string {
  * invisible until something else failed on its port): the processes still in the group led by
  * `leader` (`nohup server > log 2>&1 &`: its output goes elsewhere, so it runs on), and those
  * outside it that hold one of `pipes` (`(setsid server &)`), `stopped` apart (their pids), in pid
- * order. Costs one `kill(-leader, 0)` when the group has ended; `[]` off Linux.
+ * order. With `groupKilled` (a timeout, a cancel, a SIGKILL: the group gets SIGKILL), only those
+ * outside the group count: a `(setsid server &)` escapes the group's kill (trial 47 F1). Costs
+ * one `kill(-leader, 0)` when the group has ended; `[]` off Linux.
  */
 export function leftRunning(
   leader: number,
   pipes: ReadonlySet<string>,
   stopped: ReadonlySet<number>,
+  groupKilled = false,
 ): StoppedProcess[] {
-  const groupLives = signalsReach(-leader);
+  const groupLives = !groupKilled && signalsReach(-leader);
   if (!groupLives && pipes.size === 0) {
     return [];
   }

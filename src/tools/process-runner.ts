@@ -167,9 +167,15 @@ function resultOf(
         ...(outcome.leftRunning.length === 0 ? {} : { leftRunning: outcome.leftRunning }),
       };
     case "timed-out":
-      return { exitCode: null, signal: null, output, truncated, stopped: "timeout" };
     case "cancelled":
-      return { exitCode: null, signal: null, output, truncated, stopped: "cancelled" };
+      return {
+        exitCode: null,
+        signal: null,
+        output,
+        truncated,
+        stopped: outcome.kind === "timed-out" ? "timeout" : "cancelled",
+        ...(outcome.leftRunning.length === 0 ? {} : { leftRunning: outcome.leftRunning }),
+      };
     case "spawn-failed":
       return notStarted(`Could not start ${file}: ${outcome.message}`);
   }

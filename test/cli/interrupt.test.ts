@@ -50,7 +50,10 @@ test("a second Ctrl-C kills a command that ignores SIGTERM, and prints the sessi
     },
   });
   expect(result.code).toBe(130);
-  expect(result.stderr).toMatch(/turnloop: stopped; resume with --resume [0-9a-f-]{36}\n$/);
+  // Trial 47 F7: the line names what stopped it.
+  expect(result.stderr).toMatch(
+    /\nturnloop: stopped at once by a second Ctrl-C; resume with --resume [0-9a-f-]{36}\n$/,
+  );
   const pids = await Promise.all(
     ["bash.pid", "sleep.pid"].map(async (name) =>
       Number(await readFile(join(repository, name), "utf8")),

@@ -1,5 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect } from "vitest";
+import { chatMessages } from "../support/fake-model-server.js";
 import { test } from "../support/fixtures.js";
 
 // Trial 40 F12: without the sandbox, processes a command left running (`nohup … &` with its output
@@ -139,6 +141,73 @@ describe.runIf(process.platform === "linux")(
         const pids = sleeps.map((sleep) => pidsOf(sleep.replace(" ", "\0")));
         expect(pids.map((found) => found.length)).toEqual([1, 1]);
         expect(results).toEqual(pids);
+      } finally {
+        stopSleeps(sleeps);
+      }
+    });
+
+    // Trial 47 F1: a command stopped at its timeout or by a cancel had its process group killed,
+    // but a `(setsid … &)` outside the group ran on while the result said `[]` and the model read
+    // only that the group was killed. Such a process is now named before the stop line, for the
+    // model and in left_running_pids.
+    test("a command stopped at its timeout or by SIGTERM names what ran on outside its group", async ({
+      cli,
+      model,
+      repository,
+    }) => {
+      const sleeps = [`sleep 26.${process.pid}1`, `sleep 26.${process.pid}2`];
+      const running = `running() { for f in /proc/[0-9]*/cmdline; do [ "$(tr '\\0' ' ' < "$f" 2>/dev/null)" = "$1 " ] && return 0; done; return 1; }`;
+      // Ends only when stopped; `started` is written once the escaped sleep runs as `sleep`.
+      const start = (sleep: string) =>
+        `${running}; (setsid ${sleep} &); until running "${sleep}"; do sleep 0.05; done; touch started; sleep 60`;
+      try {
+        model.enqueue(
+          {
+            toolCalls: [
+              {
+                id: "call_1",
+                name: "bash",
+                arguments: JSON.stringify({ command: start(sleeps[0] ?? ""), timeout: 1 }),
+              },
+            ],
+          },
+          { text: "It timed out." },
+        );
+        const timedOut = await cli(["--allow-all-tools", "-p", "run", "--output-format", "json"]);
+        expect(timedOut.code, timedOut.stderr).toBe(0);
+        model.enqueue({
+          toolCalls: [
+            {
+              id: "call_1",
+              name: "bash",
+              arguments: JSON.stringify({ command: start(sleeps[1] ?? "") }),
+            },
+          ],
+        });
+        const startedFile = join(repository, "started");
+        rmSync(startedFile, { force: true });
+        const cancelled = await cli(["--allow-all-tools", "-p", "run", "--output-format", "json"], {
+          onStart: (child) => {
+            const look = setInterval(() => {
+              if (existsSync(startedFile)) {
+                clearInterval(look);
+                child.kill("SIGTERM");
+              }
+            }, 50);
+            child.on("exit", () => clearInterval(look));
+          },
+        });
+        expect(cancelled.code, cancelled.stderr).toBe(143);
+        const [first, second] = sleeps.map((sleep) => pidsOf(sleep.replace(" ", "\0")));
+        expect([first?.length, second?.length]).toEqual([1, 1]);
+        const pidsIn = (stdout: string) =>
+          (JSON.parse(stdout) as { left_running_pids: unknown }).left_running_pids;
+        expect([pidsIn(timedOut.stdout), pidsIn(cancelled.stdout)]).toEqual([first, second]);
+        // The model reads what ran on, then the stop line.
+        const toolMessage = chatMessages(model, 1).find((message) => message.role === "tool");
+        expect(toolMessage?.content).toBe(
+          `Left running after the command was stopped: ${first?.[0]} \`${sleeps[0]}\`. They outlive this session: stop them (kill PID) when they are not needed.\nCommand timed out after 1 s; its process group was killed.`,
+        );
       } finally {
         stopSleeps(sleeps);
       }

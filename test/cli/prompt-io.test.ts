@@ -60,6 +60,17 @@ describe("stdin", () => {
     expect(lastUserMessage(model)).toBe(
       `explain\n\n<attachment source="stdin" bytes="${log.length}">\n${log}</attachment>`,
     );
+    // Trial 47 F4: a CI runner feeding its script on stdin lost the rest of it silently. What was
+    // read is said once on stderr, stdout keeping only the answer.
+    expect({
+      stdout: result.stdout,
+      said: result.stderr.split("\n").filter((line) => line.startsWith("turnloop:")),
+    }).toEqual({
+      stdout: "It is a null pointer.\n",
+      said: [
+        `turnloop: read ${log.length} bytes from stdin as an attachment to the prompt; use </dev/null to give none`,
+      ],
+    });
   });
 
   test("piped text past 100 KiB keeps its head and tail with a note of what was cut", async ({

@@ -105,7 +105,7 @@ describe.runIf(sandboxWorks)("a sandboxed command the closed network stopped", (
         `✗ bash ${command} failed (exit code 7) (N ms)\n` +
         `    ${curlLine}\n` +
         `    ${stoppedLine(printed)}\n` +
-        "2 turns · 20 in / 10 out tokens · session ID\n",
+        "2 turns · 1 call refused · 20 in / 10 out tokens · session ID\n",
       toolResult: `${curlLine}\n<exited with exit code 7>\n${stoppedLine(printed)}`,
     });
   });

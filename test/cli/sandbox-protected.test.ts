@@ -73,7 +73,7 @@ describe.runIf(sandboxWorks)("a write to a place the sandbox keeps read-only", (
         `✗ bash ${command} failed (exit code 1) (N ms)\n` +
         "    bash: line 1: .git/hooks/pre-commit: Read-only file system\n" +
         `    ${why}\n` +
-        "2 turns · 20 in / 10 out tokens · session ID\n",
+        "2 turns · 1 call refused · 20 in / 10 out tokens · session ID\n",
       toolResult: `bash: line 1: .git/hooks/pre-commit: Read-only file system\n<exited with exit code 1>\n${why}`,
     });
   });

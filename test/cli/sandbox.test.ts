@@ -189,10 +189,38 @@ describe.runIf(sandboxWorks)("turnloop -p --sandbox workspace-write", () => {
         `✗ bash echo out > ${escaped} failed (exit code 1) (N ms)\n` +
         `    bash: line 1: ${escaped}: Read-only file system\n` +
         `    ${why}\n` +
-        "2 turns · 20 in / 10 out tokens · session ID\n",
+        "2 turns · 1 call refused · 20 in / 10 out tokens · session ID\n",
       toolResult: `bash: line 1: ${escaped}: Read-only file system\n<exited with exit code 1>\n${why}`,
     });
     expect(existsSync(escaped)).toBe(false);
+  });
+
+  // Trial 47 F5: a CI gate on `.permission_denials == []` passed such a run.
+  test("json: the commands the sandbox stopped and nobody allowed outside are in permission_denials", async () => {
+    const commands = [`echo out > ${join(outside, "denied.txt")}`, probe(), "echo fine"];
+    server.enqueue(
+      {
+        toolCalls: commands.map((command, index) => ({
+          id: `call_${index + 1}`,
+          name: "bash",
+          arguments: JSON.stringify({ command }),
+        })),
+      },
+      { text: "Done." },
+    );
+    const result = await runCli(
+      ["-p", "write", "--sandbox", "workspace-write", "--yolo", "--output-format", "json"],
+      { cwd: workspace, env: environment() },
+    );
+    const { subtype, permission_denials } = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect({ code: result.code, subtype, permission_denials }).toEqual({
+      ...{ code: 0, subtype: "success" },
+      permission_denials: commands.slice(0, 2).map((command, index) => ({
+        tool_name: "bash",
+        tool_use_id: `call_${index + 1}`,
+        tool_input: { command },
+      })),
+    });
   });
 
   // A fresh user's check: Node words it `EROFS: read-only file system` (npm's cache in ~/.npm),

@@ -34,11 +34,15 @@ const SECRETS = {
   MONKEY_PATCH: "enabled",
   // The trial of round 3 session 34: a CREDS name reached commands.
   DEPLOY_CREDS: "creds-ZZZZ9999",
+  // Trial 47 F3: GitLab's job JWT and SonarQube's login token reached commands; LOGNAME stays.
+  CI_JOB_JWT_V2: "eyJhbGciOiJSUzI1NiJ9.job",
+  SONAR_LOGIN: "squ_0123456789abcdef",
+  LOGNAME: "runner",
 };
 const COMMAND =
-  'echo "[$GITHUB_TOKEN]" | rev; echo "[$MY_DB_PASSWORD]" | base64; echo "[$AWS_SECRET_ACCESS_KEY]"; echo "$SOME_SETTING"; echo "$TOKENIZERS_PARALLELISM $XKB_DEFAULT_KEYMAP $MONKEY_PATCH"; echo "[$DEPLOY_CREDS]"';
+  'echo "[$GITHUB_TOKEN]" | rev; echo "[$MY_DB_PASSWORD]" | base64; echo "[$AWS_SECRET_ACCESS_KEY]"; echo "$SOME_SETTING"; echo "$TOKENIZERS_PARALLELISM $XKB_DEFAULT_KEYMAP $MONKEY_PATCH"; echo "[$DEPLOY_CREDS]"; echo "[$CI_JOB_JWT_V2$SONAR_LOGIN] $LOGNAME"';
 /** What {@link COMMAND} prints after the secrets' lines: the settings, all there. */
-const SETTINGS = "visible\nfalse de(nodeadkeys) enabled\n[]\n";
+const SETTINGS = "visible\nfalse de(nodeadkeys) enabled\n[]\n[] runner\n";
 
 beforeAll(async () => {
   server = await startFakeModelServer();
@@ -87,11 +91,12 @@ describe("variables whose names look secret", () => {
         .split("\n")
         .filter((line) => /^(commands' environment|shellEnvironment)/.test(line));
       expect(rows).toEqual([
-        "commands' environment    every variable but AWS_SECRET_ACCESS_KEY, DEPLOY_CREDS, " +
-          "MY_DB_PASSWORD (not passed on: provider keys, TURNLOOP_DATABASE_URL, names with a part " +
+        "commands' environment    every variable but AWS_SECRET_ACCESS_KEY, CI_JOB_JWT_V2, " +
+          "DEPLOY_CREDS, MY_DB_PASSWORD, SONAR_LOGIN (not passed on: provider keys, TURNLOOP_DATABASE_URL, names with a part " +
           "that is or ends with KEY, SECRET, TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, or " +
           "starts with SECRET, PASSWORD or PASSWD, or names credentials (CRED, CREDS, CREDENTIAL, " +
-          "AUTH) in a name that is no path or switch; shellEnvironment.keep keeps GITHUB_TOKEN)",
+          "AUTH) in a name that is no path or switch, or ends with a kind of token (JWT, LOGIN, PAT); " +
+          "shellEnvironment.keep keeps GITHUB_TOKEN)",
         `shellEnvironment.keep    GITHUB_TOKEN    from ${join(home, "config.json")}`,
       ]);
     } finally {
@@ -113,7 +118,7 @@ describe("variables whose names look secret", () => {
       `turnloop: warning: ${path}: not applying shellEnvironment.keep: this project is not trusted, and this key loosens permissions, sends data elsewhere or changes what a run may spend; run \`turnloop mcp trust\` in it to trust the whole project config\n`,
     );
     expect(config.stdout).toContain(
-      "commands' environment    every variable but AWS_SECRET_ACCESS_KEY, DEPLOY_CREDS, GITHUB_TOKEN, MY_DB_PASSWORD (",
+      "commands' environment    every variable but AWS_SECRET_ACCESS_KEY, CI_JOB_JWT_V2, DEPLOY_CREDS, GITHUB_TOKEN, MY_DB_PASSWORD, SONAR_LOGIN (",
     );
   });
   test("turnloop config with no secret-looking variable says nothing is held back", async () => {
@@ -128,7 +133,8 @@ describe("variables whose names look secret", () => {
       "commands' environment    every variable; none set here is held back (not passed on: " +
         "provider keys, TURNLOOP_DATABASE_URL, names with a part that is or ends with KEY, SECRET, " +
         "TOKEN, PASSWORD, PASSWD, PASS or PASSPHRASE, or starts with SECRET, PASSWORD or PASSWD, " +
-        "or names credentials (CRED, CREDS, CREDENTIAL, AUTH) in a name that is no path or switch)",
+        "or names credentials (CRED, CREDS, CREDENTIAL, AUTH) in a name that is no path or switch, " +
+        "or ends with a kind of token (JWT, LOGIN, PAT))",
     ]);
   });
 });

@@ -49,11 +49,18 @@ describe("-p with more than 100 KiB piped in", () => {
     },
   );
 
-  test("100 KiB or less: sent whole, nothing said", async ({ cli, model }) => {
+  test("100 KiB or less: sent whole, and only how much was read is said (trial 47 F4)", async ({
+    cli,
+    model,
+  }) => {
     // Usage as large as what was sent: a smaller count is warned of as a cut prompt.
     model.enqueue({ text: "ok", usage: { input: 30_000, output: 5 } });
     const piped = LINES.slice(0, 1700).join("");
     const result = await cli(["-p", "summarise", "--quiet"], { stdin: piped });
-    expect([result.code, result.stderr, result.stdout]).toEqual([0, "", "ok\n"]);
+    expect([result.code, result.stderr, result.stdout]).toEqual([
+      0,
+      `turnloop: read ${Buffer.byteLength(piped)} bytes from stdin as an attachment to the prompt; use </dev/null to give none\n`,
+      "ok\n",
+    ]);
   });
 });

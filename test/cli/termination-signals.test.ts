@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect } from "vitest";
 import { whenFileExists } from "../support/cli.js";
@@ -73,5 +74,51 @@ describe("-p --quiet stopped by SIGTERM", () => {
     const id = /--resume ([0-9a-f-]{36})/.exec(result.stderr)?.[1] ?? "";
     expect(result.stderr).toBe(`turnloop: cancelled by SIGTERM; resume with --resume ${id}\n`);
     expect((await loggedEvents(id)).at(-1)?.data).toEqual({ reason: "cancelled by SIGTERM" });
+  });
+});
+
+// Trial 47 F6: a SIGTERM in -p's first moments (before its prompt's own stops listen) ended it
+// with Node's silent exit: nothing on stderr, even with --output-format json. Gates: a preload
+// marks when the first SIGTERM listener is added (src/cli/main.ts's, as it starts), and stdin is
+// a pipe that another process holds open and never writes, which -p waits for before its prompt.
+describe("-p stopped by SIGTERM before its prompt was sent", () => {
+  test("one stderr line names the signal; exit 143; nothing was sent", async ({
+    cli,
+    model,
+    home,
+    repository,
+  }) => {
+    const marker = join(repository, "listening");
+    const preload = join(home, "mark-sigterm-listener.cjs");
+    await writeFile(
+      preload,
+      [
+        "const on = process.on;",
+        "process.on = function (name, ...rest) {",
+        "  const result = on.call(this, name, ...rest);",
+        `  if (name === "SIGTERM") require("node:fs").writeFileSync(${JSON.stringify(marker)}, "");`,
+        "  return result;",
+        "};\n",
+      ].join("\n"),
+    );
+    const holder = join(repository, "holder.pid");
+    try {
+      const result = await cli(["-p", "hello", "--output-format", "json"], {
+        env: { NODE_OPTIONS: `--require=${preload}` },
+        prefix: `exec 0< <(echo $BASHPID > ${holder}; exec sleep 60 >/dev/null 2>&1)`,
+        onStart: (child) => whenFileExists(marker, child, () => child.kill("SIGTERM")),
+      });
+      expect(result).toEqual({
+        code: 143,
+        signal: null,
+        stdout: "",
+        stderr: "turnloop: stopped by SIGTERM before any prompt was sent\n",
+      });
+      expect(model.requests).toEqual([]);
+    } finally {
+      try {
+        process.kill(Number(readFileSync(holder, "utf8")), "SIGKILL");
+      } catch {}
+    }
   });
 });

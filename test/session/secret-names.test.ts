@@ -51,6 +51,14 @@ const SECRET = [
   "npm_config__auth",
   "GITHUB_OAUTH",
   "DOCKER_AUTH_CONFIG",
+  // Trial 47 F3: a CI job's identity tokens and a login token passed (GitLab's job JWTs,
+  // SonarQube's login token; a personal access token by its short name).
+  "CI_JOB_JWT",
+  "CI_JOB_JWT_V1",
+  "CI_JOB_JWT_V2",
+  "SONAR_LOGIN",
+  "GH_PAT",
+  "AZURE_DEVOPS_EXT_PAT",
 ];
 
 /** Variables commands get, whose values are not redacted. */
@@ -77,6 +85,13 @@ const SETTING = [
   "USE_AUTH",
   "SACRED_TEXT",
   "AUTHOR",
+  "LOGNAME",
+  "LOGIN_SHELL",
+  "JWT_ISSUER",
+  "JWT_ALGORITHM",
+  "PATH_INFO",
+  "CI_JOB_ID",
+  "CI_REGISTRY_USER",
 ];
 
 test("a command loses exactly the secret-looking names, and those alone are redacted: one rule", () => {

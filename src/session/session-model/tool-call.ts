@@ -93,8 +93,9 @@ export interface ToolCall {
    */
   note?: string;
   /**
-   * The pids of the processes a command left running, as its {@link note} names them
-   * (tools/bash.ts `leftRunningIn`); absent when it names none.
+   * The pids of the processes a command left running, as its {@link note} names them, or a
+   * stopped command's result before its stop line (tools/bash.ts `leftRunningIn`); absent when
+   * it names none.
    */
   leftRunning?: number[];
   /** Output so far of a running call (live). */
@@ -169,10 +170,11 @@ export function readResult(data: SessionEventData["tool.execution_complete"]): R
   const note = exit === undefined ? "" : content.slice(exit.index + exit[0].length).trim();
   if (note !== "") {
     reading.note = note;
-    const left = leftRunningIn(note);
-    if (left.length > 0) {
-      reading.leftRunning = left;
-    }
+  }
+  // A stopped command has no exit line: its note comes before its stop line (tools/bash.ts).
+  const left = exit === undefined ? leftRunningIn(content, true) : leftRunningIn(note);
+  if (left.length > 0) {
+    reading.leftRunning = left;
   }
   if (exitCode !== undefined) {
     reading.exitCode = exitCode;
