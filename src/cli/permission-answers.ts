@@ -1,4 +1,4 @@
-import { markedText, terminalText } from "../events/errors.js";
+import { argumentText, markedText } from "../events/errors.js";
 import { stillAskedNote } from "../permissions/command-prefix.js";
 import type { PermissionReply, PermissionRequest } from "../permissions/permission-decision.js";
 import { offersAlwaysAnswers } from "../permissions/permission-mode.js";
@@ -114,7 +114,7 @@ function prefixChoice(
   }
   const note = stillAskedNote(prefix.notCovered);
   const rule = markedText(prefix.rule);
-  return `${key("[p]")} yes, always for ${rule}${terminalText(` in this session${note}`)}`;
+  return `${key("[p]")} yes, always for ${rule}${argumentText(` in this session${note}`)}`;
 }
 
 /**

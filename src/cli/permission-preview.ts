@@ -1,4 +1,4 @@
-import { terminalText } from "../events/errors.js";
+import { argumentText, terminalText } from "../events/errors.js";
 import { type PermissionRequest, shownConfinement } from "../permissions/permission-decision.js";
 import { unclearParts } from "../permissions/permission-rules.js";
 import { fileLines } from "../tools/file-lines.js";
@@ -27,8 +27,9 @@ const PREVIEW_LINE_LENGTH = 160;
  * The question's first line, the same on the interactive screen and in `-p`: `turnloop wants to`
  * and the call's title (`run git log --oneline`), with its command or paths when the title does
  * not show them (`overwrite` for a `create` that replaces a file); an MCP call names its server and tool (`run github's create_issue`) and the
- * tool's own title when it has one. Without terminal control sequences: the model, a server or a
- * file name wrote most of it (events/errors.ts terminalText).
+ * tool's own title when it has one. Its control characters drawn as code points: the model, a
+ * server or a file name wrote most of it, and what is named must be what runs (events/errors.ts
+ * argumentText).
  */
 export function permissionHeadline(request: PermissionRequest): string {
   if (request.mcp !== undefined) {
@@ -36,14 +37,14 @@ export function permissionHeadline(request: PermissionRequest): string {
     const title = request.title.replace(new RegExp(`^${escapeRegExp(serverName)}: `), "");
     const named =
       title === "" || title === toolName || title === request.toolName ? "" : ` (${title})`;
-    return terminalText(`turnloop wants to run ${serverName}'s ${toolName}${named}`);
+    return argumentText(`turnloop wants to run ${serverName}'s ${toolName}${named}`);
   }
   const detail = request.command ?? request.paths.join(", ");
   const action = overwrites(request)
     ? request.title.replace(/^Create\b/, "overwrite")
     : request.title.charAt(0).toLowerCase() + request.title.slice(1);
   const shown = detail === "" || request.title.includes(detail) ? "" : ` (${detail})`;
-  return terminalText(`turnloop wants to ${action}${shown}`);
+  return argumentText(`turnloop wants to ${action}${shown}`);
 }
 
 /** Whether the call is a `create` that replaces a file its check found (`Tool.check`). */
@@ -67,8 +68,9 @@ function escapeRegExp(text: string): string {
  * `create`, or for one that overwrites a file the change its check found (`Tool.check`), the arguments (as JSON) of an MCP call, the paths for anything else that touches
  * files. A change is headed by the sizes of both sides (`2,733 lines become 1`) and shows at
  * most {@link PREVIEW_DIFF_CUT} lines per side, the diff's own note counting the rest; a new file
- * or arguments at most {@link PREVIEW_LINES}. Indented; the call's text without terminal control
- * sequences (events/errors.ts terminalText).
+ * or arguments at most {@link PREVIEW_LINES}. Indented; the command and paths with their control
+ * characters drawn as code points (events/errors.ts argumentText), a change's text without terminal
+ * control sequences (terminalText).
  */
 export function permissionPreview(request: PermissionRequest, color: boolean): string[] {
   const paint = (code: string, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
@@ -82,7 +84,7 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
     const json = JSON.stringify(input, null, 2);
     return json === "{}" ? [] : capped(lines(json), (line) => `    ${line}`);
   }
-  const paths = request.paths.map(terminalText);
+  const paths = request.paths.map(argumentText);
   const path = paths[0];
   if (request.toolName === "edit" && text("old_str") !== undefined) {
     const oldText = text("old_str") ?? "";
@@ -137,13 +139,13 @@ function commandPreview(
   // records only this exact command, never its prefix (permissions/command-prefix.ts).
   const unclear = unclearParts(command);
   return [
-    ...terminalText(command)
+    ...argumentText(command)
       .split("\n")
       .map((line, index) => `    ${index === 0 ? "$" : ">"} ${line}`),
     ...shown,
     ...(unclear.length === 0
       ? []
-      : [paint("33", `    cannot be fully read: ${terminalText(unclear.join("; "))}`)]),
+      : [paint("33", `    cannot be fully read: ${argumentText(unclear.join("; "))}`)]),
   ];
 }
 

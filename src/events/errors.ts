@@ -206,6 +206,22 @@ export function markedText(text: string): string {
   return text.replace(MARKED, codePointMark);
 }
 
+/** C0 controls but tab and newline, DEL, C1 controls, and the {@link HIDING_CHARACTER}s. */
+const MARKED_IN_ARGUMENTS = new RegExp(
+  `[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]|${HIDING_CHARACTER.source}`,
+  "gu",
+);
+
+/**
+ * A tool call's argument (a command, a path, a pattern) as every face draws it: whole, its line
+ * breaks and tabs kept, every other control character and every character that can reorder or
+ * hide text shown as its code point (`⟨U+000D⟩`, `⟨U+001B⟩[2K`), so that nothing in it is drawn
+ * over or left out: what is shown is what runs (README, "Text from elsewhere on your terminal").
+ */
+export function argumentText(text: string): string {
+  return text.replace(MARKED_IN_ARGUMENTS, codePointMark);
+}
+
 /**
  * `text` without terminal control sequences or control characters: tab and newline are kept, a
  * `\r\n` reads as `\n`, a line a carriage return draws over keeps what is drawn last. Text
