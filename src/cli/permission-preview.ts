@@ -10,6 +10,7 @@ import {
   numberedDiffRows,
   withGutters,
 } from "../tools/line-diff.js";
+import { middleCut } from "./permission-answers.js";
 
 /** Lines of a new file, or of a call's arguments, shown before asking; the rest are counted. */
 const PREVIEW_LINES = 12;
@@ -20,6 +21,14 @@ const PREVIEW_LINES = 12;
  * `… 10 more lines`, never the one line that replaced them).
  */
 const PREVIEW_DIFF_CUT: DiffCut = { linesPerSide: 6 };
+/**
+ * Characters of a command shown before asking, its first two thirds and last third; a longer one
+ * loses its middle, counted. About 6 rows at 80 columns: the question and its choices stay on
+ * the screen (trial 47 F5).
+ */
+const PREVIEW_COMMAND_LENGTH = 480;
+/** Characters of a command's question's first line (its rows show the command, cut as well). */
+const HEADLINE_LENGTH = 150;
 /** Characters of one preview line (minified code). */
 const PREVIEW_LINE_LENGTH = 160;
 
@@ -37,14 +46,21 @@ export function permissionHeadline(request: PermissionRequest): string {
     const title = request.title.replace(new RegExp(`^${escapeRegExp(serverName)}: `), "");
     const named =
       title === "" || title === toolName || title === request.toolName ? "" : ` (${title})`;
-    return argumentText(`turnloop wants to run ${serverName}'s ${toolName}${named}`);
+    return headline(`turnloop wants to run ${serverName}'s ${toolName}${named}`);
   }
   const detail = request.command ?? request.paths.join(", ");
   const action = overwrites(request)
     ? request.title.replace(/^Create\b/, "overwrite")
     : request.title.charAt(0).toLowerCase() + request.title.slice(1);
   const shown = detail === "" || request.title.includes(detail) ? "" : ` (${detail})`;
-  return argumentText(`turnloop wants to ${action}${shown}`);
+  const line = `turnloop wants to ${action}${shown}`;
+  // A command's rows follow, cut as long ones are: its headline need not hold it whole.
+  return request.command === undefined ? argumentText(line) : headline(line);
+}
+
+/** The question's first line, its middle cut past {@link HEADLINE_LENGTH} characters. */
+function headline(text: string): string {
+  return middleCut(text, (HEADLINE_LENGTH * 2) / 3, HEADLINE_LENGTH / 3, argumentText);
 }
 
 /** Whether the call is a `create` that replaces a file its check found (`Tool.check`). */
@@ -138,14 +154,32 @@ function commandPreview(
   // What the rules could not read of it (a computed command name, `eval` …): an "always" then
   // records only this exact command, never its prefix (permissions/command-prefix.ts).
   const unclear = unclearParts(command);
+  const unread = `    cannot be fully read: ${middleCut(unclear.join("; "), 160, 80, argumentText)}`;
   return [
-    ...argumentText(command)
-      .split("\n")
-      .map((line, index) => `    ${index === 0 ? "$" : ">"} ${line}`),
+    ...commandRows(command),
     ...shown,
-    ...(unclear.length === 0
-      ? []
-      : [paint("33", `    cannot be fully read: ${argumentText(unclear.join("; "))}`)]),
+    ...(unclear.length === 0 ? [] : [paint("33", unread)]),
+  ];
+}
+
+/**
+ * A command's rows, `$` then `>`, its control characters drawn as code points; past {@link
+ * PREVIEW_COMMAND_LENGTH} characters its middle cut, past twice {@link PREVIEW_LINES} rows its
+ * middle rows, each cut counted.
+ */
+function commandRows(command: string): string[] {
+  const third = PREVIEW_COMMAND_LENGTH / 3;
+  const rows = middleCut(command, third * 2, third, argumentText)
+    .split("\n")
+    .map((line, index) => `    ${index === 0 ? "$" : ">"} ${line}`);
+  if (rows.length <= PREVIEW_LINES * 2) {
+    return rows;
+  }
+  const cut = rows.length - PREVIEW_LINES - PREVIEW_LINES / 2;
+  return [
+    ...rows.slice(0, PREVIEW_LINES),
+    `    … ${cut.toLocaleString("en-US")} lines cut …`,
+    ...rows.slice(-PREVIEW_LINES / 2),
   ];
 }
 

@@ -138,9 +138,11 @@ const BUNDLE_FILE_BOUND = { prompt: 17, acpInitialize: 10, acpSession: 15 };
  * no empty system prompt, llm/convert.ts): bounded at 1496 KiB. In session 47 (fixtrust) a tool
  * call's arguments drawn whole and a `\r` that hides no text (events/terminal-text.ts
  * `argumentText`, `plainText`, `terminalText`; trial 47 F1, F2), remote errors sanitised in every
- * mode (F3): 1,532,331 and 140,797, bounded at 1497 KiB and 138 KiB.
+ * mode (F3): 1,532,331 and 140,797, bounded at 1497 KiB and 138 KiB; a long command's question
+ * kept within the screen, its middle cut (cli/permission-preview.ts, permission-answers.ts
+ * `middleCut`, F5): 1,533,416, bounded at 1498 KiB.
  */
-const BUNDLE_BYTE_BOUND = { prompt: 1497 * 1024, acpInitialize: 138 * 1024 };
+const BUNDLE_BYTE_BOUND = { prompt: 1498 * 1024, acpInitialize: 138 * 1024 };
 /**
  * Modules no run loads (scripts/bundle.mjs): zod 3 itself (the AI SDK gets its kind names alone,
  * in a module named `zod3-kinds:…`), and a second, unbundled picomatch, which fdir used to require
