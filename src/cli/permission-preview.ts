@@ -164,8 +164,8 @@ function commandPreview(
 
 /**
  * A command's rows, `$` then `>`, its control characters drawn as code points; past {@link
- * PREVIEW_COMMAND_LENGTH} characters its middle cut, past twice {@link PREVIEW_LINES} rows its
- * middle rows, each cut counted.
+ * PREVIEW_COMMAND_LENGTH} characters its middle cut, past twice {@link PREVIEW_LINES} lines its
+ * middle lines, each cut counted.
  */
 function commandRows(command: string): string[] {
   const third = PREVIEW_COMMAND_LENGTH / 3;
