@@ -163,24 +163,35 @@ function commandPreview(
 }
 
 /**
- * A command's rows, `$` then `>`, its control characters drawn as code points; past {@link
- * PREVIEW_COMMAND_LENGTH} characters its middle cut, past twice {@link PREVIEW_LINES} lines its
- * middle lines, each cut counted.
+ * A command's rows, `$` then `>`, its control characters drawn as code points: past twice {@link
+ * PREVIEW_LINES} lines its first {@link PREVIEW_LINES} and last half as many, the lines between
+ * counted; a part past {@link PREVIEW_COMMAND_LENGTH} characters (two thirds of it for the first
+ * lines, a third for the last) loses its middle, counted too.
  */
 function commandRows(command: string): string[] {
-  const third = PREVIEW_COMMAND_LENGTH / 3;
-  const rows = middleCut(command, third * 2, third, argumentText)
-    .split("\n")
-    .map((line, index) => `    ${index === 0 ? "$" : ">"} ${line}`);
-  if (rows.length <= PREVIEW_LINES * 2) {
-    return rows;
+  const lines = command.split("\n");
+  if (lines.length <= PREVIEW_LINES * 2) {
+    return dollarRows(cutCommand(command, PREVIEW_COMMAND_LENGTH), "$");
   }
-  const cut = rows.length - PREVIEW_LINES - PREVIEW_LINES / 2;
+  const third = PREVIEW_COMMAND_LENGTH / 3;
+  const head = cutCommand(lines.slice(0, PREVIEW_LINES).join("\n"), third * 2);
+  const tail = cutCommand(lines.slice(-PREVIEW_LINES / 2).join("\n"), third);
+  const cut = lines.length - PREVIEW_LINES - PREVIEW_LINES / 2;
   return [
-    ...rows.slice(0, PREVIEW_LINES),
+    ...dollarRows(head, "$"),
     `    … ${cut.toLocaleString("en-US")} lines cut …`,
-    ...rows.slice(-PREVIEW_LINES / 2),
+    ...dollarRows(tail, ">"),
   ];
+}
+
+/** `text` drawn as an argument, its middle cut past `length` characters (two thirds, a third kept). */
+function cutCommand(text: string, length: number): string {
+  return middleCut(text, Math.round((length * 2) / 3), Math.round(length / 3), argumentText);
+}
+
+/** A command's lines as rows: `first` (`$` or `>`) before the first, `>` before the others. */
+function dollarRows(text: string, first: string): string[] {
+  return text.split("\n").map((line, index) => `    ${index === 0 ? first : ">"} ${line}`);
 }
 
 /**

@@ -51,4 +51,23 @@ describe.skipIf(tmuxMissing())("a 10 KB command's question", () => {
       await terminal.waitFor(/^done/m);
     },
   );
+
+  interactiveTest(
+    "-p on a terminal: a 100-line command shows its first 12 and last 6 lines",
+    async ({ fixture }) => {
+      const lines = Array.from({ length: 100 }, (_, index) => `echo ${index + 1}`);
+      fixture.server.enqueue(bashCall(lines.join("\n")), { text: "done" });
+      const terminal = fixture.open(["-p", "go"], { columns: 80, rows: 40 });
+      const question = await terminal.waitFor(/\[t\] no, and tell the model why/);
+      const rows = question.split("\n").map((row) => row.trim());
+      const from = rows.indexOf("$ echo 1");
+      expect(rows.slice(from, from + 20)).toEqual([
+        "$ echo 1",
+        ...lines.slice(1, 12).map((line) => `> ${line}`),
+        "… 82 lines cut …",
+        ...lines.slice(94).map((line) => `> ${line}`),
+        "[y] yes, once",
+      ]);
+    },
+  );
 });
