@@ -1,5 +1,5 @@
 import { type CompactionResult, nothingToCompact } from "../agent/compaction.js";
-import { errorCode, errorMessage } from "../events/errors.js";
+import { errorCode, errorMessage, terminalText } from "../events/errors.js";
 import { ConfigError } from "../session/config-paths.js";
 import { type Reopening, SessionHost } from "../session/host.js";
 import { turnloopHome } from "../session/paths.js";
@@ -87,8 +87,9 @@ export async function runCompactCommand(
     env: NodeJS.ProcessEnv;
   },
 ): Promise<number> {
+  // A failed compaction's message is the provider's: without its control sequences.
   const fail = (message: string) => {
-    io.stderr.write(`turnloop: ${message}\n`);
+    io.stderr.write(`turnloop: ${terminalText(message)}\n`);
     return 1;
   };
   let host: SessionHost;

@@ -1,7 +1,36 @@
-import { markedText, terminalText } from "../events/errors.js";
+import { argumentText, markedText } from "../events/errors.js";
 import { stillAskedNote } from "../permissions/command-prefix.js";
 import type { PermissionReply, PermissionRequest } from "../permissions/permission-decision.js";
 import { offersAlwaysAnswers } from "../permissions/permission-mode.js";
+
+/** Characters of a rule or a note a choice's row shows whole; a longer one loses its middle. */
+const CHOICE_TEXT_LENGTH = 150;
+
+/**
+ * `text` whole when it has at most `start + end` characters, else its first `start` and last
+ * `end` characters around `… N characters cut …` (N counted in `text`), each part drawn by
+ * `draw`: a question stays on the screen, its choices visible, whatever the model sent (trial 47
+ * F5: a 10 KB command made a question of 300 rows).
+ */
+export function middleCut(
+  text: string,
+  start: number,
+  end: number,
+  draw: (part: string) => string,
+): string {
+  const characters = Array.from(text);
+  if (characters.length <= start + end) {
+    return draw(text);
+  }
+  const cut = (characters.length - start - end).toLocaleString("en-US");
+  const head = draw(characters.slice(0, start).join(""));
+  return `${head} … ${cut} characters cut … ${draw(characters.slice(-end).join(""))}`;
+}
+
+/** A rule or a note on a choice's row: its control characters marked, its middle cut if long. */
+function choiceText(text: string, draw: (part: string) => string): string {
+  return middleCut(text, (CHOICE_TEXT_LENGTH * 2) / 3, CHOICE_TEXT_LENGTH / 3, draw);
+}
 
 /** The reply for "no" without a reason. */
 export const SAID_NO: PermissionReply = {
@@ -87,7 +116,8 @@ export function permissionChoices(
   key: (text: string) => string = (text) => text,
 ): string[] {
   const prefix = prefixChoice(request, key);
-  const always = `${key("[a]")} yes, always for ${markedText(request.alwaysRule)} in this session`;
+  const rule = choiceText(request.alwaysRule, markedText);
+  const always = `${key("[a]")} yes, always for ${rule} in this session`;
   return [
     `${key("[y]")} yes, once`,
     ...(offersAlwaysAnswers(request.sandbox) ? [always] : []),
@@ -113,8 +143,8 @@ function prefixChoice(
     return undefined;
   }
   const note = stillAskedNote(prefix.notCovered);
-  const rule = markedText(prefix.rule);
-  return `${key("[p]")} yes, always for ${rule}${terminalText(` in this session${note}`)}`;
+  const rule = choiceText(prefix.rule, markedText);
+  return `${key("[p]")} yes, always for ${rule}${choiceText(` in this session${note}`, argumentText)}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { terminalText } from "../events/errors.js";
+import { argumentText, terminalText } from "../events/errors.js";
 import { type PermissionRequest, shownConfinement } from "../permissions/permission-decision.js";
 import { unclearParts } from "../permissions/permission-rules.js";
 import { fileLines } from "../tools/file-lines.js";
@@ -10,6 +10,7 @@ import {
   numberedDiffRows,
   withGutters,
 } from "../tools/line-diff.js";
+import { middleCut } from "./permission-answers.js";
 
 /** Lines of a new file, or of a call's arguments, shown before asking; the rest are counted. */
 const PREVIEW_LINES = 12;
@@ -20,6 +21,14 @@ const PREVIEW_LINES = 12;
  * `… 10 more lines`, never the one line that replaced them).
  */
 const PREVIEW_DIFF_CUT: DiffCut = { linesPerSide: 6 };
+/**
+ * Characters of a command shown before asking, its first two thirds and last third; a longer one
+ * loses its middle, counted. About 6 rows at 80 columns: the question and its choices stay on
+ * the screen (trial 47 F5).
+ */
+const PREVIEW_COMMAND_LENGTH = 480;
+/** Characters of a command's question's first line (its rows show the command, cut as well). */
+const HEADLINE_LENGTH = 150;
 /** Characters of one preview line (minified code). */
 const PREVIEW_LINE_LENGTH = 160;
 
@@ -27,8 +36,9 @@ const PREVIEW_LINE_LENGTH = 160;
  * The question's first line, the same on the interactive screen and in `-p`: `turnloop wants to`
  * and the call's title (`run git log --oneline`), with its command or paths when the title does
  * not show them (`overwrite` for a `create` that replaces a file); an MCP call names its server and tool (`run github's create_issue`) and the
- * tool's own title when it has one. Without terminal control sequences: the model, a server or a
- * file name wrote most of it (events/errors.ts terminalText).
+ * tool's own title when it has one. Its control characters drawn as code points: the model, a
+ * server or a file name wrote most of it, and what is named must be what runs (events/errors.ts
+ * argumentText).
  */
 export function permissionHeadline(request: PermissionRequest): string {
   if (request.mcp !== undefined) {
@@ -36,14 +46,21 @@ export function permissionHeadline(request: PermissionRequest): string {
     const title = request.title.replace(new RegExp(`^${escapeRegExp(serverName)}: `), "");
     const named =
       title === "" || title === toolName || title === request.toolName ? "" : ` (${title})`;
-    return terminalText(`turnloop wants to run ${serverName}'s ${toolName}${named}`);
+    return headline(`turnloop wants to run ${serverName}'s ${toolName}${named}`);
   }
   const detail = request.command ?? request.paths.join(", ");
   const action = overwrites(request)
     ? request.title.replace(/^Create\b/, "overwrite")
     : request.title.charAt(0).toLowerCase() + request.title.slice(1);
   const shown = detail === "" || request.title.includes(detail) ? "" : ` (${detail})`;
-  return terminalText(`turnloop wants to ${action}${shown}`);
+  const line = `turnloop wants to ${action}${shown}`;
+  // A command's rows follow, cut as long ones are: its headline need not hold it whole.
+  return request.command === undefined ? argumentText(line) : headline(line);
+}
+
+/** The question's first line, its middle cut past {@link HEADLINE_LENGTH} characters. */
+function headline(text: string): string {
+  return middleCut(text, (HEADLINE_LENGTH * 2) / 3, HEADLINE_LENGTH / 3, argumentText);
 }
 
 /** Whether the call is a `create` that replaces a file its check found (`Tool.check`). */
@@ -67,8 +84,9 @@ function escapeRegExp(text: string): string {
  * `create`, or for one that overwrites a file the change its check found (`Tool.check`), the arguments (as JSON) of an MCP call, the paths for anything else that touches
  * files. A change is headed by the sizes of both sides (`2,733 lines become 1`) and shows at
  * most {@link PREVIEW_DIFF_CUT} lines per side, the diff's own note counting the rest; a new file
- * or arguments at most {@link PREVIEW_LINES}. Indented; the call's text without terminal control
- * sequences (events/errors.ts terminalText).
+ * or arguments at most {@link PREVIEW_LINES}. Indented; the command and paths with their control
+ * characters drawn as code points (events/errors.ts argumentText), a change's text without terminal
+ * control sequences (terminalText).
  */
 export function permissionPreview(request: PermissionRequest, color: boolean): string[] {
   const paint = (code: string, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
@@ -82,7 +100,7 @@ export function permissionPreview(request: PermissionRequest, color: boolean): s
     const json = JSON.stringify(input, null, 2);
     return json === "{}" ? [] : capped(lines(json), (line) => `    ${line}`);
   }
-  const paths = request.paths.map(terminalText);
+  const paths = request.paths.map(argumentText);
   const path = paths[0];
   if (request.toolName === "edit" && text("old_str") !== undefined) {
     const oldText = text("old_str") ?? "";
@@ -136,15 +154,44 @@ function commandPreview(
   // What the rules could not read of it (a computed command name, `eval` …): an "always" then
   // records only this exact command, never its prefix (permissions/command-prefix.ts).
   const unclear = unclearParts(command);
+  const unread = `    cannot be fully read: ${middleCut(unclear.join("; "), 160, 80, argumentText)}`;
   return [
-    ...terminalText(command)
-      .split("\n")
-      .map((line, index) => `    ${index === 0 ? "$" : ">"} ${line}`),
+    ...commandRows(command),
     ...shown,
-    ...(unclear.length === 0
-      ? []
-      : [paint("33", `    cannot be fully read: ${terminalText(unclear.join("; "))}`)]),
+    ...(unclear.length === 0 ? [] : [paint("33", unread)]),
   ];
+}
+
+/**
+ * A command's rows, `$` then `>`, its control characters drawn as code points: past twice {@link
+ * PREVIEW_LINES} lines its first {@link PREVIEW_LINES} and last half as many, the lines between
+ * counted; a part past {@link PREVIEW_COMMAND_LENGTH} characters (two thirds of it for the first
+ * lines, a third for the last) loses its middle, counted too.
+ */
+function commandRows(command: string): string[] {
+  const lines = command.split("\n");
+  if (lines.length <= PREVIEW_LINES * 2) {
+    return dollarRows(cutCommand(command, PREVIEW_COMMAND_LENGTH), "$");
+  }
+  const third = PREVIEW_COMMAND_LENGTH / 3;
+  const head = cutCommand(lines.slice(0, PREVIEW_LINES).join("\n"), third * 2);
+  const tail = cutCommand(lines.slice(-PREVIEW_LINES / 2).join("\n"), third);
+  const cut = lines.length - PREVIEW_LINES - PREVIEW_LINES / 2;
+  return [
+    ...dollarRows(head, "$"),
+    `    … ${cut.toLocaleString("en-US")} lines cut …`,
+    ...dollarRows(tail, ">"),
+  ];
+}
+
+/** `text` drawn as an argument, its middle cut past `length` characters (two thirds, a third kept). */
+function cutCommand(text: string, length: number): string {
+  return middleCut(text, Math.round((length * 2) / 3), Math.round(length / 3), argumentText);
+}
+
+/** A command's lines as rows: `first` (`$` or `>`) before the first, `>` before the others. */
+function dollarRows(text: string, first: string): string[] {
+  return text.split("\n").map((line, index) => `    ${index === 0 ? first : ">"} ${line}`);
 }
 
 /**

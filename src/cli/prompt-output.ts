@@ -106,7 +106,7 @@ function writeEndingLines(
 ): boolean {
   const failed = writeEndingLine(io, outcome, session, collector.cancelReason);
   if (stopLine !== undefined) {
-    io.stderr.write(`turnloop: ${stopLine}\n`);
+    io.stderr.write(`turnloop: ${terminalText(stopLine)}\n`);
   }
   return failed;
 }
@@ -145,14 +145,14 @@ function writeTextEnding(ending: TextEnding): void {
   }
   renderer.flush();
   if ("error" in outcome && !ending.errorShown) {
-    io.stderr.write(`turnloop: ${outcome.error.message}\n`);
+    io.stderr.write(`turnloop: ${terminalText(outcome.error.message)}\n`);
   }
   const sessionId = session.unsavedLog() === undefined ? session.id : undefined;
   if (sessionId !== undefined && failedForNow(outcome)) {
     io.stderr.write(`turnloop: ${failedPromptNote({ kind: "prompt", sessionId })}\n`);
   }
   if (ending.stopLine !== undefined) {
-    io.stderr.write(`turnloop: ${ending.stopLine}\n`);
+    io.stderr.write(`turnloop: ${terminalText(ending.stopLine)}\n`);
   }
   const summary = renderer.summary({
     totals: collector.totals,
@@ -200,7 +200,8 @@ function writeEndingLine(
 ): boolean {
   const sessionId = session.id;
   if ("error" in outcome) {
-    io.stderr.write(`turnloop: ${outcome.error.message}\n`);
+    // A remote error's message, without its control sequences, as text mode's renderer shows it.
+    io.stderr.write(`turnloop: ${terminalText(outcome.error.message)}\n`);
     if (session.unsavedLog() === undefined && failedForNow(outcome)) {
       io.stderr.write(`turnloop: ${failedPromptNote({ kind: "prompt", sessionId })}\n`);
     }

@@ -5,7 +5,7 @@
  */
 
 import { durationWords } from "../events/durations.js";
-import { terminalText } from "../events/errors.js";
+import { argumentText, terminalText } from "../events/errors.js";
 import type { JsonObject } from "../events/events.js";
 import { outsideSandboxWords, type ToolCall } from "../session/session-model/session-model.js";
 import { NOT_PERSISTED, outcomeSymbol, stateWords } from "../session/session-model/tool-call.js";
@@ -20,7 +20,7 @@ function shortArguments(parameters: JsonObject): string {
   const pairs = Object.entries(parameters)
     .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
     .join(" ");
-  const text = terminalText(pairs).replace(/\s+/g, " ");
+  const text = argumentText(pairs).replace(/\s+/g, " ");
   return text.length > SHORT_ARGUMENTS_LENGTH
     ? `${text.slice(0, SHORT_ARGUMENTS_LENGTH - 1)}…`
     : text;
@@ -29,8 +29,9 @@ function shortArguments(parameters: JsonObject): string {
 /**
  * What a tool line names a call by, on every terminal face: its command, path or pattern as
  * given (whitespace folded, so a compound or multi-line command reads as one line), else
- * {@link shortArguments}; cut to `maxLength` characters with `…`. Without terminal control
- * sequences: the model wrote it (events/errors.ts terminalText).
+ * {@link shortArguments}; cut to `maxLength` characters with `…`. Its control characters drawn as
+ * code points: the model wrote it, and a `\r` must not hide what runs (events/errors.ts
+ * argumentText).
  */
 export function callSummary(parameters: JsonObject, maxLength = Number.POSITIVE_INFINITY): string {
   const first = ["command", "path", "pattern"]
@@ -43,9 +44,9 @@ export function callSummary(parameters: JsonObject, maxLength = Number.POSITIVE_
   return text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text;
 }
 
-/** Text the model wrote, as one line of a terminal: without control sequences, whitespace folded. */
+/** An argument the model wrote, as one line of a terminal: control characters visible, whitespace folded. */
 function oneLine(text: string): string {
-  return terminalText(text).replace(/\s+/g, " ");
+  return argumentText(text).replace(/\s+/g, " ");
 }
 
 /** Lines of a failed command's output shown under its tool line without --verbose. */
@@ -144,8 +145,9 @@ export function toolLines(
   const callArguments = toolCall.startedAt === undefined ? {} : toolCall.arguments;
   const outcome = toolOutcome(toolCall, callArguments);
   const summary = outcome.label ?? callSummary(callArguments, SHORT_ARGUMENTS_LENGTH);
-  // The name is the model's too: an unknown tool's can hold anything.
-  const call = `${oneLine(toolCall.toolName)} ${summary}`.trim();
+  // The name is the model's too: an unknown tool's can hold anything (drawn as every face draws it).
+  const name = terminalText(toolCall.toolName).replace(/\s+/g, " ");
+  const call = `${name} ${summary}`.trim();
   const took = toolCall.durationMs;
   const duration = took === undefined ? "" : ` (${durationWords(took)})`;
   const symbol = outcomeSymbol(toolCall.status);

@@ -2,7 +2,7 @@
  * Helpers for values that were thrown, and for how a problem is said. Every layer imports these
  * from here (the lowest layer), so a thrown value, a cancel's reason and a warning line are
  * described the same way on every face; and so is text from elsewhere on a terminal
- * ({@link terminalText}). {@link makeFolders} is here too: every layer makes folders, and Node's
+ * (terminal-text.ts `terminalText`). {@link makeFolders} is here too: every layer makes folders, and Node's
  * own recursive `mkdir` can spin forever.
  */
 
@@ -130,118 +130,7 @@ export function whenAborted(signal: AbortSignal, listener: () => void): () => vo
   };
 }
 
-/*
- * Text that is not turnloop's own (a model's reply, a command's output, a tool's result, an MCP
- * server's text, a file name, a remote error) made plain for a model to read ({@link plainText}:
- * every terminal control sequence and control character is removed, tab and newline kept) and
- * safe to draw on a terminal ({@link terminalText}: bidirectional and invisible format characters
- * shown as code points too) (README, "Text from elsewhere on your terminal").
- *
- * Without this a command printing `ESC[2J` wipes the screen, a reply holding `ESC]0;…BEL` sets the
- * terminal's title and `ESC]52;c;…` writes the clipboard. Nothing is kept, SGR colours included:
- * a colour left open would paint what turnloop draws after it, and the screen's width counts would
- * have to know of it.
- */
-
-/**
- * The sequences of ECMA-48 (5th edition, 1991), in their 7-bit and 8-bit (C1) forms:
- * - control strings (OSC `ESC ]`, DCS `ESC P`, SOS `ESC X`, PM `ESC ^`, APC `ESC _`), up to their
- *   terminator ST (`ESC \` or 0x9C) or, as xterm also takes for OSC, BEL; one never terminated
- *   loses only its opening, so that the rest of the text stays visible;
- * - control sequences (CSI `ESC [` or 0x9B): parameter bytes 0x30–0x3F, intermediate bytes
- *   0x20–0x2F, a final byte 0x40–0x7E;
- * - other escape sequences: `ESC`, intermediate bytes, a final byte 0x30–0x7E (`ESC 7`, `ESC (B`).
- */
-const SEQUENCE =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-  /(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)|(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]|\u001b[\u0020-\u002f]*[\u0030-\u007e]/g;
-
-/** C0 controls but tab and newline, DEL, and C1 controls: what is left once sequences are gone. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
-/**
- * A carriage return that a terminal would draw over: the text before it on its line is replaced
- * by what follows (a progress bar's `10%\r55%\r100%` reads `100%`). One before a newline (`\r\n`)
- * ends the line as the newline does.
- */
-const OVERDRAWN = /[^\n\r]*\r+(?=[^\n\r])/g;
-
-/**
- * Characters that change how the text around them is drawn, or are not drawn at all, so that a
- * line can read differently from what runs or is written ("Trojan Source", Boucher and Anderson
- * 2021, CVE-2021-42574):
- * - Unicode's bidirectional formatting characters (UAX #9, section 2): the embeddings and
- *   overrides LRE, RLE, PDF, LRO, RLO (U+202A–U+202E), the isolates LRI, RLI, FSI, PDI
- *   (U+2066–U+2069), and the implicit marks LRM, RLM (U+200E, U+200F) and ALM (U+061C), which
- *   reorder the neutral characters next to them; a terminal that reorders text (VTE, Konsole,
- *   mlterm) draws a line holding them in another order than its characters run;
- * - invisible characters that hide text inside a word or a name: soft hyphen U+00AD, Mongolian vowel separator U+180E, zero width space U+200B,
- *   word joiner and the invisible operators U+2060–U+2064, the deprecated format characters
- *   U+206A–U+206F, the byte order mark U+FEFF, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0,
- *   and the tag characters U+E0000–U+E007F (text no one sees but a model reads).
- * Zero width joiner and non-joiner (U+200D, U+200C) and the variation selectors are left: emoji
- * sequences and Persian and Indic writing need them, and they cannot reorder or hide a word.
- */
-const HIDING_CHARACTER =
-  /[\u00ad\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\u{e0000}-\u{e007f}]/u;
-const HIDING_CHARACTERS = new RegExp(HIDING_CHARACTER.source, "gu");
-
-/** C0 controls (tab and newline too), DEL, C1 controls, and the {@link HIDING_CHARACTER}s. */
-const MARKED = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f]|${HIDING_CHARACTER.source}`, "gu");
-
-/** One character as its code point, e.g. `⟨U+202E⟩`: visible, and acting on nothing around it. */
-function codePointMark(character: string): string {
-  const hex = (character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0");
-  return `⟨U+${hex}⟩`;
-}
-
-/**
- * `text` with every control character (tab and newline too) and every character that can reorder
- * or hide text ({@link HIDING_CHARACTER}) shown as its code point, e.g. `⟨U+001B⟩`: for a value
- * that must be drawn whole on one line, its oddities visible (the trust questions,
- * session/trust-lines.ts). Text drawn as lines is {@link terminalText}.
- */
-export function markedText(text: string): string {
-  return text.replace(MARKED, codePointMark);
-}
-
-/**
- * `text` without terminal control sequences or control characters: tab and newline are kept, a
- * `\r\n` reads as `\n`, a line a carriage return draws over keeps what is drawn last. Text
- * without a control character (the usual case) is returned as it is. This is the text a model
- * reads (the bash tool's output); what turnloop draws is {@link terminalText}.
- */
-export function plainText(text: string): string {
-  if (!hasControl(text)) {
-    return text;
-  }
-  return text.replace(SEQUENCE, "").replace(OVERDRAWN, "").replace(CONTROL, "");
-}
-
-/**
- * `text` as turnloop draws it on a terminal: {@link plainText}, and each character that can
- * reorder or hide text ({@link HIDING_CHARACTER}) shown as its code point, e.g. `⟨U+202E⟩`,
- * `⟨U+200B⟩`. Only the drawing changes: the model and the files get the characters as they are.
- */
-export function terminalText(text: string): string {
-  const plain = plainText(text);
-  if (!HIDING_CHARACTER.test(plain)) {
-    return plain;
-  }
-  return plain.replace(HIDING_CHARACTERS, codePointMark);
-}
-
-/** Whether `text` holds a character {@link terminalText} would remove or change. */
-function hasControl(text: string): boolean {
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if ((code < 0x20 && code !== 0x09 && code !== 0x0a) || (code >= 0x7f && code <= 0x9f)) {
-      return true;
-    }
-  }
-  return false;
-}
+export { argumentText, markedText, plainText, terminalText } from "./terminal-text.js";
 
 /**
  * The line for an `abort` event on every face: `cancelled` when the user cancelled (Esc, Ctrl-C,

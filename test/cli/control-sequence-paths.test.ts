@@ -7,12 +7,16 @@ import { tmuxMissing } from "../support/interactive-terminal.js";
 import { interactiveTest } from "./interactive-support.js";
 
 // A file name is the model's or the repository's text: on every face it reaches the terminal
-// without its control sequences, each removed whole (README, "Text from elsewhere on your
-// terminal"; trial 41 F1, F14): a title (OSC 0, BEL-ended), the clipboard (OSC 52, ST-ended) and
-// a colour (CSI).
+// with its control characters drawn as code points, so that no sequence acts and the name shown
+// is the file's (README, "Text from elsewhere on your terminal"; trial 41 F1, F14; trial 47 F4:
+// removing them named another file): a title (OSC 0, BEL-ended), the clipboard (OSC 52,
+// ST-ended) and a colour (CSI).
 
 const NAME = "\u001b]0;PWNED-TITLE\u0007\u001b]52;c;cHduZWQ=\u001b\\\u001b[31mred\u001b[0m.txt";
 const PATH = `aw/${NAME}`;
+/** {@link NAME} as drawn: each control character as its code point. */
+const NAME_SHOWN =
+  "⟨U+001B⟩]0;PWNED-TITLE⟨U+0007⟩⟨U+001B⟩]52;c;cHduZWQ=⟨U+001B⟩\\⟨U+001B⟩[31mred⟨U+001B⟩[0m.txt";
 
 const calls = (...toolCalls: { name: string; arguments: object }[]) => ({
   toolCalls: toolCalls.map((call, index) => ({
@@ -53,7 +57,7 @@ const withoutDuration = (line: string | undefined) =>
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
-test("-p's progress: the edit and create lines name the path without its sequences", async ({
+test("-p's progress: the edit and create lines name the path, its sequences visible", async ({
   cli,
   model,
   repository,
@@ -62,8 +66,8 @@ test("-p's progress: the edit and create lines name the path without its sequenc
   expect(result.code).toBe(0);
   const lines = result.stderr.split("\n").map(withoutDuration);
   expect(lines.slice(0, 2)).toEqual([
-    "✓ edit aw/red.txt +1 −1 (N ms)",
-    "✓ create aw/red.txt.new +1 (N ms)",
+    `✓ edit aw/${NAME_SHOWN} +1 −1 (N ms)`,
+    `✓ create aw/${NAME_SHOWN}.new +1 (N ms)`,
   ]);
   expect(result.stderr).not.toMatch(CONTROL);
   const shown = await cli(["sessions", "show", printedSessionId(result.stderr)]);
@@ -82,14 +86,14 @@ test("-p without a terminal: the rule to allow is one shell word holding the pat
   const result = await editOddFile({ cli, model, repository }, ["-p", "go"]);
   const rule = String.raw`$'edit(aw/\x1b\\]0;PWNED-TITLE\x07\x1b\\]52;c;cHduZWQ=\x1b\\\\\x1b\\[31mred\x1b\\[0m.txt)'`;
   expect(withoutDuration(result.stderr.split("\n")[0])).toBe(
-    "✗ edit aw/red.txt denied (N ms): Permission denied for 'edit': no terminal to ask on; " +
+    `✗ edit ${`aw/${NAME_SHOWN}`.slice(0, 59)}… denied (N ms): Permission denied for 'edit': no terminal to ask on; ` +
       `rerun with --allow-tool ${rule} or --allow-all-tools`,
   );
   expect(result.stderr).not.toMatch(CONTROL);
 });
 
-/** The tool lines' start, each face's way: the path without its sequences. */
-const TOOL_LINES = ["✓ edit aw/red.txt", "✓ create aw/red.txt.new"];
+/** The tool lines' start, each face's way: the path, its sequences visible. */
+const TOOL_LINES = [`✓ edit aw/${NAME_SHOWN}`, `✓ create aw/${NAME_SHOWN}.new`];
 
 describe.skipIf(tmuxMissing())("a path with control sequences on a terminal", () => {
   for (const face of [
@@ -98,11 +102,11 @@ describe.skipIf(tmuxMissing())("a path with control sequences on a terminal", ()
     { name: "-p on a terminal", args: ["-p", "go"], env: {} },
   ]) {
     interactiveTest(
-      `${face.name}: the question, its rule and the tool lines without them, the title unchanged`,
+      `${face.name}: the question, its rule and the tool lines show them, the title unchanged`,
       async ({ fixture }) => {
         await writeOddFile(fixture.repository);
         fixture.server.enqueue(EDIT_AND_CREATE, { text: "done" });
-        const size = { columns: 200, rows: 50, env: face.env };
+        const size = { columns: 300, rows: 50, env: face.env };
         const full = face.args.length === 0 && face.env.TERM === undefined;
         const terminal = full ? await fixture.openReady([], size) : fixture.open(face.args, size);
         const title = terminal.title();
@@ -113,7 +117,7 @@ describe.skipIf(tmuxMissing())("a path with control sequences on a terminal", ()
         const question = await terminal.waitFor(/\[t\] no, and tell the model why/);
         const asked = question.split("\n").map((line) => line.trim());
         expect(asked).toContain(
-          `turnloop wants to edit aw/red.txt (${fixture.repository}/aw/red.txt)`,
+          `turnloop wants to edit aw/${NAME_SHOWN} (${fixture.repository}/aw/${NAME_SHOWN})`,
         );
         expect(question).toContain(`[a] yes, always for ${RULE_SHOWN} in this session`);
         terminal.type("a");
@@ -125,7 +129,7 @@ describe.skipIf(tmuxMissing())("a path with control sequences on a terminal", ()
         expect(
           TOOL_LINES.map((start) => lines.some((line) => line.startsWith(`${start} `))),
         ).toEqual([true, true]);
-        // The path's words are shown only in the rules, their control characters as code points.
+        // Wherever the path's words are shown, their control characters are code points.
         expect(
           lines.filter((line) => line.includes("PWNED")).every((line) => line.includes("⟨U+001B⟩")),
         ).toBe(true);

@@ -43,9 +43,12 @@ const BOX_UNBUNDLED_MODULE_BOUND = 10;
  * (cli/interactive/status-line.ts) and the usage fold's user requests and last call
  * (session/usage-totals.ts): bounded at 379 KiB. Session 47 (fixci): 388,411, with main.ts's line
  * for a failed write to stdout and its stop for a signal before any face listens (+0.7 KB, every
- * face) and the token kinds of secret names (events/secrets.ts): bounded at 380 KiB.
+ * face) and the token kinds of secret names (events/secrets.ts): bounded at 380 KiB. The session's
+ * merge: 389,256, with the status line's order of what it drops when narrow
+ * (cli/interactive/status-line.ts) and a tool argument's control characters shown, not obeyed
+ * (events/terminal-text.ts): bounded at 381 KiB.
  */
-const BOX_BYTE_BOUND = 380 * 1024;
+const BOX_BYTE_BOUND = 381 * 1024;
 /**
  * Files of the bundled CLI read before the box: 30 on 2026-12-02 (round 3, session 8), most of
  * them chunks of a few hundred bytes that esbuild split out; 9 once the chunks that the same kinds

@@ -144,9 +144,13 @@ const BUNDLE_FILE_BOUND = { prompt: 17, acpInitialize: 10, acpSession: 15 };
  * stopped command left running outside its group (tools/bash.ts, command-process.ts, the session
  * model's reading); the token kinds of secret names (events/secrets.ts); `-p`'s stdin notice
  * (cli/stdin-attachment.ts); a sandbox-stopped command read as refused
- * (cli/permission-denials.ts): together 1,535,312, bounded at 1500 KiB.
+ * (cli/permission-denials.ts); a tool call's arguments drawn whole and a `\r` that hides no
+ * text (events/terminal-text.ts `argumentText`, `plainText`, `terminalText`), remote errors
+ * sanitised in every mode, a long command's question kept within the screen, its middle cut
+ * (cli/permission-preview.ts, permission-answers.ts `middleCut`): together 1,537,553 and 141,583,
+ * bounded at 1502 KiB and 139 KiB.
  */
-const BUNDLE_BYTE_BOUND = { prompt: 1500 * 1024, acpInitialize: 138 * 1024 };
+const BUNDLE_BYTE_BOUND = { prompt: 1502 * 1024, acpInitialize: 139 * 1024 };
 /**
  * Modules no run loads (scripts/bundle.mjs): zod 3 itself (the AI SDK gets its kind names alone,
  * in a module named `zod3-kinds:…`), and a second, unbundled picomatch, which fdir used to require
