@@ -162,7 +162,7 @@ describe("errors that cannot succeed on retry", () => {
         expect.stringMatching(
           new RegExp(
             status === 404
-              ? `^turnloop: HTTP 404 from ${model.url}/v1/chat/completions \\(model "fake-model"\\): status 404 from the server$`
+              ? `^turnloop: HTTP 404 from ${model.url}/v1/chat/completions \\(model "fake-model"\\): status 404 from the server; the server has no model "fake-model": choose another with --model or TURNLOOP_MODEL$`
               : `^turnloop: HTTP ${status}: .*status ${status} from the server`,
           ),
         ),
