@@ -10,10 +10,11 @@
  * row whatever follows, so the rows of the parts are the rows of the whole.
  *
  * A block that grows past {@link BLOCK_LIMIT} characters without such a blank line (a 5 MB line,
- * a very long code block or list) is cut anyway: at its last line break in the limit, else its last
- * space, else at the limit. Nothing is lost; the parts of a code block are drawn as one (the fence
- * rows at the cut are left out), but Markdown that spans such a cut (a `**bold**` across it, a
- * list's items on both sides) is drawn part by part.
+ * a very long code block or list) is cut anyway: before its last top-level list item in the limit,
+ * else at its last line break, else its last space, else at the limit. Nothing is lost; the parts
+ * of a code block are drawn as one (the fence rows at the cut are left out), a list's items on both
+ * sides of a cut draw the whole list's rows, but other Markdown that spans such a cut (a `**bold**`
+ * across it, a list item's own lines) is drawn part by part.
  */
 
 import { Lexer } from "marked";
@@ -124,9 +125,21 @@ function lastBlankLineEnd(lines: string): number {
   return end;
 }
 
-/** Where a `window` of {@link BLOCK_LIMIT} characters with no block end in it is cut. */
+/** A line that starts a top-level list item (CommonMark: `-`, `*`, `+`, or `1.`/`1)` then a space). */
+const LIST_ITEM_START = /\n(?=[-*+] |\d{1,9}[.)] )/g;
+
+/**
+ * Where a `window` of {@link BLOCK_LIMIT} characters with no block end in it is cut: before its
+ * last top-level list item in its second half (a list's items drawn part by part draw the rows of
+ * the whole list; a cut inside an item would start the next part with its indented continuation,
+ * drawn as a paragraph of its own), else at its last line break, its last space, or the limit.
+ */
 function forcedEnd(window: string): number {
   const half = BLOCK_LIMIT / 2;
+  const itemStart = lastListItemStart(window);
+  if (itemStart >= half) {
+    return itemStart;
+  }
   const lineEnd = window.lastIndexOf("\n") + 1;
   if (lineEnd >= half) {
     return lineEnd;
@@ -138,6 +151,15 @@ function forcedEnd(window: string): number {
   const last = window.charCodeAt(window.length - 1);
   // Never between the halves of a surrogate pair.
   return last >= 0xd800 && last <= 0xdbff ? window.length - 1 : window.length;
+}
+
+/** Where the last line of `window` that starts a top-level list item begins; 0 when none does. */
+function lastListItemStart(window: string): number {
+  let start = 0;
+  for (const match of window.matchAll(LIST_ITEM_START)) {
+    start = match.index + 1;
+  }
+  return start;
 }
 
 /** The fence line of the code block `text` ends inside, if it ends inside one. */

@@ -113,6 +113,21 @@ describe("a reply drawn block by block", () => {
     expect(rows).toEqual(["```ts", ...code.map((line) => `  ${line}`), "```", "", "after"]);
   });
 
+  test("a tight list longer than a block, its items over two lines: the rows of the whole list", () => {
+    // Cut inside an item, the next part began with the item's indented second line, drawn as a
+    // paragraph of its own (README's list of the interactive session's parts, past 16 KiB).
+    // Numbered as a model numbers them: a part's first number is where its list starts.
+    for (const marker of [() => "-", (index: number) => `${index + 1}.`]) {
+      const items = Array.from(
+        { length: 400 },
+        (_, index) => `${marker(index)} item ${index}, its first line\n   and its second line`,
+      );
+      const reply = `${items.join("\n")}\n\nafter`;
+      expect(reply.length).toBeGreaterThan(BLOCK_LIMIT);
+      expect(streamed(reply, 4096, 60)).toEqual(new TerminalMarkdown(reply, theme).render(60));
+    }
+  });
+
   test("-p's renderer shows a long reply whole", () => {
     const reply = `${"word ".repeat(10_000)}\n\n${"x".repeat(2 * BLOCK_LIMIT)} the end`;
     const rows = markdownRenderer(80)(reply).split("\n");
