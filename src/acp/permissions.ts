@@ -8,7 +8,7 @@ import {
   type PermissionRequest,
   shownConfinement,
 } from "../permissions/permission-decision.js";
-import { changeDiff } from "./tool-call-content.js";
+import { callTitle, changeDiff } from "./tool-call-content.js";
 
 /** What an ACP permission question needs besides the gate's request. */
 export interface PermissionAsker {
@@ -72,6 +72,11 @@ export function acpPermissionAsker(asker: PermissionAsker): AskPermission {
         : options.filter((option) => !option.kind.endsWith("_always")),
       ...(confinement === undefined ? {} : { _meta: { "turnloop/sandbox": confinement } }),
     };
+    params.toolCall.title = callTitle(params.toolCall.title ?? "");
+    params.options = params.options.map((option) => ({
+      ...option,
+      name: callTitle(option.name),
+    }));
     try {
       const response = await asker.client.request(
         acp.methods.client.session.requestPermission,

@@ -13,6 +13,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { SessionEvent } from "../events/events.js";
 import type { SessionInbox } from "../session/session-store.js";
+import { callTitle } from "./tool-call-content.js";
 
 /** The options offered, by id, with the owner's answer each stands for. */
 const OPTIONS = [
@@ -56,7 +57,11 @@ export class RemotePermissions {
     this.#open.set(question.requestId, controller);
     const params: acp.RequestPermissionRequest = {
       sessionId: this.#sessionId,
-      toolCall: { toolCallId: question.toolCallId, title: question.title, status: "pending" },
+      toolCall: {
+        toolCallId: question.toolCallId,
+        title: callTitle(question.title),
+        status: "pending",
+      },
       options: OPTIONS.map(({ option }) => ({ ...option })),
     };
     try {

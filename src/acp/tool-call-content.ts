@@ -2,6 +2,7 @@
 
 import type * as acp from "@agentclientprotocol/sdk";
 import type { FileChange, SessionEventData } from "../events/events.js";
+import { argumentText } from "../events/terminal-text.js";
 import { commandEnding, type ToolCall } from "../session/session-model/session-model.js";
 import { NOT_PERSISTED, stateWords } from "../session/session-model/tool-call.js";
 import type { AnyTool } from "../tools/define-tool.js";
@@ -161,4 +162,13 @@ export function changeDiff(change: FileChange): ToolCallContent {
  */
 export function announcedTitle(toolName: string, tool: AnyTool | undefined, cwd: string): string {
   return tool?.mcp === undefined ? toolName : (tool.scope?.({}, cwd).title ?? toolName);
+}
+
+/**
+ * A call's title or a permission option's name as an editor draws it: a command's control
+ * characters shown as code points, never obeyed (events/terminal-text.ts `argumentText`; trial
+ * r3s47: a `\r` drew a command's end over its start). `rawInput` keeps the exact arguments.
+ */
+export function callTitle(title: string): string {
+  return argumentText(title);
 }

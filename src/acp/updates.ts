@@ -12,7 +12,7 @@ import type { AnyTool } from "../tools/define-tool.js";
 import { CompactionUpdates } from "./compaction-updates.js";
 import { noticeUpdate, promptEndNotice, recordedNotice } from "./notices.js";
 import { chunk, replayedPrompt, titleFrom } from "./prompt-content.js";
-import { announcedTitle, finishedUpdate, textContent } from "./tool-call-content.js";
+import { announcedTitle, callTitle, finishedUpdate, textContent } from "./tool-call-content.js";
 
 /** How a session's events are being turned into updates. */
 export type MappingMode =
@@ -311,7 +311,7 @@ export class UpdateMapper {
       tool.kind === "execute"
         ? []
         : scope.paths.map((path) => ({ path: resolve(this.options.cwd, path) }));
-    return { title: scope.title, kind: tool.kind, rawInput, locations };
+    return { title: callTitle(scope.title), kind: tool.kind, rawInput, locations };
   }
 
   private usage(data: SessionEventData["assistant.usage"]): acp.SessionUpdate[] {
