@@ -41,21 +41,6 @@ export function acpPermissionAsker(asker: PermissionAsker): AskPermission {
       rawInput: request.rawInput,
       locations: request.paths.map((path) => ({ path })),
     };
-    const options: acp.PermissionOption[] = [
-      { optionId: "allow_once", name: "Allow", kind: "allow_once" },
-      {
-        optionId: "allow_always",
-        name: `Always allow ${request.alwaysRule}`,
-        kind: "allow_always",
-      },
-      ...prefixOption(request),
-      { optionId: "reject_once", name: "Reject", kind: "reject_once" },
-      {
-        optionId: "reject_always",
-        name: `Always reject ${request.alwaysRule}`,
-        kind: "reject_always",
-      },
-    ];
     const confinement = request.sandbox;
     const params: acp.RequestPermissionRequest = {
       sessionId: asker.sessionId,
@@ -67,16 +52,10 @@ export function acpPermissionAsker(asker: PermissionAsker): AskPermission {
         // ACP lets the question carry the call's content: the change an edit or create would make.
         ...(request.change === undefined ? {} : { content: [changeDiff(request.change)] }),
       },
-      options: offersAlwaysAnswers(confinement)
-        ? options
-        : options.filter((option) => !option.kind.endsWith("_always")),
+      options: permissionOptions(request, offersAlwaysAnswers(confinement)),
       ...(confinement === undefined ? {} : { _meta: { "turnloop/sandbox": confinement } }),
     };
     params.toolCall.title = callTitle(params.toolCall.title ?? "");
-    params.options = params.options.map((option) => ({
-      ...option,
-      name: callTitle(option.name),
-    }));
     try {
       const response = await asker.client.request(
         acp.methods.client.session.requestPermission,
@@ -96,6 +75,27 @@ export function acpPermissionAsker(asker: PermissionAsker): AskPermission {
       throw error;
     }
   };
+}
+
+/**
+ * The options of a permission request, their names as an editor draws them (`callTitle`); the
+ * `_always` ones only when `always` (a sandbox policy may offer none).
+ */
+function permissionOptions(request: PermissionRequest, always: boolean): acp.PermissionOption[] {
+  const options: acp.PermissionOption[] = [
+    { optionId: "allow_once", name: "Allow", kind: "allow_once" },
+    { optionId: "allow_always", name: `Always allow ${request.alwaysRule}`, kind: "allow_always" },
+    ...prefixOption(request),
+    { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+    {
+      optionId: "reject_always",
+      name: `Always reject ${request.alwaysRule}`,
+      kind: "reject_always",
+    },
+  ];
+  return options
+    .filter((option) => always || !option.kind.endsWith("_always"))
+    .map((option) => ({ ...option, name: callTitle(option.name) }));
 }
 
 /** The id of the option that allows every call with the command's prefix (`bash(npx tape *)`). */
