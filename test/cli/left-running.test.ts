@@ -32,6 +32,13 @@ function stopSleeps(commands: readonly string[]): void {
   }
 }
 
+/**
+ * A shell function: whether a process runs whose command line is `$1` (a look at every
+ * /proc/<pid>/cmdline; a process that ends during the look is no error: `2>/dev/null` comes
+ * before the `<` that fails).
+ */
+const RUNNING = `running() { for f in /proc/[0-9]*/cmdline; do [ "$(tr '\\0' ' ' 2>/dev/null < "$f")" = "$1 " ] && return 0; done; return 1; }`;
+
 describe.runIf(process.platform === "linux")(
   "-p without the sandbox: processes left running",
   () => {
@@ -43,8 +50,7 @@ describe.runIf(process.platform === "linux")(
       const sleeps = [`sleep 29.${process.pid}1`, `sleep 29.${process.pid}2`];
       // The command ends once both sleeps run as `sleep` (a gate, not a delay): before their
       // `exec` they would be named by their shell's command line.
-      const running = `running() { for f in /proc/[0-9]*/cmdline; do [ "$(tr '\\0' ' ' < "$f" 2>/dev/null)" = "$1 " ] && return 0; done; return 1; }`;
-      const command = `${running}; nohup ${sleeps[0]} > /dev/null 2>&1 & (setsid ${sleeps[1]} &); until running "${sleeps[0]}" && running "${sleeps[1]}"; do sleep 0.05; done; echo started`;
+      const command = `${RUNNING}; nohup ${sleeps[0]} > /dev/null 2>&1 & (setsid ${sleeps[1]} &); until running "${sleeps[0]}" && running "${sleeps[1]}"; do sleep 0.05; done; echo started`;
       model.enqueue(
         { toolCalls: [{ id: "call_1", name: "bash", arguments: JSON.stringify({ command }) }] },
         { text: "Started them." },
@@ -80,8 +86,7 @@ describe.runIf(process.platform === "linux")(
       model,
     }) => {
       const sleeps = [`sleep 28.${process.pid}1`, `sleep 28.${process.pid}2`];
-      const running = `running() { for f in /proc/[0-9]*/cmdline; do [ "$(tr '\\0' ' ' < "$f" 2>/dev/null)" = "$1 " ] && return 0; done; return 1; }`;
-      const start = `${running}; nohup ${sleeps[0]} > /dev/null 2>&1 & echo $! > first.pid; nohup ${sleeps[1]} > /dev/null 2>&1 & until running "${sleeps[0]}" && running "${sleeps[1]}"; do sleep 0.05; done`;
+      const start = `${RUNNING}; nohup ${sleeps[0]} > /dev/null 2>&1 & echo $! > first.pid; nohup ${sleeps[1]} > /dev/null 2>&1 & until running "${sleeps[0]}" && running "${sleeps[1]}"; do sleep 0.05; done`;
       // The second call stops the first sleep and waits until it is gone (a gate on /proc).
       const stop = `kill $(cat first.pid); while [ -e /proc/$(cat first.pid) ] && ! grep -q '^[^)]*) [ZX]' /proc/$(cat first.pid)/stat 2>/dev/null; do sleep 0.05; done`;
       model.enqueue(
@@ -116,9 +121,8 @@ describe.runIf(process.platform === "linux")(
       model,
     }) => {
       const sleeps = [`sleep 27.${process.pid}1`, `sleep 27.${process.pid}2`];
-      const running = `running() { for f in /proc/[0-9]*/cmdline; do [ "$(tr '\\0' ' ' < "$f" 2>/dev/null)" = "$1 " ] && return 0; done; return 1; }`;
       const start = (sleep: string) =>
-        `${running}; nohup ${sleep} > /dev/null 2>&1 & until running "${sleep}"; do sleep 0.05; done`;
+        `${RUNNING}; nohup ${sleep} > /dev/null 2>&1 & until running "${sleep}"; do sleep 0.05; done`;
       try {
         const results = [];
         for (const [index, format] of (["json", "stream-json"] as const).entries()) {
@@ -156,10 +160,9 @@ describe.runIf(process.platform === "linux")(
       repository,
     }) => {
       const sleeps = [`sleep 26.${process.pid}1`, `sleep 26.${process.pid}2`];
-      const running = `running() { for f in /proc/[0-9]*/cmdline; do [ "$(tr '\\0' ' ' < "$f" 2>/dev/null)" = "$1 " ] && return 0; done; return 1; }`;
       // Ends only when stopped; `started` is written once the escaped sleep runs as `sleep`.
       const start = (sleep: string) =>
-        `${running}; (setsid ${sleep} &); until running "${sleep}"; do sleep 0.05; done; touch started; sleep 60`;
+        `${RUNNING}; (setsid ${sleep} &); until running "${sleep}"; do sleep 0.05; done; touch started; sleep 60`;
       try {
         model.enqueue(
           {
